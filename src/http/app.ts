@@ -1,0 +1,53 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Orgs } from '../service/orgs.js';
+import type { KeyStore } from '../store/keys.js';
+import { authenticate, requireEditor } from './middleware/auth.js';
+import { parseBody } from './middleware/body.js';
+import { errors } from './middleware/errors.js';
+import { requestLog } from './middleware/log.js';
+import type { RouteSettings } from './resource.js';
+import { send } from './respond.js';
+import { attributeRoutes } from './routes/attributes.js';
+import { componentRoutes } from './routes/components.js';
+import { diagramRoutes } from './routes/diagrams.js';
+import { modelRoutes } from './routes/model.js';
+import { tagRoutes } from './routes/tags.js';
+import { typeRoutes } from './routes/types.js';
+
+export interface AppDependencies extends RouteSettings {
+  orgs: Orgs;
+  keys: KeyStore;
+  log: (line: string) => void;
+}
+
+/**
+ * Every request: log → errors in the contract's format → route. API routes then run
+ * authentication, and writes the key's role and body parsing, in that order: a reader
+ * key's write is refused whatever its body.
+ */
+export function createApp(deps: AppDependencies): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(requestLog(deps.log));
+  app.use(errors(deps.log));
+
+  const health = new Router();
+  health.get('/healthz', (ctx) => send(ctx, { ok: true }));
+
+  const api = new Router({ prefix: '/api/external' });
+  api.use(authenticate(deps.keys, deps.orgs));
+  const writing = [requireEditor, parseBody(deps.bodyLimit)];
+  typeRoutes(api);
+  tagRoutes(api, writing);
+  attributeRoutes(api, writing);
+  componentRoutes(api, writing);
+  diagramRoutes(api, writing, deps);
+  modelRoutes(api, writing, deps);
+
+  for (const router of [health, api]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

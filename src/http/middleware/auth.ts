@@ -1,0 +1,34 @@
+import type { Context, Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+import type { Orgs } from '../../service/orgs.js';
+import type { KeyStore } from '../../store/keys.js';
+
+/** The key of a request, from `Authorization: Bearer <key>` or `x-api-key: <key>`. */
+function presentedKey(ctx: Context): string {
+  const authorization = ctx.get('authorization');
+  const apiKey = ctx.get('x-api-key');
+  if (authorization === '' && apiKey === '') throw new ApiError(401, 'Missing API key.');
+  let bearer: string | undefined;
+  if (authorization !== '') {
+    bearer = /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
+    if (bearer === undefined) throw new ApiError(401, 'Invalid API key.');
+  }
+  // Two different keys in one request is a client bug; acting on either one would hide it.
+  if (bearer !== undefined && apiKey !== '' && bearer !== apiKey.trim()) throw new ApiError(401, 'Invalid API key.');
+  return bearer ?? apiKey.trim();
+}
+
+export function authenticate(keys: KeyStore, orgs: Orgs): Middleware {
+  return async (ctx, next) => {
+    const record = await keys.verify(presentedKey(ctx));
+    if (!record || !orgs.exists(record.org)) throw new ApiError(401, 'Invalid API key.');
+    ctx.state.key = record;
+    ctx.state.org = orgs.get(record.org);
+    await next();
+  };
+}
+
+export const requireEditor: Middleware = async (ctx, next) => {
+  if (ctx.state.key.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+  await next();
+};

@@ -1,0 +1,122 @@
+import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import { kindName, type WriteOptions } from '../model/draft.js';
+import type { StoredKind } from '../model/files.js';
+import { isId, newId } from '../model/ids.js';
+import type { Draft } from '../model/draft.js';
+import type { OrgModel, Snapshot } from '../service/org.js';
+import type { KeyRecord } from '../store/keys.js';
+import { send, sendFromSnapshot } from './respond.js';
+
+/** What the middleware leaves on `ctx.state` for the handlers. */
+export interface ApiState {
+  key: KeyRecord;
+  org: OrgModel;
+}
+
+export interface RouteSettings {
+  /** Where diagrams are viewed: `<publicUrl>/diagrams/<id>`. */
+  publicUrl: string;
+  bodyLimit: number;
+}
+
+function state(ctx: Context): ApiState {
+  return ctx.state as ApiState;
+}
+
+function queryValue(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new ApiError(400, `Query parameter '${name}' is given more than once.`);
+  return value;
+}
+
+/** The snapshot a GET reads: the tip of `main`, or the commit named by `?at=`. */
+export function readSnapshot(ctx: Context): Promise<Snapshot> {
+  const at = queryValue(ctx, 'at');
+  return at === undefined ? state(ctx).org.head() : state(ctx).org.at(at);
+}
+
+/** `YYYY-MM-DD HH:MM:SS`, UTC: the `apiContext` of elements that do not bring one. */
+export function apiContextOf(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function writeOptions(ctx: Context): WriteOptions {
+  const layout = queryValue(ctx, 'layout');
+  if (layout !== undefined && layout !== 'auto') {
+    throw new ApiError(400, `Invalid layout '${layout}': the only value is 'auto'.`);
+  }
+  return { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: layout === 'auto' ? 'auto' : 'keep' };
+}
+
+function ifMatch(ctx: Context): string | undefined {
+  const header = ctx.get('if-match').trim();
+  if (header === '') return undefined;
+  return header.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+/** An e-mail-safe form of the key's label for the commit author. */
+function emailLocalPart(label: string): string {
+  return label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'api';
+}
+
+/** Runs the pure model step of a write under the organization's lock and commits its changes. */
+export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
+  const { key, org } = state(ctx);
+  return org.write({
+    ifMatch: ifMatch(ctx),
+    author: { name: key.label.replace(/[<>\n]/g, ''), email: `${emailLocalPart(key.label)}@${org.slug}` },
+    title: `${ctx.method} ${ctx.path}`,
+    options: writeOptions(ctx),
+  }, step);
+}
+
+const MAX_PAGE = 1000;
+
+/**
+ * A list GET. Without `?limit=`/`?cursor=` the whole list, serialized once per commit; with
+ * them one page, and a `Link: <…>; rel="next"` header while more follow.
+ */
+export function sendList<T extends { id: string }>(
+  ctx: Context,
+  snapshot: Snapshot,
+  kind: StoredKind,
+  items: Map<string, T>,
+  present: (item: T) => unknown,
+): void {
+  const limitText = queryValue(ctx, 'limit');
+  const cursor = queryValue(ctx, 'cursor');
+  if (limitText === undefined && cursor === undefined) {
+    sendFromSnapshot(ctx, snapshot, `list:${kind}`, () => Array.from(items.values(), present));
+    return;
+  }
+  const limit = limitText === undefined ? 100 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+    throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
+  }
+  if (cursor !== undefined && !isId(cursor)) throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  const page: T[] = [];
+  let more = false;
+  for (const item of items.values()) {
+    if (cursor !== undefined && item.id <= cursor) continue;
+    if (page.length === limit) {
+      more = true;
+      break;
+    }
+    page.push(item);
+  }
+  if (more) {
+    const next = new URLSearchParams({ limit: String(limit), cursor: page[page.length - 1].id });
+    if (ctx.query.at !== undefined) next.set('at', snapshot.commit);
+    ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
+  }
+  send(ctx, page.map(present), snapshot);
+}
+
+/** `GET /api/external/<kind>/<id>`. */
+export function sendOne<T>(ctx: Context, snapshot: Snapshot, kind: StoredKind, items: Map<string, T>, present: (item: T) => unknown): void {
+  const id = String(ctx.params.id);
+  const item = items.get(id);
+  if (item === undefined) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);
+  send(ctx, present(item), snapshot);
+}

@@ -1,0 +1,29 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { checkBody } from '../../model/check-body.js';
+import { present } from '../../model/present.js';
+import { AttributeBody } from '../../model/schemas.js';
+import { writeAttributes } from '../../model/write/attributes.js';
+import { readSnapshot, sendList, sendOne, write } from '../resource.js';
+import { send } from '../respond.js';
+
+/** Served at `/attribute` and, for clients of the other contract form, `/attributes`. */
+export function attributeRoutes(router: Router, writing: Middleware[]): void {
+  const writeHandler = (createOnly: boolean) => async (ctx: Context) => {
+    const body = checkBody(AttributeBody, ctx.request.body);
+    const { snapshot, result } = await write(ctx, (draft) => writeAttributes(draft, body, createOnly));
+    send(ctx, result.map(present.attribute), snapshot);
+  };
+  for (const path of ['/attribute', '/attributes']) {
+    router.get(path, async (ctx) => {
+      const snapshot = await readSnapshot(ctx);
+      sendList(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
+    });
+    router.get(`${path}/:id`, async (ctx) => {
+      const snapshot = await readSnapshot(ctx);
+      sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
+    });
+    router.put(path, ...writing, writeHandler(true));
+    router.post(path, ...writing, writeHandler(false));
+  }
+}

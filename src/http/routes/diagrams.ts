@@ -1,0 +1,28 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { checkBody } from '../../model/check-body.js';
+import { present } from '../../model/present.js';
+import { DiagramBody } from '../../model/schemas.js';
+import type { Diagram } from '../../model/types.js';
+import { writeModel } from '../../model/write/model.js';
+import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
+import { send } from '../respond.js';
+
+export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
+  router.get('/diagram', async (ctx) => {
+    const snapshot = await readSnapshot(ctx);
+    sendList(ctx, snapshot, 'diagram', snapshot.model.diagrams,
+      (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
+  });
+  router.get('/diagram/:id', async (ctx) => {
+    const snapshot = await readSnapshot(ctx);
+    sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams,
+      (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
+  });
+  router.post('/diagram', ...writing, async (ctx) => {
+    const body = checkBody(DiagramBody, ctx.request.body);
+    const { snapshot, result } = await write(ctx, (draft) =>
+      writeModel(draft, { diagrams: body }, ''));
+    send(ctx, result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)), snapshot);
+  });
+}

@@ -1,0 +1,32 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { checkBody } from '../../model/check-body.js';
+import { present } from '../../model/present.js';
+import { ModelBody } from '../../model/schemas.js';
+import type { Model } from '../../model/types.js';
+import { writeModel } from '../../model/write/model.js';
+import { readSnapshot, write, type RouteSettings } from '../resource.js';
+import { send, sendFromSnapshot } from '../respond.js';
+
+export function modelRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
+  const presentModel = (model: Model) => ({
+    types: Array.from(model.types.values(), present.type),
+    tags: Array.from(model.tags.values(), present.tag),
+    attributes: Array.from(model.attributes.values(), present.attribute),
+    components: Array.from(model.components.values(), (c) => present.component(c, model)),
+    diagrams: Array.from(model.diagrams.values(), (d) => present.diagram(d, model, settings.publicUrl)),
+  });
+  router.get('/model', async (ctx) => {
+    const snapshot = await readSnapshot(ctx);
+    sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
+  });
+  router.post('/model', ...writing, async (ctx) => {
+    const body = checkBody(ModelBody, ctx.request.body);
+    const { snapshot, result } = await write(ctx, (draft) =>
+      writeModel(draft, body, 'components.'));
+    send(ctx, {
+      components: result.components.map((c) => present.component(c, snapshot.model)),
+      diagrams: result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)),
+    }, snapshot);
+  });
+}

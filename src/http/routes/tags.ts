@@ -1,0 +1,24 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { checkBody } from '../../model/check-body.js';
+import { present } from '../../model/present.js';
+import { TagBody } from '../../model/schemas.js';
+import { writeTags } from '../../model/write/tags.js';
+import { readSnapshot, sendList, sendOne, write } from '../resource.js';
+import { send } from '../respond.js';
+
+export function tagRoutes(router: Router, writing: Middleware[]): void {
+  router.get('/tag', async (ctx) => {
+    const snapshot = await readSnapshot(ctx);
+    sendList(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
+  });
+  router.get('/tag/:id', async (ctx) => {
+    const snapshot = await readSnapshot(ctx);
+    sendOne(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
+  });
+  router.post('/tag', ...writing, async (ctx) => {
+    const body = checkBody(TagBody, ctx.request.body);
+    const { snapshot, result } = await write(ctx, (draft) => writeTags(draft, body));
+    send(ctx, result.map(present.tag), snapshot);
+  });
+}

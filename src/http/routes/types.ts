@@ -1,0 +1,16 @@
+import type Router from '@koa/router';
+import { present } from '../../model/present.js';
+import { readSnapshot, sendList, sendOne } from '../resource.js';
+
+export function typeRoutes(router: Router): void {
+  for (const path of ['/type', '/types']) {
+    router.get(path, async (ctx) => {
+      const snapshot = await readSnapshot(ctx);
+      sendList(ctx, snapshot, 'type', snapshot.model.types, present.type);
+    });
+    router.get(`${path}/:id`, async (ctx) => {
+      const snapshot = await readSnapshot(ctx);
+      sendOne(ctx, snapshot, 'type', snapshot.model.types, present.type);
+    });
+  }
+}

@@ -1,0 +1,167 @@
+import { ModelError } from '../errors.js';
+import { collectionOf, ORGANIZATION_FILE, resourcePath, serialize, serializeOrganization, type StoredKind } from './files.js';
+import type { Model, Organization } from './types.js';
+
+export interface Identified {
+  id: string;
+  ref?: string;
+  apiContext?: string;
+  name?: string;
+}
+
+export interface Change {
+  kind: StoredKind | 'organization';
+  action: 'create' | 'update';
+  id: string;
+  path: string;
+  /** A human name for the commit message. */
+  label: string;
+  content: string;
+  apiContext?: string;
+}
+
+export interface WriteOptions {
+  /** The request's `apiContext` default: its UTC time as `YYYY-MM-DD HH:MM:SS`. */
+  apiContext: string;
+  newId: () => string;
+  /** `auto`: lay out afresh every element the request gives no position. */
+  layout: 'keep' | 'auto';
+}
+
+const NAMES: Record<StoredKind, string> = {
+  type: 'Type', tag: 'Tag', attribute: 'Attribute', component: 'Component', diagram: 'Diagram',
+};
+
+export function kindName(kind: StoredKind): string {
+  return NAMES[kind];
+}
+
+const refIndexes = new WeakMap<Map<string, Identified>, Map<string, string>>();
+
+/** ref → id of one collection; built once per stored collection and reused across requests. */
+export function refIndex(collection: Map<string, Identified>): Map<string, string> {
+  let index = refIndexes.get(collection);
+  if (!index) {
+    index = new Map();
+    for (const resource of collection.values()) if (resource.ref !== undefined) index.set(resource.ref, resource.id);
+    refIndexes.set(collection, index);
+  }
+  return index;
+}
+
+/**
+ * The next model, built from the model at HEAD by copy-on-write: a collection is copied the
+ * first time the request puts into it. Records which files the request changes.
+ */
+export class Draft {
+  readonly model: Model;
+  readonly changes: Change[] = [];
+  private readonly copied = new Set<StoredKind>();
+
+  constructor(readonly base: Model, readonly options: WriteOptions) {
+    this.model = { ...base };
+  }
+
+  collection<T>(kind: StoredKind): Map<string, T> {
+    return collectionOf(this.model, kind) as Map<string, T>;
+  }
+
+  /**
+   * Stores `resource` unless it equals what is stored. An `apiContext` the request left to
+   * its default does not count as a difference, so re-posting a model changes nothing.
+   * Returns the resource as it now stands.
+   */
+  put<T extends Identified>(kind: StoredKind, resource: T, apiContextGiven: boolean): T {
+    const stored = collectionOf(this.base, kind).get(resource.id) as T | undefined;
+    if (stored) {
+      const candidate = apiContextGiven ? resource : { ...resource, apiContext: stored.apiContext };
+      if (serialize(kind, candidate) === serialize(kind, stored)) return stored;
+    }
+    const content = serialize(kind, resource);
+    if (!this.copied.has(kind)) {
+      this.copied.add(kind);
+      const copy = new Map(collectionOf(this.base, kind));
+      (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = copy;
+    }
+    this.collection<T>(kind).set(resource.id, resource);
+    this.changes.push({
+      kind,
+      action: stored ? 'update' : 'create',
+      id: resource.id,
+      path: resourcePath(kind, resource.id),
+      label: resource.name ?? resource.id,
+      content,
+      apiContext: resource.apiContext,
+    });
+    return resource;
+  }
+}
+
+/** The organization file changes only through the command line (members). */
+export function putOrganization(draft: Draft, organization: Organization): void {
+  if (serializeOrganization(organization) === serializeOrganization(draft.base.organization)) return;
+  draft.model.organization = organization;
+  draft.changes.push({
+    kind: 'organization', action: 'update', id: organization.slug, path: ORGANIZATION_FILE,
+    label: organization.name, content: serializeOrganization(organization),
+  });
+}
+
+function collectionKey(kind: StoredKind): keyof Model {
+  return ({ type: 'types', tag: 'tags', attribute: 'attributes', component: 'components', diagram: 'diagrams' } as const)[kind];
+}
+
+export interface Target {
+  id: string;
+  /** The stored resource this element overwrites, if any. */
+  existing: Identified | undefined;
+}
+
+/**
+ * Decides, per element of a write body, which resource it writes: `id` selects an existing
+ * one, `ref` without `id` selects the resource holding that ref or creates one, neither
+ * creates. Also refuses a request that names one resource twice or leaves two resources
+ * with one ref.
+ */
+export function resolveTargets(
+  draft: Draft,
+  kind: StoredKind,
+  elements: ReadonlyArray<{ id?: string; ref?: string }>,
+  options: { refuseIds?: string } = {},
+): Target[] {
+  const stored = collectionOf(draft.base, kind) as Map<string, Identified>;
+  const byRef = refIndex(stored);
+  const seenIds = new Set<string>();
+  const seenRefs = new Map<string, string>();
+  const targets = elements.map((element): Target => {
+    let existing: Identified | undefined;
+    if (element.id !== undefined) {
+      if (options.refuseIds) throw new ModelError(options.refuseIds);
+      existing = stored.get(element.id);
+      if (!existing) throw new ModelError(`${kindName(kind)} with id '${element.id}' does not exist.`);
+    } else if (element.ref !== undefined) {
+      const id = byRef.get(element.ref);
+      existing = id === undefined ? undefined : stored.get(id);
+    }
+    const id = existing?.id ?? draft.options.newId();
+    if (seenIds.has(id)) {
+      throw new ModelError(existing && element.id !== undefined
+        ? `${kindName(kind)} with id '${id}' is given more than once.`
+        : `Ref '${element.ref}' is used more than once.`);
+    }
+    seenIds.add(id);
+    if (element.ref !== undefined) {
+      if (seenRefs.has(element.ref)) throw new ModelError(`Ref '${element.ref}' is used more than once.`);
+      seenRefs.set(element.ref, id);
+    }
+    return { id, existing };
+  });
+  // A ref moved onto a resource by id must not stay on another resource the request leaves alone.
+  for (const [ref, id] of seenRefs) {
+    const holder = byRef.get(ref);
+    if (holder !== undefined && holder !== id && !seenIds.has(holder)) {
+      throw new ModelError(`Ref '${ref}' is used more than once.`);
+    }
+  }
+  return targets;
+}

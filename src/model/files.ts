@@ -1,0 +1,132 @@
+import YAML from 'yaml';
+import { isId } from './ids.js';
+import { definedFields } from './fields.js';
+import type {
+  Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
+  Relation, Tag, TextArea,
+} from './types.js';
+
+/**
+ * How the model is laid out as files in git: one YAML file per resource, keys in the order
+ * of the API's field tables, so that `git diff` shows only what a request changed.
+ */
+
+export const ORGANIZATION_FILE = 'organization.yaml';
+export const DIRECTORIES = {
+  type: 'types',
+  tag: 'tags',
+  attribute: 'attributes',
+  component: 'components',
+  diagram: 'diagrams',
+} as const;
+export type StoredKind = keyof typeof DIRECTORIES;
+
+export function resourcePath(kind: StoredKind, id: string): string {
+  if (!isId(id)) throw new Error(`Refusing to build a path from id ${JSON.stringify(id)}`);
+  return `${DIRECTORIES[kind]}/${id}.yaml`;
+}
+
+
+export function stringify(value: unknown): string {
+  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+export const fileOf = {
+  organization: (o: Organization) => definedFields({ name: o.name, slug: o.slug, members: o.members }),
+  type: (t: ComponentType) => definedFields({ id: t.id, slug: t.slug, name: t.name }),
+  tag: (t: Tag) =>
+    definedFields({ id: t.id, ref: t.ref, name: t.name, desc: t.desc, color: t.color, apiContext: t.apiContext }),
+  attribute: (a: Attribute) =>
+    definedFields({
+      id: a.id, ref: a.ref, name: a.name, type: a.type, desc: a.desc, required: a.required,
+      forTypes: a.forTypes, apiContext: a.apiContext, list: a.list,
+    }),
+  component: (c: Component) =>
+    definedFields({
+      id: c.id, ref: c.ref, name: c.name, desc: c.desc, state: c.state, typeId: c.typeId,
+      apiContext: c.apiContext, linksTo: c.linksTo,
+      attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
+    }),
+  diagram: (d: Diagram) =>
+    definedFields({
+      id: d.id, ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level, tags: d.tags,
+      componentInstances: d.componentInstances.map(instanceFile),
+      textareas: d.textareas.map(textAreaFile),
+      relations: d.relations.map(relationFile),
+      apiContext: d.apiContext,
+    }),
+};
+
+export function instanceFile(i: ComponentInstance) {
+  return definedFields({
+    id: i.id, ref: i.ref, component: i.component, placeholder: i.placeholder, isContainer: i.isContainer,
+    parent: i.parent, position: { x: i.position.x, y: i.position.y }, width: i.width, height: i.height,
+  });
+}
+
+export function textAreaFile(t: TextArea) {
+  return definedFields({ id: t.id, ref: t.ref, position: { x: t.position.x, y: t.position.y }, width: t.width, text: t.text });
+}
+
+export function relationFile(r: Relation) {
+  return definedFields({
+    id: r.id, ref: r.ref, fromComponentInstance: r.fromComponentInstance, toComponentInstance: r.toComponentInstance,
+    label: r.label, desc: r.desc, linksTo: r.linksTo,
+  });
+}
+
+export function serialize(kind: StoredKind, resource: object): string {
+  return stringify((fileOf[kind] as (r: object) => object)(resource));
+}
+
+export function serializeOrganization(organization: Organization): string {
+  return stringify(fileOf.organization(organization));
+}
+
+/** A file in the repository that does not hold a valid resource. */
+export class FileError extends Error {
+  constructor(readonly path: string, problem: string) {
+    super(`${path}: ${problem}`);
+    this.name = 'FileError';
+  }
+}
+
+/** Where a path belongs in the model, or null for files c4store does not own (README, …). */
+export function classifyPath(path: string): { kind: StoredKind; id: string } | 'organization' | null {
+  if (path === ORGANIZATION_FILE) return 'organization';
+  const match = /^([a-z]+)\/([^/]+)\.yaml$/.exec(path);
+  if (!match) return null;
+  const kind = (Object.keys(DIRECTORIES) as StoredKind[]).find((k) => DIRECTORIES[k] === match[1]);
+  if (!kind) return null;
+  return { kind, id: match[2] };
+}
+
+export function parseFile(path: string, text: string): unknown {
+  let doc: YAML.Document;
+  try {
+    doc = YAML.parseDocument(text);
+  } catch (err) {
+    throw new FileError(path, (err as Error).message);
+  }
+  if (doc.errors.length > 0) throw new FileError(path, doc.errors[0].message);
+  const value = doc.toJS({ maxAliasCount: 100 });
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new FileError(path, 'expected a mapping');
+  }
+  return value;
+}
+
+export function emptyModel(organization: Organization): Model {
+  return {
+    organization,
+    types: new Map(),
+    tags: new Map(),
+    attributes: new Map(),
+    components: new Map(),
+    diagrams: new Map(),
+  };
+}
+
+export function collectionOf(model: Model, kind: StoredKind): Map<string, { id: string }> {
+  return ({ type: model.types, tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams })[kind];
+}

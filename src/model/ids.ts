@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Ids are 26 characters of lowercase Crockford base32: 10 for the creation time in ms and
+ * 16 (80 bits) of randomness. Fixed length and a time prefix make lexical order creation
+ * order, so a git tree listing is already a listing in creation order.
+ */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+export const ID_PATTERN = /^[0-9a-hjkmnp-tv-z]{26}$/;
+
+export function isId(value: string): boolean {
+  return ID_PATTERN.test(value);
+}
+
+function encode(value: bigint, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = ALPHABET[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+const RANDOM_MAX = (1n << 80n) - 1n;
+let lastTime = 0;
+let lastRandom = 0n;
+
+/**
+ * Monotonic within this process: ids made in the same millisecond (a request creating many
+ * resources) still sort in the order they were made.
+ */
+export function newId(now: number = Date.now()): string {
+  if (now <= lastTime && lastRandom < RANDOM_MAX) {
+    lastRandom += 1n;
+  } else {
+    lastTime = Math.max(now, lastTime);
+    lastRandom = BigInt('0x' + randomBytes(10).toString('hex')) >> 1n; // headroom for increments
+  }
+  return encode(BigInt(lastTime), 10) + encode(lastRandom, 16);
+}

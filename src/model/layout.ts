@@ -1,0 +1,991 @@
+/**
+ * Automatic layout of C4 diagrams (external-api.md §2.5–2.7, CONTRACT.md §4).
+ *
+ * Units: whole editor grid units. A position is the top-left corner of a box, x grows to the
+ * right, y grows downwards, negative values are allowed. Positions are absolute: a child's
+ * position is in the same coordinate system as its container's, and a child is "inside" when
+ * its box lies within the container's box.
+ *
+ * Rules chosen here (see LAYOUT for the numbers):
+ * - Flow direction: left to right. New elements are laid out by elk's `layered` algorithm with
+ *   `elk.direction: RIGHT` and `elk.hierarchyHandling: INCLUDE_CHILDREN`, so a relation a→b puts
+ *   b to the right of a, and relations between children of different containers are taken
+ *   into account. Connected groups of new elements are laid out by elk separately and then
+ *   packed in rows (largest group first), so unrelated elements do not end up in one tall column.
+ * - Default box size: 16×8; wider for long labels (label length + 4, at most 40) and taller
+ *   when a long label wraps at that width.
+ * - Containers: an empty container is 24×16 (wider for long labels). A container with children
+ *   and no given size is sized to hold them with padding (2 left/right/bottom, 4 on top for
+ *   the container's title), capped at 100×100. Children of a new container that would not fit
+ *   (more than 100 wide or tall, or larger than a given size) are instead packed in rows
+ *   within the container's width; if they still do not fit in 100 (or the given height), the
+ *   container keeps the capped (or given) size and the last rows continue below its bottom
+ *   edge: they overflow the container's box but still overlap nothing, because the space they
+ *   take is reserved for the container when everything else is placed.
+ * - Text areas: default width = longest line of text, between 10 and 40. Height: see
+ *   textAreaHeight (one grid unit per character horizontally, one per line vertically).
+ * - Only new elements move. Elements with a given position keep it exactly, given sizes are
+ *   kept exactly. New top-level instances are laid out as one block, placed either to the
+ *   right of or below the bounding box of everything already placed (whichever gives the
+ *   smaller overall bounding box; right on a tie), 8 units away. New text areas are placed in
+ *   rows below everything else.
+ * - New children of an already placed container (given position, or children with given
+ *   positions) go into free space inside the container's box (first free spot, top to bottom,
+ *   left to right). If the container's size was not given it grows instead (to the right or
+ *   below its current children, preferring: children inside the box, then not overlapping
+ *   other placed elements, then the smaller box). If its size was given and there is no room,
+ *   the children are placed one by one into any free spot inside, and the ones that still do
+ *   not fit go to the first free spot below (overflowing the container's box, accepted) —
+ *   never on top of another element.
+ * - Overlaps are avoided for everything this module places. Given positions are never moved,
+ *   so boxes that the input itself placed on top of each other stay that way, and a default
+ *   size chosen for a box with a given position may touch a neighbour that was placed by hand.
+ * - Input that breaks the model's rules is laid out as if it were valid: a parent that does not
+ *   exist or is not a container, or a parent on a container, is ignored (top-level instance);
+ *   of several instances with the same id only the first one counts.
+ * - Deterministic: everything is processed in input order, and elk is deterministic.
+ */
+import ElkModule from 'elkjs/lib/elk.bundled.js';
+import type { ElkExtendedEdge, ElkNode, LayoutOptions } from 'elkjs/lib/elk-api.js';
+import type { Position } from './types.js';
+import {
+  anyOverlap,
+  findSpot,
+  rectContains,
+  rectsOverlap,
+  shelfPack,
+  translate,
+  unionAll,
+  type Rect,
+} from './layout-geometry.js';
+
+export { rectsOverlap, type Rect } from './layout-geometry.js';
+
+export interface LayoutInstance {
+  id: string;
+  parent: string | null;
+  isContainer: boolean;
+  /** Text shown in the box (component name or placeholder); used to pick a default width. */
+  label: string;
+  position?: Position;
+  width?: number;
+  height?: number;
+}
+
+export interface LayoutTextArea {
+  id: string;
+  text: string;
+  position?: Position;
+  width?: number;
+}
+
+export interface LayoutRelation {
+  from: string;
+  to: string;
+}
+
+export interface LayoutInput {
+  instances: LayoutInstance[];
+  textareas: LayoutTextArea[];
+  relations: LayoutRelation[];
+}
+
+export interface LayoutResult {
+  instances: Map<string, { position: Position; width: number; height: number }>;
+  textareas: Map<string, { position: Position; width: number }>;
+}
+
+/** The part of elk's API the layout uses; injectable for tests. */
+export interface ElkLike {
+  layout(graph: ElkNode): Promise<ElkNode>;
+}
+
+export interface LayoutOptionsArg {
+  /** Elk instance to use (default: one shared bundled instance). */
+  elk?: ElkLike;
+}
+
+/** The numbers behind the layout rules, in grid units. */
+export const LAYOUT = {
+  /** Default instance box. */
+  boxWidth: 16,
+  boxHeight: 8,
+  /** A default-sized box is label length + labelMargin wide, at most maxLabelWidth. */
+  labelMargin: 4,
+  maxLabelWidth: 40,
+  /** An empty container without a given size. */
+  containerWidth: 24,
+  containerHeight: 16,
+  /** Space between a container's edge and its children (top leaves room for the title). */
+  padTop: 4,
+  padSide: 2,
+  padBottom: 2,
+  /** Space between sibling boxes. */
+  gap: 4,
+  /** Space between the group of new elements and what was already placed, and between groups. */
+  groupGap: 8,
+  /** Space between elk's layers (columns of the left-to-right flow). */
+  layerGap: 8,
+  /** Default text area width: longest line, clamped to these. */
+  textMinWidth: 10,
+  textMaxWidth: 40,
+  /** Largest width/height the service stores. */
+  maxSize: 100,
+} as const;
+
+const L = LAYOUT;
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+
+function charCount(s: string): number {
+  return [...s].length;
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+/**
+ * Height of a text area in grid units: every line of the text (split at line breaks) wraps at
+ * `width` characters (one character per grid unit) and every wrapped line is one grid unit
+ * high; an empty line counts as one line. At least 1.
+ */
+export function textAreaHeight(text: string, width: number): number {
+  const w = Math.max(1, Math.floor(Number.isFinite(width) ? width : 1));
+  let lines = 0;
+  for (const line of (text ?? '').split(/\r\n|\r|\n/)) {
+    lines += Math.max(1, Math.ceil(charCount(line) / w));
+  }
+  return Math.max(1, lines);
+}
+
+/** Default width of a text area: its longest line, between textMinWidth and textMaxWidth. */
+export function defaultTextAreaWidth(text: string): number {
+  let longest = 0;
+  for (const line of (text ?? '').split(/\r\n|\r|\n/)) longest = Math.max(longest, charCount(line));
+  return clamp(longest, L.textMinWidth, L.textMaxWidth);
+}
+
+/** Default box width for a label (non-container). */
+function defaultBoxWidth(label: string): number {
+  return clamp(charCount(label.trim()) + L.labelMargin, L.boxWidth, L.maxLabelWidth);
+}
+
+/** Default box height for a label shown in a box of the given width. */
+function defaultBoxHeight(label: string, width: number): number {
+  const len = charCount(label.trim());
+  const lines = Math.max(1, Math.ceil(len / Math.max(1, width - L.labelMargin)));
+  return clamp(Math.max(L.boxHeight, lines + 6), 1, L.maxSize);
+}
+
+/** Smallest width of a container showing `label` as its title. */
+function containerMinWidth(label: string): number {
+  return clamp(charCount(label.trim()) + L.labelMargin, L.boxWidth, L.maxSize);
+}
+const CONTAINER_MIN_HEIGHT = 8;
+
+/** The size chosen for an instance without a given size (containers: when empty). */
+export function defaultInstanceSize(label: string, isContainer: boolean): { width: number; height: number } {
+  if (isContainer) {
+    return { width: Math.max(L.containerWidth, containerMinWidth(label)), height: L.containerHeight };
+  }
+  const width = defaultBoxWidth(label);
+  return { width, height: defaultBoxHeight(label, width) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Working model
+
+interface Inst {
+  id: string;
+  /** Index in the input; unique, used for elk ids and ordering. */
+  index: number;
+  label: string;
+  isContainer: boolean;
+  parent: Inst | null;
+  kids: Inst[];
+  pos?: Position;
+  givenW?: number;
+  givenH?: number;
+  /** Final size for non-containers; containers are sized during layout. */
+  w: number;
+  h: number;
+}
+
+/** A box with an id; coordinates relative to some origin given by the context. */
+interface Box extends Rect {
+  id: string;
+}
+
+/**
+ * A laid-out top-level item (instance with its children, or text area). x/y: own top-left;
+ * kids and foot are relative to the own top-left. foot = own box ∪ children (children may
+ * overflow a capped or given-size container); it is the space the item occupies.
+ */
+interface Placed {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  kids: Box[];
+  foot: Rect;
+}
+
+interface Ctx {
+  elk: ElkLike | undefined;
+  relations: Array<[Inst, Inst]>;
+}
+
+function isNum(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+function hasPos(p: Position | null | undefined): p is Position {
+  return p != null && isNum(p.x) && isNum(p.y);
+}
+
+/**
+ * The parent each instance is laid out in: the given parent when it names another instance
+ * that is a container and the instance itself is not a container; otherwise null.
+ * Of several instances with the same id only the first is used.
+ */
+export function effectiveParents(instances: readonly LayoutInstance[]): Map<string, string | null> {
+  const byId = new Map<string, LayoutInstance>();
+  for (const i of instances) if (!byId.has(i.id)) byId.set(i.id, i);
+  const out = new Map<string, string | null>();
+  for (const i of byId.values()) {
+    const p = i.parent;
+    const ok = p != null && p !== i.id && !i.isContainer && byId.get(p)?.isContainer === true;
+    out.set(i.id, ok ? p : null);
+  }
+  return out;
+}
+
+function prepare(input: LayoutInput): { insts: Inst[]; byId: Map<string, Inst> } {
+  const parents = effectiveParents(input.instances);
+  const byId = new Map<string, Inst>();
+  const insts: Inst[] = [];
+  input.instances.forEach((src, index) => {
+    if (byId.has(src.id)) return;
+    const givenW = isNum(src.width) ? src.width : undefined;
+    const givenH = isNum(src.height) ? src.height : undefined;
+    const label = src.label ?? '';
+    let w = givenW ?? 0;
+    let h = givenH ?? 0;
+    if (!src.isContainer) {
+      w = givenW ?? defaultBoxWidth(label);
+      h = givenH ?? defaultBoxHeight(label, w);
+    }
+    const inst: Inst = {
+      id: src.id,
+      index,
+      label,
+      isContainer: src.isContainer === true,
+      parent: null,
+      kids: [],
+      w,
+      h,
+      ...(hasPos(src.position) ? { pos: { x: src.position.x, y: src.position.y } } : {}),
+      ...(givenW !== undefined ? { givenW } : {}),
+      ...(givenH !== undefined ? { givenH } : {}),
+    };
+    byId.set(src.id, inst);
+    insts.push(inst);
+  });
+  for (const inst of insts) {
+    const p = parents.get(inst.id);
+    if (p != null) {
+      const parent = byId.get(p)!;
+      inst.parent = parent;
+      parent.kids.push(inst);
+    }
+  }
+  return { insts, byId };
+}
+
+function resolveRelations(relations: readonly LayoutRelation[], byId: Map<string, Inst>): Array<[Inst, Inst]> {
+  const seen = new Set<string>();
+  const out: Array<[Inst, Inst]> = [];
+  for (const r of relations) {
+    const a = byId.get(r.from);
+    const b = byId.get(r.to);
+    if (!a || !b || a === b) continue;
+    const key = `${a.index}>${b.index}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push([a, b]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Containers
+
+/**
+ * A container holding the given children (relative to its own top-left corner): given sizes
+ * kept; otherwise sized to the children plus padding, at least the title width, capped at
+ * maxSize. An empty container gets the default container size.
+ */
+function containerFromKids(c: Inst, kids: Box[]): Placed {
+  let w: number;
+  let h: number;
+  if (kids.length === 0) {
+    const d = defaultInstanceSize(c.label, true);
+    w = c.givenW ?? d.width;
+    h = c.givenH ?? d.height;
+  } else {
+    const b = unionAll(kids)!;
+    w = c.givenW ?? clamp(Math.max(containerMinWidth(c.label), Math.ceil(b.x + b.w) + L.padSide), 1, L.maxSize);
+    h = c.givenH ?? clamp(Math.max(CONTAINER_MIN_HEIGHT, Math.ceil(b.y + b.h) + L.padBottom), 1, L.maxSize);
+  }
+  return { x: 0, y: 0, w, h, kids, foot: unionAll([{ x: 0, y: 0, w, h }, ...kids])! };
+}
+
+/** True when some child is not inside the container's own box. */
+function overflows(p: Placed): boolean {
+  const own = { x: 0, y: 0, w: p.w, h: p.h };
+  return p.kids.some((k) => !rectContains(own, k));
+}
+
+/** Inner width available to children of a container whose width is given, or maxSize. */
+function innerWidthLimit(c: Inst): number {
+  return Math.max(1, (c.givenW ?? L.maxSize) - 2 * L.padSide);
+}
+
+/** Children packed in rows within the container's width (used when elk's layout does not fit). */
+function packContainer(c: Inst, order: Inst[]): Placed {
+  const pos = shelfPack(
+    order.map((k) => ({ w: k.w, h: k.h })),
+    innerWidthLimit(c),
+    L.gap,
+  );
+  const kids = order.map((k, i) => ({ id: k.id, x: L.padSide + pos[i]!.x, y: L.padTop + pos[i]!.y, w: k.w, h: k.h }));
+  return containerFromKids(c, kids);
+}
+
+/** A container laid out without elk: no children, or a single child in the top-left corner. */
+function simpleContainer(c: Inst): Placed {
+  return containerFromKids(
+    c,
+    c.kids.map((k) => ({ id: k.id, x: L.padSide, y: L.padTop, w: k.w, h: k.h })),
+  );
+}
+
+function leafPlaced(i: { w: number; h: number }): Placed {
+  return { x: 0, y: 0, w: i.w, h: i.h, kids: [], foot: { x: 0, y: 0, w: i.w, h: i.h } };
+}
+
+function footAt(p: Placed): Rect {
+  return translate(p.foot, p.x, p.y);
+}
+
+function readingOrder<T extends { inst: Inst; x: number; y: number }>(list: T[]): T[] {
+  return [...list].sort((a, b) => a.x - b.x || a.y - b.y || a.inst.index - b.inst.index);
+}
+
+// ---------------------------------------------------------------------------------------------
+// elk
+
+type ElkCtor = new () => ElkLike;
+// elk.bundled.js is CommonJS (module.exports = ELK, with ELK.default = ELK); its typings
+// declare `export default`, which NodeNext types as the module object. Accept both shapes.
+const ElkConstructor: ElkCtor =
+  (ElkModule as unknown as { default?: ElkCtor }).default ?? (ElkModule as unknown as ElkCtor);
+let sharedElk: ElkLike | undefined;
+function getElk(ctx: Ctx): ElkLike {
+  return (ctx.elk ??= sharedElk ??= new ElkConstructor());
+}
+
+const COMMON_OPTIONS: LayoutOptions = {
+  'elk.algorithm': 'layered',
+  'elk.direction': 'RIGHT',
+  'elk.spacing.nodeNode': String(L.gap),
+  'elk.layered.spacing.nodeNodeBetweenLayers': String(L.layerGap),
+  'elk.spacing.componentComponent': String(L.groupGap),
+  'elk.spacing.edgeNode': '2',
+  'elk.spacing.edgeEdge': '1',
+  'elk.layered.spacing.edgeNodeBetweenLayers': '2',
+  'elk.layered.spacing.edgeEdgeBetweenLayers': '1',
+  // Only node positions are used; polyline routing is cheaper and keeps columns close.
+  'elk.edgeRouting': 'POLYLINE',
+  'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
+  // Not 'elk.layered.considerModelOrder.strategy': with INCLUDE_CHILDREN it makes elk 0.12
+  // throw on simple nested graphs.
+};
+
+const ROOT_OPTIONS: LayoutOptions = {
+  ...COMMON_OPTIONS,
+  'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
+  'elk.padding': '[top=0,left=0,bottom=0,right=0]',
+};
+
+const WRAPPER_OPTIONS: LayoutOptions = {
+  ...COMMON_OPTIONS,
+  'elk.padding': '[top=0,left=0,bottom=0,right=0]',
+};
+
+function containerOptions(c: Inst): LayoutOptions {
+  return {
+    ...COMMON_OPTIONS,
+    'elk.padding': `[top=${L.padTop},left=${L.padSide},bottom=${L.padBottom},right=${L.padSide}]`,
+    'elk.nodeSize.constraints': '[MINIMUM_SIZE]',
+    'elk.nodeSize.minimum': `(${c.givenW ?? containerMinWidth(c.label)}, ${c.givenH ?? CONTAINER_MIN_HEIGHT})`,
+  };
+}
+
+const elkId = (i: Inst): string => `n${i.index}`;
+
+/** Round up, ignoring floating-point noise. */
+function ceilTol(v: number | undefined): number {
+  return Math.ceil((v ?? 0) - 1e-6);
+}
+
+/**
+ * Lays out a set of new items of one level (top-level instances, or the new children of one
+ * container), with the relations among them, as a block whose top-left corner is (0, 0).
+ * Containers among the items carry their (new) children along. Connected groups are laid
+ * out by one elk call (each group in a wrapper node, hierarchy handling INCLUDE_CHILDREN) and
+ * then packed in rows at most `rowLimit` wide (or about 1.6:1 when that is smaller).
+ */
+async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<Map<Inst, Placed>> {
+  const inSet = new Set(items);
+  const itemOf = (n: Inst): Inst | null => (inSet.has(n) ? n : n.parent && inSet.has(n.parent) ? n.parent : null);
+
+  // Connected groups (union-find over items; relations of children count for their container).
+  const root = new Map<Inst, Inst>(items.map((i) => [i, i]));
+  const find = (i: Inst): Inst => {
+    let r = i;
+    while (root.get(r) !== r) r = root.get(r)!;
+    root.set(i, r);
+    return r;
+  };
+  for (const [a, b] of ctx.relations) {
+    const ia = itemOf(a);
+    const ib = itemOf(b);
+    if (!ia || !ib || ia === ib) continue;
+    const ra = find(ia);
+    const rb = find(ib);
+    if (ra !== rb) {
+      if (ra.index < rb.index) root.set(rb, ra);
+      else root.set(ra, rb);
+    }
+  }
+  const groupsByRoot = new Map<Inst, Inst[]>();
+  for (const i of items) {
+    const r = find(i);
+    const g = groupsByRoot.get(r);
+    if (g) g.push(i);
+    else groupsByRoot.set(r, [i]);
+  }
+  const groups = [...groupsByRoot.values()].sort((a, b) => b.length - a.length || a[0]!.index - b[0]!.index);
+
+  // Containers whose children are packed in rows instead of laid out by elk.
+  const packed = new Map<Inst, Placed>();
+  const needsElk = (g: Inst[]): boolean =>
+    g.length > 1 || (g[0]!.isContainer && !packed.has(g[0]!) && g[0]!.kids.length >= 2);
+
+  let elkOut: Map<string, ElkNode> | null = new Map();
+  for (;;) {
+    const elkGroups = groups.filter(needsElk);
+    if (elkGroups.length === 0) {
+      elkOut = new Map();
+      break;
+    }
+    const graph = buildGraph(elkGroups, packed, ctx, inSet);
+    try {
+      const out = await getElk(ctx).layout(graph);
+      elkOut = indexElk(out);
+    } catch {
+      elkOut = null; // fall back to row packing below
+      break;
+    }
+    // A container that came out larger than allowed gets its children packed, then retry.
+    let retry = false;
+    for (const g of elkGroups) {
+      for (const c of g) {
+        if (!c.isContainer || packed.has(c) || c.kids.length === 0) continue;
+        const n = elkOut.get(elkId(c));
+        if (!n) continue;
+        const w = ceilTol(n.width);
+        const h = ceilTol(n.height);
+        if (w > (c.givenW ?? L.maxSize) || h > (c.givenH ?? L.maxSize)) {
+          const order = readingOrder(
+            c.kids.map((k) => ({ inst: k, x: elkOut!.get(elkId(k))?.x ?? 0, y: elkOut!.get(elkId(k))?.y ?? 0 })),
+          ).map((e) => e.inst);
+          packed.set(c, packContainer(c, order));
+          retry = true;
+        }
+      }
+    }
+    if (!retry) break;
+  }
+
+  // Each group as a block with its own origin.
+  const blocks: Array<{ placed: Map<Inst, Placed>; bbox: Rect }> = [];
+  for (const g of groups) {
+    let placed: Map<Inst, Placed> | null = null;
+    if (needsElk(g) && elkOut) placed = groupFromElk(g, elkOut, packed);
+    if (!placed) placed = groupFallback(g, packed, rowLimit);
+    const bbox = unionAll([...placed.values()].map(footAt))!;
+    for (const p of placed.values()) {
+      p.x -= bbox.x;
+      p.y -= bbox.y;
+    }
+    blocks.push({ placed, bbox: { x: 0, y: 0, w: bbox.w, h: bbox.h } });
+  }
+
+  // Pack the groups in rows.
+  let area = 0;
+  let widest = 0;
+  for (const b of blocks) {
+    area += (b.bbox.w + L.groupGap) * (b.bbox.h + L.groupGap);
+    widest = Math.max(widest, b.bbox.w);
+  }
+  const rowWidth = Math.max(widest, Math.min(rowLimit, Math.ceil(Math.sqrt(area * 1.6))));
+  const spots = shelfPack(
+    blocks.map((b) => b.bbox),
+    rowWidth,
+    L.groupGap,
+  );
+  const result = new Map<Inst, Placed>();
+  blocks.forEach((b, i) => {
+    for (const [inst, p] of b.placed) {
+      p.x += spots[i]!.x;
+      p.y += spots[i]!.y;
+      result.set(inst, p);
+    }
+  });
+  return result;
+}
+
+function buildGraph(groups: Inst[][], packed: Map<Inst, Placed>, ctx: Ctx, inSet: Set<Inst>): ElkNode {
+  const emitted = new Set<Inst>();
+  const node = (i: Inst): ElkNode => {
+    emitted.add(i);
+    if (!i.isContainer) return { id: elkId(i), width: i.w, height: i.h };
+    const p = packed.get(i);
+    if (p) return { id: elkId(i), width: p.foot.w, height: p.foot.h };
+    if (i.kids.length === 0) {
+      const s = simpleContainer(i);
+      return { id: elkId(i), width: s.w, height: s.h };
+    }
+    return {
+      id: elkId(i),
+      layoutOptions: containerOptions(i),
+      children: i.kids.map((k) => {
+        emitted.add(k);
+        return { id: elkId(k), width: k.w, height: k.h };
+      }),
+    };
+  };
+  const children = groups.map((g, n) => ({ id: `w${n}`, layoutOptions: WRAPPER_OPTIONS, children: g.map(node) }));
+
+  // The node an end of a relation attaches to: the item itself, or its child unless the
+  // container is packed (then the relation is lifted to the container).
+  const endpoint = (n: Inst): Inst | null => {
+    const e = inSet.has(n) ? n : n.parent && inSet.has(n.parent) ? (packed.has(n.parent) ? n.parent : n) : null;
+    return e && emitted.has(e) ? e : null;
+  };
+  const edges: ElkExtendedEdge[] = [];
+  const seen = new Set<string>();
+  for (const [a, b] of ctx.relations) {
+    const ea = endpoint(a);
+    const eb = endpoint(b);
+    if (!ea || !eb || ea === eb || ea.parent === eb || eb.parent === ea) continue;
+    const key = `${ea.index}>${eb.index}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    edges.push({ id: `e${edges.length}`, sources: [elkId(ea)], targets: [elkId(eb)] });
+  }
+  return { id: 'root', layoutOptions: ROOT_OPTIONS, children, edges };
+}
+
+function indexElk(root: ElkNode): Map<string, ElkNode> {
+  const out = new Map<string, ElkNode>();
+  const walk = (n: ElkNode): void => {
+    for (const c of n.children ?? []) {
+      out.set(c.id, c);
+      walk(c);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** A group's items from elk's result (positions relative to the group's wrapper), or null if invalid. */
+function groupFromElk(g: Inst[], elkOut: Map<string, ElkNode>, packed: Map<Inst, Placed>): Map<Inst, Placed> | null {
+  const out = new Map<Inst, Placed>();
+  for (const i of g) {
+    const n = elkOut.get(elkId(i));
+    if (!n || !isNum(n.x) || !isNum(n.y)) return null;
+    const x = Math.round(n.x);
+    const y = Math.round(n.y);
+    let p: Placed;
+    if (!i.isContainer) {
+      p = leafPlaced(i);
+    } else if (packed.has(i)) {
+      const q = packed.get(i)!;
+      // elk placed the footprint; the own box sits at the footprint's offset.
+      p = { ...q, kids: q.kids.map((k) => ({ ...k })), x: x - q.foot.x, y: y - q.foot.y };
+      out.set(i, p);
+      continue;
+    } else if (i.kids.length === 0) {
+      p = simpleContainer(i);
+    } else {
+      const kids: Box[] = [];
+      for (const k of i.kids) {
+        const kn = elkOut.get(elkId(k));
+        if (!kn || !isNum(kn.x) || !isNum(kn.y)) return null;
+        kids.push({ id: k.id, x: Math.round(kn.x), y: Math.round(kn.y), w: k.w, h: k.h });
+      }
+      const w = i.givenW ?? clamp(ceilTol(n.width), 1, L.maxSize);
+      const h = i.givenH ?? clamp(ceilTol(n.height), 1, L.maxSize);
+      p = { x: 0, y: 0, w, h, kids, foot: unionAll([{ x: 0, y: 0, w, h }, ...kids])! };
+      if (overflows(p) || anyOverlap(kids)) return null;
+    }
+    p.x = x;
+    p.y = y;
+    out.set(i, p);
+  }
+  if (anyOverlap([...out.values()].map(footAt))) return null;
+  return out;
+}
+
+/** Without elk (or when its result is unusable): items in rows, containers packed. */
+function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number): Map<Inst, Placed> {
+  const list = g.map((i): [Inst, Placed] => [
+    i,
+    !i.isContainer ? leafPlaced(i) : (packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids))),
+  ]);
+  const limit = Number.isFinite(rowLimit)
+    ? rowLimit
+    : Math.ceil(Math.sqrt(list.reduce((s, [, p]) => s + (p.foot.w + L.gap) * (p.foot.h + L.gap), 0) * 1.6));
+  const spots = shelfPack(
+    list.map(([, p]) => p.foot),
+    limit,
+    L.gap,
+  );
+  const out = new Map<Inst, Placed>();
+  list.forEach(([i, p], n) => {
+    out.set(i, { ...p, x: spots[n]!.x - p.foot.x, y: spots[n]!.y - p.foot.y });
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Containers that are already placed
+
+/**
+ * Places the new children of a container whose position P is known (given, or derived from
+ * children with given positions). Returns the container relative to P. `externalAbs`: the
+ * space taken by other placed top-level elements (absolute).
+ */
+async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], ctx: Ctx): Promise<Placed> {
+  const fixed: Box[] = c.kids
+    .filter((k) => k.pos)
+    .map((k) => ({ id: k.id, x: k.pos!.x - P.x, y: k.pos!.y - P.y, w: k.w, h: k.h }));
+  const fresh = c.kids.filter((k) => !k.pos);
+  if (fresh.length === 0) return containerFromKids(c, fixed);
+
+  const external = externalAbs.map((r) => translate(r, -P.x, -P.y));
+  const innerW = innerWidthLimit(c);
+  const relevant = (region: Rect): Rect[] => external.filter((r) => rectsOverlap(r, region));
+
+  // Two arrangements of the new children: elk's, and packed in rows within the width limit.
+  const block = await layoutBlock(fresh, ctx, innerW);
+  const order = readingOrder(fresh.map((k) => ({ inst: k, x: block.get(k)!.x, y: block.get(k)!.y }))).map(
+    (e) => e.inst,
+  );
+  const elkBoxes: Box[] = order.map((k) => ({ id: k.id, x: block.get(k)!.x, y: block.get(k)!.y, w: k.w, h: k.h }));
+  const rowSpots = shelfPack(order, innerW, L.gap);
+  const rowBoxes: Box[] = order.map((k, i) => ({ id: k.id, x: rowSpots[i]!.x, y: rowSpots[i]!.y, w: k.w, h: k.h }));
+  const variants = [elkBoxes, rowBoxes];
+  const moved = (v: Box[], at: Position): Box[] => v.map((b) => translate(b, at.x, at.y));
+
+  // 1. Free space inside the container's current box.
+  const sized = c.givenW !== undefined && c.givenH !== undefined;
+  if (fixed.length > 0 || sized) {
+    const cur = containerFromKids(c, fixed);
+    const inner: Rect = { x: L.padSide, y: L.padTop, w: cur.w - 2 * L.padSide, h: cur.h - L.padTop - L.padBottom };
+    const obstacles = [...fixed, ...relevant(inner)];
+    for (const v of variants) {
+      const b = unionAll(v)!;
+      const spot = findSpot(inner, obstacles, b.w, b.h, L.gap);
+      if (spot) return containerFromKids(c, [...fixed, ...moved(v, spot)]);
+    }
+  }
+
+  // 2. Grow the container (its size, or one dimension of it, was not given).
+  if (!sized) {
+    const anchors: Position[] = [];
+    if (fixed.length > 0) {
+      const fb = unionAll(fixed)!;
+      anchors.push({ x: Math.ceil(fb.x + fb.w) + L.gap, y: Math.max(L.padTop, Math.floor(fb.y)) });
+      anchors.push({ x: L.padSide, y: Math.ceil(fb.y + fb.h) + L.gap });
+    } else {
+      anchors.push({ x: L.padSide, y: L.padTop });
+    }
+    // Also the first free spot (clear of other placed elements) in the largest allowed box.
+    const maxInner: Rect = {
+      x: L.padSide,
+      y: L.padTop,
+      w: (c.givenW ?? L.maxSize) - 2 * L.padSide,
+      h: (c.givenH ?? L.maxSize) - L.padTop - L.padBottom,
+    };
+    const spotsPerVariant = variants.map((v) => {
+      const b = unionAll(v)!;
+      return findSpot(maxInner, [...fixed, ...relevant(maxInner)], b.w, b.h, L.gap);
+    });
+    let best: { p: Placed; score: number[] } | null = null;
+    for (const [n, v] of variants.entries()) {
+      const spot = spotsPerVariant[n];
+      for (const a of spot ? [...anchors, spot] : anchors) {
+        const p = containerFromKids(c, [...fixed, ...moved(v, a)]);
+        const score = [
+          overflows(p) ? 1 : 0,
+          external.some((r) => rectsOverlap(r, p.foot)) ? 1 : 0,
+          p.foot.w * p.foot.h,
+        ];
+        if (!best || lexLess(score, best.score)) best = { p, score };
+      }
+    }
+    return best!.p;
+  }
+
+  // 3. Size given and no room for the block: one child at a time into any free spot inside;
+  //    what does not fit goes to the first free spot below (overflowing the container's box).
+  const cur = containerFromKids(c, fixed);
+  const inner: Rect = { x: L.padSide, y: L.padTop, w: cur.w - 2 * L.padSide, h: cur.h - L.padTop - L.padBottom };
+  const occupied: Rect[] = [...fixed, ...relevant(inner)];
+  const kids: Box[] = [...fixed];
+  for (const k of order) {
+    const below: Rect = { x: inner.x, y: inner.y, w: Math.max(inner.w, k.w), h: Infinity };
+    const spot = findSpot(inner, occupied, k.w, k.h, L.gap) ??
+      findSpot(inner, occupied, k.w, k.h, 1) ??
+      findSpot(below, [...occupied, ...relevant(below)], k.w, k.h, L.gap) ?? {
+        x: inner.x,
+        y: Math.ceil(Math.max(inner.y, ...occupied.map((o) => o.y + o.h))) + L.gap,
+      };
+    const box = { id: k.id, x: spot.x, y: spot.y, w: k.w, h: k.h };
+    kids.push(box);
+    occupied.push(box);
+  }
+  return containerFromKids(c, kids);
+}
+
+function lexLess(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! !== b[i]!) return a[i]! < b[i]!;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+/** False when every instance has position, width and height and every text area position and width. */
+export function needsLayout(input: LayoutInput): boolean {
+  return (
+    input.instances.some((i) => !hasPos(i.position) || !isNum(i.width) || !isNum(i.height)) ||
+    input.textareas.some((t) => !hasPos(t.position) || !isNum(t.width))
+  );
+}
+
+/**
+ * Completes the layout of a diagram: every instance gets a position and size, every text area a
+ * position and width. Given values are kept exactly; only elements without a position are
+ * placed. Pure apart from elk's computation; elk is not called when nothing needs placing.
+ */
+export async function layoutDiagram(input: LayoutInput, options: LayoutOptionsArg = {}): Promise<LayoutResult> {
+  if (!needsLayout(input)) return copyGiven(input);
+  const { insts, byId } = prepare(input);
+  const ctx: Ctx = { elk: options.elk, relations: resolveRelations(input.relations, byId) };
+
+  interface TopItem {
+    placed: Placed;
+    inst?: Inst;
+    ta?: LayoutTextArea;
+  }
+  const fixed: TopItem[] = [];
+  const placedContainers: Array<{ item: TopItem; inst: Inst }> = [];
+  const fresh: Inst[] = [];
+
+  for (const i of insts) {
+    if (i.parent) continue;
+    if (!i.isContainer) {
+      if (i.pos) fixed.push({ inst: i, placed: { ...leafPlaced(i), x: i.pos.x, y: i.pos.y } });
+      else fresh.push(i);
+      continue;
+    }
+    const fixedKids = i.kids.filter((k) => k.pos);
+    let P: Position | undefined = i.pos;
+    if (!P && fixedKids.length > 0) {
+      // Anchored by its placed children: the box starts one padding above-left of them.
+      const fb = unionAll(fixedKids.map((k) => ({ x: k.pos!.x, y: k.pos!.y, w: k.w, h: k.h })))!;
+      P = { x: fb.x - L.padSide, y: fb.y - L.padTop };
+    }
+    if (!P) {
+      fresh.push(i);
+      continue;
+    }
+    const kids = fixedKids.map((k) => ({ id: k.id, x: k.pos!.x - P.x, y: k.pos!.y - P.y, w: k.w, h: k.h }));
+    const item: TopItem = { inst: i, placed: { ...containerFromKids(i, kids), x: P.x, y: P.y } };
+    fixed.push(item);
+    placedContainers.push({ item, inst: i });
+  }
+
+  const freshTexts: LayoutTextArea[] = [];
+  const seenTexts = new Set<string>();
+  for (const t of input.textareas) {
+    if (seenTexts.has(t.id)) continue;
+    seenTexts.add(t.id);
+    const w = isNum(t.width) ? t.width : defaultTextAreaWidth(t.text);
+    const size = { w, h: textAreaHeight(t.text, w) };
+    if (hasPos(t.position)) fixed.push({ ta: t, placed: { ...leafPlaced(size), x: t.position.x, y: t.position.y } });
+    else freshTexts.push(t);
+  }
+
+  // New children of placed containers, each container in input order.
+  for (const { item, inst } of placedContainers) {
+    if (!inst.kids.some((k) => !k.pos)) continue;
+    const P = { x: item.placed.x, y: item.placed.y };
+    const external = fixed.filter((f) => f !== item).map((f) => footAt(f.placed));
+    item.placed = { ...(await layoutPlacedContainer(inst, P, external, ctx)), x: P.x, y: P.y };
+  }
+
+  // New top-level instances: one block next to what is placed.
+  const all: TopItem[] = [...fixed];
+  if (fresh.length > 0) {
+    const block = await layoutBlock(fresh, ctx, Infinity);
+    const blockItems = fresh.map((i) => ({ inst: i, placed: block.get(i)! }));
+    const bb = unionAll(blockItems.map((b) => footAt(b.placed)))!;
+    const F = unionAll(fixed.map((f) => footAt(f.placed)));
+    let at: Position = { x: -bb.x, y: -bb.y };
+    if (F) {
+      const right = { x: Math.ceil(F.x + F.w) + L.groupGap, y: Math.floor(F.y) };
+      const below = { x: Math.floor(F.x), y: Math.ceil(F.y + F.h) + L.groupGap };
+      const areaAt = (p: Position): number => {
+        const u = unionAll([F, { x: p.x, y: p.y, w: bb.w, h: bb.h }])!;
+        return u.w * u.h;
+      };
+      const chosen = areaAt(below) < areaAt(right) ? below : right;
+      at = { x: chosen.x - bb.x, y: chosen.y - bb.y };
+    }
+    for (const b of blockItems) {
+      b.placed.x += at.x;
+      b.placed.y += at.y;
+      all.push(b);
+    }
+  }
+
+  // New text areas: in rows below everything.
+  if (freshTexts.length > 0) {
+    const B = unionAll(all.map((f) => footAt(f.placed)));
+    const origin = B ? { x: Math.floor(B.x), y: Math.ceil(B.y + B.h) + L.gap } : { x: 0, y: 0 };
+    const sizes = freshTexts.map((t) => {
+      const w = isNum(t.width) ? t.width : defaultTextAreaWidth(t.text);
+      return { w, h: textAreaHeight(t.text, w) };
+    });
+    const spots = shelfPack(sizes, Math.max(L.maxSize, B ? Math.ceil(B.w) : 0), L.gap);
+    freshTexts.forEach((t, n) => {
+      all.push({ ta: t, placed: { ...leafPlaced(sizes[n]!), x: origin.x + spots[n]!.x, y: origin.y + spots[n]!.y } });
+    });
+  }
+
+  // Assemble, in input order.
+  const instBoxes = new Map<string, { position: Position; width: number; height: number }>();
+  const taBoxes = new Map<string, { position: Position; width: number }>();
+  for (const item of all) {
+    const p = item.placed;
+    if (item.inst) {
+      instBoxes.set(item.inst.id, { position: { x: p.x, y: p.y }, width: p.w, height: p.h });
+      for (const k of p.kids) {
+        instBoxes.set(k.id, { position: { x: p.x + k.x, y: p.y + k.y }, width: k.w, height: k.h });
+      }
+    } else if (item.ta) {
+      taBoxes.set(item.ta.id, { position: { x: p.x, y: p.y }, width: p.w });
+    }
+  }
+  const result: LayoutResult = { instances: new Map(), textareas: new Map() };
+  for (const i of insts) {
+    const b = instBoxes.get(i.id);
+    if (b) result.instances.set(i.id, b);
+  }
+  for (const t of input.textareas) {
+    const b = taBoxes.get(t.id);
+    if (b && !result.textareas.has(t.id)) result.textareas.set(t.id, b);
+  }
+  return result;
+}
+
+function copyGiven(input: LayoutInput): LayoutResult {
+  const result: LayoutResult = { instances: new Map(), textareas: new Map() };
+  for (const i of input.instances) {
+    if (result.instances.has(i.id)) continue;
+    result.instances.set(i.id, { position: { x: i.position!.x, y: i.position!.y }, width: i.width!, height: i.height! });
+  }
+  for (const t of input.textareas) {
+    if (result.textareas.has(t.id)) continue;
+    result.textareas.set(t.id, { position: { x: t.position!.x, y: t.position!.y }, width: t.width! });
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks (for tests and callers)
+
+/** True when the interiors of two boxes intersect (touching edges is fine). */
+export function boxesOverlap(
+  a: { position: Position; width: number; height: number },
+  b: { position: Position; width: number; height: number },
+): boolean {
+  return rectsOverlap(
+    { x: a.position.x, y: a.position.y, w: a.width, h: a.height },
+    { x: b.position.x, y: b.position.y, w: b.width, h: b.height },
+  );
+}
+
+/**
+ * Pairs of elements (instance or text area ids) whose boxes overlap, except a container and
+ * its own children. Text area heights follow textAreaHeight.
+ */
+export function findOverlaps(result: LayoutResult, input: LayoutInput): Array<[string, string]> {
+  const parents = effectiveParents(input.instances);
+  const boxes: Array<{ id: string; r: Rect; inst: boolean }> = [];
+  for (const [id, b] of result.instances) {
+    boxes.push({ id, r: { x: b.position.x, y: b.position.y, w: b.width, h: b.height }, inst: true });
+  }
+  const texts = new Map(input.textareas.map((t) => [t.id, t.text]));
+  for (const [id, b] of result.textareas) {
+    const h = textAreaHeight(texts.get(id) ?? '', b.width);
+    boxes.push({ id, r: { x: b.position.x, y: b.position.y, w: b.width, h }, inst: false });
+  }
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i]!;
+      const b = boxes[j]!;
+      if (a.inst && b.inst && (parents.get(a.id) === b.id || parents.get(b.id) === a.id)) continue;
+      if (rectsOverlap(a.r, b.r)) out.push([a.id, b.id]);
+    }
+  }
+  return out;
+}
+
+/** Ids of children whose box is not inside their container's box. */
+export function findChildrenOutside(result: LayoutResult, input: LayoutInput): string[] {
+  const out: string[] = [];
+  for (const [id, parent] of effectiveParents(input.instances)) {
+    if (parent == null) continue;
+    const c = result.instances.get(id);
+    const p = result.instances.get(parent);
+    if (!c || !p) continue;
+    const inside = rectContains(
+      { x: p.position.x, y: p.position.y, w: p.width, h: p.height },
+      { x: c.position.x, y: c.position.y, w: c.width, h: c.height },
+    );
+    if (!inside) out.push(id);
+  }
+  return out;
+}

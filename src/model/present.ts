@@ -1,0 +1,33 @@
+import { definedFields } from './fields.js';
+import { fileOf, instanceFile, relationFile, textAreaFile } from './files.js';
+import type { Component, Diagram, Model, Tag } from './types.js';
+
+/**
+ * Resources as the API returns them: as stored, except that components carry both `typeId`
+ * and `typeSlug` (so clients of either contract form work) and diagrams carry their `url` and
+ * full tag objects.
+ */
+export const present = {
+  type: fileOf.type,
+  tag: fileOf.tag,
+  attribute: fileOf.attribute,
+
+  component: (c: Component, model: Model) =>
+    definedFields({
+      id: c.id, ref: c.ref, name: c.name, desc: c.desc,
+      typeId: c.typeId, typeSlug: c.typeId === null ? null : (model.types.get(c.typeId)?.slug ?? null),
+      state: c.state, apiContext: c.apiContext, linksTo: c.linksTo,
+      attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
+    }),
+
+  diagram: (d: Diagram, model: Model, publicUrl: string) =>
+    definedFields({
+      id: d.id, ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level,
+      url: `${publicUrl}/diagrams/${d.id}`,
+      tags: d.tags.map((id) => model.tags.get(id)).filter((t): t is Tag => t !== undefined).map(fileOf.tag),
+      componentInstances: d.componentInstances.map(instanceFile),
+      textareas: d.textareas.map(textAreaFile),
+      relations: d.relations.map(relationFile),
+      apiContext: d.apiContext,
+    }),
+};

@@ -1,0 +1,168 @@
+import { ModelError } from '../errors.js';
+import type { Attribute, AttributeValueType, Component, Diagram, Model } from './types.js';
+
+/**
+ * The model rules. Each check looks at one resource against the model it lives in and
+ * throws a ModelError with the contract's text; writes run them on what they touch,
+ * loading a repository runs them on everything.
+ */
+
+function typeSlugOf(model: Model, typeId: string | null): string | null {
+  return typeId === null ? null : (model.types.get(typeId)?.slug ?? null);
+}
+
+export function appliesTo(attribute: Attribute, typeSlug: string | null): boolean {
+  return attribute.forTypes.length === 0 || (typeSlug !== null && attribute.forTypes.includes(typeSlug));
+}
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export function checkAttributeValue(model: Model, attribute: Attribute, value: AttributeValueType): void {
+  const id = attribute.id;
+  switch (attribute.type) {
+    case 'STRING':
+      if (typeof value !== 'string') throw new ModelError(`Value for STRING attribute '${id}' must be a string.`);
+      return;
+    case 'NUMBER':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw new ModelError(`Value for NUMBER attribute '${id}' must be a number.`);
+      return;
+    case 'BOOLEAN':
+      if (typeof value !== 'boolean') throw new ModelError(`Value for BOOLEAN attribute '${id}' must be a boolean.`);
+      return;
+    case 'LINK':
+      if (typeof value !== 'string' || (value !== '' && !isWebUrl(value))) {
+        throw new ModelError(`Value for LINK attribute '${id}' must be a valid URL.`);
+      }
+      return;
+    case 'LIST': {
+      const list = attribute.list ?? [];
+      if (typeof value !== 'string' || !list.includes(value)) {
+        throw new ModelError(`Value for LIST attribute '${id}' must be one of: ${list.join(', ')}.`);
+      }
+      return;
+    }
+    case 'USERLIST':
+      if (value !== null && (typeof value !== 'string' || !model.organization.members.includes(value))) {
+        throw new ModelError(`Value for USERLIST attribute '${id}' must be the e-mail address of an organization member.`);
+      }
+      return;
+  }
+}
+
+function hasValue(value: AttributeValueType | undefined): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
+export function checkComponent(model: Model, component: Component): void {
+  if (component.typeId !== null && !model.types.has(component.typeId)) {
+    throw new ModelError(`Type with id '${component.typeId}' does not exist.`);
+  }
+  for (const target of component.linksTo) {
+    if (!model.components.has(target)) throw new ModelError(`Component with id '${target}' does not exist.`);
+  }
+  const typeSlug = typeSlugOf(model, component.typeId);
+  const values = new Map<string, AttributeValueType>();
+  for (const { id, value } of component.attributes) {
+    const attribute = model.attributes.get(id);
+    if (!attribute) throw new ModelError(`Attribute with id '${id}' does not exist.`);
+    if (values.has(id)) throw new ModelError(`Attribute '${id}' is given more than once.`);
+    if (!appliesTo(attribute, typeSlug)) {
+      throw new ModelError(`Attribute '${id}' does not apply to components of type '${typeSlug ?? '(none)'}'.`);
+    }
+    checkAttributeValue(model, attribute, value);
+    values.set(id, value);
+  }
+  for (const attribute of model.attributes.values()) {
+    if (attribute.required && appliesTo(attribute, typeSlug) && !hasValue(values.get(attribute.id))) {
+      throw new ModelError(`Required attribute '${attribute.id}' has no value.`);
+    }
+  }
+}
+
+export function checkAttribute(model: Model, attribute: Attribute): void {
+  if (attribute.type === 'LIST') {
+    if (attribute.list === undefined) throw new ModelError(`A LIST attribute needs a list of values.`);
+    const seen = new Set<string>();
+    for (const item of attribute.list) {
+      if (seen.has(item)) throw new ModelError(`Duplicate list values are not allowed, got several of: ${item}`);
+      seen.add(item);
+    }
+  } else if (attribute.list !== undefined) {
+    throw new ModelError(`Only a LIST attribute may have a list; this one is ${attribute.type}.`);
+  }
+  const slugs = new Set([...model.types.values()].map((t) => t.slug));
+  for (const slug of attribute.forTypes) {
+    if (!slugs.has(slug)) throw new ModelError(`Type with slug '${slug}' does not exist.`);
+  }
+}
+
+/** An attribute change must not leave any component with a value (or a gap) it forbids. */
+export function checkComponentsAgainstAttributes(model: Model): void {
+  for (const component of model.components.values()) {
+    try {
+      checkComponent(model, component);
+    } catch (err) {
+      if (err instanceof ModelError) {
+        throw new ModelError(`Component '${component.id}' (${component.name}) would become invalid: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+}
+
+export function checkDiagram(model: Model, diagram: Diagram): void {
+  for (const tagId of diagram.tags) {
+    if (!model.tags.has(tagId)) throw new ModelError(`Tag with id '${tagId}' does not exist.`);
+  }
+  const instances = new Map(diagram.componentInstances.map((i) => [i.id, i]));
+  for (const instance of diagram.componentInstances) {
+    const name = instance.ref ?? instance.id;
+    if (instance.component !== null && !model.components.has(instance.component)) {
+      throw new ModelError(`Component with id '${instance.component}' does not exist.`);
+    }
+    if (instance.parent !== null) {
+      if (instance.isContainer) throw new ModelError(`Container instance '${name}' cannot have a parent.`);
+      if (!instances.get(instance.parent)?.isContainer) {
+        throw new ModelError(`Parent '${instance.parent}' is not a container instance of this diagram.`);
+      }
+    }
+  }
+  for (const relation of diagram.relations) {
+    for (const end of [relation.fromComponentInstance, relation.toComponentInstance]) {
+      if (!instances.has(end)) throw new ModelError(`Component instance '${end}' does not exist in this diagram.`);
+    }
+    for (const target of relation.linksTo) {
+      if (!model.diagrams.has(target)) throw new ModelError(`Diagram with id '${target}' does not exist.`);
+    }
+  }
+}
+
+/** Every rule over the whole model: a repository's content is only served when this passes. */
+export function checkModel(model: Model): void {
+  const check = (path: string, run: () => void) => {
+    try {
+      run();
+    } catch (err) {
+      if (err instanceof ModelError) throw new ModelError(`${path}: ${err.message}`);
+      throw err;
+    }
+  };
+  for (const attribute of model.attributes.values()) check(`attributes/${attribute.id}.yaml`, () => checkAttribute(model, attribute));
+  for (const component of model.components.values()) check(`components/${component.id}.yaml`, () => checkComponent(model, component));
+  for (const diagram of model.diagrams.values()) check(`diagrams/${diagram.id}.yaml`, () => checkDiagram(model, diagram));
+  for (const kind of ['tags', 'attributes', 'components', 'diagrams'] as const) {
+    const seen = new Set<string>();
+    for (const resource of model[kind].values()) {
+      if (resource.ref === undefined) continue;
+      if (seen.has(resource.ref)) throw new ModelError(`${kind}/${resource.id}.yaml: Ref '${resource.ref}' is used more than once.`);
+      seen.add(resource.ref);
+    }
+  }
+}

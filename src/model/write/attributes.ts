@@ -1,0 +1,28 @@
+import type { AttributeInput } from '../schemas.js';
+import type { Attribute } from '../types.js';
+import { resolveTargets, type Draft } from '../draft.js';
+import { checkAttribute, checkComponentsAgainstAttributes } from '../rules.js';
+
+/** `createOnly`: the PUT form, where an element with an id is refused. */
+export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly: boolean): Attribute[] {
+  const targets = resolveTargets(draft, 'attribute', body, {
+    refuseIds: createOnly ? 'An id must not be supplied when creating attributes with PUT; use POST to update.' : undefined,
+  });
+  const changesBefore = draft.changes.length;
+  const attributes = body.map((input, i) =>
+    draft.put<Attribute>('attribute', {
+      id: targets[i].id,
+      ref: input.ref,
+      name: input.name,
+      type: input.type,
+      desc: input.desc ?? null,
+      required: input.required ?? false,
+      forTypes: input.forTypes ?? [],
+      apiContext: input.apiContext ?? draft.options.apiContext,
+      list: input.list,
+    }, input.apiContext !== undefined),
+  );
+  for (const attribute of attributes) checkAttribute(draft.model, attribute);
+  if (draft.changes.length > changesBefore) checkComponentsAgainstAttributes(draft.model);
+  return attributes;
+}

@@ -1,0 +1,220 @@
+import { ModelError } from '../../errors.js';
+import type { DiagramInput } from '../schemas.js';
+import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
+import type { Draft, Target } from '../draft.js';
+import { layoutDiagram, needsLayout, type LayoutInput } from '../layout.js';
+import type { References } from './references.js';
+
+interface Nested {
+  id: string;
+  ref?: string;
+}
+
+/**
+ * Nested elements are replaced by what the request sends; one sent back with its id, or with
+ * the ref of an element already in the diagram, keeps its id (and its layout). One sent with
+ * neither keeps the id of a stored element without ref whose content it repeats (`same`), so
+ * that re-posting an unchanged diagram changes nothing; otherwise it gets a new id.
+ */
+function matchNested<T extends Nested, I extends { id?: string; ref?: string }>(
+  stored: readonly T[],
+  inputs: readonly I[],
+  what: string,
+  newId: () => string,
+  same: { stored: (element: T) => string; input: (input: I, index: number) => string },
+): Array<{ id: string; existing: T | undefined }> {
+  const byId = new Map(stored.map((e) => [e.id, e]));
+  const byRef = new Map(stored.filter((e) => e.ref !== undefined).map((e) => [e.ref!, e]));
+  const unnamed = new Map<string, T[]>();
+  for (const element of stored) {
+    if (element.ref !== undefined) continue;
+    const key = same.stored(element);
+    unnamed.set(key, [...(unnamed.get(key) ?? []), element]);
+  }
+  const explicitIds = new Set(inputs.map((input) => input.id).filter((id) => id !== undefined));
+  const seenIds = new Set<string>();
+  const seenRefs = new Set<string>();
+  return inputs.map((input, index) => {
+    let existing: T | undefined;
+    if (input.id !== undefined) {
+      existing = byId.get(input.id);
+      if (!existing) throw new ModelError(`${what} with id '${input.id}' does not exist in this diagram.`);
+    } else if (input.ref !== undefined) {
+      existing = byRef.get(input.ref);
+    } else {
+      const candidates = unnamed.get(same.input(input, index)) ?? [];
+      const free = candidates.findIndex((c) => !seenIds.has(c.id) && !explicitIds.has(c.id));
+      if (free >= 0) existing = candidates.splice(free, 1)[0];
+    }
+    if (input.ref !== undefined) {
+      if (seenRefs.has(input.ref)) throw new ModelError(`Ref '${input.ref}' is used more than once.`);
+      seenRefs.add(input.ref);
+    }
+    const id = existing?.id ?? newId();
+    if (seenIds.has(id)) throw new ModelError(`${what} with id '${id}' is given more than once.`);
+    seenIds.add(id);
+    return { id, existing };
+  });
+}
+
+/** `parent` and `parentId` are two spellings of one field; if both are sent they must agree. */
+function parentOf(input: { parent?: string | null; parentId?: string | null }): string | null {
+  const { parent, parentId } = input;
+  if (parent != null && parentId != null && parent !== parentId) {
+    throw new ModelError(`parent '${parent}' and parentId '${parentId}' differ.`);
+  }
+  return parent ?? parentId ?? null;
+}
+
+interface Pending<T> {
+  element: T;
+  position?: Position;
+  width?: number;
+  height?: number;
+}
+
+export async function buildDiagram(
+  draft: Draft,
+  input: DiagramInput,
+  target: Target,
+  components: References,
+  diagrams: References,
+): Promise<Diagram> {
+  const stored = target.existing as Diagram | undefined;
+  const keepLayout = draft.options.layout === 'keep';
+  const newId = draft.options.newId;
+  const instanceInputs = input.componentInstances ?? [];
+  const textareaInputs = input.textareas ?? [];
+  const relationInputs = input.relations ?? [];
+
+  const componentOf = (i: { component?: string | null }) => (i.component == null ? null : components.resolve(i.component));
+  const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
+    stored: (i) => JSON.stringify([i.component, i.placeholder, i.isContainer]),
+    input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
+  });
+  const instanceNames = new Map<string, string>();
+  instanceInputs.forEach((i, n) => {
+    instanceNames.set(instanceTargets[n].id, instanceTargets[n].id);
+    if (i.ref !== undefined) instanceNames.set(i.ref, instanceTargets[n].id);
+  });
+
+  const instances: Pending<ComponentInstance>[] = instanceInputs.map((i, n) => {
+    const { id, existing } = instanceTargets[n];
+    const isContainer = i.isContainer ?? false;
+    const parentName = parentOf(i);
+    let parent: string | null = null;
+    if (parentName !== null) {
+      if (isContainer) throw new ModelError(`Container instance '${i.ref ?? id}' cannot have a parent.`);
+      parent = instanceNames.get(parentName) ?? null;
+      if (parent === null) throw new ModelError(`Parent '${parentName}' is not a container instance of this diagram.`);
+    }
+    const kept = keepLayout ? existing : undefined;
+    return {
+      element: {
+        id,
+        ref: i.ref,
+        component: componentOf(i),
+        placeholder: i.placeholder ?? '',
+        isContainer,
+        parent,
+        position: { x: 0, y: 0 },
+        width: 0,
+        height: 0,
+      },
+      position: i.position ?? kept?.position,
+      width: i.width ?? kept?.width,
+      height: i.height ?? kept?.height,
+    };
+  });
+
+  const textareaTargets = matchNested(stored?.textareas ?? [], textareaInputs, 'Text area', newId, {
+    stored: (t) => t.text,
+    input: (t) => t.text ?? '',
+  });
+  const textareas: Pending<TextArea>[] = textareaInputs.map((t, n) => {
+    const { id, existing } = textareaTargets[n];
+    const kept = keepLayout ? existing : undefined;
+    return {
+      element: { id, ref: t.ref, position: { x: 0, y: 0 }, width: 0, text: t.text ?? '' },
+      position: t.position ?? kept?.position,
+      width: t.width ?? kept?.width,
+    };
+  });
+
+  const instanceEnd = (name: string) => {
+    const id = instanceNames.get(name);
+    if (id === undefined) throw new ModelError(`Component instance '${name}' does not exist in this diagram.`);
+    return id;
+  };
+  const relationContents = relationInputs.map((r) => ({
+    fromComponentInstance: instanceEnd(r.fromComponentInstance),
+    toComponentInstance: instanceEnd(r.toComponentInstance),
+    label: r.label ?? null,
+    desc: r.desc ?? null,
+    linksTo: (r.linksTo ?? []).map((name) => diagrams.resolve(name)),
+  }));
+  const relationKey = (r: Omit<Relation, 'id'>) =>
+    JSON.stringify([r.fromComponentInstance, r.toComponentInstance, r.label, r.desc, r.linksTo]);
+  const relationTargets = matchNested(stored?.relations ?? [], relationInputs, 'Relation', newId, {
+    stored: relationKey,
+    input: (_, n) => relationKey(relationContents[n]),
+  });
+  const relations: Relation[] = relationInputs.map((r, n) => ({
+    id: relationTargets[n].id,
+    ref: r.ref,
+    ...relationContents[n],
+  }));
+
+  await placeElements(draft, instances, textareas, relations);
+
+  return {
+    id: target.id,
+    ref: input.ref,
+    name: input.name,
+    desc: input.desc ?? null,
+    state: input.state ?? 'DRAFT',
+    level: input.level,
+    tags: (input.tags ?? []).map((t) => t.id),
+    componentInstances: instances.map((p) => p.element),
+    textareas: textareas.map((p) => p.element),
+    relations,
+    apiContext: input.apiContext ?? draft.options.apiContext,
+  };
+}
+
+/** Fills in every position and size the request and the stored diagram leave open. */
+async function placeElements(
+  draft: Draft,
+  instances: Pending<ComponentInstance>[],
+  textareas: Pending<TextArea>[],
+  relations: Relation[],
+): Promise<void> {
+  const layoutInput: LayoutInput = {
+    instances: instances.map(({ element, position, width, height }) => ({
+      id: element.id,
+      parent: element.parent,
+      isContainer: element.isContainer,
+      label: (element.component !== null ? draft.model.components.get(element.component)?.name : undefined)
+        ?? element.placeholder,
+      position,
+      width,
+      height,
+    })),
+    textareas: textareas.map(({ element, position, width }) => ({ id: element.id, text: element.text, position, width })),
+    relations: relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
+  };
+  if (needsLayout(layoutInput)) {
+    const result = await layoutDiagram(layoutInput);
+    for (const pending of instances) Object.assign(pending, result.instances.get(pending.element.id));
+    for (const pending of textareas) Object.assign(pending, result.textareas.get(pending.element.id));
+  }
+  for (const { element, position, width, height } of instances) {
+    element.position = { x: position!.x, y: position!.y };
+    element.width = width!;
+    element.height = height!;
+  }
+  for (const { element, position, width } of textareas) {
+    element.position = { x: position!.x, y: position!.y };
+    element.width = width!;
+  }
+}

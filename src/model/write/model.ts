@@ -1,0 +1,44 @@
+import type { ComponentInput, DiagramInput } from '../schemas.js';
+import type { Component, Diagram } from '../types.js';
+import { resolveTargets, type Draft } from '../draft.js';
+import { checkComponent, checkDiagram } from '../rules.js';
+import { buildComponent } from './components.js';
+import { buildDiagram } from './diagrams.js';
+import { componentReferences, diagramReferences } from './references.js';
+
+export interface ModelWrite {
+  components?: ComponentInput[];
+  diagrams?: DiagramInput[];
+}
+
+/**
+ * Components and diagrams of one request, written together: the component, diagram and model
+ * endpoints all come here, so a ref defined anywhere in a request can be used anywhere in it.
+ * `componentPath` says how the body names its components in error texts (`` → `0`, `components.` → `components.0`).
+ */
+export async function writeModel(
+  draft: Draft,
+  body: ModelWrite,
+  componentPath: string,
+): Promise<{ components: Component[]; diagrams: Diagram[] }> {
+  const componentInputs = body.components ?? [];
+  const diagramInputs = body.diagrams ?? [];
+  const componentTargets = resolveTargets(draft, 'component', componentInputs);
+  const diagramTargets = resolveTargets(draft, 'diagram', diagramInputs);
+  const componentRefs = componentReferences(draft, componentInputs, componentTargets);
+  const diagramRefs = diagramReferences(draft, diagramInputs, diagramTargets);
+
+  const components = componentInputs.map((input, i) =>
+    draft.put('component',
+      buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
+      input.apiContext !== undefined),
+  );
+  const diagrams: Diagram[] = [];
+  for (const [i, input] of diagramInputs.entries()) {
+    const diagram = await buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs);
+    diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
+  }
+  for (const component of components) checkComponent(draft.model, component);
+  for (const diagram of diagrams) checkDiagram(draft.model, diagram);
+  return { components, diagrams };
+}

@@ -1,0 +1,103 @@
+import { ApiError } from '../errors.js';
+import { Draft, type WriteOptions } from '../model/draft.js';
+import { FileError } from '../model/files.js';
+import { loadModel } from '../model/load.js';
+import type { Model } from '../model/types.js';
+import { ModelError } from '../errors.js';
+import type { Author, Repo } from '../store/repo.js';
+import { commitMessage } from './commit-message.js';
+
+/** The model at one commit, plus responses already serialized from it. */
+export interface Snapshot {
+  readonly commit: string;
+  readonly model: Model;
+  /** Serialized GET bodies, built once per commit. */
+  readonly responses: Map<string, Buffer>;
+}
+
+export interface WriteRequest {
+  /** `If-Match`: the commit the client last read. */
+  ifMatch?: string;
+  author: Author;
+  /** First words of the commit message: `POST /api/external/component`. */
+  title: string;
+  options: WriteOptions;
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}$/;
+const KEPT_SNAPSHOTS = 8;
+
+/**
+ * One organization's model: reads come from an in-memory snapshot keyed by the commit of
+ * `main`; a write runs the pure model step on the snapshot under the organization's write
+ * lock and commits the files it changed.
+ */
+export class OrgModel {
+  private current: Snapshot | undefined;
+  private readonly older = new Map<string, Snapshot>();
+
+  constructor(readonly slug: string, readonly repo: Repo) {}
+
+  /** The model at the tip of `main`; a tip moved by another process is loaded here. */
+  async head(): Promise<Snapshot> {
+    const commit = await this.repo.readHead();
+    if (commit === null) throw new Error(`Organization ${this.slug} has no main branch`);
+    if (this.current?.commit !== commit) this.current = await this.load(commit, this.current);
+    return this.current;
+  }
+
+  /** The model as of an earlier commit, for `?at=`. */
+  async at(commit: string): Promise<Snapshot> {
+    if (this.current?.commit === commit) return this.current;
+    const kept = this.older.get(commit);
+    if (kept) return kept;
+    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
+      throw new ApiError(404, `Commit '${commit}' does not exist.`);
+    }
+    const snapshot = await this.load(commit, this.current);
+    if (this.older.size >= KEPT_SNAPSHOTS) this.older.delete(this.older.keys().next().value!);
+    this.older.set(commit, snapshot);
+    return snapshot;
+  }
+
+  async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+    return this.repo.withWriteLock(async () => {
+      const base = await this.head();
+      if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
+        throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
+      }
+      const draft = new Draft(base.model, request.options);
+      const result = await step(draft);
+      if (draft.changes.length === 0) return { snapshot: base, result };
+      const commit = await this.repo.commit({
+        parent: base.commit,
+        changes: draft.changes.map(({ path, content }) => ({ path, content })),
+        author: request.author,
+        message: commitMessage(request.title, draft.changes, request.options.apiContext),
+      });
+      this.current = { commit, model: draft.model, responses: new Map() };
+      return { snapshot: this.current, result };
+    });
+  }
+
+  /**
+   * Builds the snapshot of `commit`, reusing every resource whose blob is unchanged since
+   * `from`, so a tip moved by one commit costs what that commit changed.
+   */
+  private async load(commit: string, from: Snapshot | undefined): Promise<Snapshot> {
+    const files = await this.repo.listFiles(commit);
+    const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
+    try {
+      const model = await loadModel(files, {
+        read: async (oid) => (await this.repo.readBlob(oid)).toString('utf8'),
+        reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
+      });
+      return { commit, model, responses: new Map() };
+    } catch (err) {
+      if (err instanceof FileError || err instanceof ModelError) {
+        throw new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+}

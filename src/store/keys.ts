@@ -1,0 +1,204 @@
+/**
+ * API keys, kept in `<dataDir>/keys.yaml`, outside every model repository. Only SHA-256
+ * hashes are stored; a key is shown once, when it is created.
+ *
+ * The CLI and running servers share the file: writers take a cross-process lock around
+ * read-modify-write and publish by rename; readers notice a new file by its stat
+ * signature on every call, so a revoke from the CLI takes effect on the next request.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { withDirectoryLock } from './lock.js';
+import { isCode, syncDirectory } from './objects.js';
+
+export type Role = 'editor' | 'reader';
+export const ROLES: readonly Role[] = ['editor', 'reader'];
+
+export interface KeyRecord {
+  id: string;
+  org: string;
+  label: string;
+  role: Role;
+  /** Hex SHA-256 of the key. */
+  hash: string;
+  /** ISO time. */
+  created: string;
+  /** ISO time; absent while the key is valid. */
+  revoked?: string;
+}
+
+export const KEYS_FILE_NAME = 'keys.yaml';
+const KEYS_LOCK_NAME = 'keys.yaml.lock';
+const KEY_PATTERN = /^c4s_[A-Za-z0-9_-]{43}$/;
+// Compared against when no stored hash matches, so an unknown key costs the same work.
+const NO_MATCH_HASH = Buffer.alloc(32);
+
+interface Snapshot {
+  signature: string;
+  records: KeyRecord[];
+  byHash: Map<string, KeyRecord>;
+}
+
+export class KeyStore {
+  readonly file: string;
+  private snapshot: Snapshot | null = null;
+
+  constructor(readonly dataDir: string) {
+    this.file = path.join(path.resolve(dataDir), KEYS_FILE_NAME);
+  }
+
+  async create(org: string, opts: { label?: string; role?: Role } = {}): Promise<{ key: string; record: KeyRecord }> {
+    const label = opts.label ?? 'api';
+    const role = opts.role ?? 'editor';
+    if (typeof org !== 'string' || org === '') throw new Error('An organization is required.');
+    if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
+    if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
+    const key = `c4s_${randomBytes(32).toString('base64url')}`;
+    const record: KeyRecord = {
+      id: randomBytes(9).toString('base64url'),
+      org,
+      label: label.trim(),
+      role,
+      hash: sha256Hex(key),
+      created: new Date().toISOString(),
+    };
+    await this.modify((records) => [...records, record]);
+    return { key, record: { ...record } };
+  }
+
+  async revoke(org: string, keyId: string): Promise<KeyRecord> {
+    let revoked: KeyRecord | undefined;
+    await this.modify((records) =>
+      records.map((record) => {
+        if (record.org !== org || record.id !== keyId) return record;
+        revoked = record.revoked ? record : { ...record, revoked: new Date().toISOString() };
+        return revoked;
+      }),
+    );
+    if (!revoked) throw new Error(`Organization '${org}' has no API key with id '${keyId}'.`);
+    return { ...revoked };
+  }
+
+  async list(org: string): Promise<KeyRecord[]> {
+    const { records } = await this.current();
+    return records.filter((record) => record.org === org).map((record) => ({ ...record }));
+  }
+
+  /** The key's record, or null for a malformed, unknown or revoked key. */
+  async verify(key: string): Promise<KeyRecord | null> {
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) return null;
+    const { byHash } = await this.current();
+    const presented = createHash('sha256').update(key).digest();
+    // The map is keyed by the hash, not the key: a lookup reveals nothing an attacker can
+    // steer byte by byte. The final comparison is constant-time all the same.
+    const record = byHash.get(presented.toString('hex'));
+    const stored = record ? Buffer.from(record.hash, 'hex') : NO_MATCH_HASH;
+    const matches = timingSafeEqual(stored, presented) && record !== undefined;
+    return matches && !record.revoked ? { ...record } : null;
+  }
+
+  private async current(): Promise<Snapshot> {
+    const signature = await statSignature(this.file);
+    if (this.snapshot?.signature !== signature) this.snapshot = await readSnapshot(this.file);
+    return this.snapshot;
+  }
+
+  private async modify(change: (records: KeyRecord[]) => KeyRecord[]): Promise<void> {
+    await fsp.mkdir(path.dirname(this.file), { recursive: true });
+    await withDirectoryLock(
+      path.dirname(this.file),
+      async () => {
+        // Re-read under the lock: another process may have written since our last look.
+        const { records } = await readSnapshot(this.file);
+        await writeKeysFile(this.file, change(records));
+        this.snapshot = await readSnapshot(this.file);
+      },
+      KEYS_LOCK_NAME,
+    );
+  }
+}
+
+function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+async function statSignature(file: string): Promise<string> {
+  try {
+    const stat = await fsp.stat(file, { bigint: true });
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return 'missing';
+    throw error;
+  }
+}
+
+async function readSnapshot(file: string): Promise<Snapshot> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return { signature: 'missing', records: [], byHash: new Map() };
+    throw error;
+  }
+  try {
+    // Signature and content from one open file, so they always belong together.
+    const stat = await handle.stat({ bigint: true });
+    const records = parseKeysFile(await handle.readFile('utf8'), file);
+    return {
+      signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+      records,
+      byHash: new Map(records.map((record) => [record.hash, record])),
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+// A file we cannot read is an error, never "no keys": treating it as empty would make
+// the next create overwrite every key.
+function parseKeysFile(text: string, file: string): KeyRecord[] {
+  const document = (parse(text) ?? {}) as { keys?: unknown };
+  const keys = document.keys ?? [];
+  if (!Array.isArray(keys)) throw new Error(`${file}: 'keys' must be a list.`);
+  return keys.map((item: unknown, index) => {
+    const record = item as Partial<KeyRecord> | null;
+    const valid =
+      record !== null &&
+      typeof record === 'object' &&
+      typeof record.id === 'string' &&
+      typeof record.org === 'string' &&
+      typeof record.label === 'string' &&
+      ROLES.includes(record.role as Role) &&
+      typeof record.hash === 'string' &&
+      /^[0-9a-f]{64}$/.test(record.hash) &&
+      typeof record.created === 'string' &&
+      (record.revoked === undefined || typeof record.revoked === 'string');
+    if (!valid) throw new Error(`${file}: key #${index + 1} is malformed.`);
+    const { id, org, label, role, hash, created, revoked } = record as KeyRecord;
+    return revoked === undefined ? { id, org, label, role, hash, created } : { id, org, label, role, hash, created, revoked };
+  });
+}
+
+async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {
+  const text = `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records })}`;
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await fsp.open(temp, 'wx', 0o600);
+  try {
+    // The umask can only remove bits from 0600, but an explicit chmod states the intent.
+    await handle.chmod(0o600);
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await fsp.rename(temp, file).catch(async (error: unknown) => {
+    await fsp.rm(temp, { force: true });
+    throw error;
+  });
+  await syncDirectory(path.dirname(file));
+}

@@ -1,0 +1,307 @@
+/**
+ * A bare git repository holding one organization's model on branch main: no index, no
+ * working tree. A commit rewrites only the trees on the paths it changes.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import {
+  DIR_MODE,
+  FILE_MODE,
+  ObjectNotFoundError,
+  ObjectStore,
+  type ObjectWriter,
+  type TreeEntry,
+  WrongObjectTypeError,
+  compareTreeNames,
+  makeTreeEntry,
+  isCode,
+  isDirMode,
+  isOid,
+  serializeCommit,
+  syncDirectory,
+} from './objects.js';
+import { MAIN_REF, StaleHeadError, compareAndSwapRef, readRef } from './refs.js';
+import { withDirectoryLock } from './lock.js';
+
+export { StaleHeadError } from './refs.js';
+
+/** content null deletes the file. */
+export interface FileChange {
+  path: string;
+  content: string | null;
+}
+
+export interface Author {
+  name: string;
+  email: string;
+}
+
+export interface RepoOptions {
+  /** fsync objects, their directories and the ref before a commit is reported done. */
+  durable?: boolean;
+}
+
+export interface CommitArgs {
+  parent: string;
+  changes: FileChange[];
+  author: Author;
+  message: string;
+  /** Seconds since the epoch; defaults to now. */
+  timestamp?: number;
+}
+
+export interface LogEntry {
+  oid: string;
+  parents: string[];
+  /** Raw author line: `Name <email> <seconds> <tz>`. */
+  author: string;
+  message: string;
+}
+
+/** Pending edits of one tree, by entry name: a file's new content (null: delete) or a subtree's edits. */
+type TreeEdits = Map<string, FileEdit | TreeEdits>;
+interface FileEdit {
+  content: string | null;
+}
+
+const MODES_OF_BLOBS = new Set(['100644', '100755', '120000']);
+const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
+
+export class Repo {
+  readonly gitdir: string;
+  private readonly durable: boolean;
+  private readonly objects: ObjectStore;
+
+  constructor(gitdir: string, options: RepoOptions = {}) {
+    this.gitdir = path.resolve(gitdir);
+    this.durable = options.durable ?? false;
+    this.objects = new ObjectStore(this.gitdir, this.durable);
+  }
+
+  /**
+   * Creates the bare repository with its first commit. It is assembled in a temporary
+   * sibling directory and renamed into place, so a crash never leaves a half-made repo
+   * under the real name, and of two concurrent inits only one succeeds.
+   */
+  static async init(
+    gitdir: string,
+    first: { files: FileChange[]; author: Author; message: string; timestamp?: number },
+    options: RepoOptions = {},
+  ): Promise<Repo> {
+    const target = path.resolve(gitdir);
+    if (await exists(target)) throw new Error(`${target} already exists.`);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const staging = `${target}.init-${randomBytes(6).toString('hex')}`;
+    try {
+      await createBareLayout(staging);
+      const staged = new Repo(staging, options);
+      await staged.writeCommit({ ...first, parent: null, changes: first.files });
+      if (await exists(target)) throw new Error(`${target} already exists.`);
+      await fsp.rename(staging, target);
+    } catch (error) {
+      await fsp.rm(staging, { recursive: true, force: true });
+      if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) {
+        throw new Error(`${target} already exists.`);
+      }
+      throw error;
+    }
+    if (options.durable) await syncDirectory(path.dirname(target));
+    return new Repo(target, options);
+  }
+
+  readHead(): Promise<string | null> {
+    return readRef(this.gitdir, MAIN_REF);
+  }
+
+  async hasCommit(oid: string): Promise<boolean> {
+    if (!isOid(oid)) return false;
+    try {
+      await this.objects.readCommit(oid);
+      return true;
+    } catch (error) {
+      if (error instanceof ObjectNotFoundError || error instanceof WrongObjectTypeError) return false;
+      throw error;
+    }
+  }
+
+  /** Every file of the commit's tree, path -> blob oid. */
+  async listFiles(commit: string): Promise<Map<string, string>> {
+    const { tree } = await this.objects.readCommit(commit);
+    const files = new Map<string, string>();
+    await this.collectFiles(tree, '', files);
+    return files;
+  }
+
+  private async collectFiles(treeOid: string, prefix: string, files: Map<string, string>): Promise<void> {
+    for (const entry of await this.objects.readTree(treeOid)) {
+      if (isDirMode(entry.mode)) await this.collectFiles(entry.oid, `${prefix}${entry.name}/`, files);
+      else if (MODES_OF_BLOBS.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
+    }
+  }
+
+  readBlob(oid: string): Promise<Buffer> {
+    return this.objects.readTyped(oid, 'blob');
+  }
+
+  /** First-parent history from `start` (default: main), newest first. */
+  async log(start?: string, limit = 100): Promise<LogEntry[]> {
+    const entries: LogEntry[] = [];
+    let oid: string | null = start ?? (await this.readHead());
+    while (oid && entries.length < limit) {
+      const commit = await this.objects.readCommit(oid);
+      entries.push({ oid, parents: commit.parents, author: commit.author, message: commit.message });
+      oid = commit.parents[0] ?? null;
+    }
+    return entries;
+  }
+
+  /** Serializes writers of this repository, across the process and across processes. */
+  withWriteLock<T>(fn: () => Promise<T>): Promise<T> {
+    return withDirectoryLock(this.gitdir, fn);
+  }
+
+  /**
+   * Commits `changes` on top of `parent` and moves main there, provided main is still
+   * `parent` (else StaleHeadError, and main is left alone). Returns the new commit's oid.
+   */
+  async commit(args: CommitArgs): Promise<string> {
+    if (!isOid(args.parent)) throw new Error(`Not a commit id: ${String(args.parent)}`);
+    return this.writeCommit(args);
+  }
+
+  private async writeCommit(args: Omit<CommitArgs, 'parent'> & { parent: string | null }): Promise<string> {
+    const edits = toTreeEdits(args.changes);
+    // Cheap early refusal; the compare-and-swap below is what actually decides.
+    const head = await this.readHead();
+    if (head !== args.parent) throw new StaleHeadError(args.parent, head);
+
+    const baseTree = args.parent ? (await this.objects.readCommit(args.parent)).tree : null;
+    const writer = this.objects.startWriting();
+    const tree = (await this.rewriteTree(writer, baseTree, edits)) ?? (await writer.writeTree([]));
+    const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
+    const commit = await writer.write(
+      'commit',
+      serializeCommitFor(tree, args.parent, who, args.message),
+    );
+    await writer.finish();
+    await compareAndSwapRef(this.gitdir, MAIN_REF, args.parent, commit, { durable: this.durable });
+    return commit;
+  }
+
+  /** Returns the new tree's oid, or null when it ends up empty (empty trees are dropped). */
+  private async rewriteTree(writer: ObjectWriter, baseOid: string | null, edits: TreeEdits): Promise<string | null> {
+    const base = baseOid ? await this.objects.readTree(baseOid) : [];
+    // Blobs and subtrees do not depend on each other: write them concurrently.
+    const updates = await Promise.all(
+      [...edits].map(async ([name, edit]) => {
+        const nameBytes = Buffer.from(name, 'utf8');
+        if (!(edit instanceof Map)) {
+          if (edit.content === null) return { name, nameBytes, isDir: false, oid: null };
+          if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
+          return { name, nameBytes, isDir: false, oid: await writer.write('blob', Buffer.from(edit.content, 'utf8')) };
+        }
+        if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
+        const at = findEntry(base, nameBytes, true);
+        const oid = await this.rewriteTree(writer, at.found ? base[at.index]!.oid : null, edit);
+        return { name, nameBytes, isDir: true, oid };
+      }),
+    );
+    const entries = [...base];
+    for (const { name, nameBytes, isDir, oid } of updates) {
+      const at = findEntry(entries, nameBytes, isDir);
+      if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(isDir ? DIR_MODE : FILE_MODE, name, oid));
+      else if (at.found) entries.splice(at.index, 1);
+    }
+    return entries.length === 0 ? null : writer.writeTree(entries);
+  }
+}
+
+export class PathConflictError extends Error {
+  constructor(name: string, what: string) {
+    super(`Cannot write '${name}': it ${what} in the current tree.`);
+    this.name = 'PathConflictError';
+  }
+}
+
+function toTreeEdits(changes: readonly FileChange[]): TreeEdits {
+  const root: TreeEdits = new Map();
+  const seen = new Set<string>();
+  for (const change of changes) {
+    const segments = checkedSegments(change.path);
+    if (seen.has(change.path)) throw new Error(`Path '${change.path}' is changed twice in one commit.`);
+    seen.add(change.path);
+    let level = root;
+    for (const dir of segments.slice(0, -1)) {
+      let next = level.get(dir);
+      if (next === undefined) level.set(dir, (next = new Map()));
+      if (!(next instanceof Map)) throw new Error(`Path '${change.path}' runs through a file of the same commit.`);
+      level = next;
+    }
+    const leaf = segments[segments.length - 1]!;
+    if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
+    level.set(leaf, { content: change.content });
+  }
+  return root;
+}
+
+function checkedSegments(filePath: string): string[] {
+  const segments = typeof filePath === 'string' ? filePath.split('/') : [''];
+  for (const segment of segments) {
+    if (FORBIDDEN_SEGMENTS.has(segment) || segment.includes('\0') || segment.toLowerCase() === '.git') {
+      throw new Error(`Invalid path in repository: '${String(filePath)}'.`);
+    }
+  }
+  return segments;
+}
+
+interface Position {
+  found: boolean;
+  index: number;
+}
+
+function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: boolean): Position {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const entry = entries[middle]!;
+    const order = compareTreeNames(entry.nameBytes, isDirMode(entry.mode), nameBytes, isDir);
+    if (order === 0) return { found: true, index: middle };
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return { found: false, index: low };
+}
+
+function serializeCommitFor(
+  tree: string,
+  parent: string | null,
+  who: Author & { timestamp: number },
+  message: string,
+): Buffer {
+  return serializeCommit({ tree, parents: parent ? [parent] : [], author: who, committer: who, message });
+}
+
+async function createBareLayout(gitdir: string): Promise<void> {
+  await fsp.mkdir(gitdir);
+  for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info']) {
+    await fsp.mkdir(path.join(gitdir, dir), { recursive: true });
+  }
+  await fsp.writeFile(path.join(gitdir, 'HEAD'), `ref: ${MAIN_REF}\n`);
+  await fsp.writeFile(
+    path.join(gitdir, 'config'),
+    '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n',
+  );
+  await fsp.writeFile(path.join(gitdir, 'description'), 'c4store model repository\n');
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fsp.lstat(file);
+    return true;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}

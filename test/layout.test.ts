@@ -1,0 +1,616 @@
+import test from 'ava';
+import fc from 'fast-check';
+import {
+  boxesOverlap,
+  defaultInstanceSize,
+  findChildrenOutside,
+  findOverlaps,
+  layoutDiagram,
+  LAYOUT,
+  needsLayout,
+  textAreaHeight,
+  type ElkLike,
+  type LayoutInput,
+  type LayoutInstance,
+  type LayoutResult,
+  type LayoutTextArea,
+} from '../src/model/layout.js';
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+const leaf = (id: string, extra: Partial<LayoutInstance> = {}): LayoutInstance => ({
+  id,
+  parent: null,
+  isContainer: false,
+  label: id,
+  ...extra,
+});
+const box = (id: string, extra: Partial<LayoutInstance> = {}): LayoutInstance => ({
+  id,
+  parent: null,
+  isContainer: true,
+  label: id,
+  ...extra,
+});
+const kid = (id: string, parent: string, extra: Partial<LayoutInstance> = {}): LayoutInstance => ({
+  id,
+  parent,
+  isContainer: false,
+  label: id,
+  ...extra,
+});
+const rel = (from: string, to: string) => ({ from, to });
+const input = (
+  instances: LayoutInstance[],
+  relations: Array<{ from: string; to: string }> = [],
+  textareas: LayoutTextArea[] = [],
+): LayoutInput => ({ instances, relations, textareas });
+
+/** An elk stand-in that fails the test when called. */
+const noElk: ElkLike = {
+  layout: () => {
+    throw new Error('elk must not be called');
+  },
+};
+
+/** Counts calls and delegates to a real layout run through the default elk. */
+function countingElk(): { elk: ElkLike; calls: () => number } {
+  let calls = 0;
+  let real: ElkLike | undefined;
+  return {
+    calls: () => calls,
+    elk: {
+      async layout(graph) {
+        calls++;
+        if (!real) {
+          const mod = (await import('elkjs/lib/elk.bundled.js')) as unknown as {
+            default: (new () => ElkLike) & { default?: new () => ElkLike };
+          };
+          const Ctor = mod.default.default ?? mod.default;
+          real = new Ctor();
+        }
+        return real.layout(graph);
+      },
+    },
+  };
+}
+
+function isWhole(n: number): boolean {
+  return Number.isInteger(n);
+}
+
+/** The invariants every result must satisfy (except what the test says may overflow). */
+function checkValid(
+  t: import('ava').ExecutionContext,
+  inp: LayoutInput,
+  r: LayoutResult,
+  opts: { allowOutside?: string[] } = {},
+): void {
+  const ids = new Set(inp.instances.map((i) => i.id));
+  t.is(r.instances.size, ids.size, 'every instance laid out');
+  t.is(r.textareas.size, new Set(inp.textareas.map((a) => a.id)).size, 'every text area laid out');
+  for (const [id, b] of r.instances) {
+    t.true(isWhole(b.position.x) && isWhole(b.position.y), `${id} position whole`);
+    t.true(isWhole(b.width) && b.width >= 1 && b.width <= 100, `${id} width ${b.width} in 1..100`);
+    t.true(isWhole(b.height) && b.height >= 1 && b.height <= 100, `${id} height ${b.height} in 1..100`);
+  }
+  for (const [id, b] of r.textareas) {
+    t.true(isWhole(b.position.x) && isWhole(b.position.y), `${id} position whole`);
+    t.true(isWhole(b.width) && b.width >= 1 && b.width <= 100, `${id} width in 1..100`);
+  }
+  t.deepEqual(findOverlaps(r, inp), [], 'no overlaps');
+  const outside = findChildrenOutside(r, inp).filter((id) => !(opts.allowOutside ?? []).includes(id));
+  t.deepEqual(outside, [], 'children inside their containers');
+  // given values kept
+  for (const i of inp.instances) {
+    const b = r.instances.get(i.id)!;
+    if (i.position) t.deepEqual(b.position, i.position, `${i.id} position kept`);
+    if (i.width !== undefined) t.is(b.width, i.width, `${i.id} width kept`);
+    if (i.height !== undefined) t.is(b.height, i.height, `${i.id} height kept`);
+  }
+  for (const a of inp.textareas) {
+    const b = r.textareas.get(a.id)!;
+    if (a.position) t.deepEqual(b.position, a.position, `${a.id} position kept`);
+    if (a.width !== undefined) t.is(b.width, a.width, `${a.id} width kept`);
+  }
+}
+
+/** Turns a result into input with everything given (as the store would save it). */
+function asPlaced(inp: LayoutInput, r: LayoutResult): LayoutInput {
+  return {
+    instances: inp.instances.map((i) => {
+      const b = r.instances.get(i.id)!;
+      return { ...i, position: b.position, width: b.width, height: b.height };
+    }),
+    textareas: inp.textareas.map((a) => {
+      const b = r.textareas.get(a.id)!;
+      return { ...a, position: b.position, width: b.width };
+    }),
+    relations: inp.relations,
+  };
+}
+
+/** Deterministic pseudo-random numbers for the big diagrams. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function randomDiagram(n: number, edges: number, seed: number): LayoutInput {
+  const rnd = rng(seed);
+  const instances = Array.from({ length: n }, (_, i) => leaf(`i${i}`, { label: `Service ${i}` }));
+  const relations = [];
+  for (let k = 0; k < edges; k++) {
+    const a = Math.floor(rnd() * n);
+    const b = Math.floor(rnd() * n);
+    if (a !== b) relations.push(rel(`i${a}`, `i${b}`));
+  }
+  return input(instances, relations);
+}
+
+// ---------------------------------------------------------------------------------------------
+// elk warm-up (its first call in a process pays for JIT compilation); serial tests run first.
+
+test.serial('speed: 50 instances with 60 relations lay out well under a second', async (t) => {
+  await layoutDiagram(randomDiagram(50, 60, 99)); // warm-up: JIT compilation of the elk engine
+  const inp = randomDiagram(50, 60, 7);
+  // CPU time of this process (serial tests run alone), so that a busy machine does not make
+  // the test flaky; wall time is logged too.
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const r = await layoutDiagram(inp);
+  const used = process.cpuUsage(cpu);
+  const ms = (used.user + used.system) / 1000;
+  t.log(`50 instances / 60 relations: ${ms.toFixed(0)} ms CPU, ${(performance.now() - start).toFixed(0)} ms wall`);
+  t.true(ms < 1000, `took ${ms} ms`);
+  checkValid(t, inp, r);
+});
+
+// ---------------------------------------------------------------------------------------------
+// units and helpers
+
+test('textAreaHeight: one line per grid unit, lines wrap at the width, at least 1', (t) => {
+  t.is(textAreaHeight('', 10), 1);
+  t.is(textAreaHeight('hello', 10), 1);
+  t.is(textAreaHeight('0123456789', 10), 1);
+  t.is(textAreaHeight('0123456789a', 10), 2);
+  t.is(textAreaHeight('a\nb\n\nc', 10), 4);
+  t.is(textAreaHeight('a\r\nb', 10), 2);
+  t.is(textAreaHeight('x'.repeat(95), 40), 3);
+  t.is(textAreaHeight('abc', 0), 3, 'a width below 1 counts as 1');
+});
+
+test('default sizes: 16x8 box, wider for long labels, capped; containers 24x16', (t) => {
+  t.deepEqual(defaultInstanceSize('API', false), { width: 16, height: 8 });
+  t.deepEqual(defaultInstanceSize('', false), { width: 16, height: 8 });
+  t.deepEqual(defaultInstanceSize('A rather long component name', false), { width: 32, height: 8 });
+  const long = defaultInstanceSize('x'.repeat(200), false);
+  t.is(long.width, 40);
+  t.true(long.height > 8 && long.height <= 100);
+  t.deepEqual(defaultInstanceSize('Shop', true), { width: 24, height: 16 });
+});
+
+test('boxesOverlap: touching edges do not overlap', (t) => {
+  const a = { position: { x: 0, y: 0 }, width: 10, height: 10 };
+  t.false(boxesOverlap(a, { position: { x: 10, y: 0 }, width: 5, height: 5 }));
+  t.false(boxesOverlap(a, { position: { x: 0, y: 10 }, width: 5, height: 5 }));
+  t.true(boxesOverlap(a, { position: { x: 9, y: 9 }, width: 5, height: 5 }));
+  t.true(boxesOverlap(a, { position: { x: -3, y: -3 }, width: 20, height: 20 }));
+});
+
+// ---------------------------------------------------------------------------------------------
+// rules
+
+test('empty input gives an empty result without calling elk', async (t) => {
+  const inp = input([]);
+  t.false(needsLayout(inp));
+  const r = await layoutDiagram(inp, { elk: noElk });
+  t.is(r.instances.size, 0);
+  t.is(r.textareas.size, 0);
+});
+
+test('a single new instance is placed at the origin with the default size', async (t) => {
+  const r = await layoutDiagram(input([leaf('a')]), { elk: noElk });
+  t.deepEqual(r.instances.get('a'), { position: { x: 0, y: 0 }, width: 16, height: 8 });
+});
+
+test('flow: a chain a→b→c runs left to right, related boxes close together', async (t) => {
+  const inp = input([leaf('c'), leaf('a'), leaf('b')], [rel('a', 'b'), rel('b', 'c')]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  const a = r.instances.get('a')!;
+  const b = r.instances.get('b')!;
+  const c = r.instances.get('c')!;
+  t.true(a.position.x + a.width <= b.position.x, 'a left of b');
+  t.true(b.position.x + b.width <= c.position.x, 'b left of c');
+  t.true(b.position.x - (a.position.x + a.width) <= 20, 'a and b close');
+  t.true(Math.abs(a.position.y - b.position.y) <= 8 && Math.abs(b.position.y - c.position.y) <= 8, 'on one line');
+});
+
+test('flow: unrelated instances are packed in rows, not one long column', async (t) => {
+  const inp = input(Array.from({ length: 30 }, (_, i) => leaf(`u${i}`)));
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  const xs = new Set([...r.instances.values()].map((b) => b.position.x));
+  const ys = new Set([...r.instances.values()].map((b) => b.position.y));
+  t.true(xs.size > 2 && ys.size > 2);
+});
+
+test('containers: children inside, container sized to hold them with padding', async (t) => {
+  const inp = input(
+    [
+      leaf('user'),
+      box('shop', { label: 'Web shop' }),
+      kid('ui', 'shop'),
+      kid('api', 'shop'),
+      kid('db', 'shop'),
+      box('pay', { label: 'Payments' }),
+      kid('gw', 'pay'),
+      box('empty'),
+    ],
+    [rel('user', 'ui'), rel('ui', 'api'), rel('api', 'db'), rel('api', 'gw')],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  const shop = r.instances.get('shop')!;
+  for (const id of ['ui', 'api', 'db']) {
+    const k = r.instances.get(id)!;
+    t.true(k.position.x >= shop.position.x + LAYOUT.padSide, `${id} left padding`);
+    t.true(k.position.y >= shop.position.y + LAYOUT.padTop, `${id} top padding`);
+    t.true(k.position.x + k.width <= shop.position.x + shop.width - LAYOUT.padSide, `${id} right padding`);
+    t.true(k.position.y + k.height <= shop.position.y + shop.height - LAYOUT.padBottom, `${id} bottom padding`);
+  }
+  // the flow continues inside: ui → api left to right
+  t.true(r.instances.get('ui')!.position.x < r.instances.get('api')!.position.x);
+  // the user (outside) is left of the container its relation enters
+  t.true(r.instances.get('user')!.position.x + 16 <= shop.position.x);
+  // a container with one child is not much bigger than the child
+  const pay = r.instances.get('pay')!;
+  t.true(pay.width <= 16 + 2 * LAYOUT.padSide + 8 && pay.height <= 8 + LAYOUT.padTop + LAYOUT.padBottom + 8);
+  t.deepEqual({ w: r.instances.get('empty')!.width, h: r.instances.get('empty')!.height }, { w: 24, h: 16 });
+});
+
+test('containers: a given container size is kept and its children laid out inside', async (t) => {
+  const inp = input([box('big', { width: 80, height: 50 }), kid('k1', 'big'), kid('k2', 'big'), leaf('x')], [
+    rel('k1', 'k2'),
+    rel('x', 'k1'),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.is(r.instances.get('big')!.width, 80);
+  t.is(r.instances.get('big')!.height, 50);
+});
+
+test('containers: children that cannot fit in 100x100 are packed in rows and capped (overflow below)', async (t) => {
+  const kids = Array.from({ length: 60 }, (_, i) => kid(`k${i}`, 'huge'));
+  const chain = kids.slice(1).map((k, i) => rel(`k${i}`, k.id));
+  const inp = input([box('huge'), ...kids, leaf('after')], [...chain, rel('k59', 'after')]);
+  const r = await layoutDiagram(inp);
+  const huge = r.instances.get('huge')!;
+  t.is(huge.width, 100);
+  t.is(huge.height, 100);
+  // rows: all children within the container's width, the ones that do not fit continue below
+  for (const k of kids) {
+    const b = r.instances.get(k.id)!;
+    t.true(b.position.x >= huge.position.x && b.position.x + b.width <= huge.position.x + 100);
+  }
+  const outside = findChildrenOutside(r, inp);
+  t.true(outside.length > 0 && outside.length < 60);
+  checkValid(t, inp, r, { allowOutside: outside });
+});
+
+test('containers: a chain that is too wide for 100 is wrapped into rows inside the container', async (t) => {
+  const kids = Array.from({ length: 8 }, (_, i) => kid(`k${i}`, 'c'));
+  const inp = input([box('c'), ...kids], kids.slice(1).map((k, i) => rel(`k${i}`, k.id)));
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.true(r.instances.get('c')!.width <= 100);
+});
+
+test('given positions and sizes are kept, each on its own', async (t) => {
+  const inp = input(
+    [
+      leaf('pos', { position: { x: -40, y: 7 } }),
+      leaf('size', { width: 30, height: 12 }),
+      leaf('w', { width: 21 }),
+      leaf('h', { height: 3 }),
+      leaf('all', { position: { x: 100, y: 100 }, width: 5, height: 5 }),
+      box('c', { position: { x: 200, y: -50 } }),
+      kid('ck', 'c'),
+    ],
+    [rel('size', 'w'), rel('w', 'h'), rel('pos', 'size')],
+    [
+      { id: 't1', text: 'note', position: { x: -40, y: -40 } },
+      { id: 't2', text: 'other', width: 33 },
+    ],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.deepEqual(r.instances.get('pos')!.position, { x: -40, y: 7 });
+  t.deepEqual(r.instances.get('pos')!.width, 16);
+  t.deepEqual(r.instances.get('all'), { position: { x: 100, y: 100 }, width: 5, height: 5 });
+  t.is(r.instances.get('w')!.height, 8);
+  t.is(r.instances.get('h')!.width, 16);
+  const c = r.instances.get('c')!;
+  t.deepEqual(c.position, { x: 200, y: -50 });
+  t.deepEqual(r.instances.get('ck')!.position, { x: 200 + LAYOUT.padSide, y: -50 + LAYOUT.padTop });
+  t.is(r.textareas.get('t2')!.width, 33);
+});
+
+test('needsLayout is false when everything is placed, and then elk is not called', async (t) => {
+  const inp = input(
+    [
+      leaf('a', { position: { x: 0, y: 0 }, width: 16, height: 8 }),
+      box('c', { position: { x: 30, y: 0 }, width: 40, height: 30 }),
+      kid('k', 'c', { position: { x: 32, y: 4 }, width: 16, height: 8 }),
+    ],
+    [rel('a', 'k')],
+    [{ id: 't', text: 'hi', position: { x: 0, y: 40 }, width: 10 }],
+  );
+  t.false(needsLayout(inp));
+  const r = await layoutDiagram(inp, { elk: noElk });
+  checkValid(t, inp, r);
+  t.true(needsLayout({ ...inp, textareas: [{ id: 't', text: 'hi', position: { x: 0, y: 40 } }] }));
+  t.true(needsLayout({ ...inp, instances: [leaf('a', { position: { x: 0, y: 0 }, width: 16 })] }));
+  t.true(needsLayout({ ...inp, instances: [leaf('a', { width: 16, height: 8 })] }));
+});
+
+test('positions given but sizes missing: sizes chosen without calling elk', async (t) => {
+  const inp = input([
+    leaf('a', { position: { x: 0, y: 0 } }),
+    box('c', { position: { x: 40, y: 0 } }),
+    kid('k', 'c', { position: { x: 42, y: 4 } }),
+  ]);
+  t.true(needsLayout(inp));
+  const r = await layoutDiagram(inp, { elk: noElk });
+  checkValid(t, inp, r);
+  t.deepEqual(r.instances.get('c'), { position: { x: 40, y: 0 }, width: 20, height: 14 });
+});
+
+test('partial layout: placed instances stay, new ones go next to them without overlap', async (t) => {
+  const first = input([leaf('a'), leaf('b'), box('c'), kid('c1', 'c'), kid('c2', 'c')], [
+    rel('a', 'b'),
+    rel('b', 'c1'),
+    rel('c1', 'c2'),
+  ]);
+  const r1 = await layoutDiagram(first);
+  checkValid(t, first, r1);
+  const placed = asPlaced(first, r1);
+  const second = input(
+    [...placed.instances, leaf('n1'), leaf('n2'), box('nc'), kid('nk', 'nc')],
+    [...placed.relations, rel('b', 'n1'), rel('n1', 'n2'), rel('n2', 'nk')],
+  );
+  const counter = countingElk();
+  const r2 = await layoutDiagram(second, { elk: counter.elk });
+  checkValid(t, second, r2);
+  for (const id of ['a', 'b', 'c', 'c1', 'c2']) t.deepEqual(r2.instances.get(id), r1.instances.get(id), `${id} unchanged`);
+  // the new ones form their own flow
+  t.true(r2.instances.get('n1')!.position.x < r2.instances.get('n2')!.position.x);
+  t.is(counter.calls(), 1);
+});
+
+test('partial layout: a new child of a placed, sized container goes into free space inside it', async (t) => {
+  const inp = input([
+    box('c', { position: { x: 0, y: 0 }, width: 60, height: 40 }),
+    kid('old', 'c', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    kid('new', 'c'),
+    leaf('right', { position: { x: 64, y: 0 }, width: 16, height: 8 }),
+  ]);
+  const r = await layoutDiagram(inp, { elk: noElk });
+  checkValid(t, inp, r);
+  t.deepEqual(r.instances.get('c'), { position: { x: 0, y: 0 }, width: 60, height: 40 });
+});
+
+test('partial layout: new children fill the free space of a sized container top to bottom', async (t) => {
+  // a 40x30 container: room for a 2x2 grid of 16x8 boxes (inner 36x24)
+  const inp = input(
+    [
+      box('c', { position: { x: 0, y: 0 }, width: 40, height: 30 }),
+      kid('old', 'c', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+      kid('n1', 'c'),
+      kid('n2', 'c'),
+      kid('n3', 'c'),
+    ],
+    [rel('n1', 'n2'), rel('n2', 'n3')],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+});
+
+test('partial layout: a full sized container keeps its size; extra children overflow below, overlapping nothing', async (t) => {
+  const inp = input([
+    box('c', { position: { x: 0, y: 0 }, width: 20, height: 14 }),
+    kid('old', 'c', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    kid('n1', 'c'),
+    kid('n2', 'c'),
+    leaf('under', { position: { x: 0, y: 16 }, width: 16, height: 8 }),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r, { allowOutside: ['n1', 'n2'] });
+  t.deepEqual(r.instances.get('c'), { position: { x: 0, y: 0 }, width: 20, height: 14 });
+  for (const id of ['n1', 'n2']) {
+    t.true(r.instances.get(id)!.position.y >= 14, `${id} below the container`);
+  }
+});
+
+test('partial layout: a placed container without a size grows to hold its new children', async (t) => {
+  const inp = input(
+    [
+      box('c', { position: { x: 10, y: 10 } }),
+      kid('old', 'c', { position: { x: 12, y: 14 }, width: 16, height: 8 }),
+      kid('n1', 'c'),
+      kid('n2', 'c'),
+      leaf('other', { position: { x: 60, y: 10 }, width: 16, height: 8 }),
+    ],
+    [rel('old', 'n1'), rel('n1', 'n2')],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  const c = r.instances.get('c')!;
+  t.deepEqual(c.position, { x: 10, y: 10 });
+  t.true(c.width > 20 || c.height > 14);
+});
+
+test('partial layout: a new container around children that are already placed', async (t) => {
+  const inp = input([
+    box('c'),
+    kid('k1', 'c', { position: { x: 10, y: 10 }, width: 16, height: 8 }),
+    kid('k2', 'c'),
+    leaf('x', { position: { x: -30, y: 10 }, width: 16, height: 8 }),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.deepEqual(r.instances.get('c')!.position, { x: 10 - LAYOUT.padSide, y: 10 - LAYOUT.padTop });
+});
+
+test('text areas are placed, sized by their text, and overlap nothing', async (t) => {
+  const inp = input(
+    [leaf('a'), leaf('b', { position: { x: 0, y: 0 }, width: 16, height: 8 })],
+    [rel('b', 'a')],
+    [
+      { id: 't1', text: 'A short note' },
+      { id: 't2', text: 'line one\nline two\nline three is a good deal longer than forty characters' },
+      { id: 't3', text: '', width: 12 },
+      { id: 't4', text: 'fixed', position: { x: 20, y: 0 }, width: 10 },
+    ],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.is(r.textareas.get('t1')!.width, 12);
+  t.is(r.textareas.get('t2')!.width, 40);
+  t.is(r.textareas.get('t3')!.width, 12);
+  t.deepEqual(r.textareas.get('t4'), { position: { x: 20, y: 0 }, width: 10 });
+  // a text area with only text areas
+  const only = input([], [], [{ id: 'x', text: 'hello' }]);
+  t.deepEqual((await layoutDiagram(only, { elk: noElk })).textareas.get('x'), { position: { x: 0, y: 0 }, width: 10 });
+});
+
+test('200 instances in one diagram: sizes within 1..100, no overlaps', async (t) => {
+  const inp = randomDiagram(200, 240, 3);
+  const start = performance.now();
+  const r = await layoutDiagram(inp);
+  t.log(`200 instances / 240 relations: ${(performance.now() - start).toFixed(0)} ms`);
+  checkValid(t, inp, r);
+});
+
+test('200 instances with containers: sizes within 1..100, no overlaps, children inside', async (t) => {
+  const rnd = rng(11);
+  const instances: LayoutInstance[] = [];
+  for (let c = 0; c < 10; c++) {
+    instances.push(box(`c${c}`, { label: `Container ${c}` }));
+    for (let k = 0; k < 15; k++) instances.push(kid(`c${c}k${k}`, `c${c}`, { label: `Part ${k}` }));
+  }
+  for (let i = 0; i < 40; i++) instances.push(leaf(`l${i}`, { label: `Leaf ${i}` }));
+  const leaves = instances.filter((i) => !i.isContainer);
+  const relations = [];
+  for (let e = 0; e < 220; e++) {
+    const a = leaves[Math.floor(rnd() * leaves.length)]!;
+    const b = leaves[Math.floor(rnd() * leaves.length)]!;
+    if (a !== b) relations.push(rel(a.id, b.id));
+  }
+  const inp = input(instances, relations, [{ id: 'legend', text: 'Legend' }]);
+  t.is(instances.length, 200);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+});
+
+test('deterministic: the same input gives the same output', async (t) => {
+  const inp = input(
+    [box('s'), kid('s1', 's'), kid('s2', 's'), leaf('a'), leaf('b'), leaf('c'), leaf('d')],
+    [rel('a', 'b'), rel('b', 's1'), rel('s1', 's2'), rel('s2', 'c'), rel('c', 'a')],
+    [{ id: 't', text: 'note' }],
+  );
+  const r1 = await layoutDiagram(inp);
+  const r2 = await layoutDiagram(structuredClone(inp));
+  t.deepEqual([...r1.instances], [...r2.instances]);
+  t.deepEqual([...r1.textareas], [...r2.textareas]);
+  const big = randomDiagram(60, 80, 5);
+  t.deepEqual([...(await layoutDiagram(big)).instances], [...(await layoutDiagram(big)).instances]);
+});
+
+test('relations to unknown instances, self relations and bad parents are tolerated', async (t) => {
+  const inp = input(
+    [leaf('a'), leaf('b', { parent: 'a' }), box('c', { parent: 'c' }), kid('k', 'nowhere'), kid('ck', 'c')],
+    [rel('a', 'a'), rel('a', 'zzz'), rel('ck', 'c'), rel('c', 'ck'), rel('a', 'b'), rel('a', 'b')],
+  );
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+});
+
+test('when elk fails, a row layout is used', async (t) => {
+  const failing: ElkLike = { layout: () => Promise.reject(new Error('boom')) };
+  const inp = input([leaf('a'), leaf('b'), box('c'), kid('c1', 'c'), kid('c2', 'c')], [rel('a', 'b'), rel('c1', 'c2')]);
+  const r = await layoutDiagram(inp, { elk: failing });
+  checkValid(t, inp, r);
+});
+
+// ---------------------------------------------------------------------------------------------
+// property: lay out, keep some of the result, drop the rest, lay out again
+
+test('property: relayout keeps what is placed and overlaps nothing', async (t) => {
+  const arbDiagram = fc.record({
+    leaves: fc.integer({ min: 0, max: 12 }),
+    containers: fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 4 }),
+    texts: fc.array(fc.string({ maxLength: 60 }), { maxLength: 3 }),
+    edges: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 25 }),
+    keep: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 60, maxLength: 60 }),
+  });
+  await fc.assert(
+    fc.asyncProperty(arbDiagram, async (d) => {
+      const instances: LayoutInstance[] = [];
+      for (let i = 0; i < d.leaves; i++) instances.push(leaf(`l${i}`, { label: 'x'.repeat((i * 7) % 45) }));
+      d.containers.forEach((n, c) => {
+        instances.push(box(`c${c}`));
+        for (let k = 0; k < n; k++) instances.push(kid(`c${c}k${k}`, `c${c}`));
+      });
+      const leafIds = instances.filter((i) => !i.isContainer).map((i) => i.id);
+      const relations = leafIds.length
+        ? d.edges.map(([a, b]) => rel(leafIds[a % leafIds.length]!, leafIds[b % leafIds.length]!))
+        : [];
+      const textareas = d.texts.map((text, i) => ({ id: `t${i}`, text }));
+      const inp = input(instances, relations, textareas);
+      const r1 = await layoutDiagram(inp);
+      if (findOverlaps(r1, inp).length || findChildrenOutside(r1, inp).length) return false;
+
+      // keep modes: 0 new, 1 keep all, 2 keep position only (leaves), 3 keep size only (leaves)
+      const placed = asPlaced(inp, r1);
+      const mode = (n: number) => d.keep[n % d.keep.length]!;
+      const droppedContainers = new Set<string>();
+      const next: LayoutInstance[] = placed.instances.map((i, n) => {
+        const m = i.parent && droppedContainers.has(i.parent) ? 0 : mode(n);
+        const { position, width, height, ...rest } = i;
+        if (i.isContainer) {
+          if (m === 0) droppedContainers.add(i.id);
+          return m === 0 ? rest : i;
+        }
+        if (m === 0) return rest;
+        if (m === 2) return { ...rest, ...(position ? { position } : {}) };
+        if (m === 3) return { ...rest, ...(width !== undefined ? { width } : {}), ...(height !== undefined ? { height } : {}) };
+        return i;
+      });
+      const nextTexts = placed.textareas.map((a, n) => (mode(n + 7) === 0 ? { id: a.id, text: a.text } : a));
+      const inp2 = input(next, relations, nextTexts);
+      const r2 = await layoutDiagram(inp2);
+      for (const i of next) {
+        const b = r2.instances.get(i.id)!;
+        if (i.position && (b.position.x !== i.position.x || b.position.y !== i.position.y)) return false;
+        if (i.width !== undefined && b.width !== i.width) return false;
+        if (i.height !== undefined && b.height !== i.height) return false;
+        if (b.width < 1 || b.width > 100 || b.height < 1 || b.height > 100) return false;
+      }
+      for (const a of nextTexts) {
+        const b = r2.textareas.get(a.id)!;
+        if (a.position && (b.position.x !== a.position.x || b.position.y !== a.position.y)) return false;
+      }
+      const overlaps = findOverlaps(r2, inp2);
+      if (overlaps.length) t.log(JSON.stringify({ d, overlaps }));
+      return overlaps.length === 0;
+    }),
+    { numRuns: 60, seed: 42 },
+  );
+  t.pass();
+});

@@ -1,0 +1,378 @@
+import test from 'ava';
+import { execFile, execFileSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { log as isoLog, readBlob as isoReadBlob } from 'isomorphic-git';
+import { Repo, StaleHeadError, type FileChange } from '../src/store/repo.js';
+import { LOCK_FILE_NAME } from '../src/store/lock.js';
+
+const execFileAsync = promisify(execFile);
+const author = { name: 'api', email: 'api@demo' };
+const srcStore = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'store');
+
+async function tempDir(): Promise<string> {
+  return fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+}
+
+async function newRepo(files: FileChange[] = [{ path: 'organization.yaml', content: 'name: Demo\n' }], options = {}) {
+  const gitdir = path.join(await tempDir(), 'demo.git');
+  const repo = await Repo.init(gitdir, { files, author, message: 'Create organization', timestamp: 1_700_000_000 }, options);
+  return { gitdir, repo };
+}
+
+function git(gitdir: string, ...args: string[]): string {
+  return execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+function fsckClean(gitdir: string): string {
+  // --strict adds the checks git applies to pushed objects (tree order, idents, modes).
+  return execFileSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function readText(repo: Repo, commit: string, file: string): Promise<string | undefined> {
+  const oid = (await repo.listFiles(commit)).get(file);
+  return oid === undefined ? undefined : (await repo.readBlob(oid)).toString('utf8');
+}
+
+async function headOf(repo: Repo): Promise<string> {
+  const head = await repo.readHead();
+  if (!head) throw new Error('no head');
+  return head;
+}
+
+test('init creates a bare repo on main with one commit, and refuses an existing dir', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const head = await headOf(repo);
+  t.is(git(gitdir, 'symbolic-ref', 'HEAD').trim(), 'refs/heads/main');
+  t.is(git(gitdir, 'rev-parse', 'main').trim(), head);
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '1');
+  t.is(git(gitdir, 'config', 'core.bare').trim(), 'true');
+  t.deepEqual([...(await repo.listFiles(head)).keys()], ['organization.yaml']);
+  await t.throwsAsync(Repo.init(gitdir, { files: [], author, message: 'again' }), { message: /already exists/ });
+  t.deepEqual(
+    (await fsp.readdir(path.dirname(gitdir))).filter((name) => name.includes('.init-')),
+    [],
+    'no staging directory is left behind',
+  );
+});
+
+test('creates, updates and deletes; listFiles and readBlob round-trip', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const first = await headOf(repo);
+  const second = await repo.commit({
+    parent: first,
+    changes: [
+      { path: 'components/a.yaml', content: 'id: a\n' },
+      { path: 'components/b.yaml', content: 'id: b\nname: Ünïcode ✓\n' },
+      { path: 'tags/t.yaml', content: 'id: t\n' },
+    ],
+    author,
+    message: 'create 3',
+  });
+  t.is(await repo.readHead(), second);
+  t.is(await readText(repo, second, 'components/b.yaml'), 'id: b\nname: Ünïcode ✓\n');
+
+  const third = await repo.commit({
+    parent: second,
+    changes: [
+      { path: 'components/a.yaml', content: 'id: a\nname: A\n' },
+      { path: 'components/b.yaml', content: null },
+      { path: 'tags/t.yaml', content: null },
+      { path: 'organization.yaml', content: 'name: Renamed\n' },
+    ],
+    author,
+    message: 'update 2, delete 2',
+  });
+  const files = await repo.listFiles(third);
+  t.deepEqual([...files.keys()].sort(), ['components/a.yaml', 'organization.yaml']);
+  t.is(await readText(repo, third, 'components/a.yaml'), 'id: a\nname: A\n');
+  t.is(await readText(repo, third, 'organization.yaml'), 'name: Renamed\n');
+  // The emptied directory is gone from the tree, and history is intact.
+  t.notRegex(git(gitdir, 'ls-tree', 'main'), /\ttags$/m);
+  t.is(await readText(repo, second, 'tags/t.yaml'), 'id: t\n');
+  t.is(git(gitdir, 'show', `${third}:components/a.yaml`), 'id: a\nname: A\n');
+  t.is(git(gitdir, 'log', '--format=%s', 'main'), 'update 2, delete 2\ncreate 3\nCreate organization\n');
+  t.is(fsckClean(gitdir), '');
+});
+
+test('deleting a missing file is a no-op; bad paths and file/dir clashes are refused', async (t) => {
+  const { repo } = await newRepo([
+    { path: 'organization.yaml', content: 'x\n' },
+    { path: 'components/a.yaml', content: 'a\n' },
+  ]);
+  const head = await headOf(repo);
+  const next = await repo.commit({ parent: head, changes: [{ path: 'nope/x.yaml', content: null }], author, message: 'noop' });
+  t.deepEqual([...(await repo.listFiles(next)).keys()].sort(), ['components/a.yaml', 'organization.yaml']);
+  for (const bad of ['', '/abs', 'a//b', '../x', 'components/..', '.git/config', 'a\0b']) {
+    await t.throwsAsync(repo.commit({ parent: next, changes: [{ path: bad, content: 'x' }], author, message: 'bad' }), {
+      message: /Invalid path/,
+    });
+  }
+  await t.throwsAsync(
+    repo.commit({ parent: next, changes: [{ path: 'components', content: 'x' }], author, message: 'clash' }),
+    { message: /is a directory/ },
+  );
+  await t.throwsAsync(
+    repo.commit({ parent: next, changes: [{ path: 'organization.yaml/x', content: 'x' }], author, message: 'clash' }),
+    { message: /is a file/ },
+  );
+  t.is(await repo.readHead(), next);
+});
+
+test('trees are in git order: directories compare as if their name ended in "/"', async (t) => {
+  const names = ['foo', 'foo.yaml', 'foo-bar', 'foo0', 'foo/x.yaml', 'a', 'a.b/c', 'a-b', 'é.yaml', 'e.yaml', 'Z', 'foo.bar/y'];
+  const { gitdir, repo } = await newRepo([{ path: 'organization.yaml', content: 'x\n' }]);
+  // 'foo' as a file and 'foo/' as a directory cannot coexist; put the file in a second commit's sibling dir.
+  const files = names.filter((name) => name !== 'foo').map((name) => ({ path: name, content: `${name}\n` }));
+  const head = await repo.commit({ parent: await headOf(repo), changes: files, author, message: 'names' });
+  const nested = await repo.commit({
+    parent: head,
+    changes: [
+      { path: 'd/foo', content: '1\n' },
+      { path: 'd/foo.yaml', content: '2\n' },
+      { path: 'd/foo-0', content: '3\n' },
+    ],
+    author,
+    message: 'nested',
+  });
+  t.is(fsckClean(gitdir), '');
+  // git mktree sorts on its own; identical oids mean our bytes are exactly git's.
+  for (const tree of [`${nested}^{tree}`, `${nested}:foo.bar`, `${nested}:d`]) {
+    const listing = git(gitdir, 'ls-tree', '-z', tree);
+    const rebuilt = execFileSync('git', ['--git-dir', gitdir, 'mktree', '-z'], { input: listing, encoding: 'utf8' }).trim();
+    t.is(rebuilt, git(gitdir, 'rev-parse', tree).trim(), tree);
+  }
+  const order = git(gitdir, 'ls-tree', '--name-only', nested).trim().split('\n');
+  t.true(order.indexOf('foo-bar') < order.indexOf('foo.yaml'));
+  t.true(order.indexOf('foo.yaml') < order.indexOf('foo'));
+  t.true(order.indexOf('foo') < order.indexOf('foo0'));
+  const listed = await repo.listFiles(nested);
+  t.is(listed.size, names.length - 1 + 1 + 3);
+  t.is((await repo.readBlob(listed.get('é.yaml')!)).toString(), 'é.yaml\n');
+});
+
+test('a commit on an outdated parent throws StaleHeadError and moves nothing', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const first = await headOf(repo);
+  const second = await repo.commit({ parent: first, changes: [{ path: 'a.yaml', content: 'a' }], author, message: 'a' });
+  const error = await t.throwsAsync(
+    repo.commit({ parent: first, changes: [{ path: 'b.yaml', content: 'b' }], author, message: 'b' }),
+  );
+  t.true(error instanceof StaleHeadError);
+  t.is(await repo.readHead(), second);
+  t.false(nodeFs.existsSync(path.join(gitdir, 'refs/heads/main.lock')));
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '2');
+});
+
+test('the compare-and-swap itself rejects a writer that lost the race after its early check', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const first = await headOf(repo);
+  // Two writers that skip withWriteLock and start from the same parent: exactly one wins.
+  const results = await Promise.allSettled(
+    [1, 2, 3, 4].map((i) => repo.commit({ parent: first, changes: [{ path: `f${i}`, content: `${i}` }], author, message: `${i}` })),
+  );
+  t.is(results.filter((result) => result.status === 'fulfilled').length, 1);
+  for (const result of results) {
+    if (result.status === 'rejected') t.true(result.reason instanceof StaleHeadError);
+  }
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '2');
+});
+
+// Timing-sensitive: serial tests run alone, before the concurrent ones.
+test.serial('a stale refs/heads/main.lock left by a killed writer does not block', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const lockPath = path.join(gitdir, 'refs/heads/main.lock');
+  await fsp.writeFile(lockPath, 'garbage from a killed process');
+  const old = new Date(Date.now() - 60_000);
+  await fsp.utimes(lockPath, old, old);
+  const started = Date.now();
+  const next = await repo.withWriteLock(async () =>
+    repo.commit({ parent: await headOf(repo), changes: [{ path: 'a.yaml', content: 'a' }], author, message: 'after crash' }),
+  );
+  const waited = Date.now() - started;
+  t.true(waited < 500, `waited ${waited} ms`);
+  t.is(await repo.readHead(), next);
+  t.false(nodeFs.existsSync(lockPath));
+
+  // A fresh one (the killer died just now) is taken over once it is a second old.
+  await fsp.writeFile(lockPath, '');
+  const again = await repo.commit({ parent: next, changes: [{ path: 'b.yaml', content: 'b' }], author, message: 'later' });
+  t.is(await repo.readHead(), again);
+  t.is(fsckClean(gitdir), '');
+});
+
+test('50 concurrent writers in one process make 50 linear commits', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const commits = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      repo.withWriteLock(async () => {
+        const parent = await headOf(repo);
+        return repo.commit({ parent, changes: [{ path: `components/c${i}.yaml`, content: `n: ${i}\n` }], author, message: `c${i}` });
+      }),
+    ),
+  );
+  t.is(new Set(commits).size, 50);
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '51');
+  t.is(git(gitdir, 'rev-list', '--count', '--merges', 'main').trim(), '0');
+  // FIFO: the queue grants the lock in call order.
+  t.deepEqual(git(gitdir, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 50).reverse(), Array.from({ length: 50 }, (_, i) => `c${i}`));
+  t.is((await repo.listFiles(commits[49]!)).size, 51);
+  t.is(fsckClean(gitdir), '');
+});
+
+test('writers in separate processes are serialized too', async (t) => {
+  const { gitdir } = await newRepo();
+  const script = path.join(await tempDir(), 'writer.mts');
+  await fsp.writeFile(
+    script,
+    `import { Repo } from ${JSON.stringify(path.join(srcStore, 'repo.ts'))};
+const [gitdir, name] = process.argv.slice(2);
+const repo = new Repo(gitdir);
+for (let i = 0; i < 15; i++) {
+  await repo.withWriteLock(async () => {
+    const parent = await repo.readHead();
+    await repo.commit({ parent, changes: [{ path: 'components/' + name + i + '.yaml', content: name + i }], author: { name, email: name + '@x' }, message: name + i });
+  });
+}
+`,
+  );
+  await Promise.all(
+    ['p', 'q'].map((name) => execFileAsync(process.execPath, ['--import', 'tsx', script, gitdir, name], { cwd: path.join(srcStore, '..', '..') })),
+  );
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '31');
+  const repo = new Repo(gitdir);
+  t.is((await repo.listFiles(await headOf(repo))).size, 31);
+  t.is(fsckClean(gitdir), '');
+});
+
+// Timing-sensitive: serial tests run alone, before the concurrent ones.
+test.serial('a cross-process lock left by a kill -9 is taken over after the stale time', async (t) => {
+  const { repo, gitdir } = await newRepo();
+  // proper-lockfile's lock is a directory whose mtime the holder keeps fresh.
+  await fsp.mkdir(path.join(gitdir, LOCK_FILE_NAME));
+  const started = Date.now();
+  await repo.withWriteLock(async () => undefined);
+  const waited = Date.now() - started;
+  t.true(waited >= 2500 && waited < 8000, `waited ${waited} ms`);
+  t.false(nodeFs.existsSync(path.join(gitdir, LOCK_FILE_NAME)));
+});
+
+test('plain git and isomorphic-git read what we wrote; git clone shows the files', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const head = await repo.commit({
+    parent: await headOf(repo),
+    changes: [{ path: 'components/a.yaml', content: 'id: a\n' }],
+    author: { name: 'ci <bot>\nlabel', email: 'ci@demo' },
+    message: 'POST /api/external/component: create 1\n\ncreate components/a.yaml (A)\n\nApi-Context: 2024-01-01 00:00:00',
+    timestamp: 1_700_000_100,
+  });
+  t.is(fsckClean(gitdir), '');
+  t.is(git(gitdir, 'log', '-1', '--format=%an|%ae|%at|%ai', 'main').trim(), 'ci botlabel|ci@demo|1700000100|2023-11-14 22:15:00 +0000');
+  t.is(git(gitdir, 'log', '-1', '--format=%(trailers:key=Api-Context,valueonly)', 'main').trim(), '2024-01-01 00:00:00');
+
+  const commits = await isoLog({ fs: nodeFs, gitdir, ref: 'main' });
+  t.deepEqual(commits.map((c) => c.oid), [head, (await repo.log(head))[1]!.oid]);
+  const { blob } = await isoReadBlob({ fs: nodeFs, gitdir, oid: head, filepath: 'components/a.yaml' });
+  t.is(Buffer.from(blob).toString(), 'id: a\n');
+
+  const clone = path.join(await tempDir(), 'clone');
+  execFileSync('git', ['clone', '--quiet', gitdir, clone], { stdio: 'ignore' });
+  t.is(await fsp.readFile(path.join(clone, 'components/a.yaml'), 'utf8'), 'id: a\n');
+  t.is(await fsp.readFile(path.join(clone, 'organization.yaml'), 'utf8'), 'name: Demo\n');
+});
+
+test('hasCommit is true only for existing commit objects', async (t) => {
+  const { repo } = await newRepo();
+  const head = await headOf(repo);
+  const files = await repo.listFiles(head);
+  t.true(await repo.hasCommit(head));
+  t.false(await repo.hasCommit(files.get('organization.yaml')!), 'a blob is not a commit');
+  t.false(await repo.hasCommit('0'.repeat(40)));
+  t.false(await repo.hasCommit(head.toUpperCase()));
+  t.false(await repo.hasCommit(head.slice(0, 12)));
+  t.false(await repo.hasCommit('../../etc/passwd'));
+});
+
+test('after git gc, packed objects and packed-refs are read back and committed upon', async (t) => {
+  const files: FileChange[] = [{ path: 'organization.yaml', content: 'name: Demo\n' }];
+  for (let i = 0; i < 40; i++) files.push({ path: `components/c${i}.yaml`, content: `id: c${i}\n` });
+  const { gitdir, repo } = await newRepo(files);
+  const second = await repo.commit({
+    parent: await headOf(repo),
+    changes: [{ path: 'components/c1.yaml', content: 'id: c1\nname: one\n' }, { path: 'diagrams/d.yaml', content: 'd\n' }],
+    author,
+    message: 'second',
+  });
+  const before = await repo.listFiles(second);
+  git(gitdir, 'gc', '--quiet');
+  t.false(nodeFs.existsSync(path.join(gitdir, 'refs/heads/main')), 'main is only in packed-refs now');
+  const looseDirs = (await fsp.readdir(path.join(gitdir, 'objects'))).filter((name) => /^[0-9a-f]{2}$/.test(name));
+  t.deepEqual(looseDirs, [], 'every object is packed');
+
+  // A fresh Repo (empty pack cache) reads through isomorphic-git's pack reader.
+  const reopened = new Repo(gitdir);
+  t.is(await reopened.readHead(), second);
+  t.true(await reopened.hasCommit(second));
+  const after = await reopened.listFiles(second);
+  t.deepEqual([...after], [...before]);
+  for (const [file, oid] of after) {
+    t.is((await reopened.readBlob(oid)).toString(), git(gitdir, 'show', `${second}:${file}`), file);
+  }
+  t.is((await reopened.readBlob(after.get('components/c1.yaml')!)).toString(), 'id: c1\nname: one\n');
+  const third = await reopened.withWriteLock(async () =>
+    reopened.commit({ parent: second, changes: [{ path: 'components/c2.yaml', content: null }], author, message: 'third' }),
+  );
+  t.is(await reopened.readHead(), third);
+  t.is(git(gitdir, 'rev-parse', 'main').trim(), third);
+  t.is(fsckClean(gitdir), '');
+  await t.throwsAsync(reopened.commit({ parent: second, changes: [], author, message: 'stale' }), { instanceOf: StaleHeadError });
+});
+
+test('durable mode writes the same, valid repository', async (t) => {
+  const { gitdir, repo } = await newRepo(undefined, { durable: true });
+  const next = await repo.withWriteLock(async () =>
+    repo.commit({ parent: await headOf(repo), changes: [{ path: 'components/a.yaml', content: 'a\n' }], author, message: 'durable' }),
+  );
+  t.is(await repo.readHead(), next);
+  t.is(fsckClean(gitdir), '');
+  t.is(git(gitdir, 'show', 'main:components/a.yaml'), 'a\n');
+  const objectFiles = (await fsp.readdir(path.join(gitdir, 'objects'), { recursive: true })).map(String);
+  t.false(objectFiles.some((name) => name.includes('tmp_obj_')), 'no temp files left');
+});
+
+// Timing-sensitive: serial tests run alone, before the concurrent ones.
+test.serial('a commit in a 10,000-file directory stays cheap, and 10,000 blobs load fast', async (t) => {
+  const files: FileChange[] = [{ path: 'organization.yaml', content: 'name: Big\n' }];
+  for (let i = 0; i < 10_000; i++) {
+    files.push({ path: `components/${String(i).padStart(5, '0')}-${i.toString(36)}.yaml`, content: `id: c${i}\nname: Component ${i}\n` });
+  }
+  const { gitdir, repo } = await newRepo(files);
+  let parent = await headOf(repo);
+  const timings: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now();
+    parent = await repo.commit({ parent, changes: [{ path: 'components/00042-16.yaml', content: `id: c42\nrev: ${i}\n` }], author, message: `edit ${i}` });
+    timings.push(performance.now() - started);
+  }
+  timings.sort((a, b) => a - b);
+  const median = timings[10]!;
+  t.log(`commit of 1 file in a 10,000-entry directory: median ${median.toFixed(2)} ms, max ${timings[19]!.toFixed(2)} ms`);
+  t.true(median < 50, `median ${median} ms`);
+
+  const fresh = new Repo(gitdir);
+  const started = performance.now();
+  const listed = await fresh.listFiles(parent);
+  const blobs = await Promise.all([...listed.values()].map((oid) => fresh.readBlob(oid)));
+  const elapsed = performance.now() - started;
+  t.log(`listFiles + readBlob of ${blobs.length} files from a cold Repo: ${elapsed.toFixed(0)} ms`);
+  t.is(blobs.length, 10_001);
+  t.true(elapsed < 1000, `${elapsed} ms`);
+  t.is(fsckClean(gitdir), '');
+});

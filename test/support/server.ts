@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import YAML from 'yaml';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
+import { Orgs } from '../../src/service/orgs.js';
+import { KeyStore } from '../../src/store/keys.js';
+
+export const run = promisify(execFile);
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON or YAML by its Content-Type. */
+  body: any;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body sent as is. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Send the body as YAML and ask for YAML back. */
+  yaml?: boolean;
+  key?: string | null;
+}
+
+export const MEMBERS = ['ada@example.com', 'linus@example.com'];
+
+/** A real server over real HTTP on a temporary data directory with one organization. */
+export class TestServer {
+  private constructor(
+    readonly dataDir: string,
+    readonly server: RunningServer,
+    readonly slug: string,
+    readonly key: string,
+    readonly readerKey: string,
+    readonly logs: string[],
+  ) {}
+
+  static async start(options: Partial<ServerOptions> & { slug?: string } = {}): Promise<TestServer> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'c4store-test-'));
+    const slug = options.slug ?? 'acme';
+    await new Orgs(dataDir).create(slug, { name: 'Acme', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
+    const keys = new KeyStore(dataDir);
+    const { key } = await keys.create(slug, { label: 'test pipeline' });
+    const { key: readerKey } = await keys.create(slug, { label: 'viewer', role: 'reader' });
+    const logs: string[] = [];
+    const server = await startServer({ dataDir, port: 0, log: (line) => logs.push(line), ...options });
+    return new TestServer(dataDir, server, slug, key, readerKey, logs);
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  get gitdir(): string {
+    return join(this.dataDir, 'orgs', `${this.slug}.git`);
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = {};
+    const key = options.key === undefined ? this.key : options.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | Buffer | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = options.yaml ? YAML.stringify(options.body) : JSON.stringify(options.body);
+    }
+    if (body !== undefined) headers['content-type'] = options.yaml ? 'application/yaml' : 'application/json';
+    if (options.yaml) headers.accept = 'application/yaml';
+    Object.assign(headers, options.headers);
+    const response = await fetch(this.url + path, { method, headers, body });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    let parsed: unknown;
+    if (text !== '') parsed = type.includes('yaml') ? YAML.parse(text) : type.includes('json') ? JSON.parse(text) : text;
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  get(path: string, options?: RequestOptions) {
+    return this.request('GET', path, options);
+  }
+
+  post(path: string, body: unknown, options?: RequestOptions) {
+    return this.request('POST', path, { ...options, body });
+  }
+
+  put(path: string, body: unknown, options?: RequestOptions) {
+    return this.request('PUT', path, { ...options, body });
+  }
+
+  async git(...args: string[]): Promise<string> {
+    const { stdout } = await run('git', ['--git-dir', this.gitdir, ...args]);
+    return stdout;
+  }
+
+  async head(): Promise<string> {
+    return (await this.git('rev-parse', 'refs/heads/main')).trim();
+  }
+
+  async commitCount(): Promise<number> {
+    return Number((await this.git('rev-list', '--count', 'main')).trim());
+  }
+
+  /** Everything a refused write must leave as it was: the ref, the history and every list. */
+  async state(): Promise<string> {
+    const lists = await Promise.all(['tag', 'attribute', 'component', 'diagram'].map((k) => this.get(`/api/external/${k}`)));
+    return JSON.stringify({ head: await this.head(), count: await this.commitCount(), lists: lists.map((l) => l.body) });
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}
