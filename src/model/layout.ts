@@ -10,8 +10,11 @@
  * - Flow direction: left to right. New elements are laid out by elk's `layered` algorithm with
  *   `elk.direction: RIGHT` and `elk.hierarchyHandling: INCLUDE_CHILDREN`, so a relation a→b puts
  *   b to the right of a, and relations between children of different containers are taken
- *   into account. Connected groups of new elements are laid out by elk separately and then
- *   packed in rows (largest group first), so unrelated elements do not end up in one tall column.
+ *   into account. Each connected group of new elements is laid out in its own wrapper node
+ *   (one elk call for all of them), and the groups are then packed in rows (largest group
+ *   first, rows about 1.6 times as wide as high), so unrelated elements do not end up in one
+ *   tall column. If elk fails or returns overlapping boxes, that group is packed in rows.
+ *   (ELK's placement is kept as computed, rounded to whole units; there is room for that.)
  * - Default box size: 16×8; wider for long labels (label length + 4, at most 40) and taller
  *   when a long label wraps at that width.
  * - Containers: an empty container is 24×16 (wider for long labels). A container with children
@@ -45,7 +48,6 @@
  *   of several instances with the same id only the first one counts.
  * - Deterministic: everything is processed in input order, and elk is deterministic.
  */
-import ElkModule from 'elkjs/lib/elk.bundled.js';
 import type { ElkExtendedEdge, ElkNode, LayoutOptions } from 'elkjs/lib/elk-api.js';
 import type { Position } from './types.js';
 import {
@@ -388,13 +390,21 @@ function readingOrder<T extends { inst: Inst; x: number; y: number }>(list: T[])
 // elk
 
 type ElkCtor = new () => ElkLike;
-// elk.bundled.js is CommonJS (module.exports = ELK, with ELK.default = ELK); its typings
-// declare `export default`, which NodeNext types as the module object. Accept both shapes.
-const ElkConstructor: ElkCtor =
-  (ElkModule as unknown as { default?: ElkCtor }).default ?? (ElkModule as unknown as ElkCtor);
-let sharedElk: ElkLike | undefined;
-function getElk(ctx: Ctx): ElkLike {
-  return (ctx.elk ??= sharedElk ??= new ElkConstructor());
+let sharedElk: Promise<ElkLike> | undefined;
+
+/**
+ * elk is loaded on first use: it is a large bundle, and a server whose requests give every
+ * position (or a command-line call) should not pay for it at start-up.
+ */
+async function getElk(ctx: Ctx): Promise<ElkLike> {
+  if (ctx.elk) return ctx.elk;
+  sharedElk ??= import('elkjs/lib/elk.bundled.js').then((module) => {
+    // elk.bundled.js is CommonJS (module.exports = ELK, with ELK.default = ELK); its typings
+    // declare `export default`, which NodeNext types as the module object. Accept both shapes.
+    const loaded = module.default as unknown as { default?: ElkCtor } & ElkCtor;
+    return new (loaded.default ?? loaded)();
+  });
+  return (ctx.elk = await sharedElk);
 }
 
 const COMMON_OPTIONS: LayoutOptions = {
@@ -494,7 +504,7 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
     }
     const graph = buildGraph(elkGroups, packed, ctx, inSet);
     try {
-      const out = await getElk(ctx).layout(graph);
+      const out = await (await getElk(ctx)).layout(graph);
       elkOut = indexElk(out);
     } catch {
       elkOut = null; // fall back to row packing below

@@ -68,6 +68,8 @@ function parentOf(input: { parent?: string | null; parentId?: string | null }): 
 
 interface Pending<T> {
   element: T;
+  /** The request itself gave a width or height (not merely kept from the stored diagram). */
+  sizeGiven?: boolean;
   position?: Position;
   width?: number;
   height?: number;
@@ -121,6 +123,7 @@ export async function buildDiagram(
         width: 0,
         height: 0,
       },
+      sizeGiven: i.width !== undefined || i.height !== undefined,
       position: i.position ?? kept?.position,
       width: i.width ?? kept?.width,
       height: i.height ?? kept?.height,
@@ -189,6 +192,14 @@ async function placeElements(
   textareas: Pending<TextArea>[],
   relations: Relation[],
 ): Promise<void> {
+  // A container whose kept size the request did not give grows to take in its new children.
+  const receivingNewChildren = new Set(instances.filter((p) => p.position === undefined).map((p) => p.element.parent));
+  for (const pending of instances) {
+    if (pending.element.isContainer && !pending.sizeGiven && receivingNewChildren.has(pending.element.id)) {
+      pending.width = undefined;
+      pending.height = undefined;
+    }
+  }
   const layoutInput: LayoutInput = {
     instances: instances.map(({ element, position, width, height }) => ({
       id: element.id,

@@ -1,0 +1,145 @@
+import test from 'ava';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, CLI, lastLine, serveProcess } from './support/process.js';
+import { run } from './support/server.js';
+
+async function dataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'c4store-cli-'));
+}
+
+async function get(url: string, key: string, path: string) {
+  const response = await fetch(url + path, { headers: { 'x-api-key': key } });
+  return { status: response.status, body: await response.json() };
+}
+
+async function failure(args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await run(process.execPath, [CLI, ...args]);
+  } catch (err) {
+    const e = err as { code: number; stderr: string };
+    return { code: e.code, stderr: e.stderr };
+  }
+  throw new Error(`c4store ${args.join(' ')} succeeded`);
+}
+
+test('org create makes a bare repo with the default types and prints a working key last', async (t) => {
+  const data = await dataDir();
+  const output = await cli('org', 'create', 'acme', '--name', 'Acme Corp', '--member', 'a@acme.test', '--member', 'b@acme.test', '--data', data);
+  const key = lastLine(output);
+  t.regex(key, /^c4s_[A-Za-z0-9_-]{43}$/);
+  const { stdout: bare } = await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'rev-parse', '--is-bare-repository']);
+  t.is(bare.trim(), 'true');
+  const organization = (await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'show', 'main:organization.yaml'])).stdout;
+  t.is(organization, 'name: Acme Corp\nslug: acme\nmembers:\n  - a@acme.test\n  - b@acme.test\n');
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  const types = await get(server.url, key, '/api/external/type');
+  t.is(types.status, 200);
+  t.deepEqual(types.body.map((type: { slug: string }) => type.slug), ['person', 'software-system', 'container', 'component', 'database', 'queue']);
+  const keysFile = await stat(join(data, 'keys.yaml'));
+  t.is(keysFile.mode & 0o777, 0o600);
+  t.false((await readFile(join(data, 'keys.yaml'), 'utf8')).includes(key));
+});
+
+test('org create --from loads a model folder; refuses bad slugs, existing orgs and broken folders', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const key = lastLine(await cli('org', 'create', 'shop', '--from', 'sample-repo', '--data', data));
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  const model = await get(server.url, key, '/api/external/model');
+  t.is(model.body.components.length, 32);
+  t.is(model.body.diagrams.length, 4);
+  t.deepEqual(model.body.diagrams.map((d: { level: string }) => d.level).sort(), ['C1', 'C2', 'C3', 'C4']);
+
+  const badSlug = await failure(['org', 'create', '../evil', '--data', data]);
+  t.is(badSlug.code, 1);
+  t.regex(badSlug.stderr, /Invalid organization slug '\.\.\/evil'/);
+  const again = await failure(['org', 'create', 'shop', '--data', data]);
+  t.regex(again.stderr, /Organization 'shop' already exists\./);
+  const missing = await failure(['org', 'create', 'other', '--from', join(data, 'nope'), '--data', data]);
+  t.regex(missing.stderr, /no such folder/);
+  const usage = await failure(['org', 'create', '--data', data]);
+  t.is(usage.code, 2);
+  t.regex(usage.stderr, /usage: c4store org create/);
+  const unknown = await failure(['frobnicate']);
+  t.is(unknown.code, 2);
+});
+
+test('keys: reader role, list, revoke takes effect on a running server within a second', async (t) => {
+  const data = await dataDir();
+  await cli('org', 'create', 'acme', '--data', data);
+  const editor = lastLine(await cli('key', 'create', 'acme', '--label', 'ci', '--data', data));
+  const reader = lastLine(await cli('key', 'create', 'acme', '--label', 'dashboard', '--role', 'reader', '--data', data));
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+
+  const write = (key: string) => fetch(`${server.url}/api/external/tag`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify([{ name: 'X', color: 'red' }]),
+  });
+  t.is((await write(editor)).status, 200);
+  const refused = await write(reader);
+  t.is(refused.status, 403);
+  t.deepEqual(await refused.json(), { error: 'This API key may only read.' });
+  t.is((await get(server.url, reader, '/api/external/tag')).status, 200);
+
+  const listed = (await cli('key', 'list', 'acme', '--data', data)).trim().split('\n');
+  t.is(listed.length, 3);
+  const ci = listed.find((line) => line.split('\t')[1] === 'ci')!;
+  t.regex(ci, /\teditor\t.*\tactive$/);
+  await cli('key', 'revoke', 'acme', ci.split('\t')[0], '--data', data);
+  const after = await get(server.url, editor, '/api/external/tag');
+  t.is(after.status, 401);
+  t.deepEqual(after.body, { error: 'Invalid API key.' });
+  t.regex((await cli('key', 'list', 'acme', '--data', data)), /\tci\teditor\t.*\trevoked /);
+  const unknown = await failure(['key', 'revoke', 'acme', 'nope', '--data', data]);
+  t.is(unknown.code, 1);
+  const badRole = await failure(['key', 'create', 'acme', '--role', 'admin', '--data', data]);
+  t.is(badRole.code, 2);
+});
+
+test('member add commits the organization file and makes the address a valid USERLIST value', async (t) => {
+  const data = await dataDir();
+  const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  const post = (path: string, body: unknown) => fetch(server.url + path, {
+    method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  const [owner] = (await post('/api/external/attribute', [{ name: 'Owner', type: 'USERLIST' }])).body;
+  const component = (email: string) => post('/api/external/component', [{ ref: 'api', name: 'API', attributes: [{ id: owner.id, value: email }] }]);
+  t.is((await component('new@acme.test')).status, 400);
+  const gitdir = join(data, 'orgs', 'acme.git');
+  const before = Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout);
+  await cli('member', 'add', 'acme', 'new@acme.test', '--data', data);
+  t.is(Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout), before + 1);
+  await cli('member', 'add', 'acme', 'new@acme.test', '--data', data);
+  t.is(Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout), before + 1, 'adding twice is no change');
+  const accepted = await component('new@acme.test');
+  t.is(accepted.status, 200);
+  t.is(accepted.body[0].attributes[0].value, 'new@acme.test');
+  const bad = await failure(['member', 'add', 'acme', 'not-an-address', '--data', data]);
+  t.is(bad.code, 2);
+});
+
+test('serve --demo (npm start) creates the demo organization once and prints a curl command that works', async (t) => {
+  const data = await dataDir();
+  const first = await serveProcess(data, '--demo');
+  const curl = first.output.find((line) => line.startsWith('try: curl '))!;
+  t.truthy(curl);
+  const { stdout } = await run('sh', ['-c', curl.slice('try: '.length)]);
+  t.is(JSON.parse(stdout).length, 32);
+  await first.stop();
+  const second = await serveProcess(data, '--demo');
+  t.teardown(() => second.stop());
+  t.false(second.output.some((line) => line.startsWith('try: curl ')));
+  t.is((await run('git', ['--git-dir', join(data, 'orgs', 'demo.git'), 'rev-list', '--count', 'main'])).stdout.trim(), '1');
+});
+
+test('--help prints the usage', async (t) => {
+  t.regex(await cli('--help'), /c4store org create <slug>/);
+});

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { run } from './server.js';
+
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli.js');
+
+/** Runs the built command line and returns its standard output. */
+export async function cli(...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [CLI, ...args]);
+  return stdout;
+}
+
+/** The last line of a command's output: where `org create` and `key create` print the key. */
+export function lastLine(output: string): string {
+  return output.trim().split('\n').at(-1)!;
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: string[];
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** `c4store serve` as its own process, resolved once it prints `listening on <url>`. */
+export async function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        output.push(line);
+        const match = /^listening on (http:\/\/\S+)$/.exec(line);
+        if (match) resolve(match[1]);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('\n')}`)));
+  });
+  return {
+    url,
+    child,
+    output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
