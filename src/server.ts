@@ -13,6 +13,8 @@ export interface ServerOptions {
   /** fsync objects, ref and directories before answering a write. */
   durable?: boolean;
   bodyLimit?: number;
+  /** Writes one organization lets wait for its lock before answering 503. */
+  maxWaitingWrites?: number;
   log?: (line: string) => void;
 }
 
@@ -27,7 +29,7 @@ export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.log(line));
-  const orgs = new Orgs(options.dataDir, { durable: options.durable });
+  const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
   const keys = new KeyStore(options.dataDir);
   const deps = { orgs, keys, log, publicUrl: '', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
   const app = createApp(deps);

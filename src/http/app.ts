@@ -47,7 +47,9 @@ export function createApp(deps: AppDependencies): Koa {
 
   for (const router of [health, api]) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
+    // the errors middleware turns the bodiless 405/501 into the contract's error.
+    app.use(router.allowedMethods());
   }
   return app;
 }

@@ -22,9 +22,27 @@ export function setEtag(ctx: Context, snapshot: Snapshot): void {
   ctx.set('ETag', `"${snapshot.commit}"`);
 }
 
+/**
+ * Sets the snapshot's ETag and answers `304 Not Modified` (no body) when the request is a
+ * GET/HEAD whose `If-None-Match` names it (weak comparison, RFC 9110 §13.1.2). Evaluated
+ * here rather than by Koa's `ctx.fresh`, which only looks at a 2xx status (a response is
+ * 404 until its body is set) and ignores `If-None-Match` when the request also carries
+ * `Cache-Control: no-cache` — which `fetch` adds to every request with `If-None-Match`.
+ */
+function notModified(ctx: Context, snapshot: Snapshot): boolean {
+  setEtag(ctx, snapshot);
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  const header = ctx.get('if-none-match').trim();
+  if (header === '') return false;
+  const current = `"${snapshot.commit}"`;
+  const matches = header === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current);
+  if (matches) ctx.status = 304;
+  return matches;
+}
+
 /** Answers `data` as JSON, or as YAML when the client accepts YAML. */
 export function send(ctx: Context, data: unknown, snapshot?: Snapshot): void {
-  if (snapshot) setEtag(ctx, snapshot);
+  if (snapshot && notModified(ctx, snapshot)) return;
   const yaml = wantsYaml(ctx);
   sendBuffer(ctx, serialize(data, yaml), yaml);
 }
@@ -34,11 +52,7 @@ export function send(ctx: Context, data: unknown, snapshot?: Snapshot): void {
  * then every later request of it sends the same bytes.
  */
 export function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, build: () => unknown): void {
-  setEtag(ctx, snapshot);
-  if (ctx.fresh) {
-    ctx.status = 304;
-    return;
-  }
+  if (notModified(ctx, snapshot)) return;
   const yaml = wantsYaml(ctx);
   const cacheKey = `${key}:${yaml ? 'yaml' : 'json'}`;
   let body = snapshot.responses.get(cacheKey);

@@ -1,5 +1,5 @@
 import { ModelError } from '../errors.js';
-import { collectionOf, ORGANIZATION_FILE, resourcePath, serialize, serializeOrganization, type StoredKind } from './files.js';
+import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, serializeOrganization, type StoredKind } from './files.js';
 import type { Model, Organization } from './types.js';
 
 export interface Identified {
@@ -75,7 +75,7 @@ export class Draft {
     const stored = collectionOf(this.base, kind).get(resource.id) as T | undefined;
     if (stored) {
       const candidate = apiContextGiven ? resource : { ...resource, apiContext: stored.apiContext };
-      if (serialize(kind, candidate) === serialize(kind, stored)) return stored;
+      if (sameContent(kind, candidate, stored)) return stored;
     }
     const content = serialize(kind, resource);
     if (!this.copied.has(kind)) {

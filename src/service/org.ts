@@ -26,6 +26,8 @@ export interface WriteRequest {
 
 const COMMIT_ID = /^[0-9a-f]{40}$/;
 const KEPT_SNAPSHOTS = 8;
+/** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
+export const DEFAULT_MAX_WAITING_WRITES = 256;
 
 /**
  * One organization's model: reads come from an in-memory snapshot keyed by the commit of
@@ -35,8 +37,13 @@ const KEPT_SNAPSHOTS = 8;
 export class OrgModel {
   private current: Snapshot | undefined;
   private readonly older = new Map<string, Snapshot>();
+  private waitingWrites = 0;
 
-  constructor(readonly slug: string, readonly repo: Repo) {}
+  constructor(
+    readonly slug: string,
+    readonly repo: Repo,
+    private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
+  ) {}
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
   async head(): Promise<Snapshot> {
@@ -61,6 +68,18 @@ export class OrgModel {
   }
 
   async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+    if (this.waitingWrites >= this.maxWaitingWrites) {
+      throw new ApiError(503, 'Too many writes are waiting for this organization; retry shortly.', { 'Retry-After': '1' });
+    }
+    this.waitingWrites++;
+    try {
+      return await this.writeUnderLock(request, step);
+    } finally {
+      this.waitingWrites--;
+    }
+  }
+
+  private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
     return this.repo.withWriteLock(async () => {
       const base = await this.head();
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {

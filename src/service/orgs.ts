@@ -32,7 +32,10 @@ export interface CreateOrgOptions {
 export class Orgs {
   private readonly open = new Map<string, OrgModel>();
 
-  constructor(readonly dataDir: string, private readonly options: { durable?: boolean } = {}) {}
+  constructor(
+    readonly dataDir: string,
+    private readonly options: { durable?: boolean; maxWaitingWrites?: number } = {},
+  ) {}
 
   gitdir(slug: string): string {
     if (!SLUG_PATTERN.test(slug)) throw new Error(`Invalid organization slug ${JSON.stringify(slug)}`);
@@ -52,7 +55,7 @@ export class Orgs {
     let org = this.open.get(slug);
     if (!org) {
       if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
-      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options));
+      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites);
       this.open.set(slug, org);
     }
     return org;

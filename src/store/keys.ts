@@ -70,13 +70,15 @@ export class KeyStore {
 
   async revoke(org: string, keyId: string): Promise<KeyRecord> {
     let revoked: KeyRecord | undefined;
-    await this.modify((records) =>
-      records.map((record) => {
-        if (record.org !== org || record.id !== keyId) return record;
-        revoked = record.revoked ? record : { ...record, revoked: new Date().toISOString() };
-        return revoked;
-      }),
-    );
+    await this.modify((records) => {
+      const index = records.findIndex((record) => record.org === org && record.id === keyId);
+      if (index < 0 || records[index]!.revoked) {
+        revoked = records[index];
+        return null;
+      }
+      revoked = { ...records[index]!, revoked: new Date().toISOString() };
+      return records.with(index, revoked);
+    });
     if (!revoked) throw new Error(`Organization '${org}' has no API key with id '${keyId}'.`);
     return { ...revoked };
   }
@@ -105,14 +107,16 @@ export class KeyStore {
     return this.snapshot;
   }
 
-  private async modify(change: (records: KeyRecord[]) => KeyRecord[]): Promise<void> {
+  /** `change` returns the new list, or null when there is nothing to write. */
+  private async modify(change: (records: KeyRecord[]) => KeyRecord[] | null): Promise<void> {
     await fsp.mkdir(path.dirname(this.file), { recursive: true });
     await withDirectoryLock(
       path.dirname(this.file),
       async () => {
         // Re-read under the lock: another process may have written since our last look.
         const { records } = await readSnapshot(this.file);
-        await writeKeysFile(this.file, change(records));
+        const changed = change(records);
+        if (changed) await writeKeysFile(this.file, changed);
         this.snapshot = await readSnapshot(this.file);
       },
       KEYS_LOCK_NAME,

@@ -8,6 +8,7 @@
  * repository correct is the compare-and-swap on refs/heads/main (refs.ts): of two writers
  * that started from the same parent, the second gets StaleHeadError.
  */
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -28,8 +29,10 @@ const queueTails = new Map<string, Promise<void>>();
 
 /** Runs fn while holding the directory's write lock. Not reentrant: do not nest for one dir. */
 export async function withDirectoryLock<T>(dir: string, fn: () => Promise<T>, lockFileName = LOCK_FILE_NAME): Promise<T> {
+  // proper-lockfile would retry a missing directory for the whole retry budget (a minute).
+  if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
   const lockfilePath = path.join(path.resolve(dir), lockFileName);
-  return inProcessQueue(lockfilePath, () => withCrossProcessLock(dir, lockfilePath, fn));
+  return inProcessQueue(lockfilePath, () => withCrossProcessLock(lockfilePath, fn));
 }
 
 async function inProcessQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -47,13 +50,16 @@ async function inProcessQueue<T>(key: string, fn: () => Promise<T>): Promise<T> 
   }
 }
 
-async function withCrossProcessLock<T>(dir: string, lockfilePath: string, fn: () => Promise<T>): Promise<T> {
+async function withCrossProcessLock<T>(lockfilePath: string, fn: () => Promise<T>): Promise<T> {
   let compromised: Error | null = null;
-  const unlock = await lockfile.lock(dir, {
+  // The lock path doubles as the locked "file": proper-lockfile tracks its locks by that
+  // name, so two locks in one directory (a repo's, keys.yaml's) stay apart.
+  const unlock = await lockfile.lock(lockfilePath, {
     ...CROSS_PROCESS_LOCK_OPTIONS,
     lockfilePath,
     // The default handler throws from a timer and takes the whole server down. Carrying on
-    // is safe because the ref compare-and-swap still rejects a conflicting commit.
+    // is safe for repositories, where the ref compare-and-swap still rejects a conflicting
+    // commit; keys.yaml writes take milliseconds, far below `stale`.
     onCompromised: (error) => {
       compromised = error;
       console.error(`c4store: write lock ${lockfilePath} was compromised: ${error.message}`);

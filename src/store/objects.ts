@@ -128,10 +128,6 @@ export function compareTreeNames(a: Buffer, aIsDir: boolean, b: Buffer, bIsDir: 
   return nextA - nextB;
 }
 
-export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
-  return compareTreeNames(a.nameBytes, isDirMode(a.mode), b.nameBytes, isDirMode(b.mode));
-}
-
 export function makeTreeEntry(mode: string, name: string, oid: string): TreeEntry {
   const nameBytes = Buffer.from(name, 'utf8');
   const raw = Buffer.concat([Buffer.from(`${mode} `, 'latin1'), nameBytes, Buffer.from([0]), Buffer.from(oid, 'hex')]);
@@ -400,6 +396,8 @@ export class ObjectWriter {
   /** Durable mode: syncs the directories, so the renames survive before a ref names them. */
   async finish(): Promise<void> {
     if (!this.durable) return;
+    // objects/ itself too: this commit may have created a fan-out directory in it.
+    if (this.touchedDirs.size > 0) this.touchedDirs.add(this.store.objectsDir);
     await Promise.all([...this.touchedDirs].map(syncDirectory));
     this.touchedDirs.clear();
   }
@@ -485,14 +483,18 @@ export function runSyncIo<T>(operation: () => T): Promise<T> {
 }
 
 function sliceHasTime(): boolean {
-  const now = performance.now();
   if (sliceStartedAt === null) {
-    sliceStartedAt = now;
-    // Runs as soon as the event loop gets a turn: from then on, a new slice.
-    setImmediate(() => (sliceStartedAt = null));
+    startSlice();
     return true;
   }
-  return now - sliceStartedAt < IO_SLICE_MS;
+  return performance.now() - sliceStartedAt < IO_SLICE_MS;
+}
+
+function startSlice(): number {
+  sliceStartedAt = performance.now();
+  // Runs as soon as the event loop gets a turn: from then on, a new slice.
+  setImmediate(() => (sliceStartedAt = null));
+  return sliceStartedAt;
 }
 
 function scheduleDrain(): void {
@@ -503,8 +505,7 @@ function scheduleDrain(): void {
 
 function drainPendingIo(): void {
   drainScheduled = false;
-  const started = performance.now();
-  sliceStartedAt = started;
+  const started = startSlice();
   while (pendingIoHead < pendingIo.length && performance.now() - started < IO_SLICE_MS) {
     pendingIo[pendingIoHead++]!();
   }

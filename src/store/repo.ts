@@ -20,6 +20,7 @@ import {
   isOid,
   serializeCommit,
   syncDirectory,
+  writeNewFile,
 } from './objects.js';
 import { MAIN_REF, StaleHeadError, compareAndSwapRef, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
@@ -94,9 +95,11 @@ export class Repo {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const staging = `${target}.init-${randomBytes(6).toString('hex')}`;
     try {
-      await createBareLayout(staging);
+      const durable = options.durable ?? false;
+      await createBareLayout(staging, durable);
       const staged = new Repo(staging, options);
       await staged.writeCommit({ ...first, parent: null, changes: first.files });
+      if (durable) await Promise.all([staging, path.join(staging, 'refs')].map(syncDirectory));
       if (await exists(target)) throw new Error(`${target} already exists.`);
       await fsp.rename(staging, target);
     } catch (error) {
@@ -180,9 +183,10 @@ export class Repo {
     const writer = this.objects.startWriting();
     const tree = (await this.rewriteTree(writer, baseTree, edits)) ?? (await writer.writeTree([]));
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
+    const parents = args.parent ? [args.parent] : [];
     const commit = await writer.write(
       'commit',
-      serializeCommitFor(tree, args.parent, who, args.message),
+      serializeCommit({ tree, parents, author: who, committer: who, message: args.message }),
     );
     await writer.finish();
     await compareAndSwapRef(this.gitdir, MAIN_REF, args.parent, commit, { durable: this.durable });
@@ -274,26 +278,19 @@ function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: bool
   return { found: false, index: low };
 }
 
-function serializeCommitFor(
-  tree: string,
-  parent: string | null,
-  who: Author & { timestamp: number },
-  message: string,
-): Buffer {
-  return serializeCommit({ tree, parents: parent ? [parent] : [], author: who, committer: who, message });
-}
-
-async function createBareLayout(gitdir: string): Promise<void> {
+async function createBareLayout(gitdir: string, durable: boolean): Promise<void> {
   await fsp.mkdir(gitdir);
   for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info']) {
     await fsp.mkdir(path.join(gitdir, dir), { recursive: true });
   }
-  await fsp.writeFile(path.join(gitdir, 'HEAD'), `ref: ${MAIN_REF}\n`);
-  await fsp.writeFile(
-    path.join(gitdir, 'config'),
-    '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n',
-  );
-  await fsp.writeFile(path.join(gitdir, 'description'), 'c4store model repository\n');
+  const files = {
+    HEAD: `ref: ${MAIN_REF}\n`,
+    config: '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n',
+    description: 'c4store model repository\n',
+  };
+  for (const [name, content] of Object.entries(files)) {
+    await writeNewFile(path.join(gitdir, name), content, 0o644, durable);
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

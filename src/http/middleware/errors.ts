@@ -21,7 +21,10 @@ export function errors(log: (line: string) => void): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) throw new ApiError(404, 'Not found.');
+      if (ctx.body == null) {
+        if (ctx.status === 404) throw new ApiError(404, 'Not found.');
+        if (ctx.status === 405 || ctx.status === 501) throw new ApiError(405, 'Method not allowed.');
+      }
     } catch (err) {
       const known = toApiError(err);
       if (!known) log(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);

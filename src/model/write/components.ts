@@ -2,7 +2,7 @@ import { ModelError } from '../../errors.js';
 import type { ComponentInput } from '../schemas.js';
 import type { Component, ComponentType, Model } from '../types.js';
 import type { Draft, Target } from '../draft.js';
-import type { References } from './references.js';
+import { distinct, type References } from './references.js';
 
 function resolveType(model: Model, input: ComponentInput): string | null {
   const byId = input.typeId ?? null;
@@ -44,7 +44,8 @@ export function buildComponent(
     state: input.state ?? 'DRAFT',
     typeId: resolveType(draft.base, input),
     apiContext: input.apiContext ?? draft.options.apiContext,
-    linksTo: (input.linksTo ?? []).map((name) => components.resolve(name)),
+    linksTo: distinct((input.linksTo ?? []).map((name) => components.resolve(name)),
+      (id) => `Component with id '${id}' is given more than once in linksTo.`),
     attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
   };
 }

@@ -3,7 +3,7 @@ import type { DiagramInput } from '../schemas.js';
 import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
 import { layoutDiagram, needsLayout, type LayoutInput } from '../layout.js';
-import type { References } from './references.js';
+import { distinct, type References } from './references.js';
 
 interface Nested {
   id: string;
@@ -95,9 +95,11 @@ export async function buildDiagram(
     input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
   });
   const instanceNames = new Map<string, string>();
+  const containers = new Set<string>();
   instanceInputs.forEach((i, n) => {
     instanceNames.set(instanceTargets[n].id, instanceTargets[n].id);
     if (i.ref !== undefined) instanceNames.set(i.ref, instanceTargets[n].id);
+    if (i.isContainer) containers.add(instanceTargets[n].id);
   });
 
   const instances: Pending<ComponentInstance>[] = instanceInputs.map((i, n) => {
@@ -107,8 +109,11 @@ export async function buildDiagram(
     let parent: string | null = null;
     if (parentName !== null) {
       if (isContainer) throw new ModelError(`Container instance '${i.ref ?? id}' cannot have a parent.`);
+      // Checked here, not only by checkDiagram, so that the message names the parent as sent.
       parent = instanceNames.get(parentName) ?? null;
-      if (parent === null) throw new ModelError(`Parent '${parentName}' is not a container instance of this diagram.`);
+      if (parent === null || !containers.has(parent)) {
+        throw new ModelError(`Parent '${parentName}' is not a container instance of this diagram.`);
+      }
     }
     const kept = keepLayout ? existing : undefined;
     return {
@@ -154,7 +159,8 @@ export async function buildDiagram(
     toComponentInstance: instanceEnd(r.toComponentInstance),
     label: r.label ?? null,
     desc: r.desc ?? null,
-    linksTo: (r.linksTo ?? []).map((name) => diagrams.resolve(name)),
+    linksTo: distinct((r.linksTo ?? []).map((name) => diagrams.resolve(name)),
+      (id) => `Diagram with id '${id}' is given more than once in linksTo.`),
   }));
   const relationKey = (r: Omit<Relation, 'id'>) =>
     JSON.stringify([r.fromComponentInstance, r.toComponentInstance, r.label, r.desc, r.linksTo]);
@@ -177,7 +183,7 @@ export async function buildDiagram(
     desc: input.desc ?? null,
     state: input.state ?? 'DRAFT',
     level: input.level,
-    tags: (input.tags ?? []).map((t) => t.id),
+    tags: distinct((input.tags ?? []).map((t) => t.id), (id) => `Tag with id '${id}' is given more than once.`),
     componentInstances: instances.map((p) => p.element),
     textareas: textareas.map((p) => p.element),
     relations,

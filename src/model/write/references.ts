@@ -39,3 +39,13 @@ export function diagramReferences(draft: Draft, elements: ReadonlyArray<{ ref?: 
   return new References(draft.base.diagrams, elements, targets, (name) =>
     isId(name) ? `Diagram with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a diagram.`);
 }
+
+/** `ids` as given, refused when one of them is named twice (directly, or by id and by ref). */
+export function distinct(ids: string[], duplicate: (id: string) => string): string[] {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new ModelError(duplicate(id));
+    seen.add(id);
+  }
+  return ids;
+}
