@@ -14,6 +14,8 @@ function serialize(data: unknown, yaml: boolean): Buffer {
 }
 
 function sendBuffer(ctx: Context, body: Buffer, yaml: boolean): void {
+  // JSON or YAML by Accept, under one ETag: caches must keep the two apart.
+  ctx.vary('Accept');
   ctx.type = yaml ? 'application/yaml; charset=utf-8' : 'application/json; charset=utf-8';
   ctx.body = body;
 }
@@ -36,7 +38,10 @@ function notModified(ctx: Context, snapshot: Snapshot): boolean {
   if (header === '') return false;
   const current = `"${snapshot.commit}"`;
   const matches = header === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current);
-  if (matches) ctx.status = 304;
+  if (matches) {
+    ctx.vary('Accept');
+    ctx.status = 304;
+  }
   return matches;
 }
 
