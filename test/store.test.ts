@@ -1,5 +1,5 @@
 import test from 'ava';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -12,10 +12,18 @@ import { LOCK_FILE_NAME } from '../src/store/lock.js';
 
 const execFileAsync = promisify(execFile);
 const author = { name: 'api', email: 'api@demo' };
-const srcStore = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'store');
+const projectRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const srcStore = path.join(projectRoot, 'src', 'store');
+
+const createdDirs: string[] = [];
+test.after.always(async () => {
+  await Promise.all(createdDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
+});
 
 async function tempDir(): Promise<string> {
-  return fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+  createdDirs.push(dir);
+  return dir;
 }
 
 async function newRepo(files: FileChange[] = [{ path: 'organization.yaml', content: 'name: Demo\n' }], options = {}) {
@@ -103,7 +111,7 @@ test('creates, updates and deletes; listFiles and readBlob round-trip', async (t
 });
 
 test('deleting a missing file is a no-op; bad paths and file/dir clashes are refused', async (t) => {
-  const { repo } = await newRepo([
+  const { gitdir, repo } = await newRepo([
     { path: 'organization.yaml', content: 'x\n' },
     { path: 'components/a.yaml', content: 'a\n' },
   ]);
@@ -124,6 +132,16 @@ test('deleting a missing file is a no-op; bad paths and file/dir clashes are ref
     { message: /is a file/ },
   );
   t.is(await repo.readHead(), next);
+
+  const emptied = await repo.commit({
+    parent: next,
+    changes: [{ path: 'components/a.yaml', content: null }, { path: 'organization.yaml', content: null }],
+    author,
+    message: 'delete everything',
+  });
+  t.is((await repo.listFiles(emptied)).size, 0);
+  t.is(git(gitdir, 'rev-parse', `${emptied}^{tree}`).trim(), '4b825dc642cb6eb9a060e54bf8d69288fbee4904');
+  t.is(fsckClean(gitdir), '');
 });
 
 test('trees are in git order: directories compare as if their name ended in "/"', async (t) => {
@@ -222,7 +240,8 @@ test('50 concurrent writers in one process make 50 linear commits', async (t) =>
   t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '51');
   t.is(git(gitdir, 'rev-list', '--count', '--merges', 'main').trim(), '0');
   // FIFO: the queue grants the lock in call order.
-  t.deepEqual(git(gitdir, 'log', '--format=%s', 'main').trim().split('\n').slice(0, 50).reverse(), Array.from({ length: 50 }, (_, i) => `c${i}`));
+  const subjects = git(gitdir, 'log', '--reverse', '--format=%s', 'main').trim().split('\n').slice(1);
+  t.deepEqual(subjects, Array.from({ length: 50 }, (_, i) => `c${i}`));
   t.is((await repo.listFiles(commits[49]!)).size, 51);
   t.is(fsckClean(gitdir), '');
 });
@@ -238,13 +257,14 @@ const repo = new Repo(gitdir);
 for (let i = 0; i < 15; i++) {
   await repo.withWriteLock(async () => {
     const parent = await repo.readHead();
-    await repo.commit({ parent, changes: [{ path: 'components/' + name + i + '.yaml', content: name + i }], author: { name, email: name + '@x' }, message: name + i });
+    const changes = [{ path: 'components/' + name + i + '.yaml', content: name + i }];
+    await repo.commit({ parent, changes, author: { name, email: name + '@x' }, message: name + i });
   });
 }
 `,
   );
   await Promise.all(
-    ['p', 'q'].map((name) => execFileAsync(process.execPath, ['--import', 'tsx', script, gitdir, name], { cwd: path.join(srcStore, '..', '..') })),
+    ['p', 'q'].map((name) => execFileAsync(process.execPath, ['--import', 'tsx', script, gitdir, name], { cwd: projectRoot })),
   );
   t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '31');
   const repo = new Repo(gitdir);
@@ -253,15 +273,44 @@ for (let i = 0; i < 15; i++) {
 });
 
 // Timing-sensitive: serial tests run alone, before the concurrent ones.
-test.serial('a cross-process lock left by a kill -9 is taken over after the stale time', async (t) => {
+test.serial('a writer killed with -9 inside the lock (ref lock taken) is taken over after ~3 s', async (t) => {
   const { repo, gitdir } = await newRepo();
-  // proper-lockfile's lock is a directory whose mtime the holder keeps fresh.
-  await fsp.mkdir(path.join(gitdir, LOCK_FILE_NAME));
+  const script = path.join(await tempDir(), 'hang.mts');
+  await fsp.writeFile(
+    script,
+    `import { Repo } from ${JSON.stringify(path.join(srcStore, 'repo.ts'))};
+import { writeFileSync } from 'node:fs';
+const gitdir = process.argv[2];
+await new Repo(gitdir).withWriteLock(async () => {
+  writeFileSync(gitdir + '/refs/heads/main.lock', '');
+  console.log('locked');
+  setInterval(() => {}, 1000);
+  await new Promise(() => {});
+});
+`,
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', script, gitdir], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
+    child.on('exit', () => reject(new Error('child exited before locking')));
+  });
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  t.true(nodeFs.existsSync(path.join(gitdir, LOCK_FILE_NAME)), 'the killed writer left its lock behind');
+
   const started = Date.now();
-  await repo.withWriteLock(async () => undefined);
+  const next = await repo.withWriteLock(async () =>
+    repo.commit({ parent: await headOf(repo), changes: [{ path: 'a.yaml', content: 'a' }], author, message: 'after kill' }),
+  );
   const waited = Date.now() - started;
-  t.true(waited >= 2500 && waited < 8000, `waited ${waited} ms`);
+  t.log(`took over after ${waited} ms`);
+  t.true(waited >= 1500 && waited < 8000, `waited ${waited} ms`);
+  t.is(await repo.readHead(), next);
   t.false(nodeFs.existsSync(path.join(gitdir, LOCK_FILE_NAME)));
+  t.is(fsckClean(gitdir), '');
 });
 
 test('plain git and isomorphic-git read what we wrote; git clone shows the files', async (t) => {
@@ -274,7 +323,11 @@ test('plain git and isomorphic-git read what we wrote; git clone shows the files
     timestamp: 1_700_000_100,
   });
   t.is(fsckClean(gitdir), '');
-  t.is(git(gitdir, 'log', '-1', '--format=%an|%ae|%at|%ai', 'main').trim(), 'ci botlabel|ci@demo|1700000100|2023-11-14 22:15:00 +0000');
+  t.is(
+    git(gitdir, 'log', '-1', '--format=%an|%ae|%at|%ai', 'main').trim(),
+    'ci botlabel|ci@demo|1700000100|2023-11-14 22:15:00 +0000',
+    'characters that would break the ident are dropped',
+  );
   t.is(git(gitdir, 'log', '-1', '--format=%(trailers:key=Api-Context,valueonly)', 'main').trim(), '2024-01-01 00:00:00');
 
   const commits = await isoLog({ fs: nodeFs, gitdir, ref: 'main' });
@@ -351,28 +404,37 @@ test('durable mode writes the same, valid repository', async (t) => {
 test.serial('a commit in a 10,000-file directory stays cheap, and 10,000 blobs load fast', async (t) => {
   const files: FileChange[] = [{ path: 'organization.yaml', content: 'name: Big\n' }];
   for (let i = 0; i < 10_000; i++) {
-    files.push({ path: `components/${String(i).padStart(5, '0')}-${i.toString(36)}.yaml`, content: `id: c${i}\nname: Component ${i}\n` });
+    const name = `${String(i).padStart(5, '0')}-${i.toString(36)}`;
+    files.push({ path: `components/${name}.yaml`, content: `id: c${i}\nname: Component ${i}\n` });
   }
   const { gitdir, repo } = await newRepo(files);
   let parent = await headOf(repo);
   const timings: number[] = [];
   for (let i = 0; i < 20; i++) {
     const started = performance.now();
-    parent = await repo.commit({ parent, changes: [{ path: 'components/00042-16.yaml', content: `id: c42\nrev: ${i}\n` }], author, message: `edit ${i}` });
+    const changes = [{ path: 'components/00042-16.yaml', content: `id: c42\nrev: ${i}\n` }];
+    parent = await repo.commit({ parent, changes, author, message: `edit ${i}` });
     timings.push(performance.now() - started);
   }
   timings.sort((a, b) => a - b);
   const median = timings[10]!;
   t.log(`commit of 1 file in a 10,000-entry directory: median ${median.toFixed(2)} ms, max ${timings[19]!.toFixed(2)} ms`);
+  // Bounds are loose on purpose (shared CI machines); they catch order-of-magnitude
+  // regressions such as re-reading or re-sorting the whole directory on every commit.
   t.true(median < 50, `median ${median} ms`);
 
   const fresh = new Repo(gitdir);
+  let timerTicks = 0;
+  const timer = setInterval(() => timerTicks++, 5);
   const started = performance.now();
   const listed = await fresh.listFiles(parent);
   const blobs = await Promise.all([...listed.values()].map((oid) => fresh.readBlob(oid)));
   const elapsed = performance.now() - started;
+  clearInterval(timer);
   t.log(`listFiles + readBlob of ${blobs.length} files from a cold Repo: ${elapsed.toFixed(0)} ms`);
   t.is(blobs.length, 10_001);
-  t.true(elapsed < 1000, `${elapsed} ms`);
+  t.true(elapsed < 3000, `${elapsed} ms`);
+  // The reads are synchronous but sliced: timers keep firing while they run.
+  t.true(timerTicks >= Math.floor(elapsed / 50), `${timerTicks} timer ticks in ${elapsed} ms`);
   t.is(fsckClean(gitdir), '');
 });

@@ -29,10 +29,13 @@ const queueTails = new Map<string, Promise<void>>();
 
 /** Runs fn while holding the directory's write lock. Not reentrant: do not nest for one dir. */
 export async function withDirectoryLock<T>(dir: string, fn: () => Promise<T>, lockFileName = LOCK_FILE_NAME): Promise<T> {
-  // proper-lockfile would retry a missing directory for the whole retry budget (a minute).
-  if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
   const lockfilePath = path.join(path.resolve(dir), lockFileName);
-  return inProcessQueue(lockfilePath, () => withCrossProcessLock(lockfilePath, fn));
+  // Queued before anything is awaited, so the lock is granted in call order.
+  return inProcessQueue(lockfilePath, async () => {
+    // proper-lockfile would retry a missing directory for its whole retry budget (a minute).
+    if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
+    return withCrossProcessLock(lockfilePath, fn);
+  });
 }
 
 async function inProcessQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {

@@ -1,0 +1,125 @@
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { KeyStore, KEYS_FILE_NAME } from '../src/store/keys.js';
+
+const execFileAsync = promisify(execFile);
+const projectRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const createdDirs: string[] = [];
+test.after.always(async () => {
+  await Promise.all(createdDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
+});
+
+async function dataDir(): Promise<string> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-keys-'));
+  createdDirs.push(dir);
+  return dir;
+}
+
+test('create, verify, list and revoke', async (t) => {
+  const store = new KeyStore(await dataDir());
+  const { key, record } = await store.create('demo');
+  t.regex(key, /^c4s_[A-Za-z0-9_-]{43}$/);
+  t.like(record, { org: 'demo', label: 'api', role: 'editor' });
+  t.regex(record.id, /^[A-Za-z0-9_-]+$/);
+  t.is(record.revoked, undefined);
+  t.false(Number.isNaN(Date.parse(record.created)));
+
+  t.deepEqual(await store.verify(key), record);
+  t.is(await store.verify(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`), null);
+  t.is(await store.verify('c4s_short'), null);
+  t.is(await store.verify(''), null);
+
+  const other = await store.create('other', { label: 'ci' });
+  t.deepEqual((await store.list('demo')).map((r) => r.id), [record.id]);
+  t.deepEqual((await store.list('other')).map((r) => r.label), ['ci']);
+
+  await t.throwsAsync(store.revoke('other', record.id), { message: /no API key with id/ });
+  await t.throwsAsync(store.revoke('demo', 'nope'), { message: /no API key with id/ });
+  const revoked = await store.revoke('demo', record.id);
+  t.truthy(revoked.revoked);
+  t.is(await store.verify(key), null);
+  t.deepEqual(await store.verify(other.key), other.record);
+  t.truthy((await store.list('demo'))[0]!.revoked, 'revoked keys stay listed');
+});
+
+test('reader keys carry their role; unknown roles are refused', async (t) => {
+  const store = new KeyStore(await dataDir());
+  const { key } = await store.create('demo', { label: 'dashboard', role: 'reader' });
+  t.like(await store.verify(key), { role: 'reader', label: 'dashboard' });
+  await t.throwsAsync(store.create('demo', { role: 'admin' as never }), { message: /Unknown role/ });
+});
+
+test('keys.yaml is mode 0600 and holds hashes, never keys', async (t) => {
+  const dir = await dataDir();
+  const store = new KeyStore(dir);
+  const created = [await store.create('demo'), await store.create('demo', { role: 'reader' })];
+  const file = path.join(dir, KEYS_FILE_NAME);
+  t.is((await fsp.stat(file)).mode & 0o777, 0o600);
+  const text = await fsp.readFile(file, 'utf8');
+  const stored = (parse(text) as { keys: Array<Record<string, string>> }).keys;
+  for (const { key, record } of created) {
+    t.false(text.includes(key));
+    t.false(text.includes(key.slice(4)));
+    t.is(stored.find((entry) => entry.id === record.id)!.hash, record.hash);
+  }
+  t.deepEqual(Object.keys(stored[0]!), ['id', 'org', 'label', 'role', 'hash', 'created']);
+  t.deepEqual((await fsp.readdir(dir)).sort(), [KEYS_FILE_NAME], 'no temp or lock files left behind');
+});
+
+test('a second KeyStore on the same directory sees a revoke at once', async (t) => {
+  const dir = await dataDir();
+  const server = new KeyStore(dir);
+  const cli = new KeyStore(dir);
+  const { key, record } = await cli.create('demo');
+  t.truthy(await server.verify(key), 'a key created elsewhere works at once');
+  await cli.revoke('demo', record.id);
+  t.is(await server.verify(key), null);
+});
+
+test('a revoke from another process takes effect at once', async (t) => {
+  const dir = await dataDir();
+  const server = new KeyStore(dir);
+  const { key, record } = await server.create('demo');
+  t.truthy(await server.verify(key));
+  const script = `import { KeyStore } from ${JSON.stringify(path.join(projectRoot, 'src/store/keys.ts'))};
+const [dir, id] = process.argv.slice(-2);
+await new KeyStore(dir).revoke('demo', id);`;
+  await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir, record.id], { cwd: projectRoot });
+  t.is(await server.verify(key), null);
+});
+
+test('concurrent creates from two instances and two processes lose nothing', async (t) => {
+  const dir = await dataDir();
+  const a = new KeyStore(dir);
+  const b = new KeyStore(dir);
+  const script = `import { KeyStore } from ${JSON.stringify(path.join(projectRoot, 'src/store/keys.ts'))};
+const [dir, name] = process.argv.slice(-2);
+const store = new KeyStore(dir);
+await Promise.all(Array.from({ length: 10 }, (_, i) => store.create('demo', { label: name + i })));`;
+  const inProcess = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).create('demo', { label: `local${i}` })));
+  await Promise.all(
+    ['p', 'q'].map((name) =>
+      execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir, name], { cwd: projectRoot }),
+    ),
+  );
+  const listed = await new KeyStore(dir).list('demo');
+  t.is(listed.length, 40);
+  t.is(new Set(listed.map((r) => r.id)).size, 40);
+  for (const { key } of inProcess) t.truthy(await a.verify(key));
+});
+
+test('a malformed keys.yaml is an error, not an empty key list', async (t) => {
+  const dir = await dataDir();
+  await fsp.writeFile(path.join(dir, KEYS_FILE_NAME), 'keys:\n  - id: x\n');
+  const store = new KeyStore(dir);
+  await t.throwsAsync(store.verify(`c4s_${'A'.repeat(43)}`), { message: /malformed/ });
+  await t.throwsAsync(store.create('demo'), { message: /malformed/ });
+  t.is(await fsp.readFile(path.join(dir, KEYS_FILE_NAME), 'utf8'), 'keys:\n  - id: x\n');
+});
