@@ -36,6 +36,7 @@ export const DEFAULT_MAX_WAITING_WRITES = 256;
  */
 export class OrgModel {
   private current: Snapshot | undefined;
+  private loading: { commit: string; snapshot: Promise<Snapshot> } | undefined;
   private readonly older = new Map<string, Snapshot>();
   private waitingWrites = 0;
 
@@ -49,8 +50,22 @@ export class OrgModel {
   async head(): Promise<Snapshot> {
     const commit = await this.repo.readHead();
     if (commit === null) throw new Error(`Organization ${this.slug} has no main branch`);
-    if (this.current?.commit !== commit) this.current = await this.load(commit, this.current);
-    return this.current;
+    if (this.current?.commit === commit) return this.current;
+    // Requests arriving while a commit loads share that one load.
+    if (this.loading?.commit !== commit) {
+      const loading = { commit, snapshot: this.load(commit, this.current) };
+      this.loading = loading;
+      loading.snapshot.then(
+        (snapshot) => {
+          this.current = snapshot;
+          if (this.loading === loading) this.loading = undefined;
+        },
+        () => {
+          if (this.loading === loading) this.loading = undefined;
+        },
+      );
+    }
+    return this.loading.snapshot;
   }
 
   /** The model as of an earlier commit, for `?at=`. */

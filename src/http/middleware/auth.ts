@@ -3,25 +3,28 @@ import { ApiError } from '../../errors.js';
 import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
 
+/** RFC 9110: a 401 names the scheme the client should use. */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
+
 /** The key of a request, from `Authorization: Bearer <key>` or `x-api-key: <key>`. */
 function presentedKey(ctx: Context): string {
   const authorization = ctx.get('authorization');
   const apiKey = ctx.get('x-api-key');
-  if (authorization === '' && apiKey === '') throw new ApiError(401, 'Missing API key.');
+  if (authorization === '' && apiKey === '') throw new ApiError(401, 'Missing API key.', CHALLENGE);
   let bearer: string | undefined;
   if (authorization !== '') {
     bearer = /^Bearer +(\S+) *$/i.exec(authorization)?.[1];
-    if (bearer === undefined) throw new ApiError(401, 'Invalid API key.');
+    if (bearer === undefined) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
   }
   // Two different keys in one request is a client bug; acting on either one would hide it.
-  if (bearer !== undefined && apiKey !== '' && bearer !== apiKey.trim()) throw new ApiError(401, 'Invalid API key.');
+  if (bearer !== undefined && apiKey !== '' && bearer !== apiKey.trim()) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
   return bearer ?? apiKey.trim();
 }
 
 export function authenticate(keys: KeyStore, orgs: Orgs): Middleware {
   return async (ctx, next) => {
     const record = await keys.verify(presentedKey(ctx));
-    if (!record || !orgs.exists(record.org)) throw new ApiError(401, 'Invalid API key.');
+    if (!record || !orgs.exists(record.org)) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
     ctx.state.key = record;
     ctx.state.org = orgs.get(record.org);
     await next();

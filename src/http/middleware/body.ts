@@ -17,7 +17,7 @@ export function parseBody(limitBytes: number): Middleware {
     jsonStrict: false,
     jsonLimit: limitBytes,
     textLimit: limitBytes,
-    jsonTypes: ['json'],
+    jsonTypes: ['json', '+json'],
     textTypes: YAML_TYPES,
     parsedMethods: ['POST', 'PUT'] as never,
   });

@@ -14,6 +14,9 @@ function toApiError(err: unknown): ApiError | undefined {
   if (e?.status === 404) return new ApiError(404, 'Not found.');
   if (e?.status === 400 && err instanceof SyntaxError) return new ApiError(400, `Invalid JSON: ${err.message}`);
   if (e?.type === 'request.aborted') return new ApiError(400, 'Request aborted.');
+  if (typeof (e as { code?: unknown })?.code === 'string' && (e as { code: string }).code.startsWith('Z_')) {
+    return new ApiError(400, 'The request body could not be decompressed.');
+  }
   return undefined;
 }
 
