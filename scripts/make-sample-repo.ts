@@ -12,6 +12,8 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIRECTORIES, serialize, serializeOrganization, type StoredKind } from '../src/model/files.js';
+import { idFrom } from '../src/model/ids.js';
+import { DEFAULT_TYPES } from '../src/service/orgs.js';
 import type {
   Attribute, AttributeType, AttributeValueType, Component, ComponentInstance, ComponentType, Diagram,
   Level, Organization, Relation, State, Tag, TagColor, TextArea,
@@ -22,20 +24,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'sample-repo');
 // ---------------------------------------------------------------------------------------------
 // Ids: time prefix (creation time in ms) + 80 bits from a hash of the key.
 
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-function encode(value: bigint, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) {
-    out = ALPHABET[Number(value & 31n)] + out;
-    value >>= 5n;
-  }
-  return out;
-}
 const ids = new Map<string, string>();
 function makeId(key: string, time: number): string {
   if (ids.has(key)) throw new Error(`duplicate key ${key}`);
   const random = BigInt('0x' + createHash('sha256').update(`c4store-sample/${key}`).digest('hex').slice(0, 20)) >> 1n;
-  const id = encode(BigInt(time), 10) + encode(random, 16);
+  const id = idFrom(time, random);
   ids.set(key, id);
   return id;
 }
@@ -65,15 +58,7 @@ const organization: Organization = { name: 'Northwind Traders', slug: 'demo', me
 // ---------------------------------------------------------------------------------------------
 // Types (the C4 set org create seeds)
 
-const TYPE_DEFS: Array<[slug: string, name: string]> = [
-  ['person', 'Person'],
-  ['software-system', 'Software System'],
-  ['container', 'Container'],
-  ['component', 'Component'],
-  ['database', 'Database'],
-  ['queue', 'Queue'],
-];
-const types: ComponentType[] = TYPE_DEFS.map(([slug, name], i) => ({
+const types: ComponentType[] = DEFAULT_TYPES.map(([slug, name], i) => ({
   id: makeId(`type/${slug}`, T0 + i * 7), slug, name,
 }));
 const typeIdOf = (slug: string) => types.find((t) => t.slug === slug)!.id;

@@ -36,5 +36,10 @@ export function newId(now: number = Date.now()): string {
     lastTime = Math.max(now, lastTime);
     lastRandom = BigInt('0x' + randomBytes(10).toString('hex')) >> 1n; // headroom for increments
   }
-  return encode(BigInt(lastTime), 10) + encode(lastRandom, 16);
+  return idFrom(lastTime, lastRandom);
+}
+
+/** The id made of a creation time in ms and 80 bits of randomness (or of a hash, for fixtures). */
+export function idFrom(time: number, random: bigint): string {
+  return encode(BigInt(time), 10) + encode(random, 16);
 }
