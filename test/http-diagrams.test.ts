@@ -412,15 +412,8 @@ test('a diagram is matched by ref; an identical re-post adds no commit; a refuse
   await refused(t, s, 'POST', D, [{ ref: 'w', name: 'W', level: 'C2' }, { ref: 'w', name: 'W2', level: 'C2' }], 400, `Ref 'w' is used more than once.`);
 }));
 
-// BUG (src/model/layout.ts, layoutPlacedContainer): a stored container that grows to take new
-// children (write/diagrams.ts lets a container whose size the request does not give grow)
-// picks the smallest grown box even when every candidate box covers a placed neighbour, so
-// the container covers the neighbour and a new child is drawn on top of it. Here a single
-// column of the new children below the stored ones (a 20×98 box) keeps them inside the
-// container and clear of the neighbour; the layout module instead returns a 64×46 box over
-// `neighbour` with the first new child overlapping it ("Overlaps are avoided for everything
-// this module places"). Remove `.failing` once layout.ts is fixed.
-test.failing('a container growing to take new children does not cover a placed neighbour', (t) => withServer(async (s) => {
+// A stored container that grows to take new children must not cover a placed neighbour.
+test('a container growing to take new children does not cover a placed neighbour', (t) => withServer(async (s) => {
   const input = {
     ref: 'd', name: 'D', level: 'C2',
     componentInstances: [

@@ -458,6 +458,74 @@ test('partial layout: a placed container without a size grows to hold its new ch
   t.true(c.width > 20 || c.height > 14);
 });
 
+test('partial layout: a growing container does not cover a placed neighbour; it grows down in a column', async (t) => {
+  // As stored after a first layout: a 20x26 container (its size not sent) with two children,
+  // a neighbour 8 units to its right; six new children. Any box wider than 28 covers the
+  // neighbour, a single column below the two children (20x98) does not.
+  const news = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+  const inp = input([
+    box('box', { label: 'System', position: { x: 0, y: 0 } }),
+    kid('a', 'box', { label: 'A', position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    kid('b', 'box', { label: 'B', position: { x: 2, y: 16 }, width: 16, height: 8 }),
+    leaf('neighbour', { label: 'Neighbour', position: { x: 28, y: 0 }, width: 16, height: 8 }),
+    ...news.map((id) => kid(id, 'box', { label: id.toUpperCase() })),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  t.deepEqual(r.instances.get('box'), { position: { x: 0, y: 0 }, width: 20, height: 98 });
+  for (const id of news) t.is(r.instances.get(id)!.position.x, 2, `${id} in the column`);
+  t.deepEqual(r, await layoutDiagram(inp), 'deterministic');
+});
+
+test('partial layout: a growing container blocked below grows to the right instead', async (t) => {
+  const inp = input([
+    box('box', { position: { x: 0, y: 0 } }),
+    kid('a', 'box', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    kid('b', 'box', { position: { x: 2, y: 16 }, width: 16, height: 8 }),
+    leaf('under', { position: { x: 0, y: 30 }, width: 60, height: 8 }),
+    ...['k0', 'k1', 'k2', 'k3', 'k4', 'k5'].map((id) => kid(id, 'box')),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r);
+  const c = r.instances.get('box')!;
+  t.true(c.position.y + c.height <= 30, 'stays above the element below');
+});
+
+test('partial layout: a growing container with no free space around keeps its box; new children go to free space', async (t) => {
+  const news = ['k0', 'k1', 'k2'];
+  const inp = input([
+    box('box', { position: { x: 0, y: 0 } }),
+    kid('a', 'box', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    kid('b', 'box', { position: { x: 2, y: 16 }, width: 16, height: 8 }),
+    leaf('wall', { position: { x: 24, y: -10 }, width: 30, height: 100 }),
+    leaf('under', { position: { x: 0, y: 30 }, width: 20, height: 8 }),
+    ...news.map((id) => kid(id, 'box')),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r, { allowOutside: news });
+  t.deepEqual(r.instances.get('box'), { position: { x: 0, y: 0 }, width: 20, height: 26 });
+  for (const id of news) t.true(r.instances.get(id)!.position.y >= 38, `${id} below the element under the box`);
+});
+
+test('partial layout: a second growing container does not cover a child the first one placed outside', async (t) => {
+  // c1 cannot grow (a wall to its right, `under` below), so `m` goes to free space below,
+  // next to c2, whose growth downwards then has to stop above `m`.
+  const inp = input([
+    box('c1', { position: { x: 0, y: 0 } }),
+    kid('f', 'c1', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+    leaf('wall', { position: { x: 24, y: -10 }, width: 30, height: 100 }),
+    leaf('under', { position: { x: 0, y: 18 }, width: 20, height: 8 }),
+    box('c2', { position: { x: -10, y: 28 } }),
+    kid('m', 'c1'),
+    kid('p', 'c2'),
+    kid('q', 'c2'),
+    kid('r', 'c2'),
+  ]);
+  const r = await layoutDiagram(inp);
+  checkValid(t, inp, r, { allowOutside: ['m', 'q', 'r'] });
+  t.deepEqual(findChildrenOutside(r, inp).includes('p'), false, 'what fits stays inside');
+});
+
 test('partial layout: a new container around children that are already placed', async (t) => {
   const inp = input([
     box('c'),

@@ -34,12 +34,23 @@
  *   rows below everything else.
  * - New children of an already placed container (given position, or children with given
  *   positions) go into free space inside the container's box (first free spot, top to bottom,
- *   left to right). If the container's size was not given it grows instead (to the right or
- *   below its current children, preferring: children inside the box, then not overlapping
- *   other placed elements, then the smaller box). If its size was given and there is no room,
- *   the children are placed one by one into any free spot inside, and the ones that still do
- *   not fit go to the first free spot below (overflowing the container's box, accepted) —
- *   never on top of another element.
+ *   left to right). If the container's size was not given it grows instead; it keeps its
+ *   position, so it grows to the right and downwards. Candidates: the new children as a block
+ *   (elk's arrangement; rows within the width limit; rows within the container's current
+ *   width; one column) to the right of or below its current children, or at the first free
+ *   spot in the largest allowed box. They are compared by: the box covers no placed element
+ *   it did not cover before and no new child covers one, then fewest children outside the
+ *   box, then the smaller area (overflowing children included); on a tie the first candidate
+ *   in the order above wins. When every block covers something or leaves children outside,
+ *   it also tries the largest boxes that cover nothing new (widths from the current one up to
+ *   the limit, each as tall as what lies below allows, 4 units away from it) filled one child
+ *   at a time, top to bottom; children that still do not fit go to the first free spot below
+ *   (outside the container's box, but on top of nothing). The container's current width is
+ *   always such a box, so a result without overlaps is always among the candidates. Other
+ *   elements count with their exact boxes (a container's box and each child's box).
+ *   If its size was given and there is no room, the children are placed one by one into any
+ *   free spot inside, and the ones that still do not fit go to the first free spot below
+ *   (overflowing the container's box, accepted) — never on top of another element.
  * - Overlaps are avoided for everything this module places. Given positions are never moved,
  *   so boxes that the input itself placed on top of each other stay that way, and a default
  *   size chosen for a box with a given position may touch a neighbour that was placed by hand.
@@ -382,6 +393,11 @@ function footAt(p: Placed): Rect {
   return translate(p.foot, p.x, p.y);
 }
 
+/** The item's own box and its children's boxes, absolute (the exact space it takes). */
+function boxesAt(p: Placed): Rect[] {
+  return [{ x: p.x, y: p.y, w: p.w, h: p.h }, ...p.kids.map((k) => translate(k, p.x, p.y))];
+}
+
 function readingOrder<T extends { inst: Inst; x: number; y: number }>(list: T[]): T[] {
   return [...list].sort((a, b) => a.x - b.x || a.y - b.y || a.inst.index - b.inst.index);
 }
@@ -689,7 +705,7 @@ function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number): 
 /**
  * Places the new children of a container whose position P is known (given, or derived from
  * children with given positions). Returns the container relative to P. `externalAbs`: the
- * space taken by other placed top-level elements (absolute).
+ * boxes of the other placed elements and of their children (absolute).
  */
 async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], ctx: Ctx): Promise<Placed> {
   const fixed: Box[] = c.kids
@@ -701,23 +717,28 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
   const external = externalAbs.map((r) => translate(r, -P.x, -P.y));
   const innerW = innerWidthLimit(c);
   const relevant = (region: Rect): Rect[] => external.filter((r) => rectsOverlap(r, region));
+  // The container as it is before the new children arrive.
+  const base = containerFromKids(c, fixed);
+  const baseBox: Rect = { x: 0, y: 0, w: base.w, h: base.h };
 
-  // Two arrangements of the new children: elk's, and packed in rows within the width limit.
+  // Arrangements of the new children: elk's; packed in rows within the width limit; packed in
+  // rows within the container's current inner width (grows downwards only); one column.
   const block = await layoutBlock(fresh, ctx, innerW);
   const order = readingOrder(fresh.map((k) => ({ inst: k, x: block.get(k)!.x, y: block.get(k)!.y }))).map(
     (e) => e.inst,
   );
   const elkBoxes: Box[] = order.map((k) => ({ id: k.id, x: block.get(k)!.x, y: block.get(k)!.y, w: k.w, h: k.h }));
-  const rowSpots = shelfPack(order, innerW, L.gap);
-  const rowBoxes: Box[] = order.map((k, i) => ({ id: k.id, x: rowSpots[i]!.x, y: rowSpots[i]!.y, w: k.w, h: k.h }));
-  const variants = [elkBoxes, rowBoxes];
+  const rowsWithin = (width: number): Box[] => {
+    const spots = shelfPack(order, width, L.gap);
+    return order.map((k, i) => ({ id: k.id, x: spots[i]!.x, y: spots[i]!.y, w: k.w, h: k.h }));
+  };
+  const variants = [elkBoxes, rowsWithin(innerW), rowsWithin(Math.max(1, base.w - 2 * L.padSide)), rowsWithin(0)];
   const moved = (v: Box[], at: Position): Box[] => v.map((b) => translate(b, at.x, at.y));
 
   // 1. Free space inside the container's current box.
   const sized = c.givenW !== undefined && c.givenH !== undefined;
   if (fixed.length > 0 || sized) {
-    const cur = containerFromKids(c, fixed);
-    const inner: Rect = { x: L.padSide, y: L.padTop, w: cur.w - 2 * L.padSide, h: cur.h - L.padTop - L.padBottom };
+    const inner: Rect = { x: L.padSide, y: L.padTop, w: base.w - 2 * L.padSide, h: base.h - L.padTop - L.padBottom };
     const obstacles = [...fixed, ...relevant(inner)];
     for (const v of variants) {
       const b = unionAll(v)!;
@@ -726,49 +747,97 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
     }
   }
 
-  // 2. Grow the container (its size, or one dimension of it, was not given).
-  if (!sized) {
-    const anchors: Position[] = [];
-    if (fixed.length > 0) {
-      const fb = unionAll(fixed)!;
-      anchors.push({ x: Math.ceil(fb.x + fb.w) + L.gap, y: Math.max(L.padTop, Math.floor(fb.y)) });
-      anchors.push({ x: L.padSide, y: Math.ceil(fb.y + fb.h) + L.gap });
-    } else {
-      anchors.push({ x: L.padSide, y: L.padTop });
-    }
-    // Also the first free spot (clear of other placed elements) in the largest allowed box.
-    const maxInner: Rect = {
-      x: L.padSide,
-      y: L.padTop,
-      w: (c.givenW ?? L.maxSize) - 2 * L.padSide,
-      h: (c.givenH ?? L.maxSize) - L.padTop - L.padBottom,
-    };
-    const spotsPerVariant = variants.map((v) => {
-      const b = unionAll(v)!;
-      return findSpot(maxInner, [...fixed, ...relevant(maxInner)], b.w, b.h, L.gap);
-    });
-    let best: { p: Placed; score: number[] } | null = null;
-    for (const [n, v] of variants.entries()) {
-      const spot = spotsPerVariant[n];
-      for (const a of spot ? [...anchors, spot] : anchors) {
-        const p = containerFromKids(c, [...fixed, ...moved(v, a)]);
-        const score = [
-          overflows(p) ? 1 : 0,
-          external.some((r) => rectsOverlap(r, p.foot)) ? 1 : 0,
-          p.foot.w * p.foot.h,
-        ];
-        if (!best || lexLess(score, best.score)) best = { p, score };
-      }
-    }
-    return best!.p;
+  // 2. Size given and no room for the block: one child at a time into any free spot inside;
+  //    what does not fit goes to the first free spot below (overflowing the container's box).
+  if (sized) return fillOneByOne(c, fixed, order, external, base.w, base.h);
+
+  // 3. Grow the container (its size, or one dimension of it, was not given). Every candidate
+  //    is scored: [covers a placed element it did not cover before, children outside, area];
+  //    the first candidate with the smallest score wins.
+  const score = (p: Placed): number[] => {
+    const own: Rect = { x: 0, y: 0, w: p.w, h: p.h };
+    const added = p.kids.slice(fixed.length);
+    const covers = external.some(
+      (r) => (rectsOverlap(r, own) && !rectsOverlap(r, baseBox)) || added.some((k) => rectsOverlap(r, k)),
+    );
+    const outside = p.kids.filter((k) => !rectContains(own, k)).length;
+    return [covers ? 1 : 0, outside, p.foot.w * p.foot.h];
+  };
+  let best: { p: Placed; score: number[] } | null = null;
+  const consider = (p: Placed): void => {
+    const s = score(p);
+    if (!best || lexLess(s, best.score)) best = { p, score: s };
+  };
+
+  // 3a. The arrangements as blocks: to the right of or below the placed children, or at the
+  //     first free spot (clear of other placed elements) in the largest allowed box.
+  const anchors: Position[] = [];
+  if (fixed.length > 0) {
+    const fb = unionAll(fixed)!;
+    anchors.push({ x: Math.ceil(fb.x + fb.w) + L.gap, y: Math.max(L.padTop, Math.floor(fb.y)) });
+    anchors.push({ x: L.padSide, y: Math.ceil(fb.y + fb.h) + L.gap });
+  } else {
+    anchors.push({ x: L.padSide, y: L.padTop });
+  }
+  const maxW = c.givenW ?? L.maxSize;
+  const maxH = c.givenH ?? L.maxSize;
+  const maxInner: Rect = { x: L.padSide, y: L.padTop, w: maxW - 2 * L.padSide, h: maxH - L.padTop - L.padBottom };
+  for (const v of variants) {
+    const b = unionAll(v)!;
+    const spot = findSpot(maxInner, [...fixed, ...relevant(maxInner)], b.w, b.h, L.gap);
+    for (const a of spot ? [...anchors, spot] : anchors) consider(containerFromKids(c, [...fixed, ...moved(v, a)]));
   }
 
-  // 3. Size given and no room for the block: one child at a time into any free spot inside;
-  //    what does not fit goes to the first free spot below (overflowing the container's box).
-  const cur = containerFromKids(c, fixed);
-  const inner: Rect = { x: L.padSide, y: L.padTop, w: cur.w - 2 * L.padSide, h: cur.h - L.padTop - L.padBottom };
+  // 3b. When every block covers something or leaves children outside: the largest boxes that
+  //     cover nothing new (for each width from the current one up to the limit, as tall as
+  //     the elements below allow), filled one child at a time; children that do not fit go
+  //     to free space below. The current width always qualifies, so something overlap-free
+  //     is always among the candidates.
+  if (best!.score[0] !== 0 || best!.score[1] !== 0) {
+    const maxBox: Rect = { x: 0, y: 0, w: maxW, h: maxH };
+    const around = external.filter((r) => rectsOverlap(r, maxBox) && !rectsOverlap(r, baseBox));
+    const widths = [base.w];
+    if (c.givenW === undefined) {
+      widths.push(maxW);
+      for (const r of around) widths.push(Math.floor(r.x) - L.gap);
+      // Widths that hold j more columns of the widest new child next to the placed ones.
+      const from = fixed.length > 0 ? Math.ceil(unionAll(fixed)!.x + unionAll(fixed)!.w) + L.gap : L.padSide;
+      const kw = Math.max(...fresh.map((k) => k.w));
+      for (let j = 1; from + j * kw + (j - 1) * L.gap + L.padSide <= maxW; j++) {
+        widths.push(from + j * kw + (j - 1) * L.gap + L.padSide);
+      }
+    }
+    const candidates = [...new Set(widths.filter((w) => w >= base.w && w <= maxW))].sort((a, b) => a - b);
+    for (const w of candidates) {
+      let h = maxH;
+      let ok = true;
+      for (const r of around) {
+        if (!rectsOverlap(r, { x: 0, y: 0, w, h: maxH })) continue;
+        if (r.y < base.h) {
+          ok = false;
+          break;
+        }
+        h = Math.min(h, Math.max(base.h, Math.floor(r.y) - L.gap));
+      }
+      if (ok) consider(fillOneByOne(c, fixed, order, external, w, h));
+    }
+  }
+  return best!.p;
+}
+
+/**
+ * The new children (`order`) of a placed container, one at a time into the first free spot of
+ * a w×h box (relative to the container's top-left corner, padding kept); the ones that do not
+ * fit go to the first free spot below. The container keeps a given size; otherwise it is
+ * sized to the children inside that box (so it stays within it). Never on top of another
+ * element.
+ */
+function fillOneByOne(c: Inst, fixed: Box[], order: Inst[], external: Rect[], w: number, h: number): Placed {
+  const relevant = (region: Rect): Rect[] => external.filter((r) => rectsOverlap(r, region));
+  const inner: Rect = { x: L.padSide, y: L.padTop, w: w - 2 * L.padSide, h: h - L.padTop - L.padBottom };
   const occupied: Rect[] = [...fixed, ...relevant(inner)];
   const kids: Box[] = [...fixed];
+  const inside: Box[] = [...fixed];
   for (const k of order) {
     const below: Rect = { x: inner.x, y: inner.y, w: Math.max(inner.w, k.w), h: Infinity };
     const spot = findSpot(inner, occupied, k.w, k.h, L.gap) ??
@@ -780,8 +849,10 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
     const box = { id: k.id, x: spot.x, y: spot.y, w: k.w, h: k.h };
     kids.push(box);
     occupied.push(box);
+    if (rectContains(inner, box)) inside.push(box);
   }
-  return containerFromKids(c, kids);
+  const own = containerFromKids(c, inside);
+  return { x: 0, y: 0, w: own.w, h: own.h, kids, foot: unionAll([{ x: 0, y: 0, w: own.w, h: own.h }, ...kids])! };
 }
 
 function lexLess(a: number[], b: number[]): boolean {
@@ -860,7 +931,7 @@ export async function layoutDiagram(input: LayoutInput, options: LayoutOptionsAr
   for (const { item, inst } of placedContainers) {
     if (!inst.kids.some((k) => !k.pos)) continue;
     const P = { x: item.placed.x, y: item.placed.y };
-    const external = fixed.filter((f) => f !== item).map((f) => footAt(f.placed));
+    const external = fixed.filter((f) => f !== item).flatMap((f) => boxesAt(f.placed));
     item.placed = { ...(await layoutPlacedContainer(inst, P, external, ctx)), x: P.x, y: P.y };
   }
 
