@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import YAML from 'yaml';
+import { emitYaml, type Plain } from '../model/yaml-format.js';
 import type { Snapshot } from '../service/org.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
@@ -10,7 +10,7 @@ export function wantsYaml(ctx: Context): boolean {
 }
 
 function serialize(data: unknown, yaml: boolean): Buffer {
-  return Buffer.from(yaml ? YAML.stringify(data, { lineWidth: 0, aliasDuplicateObjects: false }) : JSON.stringify(data));
+  return Buffer.from(yaml ? emitYaml(data as { [key: string]: Plain } | Plain[]) : JSON.stringify(data));
 }
 
 function sendBuffer(ctx: Context, body: Buffer, yaml: boolean): void {

@@ -1,6 +1,6 @@
-import YAML from 'yaml';
 import { isId } from './ids.js';
 import { definedFields } from './fields.js';
+import { emitYaml, parseYaml, type Plain } from './yaml-format.js';
 import type {
   Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
   Relation, Tag, TextArea,
@@ -27,8 +27,8 @@ export function resourcePath(kind: StoredKind, id: string): string {
 }
 
 
-export function stringify(value: unknown): string {
-  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+export function stringify(value: object): string {
+  return emitYaml(value as { [key: string]: Plain });
 }
 
 export const fileOf = {
@@ -108,14 +108,12 @@ export function classifyPath(path: string): { kind: StoredKind; id: string } | '
 }
 
 export function parseFile(path: string, text: string): unknown {
-  let doc: YAML.Document;
+  let value: unknown;
   try {
-    doc = YAML.parseDocument(text);
+    value = parseYaml(text);
   } catch (err) {
     throw new FileError(path, (err as Error).message);
   }
-  if (doc.errors.length > 0) throw new FileError(path, doc.errors[0].message);
-  const value = doc.toJS({ maxAliasCount: 100 });
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new FileError(path, 'expected a mapping');
   }

@@ -1,0 +1,495 @@
+import YAML from 'yaml';
+
+/**
+ * A small, fast YAML emitter and parser for the files c4store writes.
+ *
+ * `emitYaml` writes a fixed, conservative subset of YAML in the style of
+ * `YAML.stringify(value, { lineWidth: 0 })`: block mappings and sequences (two-space indent,
+ * sequences indented under their key), `[]` / `{}` for empty collections, plain scalars only
+ * where they provably read back as the same string under both the YAML 1.2 core schema and
+ * YAML 1.1, literal block scalars (`|-`, `|`, `|+`) for safe multi-line strings, and JSON-style
+ * double-quoted scalars for everything else.
+ *
+ * `parseYaml` reads that subset with a hand-written line parser and hands anything else
+ * (comments, anchors, tags, flow collections, other scalar styles, explicit keys, odd
+ * indentation, duplicate keys, …) to the `yaml` package, so every valid YAML file still loads
+ * and the result is always the one the `yaml` package would give.
+ */
+
+export type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
+
+// ---------------------------------------------------------------------------------------------
+// Shared character rules
+
+/** Words that some YAML schema (1.2 core or 1.1) reads as null or a boolean, compared lower-cased. */
+const VALUE_KEYWORDS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', 'y', 'n', '~']);
+/**
+ * Keywords that force a mapping key to be quoted. `y` and `n` are deliberately absent: every
+ * diagram file has `position: { x, y }`, which `YAML.stringify` (and so every existing file)
+ * writes as a plain `y:`; the YAML 1.2 core schema reads it as the string "y".
+ */
+const KEY_KEYWORDS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off']);
+
+/** First letters of the keywords above: t, f, n, y, o (either case). */
+function mayBeKeyword(c0: number): boolean {
+  const c = c0 | 0x20;
+  return c === 0x74 || c === 0x66 || c === 0x6e || c === 0x79 || c === 0x6f;
+}
+
+/** First characters that rule out a plain scalar: indicators, signs, dot, space, controls, … */
+const PLAIN_FIRST_BAD = new Uint8Array(128);
+for (let c = 0; c < 0x21; c++) PLAIN_FIRST_BAD[c] = 1;
+PLAIN_FIRST_BAD[0x7f] = 1;
+for (const ch of '-?:,[]{}#&*!|>\'"%@`+.~<=') PLAIN_FIRST_BAD[ch.charCodeAt(0)] = 1;
+/**
+ * A plain scalar starting with a digit (ids such as 01jnjrh0m02c25ysw1gj6adcs3) must be
+ * letters and digits only, contain a letter beyond the hexadecimal ones, and not start with `0`
+ * and a letter. Every number, date, time and timestamp form of YAML 1.1 and 1.2 (decimal, 0x/0o/0b,
+ * 1e5, 1_000, 1:30, 2026-11-22, 2026-11-22 00:41:14, …) fails one of these.
+ */
+function isDigitLedPlain(s: string): boolean {
+  let beyondHex = false;
+  for (let i = 1; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) continue;
+    const lower = c | 0x20;
+    if (c < 65 || c > 122 || lower < 97 || lower > 122) return false; // not an ASCII letter
+    if (i === 1 && s.charCodeAt(0) === 48) return false; // 0x…, 0o…, 0b…
+    if (lower >= 103) beyondHex = true; // g-z
+  }
+  return beyondHex;
+}
+
+/** Characters never written raw: C0/C1 controls, DEL, NEL, line/paragraph separators, BOM, U+FFFE/F. */
+const UNSAFE_CHAR = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+const UNSAFE_CHAR_G = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g;
+/** Same, for whole documents: line feeds allowed (carriage returns are normalized before). */
+const UNSAFE_TEXT = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
+const PLAIN_BAD = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|: | #/;
+/** What String(n) gives for a finite number. */
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-][0-9]+)?$/;
+const EXPONENT_ONLY = /^[eE][-+]?[0-9]/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A mapping key longer than this must be written as an explicit `? key` (YAML's 1024 limit). */
+const MAX_IMPLICIT_KEY = 1024;
+
+const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** True when `s` can be written as a plain scalar and reads back as the same string everywhere. */
+function isPlainString(s: string): boolean {
+  const n = s.length;
+  if (n === 0) return false;
+  const c0 = s.charCodeAt(0);
+  if (c0 >= 48 && c0 <= 57) return isDigitLedPlain(s);
+  if (c0 < 128 && PLAIN_FIRST_BAD[c0] === 1) return false;
+  const cl = s.charCodeAt(n - 1);
+  if (cl === 32 || cl === 58 /* : */) return false;
+  if (n <= 5 && mayBeKeyword(c0) && VALUE_KEYWORDS.has(s.toLowerCase())) return false;
+  // The yaml package's YAML 1.1 schema reads e4, E-5, … as (NaN) floats.
+  if ((c0 === 101 || c0 === 69) && EXPONENT_ONLY.test(s)) return false;
+  if (PLAIN_BAD.test(s)) return false;
+  return isWellFormed(s);
+}
+
+/** For a key already known to be an identifier: not a keyword, not an e4-like (YAML 1.1) float. */
+function isPlainIdentifierKey(key: string): boolean {
+  const c0 = key.charCodeAt(0);
+  if (key.length <= 5 && mayBeKeyword(c0) && KEY_KEYWORDS.has(key.toLowerCase())) return false;
+  return !((c0 === 101 || c0 === 69) && EXPONENT_ONLY.test(key));
+}
+
+function isPlainKey(key: string): boolean {
+  return IDENTIFIER.test(key) && isPlainIdentifierKey(key);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emitter
+
+/** JSON string syntax is YAML double-quoted syntax; also escape what YAML does not allow raw. */
+function quote(s: string): string {
+  const q = JSON.stringify(s);
+  return UNSAFE_CHAR.test(q)
+    ? q.replace(UNSAFE_CHAR_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : q;
+}
+
+/**
+ * A multi-line string that can be a literal block scalar with auto-detected indentation:
+ * only "safe" characters, no trailing spaces on any line, the first non-empty line does not
+ * start with a space, and at least one line is non-empty.
+ */
+function isBlockSafe(s: string): boolean {
+  if (/[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]| \n| $|^\n* /.test(s)) return false;
+  if (!/[^\n]/.test(s)) return false;
+  return isWellFormed(s);
+}
+
+const SPACES: string[] = [''];
+function spaces(n: number): string {
+  while (SPACES.length <= n) SPACES.push(SPACES[SPACES.length - 1] + ' ');
+  return SPACES[n];
+}
+
+function blockScalar(s: string, contentIndent: number): string {
+  let trailing = 0;
+  while (trailing < s.length && s.charCodeAt(s.length - 1 - trailing) === 10) trailing++;
+  const header = trailing === 0 ? '|-\n' : trailing === 1 ? '|\n' : '|+\n';
+  const lines = s.split('\n');
+  if (trailing > 0) lines.pop();
+  const pad = spaces(contentIndent);
+  let out = header;
+  for (const line of lines) out += line === '' ? '\n' : pad + line + '\n';
+  return out;
+}
+
+function emitNumber(n: number): string {
+  if (!Number.isFinite(n)) throw new TypeError(`Cannot write ${n} as YAML`);
+  return n === 0 ? '0' : String(n);
+}
+
+function isPlainObject(v: object): v is { [key: string]: unknown } {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Keys with a value: like JSON and YAML.stringify, properties set to undefined are left out. */
+function definedKeys(o: { [key: string]: unknown }): string[] {
+  const keys = Object.keys(o);
+  for (const k of keys) if (o[k] === undefined) return keys.filter((key) => o[key] !== undefined);
+  return keys;
+}
+
+function emitKey(key: string): string {
+  return isPlainKey(key) ? key : quote(key);
+}
+
+/**
+ * The text after `key:` (compact = false) or after `-` / explicit `:` (compact = true), including
+ * the leading space or line break and the final line break. `col` is the column of the key or dash.
+ */
+function emitValue(v: unknown, col: number, compact: boolean): string {
+  switch (typeof v) {
+    case 'string':
+      if (isPlainString(v)) return ' ' + v + '\n';
+      if (v.includes('\n') && isBlockSafe(v)) return ' ' + blockScalar(v, col + 2);
+      return ' ' + quote(v) + '\n';
+    case 'number':
+      return ' ' + emitNumber(v) + '\n';
+    case 'boolean':
+      return v ? ' true\n' : ' false\n';
+    case 'object':
+      if (v === null) return ' null\n';
+      if (Array.isArray(v)) {
+        if (v.length === 0) return ' []\n';
+        return compact ? ' ' + emitSequence(v, col + 2, true) : '\n' + emitSequence(v, col + 2, false);
+      }
+      if (isPlainObject(v)) {
+        const keys = definedKeys(v);
+        if (keys.length === 0) return ' {}\n';
+        return compact ? ' ' + emitMapping(v, keys, col + 2, true) : '\n' + emitMapping(v, keys, col + 2, false);
+      }
+      throw new TypeError(`Cannot write ${Object.prototype.toString.call(v)} as YAML`);
+    default:
+      throw new TypeError(`Cannot write ${typeof v} as YAML`);
+  }
+}
+
+function emitSequence(items: unknown[], col: number, inline: boolean): string {
+  let out = '';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 || !inline) out += spaces(col);
+    out += '-' + emitValue(items[i], col, true);
+  }
+  return out;
+}
+
+function emitMapping(o: { [key: string]: unknown }, keys: string[], col: number, inline: boolean): string {
+  let out = '';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 || !inline) out += spaces(col);
+    const key = emitKey(keys[i]);
+    if (key.length > MAX_IMPLICIT_KEY) out += '? ' + key + '\n' + spaces(col) + ':' + emitValue(o[keys[i]], col, true);
+    else out += key + ':' + emitValue(o[keys[i]], col, false);
+  }
+  return out;
+}
+
+/**
+ * The YAML text of a mapping or sequence: deterministic, keys in insertion order, ends with "\n".
+ * Throws a TypeError for values outside Plain (undefined in arrays, NaN, Infinity, bigint, Date, …);
+ * object properties set to undefined are left out.
+ */
+export function emitYaml(value: { [key: string]: Plain } | Plain[]): string {
+  if (Array.isArray(value)) return value.length === 0 ? '[]\n' : emitSequence(value, 0, false);
+  if (value !== null && typeof value === 'object' && isPlainObject(value)) {
+    const keys = definedKeys(value);
+    return keys.length === 0 ? '{}\n' : emitMapping(value, keys, 0, false);
+  }
+  throw new TypeError('emitYaml expects a plain object or an array');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast parser for exactly the subset above. Anything unexpected throws FALLBACK.
+
+const FALLBACK = new Error('not in the canonical YAML subset');
+const NO_LINES: string[] = [];
+
+let lines: string[] = NO_LINES;
+let lineCount = 0;
+let li = 0; // index of the current line
+let openEnd = false; // the text does not end with a line break
+
+function fail(): never {
+  throw FALLBACK;
+}
+
+function indentOf(line: string): number {
+  let i = 0;
+  while (line.charCodeAt(i) === 32) i++;
+  return i;
+}
+
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+
+function isIdentChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/** Index of the `"` closing the double-quoted scalar that opens at `start` on this line. */
+function quoteEnd(line: string, start: number): number {
+  let j = line.indexOf('"', start + 1);
+  while (j !== -1) {
+    let backslashes = 0;
+    while (line.charCodeAt(j - 1 - backslashes) === 92) backslashes++;
+    if ((backslashes & 1) === 0) return j;
+    j = line.indexOf('"', j + 1);
+  }
+  return fail();
+}
+
+/** JSON escapes mean the same in YAML; any other escape (\x, \e, \N, \ , …) goes to the fallback. */
+function unquote(line: string, start: number, end: number): string {
+  const raw = line.slice(start + 1, end);
+  if (raw.indexOf('\\') === -1) return raw;
+  try {
+    return JSON.parse(line.slice(start, end + 1)) as string;
+  } catch {
+    return fail();
+  }
+}
+
+function plainValue(s: string): unknown {
+  switch (s) {
+    case 'null':
+      return null;
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case '[]':
+      return [];
+    case '{}':
+      return {};
+  }
+  const c0 = s.charCodeAt(0);
+  if ((c0 === 45 || (c0 >= 48 && c0 <= 57)) && NUMBER.test(s)) {
+    // Exactly what the yaml package's core schema does for these forms.
+    return s.indexOf('.') === -1 && s.indexOf('e') === -1 ? parseInt(s, 10) : parseFloat(s);
+  }
+  if (!isPlainString(s)) fail();
+  return s;
+}
+
+/** A literal block scalar whose header is on the current line; content at column `indent`. */
+function blockValue(chomp: string, indent: number): string {
+  const start = li + 1;
+  let j = start;
+  let last = -1;
+  while (j < lineCount) {
+    const line = lines[j];
+    if (line.length > 0) {
+      const sp = indentOf(line);
+      if (sp === line.length) fail(); // whitespace-only line
+      if (sp < indent) break;
+      if (last === -1 && sp !== indent) fail(); // would auto-detect a deeper indentation
+      last = j;
+    }
+    j++;
+  }
+  if (last === -1) fail();
+  if (j === lineCount && openEnd) fail();
+  const trailingEmpty = j - 1 - last;
+  if (trailingEmpty > 0 && chomp !== '+') fail();
+  let out = lines[start].length === 0 ? '' : lines[start].slice(indent);
+  for (let k = start + 1; k <= last; k++) out += lines[k].length === 0 ? '\n' : '\n' + lines[k].slice(indent);
+  if (chomp === '') out += '\n';
+  else if (chomp === '+') out += '\n'.repeat(trailingEmpty + 1);
+  li = j;
+  return out;
+}
+
+/** The scalar or empty collection from `start` to the end of the current line; `col`: key or dash column. */
+function inlineValue(line: string, start: number, col: number): unknown {
+  const c = line.charCodeAt(start);
+  if (c === 34 /* " */) {
+    const end = quoteEnd(line, start);
+    if (end !== line.length - 1) fail();
+    li++;
+    return unquote(line, start, end);
+  }
+  if (c === 124 /* | */) {
+    const header = line.length - start;
+    if (header === 1) return blockValue('', col + 2);
+    const chomp = line[start + 1];
+    if (header !== 2 || (chomp !== '-' && chomp !== '+')) fail();
+    return blockValue(chomp, col + 2);
+  }
+  li++;
+  return plainValue(line.slice(start));
+}
+
+/** A block collection starting on the next line, at exactly `indent`. */
+function nestedValue(indent: number): unknown {
+  if (li >= lineCount) fail();
+  const line = lines[li];
+  if (indentOf(line) !== indent) fail();
+  return line.charCodeAt(indent) === 45 && line.charCodeAt(indent + 1) === 32
+    ? parseSequence(indent, false)
+    : parseMapping(indent, false);
+}
+
+/** `inline`: the first entry is on the current line, after a `- ` that the caller checked. */
+function parseMapping(indent: number, inline: boolean): { [key: string]: unknown } {
+  const o: { [key: string]: unknown } = {};
+  let entries = 0;
+  let first = true;
+  while (li < lineCount) {
+    const line = lines[li];
+    if (!first || !inline) {
+      const sp = indentOf(line);
+      if (sp !== indent) {
+        if (sp < indent && !first) break;
+        fail();
+      }
+    }
+    first = false;
+    let p = indent;
+    let key: string;
+    const c = line.charCodeAt(p);
+    if (c === 34 /* " */) {
+      const end = quoteEnd(line, p);
+      key = unquote(line, p, end);
+      p = end + 1;
+    } else {
+      if (!isIdentStart(c)) fail();
+      p++;
+      while (isIdentChar(line.charCodeAt(p))) p++;
+      key = line.slice(indent, p);
+      if (!isPlainIdentifierKey(key)) fail();
+    }
+    if (line.charCodeAt(p) !== 58 /* : */ || p - indent > MAX_IMPLICIT_KEY) fail();
+    let value: unknown;
+    if (p + 1 === line.length) {
+      li++;
+      value = nestedValue(indent + 2);
+    } else {
+      if (line.charCodeAt(p + 1) !== 32) fail();
+      value = inlineValue(line, p + 2, indent);
+    }
+    o[key] = value;
+    entries++;
+  }
+  // A duplicate key overwrote an entry, or `__proto__` set the prototype: let the yaml package
+  // decide (it throws on duplicates and makes `__proto__` an own property).
+  if (Object.keys(o).length !== entries) fail();
+  return o;
+}
+
+function parseSequence(indent: number, inline: boolean): unknown[] {
+  const items: unknown[] = [];
+  let first = true;
+  while (li < lineCount) {
+    const line = lines[li];
+    if (!first || !inline) {
+      const sp = indentOf(line);
+      if (sp !== indent) {
+        if (sp < indent && !first) break;
+        fail();
+      }
+    }
+    first = false;
+    if (line.charCodeAt(indent) !== 45 || line.charCodeAt(indent + 1) !== 32) fail();
+    items.push(sequenceItem(line, indent + 2, indent));
+  }
+  return items;
+}
+
+/** The item after the `- ` at column `dash`; its content starts at column `p`. */
+function sequenceItem(line: string, p: number, dash: number): unknown {
+  const c = line.charCodeAt(p);
+  if (c === 45 /* - */ && line.charCodeAt(p + 1) === 32) return parseSequence(p, true);
+  if (c === 34 /* " */) {
+    const end = quoteEnd(line, p);
+    if (end === line.length - 1) {
+      li++;
+      return unquote(line, p, end);
+    }
+    if (line.charCodeAt(end + 1) === 58) return parseMapping(p, true);
+    fail();
+  }
+  if (isIdentStart(c)) {
+    let q = p + 1;
+    while (isIdentChar(line.charCodeAt(q))) q++;
+    if (line.charCodeAt(q) === 58 && (q + 1 === line.length || line.charCodeAt(q + 1) === 32)) {
+      return parseMapping(p, true);
+    }
+  }
+  return inlineValue(line, p, dash);
+}
+
+/**
+ * The fast path alone: the value of a text in the canonical subset, or undefined when the text
+ * needs the full parser (which may also mean it is invalid). Never returns a value that differs
+ * from what the `yaml` package gives for the same text.
+ */
+export function parseYamlFast(text: string): unknown {
+  if (text.indexOf('\r') !== -1) {
+    text = text.replace(/\r\n/g, '\n');
+    if (text.indexOf('\r') !== -1) return undefined;
+  }
+  if (UNSAFE_TEXT.test(text) || !isWellFormed(text)) return undefined;
+  if (text === '{}\n' || text === '{}') return {};
+  if (text === '[]\n' || text === '[]') return [];
+  const split = text.split('\n');
+  openEnd = split[split.length - 1] !== '';
+  if (!openEnd) split.pop();
+  if (split.length === 0) return undefined;
+  lines = split;
+  lineCount = split.length;
+  li = 0;
+  try {
+    const head = split[0];
+    const value = head.charCodeAt(0) === 45 && head.charCodeAt(1) === 32 ? parseSequence(0, false) : parseMapping(0, false);
+    return li === lineCount ? value : undefined;
+  } catch {
+    // FALLBACK, or anything unexpected (deep nesting overflowing the stack, …): let the yaml package decide.
+    return undefined;
+  } finally {
+    lines = NO_LINES;
+  }
+}
+
+/**
+ * Parse a YAML document: the fast path for the subset emitYaml writes, otherwise the `yaml`
+ * package (`uniqueKeys: true`, `maxAliasCount: 100`). Throws the yaml package's error for
+ * invalid YAML, including duplicate keys.
+ */
+export function parseYaml(text: string): unknown {
+  const fast = parseYamlFast(text);
+  if (fast !== undefined) return fast;
+  const doc = YAML.parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) throw doc.errors[0];
+  return doc.toJS({ maxAliasCount: 100 });
+}
