@@ -51,6 +51,10 @@ function dataDir(values: Values): string {
   return resolve(values.data ?? process.env.C4STORE_DATA ?? 'data');
 }
 
+function durable(values: Values): boolean {
+  return values.durable ?? process.env.C4STORE_DURABLE === '1';
+}
+
 function positionals(args: string[], count: number, usage: string): string[] {
   if (args.length !== count) throw new UsageError(`usage: c4store ${usage}`);
   return args;
@@ -60,14 +64,15 @@ async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
   const port = Number(values.port ?? process.env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
-  const orgs = new Orgs(data);
+  const orgs = new Orgs(data, { durable: durable(values) });
   let demoKey: string | undefined;
   if (values.demo && (await orgs.list()).length === 0) {
     await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
     demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
-  const durable = values.durable ?? process.env.C4STORE_DURABLE === '1';
-  const server = await startServer({ dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable });
+  const server = await startServer({
+    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values),
+  });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
     console.log(`try: curl -H 'Authorization: Bearer ${demoKey}' ${server.url}/api/external/component`);
@@ -88,7 +93,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const data = dataDir(values);
-  const orgs = new Orgs(data);
+  const orgs = new Orgs(data, { durable: durable(values) });
   const keys = new KeyStore(data);
   const requireOrg = (slug: string) => {
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);

@@ -1,10 +1,10 @@
-import { ApiError } from '../errors.js';
+import { ApiError, ModelError } from '../errors.js';
 import { Draft, type WriteOptions } from '../model/draft.js';
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
-import { ModelError } from '../errors.js';
-import type { Author, Repo } from '../store/repo.js';
+import { ObjectNotFoundError, WrongObjectTypeError } from '../store/objects.js';
+import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 
 /** The model at one commit, plus responses already serialized from it. */
@@ -28,6 +28,7 @@ const COMMIT_ID = /^[0-9a-f]{40}$/;
 const KEPT_SNAPSHOTS = 8;
 /** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
 export const DEFAULT_MAX_WAITING_WRITES = 256;
+const MAX_ATTEMPTS = 3;
 
 /**
  * One organization's model: reads come from an in-memory snapshot keyed by the commit of
@@ -38,6 +39,12 @@ export class OrgModel {
   private current: Snapshot | undefined;
   private loading: { commit: string; snapshot: Promise<Snapshot> } | undefined;
   private readonly older = new Map<string, Snapshot>();
+  /**
+   * Commits found invalid, with their 503. A commit never changes, so neither does the
+   * verdict: while `main` stays on a broken commit (pushed behind the service's back), every
+   * request is refused at once instead of re-reading and re-checking the whole tree.
+   */
+  private readonly invalid = new Map<string, ApiError>();
   private waitingWrites = 0;
 
   constructor(
@@ -73,7 +80,7 @@ export class OrgModel {
     if (this.current?.commit === commit) return this.current;
     const kept = this.older.get(commit);
     if (kept) return kept;
-    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
+    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit)) || !(await this.holdsCommit(commit))) {
       throw new ApiError(404, `Commit '${commit}' does not exist.`);
     }
     const snapshot = await this.load(commit, this.current);
@@ -82,13 +89,43 @@ export class OrgModel {
     return snapshot;
   }
 
+  /**
+   * Whether this organization's own repository stores the commit. Repo.hasCommit is not
+   * enough: it reads through the object cache that every repository of the process shares
+   * (objects.ts), so a commit of another organization, once read by this process, passed it —
+   * and `?at=<their commit>` then failed with a 500 on their blobs (and answered whether that
+   * commit exists). Reading the object as a blob goes to this repository's files, uncached:
+   * a stored commit answers "is a commit, not a blob".
+   */
+  private async holdsCommit(commit: string): Promise<boolean> {
+    try {
+      await this.repo.readBlob(commit);
+      return false;
+    } catch (err) {
+      if (err instanceof WrongObjectTypeError) return err.actual === 'commit';
+      if (err instanceof ObjectNotFoundError) return false;
+      throw err;
+    }
+  }
+
   async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
     if (this.waitingWrites >= this.maxWaitingWrites) {
       throw new ApiError(503, 'Too many writes are waiting for this organization; retry shortly.', { 'Retry-After': '1' });
     }
     this.waitingWrites++;
     try {
-      return await this.writeUnderLock(request, step);
+      // The step is pure, so a write that lost the ref compare-and-swap to another process
+      // (possible when two take over one stale lock at once) is simply run again on the new tip.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.writeUnderLock(request, step);
+        } catch (err) {
+          if (!(err instanceof StaleHeadError)) throw err;
+          if (attempt === MAX_ATTEMPTS) {
+            throw new ApiError(503, 'The model kept changing during this write; retry shortly.', { 'Retry-After': '1' });
+          }
+        }
+      }
     } finally {
       this.waitingWrites--;
     }
@@ -119,6 +156,8 @@ export class OrgModel {
    * `from`, so a tip moved by one commit costs what that commit changed.
    */
   private async load(commit: string, from: Snapshot | undefined): Promise<Snapshot> {
+    const known = this.invalid.get(commit);
+    if (known) throw known;
     const files = await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
@@ -129,7 +168,10 @@ export class OrgModel {
       return { commit, model, responses: new Map() };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
-        throw new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
+        const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
+        if (this.invalid.size >= KEPT_SNAPSHOTS) this.invalid.delete(this.invalid.keys().next().value!);
+        this.invalid.set(commit, refusal);
+        throw refusal;
       }
       throw err;
     }
