@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { ATTRIBUTE_TYPES, LEVELS, STATES, TAG_COLORS } from './types.js';
+import { AttributeTypeInput, LevelInput, StateInput, TagColorInput } from './schemas.js';
 import { checkBody, SchemaError } from './check-body.js';
 import { FileError, type StoredKind } from './files.js';
 
@@ -11,7 +11,6 @@ import { FileError, type StoredKind } from './files.js';
 const Id = Type.String();
 const Text = Type.Union([Type.String(), Type.Null()]);
 const Optional = Type.Optional;
-const oneOf = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Coordinate = Type.Integer();
 const Size = Type.Integer({ minimum: 1, maximum: 100 });
 const Position = Type.Object({ x: Coordinate, y: Coordinate });
@@ -25,24 +24,24 @@ export const OrganizationFile = Type.Object({
 const FILE_SCHEMAS = {
   type: Type.Object({ id: Id, slug: Type.String(), name: Type.String() }),
   tag: Type.Object({
-    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, color: oneOf(TAG_COLORS),
+    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, color: TagColorInput,
     apiContext: Optional(Type.String()),
   }),
   attribute: Type.Object({
-    id: Id, ref: Optional(Type.String()), name: Type.String(), type: oneOf(ATTRIBUTE_TYPES), desc: Text,
+    id: Id, ref: Optional(Type.String()), name: Type.String(), type: AttributeTypeInput, desc: Text,
     required: Type.Boolean(), forTypes: Type.Array(Type.String()), apiContext: Optional(Type.String()),
     list: Optional(Type.Array(Type.String())),
   }),
   component: Type.Object({
-    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, state: oneOf(STATES),
+    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, state: StateInput,
     typeId: Type.Union([Id, Type.Null()]), apiContext: Optional(Type.String()), linksTo: Type.Array(Id),
     attributes: Type.Array(Type.Object({
       id: Id, value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
     })),
   }),
   diagram: Type.Object({
-    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, state: oneOf(STATES),
-    level: oneOf(LEVELS), tags: Type.Array(Id),
+    id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, state: StateInput,
+    level: LevelInput, tags: Type.Array(Id),
     componentInstances: Type.Array(Type.Object({
       id: Id, ref: Optional(Type.String()), component: Type.Union([Id, Type.Null()]), placeholder: Type.String(),
       isContainer: Type.Boolean(), parent: Type.Union([Id, Type.Null()]), position: Position, width: Size, height: Size,

@@ -3,7 +3,6 @@ import { Draft, type WriteOptions } from '../model/draft.js';
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
-import { ObjectNotFoundError, WrongObjectTypeError } from '../store/objects.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 
@@ -80,32 +79,13 @@ export class OrgModel {
     if (this.current?.commit === commit) return this.current;
     const kept = this.older.get(commit);
     if (kept) return kept;
-    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit)) || !(await this.holdsCommit(commit))) {
+    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
       throw new ApiError(404, `Commit '${commit}' does not exist.`);
     }
     const snapshot = await this.load(commit, this.current);
     if (this.older.size >= KEPT_SNAPSHOTS) this.older.delete(this.older.keys().next().value!);
     this.older.set(commit, snapshot);
     return snapshot;
-  }
-
-  /**
-   * Whether this organization's own repository stores the commit. Repo.hasCommit is not
-   * enough: it reads through the object cache that every repository of the process shares
-   * (objects.ts), so a commit of another organization, once read by this process, passed it —
-   * and `?at=<their commit>` then failed with a 500 on their blobs (and answered whether that
-   * commit exists). Reading the object as a blob goes to this repository's files, uncached:
-   * a stored commit answers "is a commit, not a blob".
-   */
-  private async holdsCommit(commit: string): Promise<boolean> {
-    try {
-      await this.repo.readBlob(commit);
-      return false;
-    } catch (err) {
-      if (err instanceof WrongObjectTypeError) return err.actual === 'commit';
-      if (err instanceof ObjectNotFoundError) return false;
-      throw err;
-    }
   }
 
   async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {

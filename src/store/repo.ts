@@ -12,7 +12,6 @@ import {
   ObjectStore,
   type ObjectWriter,
   type TreeEntry,
-  WrongObjectTypeError,
   compareTreeNames,
   makeTreeEntry,
   isCode,
@@ -117,13 +116,16 @@ export class Repo {
     return readRef(this.gitdir, MAIN_REF);
   }
 
+  /**
+   * Whether this repository stores the commit. Read uncached: the parsed-object caches are
+   * shared by every repository of the process, and must never answer for this one.
+   */
   async hasCommit(oid: string): Promise<boolean> {
     if (!isOid(oid)) return false;
     try {
-      await this.objects.readCommit(oid);
-      return true;
+      return (await this.objects.read(oid)).type === 'commit';
     } catch (error) {
-      if (error instanceof ObjectNotFoundError || error instanceof WrongObjectTypeError) return false;
+      if (error instanceof ObjectNotFoundError) return false;
       throw error;
     }
   }
