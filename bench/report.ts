@@ -1,0 +1,300 @@
+/** The table, the ratios against the issue's targets, bench/results.md and the chart. */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { latencyChart, type Series } from './chart.js';
+import type { BenchResults, SizeResults } from './run.js';
+import { ROOT } from './server.js';
+import { pairedDifference, pairedRatio, type Figure } from './stats.js';
+
+export interface Machine {
+  nproc: number;
+  cpuModel: string;
+  memoryGb: number;
+  node: string;
+  git: string;
+  isomorphicGit: string;
+  os: string;
+  /** The commit measured, and whether src/ had uncommitted changes. */
+  revision: string;
+  date: string;
+  /** 1-minute load average when the run started and ended: other work on the machine. */
+  loadBefore: number;
+  loadAfter?: number;
+}
+
+function safe(fn: () => string, fallback = 'unknown'): string {
+  try {
+    return fn().trim();
+  } catch {
+    return fallback;
+  }
+}
+
+function revision(): string {
+  const head = safe(() => execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }));
+  const dirty = safe(() => execFileSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' }), '');
+  return dirty === '' ? head : `${head} with uncommitted changes in src/ (${dirty.split('\n').length} files)`;
+}
+
+export function machine(): Machine {
+  return {
+    nproc: Number(safe(() => execFileSync('nproc', { encoding: 'utf8' }), String(os.availableParallelism()))),
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGb: os.totalmem() / 2 ** 30,
+    node: process.version,
+    git: safe(() => execFileSync('git', ['--version'], { encoding: 'utf8' })),
+    isomorphicGit: safe(() => (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'isomorphic-git', 'package.json'), 'utf8')) as { version: string }).version),
+    os: `${os.type()} ${os.release()}`,
+    revision: revision(),
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    loadBefore: os.loadavg()[0]!,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Targets
+
+export interface Check {
+  target: string;
+  measured: string;
+  value: number;
+  op: '≤' | '≥';
+  bound: number;
+  met: boolean;
+}
+
+const n = (size: number) => size.toLocaleString('en-US');
+const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const x = (value: number) => `${value.toFixed(2)}×`;
+
+function check(target: string, measured: string, value: number, op: '≤' | '≥', bound: number): Check {
+  return { target, measured, value, op, bound, met: Number.isFinite(value) && (op === '≤' ? value <= bound : value >= bound) };
+}
+
+function extremes(r: BenchResults): { small: SizeResults; mid: SizeResults; big: SizeResults } {
+  const sorted = [...r.sizes].sort((a, b) => a.size - b.size);
+  const mid = [...sorted].sort((a, b) => Math.abs(Math.log10(a.size) - 3) - Math.abs(Math.log10(b.size) - 3))[0]!;
+  return { small: sorted[0]!, mid, big: sorted.at(-1)! };
+}
+
+export function durableCost(s: SizeResults): number {
+  return pairedDifference(s.durable.update1, s.writes.update1);
+}
+
+/** Latency ratio of two figures of one size (measured in the same rounds). */
+const lat = (a: Figure, b: Figure) => pairedRatio(a, b, 'p50');
+/** Throughput ratio of two figures of one size. */
+const tput = (a: Figure, b: Figure) => pairedRatio(a, b, 'perSecond');
+
+export function checks(r: BenchResults): Check[] {
+  const { small, mid, big } = extremes(r);
+  const worstDurable = [...r.sizes].sort((a, b) => durableCost(b) - durableCost(a))[0]!;
+  const update = big.writes.update1.p50;
+  return [
+    check(`HTTP update p50 at ${n(big.size)} ≤ 0.5× git add && git commit`,
+      `${ms(update)} ms vs ${ms(big.baselines.gitCli.p50)} ms`, lat(big.writes.update1, big.baselines.gitCli), '≤', 0.5),
+    big.reference
+      ? check(`HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(big.reference.size)} (measured side by side)`,
+        `${ms(update)} ms vs ${ms(big.reference.update1.p50)} ms (separate runs: ${ms(small.writes.update1.p50)} ms)`,
+        lat(big.writes.update1, big.reference.update1), '≤', 2)
+      : check(`HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(small.size)}`,
+        `${ms(update)} ms vs ${ms(small.writes.update1.p50)} ms`, update / small.writes.update1.p50, '≤', 2),
+    check(`${n(mid.size)} components, 16 clients: ≥ 150 acknowledged writes/s`,
+      `${mid.writes.update16.perSecond.toFixed(0)} writes/s`, mid.writes.update16.perSecond, '≥', 150),
+    check(`GET /component at ${n(big.size)} ≥ 0.8× the req/s of the precomputed-buffer route`,
+      `${big.reads.c4store.component.perSecond.toFixed(0)} vs ${big.reads.buffer.component.perSecond.toFixed(0)} req/s`,
+      tput(big.reads.c4store.component, big.reads.buffer.component), '≥', 0.8),
+    check(`start-up of ${n(r.startup.components)} components ≤ 1 s to first answer`,
+      `${ms(r.startup.firstAnswerMs)} ms`, r.startup.firstAnswerMs / 1000, '≤', 1),
+    check(`resident memory with ${n(r.startup.components)} components loaded ≤ 250 MB`,
+      `${r.startup.rssLoadedMb.toFixed(0)} MB`, r.startup.rssLoadedMb, '≤', 250),
+    check(`--durable costs ≤ 2 ms per write at p50 (worst size: ${n(worstDurable.size)})`,
+      `${ms(worstDurable.durable.update1.p50)} − ${ms(worstDurable.writes.update1.p50)} ms`, durableCost(worstDurable), '≤', 2),
+  ];
+}
+
+function formatValue(c: Check): string {
+  if (c.target.includes('writes/s')) return c.value.toFixed(0);
+  if (c.target.includes('memory')) return `${c.value.toFixed(0)} MB`;
+  if (c.target.includes('--durable')) return `${c.value.toFixed(2)} ms`;
+  if (c.target.includes('start-up')) return `${c.value.toFixed(2)} s`;
+  return x(c.value);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tables
+
+function cell(f: Figure): string {
+  return `${ms(f.p50)} / ${ms(f.p99)} · ${f.perSecond >= 100 ? f.perSecond.toFixed(0) : f.perSecond.toFixed(1)}/s`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`];
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function figureTable(r: BenchResults): string {
+  const rows: Array<[string, (s: SizeResults) => string]> = [
+    ['**c4store** update, 1 client', (s) => cell(s.writes.update1)],
+    ['**c4store** update, 16 clients', (s) => cell(s.writes.update16)],
+    ['**c4store** `/model` import, 100 components + 10 diagrams', (s) => cell(s.writes.import100)],
+    ['**c4store --durable** update, 1 client', (s) => cell(s.durable.update1)],
+    ['**c4store --durable** update, 16 clients', (s) => cell(s.durable.update16)],
+    ['**c4store --durable** `/model` import', (s) => cell(s.durable.import100)],
+    ['floor: `Repo.commit`, no HTTP, no lock', (s) => cell(s.baselines.floor)],
+    ['floor + write lock (`withWriteLock`)', (s) => cell(s.baselines.floorLocked)],
+    ['floor, durable (`Repo` with fsync)', (s) => cell(s.baselines.floorDurable)],
+    ['usual way: `git add <file> && git commit`', (s) => cell(s.baselines.gitCli)],
+    ['usual way: isomorphic-git `add` + `commit`', (s) => cell(s.baselines.isomorphicGit)],
+    ['**c4store** `GET /component`, 16 clients', (s) => cell(s.reads.c4store.component)],
+    ['buffer route, same bytes', (s) => cell(s.reads.buffer.component)],
+    ['**c4store** `GET /model`, 16 clients', (s) => cell(s.reads.c4store.model)],
+    ['buffer route, same bytes', (s) => cell(s.reads.buffer.model)],
+    ['response size `/component` · `/model`', (s) => `${(s.reads.bytes.component / 1e6).toFixed(2)} MB · ${(s.reads.bytes.model / 1e6).toFixed(2)} MB`],
+    ['first GET of a fresh server (loads the model)', (s) => `${ms(s.firstGetMs)} ms`],
+  ];
+  return table(['p50 / p99 ms · per second', ...r.sizes.map((s) => `${n(s.size)} components`)], rows.map(([label, f]) => [label, ...r.sizes.map(f)]));
+}
+
+function ratioTable(r: BenchResults): string {
+  const small = extremes(r).small;
+  const rows: Array<[string, (s: SizeResults) => string]> = [
+    ['c4store update ÷ floor (p50)', (s) => x(lat(s.writes.update1, s.baselines.floor))],
+    ['c4store update ÷ floor + write lock (p50)', (s) => x(lat(s.writes.update1, s.baselines.floorLocked))],
+    ['c4store update ÷ `git add && git commit` (p50)', (s) => x(lat(s.writes.update1, s.baselines.gitCli))],
+    ['c4store update ÷ isomorphic-git add + commit (p50)', (s) => x(lat(s.writes.update1, s.baselines.isomorphicGit))],
+    [`c4store update ÷ the same at ${n(small.size)} (p50, separate runs)`, (s) => x(s.writes.update1.p50 / small.writes.update1.p50)],
+    [`c4store update ÷ the same at ${n(small.size)} (p50, side by side)`,
+      (s) => (s.reference ? x(lat(s.writes.update1, s.reference.update1)) : s === small ? x(1) : '–')],
+    ['c4store 16 clients ÷ 1 client (writes/s)', (s) => x(tput(s.writes.update16, s.writes.update1))],
+    ['--durable − default, update p50 (ms)', (s) => `${durableCost(s) >= 0 ? '+' : ''}${durableCost(s).toFixed(2)} ms`],
+    ['--durable update ÷ floor, durable (p50)', (s) => x(lat(s.durable.update1, s.baselines.floorDurable))],
+    ['`GET /component` ÷ buffer route (req/s)', (s) => x(tput(s.reads.c4store.component, s.reads.buffer.component))],
+    ['`GET /model` ÷ buffer route (req/s)', (s) => x(tput(s.reads.c4store.model, s.reads.buffer.model))],
+  ];
+  return table(['ratio', ...r.sizes.map((s) => `${n(s.size)}`)], rows.map(([label, f]) => [label, ...r.sizes.map(f)]));
+}
+
+function checkTable(r: BenchResults): string {
+  return table(['target (issue 5)', 'measured', 'ratio / value', 'met'],
+    checks(r).map((c) => [c.target, c.measured, formatValue(c), c.met ? '**met**' : '**not met**']));
+}
+
+function choicesSection(r: BenchResults): string {
+  const c = r.choices;
+  const big = r.sizes.find((s) => s.size === c.components) ?? extremes(r).big;
+  const lines = [
+    `Measured in the same run on the ${n(c.components)}-component repository:`,
+    '',
+    table(['choice', 'c4store', 'instead', 'bought'], [
+      [`loose objects read with node's zlib, synchronously in ${'≤'}4 ms slices (start-up: every one of ${n(c.loadBlobs.blobs)} blobs)`,
+        `${ms(c.loadBlobs.c4store)} ms`, `${ms(c.loadBlobs.isomorphicGit)} ms (isomorphic-git \`readBlob\`)`, x(c.loadBlobs.isomorphicGit / c.loadBlobs.c4store)],
+      ['blobs written with node crypto + zlib', `${ms(c.writeBlob.c4store)} ms`, `${ms(c.writeBlob.isomorphicGit)} ms (isomorphic-git \`writeBlob\`)`,
+        x(c.writeBlob.isomorphicGit / c.writeBlob.c4store)],
+      ['object-level commit: only the trees on the changed path, entries kept as raw bytes (`Repo.commit`)',
+        `${ms(c.objectCommit.c4store)} ms`, `${ms(c.objectCommit.isomorphicGit)} ms (isomorphic-git readTree/writeTree/writeCommit/writeRef)`,
+        x(c.objectCommit.isomorphicGit / c.objectCommit.c4store)],
+      [`trees over 64 KiB stored uncompressed (the ${(c.bigTree.bytes / 1024).toFixed(0)} KiB \`components/\` tree)`,
+        `${ms(c.bigTree.level0)} ms`, `${ms(c.bigTree.level1)} ms (deflate level 1, git's default)`, `${ms(c.bigTree.level1 - c.bigTree.level0)} ms per commit`],
+      ['no index, no working tree (object-level commits) vs the usual way',
+        `${ms(big.baselines.floor.p50)} ms (floor)`, `${ms(big.baselines.gitCli.p50)} ms (git CLI), ${ms(big.baselines.isomorphicGit.p50)} ms (isomorphic-git)`,
+        x(lat(big.baselines.gitCli, big.baselines.floor))],
+      ['GET bodies serialized once per commit, then sent as one Buffer',
+        `${big.reads.c4store.component.perSecond.toFixed(0)} req/s`, `${big.reads.buffer.component.perSecond.toFixed(0)} req/s (the floor: a precomputed Buffer)`,
+        `${x(tput(big.reads.c4store.component, big.reads.buffer.component))} of the floor`],
+    ]),
+    '',
+    `An update at ${n(big.size)} components, p50 with 1 client: the store's commit alone ${ms(big.baselines.floor.p50)} ms, ` +
+      `with the cross-process write lock ${ms(big.baselines.floorLocked.p50)} ms, through HTTP (authentication, body parsing, ` +
+      `validation, model step, commit, response) ${ms(big.writes.update1.p50)} ms.`,
+    '',
+    `The disk's own price of durability here: fsync of a new 200-byte file ${ms(c.fsync.file)} ms, of a directory ` +
+      `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects, their directories, the ref and its directory: ` +
+      `the floor, durable, costs ${ms(big.baselines.floorDurable.p50 - big.baselines.floor.p50)} ms more than the floor at ${n(big.size)}.`,
+  ];
+  return lines.join('\n');
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const m = r.machine;
+  const s = r.startup;
+  const o = r.options;
+  return `# c4store benchmark
+
+Produced by \`npm run bench\` (bench/run.ts) in one run of ${(r.totalMs / 60000).toFixed(1)} minutes, ${m.date}.
+Absolute times drift on a shared machine; the ratios, taken within the same run on the same data, are what to compare.
+
+**Code measured:** ${m.revision}.
+
+**Machine:** \`nproc\` = ${m.nproc} (${m.cpuModel}), ${m.memoryGb.toFixed(0)} GB RAM, ${m.os}; node ${m.node}, ${m.git}, isomorphic-git ${m.isomorphicGit}.
+1-minute load average ${m.loadBefore.toFixed(1)} at the start and ${(m.loadAfter ?? NaN).toFixed(1)} at the end (other work on the same ${m.nproc} cores).
+
+## Targets
+
+${checkTable(r)}
+
+## Figures
+
+Organizations of N components with one diagram per 10 components (10 laid-out instances, 9 relations, a text area
+each), built with \`Orgs.create\` and one \`Repo.commit\` of files made by the service's own \`serialize\`.
+Every figure is the median over ${o.rounds} rounds of ${o.durationMs} ms after a ${o.warmupMs} ms warm-up
+(imports: ${o.imports} per round after 2 warm-up imports), ${o.pauseMs} ms apart; HTTP load from autocannon used as a library,
+each server (\`node dist/cli.js serve\`, the buffer route) in its own process, the baselines in the benchmark's process
+while the servers sit idle.
+
+${figureTable(r)}
+
+An **update** is \`POST /api/external/component\` with one component's id, every field as stored and a new \`desc\`;
+the baselines commit exactly the file that update writes. The **import** posts 100 components (by ref) and 10
+diagrams with positions and sizes (no layout) to \`/api/external/model\`; every one of the 110 files changes.
+
+## Ratios
+
+Within one size every figure is measured in the same rounds (round 1 of each, then round 2 of each, …), so a ratio
+there is the median of the per-round ratios and drift of the shared machine between rounds cancels out; the
+comparisons across sizes divide medians taken minutes apart, except the side-by-side row, whose ${n(extremes(r).small.size)}-component
+organization is measured again in the rounds of the largest size.
+
+${ratioTable(r)}
+
+## Start-up and memory
+
+| ${n(s.components)} components | |
+| --- | ---: |
+| spawn → first 200 of \`GET /api/external/component\` (median of ${o.startupRounds}) | ${ms(s.firstAnswerMs)} ms |
+| of which spawn → \`listening on\` | ${ms(s.listeningMs)} ms |
+| resident memory (VmRSS) right after | ${s.rssLoadedMb.toFixed(0)} MB |
+| resident memory of the server that answered the run's writes at this size, after ${n(r.memory.writes)} writes (the last ones single-component updates, 16 clients, ${r.memory.writesPerSecond.toFixed(0)} writes/s) | ${r.memory.rssMb.toFixed(0)} MB |
+
+The page cache is warm (the repository was just written), as it is for a restarted server.
+
+## What each choice bought
+
+${choicesSection(r)}
+
+\`git fsck --full\` of the ${n(extremes(r).small.size)}-component repository after every write of the run: ${r.fsck}.
+
+![p50 latency against model size](latency.svg)
+`;
+}
+
+export function renderChart(r: BenchResults): string {
+  const points = (f: (s: SizeResults) => number): Array<[number, number]> => r.sizes.map((s) => [s.size, f(s)]);
+  const series: Series[] = [
+    { label: 'c4store update', color: '#1f77b4', points: points((s) => s.writes.update1.p50) },
+    { label: 'c4store --durable update', color: '#17becf', points: points((s) => s.durable.update1.p50) },
+    { label: 'floor (Repo.commit)', color: '#2ca02c', dashed: true, points: points((s) => s.baselines.floor.p50) },
+    { label: 'git add && git commit', color: '#d62728', dashed: true, points: points((s) => s.baselines.gitCli.p50) },
+    { label: 'isomorphic-git add+commit', color: '#ff7f0e', dashed: true, points: points((s) => s.baselines.isomorphicGit.p50) },
+    { label: 'GET /component (16 clients)', color: '#9467bd', points: points((s) => s.reads.c4store.component.p50) },
+    { label: 'buffer route /component', color: '#9467bd', dashed: true, points: points((s) => s.reads.buffer.component.p50) },
+    { label: 'GET /model (16 clients)', color: '#8c564b', points: points((s) => s.reads.c4store.model.p50) },
+    { label: 'buffer route /model', color: '#8c564b', dashed: true, points: points((s) => s.reads.buffer.model.p50) },
+  ];
+  const m = r.machine;
+  return latencyChart('c4store: p50 latency against model size',
+    `writes: 1 client · reads: 16 clients · nproc ${m.nproc}, node ${m.node} · ${m.date}`, series);
+}

@@ -1,0 +1,276 @@
+/**
+ * `npm run bench`: c4store beside the floor (its own store layer) and beside the usual
+ * git-backed store (git CLI, isomorphic-git on a working tree), at 100, 1,000 and 10,000
+ * components; prints a table with the ratios and writes bench/results.md and bench/latency.svg.
+ *
+ *   npm run bench                       the full run (under 10 minutes on 2 cores)
+ *   npm run bench -- --sizes 100,1000   other sizes
+ *   npm run bench -- --profile DIR      servers run with --cpu-prof, profiles in DIR
+ *   npm run bench -- --out DIR          write results.md and latency.svg to DIR instead of bench/
+ *   npm run bench -- --no-write         print only
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { baselineMeasurements, type BaselineFigures } from './baselines.js';
+import { measureChoices, type ChoiceFigures } from './choices.js';
+import { buildOrg, type BenchOrg } from './fixture.js';
+import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
+import { machine, renderChart, renderMarkdown, type Machine } from './report.js';
+import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
+import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
+import { settle, writeMeasurements, type WriteFigures } from './write.js';
+import { interleave, log, setQuiet, type Figure, type Measurement } from './stats.js';
+
+export interface BenchOptions {
+  sizes: number[];
+  rounds: number;
+  /** Length of one measured round (ms). */
+  durationMs: number;
+  /** Warm-up before each figure (ms). */
+  warmupMs: number;
+  /** Idle time between two measurements (ms). */
+  pauseMs: number;
+  /** /model imports per round. */
+  imports: number;
+  /** Model size of the start-up, memory and design-choice figures (built anew if not in `sizes`). */
+  startupSize: number;
+  startupRounds: number;
+  /** Writes before the second memory reading. */
+  rssWrites: number;
+  /** Servers run with --cpu-prof, their profiles written here. */
+  profileDir?: string;
+  /** Samples of each design-choice micro-measurement. */
+  choiceSamples: number;
+  /** Where results.md and latency.svg go; none: nothing is written. */
+  outDir?: string;
+  /** No progress lines, no printed report. */
+  quiet?: boolean;
+}
+
+export const DEFAULTS: BenchOptions = {
+  sizes: [100, 1000, 10000],
+  rounds: 5,
+  durationMs: 300,
+  warmupMs: 150,
+  pauseMs: 50,
+  imports: 2,
+  startupSize: 10000,
+  startupRounds: 3,
+  rssWrites: 10000,
+  choiceSamples: 20,
+};
+
+export interface SizeResults {
+  size: number;
+  diagrams: number;
+  buildMs: number;
+  /** The first GET of a freshly started server, which loads the model (ms). */
+  firstGetMs: number;
+  baselines: BaselineFigures;
+  reads: ReadFigures;
+  writes: WriteFigures;
+  durable: WriteFigures;
+  /** The smallest organization's 1-client update, measured in the same rounds as this (the largest) size. */
+  reference?: { size: number; update1: Figure };
+}
+
+export interface BenchResults {
+  options: BenchOptions;
+  machine: Machine;
+  sizes: SizeResults[];
+  startup: StartupFigures;
+  memory: MemoryAfterWrites;
+  choices: ChoiceFigures;
+  /** `git fsck --full` of the smallest organization after every write of the run. */
+  fsck: string;
+  totalMs: number;
+}
+
+function spawnOptions(options: BenchOptions, name: string): SpawnOptions {
+  return options.profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(options.profileDir, name)}`] } : {};
+}
+
+async function firstGet(server: ServerProcess, org: BenchOrg): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(`${server.url}/api/external/component`, { headers: { authorization: `Bearer ${org.key}` } });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`GET /component: ${response.status}\n${server.tail()}`);
+  return performance.now() - t0;
+}
+
+function elapsed(since: number): string {
+  return `${((performance.now() - since) / 60000).toFixed(1)} min`;
+}
+
+function prefixed(prefix: string, measurements: Measurement[]): Measurement[] {
+  return measurements.map((m) => ({ ...m, key: prefix + m.key }));
+}
+
+function fsck(gitdir: string): string {
+  try {
+    execFileSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--no-dangling'], { stdio: 'pipe' });
+    return 'clean';
+  } catch (error) {
+    return `errors: ${String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n').slice(0, 5).join('; ')}`;
+  }
+}
+
+export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchResults> {
+  const options: BenchOptions = { ...DEFAULTS, ...partial };
+  setQuiet(options.quiet ?? false);
+  const began = performance.now();
+  const before = machine();
+  const timing = { rounds: options.rounds, durationMs: options.durationMs, warmupMs: options.warmupMs, pauseMs: options.pauseMs };
+  const order = [...options.sizes].sort((a, b) => a - b);
+  const sizes: SizeResults[] = [];
+  let startup: StartupFigures | undefined;
+  let memory: MemoryAfterWrites | undefined;
+  let choices: ChoiceFigures | undefined;
+  let fsckResult = 'not run';
+  const cleanup: string[] = [];
+  try {
+    for (const size of order) {
+      log(`\n${size.toLocaleString('en-US')} components [${elapsed(began)}]`);
+      const org = await buildOrg(size);
+      const workDir = await mkdtemp(join(tmpdir(), `c4store-bench-work-${size}-`));
+      cleanup.push(org.dataDir, workDir);
+      log(`    built in ${org.buildMs.toFixed(0)} ms (${size} components, ${org.diagrams} diagrams, one commit)`);
+      // Beside the largest size, a fresh organization of the smallest: its updates measured in the same rounds.
+      const reference = order.length > 1 && size === order.at(-1) ? await buildOrg(order[0]!, 'reference') : undefined;
+      if (reference) cleanup.push(reference.dataDir);
+
+      const baselineRuns = await baselineMeasurements(org, workDir);
+      const servers: ServerProcess[] = [];
+      let figures: Record<string, Figure>;
+      let firstGetMs: number;
+      let bytes: ReadFigures['bytes'];
+      try {
+        const plain = await serveProcess(org.dataDir, [], spawnOptions(options, `${size}`));
+        servers.push(plain);
+        firstGetMs = await firstGet(plain, org);
+        log(`    first GET of a fresh server ${firstGetMs.toFixed(0)} ms`);
+        const durable = await serveProcess(org.dataDir, ['--durable'], spawnOptions(options, `${size}-durable`));
+        servers.push(durable);
+        await settle(durable, org);
+        const referenceRuns: Measurement[] = [];
+        if (reference) {
+          const small = await serveProcess(reference.dataDir, [], spawnOptions(options, `${reference.components.length}-reference`));
+          servers.push(small);
+          await settle(small, reference);
+          const [update1] = writeMeasurements(small, reference, `c4store at ${reference.components.length}, side by side`, 0);
+          referenceRuns.push({ ...update1!, key: 'reference:update1' });
+        }
+        const buffer = await startBufferRoute(plain, org, workDir);
+        servers.push(buffer.route);
+        bytes = buffer.bytes;
+        const [update1, update16, import100] = prefixed('c4store:', writeMeasurements(plain, org, 'c4store', options.imports));
+        const [durable1, durable16, durableImport] = prefixed('durable:', writeMeasurements(durable, org, 'c4store --durable', options.imports));
+        // Figures that are compared run next to each other in every round.
+        figures = await interleave([
+          ...baselineRuns,
+          update1!, durable1!, ...referenceRuns,
+          update16!, durable16!,
+          import100!, durableImport!,
+          ...readMeasurements(plain, buffer.route, org),
+        ], timing);
+        if (size === options.startupSize) {
+          log(`  memory after ${options.rssWrites} writes [${elapsed(began)}]`);
+          memory = await memoryAfterWrites(plain, org, options.rssWrites);
+        }
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\nserver output:\n${servers.map((s) => s.tail()).join('\n')}`, { cause: error });
+      } finally {
+        for (const server of servers) await server.stop();
+      }
+      const f = (key: string) => figures[key]!;
+      const baselines: BaselineFigures = {
+        floor: f('floor'), floorLocked: f('floorLocked'), floorDurable: f('floorDurable'), gitCli: f('gitCli'), isomorphicGit: f('isomorphicGit'),
+      };
+      const reads: ReadFigures = {
+        c4store: { component: f('c4store:component'), model: f('c4store:model') },
+        buffer: { component: f('buffer:component'), model: f('buffer:model') },
+        bytes,
+      };
+      const writes: WriteFigures = { update1: f('c4store:update1'), update16: f('c4store:update16'), import100: f('c4store:import100') };
+      const durable: WriteFigures = { update1: f('durable:update1'), update16: f('durable:update16'), import100: f('durable:import100') };
+      sizes.push({
+        size, diagrams: org.diagrams, buildMs: org.buildMs, firstGetMs, baselines, reads, writes, durable,
+        ...(reference ? { reference: { size: reference.components.length, update1: f('reference:update1') } } : {}),
+      });
+
+      if (sizes.length === 1) fsckResult = fsck(org.gitdir);
+      if (size === options.startupSize) {
+        log(`  start-up at ${size.toLocaleString('en-US')} components [${elapsed(began)}]`);
+        startup = await measureStartup(org, options.startupRounds, spawnOptions(options, `${size}-startup`));
+        choices = await measureChoices(org, options.choiceSamples);
+      }
+      await rm(org.dataDir, { recursive: true, force: true });
+      if (reference) await rm(reference.dataDir, { recursive: true, force: true });
+      await rm(workDir, { recursive: true, force: true });
+    }
+    if (!startup || !memory || !choices) {
+      log(`\nstart-up and memory at ${options.startupSize.toLocaleString('en-US')} components`);
+      const org = await buildOrg(options.startupSize);
+      cleanup.push(org.dataDir);
+      const server = await serveProcess(org.dataDir, [], spawnOptions(options, `${options.startupSize}-memory`));
+      try {
+        await firstGet(server, org);
+        memory = await memoryAfterWrites(server, org, options.rssWrites);
+      } finally {
+        await server.stop();
+      }
+      startup = await measureStartup(org, options.startupRounds, spawnOptions(options, `${options.startupSize}-startup`));
+      choices = await measureChoices(org, options.choiceSamples);
+    }
+  } finally {
+    for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
+  }
+  const results: BenchResults = {
+    options,
+    machine: { ...before, loadAfter: machine().loadBefore },
+    sizes,
+    startup,
+    memory,
+    choices,
+    fsck: fsckResult,
+    totalMs: performance.now() - began,
+  };
+  const markdown = renderMarkdown(results);
+  log(`\n${markdown}`);
+  if (options.outDir) {
+    await writeFile(join(options.outDir, 'results.md'), markdown);
+    await writeFile(join(options.outDir, 'latency.svg'), renderChart(results));
+    log(`wrote ${join(options.outDir, 'results.md')} and ${join(options.outDir, 'latency.svg')}`);
+  }
+  return results;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string' },
+      rounds: { type: 'string' },
+      duration: { type: 'string' },
+      profile: { type: 'string' },
+      out: { type: 'string' },
+      'no-write': { type: 'boolean' },
+    },
+  });
+  const options: Partial<BenchOptions> = { outDir: values['no-write'] ? undefined : (values.out ?? join(ROOT, 'bench')) };
+  if (values.sizes) options.sizes = values.sizes.split(',').map(Number);
+  if (values.sizes && !options.sizes!.includes(DEFAULTS.startupSize)) options.startupSize = Math.max(...options.sizes!);
+  if (values.rounds) options.rounds = Number(values.rounds);
+  if (values.duration) options.durationMs = Number(values.duration);
+  if (values.profile) options.profileDir = values.profile;
+  run(options).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,72 @@
+/** Start-up of a real `c4store serve` process (time to the first 200 of GET /component) and its resident memory. */
+import { pick } from './baselines.js';
+import { updateBody, type BenchOrg } from './fixture.js';
+import { load } from './load.js';
+import { serveProcess, type ServerProcess, type SpawnOptions } from './server.js';
+import { log, median } from './stats.js';
+
+export interface StartupFigures {
+  components: number;
+  /** Spawn to the first 200 of GET /api/external/component (ms), median over rounds. */
+  firstAnswerMs: number;
+  /** Spawn to `listening on` (ms): the part that does not depend on the model. */
+  listeningMs: number;
+  /** VmRSS right after that first answer (MB), median over rounds. */
+  rssLoadedMb: number;
+}
+
+export interface MemoryAfterWrites {
+  /** Writes the server process has answered (all of the run's, then single-component updates up to the total). */
+  writes: number;
+  /** VmRSS after them (MB). */
+  rssMb: number;
+  /** Throughput of the top-up writes, 16 clients. */
+  writesPerSecond: number;
+}
+
+export async function measureStartup(org: BenchOrg, rounds: number, spawn: SpawnOptions = {}): Promise<StartupFigures> {
+  const answers: number[] = [];
+  const listening: number[] = [];
+  const rss: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const server = await serveProcess(org.dataDir, [], spawn);
+    try {
+      listening.push(performance.now() - server.spawnedAt);
+      const response = await fetch(`${server.url}/api/external/component`, { headers: { authorization: `Bearer ${org.key}` } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`first GET: ${response.status}\n${server.tail()}`);
+      answers.push(performance.now() - server.spawnedAt);
+      rss.push(server.rssMb());
+    } finally {
+      await server.stop();
+    }
+  }
+  const figures: StartupFigures = {
+    components: org.components.length,
+    firstAnswerMs: median(answers),
+    listeningMs: median(listening),
+    rssLoadedMb: median(rss),
+  };
+  log(`    start-up ${figures.firstAnswerMs.toFixed(0)} ms to first answer (listening after ${figures.listeningMs.toFixed(0)} ms), ` +
+    `RSS ${figures.rssLoadedMb.toFixed(0)} MB`);
+  return figures;
+}
+
+let memoryEdits = 0;
+
+/** Single-component updates (16 clients) until `server` has answered `total` writes, then its VmRSS. */
+export async function memoryAfterWrites(server: ServerProcess, org: BenchOrg, total: number): Promise<MemoryAfterWrites> {
+  const missing = Math.max(16, total - server.writes());
+  const round = await load({
+    url: server.url, connections: 16, amount: missing, method: 'POST', path: '/api/external/component',
+    headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
+    body: () => {
+      const i = memoryEdits++;
+      return JSON.stringify([updateBody(pick(org.components, i), `memory edit ${i}`)]);
+    },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the last log lines
+  const figures = { writes: server.writes(), rssMb: server.rssMb(), writesPerSecond: (round.latencies.length * 1000) / round.elapsedMs };
+  log(`    RSS after ${figures.writes} writes ${figures.rssMb.toFixed(0)} MB (the last ${missing} at ${figures.writesPerSecond.toFixed(0)} writes/s)`);
+  return figures;
+}

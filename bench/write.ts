@@ -1,0 +1,68 @@
+/** The write path through HTTP: single-component updates with 1 and 16 clients, and a /model import. */
+import { pick } from './baselines.js';
+import { importBody, updateBody, type BenchOrg } from './fixture.js';
+import { load } from './load.js';
+import type { ServerProcess } from './server.js';
+import type { Figure, Measurement } from './stats.js';
+
+export interface WriteFigures {
+  update1: Figure;
+  update16: Figure;
+  /** POST /model of 100 components and 10 diagrams, every file changed. */
+  import100: Figure;
+}
+
+let edits = 0;
+let imports = 0;
+
+function headers(org: BenchOrg): Record<string, string> {
+  return { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' };
+}
+
+/**
+ * Brings the server up to date before a round, untimed: another process (the baselines, the
+ * other server) moved main since its last request, and its first request then loads the change.
+ */
+export async function settle(server: ServerProcess, org: BenchOrg, path = `/api/external/component/${org.components[0]!.id}`): Promise<void> {
+  const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${org.key}` } });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}\n${server.tail()}`);
+}
+
+/**
+ * `prefix` names the figures (`${prefix}update1`, …). Updates: `connections` clients each
+ * posting one component's update at a time, every request a new `desc`. Import: one client
+ * posting 100 components by ref and 10 laid-out diagrams, all changed, `imports` times a round
+ * (twice in a warm-up round: the first import creates the components).
+ */
+export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: string, imports100: number): Measurement[] {
+  const update = (connections: number): Measurement => ({
+    key: `update${connections}`,
+    label: `${name} update, ${connections} client${connections > 1 ? 's' : ''}`,
+    async round(durationMs) {
+      await settle(server, org);
+      return load({
+        url: server.url, connections, durationMs, method: 'POST', path: '/api/external/component', headers: headers(org),
+        body: () => {
+          const n = edits++;
+          return JSON.stringify([updateBody(pick(org.components, n), `http edit ${n}`)]);
+        },
+      });
+    },
+  });
+  let warm = false;
+  const importOnce: Measurement = {
+    key: 'import100',
+    label: `${name} /model import of 100`,
+    async round() {
+      await settle(server, org);
+      const amount = warm ? imports100 : 2;
+      warm = true;
+      return load({
+        url: server.url, connections: 1, amount, method: 'POST', path: '/api/external/model', headers: headers(org),
+        body: () => JSON.stringify(importBody(imports++)),
+      });
+    },
+  };
+  return [update(1), update(16), importOnce];
+}

@@ -1,0 +1,53 @@
+/**
+ * A quick smoke run of the benchmark code (bench/run.ts) at a tiny size, so that it cannot rot:
+ * every figure it reports must be a positive, finite number, and the report and chart render.
+ */
+import test from 'ava';
+import { run } from '../bench/run.js';
+import { checks, renderChart, renderMarkdown } from '../bench/report.js';
+import { isPositiveFinite } from '../bench/stats.js';
+
+/** Every number under `value`, with its path. */
+function numbers(value: unknown, path: string, out: Array<[string, number]> = []): Array<[string, number]> {
+  if (typeof value === 'number') out.push([path, value]);
+  else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) numbers(child, `${path}.${key}`, out);
+  }
+  return out;
+}
+
+test('the benchmark runs end to end at a tiny size and reports only positive, finite figures', async (t) => {
+  t.timeout(90_000);
+  const results = await run({
+    sizes: [20],
+    rounds: 1,
+    durationMs: 200,
+    warmupMs: 0,
+    pauseMs: 20,
+    imports: 1,
+    startupSize: 20,
+    startupRounds: 1,
+    rssWrites: 40,
+    choiceSamples: 3,
+    quiet: true,
+  });
+  t.is(results.sizes.length, 1);
+  const figures = [
+    ...numbers(results.sizes, 'sizes'),
+    ...numbers(results.startup, 'startup'),
+    ...numbers(results.memory, 'memory'),
+    ...numbers(results.choices, 'choices'),
+  ];
+  t.true(figures.length > 90, `${figures.length} figures`);
+  for (const [path, value] of figures) t.true(isPositiveFinite(value), `${path} = ${value}`);
+
+  t.is(checks(results).length, 7);
+  for (const check of checks(results)) t.true(Number.isFinite(check.value), check.target);
+  const markdown = renderMarkdown(results);
+  t.false(markdown.includes('NaN'), 'no NaN in results.md');
+  t.regex(markdown, /## Targets/);
+  const svg = renderChart(results);
+  t.true(svg.startsWith('<svg') && svg.trimEnd().endsWith('</svg>'));
+  t.false(svg.includes('NaN'), 'no NaN in the chart');
+  t.is(results.fsck, 'clean');
+});
