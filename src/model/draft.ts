@@ -80,10 +80,20 @@ export class Draft {
     const content = serialize(kind, resource);
     if (!this.copied.has(kind)) {
       this.copied.add(kind);
-      const copy = new Map(collectionOf(this.base, kind));
+      const base = collectionOf(this.base, kind) as Map<string, Identified>;
+      const copy = new Map(base);
+      // Carry the ref index forward rather than rebuilding it from every resource next time.
+      const index = refIndexes.get(base);
+      if (index) refIndexes.set(copy, new Map(index));
       (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = copy;
     }
-    this.collection<T>(kind).set(resource.id, resource);
+    const collection = this.collection<T>(kind);
+    const index = refIndexes.get(collection as Map<string, Identified>);
+    if (index) {
+      if (stored?.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
+      if (resource.ref !== undefined) index.set(resource.ref, resource.id);
+    }
+    collection.set(resource.id, resource);
     this.changes.push({
       kind,
       action: stored ? 'update' : 'create',

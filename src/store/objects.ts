@@ -14,7 +14,6 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { readObject as readObjectWithIsomorphicGit } from 'isomorphic-git';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -296,7 +295,9 @@ export class ObjectStore {
 
   private async readPacked(oid: string): Promise<GitObject | null> {
     try {
-      const result = await readObjectWithIsomorphicGit({
+      // Loaded on first use: only repositories someone has packed (git gc) need it.
+      const { readObject } = await import('isomorphic-git');
+      const result = await readObject({
         fs: nodeFs,
         gitdir: this.gitdir,
         oid,
