@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
+import { YamlPool } from './http/yaml-pool.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 
@@ -15,6 +16,27 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Writes one organization lets wait for its lock before answering 503. */
   maxWaitingWrites?: number;
+  /**
+   * Bytes of request bodies the server holds at once, over all requests (503 + Retry-After
+   * beyond). Default: the larger of 64 MB and four body limits.
+   */
+  bodyBudget?: number;
+  /** Worker threads parsing large YAML bodies at once (default: cores − 1, 1 to 4). */
+  yamlThreads?: number;
+  /**
+   * A connection whose request headers are not complete this long after its request began
+   * is answered 408 and closed (Node's `headersTimeout`; default 10 s). Also applies to a
+   * connection that sends nothing at all.
+   */
+  headersTimeout?: number;
+  /**
+   * A request (headers and body) not received completely this long after it began is
+   * answered 408 and closed (Node's `requestTimeout`; default 60 s). Time spent answering
+   * a complete request does not count.
+   */
+  requestTimeout?: number;
+  /** An idle keep-alive connection is closed after this long (default 5 s). */
+  keepAliveTimeout?: number;
   log?: (line: string) => void;
 }
 
@@ -25,19 +47,60 @@ export interface RunningServer {
 }
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+export const DEFAULT_BODY_BUDGET = 64 * 1024 * 1024;
+export const DEFAULT_HEADERS_TIMEOUT = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT = 60_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000;
+
+const CLIENT_ERRORS: Record<string, [status: number, reason: string, message: string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timeout.'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers too large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'Request body too large.'],
+};
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (a timeout, headers over 16 KB, a
+ * malformed request line) is answered in the contract's form, `{ "error": … }`, instead of
+ * Node's bodyless default; then the connection is closed, as Node does.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !response?.headersSent) {
+    const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'Bad request.'];
+    const body = JSON.stringify({ error: message });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.log(line));
   const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
   const keys = new KeyStore(options.dataDir);
-  const deps = { orgs, keys, log, publicUrl: '', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT };
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const yamlPool = new YamlPool({ threads: options.yamlThreads });
+  const deps = {
+    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool,
+    bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
+  };
   const app = createApp(deps);
-  const server = createServer(app.callback());
-  // A client that trickles its headers or body must not hold a connection forever.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  // A client that trickles its headers or body must not hold a connection forever. Node
+  // enforces both timeouts from a timer that runs every `connectionsCheckingInterval` (its
+  // default, 30 s, would let a 10 s timeout run to 40 s), and refuses headersTimeout >
+  // requestTimeout.
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
+  const server = createServer({
+    requestTimeout,
+    headersTimeout,
+    keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10))),
+  }, app.callback());
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, host, () => resolve());
@@ -48,9 +111,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url,
     server,
-    close: () => new Promise((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()));
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+      await yamlPool.close();
+    },
   };
 }

@@ -7,6 +7,7 @@ import { parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
 import type { RouteSettings } from './resource.js';
+import type { YamlPool } from './yaml-pool.js';
 import { send } from './respond.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
@@ -19,6 +20,10 @@ export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
   keys: KeyStore;
   log: (line: string) => void;
+  /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
+  bodyBudget: number;
+  /** Worker threads for large YAML bodies. */
+  yamlPool: YamlPool;
 }
 
 /**
@@ -37,7 +42,7 @@ export function createApp(deps: AppDependencies): Koa {
 
   const api = new Router({ prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  const writing = [requireEditor, parseBody(deps.bodyLimit)];
+  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
   typeRoutes(api);
   tagRoutes(api, writing);
   attributeRoutes(api, writing);

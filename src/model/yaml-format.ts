@@ -1,4 +1,4 @@
-import YAML from 'yaml';
+import YAML, { Lexer } from 'yaml';
 
 /**
  * A small, fast YAML emitter and parser for the files c4store writes.
@@ -489,7 +489,65 @@ export function parseYamlFast(text: string): unknown {
 export function parseYaml(text: string): unknown {
   const fast = parseYamlFast(text);
   if (fast !== undefined) return fast;
+  // The yaml package recurses once per level; a stack overflow inside it can abort the process.
+  if (yamlNestingExceeds(text, MAX_YAML_NESTING)) throw new Error('nested too deeply');
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 100 });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Nesting bound
+
+/**
+ * Bound on a YAML document's nesting estimate (see yamlNestingExceeds). A model body in the
+ * usual two-space style scores about 25; the `yaml` package overflows its stack beyond about
+ * a thousand real levels.
+ */
+export const MAX_YAML_NESTING = 200;
+
+/**
+ * True when the YAML text may nest more than `max` levels. Computed on the lexer's tokens
+ * (linear, iterative), as an upper bound on the depth of any node on a line:
+ * 2 × (indentation + 1) — one column of indentation holds at most a mapping and a sequence —
+ * plus the block indicators (`-`, `?`, `:`) before it on that line, plus 2 per open flow
+ * collection (`[a: [b: …]]` nests a mapping in each). Stops at the first token over the bound,
+ * so a hostile document costs only the prefix that exposes it.
+ */
+export function yamlNestingExceeds(text: string, max: number): boolean {
+  let flow = 0;
+  let indent = 0;
+  let indicators = 0;
+  let lineStart = true;
+  let skipScalar = false;
+  for (const token of new Lexer().lex(text)) {
+    if (skipScalar) {
+      // The source of a scalar (plain or block) follows the scalar marker: never structure.
+      skipScalar = false;
+      continue;
+    }
+    if (token === '\u001f') {
+      skipScalar = true;
+      lineStart = false;
+      continue;
+    }
+    if (token === '\n' || token === '\r\n') {
+      lineStart = true;
+      indent = 0;
+      indicators = 0;
+      continue;
+    }
+    const first = token.charCodeAt(0);
+    if (first === 0x20 || first === 0x09) {
+      if (lineStart) indent = token.length;
+      continue;
+    }
+    lineStart = false;
+    if (token === '[' || token === '{') flow++;
+    else if (token === ']' || token === '}') flow = Math.max(0, flow - 1);
+    else if (flow === 0 && (token === '-' || token === '?' || token === ':')) indicators++;
+    if (2 * (indent + 1) + indicators + 2 * flow > max) return true;
+  }
+  return false;
+}
+

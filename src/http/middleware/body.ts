@@ -1,50 +1,185 @@
-import type { Middleware } from 'koa';
-import { koaBody } from 'koa-body';
-import YAML from 'yaml';
+import type { IncomingMessage } from 'node:http';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
+import { parseJsonText, parseYamlText, type Parsed } from '../body-parse.js';
 import { YAML_TYPES } from '../respond.js';
+import type { YamlPool } from '../yaml-pool.js';
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed body of a write (set by parseBody). */
+    body?: unknown;
+  }
+}
+
+export interface BodySettings {
+  /** Largest body accepted, after decompression (413 beyond). */
+  limitBytes: number;
+  /**
+   * Bytes of request bodies the whole server holds at once, from the first byte read to the
+   * end of the request (503 with Retry-After beyond). With the per-request limit this bounds
+   * the memory clients can make the server hold, however many connections they open.
+   */
+  budgetBytes: number;
+  /** Where YAML bodies over INLINE_YAML_BYTES are parsed. */
+  yaml: YamlPool;
+}
+
+/** YAML bodies up to this size are parsed on the request's thread (a few ms); larger ones on a worker. */
+export const INLINE_YAML_BYTES = 16 * 1024;
+
+/** The bytes of request bodies held at once, across every request of the server. */
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly capacity: number) {}
+
+  reserve(bytes: number): boolean {
+    if (this.used + bytes > this.capacity) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+// Answered before the body has been read to its end: the connection is not reused, so what
+// the client still sends is never read.
+const tooLarge = () => new ApiError(413, 'Request body too large.', { Connection: 'close' });
+const busy = () =>
+  new ApiError(503, 'The server is holding too many request bodies; retry shortly.', { 'Retry-After': '1', Connection: 'close' });
 
 /**
- * Reads a write's body as JSON or YAML (by Content-Type) into `ctx.request.body`. YAML is
- * parsed with alias expansion limited, so an alias bomb is refused instead of exhausting memory.
+ * Reads a write's body as JSON or YAML (by Content-Type) into `ctx.request.body`.
+ * - Content-Encoding gzip, deflate or br is decompressed; the limit applies to the result.
+ * - The bytes must be UTF-8 (a BOM is dropped); nothing is silently replaced.
+ * - Nesting is bounded before parsing, YAML aliases are limited, and large YAML bodies are
+ *   parsed on a worker thread (body-parse.ts, yaml-pool.ts).
  */
-export function parseBody(limitBytes: number): Middleware {
-  const read = koaBody({
-    json: true,
-    text: true,
-    urlencoded: false,
-    multipart: false,
-    jsonStrict: false,
-    jsonLimit: limitBytes,
-    textLimit: limitBytes,
-    jsonTypes: ['json', '+json'],
-    textTypes: YAML_TYPES,
-    parsedMethods: ['POST', 'PUT'] as never,
-  });
+export function parseBody(settings: BodySettings): Middleware {
+  const budget = new BodyBudget(settings.budgetBytes);
   return async (ctx, next) => {
     const type = ctx.request.type;
     const yaml = YAML_TYPES.includes(type);
     if (!yaml && type !== 'application/json' && !type.endsWith('+json')) {
       throw new ApiError(415, `Unsupported Content-Type: ${type || '(none)'}.`);
     }
-    await read(ctx, async () => {});
-    const raw: unknown = ctx.request.body;
-    if (yaml) {
-      ctx.request.body = parseYaml(typeof raw === 'string' ? raw : '') as typeof ctx.request.body;
-    } else if (raw === '' || raw === undefined) {
-      throw new ApiError(400, 'Invalid JSON: the request body is empty.');
+    const held = { bytes: 0 };
+    try {
+      const text = decodeUtf8(await readBody(ctx, settings.limitBytes, budget, held), yaml);
+      let parsed: Parsed;
+      if (!yaml) parsed = parseJsonText(text);
+      else if (text.length <= INLINE_YAML_BYTES) parsed = parseYamlText(text);
+      else parsed = await settings.yaml.parse(text);
+      if ('error' in parsed) throw new ApiError(400, parsed.error);
+      ctx.request.body = parsed.value;
+      await next();
+    } finally {
+      budget.release(held.bytes);
     }
-    await next();
   };
 }
 
-function parseYaml(text: string): unknown {
-  if (text.trim() === '') throw new ApiError(400, 'Invalid YAML: the request body is empty.');
-  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) throw new ApiError(400, `Invalid YAML: ${doc.errors[0].message}`);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Buffer, yaml: boolean): string {
   try {
-    return doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    throw new ApiError(400, `Invalid YAML: ${(err as Error).message}`);
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError(400, `Invalid ${yaml ? 'YAML' : 'JSON'}: the request body is not valid UTF-8.`);
   }
+}
+
+function decoderFor(ctx: Context): Transform | null {
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  switch (encoding) {
+    case 'identity':
+      return null;
+    case 'gzip':
+    case 'x-gzip':
+    case 'deflate':
+      return createUnzip();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new ApiError(415, 'Unsupported Content-Encoding.');
+  }
+}
+
+/**
+ * The request's body bytes, decompressed. Counted against `limit` and against the budget
+ * (`held` says how much this request took from it) as they arrive; the request stream is
+ * never destroyed, so an error can still be answered.
+ */
+function readBody(ctx: Context, limit: number, budget: BodyBudget, held: { bytes: number }): Promise<Buffer> {
+  const req: IncomingMessage = ctx.req;
+  const decoder = decoderFor(ctx);
+  const declared = Number(req.headers['content-length']);
+  if (decoder === null && Number.isFinite(declared)) {
+    if (declared > limit) {
+      req.resume();
+      throw tooLarge();
+    }
+    // Reserved up front, so a flood of large uploads is refused before it is read.
+    if (!budget.reserve(declared)) {
+      req.resume();
+      throw busy();
+    }
+    held.bytes = declared;
+  }
+  const source: Readable = decoder ?? req;
+  if (decoder) req.pipe(decoder);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (error: unknown, body?: Buffer) => {
+      if (done) return;
+      done = true;
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (error) {
+        chunks.length = 0;
+        if (decoder) {
+          req.unpipe(decoder);
+          decoder.destroy();
+        }
+        // Whatever else arrives is discarded (and the connection closed after the answer).
+        req.resume();
+        reject(error);
+      } else {
+        resolve(body!);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return finish(tooLarge());
+      if (size > held.bytes) {
+        if (!budget.reserve(size - held.bytes)) return finish(busy());
+        held.bytes = size;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null, Buffer.concat(chunks, size));
+    // zlib's errors (code Z_…) are answered 400 by the errors middleware.
+    const onError = (error: Error) => finish(source === req ? new ApiError(400, 'Request aborted.') : error);
+    const onClose = () => {
+      if (!req.complete) finish(new ApiError(400, 'Request aborted.'));
+    };
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', onError);
+    req.on('close', onClose);
+    req.on('error', onClose);
+  });
 }

@@ -2,8 +2,9 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { SchemaError } from '../../model/check-body.js';
 import { sendError } from '../respond.js';
+import { redactKeys } from './log.js';
 
-/** Koa's, koa-body's and the router's own errors, in the contract's words. */
+/** Koa's, the body reader's and the router's own errors, in the contract's words. */
 function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof SchemaError) return new ApiError(400, err.message);
@@ -30,7 +31,7 @@ export function errors(log: (line: string) => void): Middleware {
       }
     } catch (err) {
       const known = toApiError(err);
-      if (!known) log(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);
+      if (!known) log(redactKeys(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`));
       const error = known ?? new ApiError(500, 'Internal error.');
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       sendError(ctx, error.status, error.message);

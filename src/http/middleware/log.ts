@@ -1,6 +1,18 @@
 import type { Middleware } from 'koa';
 
-/** One line per request: method, path (never the query, which may carry a key by mistake), status, ms, org. */
+// The shape of an API key (src/store/keys.ts). A client that puts its key into a URL by
+// mistake must not find it in the server's log.
+const KEY_LIKE = /c4s_[A-Za-z0-9_-]{20,}/g;
+
+/** `text` with anything shaped like an API key replaced by `c4s_[redacted]`. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_LIKE, 'c4s_[redacted]');
+}
+
+/**
+ * One line per request: method, path (never the query, which may carry a key by mistake, and
+ * with key-shaped parts redacted), status, ms, org.
+ */
 export function requestLog(log: (line: string) => void): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
@@ -8,7 +20,7 @@ export function requestLog(log: (line: string) => void): Middleware {
       await next();
     } finally {
       const ms = (performance.now() - started).toFixed(1);
-      log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms ${ctx.state.org?.slug ?? '-'}`);
+      log(`${ctx.method} ${redactKeys(ctx.path)} ${ctx.status} ${ms}ms ${ctx.state.org?.slug ?? '-'}`);
     }
   };
 }

@@ -1,0 +1,16 @@
+/**
+ * A worker thread that parses large YAML request bodies (see yaml-pool.ts): the `yaml`
+ * package takes seconds on a body of a few MB, which must not stall every other request.
+ */
+import { parentPort } from 'node:worker_threads';
+import { parseYamlText } from './body-parse.js';
+
+parentPort!.on('message', (message: { id: number; text: string }) => {
+  const parsed = parseYamlText(message.text);
+  try {
+    parentPort!.postMessage({ id: message.id, ...parsed });
+  } catch (err) {
+    // A value structured clone cannot carry (none is known for the core schema).
+    parentPort!.postMessage({ id: message.id, error: `Invalid YAML: ${(err as Error).message}` });
+  }
+});

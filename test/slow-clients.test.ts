@@ -1,0 +1,266 @@
+import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import test from 'ava';
+import YAML from 'yaml';
+import { YamlPool } from '../src/http/yaml-pool.js';
+import { withDirectoryLock } from '../src/store/lock.js';
+import { watchLatency } from './support/hostile.js';
+import { TestServer } from './support/server.js';
+
+/**
+ * Slow and abusive clients: timeouts cut off connections that trickle their headers or never
+ * finish their body (Node checks them every `connectionsCheckingInterval`, which the server
+ * derives from the timeouts), while other clients are served; an organization's queue of
+ * writes waiting for its lock is bounded (503 + Retry-After); and every piece that bounds
+ * what a client can make the server hold: the body limit (also for chunked and compressed
+ * bodies), the server-wide body budget, the YAML worker's heap and time limits.
+ */
+
+const HEADERS_TIMEOUT = 1000;
+const REQUEST_TIMEOUT = 2000;
+const KEEP_ALIVE_TIMEOUT = 500;
+
+let s: TestServer;
+
+test.before(async () => {
+  s = await TestServer.start({
+    headersTimeout: HEADERS_TIMEOUT, requestTimeout: REQUEST_TIMEOUT, keepAliveTimeout: KEEP_ALIVE_TIMEOUT,
+    maxWaitingWrites: 3, bodyLimit: 1024 * 1024, bodyBudget: 1536 * 1024,
+  });
+});
+
+test.after.always(async () => {
+  await s?.close();
+});
+
+interface Connection {
+  socket: Socket;
+  /** Resolves when the server has closed the connection: what it sent, and after how long. */
+  closed: Promise<{ received: string; ms: number }>;
+}
+
+/** A raw connection to the server; `start` writes what the client sends first. */
+function open(start: (socket: Socket) => void): Promise<Connection> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname);
+    const closed = new Promise<{ received: string; ms: number }>((done) => {
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => done({ received: Buffer.concat(chunks).toString('latin1'), ms: performance.now() - started }));
+    });
+    socket.on('connect', () => {
+      start(socket);
+      resolve({ socket, closed });
+    });
+  });
+}
+
+/** Writes one byte every `ms` until the socket closes. */
+function trickle(socket: Socket, ms: number, byte = 'a'): void {
+  const timer = setInterval(() => {
+    if (socket.writable) socket.write(byte);
+    else clearInterval(timer);
+  }, ms);
+  socket.on('close', () => clearInterval(timer));
+}
+
+const REQUEST_TIMED_OUT = 'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 28\r\nConnection: close\r\n\r\n{"error":"Request timeout."}';
+
+test.serial('headers sent byte by byte, or never: 408 in the contract form and closed after headersTimeout; others are served meanwhile', async (t) => {
+  const watcher = watchLatency(s.url, s.readerKey, 20);
+  const slow = await Promise.all([
+    ...Array.from({ length: 40 }, () => open((socket) => {
+      socket.write('GET /api/external/tag HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      trickle(socket, 100);
+    })),
+    ...Array.from({ length: 40 }, () => open(() => {})), // connects, sends nothing
+  ]);
+  const results = await Promise.all(slow.map((c) => c.closed));
+  const latency = await watcher.stop();
+  for (const { received, ms } of results) {
+    t.is(received, REQUEST_TIMED_OUT);
+    t.true(ms >= HEADERS_TIMEOUT - 50 && ms < HEADERS_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
+  }
+  t.deepEqual(latency.failures, []);
+  t.true(latency.count >= 5, `${latency.count} GETs`);
+  t.true(latency.maxMs < 1500, `slowest GET of the other client: ${Math.round(latency.maxMs)} ms`);
+});
+
+test.serial('a body that never finishes, or trickles: 408 and closed after requestTimeout, nothing written', async (t) => {
+  const head = await s.head();
+  const watcher = watchLatency(s.url, s.readerKey, 20);
+  const request = (length: number) =>
+    `POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const stalled = await Promise.all(Array.from({ length: 10 }, () => open((socket) => socket.write(`${request(200)}[{"name":"stalled","color":"red"`))));
+  const trickling = await Promise.all(Array.from({ length: 10 }, () => open((socket) => {
+    socket.write(`${request(400)}[{"name":"trickled","color":"red"}`);
+    trickle(socket, 50, ' ');
+  })));
+  // Chunked: no length at all, and the last chunk never comes.
+  const chunked = await open((socket) => {
+    socket.write(`POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n`);
+    trickle(socket, 100, '');
+  });
+  for (const connection of [...stalled, ...trickling, chunked]) {
+    const { received, ms } = await connection.closed;
+    t.is(received, REQUEST_TIMED_OUT);
+    t.true(ms >= REQUEST_TIMEOUT - 50 && ms < REQUEST_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
+  }
+  const latency = await watcher.stop();
+  t.deepEqual(latency.failures, []);
+  t.true(latency.maxMs < 1500, `slowest GET of the other client: ${Math.round(latency.maxMs)} ms`);
+  t.is(await s.head(), head);
+  // The server goes on serving writes.
+  t.is((await s.post('/api/external/tag', [{ name: 'after the slow ones', color: 'green' }])).status, 200);
+  t.deepEqual(s.logs.filter((line) => line.startsWith('error')), []);
+});
+
+test.serial('an idle keep-alive connection is closed after keepAliveTimeout', async (t) => {
+  const connection = await open((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  const { received, ms } = await connection.closed;
+  t.regex(received, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"ok":true\}$/);
+  t.true(ms < KEEP_ALIVE_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
+});
+
+test.serial('writes waiting for one organization\'s lock are bounded: beyond maxWaitingWrites, 503 with Retry-After', async (t) => {
+  const count = await s.commitCount();
+  const answers: Array<Promise<Response>> = [];
+  let settled = 0;
+  await withDirectoryLock(s.gitdir, async () => {
+    // Holding the organization's write lock (in this process, as a slow write would), ten writes arrive.
+    for (let i = 0; i < 10; i++) {
+      const answer = fetch(`${s.url}/api/external/tag`, {
+        method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify([{ name: `queued ${i}`, color: 'blue' }]),
+      });
+      answer.finally(() => settled++).catch(() => {});
+      answers.push(answer);
+    }
+    const deadline = Date.now() + 10_000;
+    while (settled < 7 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.is(settled, 7, 'seven refused at once, three waiting');
+  });
+  const responses = await Promise.all(answers);
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  const refused = responses.map((r, i) => ({ r, body: bodies[i] })).filter(({ r }) => r.status === 503);
+  const accepted = responses.filter((r) => r.status === 200);
+  t.is(refused.length, 7);
+  t.is(accepted.length, 3);
+  for (const { r, body } of refused) {
+    t.is(r.headers.get('retry-after'), '1');
+    t.deepEqual(body, { error: 'Too many writes are waiting for this organization; retry shortly.' });
+  }
+  t.is(await s.commitCount(), count + 3);
+  // Once the queue drained, writes are accepted again.
+  t.is((await s.post('/api/external/tag', [{ name: 'after the queue', color: 'blue' }])).status, 200);
+});
+
+test.serial('request bodies held at once are bounded server-wide: beyond the budget, 503 with Retry-After; a cut upload gives its share back', async (t) => {
+  const head = await s.head();
+  const post = (length: number) =>
+    `POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n[`;
+  // Two uploads of 700 KB in progress hold 1.4 MB of the 1.5 MB budget ...
+  const uploads = await Promise.all([0, 1].map(() => open((socket) => socket.write(post(700 * 1024)))));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  // ... so a third is refused before its body is read, with the contract's error.
+  const body = `[${' '.repeat(300 * 1024)}]`;
+  const refused = await fetch(`${s.url}/api/external/tag`, {
+    method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body,
+  });
+  t.is(refused.status, 503);
+  t.is(refused.headers.get('retry-after'), '1');
+  t.deepEqual(await refused.json(), { error: 'The server is holding too many request bodies; retry shortly.' });
+  // Small bodies still fit.
+  t.is((await s.post('/api/external/tag', [])).status, 200);
+  // The uploads are cut off (by the client here; by requestTimeout otherwise): their share comes back.
+  for (const upload of uploads) upload.socket.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const later = await fetch(`${s.url}/api/external/tag`, {
+    method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body,
+  });
+  t.is(later.status, 200, await later.text());
+  t.is(await s.head(), head);
+});
+
+test.serial('the body limit holds for declared, chunked and compressed bodies (a gzip bomb is cut at the limit)', async (t) => {
+  const head = await s.head();
+  const limit = 1024 * 1024;
+  const send = async (body: RequestInit['body'], headers: Record<string, string> = {}) => {
+    const response = await fetch(`${s.url}/api/external/tag`, {
+      method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', ...headers }, body, duplex: 'half',
+    } as RequestInit);
+    return { status: response.status, body: await response.json(), connection: response.headers.get('connection') };
+  };
+  const tooLarge = { status: 413, body: { error: 'Request body too large.' }, connection: 'close' };
+  t.deepEqual(await send(' '.repeat(limit + 1)), tooLarge, 'declared');
+  const stream = new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < 20; i++) controller.enqueue(new Uint8Array(100 * 1024).fill(0x20));
+      controller.close();
+    },
+  });
+  t.deepEqual(await send(stream), tooLarge, 'chunked, no length');
+  const bomb = gzipSync(Buffer.alloc(200 * limit, 0x20));
+  t.true(bomb.length < 300 * 1024, `${bomb.length} bytes of gzip`);
+  t.deepEqual(await send(bomb, { 'content-encoding': 'gzip' }), tooLarge, 'gzip bomb: 200 MB of spaces');
+  // Within the limit, compressed bodies are fine.
+  const fine = await send(gzipSync(JSON.stringify([{ name: 'compressed', color: 'red' }])), { 'content-encoding': 'gzip' });
+  t.is(fine.status, 200);
+  t.not(await s.head(), head, 'the compressed write committed');
+});
+
+test.serial('a large YAML body is parsed on a worker thread: the other client is not held up', async (t) => {
+  const local = await TestServer.start();
+  try {
+    // 25,000 components, the last one invalid: seconds of YAML parsing, then a 400 and no write.
+    const components = Array.from({ length: 25_000 }, (_, i) => ({ name: `Component ${i}`, desc: 'Some text', typeSlug: 'container', state: i === 24_999 ? 'NOPE' : 'ACTIVE' }));
+    const text = YAML.stringify({ components });
+    const watcher = watchLatency(local.url, local.readerKey, 10);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const reply = await local.request('POST', '/api/external/model', { raw: text, headers: { 'content-type': 'application/yaml' } });
+    const parseMs = performance.now() - started;
+    const latency = await watcher.stop();
+    t.is(reply.status, 400);
+    t.deepEqual(reply.body, { error: "Invalid JSON: components.24999.state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'NOPE'" });
+    t.log(`${(text.length / 1e6).toFixed(1)} MB of YAML in ${Math.round(parseMs)} ms; other client: ${latency.count} GETs, max ${Math.round(latency.maxMs)} ms`);
+    t.true(parseMs > 500, 'the parse takes long enough for this test to mean something');
+    t.true(latency.count > 10);
+    t.true(latency.maxMs < Math.max(300, parseMs / 4), `slowest GET ${Math.round(latency.maxMs)} ms while parsing took ${Math.round(parseMs)} ms`);
+  } finally {
+    await local.close();
+  }
+});
+
+test.serial('the YAML worker: a parse needing more heap than allowed, or more time, ends that worker only', async (t) => {
+  const text = YAML.stringify({ components: Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}`, attributes: [{ id: 'x', value: i }] })) });
+  const small = new YamlPool({ threads: 1, maxHeapMb: 16 });
+  try {
+    t.deepEqual(await small.parse(text), { error: 'Invalid YAML: the document needs too much memory to parse.' });
+    t.deepEqual(await small.parse('a: [1, 2]'), { value: { a: [1, 2] } }, 'a new worker takes over');
+  } finally {
+    await small.close();
+  }
+  const hasty = new YamlPool({ threads: 1, timeoutMs: 1500 });
+  try {
+    t.deepEqual(await hasty.parse('warm: up'), { value: { warm: 'up' } });
+    const started = performance.now();
+    t.deepEqual(await hasty.parse(text.repeat(2)), { error: 'Invalid YAML: the document took too long to parse.' });
+    t.true(performance.now() - started < 3000);
+    t.deepEqual(await hasty.parse('after: timeout'), { value: { after: 'timeout' } });
+  } finally {
+    await hasty.close();
+  }
+  const pool = new YamlPool({ threads: 2 });
+  try {
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.parse(`n: ${i}`)));
+    t.deepEqual(results, Array.from({ length: 6 }, (_, i) => ({ value: { n: i } })), 'more parses than threads wait their turn');
+    t.deepEqual(await pool.parse('['.repeat(10_000)), { error: 'Invalid YAML: nested too deeply.' });
+  } finally {
+    await pool.close();
+  }
+});
