@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { untilListening } from '../test/support/process.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -52,22 +53,7 @@ async function spawnListening(args: string[]): Promise<ServerProcess> {
     lines.push(line);
     if (lines.length > 50) lines.shift();
   };
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      for (const line of parts) {
-        keep(line);
-        const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (match) resolve(match[1]!);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => keep(chunk.toString()));
-    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}): ${lines.join('\n')}`)));
-    child.once('error', reject);
-  });
+  const url = await untilListening(child, keep, () => lines.join('\n'));
   const pid = child.pid!;
   return {
     url,

@@ -11,7 +11,7 @@ async function dataDir(): Promise<string> {
 
 async function get(url: string, key: string, path: string) {
   const response = await fetch(url + path, { headers: { 'x-api-key': key } });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 async function failure(args: string[]): Promise<{ code: number; stderr: string }> {
@@ -109,7 +109,7 @@ test('member add commits the organization file and makes the address a valid USE
   t.teardown(() => server.stop());
   const post = (path: string, body: unknown) => fetch(server.url + path, {
     method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const [owner] = (await post('/api/external/attribute', [{ name: 'Owner', type: 'USERLIST' }])).body;
   const component = (email: string) => post('/api/external/component', [{ ref: 'api', name: 'API', attributes: [{ id: owner.id, value: email }] }]);
   t.is((await component('new@acme.test')).status, 400);

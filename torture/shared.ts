@@ -9,7 +9,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { CLI, cli, lastLine } from '../test/support/process.js';
+import { CLI, cli, lastLine, untilListening } from '../test/support/process.js';
 
 export { CLI };
 
@@ -59,30 +59,14 @@ export async function startServerProcess(dataDir: string, options: ServerProcess
     if (tail.length > 40) tail.shift();
     if (TROUBLE.test(line) && !/^(GET|HEAD|POST|PUT) \S+ \d{3} /.test(line) && troubles.length < 200) troubles.push(line);
   };
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        keep(line);
-        const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (match) resolve(match[1]!);
-      }
-    });
-    let errBuffered = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      errBuffered += chunk.toString();
-      const lines = errBuffered.split('\n');
-      errBuffered = lines.pop()!;
-      for (const line of lines) {
-        keep(line);
-        if (troubles.length < 200 && !TROUBLE.test(line) && line.trim() !== '') troubles.push(line);
-      }
-    });
-    void exited.then(() => reject(new Error(`server exited before listening: ${tail.join('\n')}`)));
-  });
+  const url = await untilListening(
+    child,
+    (line, stream) => {
+      keep(line);
+      if (stream === 'stderr' && troubles.length < 200 && !TROUBLE.test(line) && line.trim() !== '') troubles.push(line);
+    },
+    () => tail.join('\n'),
+  );
   const isRunning = () => child.exitCode === null && child.signalCode === null;
   return {
     url,

@@ -23,27 +23,41 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/**
+ * Reads a spawned server's output line by line (so its pipes never fill) and resolves with
+ * the URL of its `listening on <url>` line; rejects, with `context()`, if it exits first.
+ */
+export function untilListening(
+  child: ChildProcess,
+  onLine: (line: string, stream: 'stdout' | 'stderr') => void,
+  context: () => string = () => '',
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let buffered = '';
+      child[stream]!.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) {
+          onLine(line, stream);
+          const match = stream === 'stdout' ? /^listening on (http:\/\/\S+)$/.exec(line) : null;
+          if (match) resolve(match[1]);
+        }
+      });
+    }
+    child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening: ${context()}`)));
+    child.once('error', reject);
+  });
+}
+
 /** `c4store serve` as its own process, resolved once it prints `listening on <url>`. */
 export async function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        output.push(line);
-        const match = /^listening on (http:\/\/\S+)$/.exec(line);
-        if (match) resolve(match[1]);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('\n')}`)));
-  });
+  const url = await untilListening(child, (line) => output.push(line), () => output.join('\n'));
   return {
     url,
     child,
