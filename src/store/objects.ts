@@ -350,21 +350,31 @@ export class ObjectWriter {
   private readonly touchedDirs = new Set<string>();
   // Callers may start thousands of writes at once; this bounds the files open in fsync.
   private readonly slots = new Semaphore(16);
+  private readonly pending: Promise<void>[] = [];
 
   constructor(
     private readonly store: ObjectStore,
     private readonly durable: boolean,
   ) {}
 
+  /**
+   * The object's id at once; the file is written in the background and `finish` waits for
+   * it. So a commit's blobs, trees and commit object are written (and, durable, fsynced) side
+   * by side rather than one after the other: nothing can name them before the ref moves.
+   */
   write(type: ObjectType, content: Buffer): Promise<string> {
-    return this.slots.run(() => this.writeNow(type, content));
-  }
-
-  private async writeNow(type: ObjectType, content: Buffer): Promise<string> {
     const wrapped = wrapObject(type, content);
     const oid = hashObject(wrapped);
+    const stored = this.slots.run(() => this.storeObject(oid, wrapped));
+    // finish() reports the failure; a commit abandoned before finish() must not crash the process.
+    stored.catch(() => {});
+    this.pending.push(stored);
+    return Promise.resolve(oid);
+  }
+
+  private async storeObject(oid: string, wrapped: Buffer): Promise<void> {
     const target = this.store.loosePath(oid);
-    if (await runSyncIo(() => freshenIfPresent(target))) return oid;
+    if (await runSyncIo(() => freshenIfPresent(target))) return;
     const dir = path.dirname(target);
     if (!FANOUT_DIRS.has(dir)) {
       nodeFs.mkdirSync(dir, { recursive: true });
@@ -380,11 +390,10 @@ export class ObjectWriter {
     } catch (error) {
       nodeFs.rmSync(temp, { force: true });
       // Someone (git gc --prune, rm -rf) removed the fan-out directory under us.
-      if (isCode(error, 'ENOENT') && FANOUT_DIRS.delete(dir)) return this.writeNow(type, content);
+      if (isCode(error, 'ENOENT') && FANOUT_DIRS.delete(dir)) return this.storeObject(oid, wrapped);
       throw error;
     }
     this.touchedDirs.add(dir);
-    return oid;
   }
 
   /** Writes a tree whose entries are already in tree order, and caches it parsed. */
@@ -394,8 +403,13 @@ export class ObjectWriter {
     return oid;
   }
 
-  /** Durable mode: syncs the directories, so the renames survive before a ref names them. */
+  /**
+   * Waits for every object written; durable mode then syncs their directories, so the
+   * renames survive before a ref names them.
+   */
   async finish(): Promise<void> {
+    await Promise.all(this.pending);
+    this.pending.length = 0;
     if (!this.durable) return;
     // objects/ itself too: this commit may have created a fan-out directory in it.
     if (this.touchedDirs.size > 0) this.touchedDirs.add(this.store.objectsDir);
