@@ -4,21 +4,12 @@
  * that would invalidate a stored component. Every test runs its own server.
  */
 import test, { type ExecutionContext } from 'ava';
-import { TestServer } from './support/server.js';
+import { TestServer, withServer } from './support/server.js';
 import { accepted, API_CONTEXT, refused, UNKNOWN_ID } from './support/models.js';
 
 const C = '/api/external/component';
 const A = '/api/external/attribute';
 const STATES = ['DRAFT', 'ACTIVE', 'ARCHIVED'];
-
-async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await TestServer.start();
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
 
 async function typeIds(s: TestServer): Promise<Record<string, string>> {
   const types = (await s.get('/api/external/type')).body as Array<{ id: string; slug: string }>;

@@ -4,20 +4,11 @@
  * layout that survives updates. Every test runs its own server.
  */
 import test from 'ava';
-import { TestServer } from './support/server.js';
+import { TestServer, withServer } from './support/server.js';
 import { accepted, API_CONTEXT, checkLayout, refused, UNKNOWN_ID } from './support/models.js';
 
 const D = '/api/external/diagram';
 const C = '/api/external/component';
-
-async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await TestServer.start();
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
 
 /** Two stored components, refs `api` and `db`. */
 async function twoComponents(s: TestServer): Promise<{ api: string; db: string }> {

@@ -9,20 +9,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { run, TestServer } from './support/server.js';
+import { run, TestServer, withServer } from './support/server.js';
 import { accepted, bigModel, checkLayout, componentRef, diagramRef, refused } from './support/models.js';
 
 const M = '/api/external/model';
 const D = '/api/external/diagram';
-
-async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await TestServer.start();
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
 
 /** A small model whose refs are all used before the element that defines them. */
 function forwardModel() {

@@ -116,3 +116,13 @@ export class TestServer {
     await rm(this.dataDir, { recursive: true, force: true });
   }
 }
+
+/** Runs `run` against a fresh server of its own, closed afterwards whatever happens. */
+export async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
+  const s = await TestServer.start();
+  try {
+    await run(s);
+  } finally {
+    await s.close();
+  }
+}
