@@ -57,7 +57,8 @@ export class KeyStore {
     if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
     const key = `c4s_${randomBytes(32).toString('base64url')}`;
     const record: KeyRecord = {
-      id: randomBytes(9).toString('base64url'),
+      // Hex, not base64url: an id starting with '-' would read as an option on the command line.
+      id: randomBytes(8).toString('hex'),
       org,
       label: label.trim(),
       role,
