@@ -171,8 +171,8 @@ function readBody(ctx: Context, limit: number, budget: BodyBudget, held: { bytes
       chunks.push(chunk);
     };
     const onEnd = () => finish(null, Buffer.concat(chunks, size));
-    // zlib's errors (code Z_…) are answered 400 by the errors middleware.
-    const onError = (error: Error) => finish(source === req ? new ApiError(400, 'Request aborted.') : error);
+    // The decoder fails only on bytes that are not what Content-Encoding says they are.
+    const onError = () => finish(new ApiError(400, source === req ? 'Request aborted.' : 'The request body could not be decompressed.'));
     const onClose = () => {
       if (!req.complete) finish(new ApiError(400, 'Request aborted.'));
     };
