@@ -360,6 +360,18 @@ function nestedValue(indent: number): unknown {
     : parseMapping(indent, false);
 }
 
+/**
+ * Whether `line` holds the next entry of a block at `indent` (false: the block has ended).
+ * An inline block's first entry follows a `- ` on the caller's line; other indentation fails.
+ */
+function continuesBlock(line: string, indent: number, inline: boolean, first: boolean): boolean {
+  if (first && inline) return true;
+  const sp = indentOf(line);
+  if (sp === indent) return true;
+  if (sp < indent && !first) return false;
+  return fail();
+}
+
 /** `inline`: the first entry is on the current line, after a `- ` that the caller checked. */
 function parseMapping(indent: number, inline: boolean): { [key: string]: unknown } {
   const o: { [key: string]: unknown } = {};
@@ -367,13 +379,7 @@ function parseMapping(indent: number, inline: boolean): { [key: string]: unknown
   let first = true;
   while (li < lineCount) {
     const line = lines[li];
-    if (!first || !inline) {
-      const sp = indentOf(line);
-      if (sp !== indent) {
-        if (sp < indent && !first) break;
-        fail();
-      }
-    }
+    if (!continuesBlock(line, indent, inline, first)) break;
     first = false;
     let p = indent;
     let key: string;
@@ -412,13 +418,7 @@ function parseSequence(indent: number, inline: boolean): unknown[] {
   let first = true;
   while (li < lineCount) {
     const line = lines[li];
-    if (!first || !inline) {
-      const sp = indentOf(line);
-      if (sp !== indent) {
-        if (sp < indent && !first) break;
-        fail();
-      }
-    }
+    if (!continuesBlock(line, indent, inline, first)) break;
     first = false;
     if (line.charCodeAt(indent) !== 45 || line.charCodeAt(indent + 1) !== 32) fail();
     items.push(sequenceItem(line, indent + 2, indent));
