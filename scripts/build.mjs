@@ -1,0 +1,26 @@
+/**
+ * Bundles the service into dist/: one file for the command line and server, one for the
+ * YAML worker thread. Node then loads one module instead of ~300 (typebox alone is ~150
+ * small files): start-up spends ~110 ms in module loading instead of ~390 ms.
+ *
+ * Types are checked by `npm run typecheck` (tsc); esbuild only strips them.
+ * isomorphic-git and elkjs stay outside the bundle: they are imported on first use only
+ * (packed objects, automatic layout), so most processes never load them at all.
+ */
+import { build } from 'esbuild';
+import { rm } from 'node:fs/promises';
+
+await rm('dist', { recursive: true, force: true });
+await build({
+  entryPoints: { cli: 'src/cli.ts', 'yaml-worker': 'src/http/yaml-worker.ts' },
+  outdir: 'dist',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  external: ['isomorphic-git', 'elkjs'],
+  // CommonJS dependencies (koa, proper-lockfile) call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
