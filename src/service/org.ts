@@ -141,8 +141,10 @@ export class OrgModel {
     const files = await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
+      // Cold: every file is read, best in one go. Warm: only what changed since `from`.
+      const blobs = from ? undefined : await this.repo.readBlobs(files.values());
       const model = await loadModel(files, {
-        read: async (oid) => (await this.repo.readBlob(oid)).toString('utf8'),
+        read: async (oid) => (blobs?.get(oid) ?? (await this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
       return { commit, model, responses: new Map() };

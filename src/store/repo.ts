@@ -23,6 +23,7 @@ import {
 } from './objects.js';
 import { MAIN_REF, StaleHeadError, compareAndSwapRef, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
+import { readBlobCache, writeBlobCache } from './blob-cache.js';
 
 export { StaleHeadError } from './refs.js';
 
@@ -64,6 +65,11 @@ type TreeEdits = Map<string, FileEdit | TreeEdits>;
 interface FileEdit {
   content: string | null;
 }
+
+/** Below this many blobs a bulk read neither consults nor writes the blob cache: loose reads are quick enough. */
+const BLOB_CACHE_MIN_BLOBS = 256;
+/** A bulk read that found this many blobs missing from the cache rewrites it. */
+const BLOB_CACHE_REFRESH_AFTER = 256;
 
 const MODES_OF_BLOBS = new Set(['100644', '100755', '120000']);
 const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
@@ -147,6 +153,31 @@ export class Repo {
 
   readBlob(oid: string): Promise<Buffer> {
     return this.objects.readTyped(oid, 'blob');
+  }
+
+  /**
+   * The contents of many blobs, for loading a whole commit: from the blob cache where it has
+   * them (see blob-cache.ts), else from the object database. When the cache lacked many of
+   * them, it is rewritten in the background with exactly this set, so the next cold start of
+   * a model at about this commit reads one file.
+   */
+  async readBlobs(oids: Iterable<string>): Promise<Map<string, Buffer>> {
+    const wanted = new Set(oids);
+    const useCache = wanted.size >= BLOB_CACHE_MIN_BLOBS;
+    const cached = useCache ? await readBlobCache(this.gitdir).catch(() => new Map<string, Buffer>()) : new Map<string, Buffer>();
+    const blobs = new Map<string, Buffer>();
+    let missing = 0;
+    for (const oid of wanted) {
+      let content = cached.get(oid);
+      if (content === undefined) {
+        content = await this.readBlob(oid);
+        missing++;
+      }
+      blobs.set(oid, content);
+    }
+    // A cache that cannot be written (read-only data directory, full disk) only costs time.
+    if (useCache && missing >= BLOB_CACHE_REFRESH_AFTER) writeBlobCache(this.gitdir, blobs).catch(() => {});
+    return blobs;
   }
 
   /** First-parent history from `start` (default: main), newest first. */
