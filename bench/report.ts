@@ -106,8 +106,8 @@ export function checks(r: BenchResults): Check[] {
     check(`GET /component at ${n(big.size)} ≥ 0.8× the req/s of the precomputed-buffer route`,
       `${big.reads.c4store.component.perSecond.toFixed(0)} vs ${big.reads.buffer.component.perSecond.toFixed(0)} req/s`,
       tput(big.reads.c4store.component, big.reads.buffer.component), '≥', 0.8),
-    check(`start-up of ${n(r.startup.components)} components ≤ 1 s to first answer`,
-      `${ms(r.startup.firstAnswerMs)} ms`, r.startup.firstAnswerMs / 1000, '≤', 1),
+    check(`start-up of ${n(r.startup.components)} components ≤ 1 s to first answer (restart; without the blob cache in brackets)`,
+      `${ms(r.startup.firstAnswerMs)} ms (${ms(r.startup.noCacheMs)} ms)`, Math.max(r.startup.firstAnswerMs, r.startup.noCacheMs) / 1000, '≤', 1),
     check(`resident memory with ${n(r.startup.components)} components loaded ≤ 250 MB`,
       `${r.startup.rssLoadedMb.toFixed(0)} MB`, r.startup.rssLoadedMb, '≤', 250),
     check(`--durable costs ≤ 2 ms per write at p50 (worst size: ${n(worstDurable.size)})`,
@@ -266,6 +266,7 @@ ${ratioTable(r)}
 | --- | ---: |
 | spawn → first 200 of \`GET /api/external/component\` (median of ${o.startupRounds}) | ${ms(s.firstAnswerMs)} ms |
 | of which spawn → \`listening on\` | ${ms(s.listeningMs)} ms |
+| the same first answer with no blob cache (the first start after a bulk import, or the cache file deleted; one round) | ${ms(s.noCacheMs)} ms |
 | resident memory (VmRSS) right after | ${s.rssLoadedMb.toFixed(0)} MB |
 | resident memory of the server that answered the run's writes at this size, after ${n(r.memory.writes)} writes (the last ones single-component updates, 16 clients, ${r.memory.writesPerSecond.toFixed(0)} writes/s) | ${r.memory.rssMb.toFixed(0)} MB |
 

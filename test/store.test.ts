@@ -1,5 +1,7 @@
 import test from 'ava';
 import { execFile, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -201,6 +203,31 @@ test('the compare-and-swap itself rejects a writer that lost the race after its 
     if (result.status === 'rejected') t.true(result.reason instanceof StaleHeadError);
   }
   t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), '2');
+});
+
+test('an object that cannot be written leaves main, and no main.lock, behind (the ref update prepared beside it is abandoned)', async (t) => {
+  for (const durable of [false, true]) {
+    const { gitdir, repo } = await newRepo(undefined, { durable });
+    const first = await headOf(repo);
+    // A file where the blob's fan-out directory must go: writing the blob fails.
+    let content = '';
+    let fanout = '';
+    for (let n = 0; ; n++) {
+      content = `blocked ${n}\n`;
+      const oid = createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex');
+      fanout = path.join(gitdir, 'objects', oid.slice(0, 2));
+      if (!nodeFs.existsSync(fanout)) break;
+    }
+    await fsp.writeFile(fanout, 'not a directory');
+    await t.throwsAsync(repo.commit({ parent: first, changes: [{ path: 'a.yaml', content }], author, message: 'blocked' }));
+    t.is(await repo.readHead(), first);
+    t.false(nodeFs.existsSync(path.join(gitdir, 'refs/heads/main.lock')));
+
+    await fsp.rm(fanout);
+    const next = await repo.commit({ parent: first, changes: [{ path: 'a.yaml', content }], author, message: 'unblocked' });
+    t.is(await repo.readHead(), next);
+    t.is(fsckClean(gitdir), '');
+  }
 });
 
 // Timing-sensitive: serial tests run alone, before the concurrent ones.

@@ -782,7 +782,9 @@ export function durabilityGaps(trace: string[], newObjects: string[], commit: st
   if (refRename < 0) missing.push('the ref was not published by renaming refs/heads/main.lock');
   const refFsync = at((l) => l === 'fsync $GIT/refs/heads/main.lock');
   if (refFsync < 0 || (refRename >= 0 && refFsync > refRename)) missing.push(`main.lock (${commit}) was not fsynced before its rename`);
-  const refDirSync = at((l) => l === 'dirsync $GIT/refs/heads', Math.max(refRename, 0));
+  // A directory is synced through a FileHandle (dirsync) or through fs.fsync on its descriptor.
+  const isDirSync = (line: string, dir: string) => line === `dirsync ${dir}` || line === `fsync ${dir}`;
+  const refDirSync = at((l) => isDirSync(l, '$GIT/refs/heads'), Math.max(refRename, 0));
   if (refRename >= 0 && refDirSync < 0) missing.push('refs/heads was not synced after the ref was renamed');
   for (const oid of newObjects) {
     const dir = `$GIT/objects/${oid.slice(0, 2)}`;
@@ -794,7 +796,7 @@ export function durabilityGaps(trace: string[], newObjects: string[], commit: st
     const temp = trace[rename]!.split(' ')[1]!;
     const fsynced = at((l) => l === `fsync ${temp}`);
     if (fsynced < 0 || fsynced > rename) missing.push(`object ${oid} was not fsynced before its rename`);
-    const dirSynced = at((l) => l === `dirsync ${dir}`, rename);
+    const dirSynced = at((l) => isDirSync(l, dir), rename);
     if (dirSynced < 0) missing.push(`objects/${oid.slice(0, 2)} was not synced after ${oid} was renamed into it`);
     else if (refRename >= 0 && dirSynced > refRename) missing.push(`objects/${oid.slice(0, 2)} was synced only after the ref named ${oid}`);
   }

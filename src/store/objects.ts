@@ -64,6 +64,9 @@ const TEMP_NAME_PREFIX = `${process.pid}_${randomBytes(4).toString('hex')}_`;
 let nextTempNumber = 0;
 // Fan-out directories (objects/xx) known to exist, so a write does not mkdir each time.
 const FANOUT_DIRS = new Set<string>();
+// Those created by this process whose entry in objects/ may not be synced yet (durable mode:
+// whichever commit next puts an object in one syncs objects/ too).
+const UNSYNCED_FANOUT_DIRS = new Set<string>();
 
 export class ObjectNotFoundError extends Error {
   constructor(readonly oid: string) {
@@ -377,7 +380,7 @@ export class ObjectWriter {
     if (await runSyncIo(() => freshenIfPresent(target))) return;
     const dir = path.dirname(target);
     if (!FANOUT_DIRS.has(dir)) {
-      nodeFs.mkdirSync(dir, { recursive: true });
+      if (nodeFs.mkdirSync(dir, { recursive: true }) !== undefined) UNSYNCED_FANOUT_DIRS.add(dir);
       FANOUT_DIRS.add(dir);
     }
     // Published by rename, so a file under the final name is always complete: readers
@@ -411,10 +414,11 @@ export class ObjectWriter {
     await Promise.all(this.pending);
     this.pending.length = 0;
     if (!this.durable) return;
-    // objects/ itself too: this commit may have created a fan-out directory in it.
-    if (this.touchedDirs.size > 0) this.touchedDirs.add(this.store.objectsDir);
+    const newDirs = [...this.touchedDirs].filter((dir) => UNSYNCED_FANOUT_DIRS.has(dir));
+    if (newDirs.length > 0) this.touchedDirs.add(this.store.objectsDir);
     await Promise.all([...this.touchedDirs].map(syncDirectory));
     this.touchedDirs.clear();
+    for (const dir of newDirs) UNSYNCED_FANOUT_DIRS.delete(dir);
   }
 }
 
@@ -531,12 +535,13 @@ function drainPendingIo(): void {
   }
 }
 
+/** Opening and closing take microseconds and stay synchronous; only the fsync goes to the thread pool. */
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
+  const fd = nodeFs.openSync(dir, 'r');
   try {
-    await handle.sync();
+    await fsyncFd(fd);
   } finally {
-    await handle.close();
+    nodeFs.closeSync(fd);
   }
 }
 

@@ -78,6 +78,30 @@ export async function compareAndSwapRef(
   next: string,
   options: { durable?: boolean } = {},
 ): Promise<void> {
+  await (await prepareRefUpdate(gitdir, ref, expected, next, options)).publish();
+}
+
+/** A ref update written to `<ref>.lock` and checked, waiting to be published or abandoned. */
+export interface PreparedRefUpdate {
+  /** Renames the lock over the ref (durable: and syncs its directory). */
+  publish(): Promise<void>;
+  /** Removes the lock; the ref stays where it was. */
+  abandon(): void;
+}
+
+/**
+ * The first half of a compare-and-swap: takes `<ref>.lock`, checks that the ref is still
+ * `expected` (else StaleHeadError), and writes `next` into the lock (durable: fsynced).
+ * Nothing can see the new value until publish(), so a commit prepares its ref update while
+ * its objects are still being synced, and publishes once they are.
+ */
+export async function prepareRefUpdate(
+  gitdir: string,
+  ref: string,
+  expected: string | null,
+  next: string,
+  options: { durable?: boolean } = {},
+): Promise<PreparedRefUpdate> {
   if (!isOid(next)) throw new Error(`Not an object id: ${next}`);
   const refPath = path.join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
@@ -90,13 +114,30 @@ export async function compareAndSwapRef(
     if (options.durable) await fsyncFd(lock);
     nodeFs.closeSync(lock);
     open = false;
-    nodeFs.renameSync(lockPath, refPath);
   } catch (error) {
     if (open) nodeFs.closeSync(lock);
     nodeFs.rmSync(lockPath, { force: true });
     throw error;
   }
-  if (options.durable) await syncDirectory(path.dirname(refPath));
+  let settled = false;
+  return {
+    async publish() {
+      if (settled) throw new Error('This ref update is already settled.');
+      settled = true;
+      try {
+        nodeFs.renameSync(lockPath, refPath);
+      } catch (error) {
+        nodeFs.rmSync(lockPath, { force: true });
+        throw error;
+      }
+      if (options.durable) await syncDirectory(path.dirname(refPath));
+    },
+    abandon() {
+      if (settled) return;
+      settled = true;
+      nodeFs.rmSync(lockPath, { force: true });
+    },
+  };
 }
 
 /** Creates `<ref>.lock` exclusively and returns its file descriptor. */

@@ -21,7 +21,7 @@ import {
   syncDirectory,
   writeNewFile,
 } from './objects.js';
-import { MAIN_REF, StaleHeadError, compareAndSwapRef, readRef } from './refs.js';
+import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, writeBlobCache } from './blob-cache.js';
 
@@ -221,8 +221,18 @@ export class Repo {
       'commit',
       serializeCommit({ tree, parents, author: who, committer: who, message: args.message }),
     );
-    await writer.finish();
-    await compareAndSwapRef(this.gitdir, MAIN_REF, args.parent, commit, { durable: this.durable });
+    // The ref update is prepared (lock taken, checked, written and synced) while the objects
+    // are still being synced: in durable mode that saves one round of fsync per commit.
+    const [objects, ref] = await Promise.allSettled([
+      writer.finish(),
+      prepareRefUpdate(this.gitdir, MAIN_REF, args.parent, commit, { durable: this.durable }),
+    ]);
+    if (ref.status === 'rejected') throw ref.reason;
+    if (objects.status === 'rejected') {
+      ref.value.abandon();
+      throw objects.reason;
+    }
+    await ref.value.publish();
     return commit;
   }
 
