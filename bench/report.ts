@@ -192,6 +192,8 @@ function choicesSection(r: BenchResults): string {
     table(['choice', 'c4store', 'instead', 'bought'], [
       [`loose objects read with node's zlib, synchronously in ${'≤'}4 ms slices (start-up: every one of ${n(c.loadBlobs.blobs)} blobs)`,
         `${ms(c.loadBlobs.c4store)} ms`, `${ms(c.loadBlobs.isomorphicGit)} ms (isomorphic-git \`readBlob\`)`, x(c.loadBlobs.isomorphicGit / c.loadBlobs.c4store)],
+      [`a cold start's blobs from one verified cache file (\`c4store-blob-cache\`, \`Repo.readBlobs\`)`,
+        `${ms(c.loadBlobs.cached)} ms`, `${ms(c.loadBlobs.c4store)} ms (the loose objects, as above)`, x(c.loadBlobs.c4store / c.loadBlobs.cached)],
       ['blobs written with node crypto + zlib', `${ms(c.writeBlob.c4store)} ms`, `${ms(c.writeBlob.isomorphicGit)} ms (isomorphic-git \`writeBlob\`)`,
         x(c.writeBlob.isomorphicGit / c.writeBlob.c4store)],
       ['object-level commit: only the trees on the changed path, entries kept as raw bytes (`Repo.commit`)',
@@ -212,7 +214,8 @@ function choicesSection(r: BenchResults): string {
       `validation, model step, commit, response) ${ms(big.writes.update1.p50)} ms.`,
     '',
     `The disk's own price of durability here: fsync of a new 200-byte file ${ms(c.fsync.file)} ms, of a directory ` +
-      `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects, their directories, the ref and its directory: ` +
+      `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects and the ref's lock file side by side, then the objects' ` +
+      `directories, then renames the lock and syncs its directory: three rounds of fsync; ` +
       `the floor, durable, costs ${ms(big.baselines.floorDurable.p50 - big.baselines.floor.p50)} ms more than the floor at ${n(big.size)}.`,
   ];
   return lines.join('\n');

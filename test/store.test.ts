@@ -1,7 +1,6 @@
 import test from 'ava';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
