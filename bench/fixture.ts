@@ -4,7 +4,7 @@
  * then all components and diagrams go into one commit through Repo.commit, serialized with
  * the service's own serialize(). No HTTP, no layout: every instance has a position and size.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath, serialize } from '../src/model/files.js';
@@ -64,6 +64,13 @@ export async function buildOrg(count: number, slug = 'bench'): Promise<BenchOrg>
   }
   await repo.commit({ parent: head, changes, author: BENCH_AUTHOR, message: `Bench: ${count} components, ${diagrams} diagrams\n` });
   return { dataDir, slug, gitdir: repo.gitdir, key, components, diagrams, typeIds, buildMs: performance.now() - began };
+}
+
+/** A copy of the organization's data directory (repository and keys), for a server of its own. */
+export async function copyDataDir(org: BenchOrg, name: string): Promise<string> {
+  const copy = `${org.dataDir}-${name}`;
+  await cp(org.dataDir, copy, { recursive: true });
+  return copy;
 }
 
 /** A laid-out diagram of up to 10 components: a 5-wide grid, a chain of relations, one text area. */

@@ -246,7 +246,8 @@ each), built with \`Orgs.create\` and one \`Repo.commit\` of files made by the s
 Every figure is the median over ${o.rounds} rounds of ${o.durationMs} ms after a ${o.warmupMs} ms warm-up
 (imports: ${o.imports} per round after 2 warm-up imports), ${o.pauseMs} ms apart; HTTP load from autocannon used as a library,
 each server (\`node dist/cli.js serve\`, the buffer route) in its own process, the baselines in the benchmark's process
-while the servers sit idle.
+while the servers sit idle. The default and the \`--durable\` server each write to a copy of their own of the organization,
+the baselines to the original, so that no measured window begins by loading commits made in another figure's window.
 
 ${figureTable(r)}
 

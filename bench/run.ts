@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { baselineMeasurements, type BaselineFigures } from './baselines.js';
 import { measureChoices, type ChoiceFigures } from './choices.js';
-import { buildOrg, type BenchOrg } from './fixture.js';
+import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
 import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
 import { machine, renderChart, renderMarkdown, type Machine } from './report.js';
 import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
@@ -143,17 +143,21 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
       const reference = order.length > 1 && size === order.at(-1) ? await buildOrg(order[0]!, 'reference') : undefined;
       if (reference) cleanup.push(reference.dataDir);
 
+      const [plainDir, durableDir] = await Promise.all([copyDataDir(org, 'plain'), copyDataDir(org, 'durable')]);
+      cleanup.push(plainDir, durableDir);
       const baselineRuns = await baselineMeasurements(org, workDir);
       const servers: ServerProcess[] = [];
       let figures: Record<string, Figure>;
       let firstGetMs: number;
       let bytes: ReadFigures['bytes'];
       try {
-        const plain = await serveProcess(org.dataDir, [], spawnOptions(options, `${size}`));
+        // Each server writes to a copy of its own, and the baselines to the original: no
+        // measured window starts by loading commits that another figure's window made.
+        const plain = await serveProcess(plainDir, [], spawnOptions(options, `${size}`));
         servers.push(plain);
         firstGetMs = await firstGet(plain, org);
         log(`    first GET of a fresh server ${firstGetMs.toFixed(0)} ms`);
-        const durable = await serveProcess(org.dataDir, ['--durable'], spawnOptions(options, `${size}-durable`));
+        const durable = await serveProcess(durableDir, ['--durable'], spawnOptions(options, `${size}-durable`));
         servers.push(durable);
         await settle(durable, org);
         const referenceRuns: Measurement[] = [];
@@ -202,13 +206,16 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
         ...(reference ? { reference: { size: reference.components.length, update1: f('reference:update1') } } : {}),
       });
 
-      if (sizes.length === 1) fsckResult = fsck(org.gitdir);
+      if (sizes.length === 1) {
+        const verdicts = [org.dataDir, plainDir, durableDir].map((dir) => fsck(join(dir, 'orgs', `${org.slug}.git`)));
+        fsckResult = verdicts.find((verdict) => verdict !== 'clean') ?? 'clean';
+      }
       if (size === options.startupSize) {
         log(`  start-up at ${size.toLocaleString('en-US')} components [${elapsed(began)}]`);
         startup = await measureStartup(org, options.startupRounds, spawnOptions(options, `${size}-startup`));
         choices = await measureChoices(org, options.choiceSamples);
       }
-      await rm(org.dataDir, { recursive: true, force: true });
+      for (const dir of [org.dataDir, plainDir, durableDir]) await rm(dir, { recursive: true, force: true });
       if (reference) await rm(reference.dataDir, { recursive: true, force: true });
       await rm(workDir, { recursive: true, force: true });
     }

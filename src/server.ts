@@ -78,7 +78,8 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const log = options.log ?? ((line: string) => console.log(line));
+  // Straight to stdout: console.log formats and checks for colours on every call, per request.
+  const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
   const keys = new KeyStore(options.dataDir);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;

@@ -7,6 +7,7 @@
  * signature on every call, so a revoke from the CLI takes effect on the next request.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -103,7 +104,7 @@ export class KeyStore {
   }
 
   private async current(): Promise<Snapshot> {
-    const signature = await statSignature(this.file);
+    const signature = statSignature(this.file);
     if (this.snapshot?.signature !== signature) this.snapshot = await readSnapshot(this.file);
     return this.snapshot;
   }
@@ -129,14 +130,11 @@ function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-async function statSignature(file: string): Promise<string> {
-  try {
-    const stat = await fsp.stat(file, { bigint: true });
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return 'missing';
-    throw error;
-  }
+// Every request checks it: a synchronous stat takes microseconds, a trip through the thread
+// pool ~0.1 ms of the event loop's time (an eighth of its work serving GET /component at 10,000).
+function statSignature(file: string): string {
+  const stat = nodeFs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
 }
 
 async function readSnapshot(file: string): Promise<Snapshot> {
