@@ -81,7 +81,7 @@ export function sendList<T extends { id: string }>(
   ctx: Context,
   snapshot: Snapshot,
   kind: StoredKind,
-  items: Map<string, T>,
+  items: ReadonlyMap<string, T>,
   present: (item: T) => unknown,
 ): void {
   const limitText = queryValue(ctx, 'limit');
@@ -114,7 +114,7 @@ export function sendList<T extends { id: string }>(
 }
 
 /** `GET /api/external/<kind>/<id>`. */
-export function sendOne<T>(ctx: Context, snapshot: Snapshot, kind: StoredKind, items: Map<string, T>, present: (item: T) => unknown): void {
+export function sendOne<T>(ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown): void {
   const id = String(ctx.params.id);
   const item = items.get(id);
   if (item === undefined) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);

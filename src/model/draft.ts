@@ -1,5 +1,6 @@
 import { ModelError } from '../errors.js';
 import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, serializeOrganization, type StoredKind } from './files.js';
+import { LayeredMap } from './layered-map.js';
 import type { Model, Organization } from './types.js';
 
 export interface Identified {
@@ -36,34 +37,35 @@ export function kindName(kind: StoredKind): string {
   return NAMES[kind];
 }
 
-const refIndexes = new WeakMap<Map<string, Identified>, Map<string, string>>();
+const refIndexes = new WeakMap<ReadonlyMap<string, Identified>, ReadonlyMap<string, string>>();
 
 /** ref → id of one collection; built once per stored collection and reused across requests. */
-export function refIndex(collection: Map<string, Identified>): Map<string, string> {
+export function refIndex(collection: ReadonlyMap<string, Identified>): ReadonlyMap<string, string> {
   let index = refIndexes.get(collection);
   if (!index) {
-    index = new Map();
-    for (const resource of collection.values()) if (resource.ref !== undefined) index.set(resource.ref, resource.id);
-    refIndexes.set(collection, index);
+    const built = new Map<string, string>();
+    for (const resource of collection.values()) if (resource.ref !== undefined) built.set(resource.ref, resource.id);
+    refIndexes.set(collection, (index = built));
   }
   return index;
 }
 
 /**
- * The next model, built from the model at HEAD by copy-on-write: a collection is copied the
- * first time the request puts into it. Records which files the request changes.
+ * The next model, built beside the model at HEAD: the first time the request puts into a
+ * collection, the draft's collection becomes a LayeredMap over the stored one, which stays
+ * untouched for the requests still reading it. Records which files the request changes.
  */
 export class Draft {
   readonly model: Model;
   readonly changes: Change[] = [];
-  private readonly copied = new Set<StoredKind>();
+  private readonly layered = new Map<StoredKind, LayeredMap<string, Identified>>();
 
   constructor(readonly base: Model, readonly options: WriteOptions) {
     this.model = { ...base };
   }
 
-  collection<T>(kind: StoredKind): Map<string, T> {
-    return collectionOf(this.model, kind) as Map<string, T>;
+  collection<T>(kind: StoredKind): ReadonlyMap<string, T> {
+    return collectionOf(this.model, kind) as ReadonlyMap<string, T>;
   }
 
   /**
@@ -78,17 +80,19 @@ export class Draft {
       if (sameContent(kind, candidate, stored)) return stored;
     }
     const content = serialize(kind, resource);
-    if (!this.copied.has(kind)) {
-      this.copied.add(kind);
-      const base = collectionOf(this.base, kind) as Map<string, Identified>;
-      const copy = new Map(base);
+    let collection = this.layered.get(kind);
+    let index: LayeredMap<string, string> | undefined;
+    if (collection === undefined) {
+      const base = collectionOf(this.base, kind) as ReadonlyMap<string, Identified>;
+      collection = LayeredMap.over(base);
+      this.layered.set(kind, collection);
+      (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = collection;
       // Carry the ref index forward rather than rebuilding it from every resource next time.
-      const index = refIndexes.get(base);
-      if (index) refIndexes.set(copy, new Map(index));
-      (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = copy;
+      const baseIndex = refIndexes.get(base);
+      if (baseIndex) refIndexes.set(collection, (index = LayeredMap.over(baseIndex)));
+    } else {
+      index = refIndexes.get(collection) as LayeredMap<string, string> | undefined;
     }
-    const collection = this.collection<T>(kind);
-    const index = refIndexes.get(collection as Map<string, Identified>);
     if (index) {
       if (stored?.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
       if (resource.ref !== undefined) index.set(resource.ref, resource.id);
@@ -139,7 +143,7 @@ export function resolveTargets(
   elements: ReadonlyArray<{ id?: string; ref?: string }>,
   options: { refuseIds?: string } = {},
 ): Target[] {
-  const stored = collectionOf(draft.base, kind) as Map<string, Identified>;
+  const stored = collectionOf(draft.base, kind) as ReadonlyMap<string, Identified>;
   const byRef = refIndex(stored);
   const seenIds = new Set<string>();
   const seenRefs = new Map<string, string>();

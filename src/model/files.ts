@@ -120,7 +120,16 @@ export function parseFile(path: string, text: string): unknown {
   return value;
 }
 
-export function emptyModel(organization: Organization): Model {
+/** A model being filled in (by loading files): its collections are plain Maps until it is handed out as a Model. */
+export interface ModelUnderConstruction extends Model {
+  types: Map<string, ComponentType>;
+  tags: Map<string, Tag>;
+  attributes: Map<string, Attribute>;
+  components: Map<string, Component>;
+  diagrams: Map<string, Diagram>;
+}
+
+export function emptyModel(organization: Organization): ModelUnderConstruction {
   return {
     organization,
     types: new Map(),
@@ -131,6 +140,8 @@ export function emptyModel(organization: Organization): Model {
   };
 }
 
-export function collectionOf(model: Model, kind: StoredKind): Map<string, { id: string }> {
+export function collectionOf(model: ModelUnderConstruction, kind: StoredKind): Map<string, { id: string }>;
+export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }>;
+export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }> {
   return ({ type: model.types, tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams })[kind];
 }

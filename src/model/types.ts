@@ -124,14 +124,18 @@ export interface Diagram {
   apiContext?: string;
 }
 
-/** The whole model of one organization at one commit. Maps iterate in id (= creation) order. */
+/**
+ * The whole model of one organization at one commit. Maps iterate in id (= creation) order.
+ * They are read-only: a snapshot is shared by every request reading that commit, and a write
+ * builds the next model beside it (src/model/draft.ts).
+ */
 export interface Model {
   organization: Organization;
-  types: Map<string, ComponentType>;
-  tags: Map<string, Tag>;
-  attributes: Map<string, Attribute>;
-  components: Map<string, Component>;
-  diagrams: Map<string, Diagram>;
+  types: ReadonlyMap<string, ComponentType>;
+  tags: ReadonlyMap<string, Tag>;
+  attributes: ReadonlyMap<string, Attribute>;
+  components: ReadonlyMap<string, Component>;
+  diagrams: ReadonlyMap<string, Diagram>;
 }
 
 export type ResourceKind = 'type' | 'tag' | 'attribute' | 'component' | 'diagram';

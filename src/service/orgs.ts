@@ -73,10 +73,10 @@ export class Orgs {
       members: [...new Set([...model.organization.members, ...(options.members ?? [])])],
     };
     if (model.types.size === 0) {
-      for (const [typeSlug, name] of DEFAULT_TYPES) {
+      model.types = new Map(DEFAULT_TYPES.map(([typeSlug, name]) => {
         const id = newId();
-        model.types.set(id, { id, slug: typeSlug, name });
-      }
+        return [id, { id, slug: typeSlug, name }];
+      }));
     }
     await Repo.init(this.gitdir(slug), {
       files: modelFiles(model),

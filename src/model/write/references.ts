@@ -11,7 +11,7 @@ export class References {
   private readonly requestIds = new Set<string>();
 
   constructor(
-    private readonly stored: Map<string, Identified>,
+    private readonly stored: ReadonlyMap<string, Identified>,
     elements: ReadonlyArray<{ ref?: string }>,
     targets: Target[],
     private readonly unresolved: (name: string) => string,

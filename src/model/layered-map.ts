@@ -1,0 +1,99 @@
+/**
+ * A map made of a shared base and a few changes of its own: what a write step builds instead
+ * of copying a 10,000-entry Map (~3 ms per write at 10,000 components, more than the commit)
+ * to change one entry in it.
+ *
+ * It iterates like a Map to which the changes were applied: a changed key keeps its place, a
+ * new key comes after all others, in the order it was first set. (One difference: a base key
+ * deleted and then set again keeps its old place, where a Map would move it to the end.)
+ *
+ * Layers never stack: a map over a LayeredMap shares that map's base and copies only its
+ * changes. Once the changes outgrow an eighth of the base they are merged into a new plain
+ * Map, so a lookup is at most two Map lookups and the merges cost O(1) per change, amortized.
+ *
+ * Only whoever called over() may set or delete, and only before handing the map to others:
+ * the model's collections are ReadonlyMaps everywhere else.
+ */
+const REMOVED: unique symbol = Symbol('removed');
+const MERGE_WHEN_CHANGES_EXCEED = 1 / 8;
+
+export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
+  private constructor(
+    private readonly base: ReadonlyMap<K, V>,
+    private readonly changes: Map<K, V | typeof REMOVED>,
+    private count: number,
+  ) {}
+
+  /** A map with the same entries as `source`, which set() and delete() may then change without touching `source`. */
+  static over<K, V>(source: ReadonlyMap<K, V>): LayeredMap<K, V> {
+    if (!(source instanceof LayeredMap)) return new LayeredMap(source, new Map(), source.size);
+    const layered = source as LayeredMap<K, V>;
+    if (layered.changes.size > layered.base.size * MERGE_WHEN_CHANGES_EXCEED) {
+      return new LayeredMap(new Map(layered), new Map(), layered.count);
+    }
+    return new LayeredMap(layered.base, new Map(layered.changes), layered.count);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(key: K): V | undefined {
+    const changed = this.changes.get(key);
+    if (changed === REMOVED) return undefined;
+    return changed !== undefined || this.changes.has(key) ? (changed as V) : this.base.get(key);
+  }
+
+  has(key: K): boolean {
+    const changed = this.changes.get(key);
+    if (changed === REMOVED) return false;
+    return changed !== undefined || this.changes.has(key) || this.base.has(key);
+  }
+
+  set(key: K, value: V): this {
+    if (!this.has(key)) this.count++;
+    this.changes.set(key, value);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    if (!this.has(key)) return false;
+    this.count--;
+    if (this.base.has(key)) this.changes.set(key, REMOVED);
+    else this.changes.delete(key);
+    return true;
+  }
+
+  *entries(): MapIterator<[K, V]> {
+    if (this.changes.size === 0) {
+      yield* this.base.entries();
+      return;
+    }
+    for (const [key, value] of this.base) {
+      if (!this.changes.has(key)) yield [key, value];
+      else {
+        const changed = this.changes.get(key)!;
+        if (changed !== REMOVED) yield [key, changed];
+      }
+    }
+    for (const [key, value] of this.changes) {
+      if (value !== REMOVED && !this.base.has(key)) yield [key, value];
+    }
+  }
+
+  *keys(): MapIterator<K> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): MapIterator<V> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this);
+  }
+}
