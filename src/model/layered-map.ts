@@ -8,14 +8,15 @@
  * deleted and then set again keeps its old place, where a Map would move it to the end.)
  *
  * Layers never stack: a map over a LayeredMap shares that map's base and copies only its
- * changes. Once the changes outgrow an eighth of the base they are merged into a new plain
- * Map, so a lookup is at most two Map lookups and the merges cost O(1) per change, amortized.
+ * changes. Once there are more than √(2n) of them (n: the base's size) they are merged into a
+ * new plain Map: a write then copies about √(n/2) changes on average plus one n-entry merge
+ * every √(2n) writes, √(2n) in all, the least that scheme allows (~140 entries at n = 10,000).
+ * A lookup is at most two Map lookups.
  *
  * Only whoever called over() may set or delete, and only before handing the map to others:
  * the model's collections are ReadonlyMaps everywhere else.
  */
 const REMOVED: unique symbol = Symbol('removed');
-const MERGE_WHEN_CHANGES_EXCEED = 1 / 8;
 
 export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
   private constructor(
@@ -28,7 +29,7 @@ export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
   static over<K, V>(source: ReadonlyMap<K, V>): LayeredMap<K, V> {
     if (!(source instanceof LayeredMap)) return new LayeredMap(source, new Map(), source.size);
     const layered = source as LayeredMap<K, V>;
-    if (layered.changes.size > layered.base.size * MERGE_WHEN_CHANGES_EXCEED) {
+    if (layered.changes.size > Math.sqrt(2 * layered.base.size)) {
       return new LayeredMap(new Map(layered), new Map(), layered.count);
     }
     return new LayeredMap(layered.base, new Map(layered.changes), layered.count);
