@@ -61,8 +61,12 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
 
   // Start-up's blob load, with the concurrency loadModel uses (64).
   const c4Load = await time(() => inBatches(oids, 64, (oid) => repo.readBlob(oid)));
-  await writeBlobCache(gitdir, await repo.readBlobs(oids));
-  const cachedLoad = await time(() => repo.readBlobs(oids));
+  const readAll = async () => {
+    const pending = await repo.readBlobs(oids);
+    return new Map(await Promise.all([...pending].map(async ([oid, content]) => [oid, await content] as const)));
+  };
+  await writeBlobCache(gitdir, await readAll());
+  const cachedLoad = await time(readAll);
   const isoCache = {};
   const isoLoad = await time(() => inBatches(oids, 64, (oid) => git.readBlob({ fs, gitdir, oid, cache: isoCache })));
 

@@ -3,9 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { resourcePath, serialize } from '../src/model/files.js';
+import { newId } from '../src/model/ids.js';
+import { Orgs } from '../src/service/orgs.js';
 import { BLOB_CACHE_FILE, readBlobCache } from '../src/store/blob-cache.js';
+import { KeyStore } from '../src/store/keys.js';
+import { readLooseBlobs } from '../src/store/loose-reader.js';
 import { Repo, type FileChange } from '../src/store/repo.js';
 import { startServer } from '../src/server.js';
+import { serveProcess } from './support/process.js';
 import { withServer } from './support/server.js';
 
 const author = { name: 'api', email: 'api@demo' };
@@ -28,7 +34,7 @@ function git(gitdir: string, ...args: string[]): string {
 
 /** Waits for the cache file that readBlobs writes in the background. */
 async function cacheFile(gitdir: string): Promise<Buffer> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (let attempt = 0; attempt < 1000; attempt++) {
     try {
       return await fsp.readFile(path.join(gitdir, BLOB_CACHE_FILE));
     } catch {
@@ -38,21 +44,22 @@ async function cacheFile(gitdir: string): Promise<Buffer> {
   throw new Error('no blob cache was written');
 }
 
-function contentsOf(blobs: Map<string, Buffer>, files: Map<string, string>): string[] {
-  return [...files.values()].map((oid) => blobs.get(oid)!.toString('utf8'));
+async function contentsOf(pending: Promise<Map<string, Promise<Buffer>>>, files: Map<string, string>): Promise<string[]> {
+  const blobs = await pending;
+  return Promise.all([...files.values()].map(async (oid) => (await blobs.get(oid)!).toString('utf8')));
 }
 
 test('readBlobs writes the cache after a cold read, then reads from it; git ignores the file', async (t) => {
   const { repo, files } = await repoWithFiles(300);
   const expected = Array.from({ length: 300 }, (_, n) => `n: ${n}\n`).sort();
-  t.deepEqual(contentsOf(await repo.readBlobs(files.values()), files).sort(), expected);
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)).sort(), expected);
   await cacheFile(repo.gitdir);
   t.is((await readBlobCache(repo.gitdir)).size, 300);
 
   // Proof that the cache answers: a loose object removed behind our back is still read.
   const someOid = files.get('files/7.yaml')!;
   await fsp.rm(path.join(repo.gitdir, 'objects', someOid.slice(0, 2), someOid.slice(2)));
-  t.deepEqual(contentsOf(await repo.readBlobs(files.values()), files).sort(), expected);
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)).sort(), expected);
   await t.throwsAsync(repo.readBlob(someOid));
 });
 
@@ -70,7 +77,7 @@ test('git fsck is clean and git clone carries no cache when the cache file is pr
 
 test('a cache whose entries do not match their ids, or that is cut short or foreign, is not believed', async (t) => {
   const { repo, files } = await repoWithFiles(300);
-  const expected = contentsOf(await repo.readBlobs(files.values()), files);
+  const expected = await contentsOf(repo.readBlobs(files.values()), files);
   const data = await cacheFile(repo.gitdir);
   const cachePath = path.join(repo.gitdir, BLOB_CACHE_FILE);
 
@@ -80,16 +87,16 @@ test('a cache whose entries do not match their ids, or that is cut short or fore
   forged[at + 3] = '6'.charCodeAt(0);
   await fsp.writeFile(cachePath, forged);
   t.is((await readBlobCache(repo.gitdir)).size, 299);
-  t.deepEqual(contentsOf(await repo.readBlobs(files.values()), files), expected);
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
 
   await fsp.writeFile(cachePath, data.subarray(0, Math.floor(data.length / 2)));
   const half = await readBlobCache(repo.gitdir);
   t.true(half.size > 100 && half.size < 200);
-  t.deepEqual(contentsOf(await repo.readBlobs(files.values()), files), expected);
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
 
   await fsp.writeFile(cachePath, 'not a cache at all\n');
   t.is((await readBlobCache(repo.gitdir)).size, 0);
-  t.deepEqual(contentsOf(await repo.readBlobs(files.values()), files), expected);
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
 });
 
 test('a small read neither reads nor writes a cache', async (t) => {
@@ -125,4 +132,80 @@ test('a restarted server loads the same model from the cache, and the right one 
     t.is(await restarted(), before);
     t.notThrows(() => git(s.gitdir, 'fsck', '--full', '--strict', '--no-dangling'));
   });
+});
+
+test('a bulk read of over a thousand loose blobs goes through the worker thread, in order and whole', async (t) => {
+  const { repo, files } = await repoWithFiles(1100);
+  const expected = Array.from({ length: 1100 }, (_, n) => `n: ${n}\n`);
+  const byPath = await contentsOf(repo.readBlobs(files.values()), files);
+  t.deepEqual([...byPath].sort(), [...expected].sort());
+  t.is(byPath.length, 1100);
+});
+
+test('blobs the worker cannot read as loose (packed by git gc, or corrupt) are read, or refused, on the main thread', async (t) => {
+  const { repo, files } = await repoWithFiles(1100);
+  git(repo.gitdir, 'gc', '--quiet');
+  const expected = Array.from({ length: 1100 }, (_, n) => `n: ${n}\n`).sort();
+  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)).sort(), expected);
+
+  // A corrupt loose copy of one blob: its promise rejects, the others still arrive.
+  await cacheFile(repo.gitdir);
+  await fsp.rm(path.join(repo.gitdir, BLOB_CACHE_FILE));
+  const oid = files.get('files/3.yaml')!;
+  const dir = path.join(repo.gitdir, 'objects', oid.slice(0, 2));
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.writeFile(path.join(dir, oid.slice(2)), 'not zlib at all');
+  const pending = await repo.readBlobs(files.values());
+  await t.throwsAsync(pending.get(oid)!);
+  t.is((await pending.get(files.get('files/4.yaml')!)!).toString(), 'n: 4\n');
+});
+
+test('the loose reader worker hands over blobs, and reports what is not a loose blob', async (t) => {
+  const { repo, files } = await repoWithFiles(10);
+  const oids = [...files.values()];
+  const head = (await repo.readHead())!;
+  const found = new Map<string, string>();
+  const absent: string[] = [];
+  const missingOid = '0'.repeat(40);
+  await readLooseBlobs(path.join(repo.gitdir, 'objects'), [...oids, missingOid, head], (oid, content) => {
+    found.set(oid, content.toString('utf8'));
+  }, (oid) => absent.push(oid));
+  t.deepEqual([...found.values()].sort(), Array.from({ length: 10 }, (_, n) => `n: ${n}\n`).sort());
+  t.deepEqual(absent.sort(), [missingOid, head].sort());
+});
+
+test('a built server (dist/) cold-loads 1,200 components through the worker and the cache, the same each time', async (t) => {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+  createdDirs.push(dataDir);
+  const org = await new Orgs(dataDir).create('big', { author });
+  const { key } = await new KeyStore(dataDir).create('big', { label: 'test' });
+  const typeId = [...(await org.head()).model.types.keys()][0]!;
+  const changes: FileChange[] = Array.from({ length: 1200 }, (_, n) => {
+    const id = newId();
+    return {
+      path: resourcePath('component', id),
+      content: serialize('component', {
+        id, ref: `c-${n}`, name: `Service ${n}`, desc: null, state: 'ACTIVE', typeId, apiContext: 'x', linksTo: [], attributes: [],
+      }),
+    };
+  });
+  await org.repo.commit({ parent: (await org.repo.readHead())!, changes, author, message: 'bulk\n' });
+
+  const list = async () => {
+    const server = await serveProcess(dataDir);
+    try {
+      const response = await fetch(`${server.url}/api/external/component`, { headers: { authorization: `Bearer ${key}` } });
+      t.is(response.status, 200);
+      const components = (await response.json()) as Array<{ ref: string }>;
+      await cacheFile(org.repo.gitdir); // written in the background after the cold load
+      return components;
+    } finally {
+      await server.stop();
+    }
+  };
+  const cold = await list();
+  t.is(cold.length, 1200);
+  t.deepEqual(cold.map((c) => c.ref), Array.from({ length: 1200 }, (_, n) => `c-${n}`));
+  t.is((await readBlobCache(org.repo.gitdir)).size, 1200 + 7);
+  t.deepEqual(await list(), cold);
 });

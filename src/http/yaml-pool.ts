@@ -6,7 +6,8 @@
  * needs too much memory ends that worker instead of the server.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { moduleBeside, startModuleWorker } from '../threads.js';
 import type { Parsed } from './body-parse.js';
 
 export interface YamlPoolOptions {
@@ -18,9 +19,7 @@ export interface YamlPoolOptions {
   maxHeapMb?: number;
 }
 
-// The worker is a module next to this one: .ts when run from source through tsx (which
-// workers inherit through process.execArgv), .js when built.
-const WORKER_URL = new URL(`./yaml-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const WORKER_URL = moduleBeside(import.meta.url, 'yaml-worker');
 
 export class YamlPool {
   private readonly threads: number;
@@ -63,14 +62,7 @@ export class YamlPool {
     const reused = this.idle.pop();
     if (reused) return reused;
     const options = { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, stackSizeMb: 4 } };
-    const worker = WORKER_URL.pathname.endsWith('.ts')
-      // From source: Node 20 does not run tsx's `--import` hooks in workers; register them first.
-      ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})` +
-          `.then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); })`,
-        { ...options, eval: true },
-      )
-      : new Worker(WORKER_URL, options);
+    const worker = startModuleWorker(WORKER_URL, options);
     worker.unref();
     this.all.add(worker);
     return worker;

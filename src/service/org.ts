@@ -1,6 +1,6 @@
 import { ApiError, ModelError } from '../errors.js';
 import { Draft, type WriteOptions } from '../model/draft.js';
-import { FileError } from '../model/files.js';
+import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
@@ -142,9 +142,12 @@ export class OrgModel {
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
       // Cold: every file is read, best in one go. Warm: only what changed since `from`.
-      const blobs = from ? undefined : await this.repo.readBlobs(files.values());
+      // organization.yaml first: loadModel needs it before any other file, and it sorts last.
+      const organization = files.get(ORGANIZATION_FILE);
+      const order = organization === undefined ? files.values() : [organization, ...files.values()];
+      const blobs = from ? undefined : await this.repo.readBlobs(order);
       const model = await loadModel(files, {
-        read: async (oid) => (blobs?.get(oid) ?? (await this.repo.readBlob(oid))).toString('utf8'),
+        read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
       return { commit, model, responses: new Map() };

@@ -24,6 +24,7 @@ import {
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, writeBlobCache } from './blob-cache.js';
+import { readLooseBlobs } from './loose-reader.js';
 
 export { StaleHeadError } from './refs.js';
 
@@ -70,6 +71,8 @@ interface FileEdit {
 const BLOB_CACHE_MIN_BLOBS = 256;
 /** A bulk read that found this many blobs missing from the cache rewrites it. */
 const BLOB_CACHE_REFRESH_AFTER = 256;
+/** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
+const BLOB_READ_WORKER_MIN_BLOBS = 1024;
 
 const MODES_OF_BLOBS = new Set(['100644', '100755', '120000']);
 const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
@@ -156,28 +159,51 @@ export class Repo {
   }
 
   /**
-   * The contents of many blobs, for loading a whole commit: from the blob cache where it has
-   * them (see blob-cache.ts), else from the object database. When the cache lacked many of
-   * them, it is rewritten in the background with exactly this set, so the next cold start of
-   * a model at about this commit reads one file.
+   * The contents of many blobs, for loading a whole commit, each as a promise that settles as
+   * soon as that blob is read, so that a caller can parse the first ones while later ones are
+   * still being read. They come from the blob cache where it has them (see blob-cache.ts);
+   * many missing ones are read on a worker thread (loose-reader.ts), a few on this one. When
+   * the cache lacked many, it is rewritten in the background with exactly this set, so the
+   * next cold start of a model at about this commit reads one file.
    */
-  async readBlobs(oids: Iterable<string>): Promise<Map<string, Buffer>> {
-    const wanted = new Set(oids);
-    const useCache = wanted.size >= BLOB_CACHE_MIN_BLOBS;
+  async readBlobs(oids: Iterable<string>): Promise<Map<string, Promise<Buffer>>> {
+    const wanted = [...new Set(oids)];
+    const useCache = wanted.length >= BLOB_CACHE_MIN_BLOBS;
     const cached = useCache ? await readBlobCache(this.gitdir).catch(() => new Map<string, Buffer>()) : new Map<string, Buffer>();
-    const blobs = new Map<string, Buffer>();
-    let missing = 0;
+    const blobs = new Map<string, Promise<Buffer>>();
+    const missing: string[] = [];
+    const settle = new Map<string, (content: Promise<Buffer>) => void>();
     for (const oid of wanted) {
-      let content = cached.get(oid);
-      if (content === undefined) {
-        content = await this.readBlob(oid);
-        missing++;
+      const content = cached.get(oid);
+      if (content !== undefined) {
+        blobs.set(oid, Promise.resolve(content));
+        continue;
       }
-      blobs.set(oid, content);
+      missing.push(oid);
+      const promise = new Promise<Buffer>((resolve) => settle.set(oid, resolve));
+      // A caller that stops at the first bad file leaves the rest unawaited.
+      promise.catch(() => {});
+      blobs.set(oid, promise);
     }
-    // A cache that cannot be written (read-only data directory, full disk) only costs time.
-    if (useCache && missing >= BLOB_CACHE_REFRESH_AFTER) writeBlobCache(this.gitdir, blobs).catch(() => {});
+    const readHere = (oid: string) => settle.get(oid)!(this.readBlob(oid));
+    if (missing.length >= BLOB_READ_WORKER_MIN_BLOBS) {
+      void readLooseBlobs(this.objects.objectsDir, missing, (oid, content) => settle.get(oid)!(Promise.resolve(content)), readHere);
+    } else {
+      for (const oid of missing) readHere(oid);
+    }
+    if (useCache && missing.length >= BLOB_CACHE_REFRESH_AFTER) void this.rewriteBlobCache(blobs);
     return blobs;
+  }
+
+  private async rewriteBlobCache(blobs: Map<string, Promise<Buffer>>): Promise<void> {
+    const contents = new Map<string, Buffer>();
+    try {
+      for (const [oid, content] of blobs) contents.set(oid, await content);
+      await writeBlobCache(this.gitdir, contents);
+    } catch {
+      // A blob that cannot be read fails the load itself; a cache that cannot be written
+      // (read-only data directory, full disk) only costs time.
+    }
   }
 
   /** First-parent history from `start` (default: main), newest first. */
