@@ -19,6 +19,7 @@ export interface ReadFigures {
 
 export const READ_CONNECTIONS = 16;
 
+
 /**
  * Fetches both responses from c4store as they stand and starts the buffer route serving
  * exactly those bytes. Returns the route and the sizes.
@@ -39,9 +40,10 @@ export async function startBufferRoute(server: ServerProcess, org: BenchOrg, wor
 }
 
 /** Keys `c4store:component`, `buffer:component`, `c4store:model`, `buffer:model`, side by side. */
-export function readMeasurements(server: ServerProcess, route: ServerProcess, org: BenchOrg): Measurement[] {
+export function readMeasurements(server: ServerProcess, route: ServerProcess, org: BenchOrg, roundMs: number): Measurement[] {
   const get = (target: ServerProcess, who: 'c4store' | 'buffer', name: ReadName): Measurement => ({
     key: `${who}:${name}`,
+    durationMs: roundMs,
     label: who === 'c4store' ? `c4store GET /${name}` : `buffer route /${name}`,
     async round(durationMs) {
       // c4store serializes a body once per commit: the first request after a write pays for it.

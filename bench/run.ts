@@ -30,6 +30,12 @@ export interface BenchOptions {
   rounds: number;
   /** Length of one measured round (ms). */
   durationMs: number;
+  /**
+   * Length of a measured round of reads (ms). At 10,000 components a response is 2.9 MB and a
+   * 300 ms round holds only ~200 of them, too few for a steady ratio between two servers (runs
+   * of the same code gave 0.68× to 1.03× with 300 ms rounds).
+   */
+  readDurationMs: number;
   /** Warm-up before each figure (ms). */
   warmupMs: number;
   /** Idle time between two measurements (ms). */
@@ -55,6 +61,7 @@ export const DEFAULTS: BenchOptions = {
   sizes: [100, 1000, 10000],
   rounds: 5,
   durationMs: 300,
+  readDurationMs: 1000,
   warmupMs: 150,
   pauseMs: 50,
   imports: 2,
@@ -179,7 +186,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
           update1!, durable1!, ...referenceRuns,
           update16!, durable16!,
           import100!, durableImport!,
-          ...readMeasurements(plain, buffer.route, org),
+          ...readMeasurements(plain, buffer.route, org, options.readDurationMs),
         ], timing);
         if (size === options.startupSize) {
           log(`  memory after ${options.rssWrites} writes [${elapsed(began)}]`);

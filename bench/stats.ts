@@ -92,6 +92,8 @@ export function pairedDifference(a: Figure, b: Figure): number {
 export interface Measurement {
   key: string;
   label: string;
+  /** Length of its measured rounds, when not the run's (ms). */
+  durationMs?: number;
   round(durationMs: number): Promise<Round>;
 }
 
@@ -123,7 +125,7 @@ export async function interleave(measurements: readonly Measurement[], timing: T
   const rounds = new Map<string, Round[]>(measurements.map((m) => [m.key, []]));
   for (let r = 0; r < timing.rounds; r++) {
     for (const m of measurements) {
-      rounds.get(m.key)!.push(await m.round(timing.durationMs));
+      rounds.get(m.key)!.push(await m.round(m.durationMs ?? timing.durationMs));
       await pause();
     }
   }
