@@ -137,11 +137,18 @@ export function makeTreeEntry(mode: string, name: string, oid: string): TreeEntr
 }
 
 /**
- * Serializes entries that are already in tree order (see compareTreeNames). Each entry
- * carries its own bytes, so rewriting a 10,000-entry tree is one copy, not 10,000 encodings.
+ * The tree object of entries already in tree order (see compareTreeNames), header included.
+ * Each entry carries its own bytes, so rewriting a 10,000-entry tree is one copy into one
+ * buffer, not 10,000 encodings (nor a second copy to put the header in front).
  */
-export function serializeTree(entries: readonly TreeEntry[]): Buffer {
-  return Buffer.concat(entries.map((entry) => entry.raw));
+export function wrapTree(entries: readonly TreeEntry[]): Buffer {
+  let size = 0;
+  for (const entry of entries) size += entry.raw.length;
+  const header = `tree ${size}\0`;
+  const wrapped = Buffer.allocUnsafe(header.length + size);
+  let at = wrapped.write(header, 'latin1');
+  for (const entry of entries) at += entry.raw.copy(wrapped, at);
+  return wrapped;
 }
 
 export function parseTree(content: Buffer): TreeEntry[] {
@@ -388,7 +395,10 @@ export class ObjectWriter {
    * by side rather than one after the other: nothing can name them before the ref moves.
    */
   write(type: ObjectType, content: Buffer): Promise<string> {
-    const wrapped = wrapObject(type, content);
+    return this.writeWrapped(wrapObject(type, content));
+  }
+
+  private writeWrapped(wrapped: Buffer): Promise<string> {
     const oid = hashObject(wrapped);
     const stored = this.slots.run(() => this.storeObject(oid, wrapped));
     // finish() reports the failure; a commit abandoned before finish() must not crash the process.
@@ -423,7 +433,7 @@ export class ObjectWriter {
 
   /** Writes a tree whose entries are already in tree order, and caches it parsed. */
   async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const oid = await this.write('tree', serializeTree(entries));
+    const oid = await this.writeWrapped(wrapTree(entries));
     sharedTrees.set(oid, entries, entries.length + 1);
     return oid;
   }
