@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { log as isoLog, readBlob as isoReadBlob } from 'isomorphic-git';
 import { Repo, StaleHeadError, type FileChange } from '../src/store/repo.js';
-import { LOCK_FILE_NAME } from '../src/store/lock.js';
+import { LOCK_FILE_NAME, MAX_WRITES_PER_HOLD } from '../src/store/lock.js';
 
 const execFileAsync = promisify(execFile);
 const author = { name: 'api', email: 'api@demo' };
@@ -270,6 +270,32 @@ test('50 concurrent writers in one process make 50 linear commits', async (t) =>
   t.deepEqual(subjects, Array.from({ length: 50 }, (_, i) => `c${i}`));
   t.is((await repo.listFiles(commits[49]!)).size, 51);
   t.is(fsckClean(gitdir), '');
+});
+
+test('queued writers of one process pass the cross-process lock on, at most MAX_WRITES_PER_HOLD in a row, and free it at the end', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const lockDir = path.join(gitdir, LOCK_FILE_NAME);
+  const writers = 2 * MAX_WRITES_PER_HOLD + 3;
+  // The lock is a directory: the same one (inode and birth time: inodes are reused) means it
+  // was handed on, not released and taken anew.
+  const inodes = await Promise.all(
+    Array.from({ length: writers }, (_, i) =>
+      repo.withWriteLock(async () => {
+        const stat = nodeFs.statSync(lockDir, { bigint: true });
+        const inode = `${stat.ino}:${stat.birthtimeNs}`;
+        await repo.commit({ parent: await headOf(repo), changes: [{ path: `f${i}`, content: `${i}` }], author, message: `${i}` });
+        return inode;
+      }),
+    ),
+  );
+  const holds = [...new Set(inodes)].map((inode) => inodes.filter((i) => i === inode).length);
+  t.deepEqual(holds, [MAX_WRITES_PER_HOLD, MAX_WRITES_PER_HOLD, 3]);
+  t.false(nodeFs.existsSync(lockDir), 'released once nobody waits');
+  t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), String(writers + 1));
+
+  // A lone writer takes and frees the lock itself.
+  await repo.withWriteLock(async () => t.true(nodeFs.existsSync(lockDir)));
+  t.false(nodeFs.existsSync(lockDir));
 });
 
 test('writers in separate processes are serialized too', async (t) => {

@@ -25,36 +25,74 @@ export const CROSS_PROCESS_LOCK_OPTIONS = {
   realpath: false,
 } as const;
 
-const queueTails = new Map<string, Promise<void>>();
+/**
+ * While writers of this process are queued for a directory, the cross-process lock passes
+ * from one to the next without being released and taken again (an rmdir and a mkdir, each a
+ * trip through the thread pool and a journaled metadata change): up to this many writes in a
+ * row, then it is released, so that other processes get their turn.
+ */
+export const MAX_WRITES_PER_HOLD = 16;
+
+interface Queue {
+  tail: Promise<void>;
+  /** Writers queued or running. */
+  size: number;
+}
+
+interface Hold {
+  release(): Promise<void>;
+  readonly compromised: boolean;
+  writes: number;
+}
+
+const queues = new Map<string, Queue>();
+/** Cross-process locks kept for the next queued writer of the same directory. */
+const kept = new Map<string, Hold>();
 
 /** Runs fn while holding the directory's write lock. Not reentrant: do not nest for one dir. */
 export async function withDirectoryLock<T>(dir: string, fn: () => Promise<T>, lockFileName = LOCK_FILE_NAME): Promise<T> {
   const lockfilePath = path.join(path.resolve(dir), lockFileName);
   // Queued before anything is awaited, so the lock is granted in call order.
-  return inProcessQueue(lockfilePath, async () => {
-    // proper-lockfile would retry a missing directory for its whole retry budget (a minute).
-    if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
-    return withCrossProcessLock(lockfilePath, fn);
+  return inProcessQueue(lockfilePath, async (othersQueued) => {
+    let hold = kept.get(lockfilePath);
+    kept.delete(lockfilePath);
+    if (hold?.compromised) hold = undefined; // taken over while kept: take it anew
+    if (hold === undefined) {
+      // proper-lockfile would retry a missing directory for its whole retry budget (a minute).
+      if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
+      hold = await acquireCrossProcessLock(lockfilePath);
+    }
+    try {
+      return await fn();
+    } finally {
+      hold.writes++;
+      if (othersQueued() && hold.writes < MAX_WRITES_PER_HOLD && !hold.compromised) kept.set(lockfilePath, hold);
+      else await hold.release();
+    }
   });
 }
 
-async function inProcessQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const previous = queueTails.get(key) ?? Promise.resolve();
+async function inProcessQueue<T>(key: string, fn: (othersQueued: () => boolean) => Promise<T>): Promise<T> {
+  let queue = queues.get(key);
+  if (!queue) queues.set(key, (queue = { tail: Promise.resolve(), size: 0 }));
+  const previous = queue.tail;
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
   const tail = previous.then(() => mine);
-  queueTails.set(key, tail);
+  queue.tail = tail;
+  queue.size++;
   await previous;
   try {
-    return await fn();
+    return await fn(() => queue.size > 1);
   } finally {
+    queue.size--;
     release();
-    if (queueTails.get(key) === tail) queueTails.delete(key);
+    if (queue.size === 0) queues.delete(key);
   }
 }
 
-async function withCrossProcessLock<T>(lockfilePath: string, fn: () => Promise<T>): Promise<T> {
-  let compromised: Error | null = null;
+async function acquireCrossProcessLock(lockfilePath: string): Promise<Hold> {
+  let compromised = false;
   // The lock path doubles as the locked "file": proper-lockfile tracks its locks by that
   // name, so two locks in one directory (a repo's, keys.yaml's) stay apart.
   const unlock = await lockfile.lock(lockfilePath, {
@@ -64,15 +102,18 @@ async function withCrossProcessLock<T>(lockfilePath: string, fn: () => Promise<T
     // is safe for repositories, where the ref compare-and-swap still rejects a conflicting
     // commit; keys.yaml writes take milliseconds, far below `stale`.
     onCompromised: (error) => {
-      compromised = error;
+      compromised = true;
       console.error(`c4store: write lock ${lockfilePath} was compromised: ${error.message}`);
     },
   });
-  try {
-    return await fn();
-  } finally {
-    if (!compromised) {
+  return {
+    writes: 0,
+    get compromised() {
+      return compromised;
+    },
+    async release() {
+      if (compromised) return;
       await unlock().catch((error: Error) => console.error(`c4store: releasing ${lockfilePath}: ${error.message}`));
-    }
-  }
+    },
+  };
 }
