@@ -7,8 +7,11 @@
  * - writing one blob: ObjectWriter (node crypto + zlib) vs isomorphic-git's writeBlob;
  * - one object-level commit (blob, the changed trees, commit, ref): Repo.commit vs the same
  *   done with isomorphic-git's readTree/writeTree/writeCommit/writeRef;
- * - the big tree stored uncompressed (level 0 past 64 KiB) vs git's default level 1.
+ * - the big tree stored uncompressed (level 0 past 64 KiB) vs git's default level 1;
+ * - the next model's components map as a layer over the stored one vs a copy of it;
+ * - the bundled build vs the same code as one file per module, starting a process.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +20,9 @@ import git from 'isomorphic-git';
 import { writeBlobCache } from '../src/store/blob-cache.js';
 import { ObjectStore, wrapObject } from '../src/store/objects.js';
 import { Repo } from '../src/store/repo.js';
+import { LayeredMap } from '../src/model/layered-map.js';
+import type { Component } from '../src/model/types.js';
+import { CLI, ROOT } from './server.js';
 import { pick } from './baselines.js';
 import { BENCH_AUTHOR, updatedFile, type BenchOrg } from './fixture.js';
 import { log, median } from './stats.js';
@@ -33,6 +39,31 @@ export interface ChoiceFigures {
   bigTree: { level1: number; level0: number; bytes: number };
   /** The disk's own cost of durability, ms (median): fsync of a new small file, and of its directory. */
   fsync: { file: number; directory: number };
+  /** The next model's components map after a one-component write, ms per write (mean over a run of writes). */
+  nextModel: { layered: number; copy: number };
+  /** `node dist/cli.js --help`, spawn to exit, ms (median): the bundle vs the same code as one file per module (tsc). */
+  processStart: { bundled: number; modules: number };
+}
+
+/** Mean time per write of building each write's components map from the previous one's. */
+function nextModelCost(components: ReadonlyMap<string, Component>, writes: number, next: (m: ReadonlyMap<string, Component>) => Map<string, Component> | LayeredMap<string, Component>): number {
+  const ids = [...components.keys()];
+  let current = components;
+  const began = performance.now();
+  for (let i = 0; i < writes; i++) {
+    const map = next(current);
+    const id = ids[(i * 7919) % ids.length]!;
+    map.set(id, { ...components.get(id)!, desc: `write ${i}` });
+    current = map;
+  }
+  return (performance.now() - began) / writes;
+}
+
+/** `node <cli> --help`, spawn to exit (ms). */
+function startAndExit(cli: string): number {
+  const began = performance.now();
+  execFileSync(process.execPath, [cli, '--help'], { stdio: 'ignore' });
+  return performance.now() - began;
 }
 
 async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
@@ -134,6 +165,26 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
   });
   fs.rmSync(scratch, { recursive: true, force: true });
 
+  const componentMap = new Map(org.components.map((c) => [c.id, c] as const));
+  const writes = Math.max(100, samples * 50);
+  const layered = nextModelCost(componentMap, writes, (m) => LayeredMap.over(m));
+  const copy = nextModelCost(componentMap, writes, (m) => new Map(m));
+
+  // The same source compiled one file per module, as the build did before it bundled.
+  const modulesDir = fs.mkdtempSync(join(ROOT, '.bench-modules-'));
+  let bundled: number;
+  let modules: number;
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json'),
+      '--noEmit', 'false', '--outDir', modulesDir], { stdio: 'ignore' });
+    startAndExit(CLI);
+    startAndExit(join(modulesDir, 'cli.js'));
+    bundled = await medianOf(Math.max(3, samples / 4), () => startAndExit(CLI), true);
+    modules = await medianOf(Math.max(3, samples / 4), () => startAndExit(join(modulesDir, 'cli.js')), true);
+  } finally {
+    fs.rmSync(modulesDir, { recursive: true, force: true });
+  }
+
   const figures: ChoiceFigures = {
     components: org.components.length,
     loadBlobs: { c4store: c4Load, cached: cachedLoad, isomorphicGit: isoLoad, blobs: oids.length },
@@ -141,10 +192,14 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
     objectCommit: { c4store: c4Commit, isomorphicGit: isoCommit },
     bigTree: { level1, level0, bytes: treeBytes.length },
     fsync: { file: fileSync, directory: dirSync },
+    nextModel: { layered, copy },
+    processStart: { bundled, modules },
   };
   log(`    load ${oids.length} blobs: c4store ${c4Load.toFixed(0)} ms (from the blob cache ${cachedLoad.toFixed(0)} ms), isomorphic-git ${isoLoad.toFixed(0)} ms; ` +
     `write a blob: ${c4Blob.toFixed(2)} vs ${isoBlob.toFixed(2)} ms; object-level commit: ${c4Commit.toFixed(2)} vs ${isoCommit.toFixed(2)} ms; ` +
     `deflate the ${(treeBytes.length / 1024).toFixed(0)} KiB tree: level 1 ${level1.toFixed(2)} ms, level 0 ${level0.toFixed(2)} ms; ` +
-    `fsync of a file ${fileSync.toFixed(2)} ms, of a directory ${dirSync.toFixed(2)} ms`);
+    `fsync of a file ${fileSync.toFixed(2)} ms, of a directory ${dirSync.toFixed(2)} ms; ` +
+    `next components map: layered ${layered.toFixed(3)} ms, copied ${copy.toFixed(3)} ms; ` +
+    `node dist/cli.js --help: bundled ${bundled.toFixed(0)} ms, one file per module ${modules.toFixed(0)} ms`);
   return figures;
 }

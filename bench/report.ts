@@ -204,10 +204,19 @@ function choicesSection(r: BenchResults): string {
       ['no index, no working tree (object-level commits) vs the usual way',
         `${ms(big.baselines.floor.p50)} ms (floor)`, `${ms(big.baselines.gitCli.p50)} ms (git CLI), ${ms(big.baselines.isomorphicGit.p50)} ms (isomorphic-git)`,
         x(lat(big.baselines.gitCli, big.baselines.floor))],
+      [`the next model's components map as a layer over the stored one (\`LayeredMap\`), per write over ${n(c.components)} components`,
+        `${ms(c.nextModel.layered)} ms`, `${ms(c.nextModel.copy)} ms (a copy of the Map, as before)`, x(c.nextModel.copy / c.nextModel.layered)],
+      ['one bundled file (esbuild) instead of one file per module: `node dist/cli.js --help`, spawn to exit',
+        `${ms(c.processStart.bundled)} ms`, `${ms(c.processStart.modules)} ms (tsc's output)`, `${ms(c.processStart.modules - c.processStart.bundled)} ms per start`],
       ['GET bodies serialized once per commit, then sent as one Buffer',
         `${big.reads.c4store.component.perSecond.toFixed(0)} req/s`, `${big.reads.buffer.component.perSecond.toFixed(0)} req/s (the floor: a precomputed Buffer)`,
         `${x(tput(big.reads.c4store.component, big.reads.buffer.component))} of the floor`],
     ]),
+    '',
+    'Not in the table: queued writers of one process pass the cross-process lock on instead of releasing and retaking it ' +
+      '(src/store/lock.ts; the "16 clients ÷ 1 client" row above, and an A/B of the four-process torture run in ' +
+      'docs/reliability.md §5); a start without the blob cache reads loose objects on a worker thread while the main ' +
+      'thread parses (src/store/loose-reader.ts; the start-up section).',
     '',
     `An update at ${n(big.size)} components, p50 with 1 client: the store's commit alone ${ms(big.baselines.floor.p50)} ms, ` +
       `with the cross-process write lock ${ms(big.baselines.floorLocked.p50)} ms, through HTTP (authentication, body parsing, ` +
