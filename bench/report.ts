@@ -253,7 +253,7 @@ ${checkTable(r)}
 Organizations of N components with one diagram per 10 components (10 laid-out instances, 9 relations, a text area
 each), built with \`Orgs.create\` and one \`Repo.commit\` of files made by the service's own \`serialize\`.
 Every figure is the median over ${o.rounds} rounds of ${o.durationMs} ms after a ${o.warmupMs} ms warm-up
-(reads: rounds of ${o.readDurationMs} ms, for enough multi-megabyte responses per round;
+(1-client updates: rounds of ${o.updateDurationMs} ms, reads: rounds of ${o.readDurationMs} ms, for enough samples per round;
 imports: ${o.imports} per round after 2 warm-up imports), ${o.pauseMs} ms apart; HTTP load from autocannon used as a library,
 each server (\`node dist/cli.js serve\`, the buffer route) in its own process, the baselines in the benchmark's process
 while the servers sit idle. The default and the \`--durable\` server each write to a copy of their own of the organization,

@@ -36,6 +36,12 @@ export interface BenchOptions {
    * of the same code gave 0.68× to 1.03× with 300 ms rounds).
    */
   readDurationMs: number;
+  /**
+   * Length of a measured round of 1-client updates (ms). The durable cost is the difference of
+   * two such medians of ~6 ms, for a bound of 2 ms: 300 ms rounds (~50 writes at 10,000
+   * components) left it within ±0.5 ms of noise between runs.
+   */
+  updateDurationMs: number;
   /** Warm-up before each figure (ms). */
   warmupMs: number;
   /** Idle time between two measurements (ms). */
@@ -62,6 +68,7 @@ export const DEFAULTS: BenchOptions = {
   rounds: 5,
   durationMs: 300,
   readDurationMs: 1000,
+  updateDurationMs: 1000,
   warmupMs: 150,
   pauseMs: 50,
   imports: 2,
@@ -172,14 +179,14 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
           const small = await serveProcess(reference.dataDir, [], spawnOptions(options, `${reference.components.length}-reference`));
           servers.push(small);
           await settle(small, reference);
-          const [update1] = writeMeasurements(small, reference, `c4store at ${reference.components.length}, side by side`, 0);
+          const [update1] = writeMeasurements(small, reference, `c4store at ${reference.components.length}, side by side`, 0, options.updateDurationMs);
           referenceRuns.push({ ...update1!, key: 'reference:update1' });
         }
         const buffer = await startBufferRoute(plain, org, workDir);
         servers.push(buffer.route);
         bytes = buffer.bytes;
-        const [update1, update16, import100] = prefixed('c4store:', writeMeasurements(plain, org, 'c4store', options.imports));
-        const [durable1, durable16, durableImport] = prefixed('durable:', writeMeasurements(durable, org, 'c4store --durable', options.imports));
+        const [update1, update16, import100] = prefixed('c4store:', writeMeasurements(plain, org, 'c4store', options.imports, options.updateDurationMs));
+        const [durable1, durable16, durableImport] = prefixed('durable:', writeMeasurements(durable, org, 'c4store --durable', options.imports, options.updateDurationMs));
         // Figures that are compared run next to each other in every round.
         figures = await interleave([
           ...baselineRuns,

@@ -35,10 +35,12 @@ export async function settle(server: ServerProcess, org: BenchOrg, path = `/api/
  * posting 100 components by ref and 10 laid-out diagrams, all changed, `imports` times a round
  * (twice in a warm-up round: the first import creates the components).
  */
-export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: string, imports100: number): Measurement[] {
+/** `oneClientRoundMs`: the length of the 1-client update rounds, when not the run's. */
+export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: string, imports100: number, oneClientRoundMs?: number): Measurement[] {
   const update = (connections: number): Measurement => ({
     key: `update${connections}`,
     label: `${name} update, ${connections} client${connections > 1 ? 's' : ''}`,
+    durationMs: connections === 1 ? oneClientRoundMs : undefined,
     async round(durationMs) {
       await settle(server, org);
       return load({

@@ -23,6 +23,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     rounds: 1,
     durationMs: 200,
     readDurationMs: 200,
+    updateDurationMs: 200,
     warmupMs: 0,
     pauseMs: 20,
     imports: 1,
