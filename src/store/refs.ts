@@ -67,20 +67,6 @@ function readIfPresent(file: string): string | null {
   }
 }
 
-/**
- * Moves `ref` from `expected` (null: the ref must not exist yet) to `next`, or throws
- * StaleHeadError and leaves it untouched.
- */
-export async function compareAndSwapRef(
-  gitdir: string,
-  ref: string,
-  expected: string | null,
-  next: string,
-  options: { durable?: boolean } = {},
-): Promise<void> {
-  await (await prepareRefUpdate(gitdir, ref, expected, next, options)).publish();
-}
-
 /** A ref update written to `<ref>.lock` and checked, waiting to be published or abandoned. */
 export interface PreparedRefUpdate {
   /** Renames the lock over the ref (durable: and syncs its directory). */
@@ -90,10 +76,11 @@ export interface PreparedRefUpdate {
 }
 
 /**
- * The first half of a compare-and-swap: takes `<ref>.lock`, checks that the ref is still
- * `expected` (else StaleHeadError), and writes `next` into the lock (durable: fsynced).
- * Nothing can see the new value until publish(), so a commit prepares its ref update while
- * its objects are still being synced, and publishes once they are.
+ * Moving `ref` from `expected` (null: the ref must not exist yet) to `next`, by
+ * compare-and-swap, in two halves. This first one takes `<ref>.lock`, checks that the ref is
+ * still `expected` (else StaleHeadError, and nothing is left behind), and writes `next` into
+ * the lock (durable: fsynced). Nothing can see the new value until publish(), so a commit
+ * prepares its ref update while its objects are still being synced, and publishes once they are.
  */
 export async function prepareRefUpdate(
   gitdir: string,
