@@ -141,7 +141,8 @@ export class OrgModel {
     const files = await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
-      // Cold: every file is read, best in one go. Warm: only what changed since `from`.
+      // Cold: every file is read, from the blob cache or on a worker (Repo.readBlobs), each
+      // parsed as soon as it arrives. Warm: only what changed since `from`, one by one.
       // organization.yaml first: loadModel needs it before any other file, and it sorts last.
       const organization = files.get(ORGANIZATION_FILE);
       const order = organization === undefined ? files.values() : [organization, ...files.values()];
