@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { run, TestServer, withServer } from './support/server.js';
+import { run, withServer } from './support/server.js';
 import { accepted, bigModel, checkLayout, componentRef, diagramRef, refused } from './support/models.js';
 
 const M = '/api/external/model';

@@ -10,7 +10,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
-import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -222,11 +221,16 @@ export function parseCommit(content: Buffer): ParsedCommit {
 // readFileSync would also fstat each file and allocate for it, ~30% more time on a cold start.
 let readBuffer = Buffer.allocUnsafe(64 * 1024);
 
+/** Where git keeps the loose object `oid`: `objects/<first two hex digits>/<the other 38>`. */
+export function loosePathOf(objectsDir: string, oid: string): string {
+  return path.join(objectsDir, oid.slice(0, 2), oid.slice(2));
+}
+
 /** The loose object `oid` of `objectsDir`, read synchronously; null when it is not loose (absent, or packed). */
 export function readLooseObject(objectsDir: string, oid: string): GitObject | null {
   let fd: number;
   try {
-    fd = nodeFs.openSync(path.join(objectsDir, oid.slice(0, 2), oid.slice(2)), 'r');
+    fd = nodeFs.openSync(loosePathOf(objectsDir, oid), 'r');
   } catch (error) {
     if (isCode(error, 'ENOENT')) return null;
     throw error;
@@ -304,7 +308,7 @@ export class ObjectStore {
   }
 
   loosePath(oid: string): string {
-    return path.join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
+    return loosePathOf(this.objectsDir, oid);
   }
 
   async read(oid: string): Promise<GitObject> {
