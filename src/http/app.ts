@@ -27,6 +27,27 @@ export interface AppDependencies extends RouteSettings {
 }
 
 /**
+ * Paths match to the letter. @koa/router matches case-insensitively by default while its
+ * prefix middleware (authentication) matches only the exact prefix: `/API/EXTERNAL/tag` reached
+ * a handler without a key check. A path in another letter case is simply not found.
+ */
+const ROUTER_OPTIONS = { sensitive: true } as const;
+
+/** The key-checked API, every route of every form under `/api/external`. */
+export function apiRouter(deps: AppDependencies): Router {
+  const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
+  api.use(authenticate(deps.keys, deps.orgs));
+  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
+  typeRoutes(api);
+  tagRoutes(api, writing);
+  attributeRoutes(api, writing);
+  componentRoutes(api, writing);
+  diagramRoutes(api, writing, deps);
+  modelRoutes(api, writing, deps);
+  return api;
+}
+
+/**
  * Every request: log → errors in the contract's format → route. API routes then run
  * authentication, and writes the key's role and body parsing, in that order: a reader
  * key's write is refused whatever its body.
@@ -37,20 +58,10 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestLog(deps.log));
   app.use(errors(deps.log));
 
-  const health = new Router();
+  const health = new Router(ROUTER_OPTIONS);
   health.get('/healthz', (ctx) => send(ctx, { ok: true }));
 
-  const api = new Router({ prefix: '/api/external' });
-  api.use(authenticate(deps.keys, deps.orgs));
-  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
-  typeRoutes(api);
-  tagRoutes(api, writing);
-  attributeRoutes(api, writing);
-  componentRoutes(api, writing);
-  diagramRoutes(api, writing, deps);
-  modelRoutes(api, writing, deps);
-
-  for (const router of [health, api]) {
+  for (const router of [health, apiRouter(deps)]) {
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.

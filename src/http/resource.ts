@@ -20,8 +20,15 @@ export interface RouteSettings {
   bodyLimit: number;
 }
 
-function state(ctx: Context): ApiState {
-  return ctx.state as ApiState;
+/**
+ * The authenticated key and organization of a request. Every handler reaches them through
+ * here, so a handler that somehow runs without the key check fails closed with a 401 instead
+ * of serving or changing anything.
+ */
+export function state(ctx: Context): ApiState {
+  const { key, org } = ctx.state as Partial<ApiState>;
+  if (key === undefined || org === undefined) throw new ApiError(401, 'Missing API key.', { 'WWW-Authenticate': 'Bearer' });
+  return { key, org };
 }
 
 function queryValue(ctx: Context, name: string): string | undefined {

@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
+import { state } from '../resource.js';
 
 /** RFC 9110: a 401 names the scheme the client should use. */
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
@@ -32,6 +33,6 @@ export function authenticate(keys: KeyStore, orgs: Orgs): Middleware {
 }
 
 export const requireEditor: Middleware = async (ctx, next) => {
-  if (ctx.state.key.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+  if (state(ctx).key.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
   await next();
 };
