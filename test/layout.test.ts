@@ -14,7 +14,7 @@ import {
   type LayoutInstance,
   type LayoutResult,
   type LayoutTextArea,
-} from '../src/model/layout.js';
+} from '../src/layout/layout.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers

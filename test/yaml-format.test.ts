@@ -4,7 +4,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { emitYaml, parseYaml, parseYamlFast, type Plain } from '../src/model/yaml-format.js';
+import { emitYaml, parseYaml, parseYamlFast, type Plain } from '../src/yaml/format.js';
 import { fileOf, stringify } from '../src/model/files.js';
 import type { Attribute, Component, ComponentType, Diagram, Organization, Tag } from '../src/model/types.js';
 

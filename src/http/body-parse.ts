@@ -11,7 +11,7 @@
  * nesting beyond the bound.
  */
 import YAML from 'yaml';
-import { MAX_YAML_NESTING, yamlNestingExceeds } from '../model/yaml-format.js';
+import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
 
 /** Deepest JSON nesting accepted. A model body needs 6 levels (diagrams.0.componentInstances.0.position.x). */
 export const MAX_JSON_DEPTH = 100;

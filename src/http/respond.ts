@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { emitYaml, type Plain } from '../model/yaml-format.js';
+import { emitYaml, type Plain } from '../yaml/format.js';
 import type { Snapshot } from '../service/org.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];

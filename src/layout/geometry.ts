@@ -1,5 +1,5 @@
 /**
- * Rectangle helpers for the diagram layout (src/model/layout.ts).
+ * Rectangle helpers for the diagram layout (./layout.ts).
  * All values are editor grid units; x grows to the right, y grows downwards.
  */
 

@@ -60,7 +60,6 @@
  * - Deterministic: everything is processed in input order, and elk is deterministic.
  */
 import type { ElkExtendedEdge, ElkNode, LayoutOptions } from 'elkjs/lib/elk-api.js';
-import type { Position } from './types.js';
 import {
   anyOverlap,
   findSpot,
@@ -70,9 +69,15 @@ import {
   translate,
   unionAll,
   type Rect,
-} from './layout-geometry.js';
+} from './geometry.js';
 
-export { rectsOverlap, type Rect } from './layout-geometry.js';
+export { rectsOverlap, type Rect } from './geometry.js';
+
+/** A point on the editor grid: x grows to the right, y downwards. */
+export interface Position {
+  x: number;
+  y: number;
+}
 
 export interface LayoutInstance {
   id: string;

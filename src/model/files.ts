@@ -1,6 +1,6 @@
 import { isId } from './ids.js';
 import { definedFields } from './fields.js';
-import { emitYaml, parseYaml, type Plain } from './yaml-format.js';
+import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
 import type {
   Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
   Relation, Tag, TextArea,

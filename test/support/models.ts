@@ -7,7 +7,7 @@
 import type { ExecutionContext } from 'ava';
 import {
   findChildrenOutside, findOverlaps, type LayoutInput, type LayoutResult,
-} from '../../src/model/layout.js';
+} from '../../src/layout/layout.js';
 import type { RequestOptions, TestServer } from './server.js';
 
 // ---------------------------------------------------------------------------------------------

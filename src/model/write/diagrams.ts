@@ -2,7 +2,7 @@ import { ModelError } from '../../errors.js';
 import type { DiagramInput } from '../schemas.js';
 import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
-import { layoutDiagram, needsLayout, type LayoutInput } from '../layout.js';
+import { layoutDiagram, needsLayout, type LayoutInput } from '../../layout/layout.js';
 import { distinct, type References } from './references.js';
 
 interface Nested {
