@@ -12,6 +12,7 @@ import { send } from './respond.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
 import { diagramRoutes } from './routes/diagrams.js';
+import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
 import { typeRoutes } from './routes/types.js';
@@ -44,6 +45,7 @@ export function apiRouter(deps: AppDependencies): Router {
   componentRoutes(api, writing);
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
+  historyRoutes(api);
   return api;
 }
 

@@ -31,7 +31,7 @@ export function state(ctx: Context): ApiState {
   return { key, org };
 }
 
-function queryValue(ctx: Context, name: string): string | undefined {
+export function queryValue(ctx: Context, name: string): string | undefined {
   const value = ctx.query[name];
   if (Array.isArray(value)) throw new ApiError(400, `Query parameter '${name}' is given more than once.`);
   return value;

@@ -1,0 +1,95 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError } from '../../errors.js';
+import { diffModels } from '../../history/diff.js';
+import { readHistory, type HistoryEntry } from '../../history/log.js';
+import { resolveRevision } from '../../history/revisions.js';
+import { DIRECTORIES, emptyModel, resourcePath, type StoredKind } from '../../model/files.js';
+import { isId } from '../../model/ids.js';
+import { queryValue, state } from '../resource.js';
+import { send } from '../respond.js';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
+
+/** The paths a resource's file has had: flat, and in whatever layout it has now, for every kind. */
+function pathsOf(id: string): string[] {
+  const paths = new Set<string>();
+  for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
+    paths.add(`${DIRECTORIES[kind]}/${id}.yaml`);
+    paths.add(resourcePath(kind, id));
+  }
+  return [...paths];
+}
+
+function isoTime(ctx: Context, name: 'since' | 'until'): string | undefined {
+  const value = queryValue(ctx, name);
+  if (value === undefined) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new ApiError(400, `Invalid ${name} '${value}': use an ISO 8601 time such as 2026-11-24T10:00:00Z.`);
+  }
+  return value;
+}
+
+function limitOf(ctx: Context): number {
+  const text = queryValue(ctx, 'limit');
+  if (text === undefined) return DEFAULT_LIMIT;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${MAX_LIMIT}.`);
+  }
+  return limit;
+}
+
+export function historyRoutes(router: Router): void {
+  router.get('/history', async (ctx) => {
+    const { org } = state(ctx);
+    const head = await org.head();
+    const resource = queryValue(ctx, 'resource');
+    if (resource !== undefined && !isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
+    const beforeText = queryValue(ctx, 'before');
+    const before = beforeText === undefined ? undefined : await resolveRevision(org.repo.gitdir, beforeText);
+    const limit = limitOf(ctx);
+    const entries = await readHistory(org.repo.gitdir, {
+      before,
+      since: isoTime(ctx, 'since'),
+      until: isoTime(ctx, 'until'),
+      limit,
+      paths: resource === undefined ? undefined : pathsOf(resource),
+    });
+    if (entries.length === limit) {
+      const next = new URLSearchParams();
+      for (const [name, value] of Object.entries(ctx.query)) if (typeof value === 'string' && name !== 'before') next.set(name, value);
+      next.set('before', entries[entries.length - 1].id);
+      ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
+    }
+    send(ctx, entries, head);
+  });
+
+  router.get('/history/:commit', async (ctx) => {
+    const { org } = state(ctx);
+    const head = await org.head();
+    const commit = await resolveRevision(org.repo.gitdir, String(ctx.params.commit));
+    const [entry] = await readHistory(org.repo.gitdir, { single: commit, limit: 1 });
+    send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
+  });
+
+  router.get('/diff', async (ctx) => {
+    const { org } = state(ctx);
+    const head = await org.head();
+    const fromText = queryValue(ctx, 'from');
+    if (fromText === undefined) throw new ApiError(400, "Query parameter 'from' is required: the commit or version to compare from.");
+    const from = await resolveRevision(org.repo.gitdir, fromText);
+    const to = await resolveRevision(org.repo.gitdir, queryValue(ctx, 'to') ?? 'main');
+    const [before, after] = await Promise.all([org.at(from), org.at(to)]);
+    send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
+  });
+}
+
+/** What one commit changed: against its first parent, or against nothing for the first commit. */
+async function diffFromParent(ctx: Context, entry: HistoryEntry) {
+  const { org } = state(ctx);
+  const after = await org.at(entry.id);
+  const before = entry.parents.length === 0 ? emptyModel(after.model.organization) : (await org.at(entry.parents[0])).model;
+  return diffModels(before, after.model);
+}

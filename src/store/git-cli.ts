@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * git's own command line, for what it does better than code of ours would: walking history
+ * with rename detection, annotated tags and ref-name rules, packing, and the smart HTTP
+ * protocol. The model's own writes never go through here (src/store/repo.ts).
+ */
+
+export class GitCommandError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed (${code}): ${stderr.trim()}`);
+  }
+}
+
+export interface GitRunOptions {
+  input?: string | Buffer;
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that are answers, not failures (e.g. 1 of `merge-base --is-ancestor`). */
+  okCodes?: readonly number[];
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Runs `git --git-dir <gitdir> <args>` with no prompt, no pager and no user configuration. */
+export function runGit(gitdir: string, args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnGit(gitdir, args, options.env);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (code === 0 || (code !== null && options.okCodes?.includes(code))) {
+        resolve({ code, stdout: Buffer.concat(out), stderr });
+      } else {
+        reject(new GitCommandError(args, code, stderr));
+      }
+    });
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(options.input);
+  });
+}
+
+export async function gitText(gitdir: string, args: readonly string[], options: GitRunOptions = {}): Promise<string> {
+  return (await runGit(gitdir, args, options)).stdout.toString('utf8');
+}
+
+export function spawnGit(gitdir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn('git', ['--git-dir', gitdir, ...args], {
+    env: { ...gitEnvironment(), ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** The process environment less what would make git read a user's settings or prompt. */
+export function gitEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('GIT_')) env[name] = value;
+  }
+  return { ...env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', LC_ALL: 'C' };
+}
+
+let available: Promise<boolean> | undefined;
+
+/** Whether this machine has a `git` binary (the smart HTTP routes need it). */
+export function gitAvailable(): Promise<boolean> {
+  available ??= new Promise((resolve) => {
+    const child = spawn('git', ['--version'], { stdio: 'ignore' });
+    child.on('error', () => resolve(false));
+    child.on('close', (code) => resolve(code === 0));
+  });
+  return available;
+}
+
+/**
+ * A long-lived `git cat-file --batch`: blobs by id, one request at a time, in order.
+ * Reading many small blobs this way costs one process, not one per blob.
+ */
+export class CatFile {
+  private readonly child: ChildProcess;
+  private buffered: Buffer = Buffer.alloc(0);
+  private readonly waiting: Array<{ resolve: (content: Buffer | null) => void; reject: (err: Error) => void }> = [];
+  private failure: Error | undefined;
+
+  constructor(gitdir: string, env?: NodeJS.ProcessEnv) {
+    this.child = spawnGit(gitdir, ['cat-file', '--batch'], env);
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+      this.drain();
+    });
+    this.child.stdin!.on('error', () => {});
+    const fail = (err: Error) => {
+      this.failure = err;
+      for (const waiter of this.waiting.splice(0)) waiter.reject(err);
+    };
+    this.child.on('error', fail);
+    this.child.on('close', () => fail(new Error('git cat-file --batch ended')));
+  }
+
+  /** The object's content, or null when the repository has no such object. */
+  read(oid: string): Promise<Buffer | null> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.child.stdin!.write(`${oid}\n`);
+    });
+  }
+
+  close(): void {
+    this.child.stdin!.end();
+  }
+
+  private drain(): void {
+    while (this.waiting.length > 0) {
+      const newline = this.buffered.indexOf(10);
+      if (newline < 0) return;
+      const header = this.buffered.subarray(0, newline).toString('utf8');
+      if (header.endsWith(' missing')) {
+        this.buffered = this.buffered.subarray(newline + 1);
+        this.waiting.shift()!.resolve(null);
+        continue;
+      }
+      const size = Number(header.split(' ')[2]);
+      if (this.buffered.length < newline + 1 + size + 1) return;
+      const content = Buffer.from(this.buffered.subarray(newline + 1, newline + 1 + size));
+      this.buffered = this.buffered.subarray(newline + 1 + size + 1);
+      this.waiting.shift()!.resolve(content);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * History and diff over HTTP (issue "Git-native review", points 1–3), checked against what
+ * `git log` says on a clone of the same repository.
+ */
+import test from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, withServer, type TestServer } from './support/server.js';
+
+const H = '/api/external/history';
+
+/** Three writes: a tag, a component, then the component renamed and a diagram placing it. */
+async function threeWrites(s: TestServer) {
+  const [tag] = (await s.post('/api/external/tag', [{ name: 'PCI', color: 'red', apiContext: 'import #1' }])).body;
+  const [component] = (await s.post('/api/external/component', [{ name: 'Ledger', typeSlug: 'container', apiContext: 'import #2' }])).body;
+  const model = await s.post('/api/external/model', {
+    components: [{ id: component.id, name: 'General ledger', typeSlug: 'container', apiContext: 'import #3' }],
+    diagrams: [{ name: 'Money', level: 'C2', apiContext: 'import #3', componentInstances: [{ component: component.id, position: { x: 1, y: 2 } }] }],
+  });
+  t_ok(model.status);
+  return { tag, component, diagram: model.body.diagrams[0] };
+}
+
+function t_ok(status: number) {
+  if (status !== 200) throw new Error(`write answered ${status}`);
+}
+
+test('history lists commits of main newest first, as git log on a clone does', (t) => withServer(async (s) => {
+  const { tag, component, diagram } = await threeWrites(s);
+  const reply = await s.get(H);
+  t.is(reply.status, 200);
+  t.is(reply.headers.get('etag'), `"${await s.head()}"`);
+  const clone = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
+  try {
+    await run('git', ['clone', '-q', s.gitdir, clone]);
+    const { stdout } = await run('git', ['-C', clone, 'log', '--format=%H %P|%an|%ae|%aI|%s']);
+    const lines = stdout.trim().split('\n');
+    t.is(reply.body.length, lines.length);
+    reply.body.forEach((entry: any, i: number) => {
+      const [ids, name, email, time, summary] = lines[i].split('|');
+      const [id, ...parents] = ids.split(' ').filter((part) => part !== '');
+      t.like(entry, { id, parents, author: { name, email }, time, summary });
+    });
+  } finally {
+    await rm(clone, { recursive: true, force: true });
+  }
+  const [last, second, first] = reply.body;
+  t.is(last.apiContext, 'import #3');
+  t.deepEqual(
+    last.resources.map((r: any) => [r.kind, r.id, r.name, r.action]).sort(),
+    [['component', component.id, 'General ledger', 'update'], ['diagram', diagram.id, 'Money', 'create']].sort(),
+  );
+  t.deepEqual(second.resources.map((r: any) => [r.kind, r.id, r.name, r.action]), [['component', component.id, 'Ledger', 'create']]);
+  t.deepEqual(first.resources.map((r: any) => [r.kind, r.id, r.name, r.action]), [['tag', tag.id, 'PCI', 'create']]);
+  t.is(first.apiContext, 'import #1');
+}));
+
+test('history of one resource, paging with before and Link, since and until', (t) => withServer(async (s) => {
+  const { component } = await threeWrites(s);
+  const mine = await s.get(`${H}?resource=${component.id}`);
+  t.deepEqual(mine.body.map((e: any) => e.resources.find((r: any) => r.id === component.id).action), ['update', 'create']);
+  const { stdout } = await run('git', ['--git-dir', s.gitdir, 'log', '--format=%H', '--', `*${component.id}.yaml`]);
+  t.deepEqual(mine.body.map((e: any) => e.id), stdout.trim().split('\n'));
+
+  const all = (await s.get(H)).body.map((e: any) => e.id);
+  const page1 = await s.get(`${H}?limit=2`);
+  t.deepEqual(page1.body.map((e: any) => e.id), all.slice(0, 2));
+  const link = page1.headers.get('link')!;
+  t.regex(link, /rel="next"/);
+  const next = /<([^>]+)>/.exec(link)![1];
+  t.true(next.includes(`before=${all[1]}`) && next.includes('limit=2'), next);
+  const page2 = await s.get(next);
+  t.deepEqual(page2.body.map((e: any) => e.id), all.slice(2, 4));
+
+  t.deepEqual((await s.get(`${H}?since=2999-01-01T00:00:00Z`)).body, []);
+  t.is((await s.get(`${H}?until=2000-01-01`)).body.length, 0);
+  t.is((await s.get(`${H}?since=2000-01-01`)).body.length, all.length);
+  t.deepEqual((await s.get(`${H}?since=yesterday`)).body, { error: "Invalid since 'yesterday': use an ISO 8601 time such as 2026-11-24T10:00:00Z." });
+  t.is((await s.get(`${H}?limit=0`)).status, 400);
+  t.is((await s.get(`${H}?resource=..%2F..%2Fetc`)).status, 400);
+  t.is((await s.get(`${H}?before=ffffffffffffffffffffffffffffffffffffffff`)).status, 404);
+  t.is((await s.get(H, { key: null })).status, 401);
+}));
+
+test('one commit with its diff, and a diff between two commits by abbreviated ids', (t) => withServer(async (s) => {
+  const { component, diagram } = await threeWrites(s);
+  const head = await s.head();
+  const one = await s.get(`${H}/${head.slice(0, 7)}`);
+  t.is(one.status, 200);
+  t.is(one.body.id, head);
+  t.deepEqual(one.body.diff.added, [{ kind: 'diagram', id: diagram.id, name: 'Money' }]);
+  t.deepEqual(one.body.diff.removed, []);
+  const changed = one.body.diff.changed;
+  t.is(changed.length, 1);
+  t.like(changed[0], { kind: 'component', id: component.id, name: 'General ledger' });
+  t.deepEqual(changed[0].fields.find((f: any) => f.field === 'name'), { field: 'name', old: 'Ledger', new: 'General ledger' });
+  t.deepEqual(changed[0].fields.find((f: any) => f.field === 'apiContext'), { field: 'apiContext', old: 'import #2', new: 'import #3' });
+
+  const first = (await s.git('rev-list', '--max-parents=0', 'main')).trim();
+  const diff = await s.get(`/api/external/diff?from=${first.slice(0, 8)}`);
+  t.is(diff.status, 200);
+  t.is(diff.body.from, first);
+  t.is(diff.body.to, head);
+  t.deepEqual(diff.body.added.map((r: any) => r.kind).sort(), ['component', 'diagram', 'tag']);
+  const { stdout } = await run('git', ['--git-dir', s.gitdir, 'diff', '--name-status', first, head]);
+  t.is(stdout.trim().split('\n').length, diff.body.added.length);
+
+  // Nested diagram elements are compared by their ids.
+  const moved = await s.post('/api/external/diagram', [{
+    id: diagram.id, name: 'Money', level: 'C2', apiContext: 'import #3',
+    componentInstances: [{ id: diagram.componentInstances[0].id, component: component.id, position: { x: 5, y: 2 } }],
+  }]);
+  t.is(moved.status, 200);
+  const step = await s.get(`/api/external/diff?from=${head}&to=main`);
+  const instance = diagram.componentInstances[0].id;
+  t.deepEqual(step.body.changed[0].fields, [{ field: `componentInstances.${instance}.position.x`, old: 1, new: 5 }]);
+
+  t.deepEqual((await s.get('/api/external/diff')).body, { error: "Query parameter 'from' is required: the commit or version to compare from." });
+  t.deepEqual((await s.get('/api/external/diff?from=abcdef0')).body, { error: "Commit 'abcdef0' does not exist." });
+  t.is((await s.get('/api/external/diff?from=main~1')).status, 404);
+  t.is((await s.get(`${H}/nothing-here`)).status, 404);
+}));
