@@ -121,3 +121,35 @@ test('one commit with its diff, and a diff between two commits by abbreviated id
   t.is((await s.get('/api/external/diff?from=main~1')).status, 404);
   t.is((await s.get(`${H}/nothing-here`)).status, 404);
 }));
+
+test('versions: an annotated tag on main, listed, usable as a revision; names checked by git', (t) => withServer(async (s) => {
+  const V = '/api/external/version';
+  const first = await s.head();
+  const made = await s.post(V, { name: 'v1.0', desc: 'Before the import' });
+  t.is(made.status, 201);
+  t.like(made.body, { name: 'v1.0', commit: first, desc: 'Before the import', tagger: { name: 'test pipeline', email: 'test-pipeline@acme' } });
+  t.is((await s.git('cat-file', '-t', 'refs/tags/v1.0')).trim(), 'tag');
+  t.is((await s.git('rev-parse', 'v1.0^{commit}')).trim(), first);
+  t.is((await s.git('tag', '-l', '--format=%(contents)', 'v1.0')).trim(), 'Before the import');
+
+  await threeWrites(s);
+  t.deepEqual((await s.get(V)).body.map((v: any) => [v.name, v.commit]), [['v1.0', first]]);
+  const diff = await s.get('/api/external/diff?from=v1.0');
+  t.is(diff.body.from, first);
+  t.is(diff.body.added.length, 3);
+
+  t.deepEqual((await s.post(V, { name: 'v1.0' })).body, { error: "Version 'v1.0' already exists." });
+  t.is((await s.post(V, { name: 'v1.0' })).status, 409);
+  for (const bad of ['has space', 'a..b', 'x~1', 'end.lock', '-rf', 'abcdef12', 'main', '']) {
+    const reply = await s.post(V, { name: bad });
+    t.is(reply.status, 400, bad);
+    t.true(reply.body.error.startsWith(`Invalid version name '${bad}'`), reply.body.error);
+  }
+  t.deepEqual((await s.post(V, { desc: 'x' })).body, { error: 'Invalid JSON: name: Required' });
+  t.is((await s.post(V, { name: 'v2' }, { key: s.readerKey })).status, 403);
+  t.is((await s.post(V, { name: 'v2' }, { headers: { 'if-match': `"${first}"` } })).status, 412);
+  t.deepEqual((await s.get(V)).body.map((v: any) => v.name), ['v1.0'], 'refused versions made no tag');
+  const count = await s.commitCount();
+  t.is((await s.post(V, { name: 'release/2026-11' })).status, 201);
+  t.is(await s.commitCount(), count, 'a version is not a commit');
+}));

@@ -16,6 +16,7 @@ import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
 import { typeRoutes } from './routes/types.js';
+import { versionRoutes } from './routes/versions.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -46,6 +47,7 @@ export function apiRouter(deps: AppDependencies): Router {
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
   historyRoutes(api);
+  versionRoutes(api, writing);
   return api;
 }
 

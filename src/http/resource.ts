@@ -56,7 +56,7 @@ function writeOptions(ctx: Context): WriteOptions {
   return { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: layout === 'auto' ? 'auto' : 'keep' };
 }
 
-function ifMatch(ctx: Context): string | undefined {
+export function ifMatch(ctx: Context): string | undefined {
   const header = ctx.get('if-match').trim();
   if (header === '') return undefined;
   return header.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
@@ -67,12 +67,18 @@ function emailLocalPart(label: string): string {
   return label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'api';
 }
 
+/** The commit author (and tagger) of a request: the key's label, `<label>@<org-slug>`. */
+export function authorOf(ctx: Context): { name: string; email: string } {
+  const { key, org } = state(ctx);
+  return { name: key.label.replace(/[<>\n]/g, ''), email: `${emailLocalPart(key.label)}@${org.slug}` };
+}
+
 /** Runs the pure model step of a write under the organization's lock and commits its changes. */
 export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
-  const { key, org } = state(ctx);
+  const { org } = state(ctx);
   return org.write({
     ifMatch: ifMatch(ctx),
-    author: { name: key.label.replace(/[<>\n]/g, ''), email: `${emailLocalPart(key.label)}@${org.slug}` },
+    author: authorOf(ctx),
     title: `${ctx.method} ${ctx.path}`,
     options: writeOptions(ctx),
   }, step);

@@ -1,0 +1,33 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+import { VersionBody } from '../../history/schemas.js';
+import { createVersion, listVersions } from '../../history/versions.js';
+import { checkBody } from '../../model/check-body.js';
+import { authorOf, ifMatch, state } from '../resource.js';
+import { send } from '../respond.js';
+
+/** Named versions of the model: annotated git tags, listed and made over the API. */
+export function versionRoutes(router: Router, writing: Middleware[]): void {
+  for (const path of ['/version', '/versions']) {
+    router.get(path, async (ctx) => {
+      const { org } = state(ctx);
+      const head = await org.head();
+      send(ctx, await listVersions(org.repo.gitdir), head);
+    });
+    router.post(path, ...writing, async (ctx) => {
+      const body = checkBody(VersionBody, ctx.request.body);
+      const { org } = state(ctx);
+      const head = await org.head();
+      const expected = ifMatch(ctx);
+      if (expected !== undefined && expected !== '*' && expected !== head.commit) {
+        throw new ApiError(412, `The model has changed since ${expected}.`);
+      }
+      const version = await createVersion(org.repo.gitdir, {
+        name: body.name, desc: body.desc ?? null, commit: head.commit, tagger: authorOf(ctx),
+      });
+      ctx.status = 201;
+      send(ctx, version, head);
+    });
+  }
+}
