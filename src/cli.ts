@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
+import { checkPush, parseRefUpdates, quarantineEnvironment } from './push/check.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore, type Role } from './store/keys.js';
@@ -150,6 +151,16 @@ async function run(argv: string[]): Promise<void> {
         if (!members.includes(email)) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
       });
       console.log(`${email} is a member of '${slug}' (commit ${snapshot.commit})`);
+      return;
+    }
+    case 'hook pre-receive': {
+      // Run by git in the repository (src/push/hook.ts): refuse the push by exiting non-zero.
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const gitdir = resolve(process.env.GIT_DIR ?? '.');
+      const problems = await checkPush(gitdir, parseRefUpdates(Buffer.concat(chunks).toString('utf8')), quarantineEnvironment());
+      for (const problem of problems) console.error(`c4store: ${problem}`);
+      if (problems.length > 0) process.exit(1);
       return;
     }
     default:

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
 import { YamlPool } from './http/yaml-pool.js';
+import { installPreReceiveHook } from './push/hook.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 
@@ -82,6 +83,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
   const keys = new KeyStore(options.dataDir);
+  // Pushes with file access are checked by the same code as API writes, through git's hook.
+  for (const slug of await orgs.list()) await installPreReceiveHook(orgs.gitdir(slug));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { gitHttp } from '../git-http/backend.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
@@ -21,6 +22,7 @@ import { versionRoutes } from './routes/versions.js';
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
   keys: KeyStore;
+
   log: (line: string) => void;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
   bodyBudget: number;
@@ -61,6 +63,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.silent = true;
   app.use(requestLog(deps.log));
   app.use(errors(deps.log));
+  app.use(gitHttp(deps));
 
   const health = new Router(ROUTER_OPTIONS);
   health.get('/healthz', (ctx) => send(ctx, { ok: true }));

@@ -5,6 +5,7 @@ import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, serialize, se
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
+import { installPreReceiveHook } from '../push/hook.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
 import { OrgModel } from './org.js';
 
@@ -83,6 +84,7 @@ export class Orgs {
       author: options.author,
       message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,
     }, this.options);
+    await installPreReceiveHook(this.gitdir(slug));
     return this.get(slug);
   }
 }

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import type { Context, Middleware } from 'koa';
+import { ApiError } from '../errors.js';
+import type { Orgs } from '../service/orgs.js';
+import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
+import type { KeyRecord, KeyStore } from '../store/keys.js';
+
+/**
+ * `git clone http://<host>/git/<org>.git`: git's smart HTTP protocol, served by git's own
+ * `git http-backend` as a CGI program, the way git hosting servers serve it. c4store only
+ * decides who may do what: the organization's API key is the HTTP password (any user name);
+ * reader keys fetch, editor keys also push. A push is checked by the repository's pre-receive
+ * hook (src/push/), the same code that checks API writes, before `main` moves.
+ */
+
+const ROUTE = /^\/git\/([a-z0-9][a-z0-9-]{0,62})\.git\/(info\/refs|git-upload-pack|git-receive-pack|HEAD)$/;
+const BASIC = { 'WWW-Authenticate': 'Basic realm="c4store", charset="UTF-8"' };
+
+export interface GitHttpDependencies {
+  orgs: Orgs;
+  keys: KeyStore;
+}
+
+/** The key of a git request: HTTP Basic's password, or the API's own key headers. */
+function presentedKey(ctx: Context): string | undefined {
+  const authorization = ctx.get('authorization');
+  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization);
+  if (basic) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon < 0 ? undefined : decoded.slice(colon + 1);
+  }
+  const bearer = /^Bearer +(\S+) *$/i.exec(authorization);
+  if (bearer) return bearer[1];
+  return ctx.get('x-api-key').trim() || undefined;
+}
+
+function wantsPush(ctx: Context, service: string): boolean {
+  return service === 'git-receive-pack' || (service === 'info/refs' && ctx.query.service === 'git-receive-pack');
+}
+
+export function gitHttp(deps: GitHttpDependencies): Middleware {
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith('/git/')) return next();
+    const match = ROUTE.exec(ctx.path);
+    if (!match) throw new ApiError(404, 'Not found.');
+    const [, slug, service] = match;
+    const post = service === 'git-upload-pack' || service === 'git-receive-pack';
+    if (ctx.method !== (post ? 'POST' : 'GET') && !(ctx.method === 'HEAD' && !post)) {
+      ctx.set('Allow', post ? 'POST' : 'GET, HEAD');
+      throw new ApiError(405, 'Method not allowed.');
+    }
+    const key = presentedKey(ctx);
+    if (key === undefined) throw new ApiError(401, 'Missing API key.', BASIC);
+    const record = await deps.keys.verify(key);
+    // Another organization's key learns nothing about this one, not even that it exists.
+    if (!record || record.org !== slug || !deps.orgs.exists(slug)) throw new ApiError(401, 'Invalid API key.', BASIC);
+    if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+    if (!(await gitAvailable())) {
+      throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
+    }
+    ctx.state.org = deps.orgs.get(slug);
+    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record);
+  };
+}
+
+/** Runs `git http-backend` for one request: the request body in, its CGI answer out. */
+function runBackend(ctx: Context, projectRoot: string, slug: string, service: string, key: KeyRecord): Promise<void> {
+  const env: NodeJS.ProcessEnv = {
+    ...gitEnvironment(),
+    GIT_PROJECT_ROOT: projectRoot,
+    GIT_HTTP_EXPORT_ALL: '1',
+    PATH_INFO: `/${slug}.git/${service}`,
+    REQUEST_METHOD: ctx.method,
+    QUERY_STRING: ctx.querystring,
+    CONTENT_TYPE: ctx.get('content-type'),
+    REMOTE_ADDR: ctx.ip,
+    // http-backend enables receive-pack only for an authenticated user.
+    REMOTE_USER: key.label,
+    GIT_PROTOCOL: ctx.get('git-protocol'),
+    HTTP_CONTENT_ENCODING: ctx.get('content-encoding'),
+  };
+  if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
+  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  ctx.respond = false;
+  const res = ctx.res;
+  return new Promise((resolve) => {
+    let head = Buffer.alloc(0);
+    let headersDone = false;
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (headersDone) {
+        res.write(chunk);
+        return;
+      }
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n') >= 0 ? head.indexOf('\r\n\r\n') : head.indexOf('\n\n');
+      if (end < 0) return;
+      const separator = head[end] === 13 ? 4 : 2;
+      let status = 200;
+      for (const line of head.subarray(0, end).toString('latin1').split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon < 0) continue;
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 500;
+        else res.setHeader(name, value);
+      }
+      res.statusCode = status;
+      headersDone = true;
+      res.write(head.subarray(end + separator));
+    });
+    child.on('close', (code) => {
+      if (!headersDone) {
+        const body = JSON.stringify({ error: 'Internal error.' });
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+      } else {
+        res.end();
+      }
+      if (code !== 0) ctx.app.emit('git-http-error', Buffer.concat(stderr).toString('utf8'));
+      resolve();
+    });
+    child.on('error', () => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+      resolve();
+    });
+    child.stdin.on('error', () => {});
+    if (ctx.method === 'POST') ctx.req.pipe(child.stdin);
+    else child.stdin.end();
+    ctx.req.on('aborted', () => child.kill());
+  });
+}
