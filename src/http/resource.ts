@@ -37,10 +37,17 @@ export function queryValue(ctx: Context, name: string): string | undefined {
   return value;
 }
 
-/** The snapshot a GET reads: the tip of `main`, or the commit named by `?at=`. */
-export function readSnapshot(ctx: Context): Promise<Snapshot> {
+/**
+ * The snapshot a GET reads: the tip of `main`, or the commit named by `?at=`. While `main`
+ * is broken behind the service's back, the last valid commit, with a `Warning` saying so.
+ */
+export async function readSnapshot(ctx: Context): Promise<Snapshot> {
   const at = queryValue(ctx, 'at');
-  return at === undefined ? state(ctx).org.head() : state(ctx).org.at(at);
+  if (at !== undefined) return state(ctx).org.at(at);
+  const { snapshot, warning } = await state(ctx).org.readable();
+  // RFC 9110 field values: visible ASCII and spaces only (the message may quote a file).
+  if (warning !== undefined) ctx.set('Warning', `199 c4store "${warning.replace(/[^\x20-\x7e]+/g, ' ').replace(/["\\]/g, "'")}"`);
+  return snapshot;
 }
 
 /** `YYYY-MM-DD HH:MM:SS`, UTC: the `apiContext` of elements that do not bring one. */

@@ -28,6 +28,8 @@ const KEPT_SNAPSHOTS = 8;
 /** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
 export const DEFAULT_MAX_WAITING_WRITES = 256;
 const MAX_ATTEMPTS = 3;
+/** How far back a server started on a broken `main` looks for a valid commit to serve reads from. */
+const MAX_FALLBACK_STEPS = 50;
 
 /**
  * One organization's model: reads come from an in-memory snapshot keyed by the commit of
@@ -45,6 +47,8 @@ export class OrgModel {
    */
   private readonly invalid = new Map<string, ApiError>();
   private waitingWrites = 0;
+  /** The newest snapshot of `main` that held a valid model: what reads serve while `main` is broken. */
+  private lastValid: Snapshot | undefined;
 
   constructor(
     readonly slug: string,
@@ -64,6 +68,7 @@ export class OrgModel {
       loading.snapshot.then(
         (snapshot) => {
           this.current = snapshot;
+          this.lastValid = snapshot;
           if (this.loading === loading) this.loading = undefined;
         },
         () => {
@@ -72,6 +77,44 @@ export class OrgModel {
       );
     }
     return this.loading.snapshot;
+  }
+
+  /**
+   * What a read serves: the tip of `main`, or, while `main` holds an invalid model (committed
+   * behind the service's back, past the pre-receive hook), the last valid commit before it,
+   * with the reason to tell the client. Writes still refuse a broken `main` (head()).
+   */
+  async readable(): Promise<{ snapshot: Snapshot; warning?: string }> {
+    try {
+      return { snapshot: await this.head() };
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 503 || !this.isInvalidHead(err)) throw err;
+      const fallback = this.lastValid ?? (await this.findLastValid());
+      if (!fallback) throw err;
+      return { snapshot: fallback, warning: `${err.message} Serving commit ${fallback.commit}, the last valid one.` };
+    }
+  }
+
+  private isInvalidHead(err: ApiError): boolean {
+    for (const refusal of this.invalid.values()) if (refusal === err) return true;
+    return false;
+  }
+
+  /** After a start on a broken `main`: its nearest first-parent ancestor that loads, within a bound. */
+  private async findLastValid(): Promise<Snapshot | undefined> {
+    const head = await this.repo.readHead();
+    if (head === null) return undefined;
+    // The tip itself is known to be broken; its first parents, newest first.
+    const ancestors = (await this.repo.log(head, MAX_FALLBACK_STEPS + 1)).slice(1);
+    for (const { oid: parent } of ancestors) {
+      try {
+        this.lastValid = await this.load(parent, undefined);
+        return this.lastValid;
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 503) throw err;
+      }
+    }
+    return undefined;
   }
 
   /** The model as of an earlier commit, for `?at=`. */
@@ -127,6 +170,7 @@ export class OrgModel {
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });
       this.current = { commit, model: draft.model, responses: new Map() };
+      this.lastValid = this.current;
       return { snapshot: this.current, result };
     });
   }

@@ -6,7 +6,7 @@ import { readHistory, type HistoryEntry } from '../../history/log.js';
 import { resolveRevision } from '../../history/revisions.js';
 import { DIRECTORIES, emptyModel, resourcePath, type StoredKind } from '../../model/files.js';
 import { isId } from '../../model/ids.js';
-import { queryValue, state } from '../resource.js';
+import { queryValue, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
 const DEFAULT_LIMIT = 50;
@@ -44,7 +44,7 @@ function limitOf(ctx: Context): number {
 export function historyRoutes(router: Router): void {
   router.get('/history', async (ctx) => {
     const { org } = state(ctx);
-    const head = await org.head();
+    const head = await readSnapshot(ctx);
     const resource = queryValue(ctx, 'resource');
     if (resource !== undefined && !isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
     const beforeText = queryValue(ctx, 'before');
@@ -68,7 +68,7 @@ export function historyRoutes(router: Router): void {
 
   router.get('/history/:commit', async (ctx) => {
     const { org } = state(ctx);
-    const head = await org.head();
+    const head = await readSnapshot(ctx);
     const commit = await resolveRevision(org.repo.gitdir, String(ctx.params.commit));
     const [entry] = await readHistory(org.repo.gitdir, { single: commit, limit: 1 });
     send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
@@ -76,7 +76,7 @@ export function historyRoutes(router: Router): void {
 
   router.get('/diff', async (ctx) => {
     const { org } = state(ctx);
-    const head = await org.head();
+    const head = await readSnapshot(ctx);
     const fromText = queryValue(ctx, 'from');
     if (fromText === undefined) throw new ApiError(400, "Query parameter 'from' is required: the commit or version to compare from.");
     const from = await resolveRevision(org.repo.gitdir, fromText);

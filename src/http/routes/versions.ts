@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import { VersionBody } from '../../history/schemas.js';
 import { createVersion, listVersions } from '../../history/versions.js';
 import { checkBody } from '../../model/check-body.js';
-import { authorOf, ifMatch, state } from '../resource.js';
+import { authorOf, ifMatch, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
 /** Named versions of the model: annotated git tags, listed and made over the API. */
@@ -12,7 +12,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
   for (const path of ['/version', '/versions']) {
     router.get(path, async (ctx) => {
       const { org } = state(ctx);
-      const head = await org.head();
+      const head = await readSnapshot(ctx);
       send(ctx, await listVersions(org.repo.gitdir), head);
     });
     router.post(path, ...writing, async (ctx) => {
