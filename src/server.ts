@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
 import { YamlPool } from './http/yaml-pool.js';
 import { installPreReceiveHook } from './push/hook.js';
+import { Maintenance } from './store/maintenance.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 
@@ -39,6 +40,11 @@ export interface ServerOptions {
   /** An idle keep-alive connection is closed after this long (default 5 s). */
   keepAliveTimeout?: number;
   log?: (line: string) => void;
+  /**
+   * Pack a repository's loose objects with `git gc --auto` in the background after this
+   * many commits of the service, and once at start (0: never; default 1000).
+   */
+  packEvery?: number;
 }
 
 export interface RunningServer {
@@ -52,6 +58,7 @@ export const DEFAULT_BODY_BUDGET = 64 * 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;
 export const DEFAULT_KEEP_ALIVE_TIMEOUT = 5_000;
+export const DEFAULT_PACK_EVERY = 1000;
 
 const CLIENT_ERRORS: Record<string, [status: number, reason: string, message: string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timeout.'],
@@ -81,10 +88,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   // Straight to stdout: console.log formats and checks for colours on every call, per request.
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
+  const maintenance = new Maintenance(options.packEvery ?? DEFAULT_PACK_EVERY, log);
+  const orgs = new Orgs(options.dataDir, {
+    durable: options.durable,
+    maxWaitingWrites: options.maxWaitingWrites,
+    afterCommit: (_slug, gitdir) => maintenance.afterCommit(gitdir),
+  });
   const keys = new KeyStore(options.dataDir);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
-  for (const slug of await orgs.list()) await installPreReceiveHook(orgs.gitdir(slug));
+  const slugs = await orgs.list();
+  for (const slug of slugs) await installPreReceiveHook(orgs.gitdir(slug));
+  maintenance.packInTurn(slugs.map((slug) => orgs.gitdir(slug)));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {
@@ -121,6 +135,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         server.closeAllConnections();
       });
       await yamlPool.close();
+      await maintenance.close();
     },
   };
 }

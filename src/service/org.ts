@@ -54,6 +54,7 @@ export class OrgModel {
     readonly slug: string,
     readonly repo: Repo,
     private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
+    private readonly afterCommit?: (commit: string) => void,
   ) {}
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
@@ -171,6 +172,7 @@ export class OrgModel {
       });
       this.current = { commit, model: draft.model, responses: new Map() };
       this.lastValid = this.current;
+      this.afterCommit?.(commit);
       return { snapshot: this.current, result };
     });
   }

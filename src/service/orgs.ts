@@ -35,7 +35,12 @@ export class Orgs {
 
   constructor(
     readonly dataDir: string,
-    private readonly options: { durable?: boolean; maxWaitingWrites?: number } = {},
+    private readonly options: {
+      durable?: boolean;
+      maxWaitingWrites?: number;
+      /** Told of every commit the service makes (background packing, mirroring). */
+      afterCommit?: (slug: string, gitdir: string, commit: string) => void;
+    } = {},
   ) {}
 
   gitdir(slug: string): string {
@@ -56,7 +61,10 @@ export class Orgs {
     let org = this.open.get(slug);
     if (!org) {
       if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
-      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites);
+      const gitdir = this.gitdir(slug);
+      const afterCommit = this.options.afterCommit;
+      org = new OrgModel(slug, new Repo(gitdir, this.options), this.options.maxWaitingWrites,
+        afterCommit && ((commit) => afterCommit(slug, gitdir, commit)));
       this.open.set(slug, org);
     }
     return org;

@@ -1,0 +1,66 @@
+import { runGit } from './git-cli.js';
+
+/**
+ * Every write adds loose objects (a blob, a few trees, a commit). Left alone, tens of
+ * thousands of them slow down start-up, clones and fsck. After every `every` commits of a
+ * repository, git's own `repack` packs them in the background: never under the write
+ * lock and never on a write's path. It is safe beside writers: git prunes only unreachable
+ * objects older than two weeks, and the object store retries a read that races a repack.
+ * The commit graph it writes (with changed-path filters) keeps history by resource fast.
+ */
+export class Maintenance {
+  private readonly counts = new Map<string, number>();
+  private readonly running = new Map<string, Promise<void>>();
+  private closed = false;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly every: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  afterCommit(gitdir: string): void {
+    if (this.every <= 0 || this.closed) return;
+    const count = (this.counts.get(gitdir) ?? 0) + 1;
+    if (count < this.every || this.running.has(gitdir)) {
+      this.counts.set(gitdir, count);
+      return;
+    }
+    this.counts.set(gitdir, 0);
+    void this.pack(gitdir);
+  }
+
+  /** Packs now (in the background of any caller that does not wait). */
+  pack(gitdir: string): Promise<void> {
+    const pending = this.running.get(gitdir);
+    if (pending) return pending;
+    const run = (async () => {
+      try {
+        // The loose objects into one new pack (incremental: existing packs are left as they
+        // are); then gc --auto folds the packs together once there are too many of them.
+        await runGit(gitdir, ['repack', '-d', '-q']);
+        await runGit(gitdir, ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet']);
+        await runGit(gitdir, ['commit-graph', 'write', '--reachable', '--changed-paths']);
+      } catch (err) {
+        this.log(`maintenance of ${gitdir} failed: ${(err as Error).message}`);
+      } finally {
+        this.running.delete(gitdir);
+      }
+    })();
+    this.running.set(gitdir, run);
+    return run;
+  }
+
+  /** Packs what earlier runs left loose, one repository at a time, off the caller's path. */
+  packInTurn(gitdirs: readonly string[]): void {
+    if (this.every <= 0) return;
+    for (const gitdir of gitdirs) this.queue = this.queue.then(() => (this.closed ? undefined : this.pack(gitdir)));
+  }
+
+  /** Starts nothing more and waits for packing under way, so no git process outlives the server. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue;
+    await Promise.all(this.running.values());
+  }
+}
