@@ -33,7 +33,7 @@ export class Maintenance {
   /** Packs now (in the background of any caller that does not wait). */
   pack(gitdir: string): Promise<void> {
     const pending = this.running.get(gitdir);
-    if (pending) return pending;
+    if (pending !== undefined) return pending;
     const run = (async () => {
       try {
         // The loose objects into one new pack (incremental: existing packs are left as they
