@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
+import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
+import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, quarantineEnvironment } from './push/check.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
@@ -20,6 +22,9 @@ Usage:
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
   c4store member add <slug> <email> [--data DIR]
+  c4store mirror add <slug> <url> [--interval SECONDS] [--data DIR]
+  c4store mirror remove <slug> <url> [--data DIR]
+  c4store mirror list [<slug>] [--data DIR]
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
@@ -43,6 +48,7 @@ const OPTIONS = {
   from: { type: 'string' },
   label: { type: 'string' },
   role: { type: 'string' },
+  interval: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -151,6 +157,42 @@ async function run(argv: string[]): Promise<void> {
         if (!members.includes(email)) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
       });
       console.log(`${email} is a member of '${slug}' (commit ${snapshot.commit})`);
+      return;
+    }
+    case 'mirror add': {
+      const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS]');
+      requireOrg(slug);
+      checkMirrorUrl(url);
+      const interval = Number(values.interval ?? DEFAULT_MIRROR_INTERVAL);
+      if (!Number.isFinite(interval) || interval < 0) throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
+      await updateMirrors(data, (mirrors) => [...mirrors.filter((m) => m.org !== slug || m.url !== url), { org: slug, url, interval }]);
+      console.log(`'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`);
+      return;
+    }
+    case 'mirror remove': {
+      const [slug, url] = positionals(rest, 2, 'mirror remove <slug> <url>');
+      let found = false;
+      await updateMirrors(data, (mirrors) => mirrors.filter((m) => {
+        const match = m.org === slug && (m.url === url || redactUrl(m.url) === url);
+        found ||= match;
+        return !match;
+      }));
+      if (!found) throw new Error(`'${slug}' has no mirror ${redactUrl(url)}`);
+      console.log(`'${slug}' is no longer mirrored to ${redactUrl(url)}`);
+      return;
+    }
+    case 'mirror list': {
+      if (rest.length > 1) throw new UsageError('usage: c4store mirror list [<slug>]');
+      const state = await readMirrorState(data);
+      for (const mirror of await readMirrors(data)) {
+        if (rest[0] !== undefined && mirror.org !== rest[0]) continue;
+        const status = state.find((m) => m.org === mirror.org && m.url === redactUrl(mirror.url));
+        const progress = status
+          ? `last pushed ${status.lastPushed?.slice(0, 12) ?? 'never'}${status.lastPushedAt ? ` at ${status.lastPushedAt}` : ''}` +
+            (status.lastError ? `; last error (${status.failures} in a row): ${status.lastError}` : '')
+          : 'not pushed yet by a running server';
+        console.log([mirror.org, redactUrl(mirror.url), `every ${mirror.interval} s`, progress].join('\t'));
+      }
       return;
     }
     case 'hook pre-receive': {

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
 import { YamlPool } from './http/yaml-pool.js';
 import { installPreReceiveHook } from './push/hook.js';
+import { Mirrors } from './mirror/pusher.js';
 import { Maintenance } from './store/maintenance.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
@@ -92,8 +93,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const orgs = new Orgs(options.dataDir, {
     durable: options.durable,
     maxWaitingWrites: options.maxWaitingWrites,
-    afterCommit: (_slug, gitdir) => maintenance.afterCommit(gitdir),
+    afterCommit: (slug, gitdir) => {
+      maintenance.afterCommit(gitdir);
+      mirrors.afterCommit(slug);
+    },
   });
+  const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
+  await mirrors.start();
   const keys = new KeyStore(options.dataDir);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();
@@ -102,7 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {
-    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool,
+    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, mirrors,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
   };
   const app = createApp(deps);
@@ -136,6 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       });
       await yamlPool.close();
       await maintenance.close();
+      await mirrors.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { gitHttp } from '../git-http/backend.js';
+import type { Mirrors } from '../mirror/pusher.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
@@ -9,10 +10,10 @@ import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
-import { send } from './respond.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
 import { diagramRoutes } from './routes/diagrams.js';
+import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
@@ -28,6 +29,8 @@ export interface AppDependencies extends RouteSettings {
   bodyBudget: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
+  /** Where each organization is mirrored to, and how that goes. */
+  mirrors?: Mirrors;
 }
 
 /**
@@ -66,7 +69,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(gitHttp(deps));
 
   const health = new Router(ROUTER_OPTIONS);
-  health.get('/healthz', (ctx) => send(ctx, { ok: true }));
+  healthRoutes(health, deps);
 
   for (const router of [health, apiRouter(deps)]) {
     app.use(router.routes());

@@ -1,0 +1,77 @@
+import * as nodeFs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { withDirectoryLock } from '../store/lock.js';
+
+/**
+ * Where each organization's repository is mirrored to: `<dataDir>/mirrors.yaml`, outside
+ * every model repository (a mirror's URL may carry a token). The command line writes it;
+ * running servers notice a new version by its stat signature, as they do keys.yaml.
+ */
+
+export interface MirrorConfig {
+  org: string;
+  url: string;
+  /** Seconds between the starts of two pushes (git hosts allow about 6 a minute). */
+  interval: number;
+}
+
+export const MIRRORS_FILE_NAME = 'mirrors.yaml';
+export const DEFAULT_MIRROR_INTERVAL = 10;
+
+export function mirrorsFile(dataDir: string): string {
+  return path.join(path.resolve(dataDir), MIRRORS_FILE_NAME);
+}
+
+/** The URL with any password or token replaced, for logs, /healthz and `mirror list`. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    else if (parsed.username !== '' && parsed.protocol.startsWith('http')) parsed.username = '***';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+export function checkMirrorUrl(url: string): void {
+  // A URL git pushes to: a network URL or a local path. Never an option (`--upload-pack=…`).
+  if (url.startsWith('-') || /[\0\n\r]/.test(url)) throw new Error(`'${url}' is not a git URL`);
+  if (!/^(https?|ssh|git|file):\/\//.test(url) && !/^[\w.-]+@[\w.-]+:/.test(url) && !path.isAbsolute(url)) {
+    throw new Error(`'${redactUrl(url)}' is not a git URL: use https://, ssh://, git://, file:// or an absolute path`);
+  }
+}
+
+export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
+  let text: string;
+  try {
+    text = await fsp.readFile(mirrorsFile(dataDir), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const value = parse(text) as { mirrors?: MirrorConfig[] } | null;
+  return (value?.mirrors ?? []).filter((m) => typeof m?.org === 'string' && typeof m.url === 'string')
+    .map((m) => ({ org: m.org, url: m.url, interval: typeof m.interval === 'number' && m.interval >= 0 ? m.interval : DEFAULT_MIRROR_INTERVAL }));
+}
+
+/** Changes mirrors.yaml under a cross-process lock and publishes it by rename. */
+export async function updateMirrors(dataDir: string, change: (mirrors: MirrorConfig[]) => MirrorConfig[]): Promise<MirrorConfig[]> {
+  await fsp.mkdir(path.resolve(dataDir), { recursive: true });
+  return withDirectoryLock(dataDir, async () => {
+    const next = change(await readMirrors(dataDir));
+    const file = mirrorsFile(dataDir);
+    const temp = `${file}.${process.pid}.tmp`;
+    await fsp.writeFile(temp, stringify({ mirrors: next }), { mode: 0o600 });
+    await fsp.rename(temp, file);
+    return next;
+  }, 'mirrors.yaml.lock');
+}
+
+/** A cheap "has it changed?" for running servers: inode, size and times. */
+export function mirrorsSignature(dataDir: string): string {
+  const stat = nodeFs.statSync(mirrorsFile(dataDir), { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}` : 'missing';
+}
