@@ -17,6 +17,7 @@ const USAGE = `c4store — a git-backed store for C4 architecture models
 
 Usage:
   c4store serve [--data DIR] [--port 8080] [--host 127.0.0.1] [--public-url URL] [--durable] [--demo]
+                [--pack-every COMMITS]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -29,6 +30,8 @@ Usage:
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
 when the data directory has no organization yet, and prints its key.
+--pack-every packs a repository's loose objects (git repack) after that many commits and at
+start (default 1000; 0: never).
 org create and key create print the new API key as the last line of standard output.`;
 
 class UsageError extends Error {}
@@ -49,6 +52,7 @@ const OPTIONS = {
   label: { type: 'string' },
   role: { type: 'string' },
   interval: { type: 'string' },
+  'pack-every': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -77,8 +81,12 @@ async function serve(values: Values): Promise<void> {
     await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
     demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
+  const packEvery = values['pack-every'] === undefined ? undefined : Number(values['pack-every']);
+  if (packEvery !== undefined && !(Number.isInteger(packEvery) && packEvery >= 0)) {
+    throw new UsageError(`--pack-every must be a whole number of commits (0: never), not '${values['pack-every']}'`);
+  }
   const server = await startServer({
-    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values),
+    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery,
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);

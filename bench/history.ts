@@ -1,0 +1,108 @@
+/**
+ * History, diff and clone on a long history (issue "Git-native review", points 1, 2, 8):
+ * an organization of `--components` (default 10,000) components, then `--commits` (default
+ * 20,000) single-component updates made through the store (Repo.commit, no HTTP: the point
+ * is reading a long history, not writing it), measured against a real server process
+ * before and after packing. Writes bench/history-results.md.
+ *
+ *   npm run build && node --import=tsx bench/history.ts [--components N] [--commits N]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { resourcePath, serialize } from '../src/model/files.js';
+import { Repo } from '../src/store/repo.js';
+import { Maintenance } from '../src/store/maintenance.js';
+import { BENCH_AUTHOR, buildOrg } from './fixture.js';
+import { serveProcess } from './server.js';
+import { median } from './stats.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({ options: { components: { type: 'string' }, commits: { type: 'string' }, out: { type: 'string' } } });
+const components = Number(values.components ?? 10_000);
+const commits = Number(values.commits ?? 20_000);
+
+async function timeIt(op: () => Promise<unknown>, times = 5): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const began = performance.now();
+    await op();
+    samples.push(performance.now() - began);
+  }
+  return median(samples);
+}
+
+const org = await buildOrg(components);
+const repo = new Repo(org.gitdir);
+const began = performance.now();
+// One component is touched only by the first update: its history needs the whole walk.
+const rare = org.components[0]!;
+let head = (await repo.readHead())!;
+const firstUpdate = head;
+for (let n = 0; n < commits; n++) {
+  const component = n === 0 ? rare : org.components[1 + (n % (components - 1))]!;
+  const next = { ...component, desc: `Update ${n}` };
+  head = await repo.commit({
+    parent: head,
+    changes: [{ path: resourcePath('component', component.id), content: serialize('component', next) }],
+    author: BENCH_AUTHOR,
+    message: `Bench update ${n}\n\nupdate ${resourcePath('component', component.id)} (${component.name})\n\nApi-Context: bench\n`,
+  });
+  if (n % 5000 === 4999) console.log(`${n + 1} commits`);
+}
+const writeMs = performance.now() - began;
+
+async function measure(label: string) {
+  // No packing by the server itself: the loose round must stay loose.
+  const server = await serveProcess(org.dataDir, ['--pack-every', '0']);
+  const get = async (path: string) => {
+    const reply = await fetch(`${server.url}/api/external${path}`, { headers: { authorization: `Bearer ${org.key}` } });
+    if (reply.status !== 200) throw new Error(`${path}: ${reply.status} ${await reply.text()}`);
+    await reply.arrayBuffer();
+  };
+  const clone = await mkdtemp(join(tmpdir(), 'c4store-bench-clone-'));
+  try {
+    const figures = {
+      label,
+      firstPage: await timeIt(() => get('/history')),
+      rareResource: await timeIt(() => get(`/history?resource=${rare.id}`)),
+      hotResource: await timeIt(() => get(`/history?resource=${org.components[1]!.id}&limit=20`)),
+      oneCommit: await timeIt(() => get(`/history/${head}`)),
+      diffAll: await timeIt(() => get(`/diff?from=${firstUpdate}&to=${head}`), 3),
+      clone: await timeIt(async () => {
+        await rm(join(clone, 'm'), { recursive: true, force: true });
+        await run('git', ['clone', '-q', `http://x:${org.key}@${server.url.slice('http://'.length)}/git/${org.slug}.git`, join(clone, 'm')]);
+      }, 1),
+    };
+    console.log(JSON.stringify(figures));
+    return figures;
+  } finally {
+    await server.stop();
+    await rm(clone, { recursive: true, force: true });
+  }
+}
+
+const loose = await measure('loose');
+const packBegan = performance.now();
+await new Maintenance(1, console.log).pack(org.gitdir);
+const packMs = performance.now() - packBegan;
+const packed = await measure('packed');
+
+const row = (f: typeof loose) =>
+  `| ${f.label} | ${f.firstPage.toFixed(1)} | ${f.rareResource.toFixed(1)} | ${f.hotResource.toFixed(1)} | ${f.oneCommit.toFixed(1)} | ${f.diffAll.toFixed(0)} | ${f.clone.toFixed(0)} |`;
+const report = `# History benchmark
+
+${components.toLocaleString('en')} components, then ${commits.toLocaleString('en')} single-component updates
+(made through the store in ${(writeMs / 1000).toFixed(1)} s); medians of 5 requests (diff: 3; clone: 1) in ms,
+against a real server process. Packing (git repack + gc --auto + commit graph) took ${(packMs / 1000).toFixed(1)} s.
+
+| repository | GET /history | ?resource= (touched once, 1st update) | ?resource= (hot, limit 20) | /history/<head> | /diff first→last | git clone over HTTP |
+|---|---:|---:|---:|---:|---:|---:|
+${row(loose)}
+${row(packed)}
+`;
+await writeFile(values.out ?? join(import.meta.dirname, 'history-results.md'), report);
+console.log(report);
+await rm(org.dataDir, { recursive: true, force: true });
