@@ -15,6 +15,7 @@ import { diagramRoutes } from './routes/diagrams.js';
 import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
 import { typeRoutes } from './routes/types.js';
+import { viewerRouter } from '../viewer/routes.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -61,7 +62,9 @@ export function createApp(deps: AppDependencies): Koa {
   const health = new Router(ROUTER_OPTIONS);
   health.get('/healthz', (ctx) => send(ctx, { ok: true }));
 
-  for (const router of [health, apiRouter(deps)]) {
+  // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
+  const viewer = viewerRouter(deps);
+  for (const router of [health, apiRouter(deps), viewer]) {
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.
