@@ -41,7 +41,7 @@ const STYLE = `
 .c4-diagram .api-marker rect{fill:#f0b429}
 .c4-diagram .api-marker text{font-size:9px;font-weight:700;fill:#3b2300}
 .c4-diagram .relation line{stroke:#52606d;stroke-width:1.3}
-.c4-diagram .relation .label{font-size:11px;fill:#243b53;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}
+.c4-diagram .relation-label .label{font-size:11px;fill:#243b53;paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}
 .c4-diagram .textarea text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:11px;fill:#334e68}
 .c4-diagram .handle{fill:#2f5d8a;opacity:0;cursor:nwse-resize}
 .c4-diagram.editable .draggable{cursor:move}
@@ -148,9 +148,10 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
   // A container's title sits in its top-left corner, above its children; a box's label is centred.
   const lineHeight = 16;
   if (i.isContainer) {
-    lines.forEach(([cls, text], n) => {
-      parts.push(`<text class="${cls}" x="${px(b.x) + 8}" y="${px(b.y) + 16 + n * lineHeight}">${esc(text)}</text>`);
-    });
+    // One line, within the strip the layout leaves above the children (LAYOUT.padTop).
+    const title = component ? `${component.name} ` : (i.placeholder === '' ? 'placeholder' : i.placeholder);
+    const kind = component ? `<tspan class="kind">[${esc(type?.name ?? 'no type')}]</tspan>` : '';
+    parts.push(`<text class="${component ? 'name' : 'placeholder-text'}" x="${px(b.x) + 8}" y="${px(b.y) + 17}">${esc(title)}${kind}</text>`);
   } else {
     const top = px(b.y) + px(b.h) / 2 - ((lines.length - 1) * lineHeight) / 2 + 4;
     lines.forEach(([cls, text], n) => {
