@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { checkBody } from '../model/check-body.js';
-import { readSnapshot, write } from '../http/resource.js';
+import { readSnapshot, state, write } from '../http/resource.js';
 import { setEtag } from '../http/respond.js';
 import { parseBody } from '../http/middleware/body.js';
 import { requireEditor } from '../http/middleware/auth.js';
@@ -181,7 +181,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { key } = ctx.state.viewer as Viewer;
     const name = String(ctx.params.name);
     const id = name.endsWith('.svg') ? name.slice(0, -4) : name;
-    const snapshot = await readSnapshot(ctx);
+    // Found at the tip; `?at=` travels along and is the new address's business.
+    const snapshot = await state(ctx).org.head();
     if (!snapshot.model.diagrams.has(id)) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
     ctx.status = 301;
     ctx.redirect(`${diagramPath(key.org, id)}${name.endsWith('.svg') ? '.svg' : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
