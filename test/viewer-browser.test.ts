@@ -129,6 +129,10 @@ async function drag(page: Page, selector: string, units: { dx: number; dy: numbe
 
 browserTest('sign in, open every diagram of the sample repository: each element at its stored place, containers around their children', async (t) => {
   const page = await signIn(t, t.context.editorKey);
+  const [cookie] = await page.context().cookies();
+  t.like(cookie, { name: 'c4s_session', httpOnly: true, sameSite: 'Strict', secure: false });
+  t.false(cookie.value.includes(t.context.editorKey));
+  t.is(await page.evaluate(() => (globalThis as any).document.cookie), '', 'the page script cannot read the session');
   await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });
   const model = await api(t, 'GET', '/api/external/model');
   t.is(model.diagrams.length, 4);
@@ -199,6 +203,13 @@ browserTest('a component changed through the API shows the notice in its panel a
   t.true(await panel.locator(`ul.appears a[href$="${diagram.id}"]`).count() === 1);
   await page.screenshot({ path: join(ARTIFACTS, 'api-notice.png'), fullPage: true });
   if (process.env.C4STORE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', 'viewer.png') });
+  // Printed: no navigation, the drawing across the page, every component's details below it.
+  await page.emulateMedia({ media: 'print' });
+  t.false(await page.locator('header.top').isVisible());
+  const components = new Set(diagram.componentInstances.map((i: any) => i.component).filter(Boolean));
+  t.is(await page.locator('.panel:visible').count(), components.size);
+  await page.pdf({ path: join(ARTIFACTS, 'diagram-print.pdf') }).catch(() => undefined);
+  await page.emulateMedia({ media: 'screen' });
   await page.context().close();
 });
 
