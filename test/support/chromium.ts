@@ -1,9 +1,11 @@
 /**
- * Debian's chromium for the browser tests: installed here when missing (the test machine may
- * be fresh); where it cannot be installed the browser tests are skipped with a loud message.
+ * Debian's chromium for the browser tests: installed by scripts/ensure-chromium.mjs when missing
+ * (`npm test` runs it before ava; here it runs when a browser test file is run on its own).
+ * Where it cannot be installed, the browser tests are skipped with a loud message.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -12,28 +14,16 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-const run = promisify(execFile);
-
-async function aptInstall(): Promise<void> {
-  const install = () => run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', 'chromium'], { timeout: 600_000 });
-  try {
-    await install();
-  } catch {
-    // A fresh machine may not have read its package lists yet.
-    await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update'], { timeout: 300_000 });
-    await install();
-  }
-}
+const ENSURE = join(import.meta.dirname, '..', '..', 'scripts', 'ensure-chromium.mjs');
 
 /** The chromium executable, or null (after saying so loudly) when it cannot be had. */
 export async function ensureChromium(): Promise<string | null> {
-  if (existsSync(CHROMIUM)) return CHROMIUM;
-  try {
-    await aptInstall();
-  } catch (err) {
-    const reason = (err as Error).message.split('\n')[0];
-    console.error(`\n${'!'.repeat(78)}\n!! BROWSER TESTS SKIPPED: ${CHROMIUM} is missing and 'apt-get install chromium' failed:\n!! ${reason}\n${'!'.repeat(78)}\n`);
-    return null;
+  if (!existsSync(CHROMIUM)) {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [ENSURE], { timeout: 900_000 }).catch((err) => err);
+    process.stdout.write(stdout ?? '');
+    process.stderr.write(stderr ?? '');
   }
-  return existsSync(CHROMIUM) ? CHROMIUM : null;
+  if (existsSync(CHROMIUM)) return CHROMIUM;
+  console.error(`\n${'!'.repeat(78)}\n!! BROWSER TESTS SKIPPED: ${CHROMIUM} is missing and could not be installed.\n${'!'.repeat(78)}\n`);
+  return null;
 }
