@@ -285,6 +285,7 @@ test('old diagram urls redirect to the organization\'s; another organization\'s 
   t.is((await fetch(`${s.url}/diagrams/unknown`, { redirect: 'manual', headers: { cookie } })).status, 404);
   const page = await fetch(d.url, { headers: { cookie } });
   t.is(page.status, 200);
+  t.regex(page.headers.get('content-security-policy')!, /script-src 'self'; .*frame-ancestors 'none'/);
   const html = await page.text();
   t.regex(html, /<h1>Context<\/h1>/);
   t.regex(html, /data-editable="true"/);
@@ -302,6 +303,7 @@ test('the drawing alone: /orgs/<slug>/diagrams/<id>.svg and the API with Accept:
 
   const now = await fetch(`${d.url}.svg`, { headers: { cookie } });
   t.is(now.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+  t.is(now.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'");
   t.is(boxAt(await now.text()), 70);
   const then = await fetch(`${d.url}.svg?at=${first}`, { headers: { cookie } });
   t.is(then.headers.get('etag'), `"${first}"`);

@@ -14,6 +14,9 @@ export interface PageContext {
   slug?: string;
 }
 
+/** The index lists at most this many components; the search finds the rest. */
+const MAX_LISTED_COMPONENTS = 500;
+
 export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js' };
 
 export function diagramPath(slug: string, id: string): string {
@@ -72,7 +75,8 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
   const needle = query.trim().toLowerCase();
   const components = [...model.components.values()].filter((c) => needle === '' ||
     `${c.name}\n${c.desc ?? ''}\n${typeName(c, model)}`.toLowerCase().includes(needle));
-  const rows = components.map((c) =>
+  const shown = components.slice(0, MAX_LISTED_COMPONENTS);
+  const rows = shown.map((c) =>
     `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${esc(c.name)}</a>` +
     `${c.apiContext === undefined ? '' : ` <span class="api-badge" title="${esc(apiNotice(c))}">API</span>`}</td>` +
     `<td>${esc(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`).join('');
@@ -82,7 +86,8 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
     `<form method="get" action="/#components" class="search" role="search"><label for="q">Search components</label> ` +
     `<input type="search" id="q" name="q" value="${esc(query)}" placeholder="name, description or type"> <button type="submit">Search</button></form>` +
     (components.length === 0 ? '<p>No component matches.</p>'
-      : `<table class="components"><thead><tr><th>Component</th><th>Type</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`);
+      : `<table class="components"><thead><tr><th>Component</th><th>Type</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`) +
+    (shown.length < components.length ? `<p class="more">The first ${shown.length} of ${components.length} components; search to find the others.</p>` : '');
   return layout(model.organization.name, context, body);
 }
 

@@ -81,10 +81,22 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
+/**
+ * Only the viewer's own script runs on its pages (model text is escaped, and this holds even if
+ * escaping were ever missed), and no other site may frame them: a framed page could be tricked
+ * into drops.
+ */
+const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+/** An SVG opened on its own is a document too: no script at all. */
+const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+
 function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', PAGE_POLICY);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = html;
 }
 
@@ -198,8 +210,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
     setEtag(ctx, snapshot);
     if (svg) {
-      ctx.type = SVG_TYPE;
-      ctx.body = drawDiagram(diagram, snapshot.model);
+      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
       return;
     }
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
@@ -235,6 +246,7 @@ export function wantsSvg(ctx: Context): boolean {
 
 export function sendSvg(ctx: Context, svg: string): void {
   ctx.vary('Accept');
+  ctx.set('Content-Security-Policy', SVG_POLICY);
   ctx.type = SVG_TYPE;
   ctx.body = svg;
 }
