@@ -210,6 +210,18 @@ browserTest('a component changed through the API shows the notice in its panel a
   t.is(await page.locator('.panel:visible').count(), components.size);
   await page.pdf({ path: join(ARTIFACTS, 'diagram-print.pdf') }).catch(() => undefined);
   await page.emulateMedia({ media: 'screen' });
+
+  // Edited in the panel: one commit, and the notice goes (the last change came from here).
+  const before = await commitCount(t);
+  await panel.locator('details.edit summary').click();
+  await panel.locator('input[name=name]').fill(`${component.name} (edited)`);
+  await Promise.all([page.waitForURL(`${diagram.url}#c-${component.id}`), panel.locator('button[type=submit]').click()]);
+  await panel.waitFor({ state: 'visible' });
+  t.is(await panel.locator('.api-notice').count(), 0);
+  t.is(await box.locator('.api-marker').count(), 0);
+  t.true((await box.textContent())!.includes('(edited)'));
+  t.is(await commitCount(t), before + 1);
+  await api(t, 'POST', '/api/external/component', [{ ...component, typeSlug: undefined }]);
   await page.context().close();
 });
 

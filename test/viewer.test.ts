@@ -344,3 +344,39 @@ test('the index lists diagrams by level and finds components; a component page s
   t.true(page.includes('<a href="https://docs.example/api"'));
   t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}">Context</a>`));
 }));
+
+test('the panel edits a component\'s name and description: one commit, no apiContext after, a stale page or a reader changes nothing', (t) => withServer(async (s) => {
+  const { d } = await oneDiagram(s);
+  const [api] = (await s.post('/api/external/component', [{ ref: 'api', name: 'API', apiContext: 'ci' }])).body;
+  const cookie = await cookieOf(s);
+  const page = await (await fetch(d.url, { headers: { cookie } })).text();
+  const commit = /data-commit="([0-9a-f]{40})"/.exec(page)![1];
+  t.true(page.includes(`action="/orgs/${s.slug}/components/${api.id}/edit"`));
+  const edit = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${s.url}/orgs/${s.slug}/components/${api.id}/edit`, {
+      method: 'POST', redirect: 'manual',
+      headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form),
+    });
+  const count = await s.commitCount();
+  const saved = await edit({ commit, next: `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`, name: ' Payments API ', desc: 'Takes\r\npayments.' });
+  t.is(saved.status, 303);
+  t.is(saved.headers.get('location'), `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`);
+  t.is(await s.commitCount(), count + 1);
+  t.regex((await s.git('log', '-1', '--format=%s')).trim(), new RegExp(`^POST /orgs/${s.slug}/components/${api.id}/edit: update 1$`));
+  const stored = (await s.get(`/api/external/component/${api.id}`)).body;
+  t.like(stored, { name: 'Payments API', desc: 'Takes\npayments.', ref: 'api' });
+  t.is(stored.apiContext, undefined);
+
+  const before = await s.state();
+  const stale = await edit({ commit, name: 'Other' });
+  t.is(stale.status, 412);
+  t.regex(await stale.text(), /The model changed since this page was loaded: reload the page/);
+  t.is((await edit({ commit: await s.head(), name: '  ' })).status, 400);
+  t.is((await edit({ name: 'Other' }, { origin: 'https://evil.example' })).status, 403);
+  const reader = await cookieOf(s, s.readerKey);
+  t.is((await edit({ name: 'Other' }, { cookie: reader })).status, 403);
+  t.is(await s.state(), before);
+  const readerPage = await (await fetch(d.url, { headers: { cookie: reader } })).text();
+  t.false(readerPage.includes('/edit"'));
+}));

@@ -119,6 +119,17 @@ export function componentDetails(component: Component, model: Model, slug: strin
       : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${esc(d.name)}</a> (${d.level})</li>`).join('')}</ul>`);
 }
 
+/** Name and description, edited in the panel; saved as one commit (src/viewer/edit.ts). */
+function editForm(component: Component, slug: string, commit: string, back: string): string {
+  const id = esc(component.id);
+  return `<details class="edit"><summary>Edit name and description</summary>` +
+    `<form method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
+    `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
+    `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
+    `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
+    '<button type="submit">Save</button></form></details>';
+}
+
 export function componentPage(component: Component, model: Model, context: PageContext & { slug: string }): string {
   return layout(component.name, context, `<article class="component-page">${componentDetails(component, model, context.slug, 1)}</article>`);
 }
@@ -134,10 +145,11 @@ export function diagramPage(diagram: Diagram, model: Model, context: PageContext
   const editable = context.key.role === 'editor' && view.at === undefined;
   const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
   const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
+  const path = diagramPath(context.slug, diagram.id);
   const panels = componentIds.map((id) => model.components.get(id)).filter((c): c is Component => c !== undefined).map((c) =>
     `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
-    `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}</section>`).join('');
-  const path = diagramPath(context.slug, diagram.id);
+    `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
+    (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') + '</section>').join('');
   const svgLink = view.at === undefined ? `${path}.svg` : `${path}.svg?at=${encodeURIComponent(view.at)}`;
   const body = `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
     `<h1>${esc(diagram.name)}</h1>` +

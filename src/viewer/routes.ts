@@ -15,6 +15,7 @@ import type { YamlPool } from '../http/yaml-pool.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
 import { ArrangeInput, arrangeDiagram } from './arrange.js';
+import { editComponent } from './edit.js';
 import { asset } from './assets.js';
 import { componentPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
@@ -235,6 +236,25 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({ commit: snapshot.commit, svg: drawDiagram(result, snapshot.model, { componentHref: (c) => `#c-${c}`, editable: true }) });
     });
+
+  /** The panel's form: a component's name and description, one commit; back to the page it came from. */
+  router.post('/orgs/:slug/components/:id/edit', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const form = await readForm(ctx);
+    const commit = form.get('commit') ?? '';
+    // The commit the page showed, as the script's If-Match: a stale page changes nothing.
+    if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;
+    const id = String(ctx.params.id);
+    try {
+      await write(ctx, (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) {
+        throw new ApiError(412, 'The model changed since this page was loaded: reload the page and make your change again. Nothing was saved.');
+      }
+      throw err;
+    }
+    ctx.status = 303;
+    ctx.redirect(localPath(form.get('next')));
+  });
 
   return router;
 }
