@@ -123,7 +123,7 @@ export function componentDetails(component: Component, model: Model, slug: strin
 function editForm(component: Component, slug: string, commit: string, back: string): string {
   const id = esc(component.id);
   return `<details class="edit"><summary>Edit name and description</summary>` +
-    `<form method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
+    `<form class="edit-form" method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
     `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
     `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
     `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
