@@ -202,7 +202,10 @@ browserTest('a component changed through the API shows the notice in its panel a
   t.true(await panel.locator('dl.attributes a[href^="https://"]').count() >= 1);
   t.true(await panel.locator(`ul.appears a[href$="${diagram.id}"]`).count() === 1);
   await page.screenshot({ path: join(ARTIFACTS, 'api-notice.png'), fullPage: true });
-  if (process.env.C4STORE_DOCS_SCREENSHOT === '1') await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', 'viewer.png') });
+  if (process.env.C4STORE_DOCS_SCREENSHOT === '1') {
+    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', 'viewer.png') });
+  }
   // Printed: no navigation, the drawing across the page, every component's details below it.
   await page.emulateMedia({ media: 'print' });
   t.false(await page.locator('header.top').isVisible());
