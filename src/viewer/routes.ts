@@ -20,6 +20,7 @@ import { asset } from './assets.js';
 import { componentPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from './svg.js';
+import { sendSvg } from './svg-response.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -31,7 +32,6 @@ export interface ViewerDependencies {
   sessions?: Sessions;
 }
 
-const SVG_TYPE = 'image/svg+xml; charset=utf-8';
 const SIGN_IN_BODY_LIMIT = 4096;
 const ARRANGE_BODY_LIMIT = 16 * 1024;
 
@@ -88,8 +88,6 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
  * into drops.
  */
 const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
-/** An SVG opened on its own is a document too: no script at all. */
-const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
 function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.status = status;
@@ -257,16 +255,4 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   });
 
   return router;
-}
-
-/** `Accept: image/svg+xml` on the API's diagram GET: the drawing instead of JSON. */
-export function wantsSvg(ctx: Context): boolean {
-  return ctx.accepts('application/json', 'image/svg+xml') === 'image/svg+xml';
-}
-
-export function sendSvg(ctx: Context, svg: string): void {
-  ctx.vary('Accept');
-  ctx.set('Content-Security-Policy', SVG_POLICY);
-  ctx.type = SVG_TYPE;
-  ctx.body = svg;
 }

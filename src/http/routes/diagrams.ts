@@ -8,7 +8,7 @@ import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, setEtag } from '../respond.js';
 import { drawDiagram } from '../../viewer/svg.js';
-import { sendSvg, wantsSvg } from '../../viewer/routes.js';
+import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.get('/diagram', async (ctx) => {
