@@ -23,6 +23,7 @@ import { machine, renderChart, renderMarkdown, type Machine } from './report.js'
 import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
 import { settle, writeMeasurements, type WriteFigures } from './write.js';
+import { measureViewer, type ViewerFigures } from './viewer.js';
 import { interleave, log, setQuiet, type Figure, type Measurement } from './stats.js';
 
 export interface BenchOptions {
@@ -99,6 +100,8 @@ export interface BenchResults {
   startup: StartupFigures;
   memory: MemoryAfterWrites;
   choices: ChoiceFigures;
+  /** The viewer's rendering of a 40-instance diagram (in the benchmark's process). */
+  viewer: ViewerFigures;
   /** `git fsck --full` of the smallest organization after every write of the run. */
   fsck: string;
   totalMs: number;
@@ -257,6 +260,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     startup,
     memory,
     choices,
+    viewer: measureViewer(Math.max(20, options.choiceSamples * 5)),
     fsck: fsckResult,
     totalMs: performance.now() - began,
   };

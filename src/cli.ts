@@ -94,6 +94,8 @@ async function serve(values: Values): Promise<void> {
   } else if (values.demo) {
     console.log(`serving the organizations in ${data}; a new key: node dist/cli.js key create <slug> --data ${data}`);
   }
+  const viewer = (values['public-url'] ?? server.url).replace(/\/+$/, '');
+  console.log(`viewer: ${viewer}/ (sign in with an API key of the organization)`);
   console.log(`listening on ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

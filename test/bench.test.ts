@@ -39,11 +39,12 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     ...numbers(results.startup, 'startup'),
     ...numbers(results.memory, 'memory'),
     ...numbers(results.choices, 'choices'),
+    ...numbers(results.viewer, 'viewer'),
   ];
   t.true(figures.length > 90, `${figures.length} figures`);
   for (const [path, value] of figures) t.true(isPositiveFinite(value), `${path} = ${value}`);
 
-  t.is(checks(results).length, 7);
+  t.is(checks(results).length, 8);
   for (const check of checks(results)) t.true(Number.isFinite(check.value), check.target);
   const markdown = renderMarkdown(results);
   t.false(markdown.includes('NaN'), 'no NaN in results.md');

@@ -133,6 +133,11 @@ test('serve --demo (npm start) creates the demo organization once and prints a c
   t.truthy(curl);
   const { stdout } = await run('sh', ['-c', curl.slice('try: '.length)]);
   t.is(JSON.parse(stdout).length, 32);
+  // The start-up message names the viewer's address too; it asks for the key first.
+  t.true(first.output.includes(`viewer: ${first.url}/ (sign in with an API key of the organization)`));
+  t.is((await fetch(`${first.url}/`, { redirect: 'manual' })).headers.get('location'), '/sign-in?next=%2F');
+  // The built server finds the viewer's stylesheet and script in the package.
+  for (const asset of ['viewer.css', 'viewer.js']) t.is((await fetch(`${first.url}/viewer/${asset}`)).status, 200);
   await first.stop();
   const second = await serveProcess(data, '--demo');
   t.teardown(() => second.stop());

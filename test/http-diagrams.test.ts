@@ -25,7 +25,7 @@ test('levels C1–C4 are accepted; another level, a missing level or name are re
   const [first] = made;
   t.regex(first.apiContext, API_CONTEXT);
   t.deepEqual(first, {
-    id: first.id, name: 'L C1', desc: null, state: 'DRAFT', level: 'C1', url: `${s.url}/diagrams/${first.id}`,
+    id: first.id, name: 'L C1', desc: null, state: 'DRAFT', level: 'C1', url: `${s.url}/orgs/${s.slug}/diagrams/${first.id}`,
     tags: [], componentInstances: [], textareas: [], relations: [], apiContext: first.apiContext,
   });
   t.deepEqual((await s.get(D)).body, made);
@@ -242,7 +242,7 @@ test('tags are {id} on input and full tag objects on output; an unknown tag is r
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C1', tags: [{ name: 'Core' }] }], 400, 'Invalid JSON: 0.tags.0.id: Required');
 }));
 
-test('url is <server url>/diagrams/<id> and ignored on input; what GET serves can be posted back unchanged', (t) => withServer(async (s) => {
+test('url is <server url>/orgs/<slug>/diagrams/<id> and ignored on input; what GET serves can be posted back unchanged', (t) => withServer(async (s) => {
   await twoComponents(s);
   const tag = (await s.post('/api/external/tag', [{ name: 'Core', color: 'green' }])).body[0];
   const [d] = await accepted(t, s, 'POST', D, [{
@@ -251,7 +251,7 @@ test('url is <server url>/diagrams/<id> and ignored on input; what GET serves ca
     textareas: [{ text: 'hello' }],
     relations: [{ fromComponentInstance: 'a', toComponentInstance: 'box', label: 'x' }],
   }]);
-  t.is(d.url, `${s.url}/diagrams/${d.id}`);
+  t.is(d.url, `${s.url}/orgs/${s.slug}/diagrams/${d.id}`);
   const served = (await s.get(`${D}/${d.id}`)).body;
   t.deepEqual(served, d);
   const [same] = await accepted(t, s, 'POST', D, [served], 0);

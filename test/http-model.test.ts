@@ -251,7 +251,7 @@ test('git clone gives one YAML file per resource, equal to what the API serves; 
     for (const d of api.diagrams) {
       const file = await read(`diagrams/${d.id}.yaml`);
       const { url, tags, ...rest } = d;
-      t.is(url, `${s.url}/diagrams/${d.id}`);
+      t.is(url, `${s.url}/orgs/${s.slug}/diagrams/${d.id}`);
       t.deepEqual(file, { ...rest, tags: tags.map((x: any) => x.id) }, `diagrams/${d.id}.yaml`);
       t.deepEqual(Object.keys(file), ['id', 'ref', 'name', 'desc', 'state', 'level', 'tags', 'componentInstances', 'textareas', 'relations', 'apiContext']);
     }

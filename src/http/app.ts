@@ -19,6 +19,7 @@ import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
+import { viewerRouter } from '../viewer/routes.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -71,7 +72,9 @@ export function createApp(deps: AppDependencies): Koa {
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);
 
-  for (const router of [health, apiRouter(deps)]) {
+  // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
+  const viewer = viewerRouter(deps);
+  for (const router of [health, apiRouter(deps), viewer]) {
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.

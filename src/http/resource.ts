@@ -15,7 +15,7 @@ export interface ApiState {
 }
 
 export interface RouteSettings {
-  /** Where diagrams are viewed: `<publicUrl>/diagrams/<id>`. */
+  /** Where diagrams are viewed: `<publicUrl>/orgs/<slug>/diagrams/<id>` (src/viewer/). */
   publicUrl: string;
   bodyLimit: number;
 }

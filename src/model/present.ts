@@ -23,7 +23,8 @@ export const present = {
   diagram: (d: Diagram, model: Model, publicUrl: string) =>
     definedFields({
       id: d.id, ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level,
-      url: `${publicUrl}/diagrams/${d.id}`,
+      // The viewer's page: the organization in the path finds the diagram (docs/api.md, "The diagram viewer").
+      url: `${publicUrl}/orgs/${model.organization.slug}/diagrams/${d.id}`,
       tags: d.tags.map((id) => model.tags.get(id)).filter((t): t is Tag => t !== undefined).map(fileOf.tag),
       componentInstances: d.componentInstances.map(instanceFile),
       textareas: d.textareas.map(textAreaFile),

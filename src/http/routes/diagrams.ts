@@ -6,7 +6,9 @@ import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
-import { send } from '../respond.js';
+import { send, setEtag } from '../respond.js';
+import { drawDiagram } from '../../viewer/svg.js';
+import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.get('/diagram', async (ctx) => {
@@ -16,6 +18,12 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
+    const drawn = wantsSvg(ctx) ? snapshot.model.diagrams.get(String(ctx.params.id)) : undefined;
+    if (drawn) {
+      setEtag(ctx, snapshot);
+      sendSvg(ctx, drawDiagram(drawn, snapshot.model));
+      return;
+    }
     sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams,
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });

@@ -1,0 +1,179 @@
+/**
+ * The viewer's HTML pages, rendered on the server from one snapshot of the model. Pure
+ * functions of their inputs: no request, no I/O.
+ */
+import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
+import type { KeyRecord } from '../store/keys.js';
+import { esc } from './escape.js';
+import { drawDiagram } from './svg.js';
+
+export interface PageContext {
+  /** The signed-in key, or none on the sign-in page. */
+  key?: KeyRecord;
+  /** The organization's slug in urls. */
+  slug?: string;
+}
+
+/** The index lists at most this many components; the search finds the rest. */
+const MAX_LISTED_COMPONENTS = 500;
+
+export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js' };
+
+export function diagramPath(slug: string, id: string): string {
+  return `/orgs/${encodeURIComponent(slug)}/diagrams/${encodeURIComponent(id)}`;
+}
+
+export function componentPath(slug: string, id: string): string {
+  return `/orgs/${encodeURIComponent(slug)}/components/${encodeURIComponent(id)}`;
+}
+
+export function apiNotice(component: Component): string {
+  return `Updated through the API (${component.apiContext}): later API updates may overwrite changes made here`;
+}
+
+function layout(title: string, context: PageContext, body: string, script = false): string {
+  const account = context.key
+    ? `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
+      '<form method="post" action="/sign-out" class="sign-out"><button type="submit">Sign out</button></form>'
+    : '';
+  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${esc(title)} · c4store</title><link rel="stylesheet" href="${ASSETS.css}">` +
+    (script ? `<script src="${ASSETS.js}" defer></script>` : '') +
+    `</head><body><header class="top"><a class="home" href="/">c4store</a>${account}</header>` +
+    `<main>${body}</main></body></html>\n`;
+}
+
+function tagChips(tags: readonly Tag[]): string {
+  if (tags.length === 0) return '';
+  return `<ul class="tags">${tags.map((t) => `<li class="tag tag-${esc(t.color)}">${esc(t.name)}</li>`).join('')}</ul>`;
+}
+
+function tagsOf(diagram: Diagram, model: Model): Tag[] {
+  return diagram.tags.map((id) => model.tags.get(id)).filter((t): t is Tag => t !== undefined);
+}
+
+function typeName(component: Component, model: Model): string {
+  return component.typeId === null ? 'no type' : (model.types.get(component.typeId)?.name ?? 'no type');
+}
+
+function stateBadge(state: string): string {
+  return `<span class="state state-${esc(state.toLowerCase())}">${esc(state)}</span>`;
+}
+
+/** `GET /`: the organization's diagrams by level, and its components with a search box. */
+export function indexPage(model: Model, context: PageContext & { slug: string }, query: string): string {
+  const sections = LEVELS.map((level) => {
+    const diagrams = [...model.diagrams.values()].filter((d) => d.level === level);
+    if (diagrams.length === 0) return '';
+    const rows = diagrams.map((d) =>
+      `<tr><td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
+      `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`).join('');
+    return `<section class="level"><h3>${level}</h3><table><thead><tr><th>Diagram</th><th>State</th><th>Tags</th>` +
+      `<th class="num">Boxes</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+  }).join('');
+  const needle = query.trim().toLowerCase();
+  const components = [...model.components.values()].filter((c) => needle === '' ||
+    `${c.name}\n${c.desc ?? ''}\n${typeName(c, model)}`.toLowerCase().includes(needle));
+  const shown = components.slice(0, MAX_LISTED_COMPONENTS);
+  const rows = shown.map((c) =>
+    `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${esc(c.name)}</a>` +
+    `${c.apiContext === undefined ? '' : ` <span class="api-badge" title="${esc(apiNotice(c))}">API</span>`}</td>` +
+    `<td>${esc(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`).join('');
+  const body = `<h1>${esc(model.organization.name)}</h1>` +
+    `<h2>Diagrams</h2>${sections || '<p>No diagrams yet.</p>'}` +
+    '<h2 id="components">Components</h2>' +
+    `<form method="get" action="/#components" class="search" role="search"><label for="q">Search components</label> ` +
+    `<input type="search" id="q" name="q" value="${esc(query)}" placeholder="name, description or type"> <button type="submit">Search</button></form>` +
+    (components.length === 0 ? '<p>No component matches.</p>'
+      : `<table class="components"><thead><tr><th>Component</th><th>Type</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`) +
+    (shown.length < components.length ? `<p class="more">The first ${shown.length} of ${components.length} components; search to find the others.</p>` : '');
+  return layout(model.organization.name, context, body);
+}
+
+function attributeValue(value: unknown, type: string | undefined): string {
+  if (value === null || value === '') return '<span class="none">—</span>';
+  if (type === 'LINK' && typeof value === 'string' && /^https?:\/\//i.test(value)) {
+    return `<a href="${esc(value)}" rel="noopener noreferrer">${esc(value)}</a>`;
+  }
+  if (type === 'USERLIST' && typeof value === 'string') {
+    return `<span class="person">${esc(value)}</span> <a href="mailto:${esc(value)}">(e-mail)</a>`;
+  }
+  return esc(String(value));
+}
+
+/** The details of one component: on the diagram page as a panel, and as a page of its own. */
+export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2): string {
+  const attributes = component.attributes.map((v) => {
+    const attribute = model.attributes.get(v.id);
+    return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
+  }).join('');
+  const diagrams = [...model.diagrams.values()].filter((d) => d.componentInstances.some((i) => i.component === component.id));
+  const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
+  return `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
+    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
+    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>') +
+    (attributes === '' ? '' : `<h${headingLevel + 1}>Attributes</h${headingLevel + 1}><dl class="attributes">${attributes}</dl>`) +
+    `<h${headingLevel + 1}>Appears on</h${headingLevel + 1}>` +
+    (diagrams.length === 0 ? '<p class="none">No diagram.</p>'
+      : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${esc(d.name)}</a> (${d.level})</li>`).join('')}</ul>`);
+}
+
+/** Name and description, edited in the panel; saved as one commit (src/viewer/edit.ts). */
+function editForm(component: Component, slug: string, commit: string, back: string): string {
+  const id = esc(component.id);
+  return `<details class="edit"><summary>Edit name and description</summary>` +
+    `<form class="edit-form" method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
+    `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
+    `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
+    `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
+    '<button type="submit">Save</button></form></details>';
+}
+
+export function componentPage(component: Component, model: Model, context: PageContext & { slug: string }): string {
+  return layout(component.name, context, `<article class="component-page">${componentDetails(component, model, context.slug, 1)}</article>`);
+}
+
+export interface DiagramView {
+  commit: string;
+  /** `?at=<commit>`: the diagram as it was; nothing can be moved. */
+  at?: string;
+}
+
+/** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
+export function diagramPage(diagram: Diagram, model: Model, context: PageContext & { slug: string; key: KeyRecord }, view: DiagramView): string {
+  const editable = context.key.role === 'editor' && view.at === undefined;
+  const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
+  const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
+  const path = diagramPath(context.slug, diagram.id);
+  const panels = componentIds.map((id) => model.components.get(id)).filter((c): c is Component => c !== undefined).map((c) =>
+    `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
+    `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
+    (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') + '</section>').join('');
+  const svgLink = view.at === undefined ? `${path}.svg` : `${path}.svg?at=${encodeURIComponent(view.at)}`;
+  const body = `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
+    `<h1>${esc(diagram.name)}</h1>` +
+    `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>` +
+    (view.at === undefined ? '' : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
+    (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
+    `<div id="notice" class="notice" role="alert" hidden></div>` +
+    (editable ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>' : '') +
+    `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
+    `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a></p></article>`;
+  return layout(diagram.name, context, body, editable);
+}
+
+export function signInPage(options: { next: string; message?: string; error?: string }): string {
+  const body = '<section class="sign-in"><h1>Sign in</h1>' +
+    (options.message ? `<p class="message">${esc(options.message)}</p>` : '') +
+    (options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : '') +
+    '<p>Paste an API key of your organization once. The key is not stored in your browser: the server answers with a session that ends after eight hours or when you sign out.</p>' +
+    '<form method="post" action="/sign-in"><label for="key">API key</label> ' +
+    '<input type="password" id="key" name="key" autocomplete="off" required size="50"> ' +
+    `<input type="hidden" name="next" value="${esc(options.next)}"><button type="submit">Sign in</button></form></section>`;
+  return layout('Sign in', {}, body);
+}
+
+export function errorPage(status: number, message: string, context: PageContext): string {
+  return layout(`Error ${status}`, context, `<section class="error-page"><h1>${status}</h1><p>${esc(message)}</p><p><a href="/">All diagrams</a></p></section>`);
+}

@@ -1,0 +1,258 @@
+/**
+ * The viewer's routes: sign-in, the pages, the drawing as SVG and the arrange write. Pages
+ * are reached with a session cookie (./sessions.ts), never with the API's key headers; the
+ * API under /api/external keeps requiring its key headers and ignores the cookie.
+ */
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { ApiError } from '../errors.js';
+import { checkBody } from '../model/check-body.js';
+import { readSnapshot, state, write } from '../http/resource.js';
+import { setEtag } from '../http/respond.js';
+import { parseBody } from '../http/middleware/body.js';
+import { requireEditor } from '../http/middleware/auth.js';
+import type { YamlPool } from '../http/yaml-pool.js';
+import type { Orgs } from '../service/orgs.js';
+import type { KeyRecord, KeyStore } from '../store/keys.js';
+import { ArrangeInput, arrangeDiagram } from './arrange.js';
+import { editComponent } from './edit.js';
+import { asset } from './assets.js';
+import { componentPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
+import { SESSION_COOKIE, Sessions } from './sessions.js';
+import { drawDiagram } from './svg.js';
+import { sendSvg } from './svg-response.js';
+
+export interface ViewerDependencies {
+  orgs: Orgs;
+  keys: KeyStore;
+  /** Read when a request needs it: the server learns its address only once it listens. */
+  publicUrl: string;
+  bodyBudget: number;
+  yamlPool: YamlPool;
+  sessions?: Sessions;
+}
+
+const SIGN_IN_BODY_LIMIT = 4096;
+const ARRANGE_BODY_LIMIT = 16 * 1024;
+
+interface Viewer {
+  key: KeyRecord;
+}
+
+function sessionId(ctx: Context): string | undefined {
+  return ctx.cookies.get(SESSION_COOKIE) ?? undefined;
+}
+
+/** HttpOnly, SameSite=Strict, Secure when the service is reached over https. */
+function sessionCookie(ctx: Context, publicUrl: string, value: string, maxAge: number): string {
+  const secure = ctx.protocol === 'https' || publicUrl.startsWith('https:');
+  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+}
+
+/**
+ * State-changing page requests must come from the service's own pages: SameSite=Strict
+ * keeps the cookie off cross-site requests, and the Origin check refuses them besides
+ * (browsers send Origin on every POST; Sec-Fetch-Site covers the rest).
+ */
+function requireSameOrigin(deps: ViewerDependencies): Middleware {
+  return async (ctx, next) => {
+    const origin = ctx.get('origin');
+    const own = new Set([`${ctx.protocol}://${ctx.host}`]);
+    if (deps.publicUrl !== '') own.add(new URL(deps.publicUrl).origin);
+    const sameSite = origin !== '' ? own.has(origin) : ctx.get('sec-fetch-site') === 'same-origin';
+    if (!sameSite) throw new ApiError(403, 'Cross-site request refused.');
+    await next();
+  };
+}
+
+/** Only a local path may follow sign-in: no open redirect to another site. */
+function localPath(next: unknown): string {
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+async function readForm(ctx: Context): Promise<URLSearchParams> {
+  if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type || '(none)'}.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > SIGN_IN_BODY_LIMIT) throw new ApiError(413, 'Request body too large.', { Connection: 'close' });
+    chunks.push(chunk);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Only the viewer's own script runs on its pages (model text is escaped, and this holds even if
+ * escaping were ever missed), and no other site may frame them: a framed page could be tricked
+ * into drops.
+ */
+const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+function sendHtml(ctx: Context, html: string, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', PAGE_POLICY);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'same-origin');
+  ctx.body = html;
+}
+
+export function viewerRouter(deps: ViewerDependencies): Router {
+  const sessions = deps.sessions ?? new Sessions(deps.keys);
+  const router = new Router({ sensitive: true });
+  const sameOrigin = requireSameOrigin(deps);
+
+  /** Pages need a session: without one, the sign-in page, coming back here afterwards. */
+  const signedIn: Middleware = async (ctx, next) => {
+    const key = await sessions.resolve(sessionId(ctx));
+    if (!key || !deps.orgs.exists(key.org)) {
+      if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+        ctx.redirect(`/sign-in?next=${encodeURIComponent(ctx.originalUrl)}`);
+        return;
+      }
+      throw new ApiError(401, 'Sign in again: the session has ended.');
+    }
+    ctx.state.viewer = { key } satisfies Viewer;
+    // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
+    ctx.state.key = key;
+    ctx.state.org = deps.orgs.get(key.org);
+    await next();
+  };
+
+  /** `/orgs/<slug>/…` of the signed-in organization; another organization asks for its key. */
+  const ownOrg: Middleware = async (ctx, next) => {
+    const { key } = ctx.state.viewer as Viewer;
+    if (ctx.params.slug !== key.org) {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ApiError(403, 'This page belongs to another organization.');
+      sendHtml(ctx, signInPage({
+        next: ctx.originalUrl,
+        message: `This page belongs to organization '${ctx.params.slug}', and you are signed in to '${key.org}'. Sign in with one of its API keys.`,
+      }), 403);
+      return;
+    }
+    await next();
+  };
+
+  /** Page errors as a page; the script's JSON requests keep the contract's JSON errors. */
+  const htmlErrors: Middleware = async (ctx, next: Next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const viewer = ctx.state.viewer as Viewer | undefined;
+      sendHtml(ctx, errorPage(err.status, err.message, { key: viewer?.key }), err.status);
+    }
+  };
+
+  router.get('/viewer/:name', (ctx) => {
+    const name = ctx.params.name;
+    if (name !== 'viewer.css' && name !== 'viewer.js') return;
+    const found = asset(name);
+    ctx.type = found.type;
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.body = found.body;
+  });
+
+  router.get('/sign-in', async (ctx) => {
+    sendHtml(ctx, signInPage({ next: localPath(ctx.query.next) }));
+  });
+
+  router.post('/sign-in', htmlErrors, sameOrigin, async (ctx) => {
+    const form = await readForm(ctx);
+    const next = localPath(form.get('next'));
+    const key = await deps.keys.verify((form.get('key') ?? '').trim());
+    if (!key || !deps.orgs.exists(key.org)) {
+      sendHtml(ctx, signInPage({ next, error: 'This API key is not valid (unknown or revoked).' }), 401);
+      return;
+    }
+    sessions.close(sessionId(ctx));
+    ctx.set('Set-Cookie', sessionCookie(ctx, deps.publicUrl, sessions.open(key), sessions.lifetimeSeconds));
+    ctx.status = 303;
+    ctx.redirect(next);
+  });
+
+  router.post('/sign-out', sameOrigin, async (ctx) => {
+    sessions.close(sessionId(ctx));
+    ctx.set('Set-Cookie', sessionCookie(ctx, deps.publicUrl, '', 0));
+    ctx.status = 303;
+    ctx.redirect('/sign-in');
+  });
+
+  router.get('/', htmlErrors, signedIn, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const snapshot = await readSnapshot(ctx);
+    const query = typeof ctx.query.q === 'string' ? ctx.query.q : '';
+    sendHtml(ctx, indexPage(snapshot.model, { key, slug: key.org }, query));
+  });
+
+  /** The url of the API before it carried the organization: the signed-in organization's diagram. */
+  router.get('/diagrams/:name', htmlErrors, signedIn, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const name = String(ctx.params.name);
+    const id = name.endsWith('.svg') ? name.slice(0, -4) : name;
+    // Found at the tip; `?at=` travels along and is the new address's business.
+    const snapshot = await state(ctx).org.head();
+    if (!snapshot.model.diagrams.has(id)) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    ctx.status = 301;
+    ctx.redirect(`${diagramPath(key.org, id)}${name.endsWith('.svg') ? '.svg' : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+  });
+
+  router.get('/orgs/:slug/diagrams/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const name = String(ctx.params.name);
+    const svg = name.endsWith('.svg');
+    const id = svg ? name.slice(0, -4) : name;
+    const snapshot = await readSnapshot(ctx);
+    const diagram = snapshot.model.diagrams.get(id);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    setEtag(ctx, snapshot);
+    if (svg) {
+      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
+      return;
+    }
+    const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
+    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
+  });
+
+  router.get('/orgs/:slug/components/:id', htmlErrors, signedIn, ownOrg, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const snapshot = await readSnapshot(ctx);
+    const component = snapshot.model.components.get(String(ctx.params.id));
+    if (!component) throw new ApiError(404, `Component with id '${ctx.params.id}' does not exist.`);
+    sendHtml(ctx, componentPage(component, snapshot.model, { key, slug: key.org }));
+  });
+
+  /** One drop of the page's script: one write through the API's write path, one commit. */
+  router.post('/orgs/:slug/diagrams/:id/arrange', sameOrigin, signedIn, ownOrg, requireEditor,
+    parseBody({ limitBytes: ARRANGE_BODY_LIMIT, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool }), async (ctx) => {
+      const move = checkBody(ArrangeInput, ctx.request.body);
+      const id = String(ctx.params.id);
+      const { snapshot, result } = await write(ctx, (draft) => arrangeDiagram(draft, id, move));
+      setEtag(ctx, snapshot);
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = JSON.stringify({ commit: snapshot.commit, svg: drawDiagram(result, snapshot.model, { componentHref: (c) => `#c-${c}`, editable: true }) });
+    });
+
+  /** The panel's form: a component's name and description, one commit; back to the page it came from. */
+  router.post('/orgs/:slug/components/:id/edit', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const form = await readForm(ctx);
+    const commit = form.get('commit') ?? '';
+    // The commit the page showed, as the script's If-Match: a stale page changes nothing.
+    if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;
+    const id = String(ctx.params.id);
+    try {
+      await write(ctx, (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) {
+        throw new ApiError(412, 'The model changed since this page was loaded: reload the page and make your change again. Nothing was saved.');
+      }
+      throw err;
+    }
+    ctx.status = 303;
+    ctx.redirect(localPath(form.get('next')));
+  });
+
+  return router;
+}
