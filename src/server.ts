@@ -82,6 +82,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
   const keys = new KeyStore(options.dataDir);
+  await orgs.prepare(keys);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {

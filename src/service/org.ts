@@ -50,6 +50,8 @@ export class OrgModel {
     readonly slug: string,
     readonly repo: Repo,
     private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
+    /** The identity of the repository (its `c4store.orgId`) this model was opened on. */
+    readonly identity?: string,
   ) {}
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */

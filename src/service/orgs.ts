@@ -5,10 +5,12 @@ import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, serialize, se
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
+import type { KeyStore } from '../store/keys.js';
+import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
 import { OrgModel } from './org.js';
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export { SLUG_PATTERN } from '../store/org-identity.js';
 
 /** The C4 set every new organization starts with. */
 export const DEFAULT_TYPES: ReadonlyArray<[slug: string, name: string]> = [
@@ -38,8 +40,9 @@ export class Orgs {
   ) {}
 
   gitdir(slug: string): string {
-    if (!SLUG_PATTERN.test(slug)) throw new Error(`Invalid organization slug ${JSON.stringify(slug)}`);
-    return join(this.dataDir, 'orgs', `${slug}.git`);
+    const gitdir = orgGitdir(this.dataDir, slug);
+    if (gitdir === undefined) throw new Error(`Invalid organization slug ${JSON.stringify(slug)}`);
+    return gitdir;
   }
 
   exists(slug: string): boolean {
@@ -51,14 +54,34 @@ export class Orgs {
     return names.filter((n) => n.endsWith('.git')).map((n) => n.slice(0, -4)).filter((s) => SLUG_PATTERN.test(s)).sort();
   }
 
+  /**
+   * The organization now under this slug. One removed and created again while the server runs
+   * has a new identity: it gets a fresh OrgModel, so nothing cached from the old one (snapshots
+   * of `?at=`, verdicts on invalid commits) is served for it.
+   */
   get(slug: string): OrgModel {
+    if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
+    const identity = readOrgIdentity(this.gitdir(slug));
     let org = this.open.get(slug);
-    if (!org) {
-      if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
-      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites);
+    if (!org || org.identity !== identity) {
+      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, identity);
       this.open.set(slug, org);
     }
     return org;
+  }
+
+  /**
+   * Run once when a server starts, before it answers: gives every repository made before
+   * organizations had identities one (in its git config) and the same one to the keys of its
+   * slug that have none, and removes blob-cache files a killed process left half-written.
+   */
+  async prepare(keys: KeyStore): Promise<void> {
+    for (const slug of await this.list()) {
+      const repo = new Repo(this.gitdir(slug), this.options);
+      const identity = readOrgIdentity(repo.gitdir) ?? (await repo.adoptIdentity());
+      await keys.adopt(slug, identity);
+      await repo.removeStaleBlobCacheFiles();
+    }
   }
 
   async create(slug: string, options: CreateOrgOptions): Promise<OrgModel> {
@@ -79,6 +102,7 @@ export class Orgs {
       }));
     }
     await Repo.init(this.gitdir(slug), {
+      identity: newOrgIdentity(),
       files: modelFiles(model),
       author: options.author,
       message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,
