@@ -21,6 +21,11 @@ export interface ServerOptions {
    * beyond). Default: the larger of 64 MB and four body limits.
    */
   bodyBudget?: number;
+  /**
+   * Bytes of `?at=` snapshots (models of earlier commits and their serialized responses) kept
+   * for reuse, over all organizations (default 256 MB); the least recently used go first.
+   */
+  snapshotCacheBytes?: number;
   /** Worker threads parsing large YAML bodies at once (default: cores − 1, 1 to 4). */
   yamlThreads?: number;
   /**
@@ -43,6 +48,8 @@ export interface ServerOptions {
 export interface RunningServer {
   url: string;
   server: Server;
+  /** The organizations it serves (tests look at their caches). */
+  orgs: Orgs;
   close(): Promise<void>;
 }
 
@@ -80,7 +87,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   // Straight to stdout: console.log formats and checks for colours on every call, per request.
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
+  const orgs = new Orgs(options.dataDir, {
+    durable: options.durable, maxWaitingWrites: options.maxWaitingWrites, snapshotCacheBytes: options.snapshotCacheBytes,
+  });
   const keys = new KeyStore(options.dataDir);
   await orgs.prepare(keys);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
@@ -113,6 +122,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url,
     server,
+    orgs,
     close: async () => {
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

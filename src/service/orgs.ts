@@ -8,7 +8,8 @@ import type { Model } from '../model/types.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
-import { OrgModel } from './org.js';
+import { OrgModel, type Snapshot } from './org.js';
+import { SnapshotCache } from './snapshot-cache.js';
 
 export { SLUG_PATTERN } from '../store/org-identity.js';
 
@@ -33,11 +34,15 @@ export interface CreateOrgOptions {
 /** The organizations of one data directory: `orgs/<slug>.git`, opened once and kept. */
 export class Orgs {
   private readonly open = new Map<string, OrgModel>();
+  /** `?at=` snapshots of every organization, within one budget of bytes. */
+  readonly snapshots: SnapshotCache<Snapshot>;
 
   constructor(
     readonly dataDir: string,
-    private readonly options: { durable?: boolean; maxWaitingWrites?: number } = {},
-  ) {}
+    private readonly options: { durable?: boolean; maxWaitingWrites?: number; snapshotCacheBytes?: number } = {},
+  ) {
+    this.snapshots = new SnapshotCache(options.snapshotCacheBytes);
+  }
 
   gitdir(slug: string): string {
     const gitdir = orgGitdir(this.dataDir, slug);
@@ -64,7 +69,8 @@ export class Orgs {
     const identity = readOrgIdentity(this.gitdir(slug));
     let org = this.open.get(slug);
     if (!org || org.identity !== identity) {
-      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, identity);
+      if (org) this.snapshots.dropOwner(org.owner);
+      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, identity, this.snapshots);
       this.open.set(slug, org);
     }
     return org;
