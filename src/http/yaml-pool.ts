@@ -26,7 +26,16 @@ export class YamlPool {
   private readonly timeoutMs: number;
   private readonly maxHeapMb: number;
   private readonly idle: Worker[] = [];
-  private readonly queue: Array<() => void> = [];
+  /**
+   * Parses waiting for a worker, one queue per organization. The next turn goes to the
+   * organization whose last parse started longest ago (or never): one organization's stream of
+   * large bodies then delays another's body by at most the parses already running, not by
+   * everything it queued first.
+   */
+  private readonly waiting = new Map<string, Array<() => void>>();
+  /** When each organization's latest parse started, as a count of parses started. */
+  private readonly lastStarted = new Map<string, number>();
+  private started = 0;
   private running = 0;
   private nextId = 0;
   private closed = false;
@@ -38,15 +47,49 @@ export class YamlPool {
     this.maxHeapMb = options.maxHeapMb ?? 1024;
   }
 
-  async parse(text: string): Promise<Parsed> {
-    if (this.running >= this.threads) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.running++;
+  /** Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy. */
+  async parse(text: string, owner = ''): Promise<Parsed> {
+    if (this.running < this.threads) this.running++;
+    else await new Promise<void>((resolve) => this.enqueue(owner, resolve));
+    this.lastStarted.set(owner, ++this.started);
     try {
       return await this.parseOnWorker(text);
     } finally {
-      this.running--;
-      this.queue.shift()?.();
+      this.handOver();
     }
+  }
+
+  /** Parses waiting, over all organizations. */
+  get queued(): number {
+    let count = 0;
+    for (const queue of this.waiting.values()) count += queue.length;
+    return count;
+  }
+
+  private enqueue(owner: string, resolve: () => void): void {
+    const queue = this.waiting.get(owner);
+    if (queue) queue.push(resolve);
+    else this.waiting.set(owner, [resolve]);
+  }
+
+  /**
+   * A finished parse passes its slot straight to the organization whose turn it is (its oldest
+   * parse); `running` stays as it is, so a parse arriving meanwhile cannot take the slot as well.
+   */
+  private handOver(): void {
+    let owner: string | undefined;
+    for (const candidate of this.waiting.keys()) {
+      if (owner === undefined || (this.lastStarted.get(candidate) ?? 0) < (this.lastStarted.get(owner) ?? 0)) owner = candidate;
+    }
+    if (owner === undefined) {
+      this.running--;
+      if (this.running === 0) this.lastStarted.clear();
+      return;
+    }
+    const queue = this.waiting.get(owner)!;
+    const resolve = queue.shift()!;
+    if (queue.length === 0) this.waiting.delete(owner);
+    resolve();
   }
 
   /** Ends every worker; later parses start new ones. */
