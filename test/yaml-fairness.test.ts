@@ -4,7 +4,8 @@
  * organization and serves them in turn.
  */
 import test from 'ava';
-import { YamlPool } from '../src/http/yaml-pool.js';
+import { FairQueue } from '../src/http/fair-queue.js';
+import { SMALL_BODY_BYTES, YamlPool } from '../src/http/yaml-pool.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { TestServer } from './support/server.js';
@@ -16,7 +17,37 @@ function heavyYaml(entries: number, tag: string): string {
   return text;
 }
 
-test('the pool serves organizations in turn: B\'s parse waits for the one running, not for all of A\'s', async (t) => {
+test('organizations take turns: B waits for the turn running, not for all of A\'s', async (t) => {
+  const queue = new FairQueue(1);
+  const finished: string[] = [];
+  const turn = async (owner: string, label: string) => {
+    await queue.acquire(owner);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    finished.push(label);
+    queue.release();
+  };
+  const a = Array.from({ length: 5 }, (_, n) => turn('a', `a${n}`));
+  const b = [turn('b', 'b0'), turn('b', 'b1')];
+  const c = turn('c', 'c0');
+  t.is(queue.queued, 7);
+  await Promise.all([...a, ...b, c]);
+  // a0 was running; then the organizations that had no turn yet, then whoever waited longest.
+  t.deepEqual(finished, ['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'a3', 'a4']);
+  // The slot is handed over, never duplicated: one turn at a time throughout, and none left.
+  t.is(queue.queued, 0);
+  let running = 0;
+  let most = 0;
+  await Promise.all(Array.from({ length: 20 }, async (_, n) => {
+    await queue.acquire(`o${n % 3}`);
+    most = Math.max(most, ++running);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    running--;
+    queue.release();
+  }));
+  t.is(most, 1);
+});
+
+test('the pool: a small body is parsed while large ones keep the large-body workers busy', async (t) => {
   const pool = new YamlPool({ threads: 1 });
   try {
     const finished: string[] = [];
@@ -24,17 +55,15 @@ test('the pool serves organizations in turn: B\'s parse waits for the one runnin
       finished.push(label);
       return parsed;
     });
-    const heavy = heavyYaml(2000, 'a');
-    const a = Array.from({ length: 5 }, (_, n) => parse('a', `a${n}`, heavy));
-    const b = [parse('b', 'b0', 'b: 0'), parse('b', 'b1', 'b: 1')];
-    const c = parse('c', 'c0', 'c: 0');
-    t.is(pool.queued, 7);
-    await Promise.all([...a, ...b, c]);
-    // a0 was running; then the organizations that had no turn yet, then whoever waited longest.
-    t.deepEqual(finished, ['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'a3', 'a4']);
-    t.is(pool.queued, 0);
-    // The slot is handed over, never duplicated: afterwards one parse at a time still works.
-    t.deepEqual(await pool.parse('x: 1', 'a'), { value: { x: 1 } });
+    const heavy = heavyYaml(3000, 'a');
+    t.true(heavy.length > SMALL_BODY_BYTES);
+    const a = Array.from({ length: 3 }, (_, n) => parse('a', `a${n}`, heavy));
+    const small = `b: "${'x'.repeat(30_000)}"`;
+    const b = parse('b', 'b0', small);
+    t.deepEqual(await b, { value: { b: 'x'.repeat(30_000) } });
+    await Promise.all(a);
+    t.is(finished[0], 'b0');
+    t.deepEqual(finished.slice(1), ['a0', 'a1', 'a2']);
   } finally {
     await pool.close();
   }
@@ -57,10 +86,10 @@ test('org A\'s large YAML bodies no longer delay org B\'s YAML write (generous b
         return Date.now() - started;
       }),
     );
-    // B's body is over the inline limit (16 KB), so it too goes to the pool.
+    // B's body is over the small-body limit (64 KB), so it waits for the same worker as A's.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const body = `- ref: quiet\n  name: Quiet service\n  typeSlug: container\n  desc: ${'quiet '.repeat(4000)}\n`;
-    t.true(body.length > 16 * 1024);
+    const body = `- ref: quiet\n  name: Quiet service\n  typeSlug: container\n  desc: ${'quiet '.repeat(12_000)}\n`;
+    t.true(body.length > SMALL_BODY_BYTES);
     const quietStarted = Date.now();
     const quiet = await s.request('POST', '/api/external/component', { raw: body, key: quietKey, headers: { 'content-type': 'application/yaml' } });
     const quietMs = Date.now() - quietStarted;

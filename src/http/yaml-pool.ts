@@ -9,9 +9,13 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { moduleBeside, startModuleWorker } from '../threads.js';
 import type { Parsed } from './body-parse.js';
+import { FairQueue } from './fair-queue.js';
 
 export interface YamlPoolOptions {
-  /** Workers parsing at once (default: cores − 1, between 1 and 4). More bodies wait their turn. */
+  /**
+   * Workers parsing large bodies at once (default: cores − 1, between 1 and 4), plus one for
+   * bodies up to SMALL_BODY_BYTES. More bodies wait their organization's turn.
+   */
   threads?: number;
   /** A parse taking longer is abandoned and its worker ended (default 60 s). */
   timeoutMs?: number;
@@ -21,75 +25,45 @@ export interface YamlPoolOptions {
 
 const WORKER_URL = moduleBeside(import.meta.url, 'yaml-worker');
 
+/** Bodies up to this size (~0.1 s of parsing) go to the small bodies' worker. */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
 export class YamlPool {
-  private readonly threads: number;
   private readonly timeoutMs: number;
   private readonly maxHeapMb: number;
   private readonly idle: Worker[] = [];
+  /** Bodies over SMALL_BODY_BYTES: `threads` workers, organizations served in turn. */
+  private readonly large: FairQueue;
   /**
-   * Parses waiting for a worker, one queue per organization. The next turn goes to the
-   * organization whose last parse started longest ago (or never): one organization's stream of
-   * large bodies then delays another's body by at most the parses already running, not by
-   * everything it queued first.
+   * Smaller bodies have a worker of their own, so that a write of a few tens of KB never waits
+   * behind a multi-second parse of a large body, whoever sent it; they too take turns.
    */
-  private readonly waiting = new Map<string, Array<() => void>>();
-  /** When each organization's latest parse started, as a count of parses started. */
-  private readonly lastStarted = new Map<string, number>();
-  private started = 0;
-  private running = 0;
+  private readonly small = new FairQueue(1);
   private nextId = 0;
   private closed = false;
   private readonly all = new Set<Worker>();
 
   constructor(options: YamlPoolOptions = {}) {
-    this.threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+    const threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+    this.large = new FairQueue(threads);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxHeapMb = options.maxHeapMb ?? 1024;
   }
 
   /** Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy. */
   async parse(text: string, owner = ''): Promise<Parsed> {
-    if (this.running < this.threads) this.running++;
-    else await new Promise<void>((resolve) => this.enqueue(owner, resolve));
-    this.lastStarted.set(owner, ++this.started);
+    const lane = text.length <= SMALL_BODY_BYTES ? this.small : this.large;
+    await lane.acquire(owner);
     try {
       return await this.parseOnWorker(text);
     } finally {
-      this.handOver();
+      lane.release();
     }
   }
 
-  /** Parses waiting, over all organizations. */
+  /** Parses waiting for a worker, over all organizations. */
   get queued(): number {
-    let count = 0;
-    for (const queue of this.waiting.values()) count += queue.length;
-    return count;
-  }
-
-  private enqueue(owner: string, resolve: () => void): void {
-    const queue = this.waiting.get(owner);
-    if (queue) queue.push(resolve);
-    else this.waiting.set(owner, [resolve]);
-  }
-
-  /**
-   * A finished parse passes its slot straight to the organization whose turn it is (its oldest
-   * parse); `running` stays as it is, so a parse arriving meanwhile cannot take the slot as well.
-   */
-  private handOver(): void {
-    let owner: string | undefined;
-    for (const candidate of this.waiting.keys()) {
-      if (owner === undefined || (this.lastStarted.get(candidate) ?? 0) < (this.lastStarted.get(owner) ?? 0)) owner = candidate;
-    }
-    if (owner === undefined) {
-      this.running--;
-      if (this.running === 0) this.lastStarted.clear();
-      return;
-    }
-    const queue = this.waiting.get(owner)!;
-    const resolve = queue.shift()!;
-    if (queue.length === 0) this.waiting.delete(owner);
-    resolve();
+    return this.small.queued + this.large.queued;
   }
 
   /** Ends every worker; later parses start new ones. */
