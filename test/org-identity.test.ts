@@ -125,3 +125,21 @@ test('the config reader agrees with git on case, sections and the last value', (
   t.is(identityIn('[c4store "sub"]\n\torgId = a\n'), undefined);
   t.is(identityIn('[core]\n\torgId = a\n'), undefined);
 });
+
+test('an organization removed while the server runs: its keys get 401 and its ?at= snapshots are dropped', async (t) => {
+  await withServer(async (s) => {
+    t.is((await s.post('/api/external/tag', [{ name: 'First', color: 'red' }])).status, 200);
+    const first = await s.head();
+    t.is((await s.post('/api/external/tag', [{ name: 'Second', color: 'red' }])).status, 200);
+    t.is((await s.get(`/api/external/model?at=${first}`)).status, 200);
+    const snapshots = s.server.orgs.snapshots;
+    t.is(snapshots.size, 1);
+    t.true(snapshots.bytes > 0);
+    await rm(s.gitdir, { recursive: true, force: true });
+    const reply = await s.get(`/api/external/model?at=${first}`);
+    t.is(reply.status, 401);
+    t.deepEqual(reply.body, { error: 'Invalid API key.' });
+    t.is(snapshots.size, 0);
+    t.is(snapshots.bytes, 0);
+  });
+});

@@ -65,15 +65,33 @@ export class Orgs {
    * of `?at=`, verdicts on invalid commits) is served for it.
    */
   get(slug: string): OrgModel {
-    if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
+    if (!this.exists(slug)) {
+      this.forget(slug);
+      throw new Error(`Organization '${slug}' does not exist.`);
+    }
     const identity = readOrgIdentity(this.gitdir(slug));
     let org = this.open.get(slug);
     if (!org || org.identity !== identity) {
-      if (org) this.snapshots.dropOwner(org.owner);
+      this.forget(slug);
       org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, identity, this.snapshots);
       this.open.set(slug, org);
     }
     return org;
+  }
+
+  /** The organization under this slug, or undefined when there is none (any left-over state is dropped). */
+  find(slug: string): OrgModel | undefined {
+    if (this.exists(slug)) return this.get(slug);
+    this.forget(slug);
+    return undefined;
+  }
+
+  /** Drops what is kept of an organization removed (or replaced) behind the server's back. */
+  private forget(slug: string): void {
+    const org = this.open.get(slug);
+    if (org === undefined) return;
+    this.snapshots.dropOwner(org.owner);
+    this.open.delete(slug);
   }
 
   /**

@@ -25,11 +25,12 @@ function presentedKey(ctx: Context): string {
 export function authenticate(keys: KeyStore, orgs: Orgs): Middleware {
   return async (ctx, next) => {
     const record = await keys.verify(presentedKey(ctx));
-    if (!record || !orgs.exists(record.org)) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
-    const org = orgs.get(record.org);
+    const org = record ? orgs.find(record.org) : undefined;
     // A key made for an organization since removed must not open a new one under its slug.
     // Fails closed: a key or repository without an identity matches nothing.
-    if (record.orgId === undefined || record.orgId !== org.identity) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
+    if (!record || !org || record.orgId === undefined || record.orgId !== org.identity) {
+      throw new ApiError(401, 'Invalid API key.', CHALLENGE);
+    }
     ctx.state.key = record;
     ctx.state.org = org;
     await next();
