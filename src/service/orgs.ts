@@ -102,9 +102,15 @@ export class Orgs {
   async prepare(keys: KeyStore): Promise<void> {
     for (const slug of await this.list()) {
       const repo = new Repo(this.gitdir(slug), this.options);
-      const identity = readOrgIdentity(repo.gitdir) ?? (await repo.adoptIdentity());
-      await keys.adopt(slug, identity);
-      await repo.removeStaleBlobCacheFiles();
+      try {
+        const identity = readOrgIdentity(repo.gitdir) ?? (await repo.adoptIdentity());
+        await keys.adopt(slug, identity);
+        await repo.removeStaleBlobCacheFiles();
+      } catch (error) {
+        // One damaged repository must not keep the server from serving the others; without an
+        // identity its keys are refused (fail closed) until a later start adopts one.
+        console.error(`c4store: organization '${slug}': ${(error as Error).message}`);
+      }
     }
   }
 
