@@ -24,6 +24,11 @@ export interface ServerOptions {
    * beyond). Default: the larger of 64 MB and four body limits.
    */
   bodyBudget?: number;
+  /**
+   * Bytes of `?at=` snapshots (models of earlier commits and their serialized responses) kept
+   * for reuse, over all organizations (default 256 MB); the least recently used go first.
+   */
+  snapshotCacheBytes?: number;
   /** Worker threads parsing large YAML bodies at once (default: cores − 1, 1 to 4). */
   yamlThreads?: number;
   /**
@@ -51,6 +56,8 @@ export interface ServerOptions {
 export interface RunningServer {
   url: string;
   server: Server;
+  /** The organizations it serves (tests look at their caches). */
+  orgs: Orgs;
   close(): Promise<void>;
 }
 
@@ -93,6 +100,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const orgs = new Orgs(options.dataDir, {
     durable: options.durable,
     maxWaitingWrites: options.maxWaitingWrites,
+    snapshotCacheBytes: options.snapshotCacheBytes,
     afterCommit: (slug, gitdir) => {
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
@@ -101,6 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
   await mirrors.start();
   const keys = new KeyStore(options.dataDir);
+  await orgs.prepare(keys);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();
   for (const slug of slugs) await installPreReceiveHook(orgs.gitdir(slug));
@@ -135,6 +144,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url,
     server,
+    orgs,
     close: async () => {
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

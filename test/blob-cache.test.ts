@@ -1,5 +1,5 @@
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,3 +209,68 @@ test('a built server (dist/) cold-loads 1,200 components through the worker and 
   t.is((await readBlobCache(org.repo.gitdir)).size, 1200 + 7);
   t.deepEqual(await list(), cold);
 });
+
+test('c4store-blob-cache.tmp-* files whose writer is gone are removed when a server starts; a live writer\'s stays', async (t) => {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+  createdDirs.push(dataDir);
+  const org = await new Orgs(dataDir).create('big', { author });
+  const gitdir = org.repo.gitdir;
+  // A pid that surely runs no more: a process that has exited.
+  const dead = execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).trim();
+  const live = spawnSleeper();
+  try {
+    const names = {
+      olderVersion: `${BLOB_CACHE_FILE}.tmp-0123456789ab`,
+      deadWriter: `${BLOB_CACHE_FILE}.tmp-${dead}-0123456789ab`,
+      liveWriter: `${BLOB_CACHE_FILE}.tmp-${live.pid}-0123456789ab`,
+    };
+    for (const name of Object.values(names)) await fsp.writeFile(path.join(gitdir, name), 'half a cache');
+    const server = await startServer({ dataDir, port: 0, log: () => {} });
+    await server.close();
+    const left = (await fsp.readdir(gitdir)).filter((name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`));
+    t.deepEqual(left, [names.liveWriter]);
+  } finally {
+    live.kill();
+  }
+});
+
+test('a leftover temporary file never stands in the way of the next cache write', async (t) => {
+  const { repo, files } = await repoWithFiles(300);
+  const leftovers = [`${BLOB_CACHE_FILE}.tmp-${process.pid}-000000000000`, `${BLOB_CACHE_FILE}.tmp-0123456789ab`];
+  for (const name of leftovers) await fsp.writeFile(path.join(repo.gitdir, name), 'half a cache');
+  await contentsOf(repo.readBlobs(files.values()), files);
+  await cacheFile(repo.gitdir);
+  t.is((await readBlobCache(repo.gitdir)).size, 300);
+});
+
+test('a built server stopped by SIGTERM right after a cold load leaves no temporary cache file', async (t) => {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
+  createdDirs.push(dataDir);
+  const org = await new Orgs(dataDir).create('big', { author });
+  const { key } = await new KeyStore(dataDir).create('big', { label: 'test' });
+  const typeId = [...(await org.head()).model.types.keys()][0]!;
+  const changes: FileChange[] = Array.from({ length: 600 }, (_, n) => {
+    const id = newId();
+    return {
+      path: resourcePath('component', id),
+      content: serialize('component', {
+        id, ref: `c-${n}`, name: `Service ${n}`, desc: 'x'.repeat(10_000), state: 'ACTIVE', typeId, apiContext: 'x', linksTo: [], attributes: [],
+      }),
+    };
+  });
+  await org.repo.commit({ parent: (await org.repo.readHead())!, changes, author, message: 'bulk\n' });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await fsp.rm(path.join(org.repo.gitdir, BLOB_CACHE_FILE), { force: true });
+    const server = await serveProcess(dataDir);
+    const reply = fetch(`${server.url}/api/external/tag`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100 + 100 * attempt));
+    await server.stop('SIGTERM');
+    await reply;
+    const left = (await fsp.readdir(org.repo.gitdir)).filter((name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`));
+    t.deepEqual(left, [], `attempt ${attempt}`);
+  }
+});
+
+function spawnSleeper() {
+  return spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+}

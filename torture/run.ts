@@ -3,10 +3,11 @@
  * printing its figures. Exits non-zero when any of them found a problem.
  *
  *   npm run torture                        everything (about 10 minutes)
- *   npm run torture -- crash processes     only these parts (crash, processes, hostile, access)
+ *   npm run torture -- crash processes     only these parts (crash, processes, hostile, access, heavy)
  *
  * Environment: TORTURE_CYCLES (crash cycles, default 20), TORTURE_DURABLE_CYCLES (default 20),
- * TORTURE_SECONDS (several-process run, default 30), TORTURE_JSON=<file> (also write the
+ * TORTURE_SECONDS (several-process run, default 30), TORTURE_HEAVY_SECONDS (fairness run of the
+ * valid-but-heavy part, default 20), TORTURE_JSON=<file> (also write the
  * figures there as JSON).
  *
  * Each part is a module exporting `run(options): Promise<Record<string, number>>`. A part
@@ -37,6 +38,7 @@ const PARTS: PartSpec[] = [
   { name: 'processes', file: 'processes.ts', options: { durationMs: env('TORTURE_SECONDS', 30) * 1000, log } },
   { name: 'hostile', file: 'hostile.ts', options: { log } },
   { name: 'access', file: 'access.ts', options: { log } },
+  { name: 'heavy', file: 'heavy.ts', options: { seconds: env('TORTURE_HEAVY_SECONDS', 20), log } },
 ];
 
 const TROUBLE = /problems|failures?|5xx|lost|half-present/i;

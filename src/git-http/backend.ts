@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.js';
+import { organizationOf } from '../http/middleware/auth.js';
 import type { Orgs } from '../service/orgs.js';
 import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
@@ -54,13 +55,14 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
     const key = presentedKey(ctx);
     if (key === undefined) throw new ApiError(401, 'Missing API key.', BASIC);
     const record = await deps.keys.verify(key);
+    const org = organizationOf(record, deps.orgs);
     // Another organization's key learns nothing about this one, not even that it exists.
-    if (!record || record.org !== slug || !deps.orgs.exists(slug)) throw new ApiError(401, 'Invalid API key.', BASIC);
+    if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);
     if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
     if (!(await gitAvailable())) {
       throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
     }
-    ctx.state.org = deps.orgs.get(slug);
+    ctx.state.org = org;
     await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record);
   };
 }

@@ -9,9 +9,13 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { moduleBeside, startModuleWorker } from '../threads.js';
 import type { Parsed } from './body-parse.js';
+import { FairQueue } from './fair-queue.js';
 
 export interface YamlPoolOptions {
-  /** Workers parsing at once (default: cores − 1, between 1 and 4). More bodies wait their turn. */
+  /**
+   * Workers parsing large bodies at once (default: cores − 1, between 1 and 4), plus one for
+   * bodies up to SMALL_BODY_BYTES. More bodies wait their organization's turn.
+   */
   threads?: number;
   /** A parse taking longer is abandoned and its worker ended (default 60 s). */
   timeoutMs?: number;
@@ -21,32 +25,45 @@ export interface YamlPoolOptions {
 
 const WORKER_URL = moduleBeside(import.meta.url, 'yaml-worker');
 
+/** Bodies up to this size (~0.1 s of parsing) go to the small bodies' worker. */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
 export class YamlPool {
-  private readonly threads: number;
   private readonly timeoutMs: number;
   private readonly maxHeapMb: number;
   private readonly idle: Worker[] = [];
-  private readonly queue: Array<() => void> = [];
-  private running = 0;
+  /** Bodies over SMALL_BODY_BYTES: `threads` workers, organizations served in turn. */
+  private readonly large: FairQueue;
+  /**
+   * Smaller bodies have a worker of their own, so that a write of a few tens of KB never waits
+   * behind a multi-second parse of a large body, whoever sent it; they too take turns.
+   */
+  private readonly small = new FairQueue(1);
   private nextId = 0;
   private closed = false;
   private readonly all = new Set<Worker>();
 
   constructor(options: YamlPoolOptions = {}) {
-    this.threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+    const threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
+    this.large = new FairQueue(threads);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxHeapMb = options.maxHeapMb ?? 1024;
   }
 
-  async parse(text: string): Promise<Parsed> {
-    if (this.running >= this.threads) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.running++;
+  /** Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy. */
+  async parse(text: string, owner = ''): Promise<Parsed> {
+    const lane = text.length <= SMALL_BODY_BYTES ? this.small : this.large;
+    await lane.acquire(owner);
     try {
       return await this.parseOnWorker(text);
     } finally {
-      this.running--;
-      this.queue.shift()?.();
+      lane.release();
     }
+  }
+
+  /** Parses waiting for a worker, over all organizations. */
+  get queued(): number {
+    return this.small.queued + this.large.queued;
   }
 
   /** Ends every worker; later parses start new ones. */

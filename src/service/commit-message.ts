@@ -14,9 +14,23 @@ export function commitMessage(title: string, changes: readonly Change[], apiCont
   const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
   const contexts = new Set(changes.map((c) => c.apiContext ?? apiContext));
   const trailers = [...contexts].map((context) => `Api-Context: ${oneLine(context)}`);
-  return `${title}: ${summary}\n\n${lines.join('\n')}\n\n${trailers.join('\n')}\n`;
+  return `${oneLine(title)}: ${summary}\n\n${lines.join('\n')}\n\n${trailers.join('\n')}\n`;
 }
 
-function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ');
+/**
+ * Control characters other than line breaks and tab: C0 (ESC, BEL, …), DEL, C1 (0x9B is a one-byte
+ * CSI on some terminals), and the bidirectional overrides and isolates that reorder what a
+ * reviewer sees ("Trojan Source", CVE-2021-42574).
+ */
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * One line of a commit message from client text. Names and apiContext may hold any character
+ * (the YAML files keep them exactly), but `git log` writes the message raw to a terminal, where
+ * an ESC sequence would run: each control character is written as its `\u` escape instead.
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

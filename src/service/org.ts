@@ -5,12 +5,13 @@ import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
+import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
   readonly commit: string;
   readonly model: Model;
-  /** Serialized GET bodies, built once per commit. */
+  /** Serialized GET bodies, built once per commit (a ResponseCache counts their bytes). */
   readonly responses: Map<string, Buffer>;
 }
 
@@ -24,7 +25,9 @@ export interface WriteRequest {
 }
 
 const COMMIT_ID = /^[0-9a-f]{40}$/;
-const KEPT_SNAPSHOTS = 8;
+/** Verdicts on invalid commits kept per organization (an ApiError each: small). */
+const KEPT_VERDICTS = 8;
+let opened = 0;
 /** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
 export const DEFAULT_MAX_WAITING_WRITES = 256;
 const MAX_ATTEMPTS = 3;
@@ -39,7 +42,10 @@ const MAX_FALLBACK_STEPS = 50;
 export class OrgModel {
   private current: Snapshot | undefined;
   private loading: { commit: string; snapshot: Promise<Snapshot> } | undefined;
-  private readonly older = new Map<string, Snapshot>();
+  /** Where this model's `?at=` snapshots are kept: the server's one budget of bytes (snapshot-cache.ts). */
+  private readonly older: SnapshotCache<Snapshot>;
+  /** Names this model's snapshots in `older`: a model opened anew (new identity) never sees the old ones. */
+  readonly owner: string;
   /**
    * Commits found invalid, with their 503. A commit never changes, so neither does the
    * verdict: while `main` stays on a broken commit (pushed behind the service's back), every
@@ -54,8 +60,14 @@ export class OrgModel {
     readonly slug: string,
     readonly repo: Repo,
     private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
+    /** The identity of the repository (its `c4store.orgId`) this model was opened on. */
+    readonly identity?: string,
+    older?: SnapshotCache<Snapshot>,
     private readonly afterCommit?: (commit: string) => void,
-  ) {}
+  ) {
+    this.older = older ?? new SnapshotCache<Snapshot>();
+    this.owner = `${slug}/${identity ?? ''}/${++opened}`;
+  }
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
   async head(): Promise<Snapshot> {
@@ -121,14 +133,14 @@ export class OrgModel {
   /** The model as of an earlier commit, for `?at=`. */
   async at(commit: string): Promise<Snapshot> {
     if (this.current?.commit === commit) return this.current;
-    const kept = this.older.get(commit);
+    const kept = this.older.get(this.owner, commit);
     if (kept) return kept;
     if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
       throw new ApiError(404, `Commit '${commit}' does not exist.`);
     }
     const snapshot = await this.load(commit, this.current);
-    if (this.older.size >= KEPT_SNAPSHOTS) this.older.delete(this.older.keys().next().value!);
-    this.older.set(commit, snapshot);
+    const responses = snapshot.responses as ResponseCache;
+    this.older.put(this.owner, commit, { snapshot, modelBytes: estimateModelBytes(snapshot.model), responses });
     return snapshot;
   }
 
@@ -170,7 +182,7 @@ export class OrgModel {
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });
-      this.current = { commit, model: draft.model, responses: new Map() };
+      this.current = { commit, model: draft.model, responses: new ResponseCache() };
       this.lastValid = this.current;
       this.afterCommit?.(commit);
       return { snapshot: this.current, result };
@@ -197,11 +209,11 @@ export class OrgModel {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
-      return { commit, model, responses: new Map() };
+      return { commit, model, responses: new ResponseCache() };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
-        if (this.invalid.size >= KEPT_SNAPSHOTS) this.invalid.delete(this.invalid.keys().next().value!);
+        if (this.invalid.size >= KEPT_VERDICTS) this.invalid.delete(this.invalid.keys().next().value!);
         this.invalid.set(commit, refusal);
         throw refusal;
       }

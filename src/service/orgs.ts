@@ -6,10 +6,13 @@ import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
 import { installPreReceiveHook } from '../push/hook.js';
+import type { KeyStore } from '../store/keys.js';
+import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
-import { OrgModel } from './org.js';
+import { OrgModel, type Snapshot } from './org.js';
+import { SnapshotCache } from './snapshot-cache.js';
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export { SLUG_PATTERN } from '../store/org-identity.js';
 
 /** The C4 set every new organization starts with. */
 export const DEFAULT_TYPES: ReadonlyArray<[slug: string, name: string]> = [
@@ -32,20 +35,26 @@ export interface CreateOrgOptions {
 /** The organizations of one data directory: `orgs/<slug>.git`, opened once and kept. */
 export class Orgs {
   private readonly open = new Map<string, OrgModel>();
+  /** `?at=` snapshots of every organization, within one budget of bytes. */
+  readonly snapshots: SnapshotCache<Snapshot>;
 
   constructor(
     readonly dataDir: string,
     private readonly options: {
       durable?: boolean;
       maxWaitingWrites?: number;
+      snapshotCacheBytes?: number;
       /** Told of every commit the service makes (background packing, mirroring). */
       afterCommit?: (slug: string, gitdir: string, commit: string) => void;
     } = {},
-  ) {}
+  ) {
+    this.snapshots = new SnapshotCache(options.snapshotCacheBytes);
+  }
 
   gitdir(slug: string): string {
-    if (!SLUG_PATTERN.test(slug)) throw new Error(`Invalid organization slug ${JSON.stringify(slug)}`);
-    return join(this.dataDir, 'orgs', `${slug}.git`);
+    const gitdir = orgGitdir(this.dataDir, slug);
+    if (gitdir === undefined) throw new Error(`Invalid organization slug ${JSON.stringify(slug)}`);
+    return gitdir;
   }
 
   exists(slug: string): boolean {
@@ -57,17 +66,62 @@ export class Orgs {
     return names.filter((n) => n.endsWith('.git')).map((n) => n.slice(0, -4)).filter((s) => SLUG_PATTERN.test(s)).sort();
   }
 
+  /**
+   * The organization now under this slug. One removed and created again while the server runs
+   * has a new identity: it gets a fresh OrgModel, so nothing cached from the old one (snapshots
+   * of `?at=`, verdicts on invalid commits) is served for it.
+   */
   get(slug: string): OrgModel {
+    if (!this.exists(slug)) {
+      this.forget(slug);
+      throw new Error(`Organization '${slug}' does not exist.`);
+    }
+    const identity = readOrgIdentity(this.gitdir(slug));
     let org = this.open.get(slug);
-    if (!org) {
-      if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
+    if (!org || org.identity !== identity) {
+      this.forget(slug);
       const gitdir = this.gitdir(slug);
       const afterCommit = this.options.afterCommit;
-      org = new OrgModel(slug, new Repo(gitdir, this.options), this.options.maxWaitingWrites,
+      org = new OrgModel(slug, new Repo(gitdir, this.options), this.options.maxWaitingWrites, identity, this.snapshots,
         afterCommit && ((commit) => afterCommit(slug, gitdir, commit)));
       this.open.set(slug, org);
     }
     return org;
+  }
+
+  /** The organization under this slug, or undefined when there is none (any left-over state is dropped). */
+  find(slug: string): OrgModel | undefined {
+    if (this.exists(slug)) return this.get(slug);
+    this.forget(slug);
+    return undefined;
+  }
+
+  /** Drops what is kept of an organization removed (or replaced) behind the server's back. */
+  private forget(slug: string): void {
+    const org = this.open.get(slug);
+    if (org === undefined) return;
+    this.snapshots.dropOwner(org.owner);
+    this.open.delete(slug);
+  }
+
+  /**
+   * Run once when a server starts, before it answers: gives every repository made before
+   * organizations had identities one (in its git config) and the same one to the keys of its
+   * slug that have none, and removes blob-cache files a killed process left half-written.
+   */
+  async prepare(keys: KeyStore): Promise<void> {
+    for (const slug of await this.list()) {
+      const repo = new Repo(this.gitdir(slug), this.options);
+      try {
+        const identity = readOrgIdentity(repo.gitdir) ?? (await repo.adoptIdentity());
+        await keys.adopt(slug, identity);
+        await repo.removeStaleBlobCacheFiles();
+      } catch (error) {
+        // One damaged repository must not keep the server from serving the others; without an
+        // identity its keys are refused (fail closed) until a later start adopts one.
+        console.error(`c4store: organization '${slug}': ${(error as Error).message}`);
+      }
+    }
   }
 
   async create(slug: string, options: CreateOrgOptions): Promise<OrgModel> {
@@ -88,6 +142,7 @@ export class Orgs {
       }));
     }
     await Repo.init(this.gitdir(slug), {
+      identity: newOrgIdentity(),
       files: modelFiles(model),
       author: options.author,
       message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,

@@ -11,6 +11,7 @@
  * Format: MAGIC, then per blob its 20-byte id, its length (uint32, big-endian) and its bytes.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isCode } from './objects.js';
@@ -49,11 +50,64 @@ function blobId(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
+const TEMP_PREFIX = `${BLOB_CACHE_FILE}.tmp-`;
+/** A temporary file this old is left over whoever wrote it: writing one takes well under a second. */
+const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
+
+/** Cache writes under way in this process, by git directory: one at a time, later ones skipped. */
+const writing = new Set<string>();
+/** Temporary files being written; removed if the process exits first (server close + exit on SIGTERM). */
+const temps = new Set<string>();
+let removeTempsOnExit = false;
+
 /**
  * Replaces the cache file with exactly these blobs. Published by rename, never fsynced:
  * after a crash the file is either the old one, the new one, or missing, and all three are fine.
+ * The temporary file is named after the writing process (`.tmp-<pid>-<random>`), so a start
+ * can tell a file left by a killed process from one being written (removeStaleBlobCacheTemps);
+ * a leftover never stands in the way of the next write, which uses a name of its own.
  */
 export async function writeBlobCache(gitdir: string, blobs: ReadonlyMap<string, Buffer>): Promise<void> {
+  const key = path.resolve(gitdir);
+  if (writing.has(key)) return; // the write under way holds the same or a newer set
+  writing.add(key);
+  try {
+    await writeCacheFile(gitdir, blobs);
+  } finally {
+    writing.delete(key);
+  }
+}
+
+/**
+ * Removes temporary cache files whose writer is gone: a process that no longer runs, or any
+ * file older than TEMP_ABANDONED_AFTER_MS (a pid reused, another machine sharing the volume).
+ * A name without a pid is from a version that did not record one, and always a leftover.
+ */
+export async function removeStaleBlobCacheTemps(gitdir: string): Promise<void> {
+  const names = await fsp.readdir(gitdir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const file = path.join(gitdir, name);
+    const pid = /^(\d+)-[0-9a-f]+$/.exec(name.slice(TEMP_PREFIX.length))?.[1];
+    const stat = await fsp.stat(file).catch(() => undefined);
+    if (stat === undefined) continue;
+    const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
+    const writerGone = pid === undefined || (Number(pid) !== process.pid && !processRuns(Number(pid)));
+    if (abandoned || writerGone) await fsp.rm(file, { force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return !isCode(error, 'ESRCH');
+  }
+}
+
+async function writeCacheFile(gitdir: string, blobs: ReadonlyMap<string, Buffer>): Promise<void> {
   const parts: Buffer[] = [MAGIC];
   for (const [oid, content] of blobs) {
     const header = Buffer.allocUnsafe(OID_BYTES + LENGTH_BYTES);
@@ -62,12 +116,21 @@ export async function writeBlobCache(gitdir: string, blobs: ReadonlyMap<string, 
     parts.push(header, content);
   }
   const target = path.join(gitdir, BLOB_CACHE_FILE);
-  const temp = `${target}.tmp-${randomBytes(6).toString('hex')}`;
+  const temp = path.join(gitdir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+  if (!removeTempsOnExit) {
+    removeTempsOnExit = true;
+    process.once('exit', () => {
+      for (const file of temps) nodeFs.rmSync(file, { force: true });
+    });
+  }
+  temps.add(temp);
   try {
     await fsp.writeFile(temp, Buffer.concat(parts), { mode: 0o644 });
     await fsp.rename(temp, target);
   } catch (error) {
     await fsp.rm(temp, { force: true });
     throw error;
+  } finally {
+    temps.delete(temp);
   }
 }

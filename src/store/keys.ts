@@ -13,6 +13,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from './lock.js';
 import { isCode, syncDirectory } from './objects.js';
+import { adoptOrgIdentity, orgGitdir, readOrgIdentity } from './org-identity.js';
 
 export type Role = 'editor' | 'reader';
 export const ROLES: readonly Role[] = ['editor', 'reader'];
@@ -20,6 +21,12 @@ export const ROLES: readonly Role[] = ['editor', 'reader'];
 export interface KeyRecord {
   id: string;
   org: string;
+  /**
+   * The identity (`c4store.orgId`) of the organization the key was made for: a key opens an
+   * organization only while the repository under its slug has this identity. Absent in keys
+   * made before identities, until a server start adopts them (Orgs.prepare).
+   */
+  orgId?: string;
   label: string;
   role: Role;
   /** Hex SHA-256 of the key. */
@@ -57,10 +64,12 @@ export class KeyStore {
     if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
     if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
     const key = `c4s_${randomBytes(32).toString('base64url')}`;
+    const orgId = await this.identityOf(org);
     const record: KeyRecord = {
       // Hex, not base64url: an id starting with '-' would read as an option on the command line.
       id: randomBytes(8).toString('hex'),
       org,
+      ...(orgId === undefined ? {} : { orgId }),
       label: label.trim(),
       role,
       hash: sha256Hex(key),
@@ -83,6 +92,26 @@ export class KeyStore {
     });
     if (!revoked) throw new Error(`Organization '${org}' has no API key with id '${keyId}'.`);
     return { ...revoked };
+  }
+
+  /** Gives the keys of `org` that carry no identity (made before identities) this one. */
+  async adopt(org: string, orgId: string): Promise<void> {
+    const lacking = (records: KeyRecord[]) => records.some((record) => record.org === org && record.orgId === undefined);
+    if (!lacking((await this.current()).records)) return;
+    await this.modify((records) => {
+      if (!lacking(records)) return null;
+      return records.map((record) => (record.org === org && record.orgId === undefined ? withOrgId(record, orgId) : record));
+    });
+  }
+
+  /**
+   * The identity of the organization now under `org`; a repository made before identities
+   * is given one here. Undefined when there is no such organization: such a key opens nothing.
+   */
+  private async identityOf(org: string): Promise<string | undefined> {
+    const gitdir = orgGitdir(path.dirname(this.file), org);
+    if (gitdir === undefined || !nodeFs.existsSync(gitdir)) return undefined;
+    return readOrgIdentity(gitdir) ?? withDirectoryLock(gitdir, () => adoptOrgIdentity(gitdir));
   }
 
   async list(org: string): Promise<KeyRecord[]> {
@@ -172,6 +201,7 @@ function parseKeysFile(text: string, file: string): KeyRecord[] {
       typeof record === 'object' &&
       typeof record.id === 'string' &&
       typeof record.org === 'string' &&
+      (record.orgId === undefined || typeof record.orgId === 'string') &&
       typeof record.label === 'string' &&
       ROLES.includes(record.role as Role) &&
       typeof record.hash === 'string' &&
@@ -179,9 +209,16 @@ function parseKeysFile(text: string, file: string): KeyRecord[] {
       typeof record.created === 'string' &&
       (record.revoked === undefined || typeof record.revoked === 'string');
     if (!valid) throw new Error(`${file}: key #${index + 1} is malformed.`);
-    const { id, org, label, role, hash, created, revoked } = record as KeyRecord;
-    return revoked === undefined ? { id, org, label, role, hash, created } : { id, org, label, role, hash, created, revoked };
+    const { id, org, orgId, label, role, hash, created, revoked } = record as KeyRecord;
+    const known: KeyRecord = orgId === undefined ? { id, org, label, role, hash, created } : { id, org, orgId, label, role, hash, created };
+    return revoked === undefined ? known : { ...known, revoked };
   });
+}
+
+/** The record with `orgId` placed after `org`, where it reads best in keys.yaml. */
+function withOrgId(record: KeyRecord, orgId: string): KeyRecord {
+  const { id, org, ...rest } = record;
+  return { id, org, orgId, ...rest };
 }
 
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {

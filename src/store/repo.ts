@@ -23,8 +23,9 @@ import {
 } from './objects.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
-import { readBlobCache, writeBlobCache } from './blob-cache.js';
+import { readBlobCache, removeStaleBlobCacheTemps, writeBlobCache } from './blob-cache.js';
 import { readLooseBlobs } from './loose-reader.js';
+import { adoptOrgIdentity, identityConfigLines } from './org-identity.js';
 
 export { StaleHeadError } from './refs.js';
 
@@ -95,7 +96,7 @@ export class Repo {
    */
   static async init(
     gitdir: string,
-    first: { files: FileChange[]; author: Author; message: string; timestamp?: number },
+    first: { files: FileChange[]; author: Author; message: string; timestamp?: number; identity?: string },
     options: RepoOptions = {},
   ): Promise<Repo> {
     const target = path.resolve(gitdir);
@@ -104,7 +105,7 @@ export class Repo {
     const staging = `${target}.init-${randomBytes(6).toString('hex')}`;
     try {
       const durable = options.durable ?? false;
-      await createBareLayout(staging, durable);
+      await createBareLayout(staging, durable, first.identity);
       const staged = new Repo(staging, options);
       await staged.writeCommit({ ...first, parent: null, changes: first.files });
       if (durable) await Promise.all([staging, path.join(staging, 'refs')].map(syncDirectory));
@@ -206,6 +207,11 @@ export class Repo {
     }
   }
 
+  /** Removes blob-cache files a killed process left half-written (blob-cache.ts). */
+  removeStaleBlobCacheFiles(): Promise<void> {
+    return removeStaleBlobCacheTemps(this.gitdir);
+  }
+
   /** First-parent history from `start` (default: main), newest first. */
   async log(start?: string, limit = 100): Promise<LogEntry[]> {
     const entries: LogEntry[] = [];
@@ -216,6 +222,11 @@ export class Repo {
       oid = commit.parents[0] ?? null;
     }
     return entries;
+  }
+
+  /** Gives a repository made before identities existed one; another process may just have done so. */
+  adoptIdentity(): Promise<string> {
+    return this.withWriteLock(() => adoptOrgIdentity(this.gitdir));
   }
 
   /** Serializes writers of this repository, across the process and across processes. */
@@ -347,14 +358,14 @@ function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: bool
   return { found: false, index: low };
 }
 
-async function createBareLayout(gitdir: string, durable: boolean): Promise<void> {
+async function createBareLayout(gitdir: string, durable: boolean, identity: string | undefined): Promise<void> {
   await fsp.mkdir(gitdir);
   for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info']) {
     await fsp.mkdir(path.join(gitdir, dir), { recursive: true });
   }
   const files = {
     HEAD: `ref: ${MAIN_REF}\n`,
-    config: '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n',
+    config: `[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n${identity === undefined ? '' : identityConfigLines(identity)}`,
     description: 'c4store model repository\n',
   };
   for (const [name, content] of Object.entries(files)) {

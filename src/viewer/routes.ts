@@ -10,7 +10,7 @@ import { checkBody } from '../model/check-body.js';
 import { readSnapshot, state, write } from '../http/resource.js';
 import { setEtag } from '../http/respond.js';
 import { parseBody } from '../http/middleware/body.js';
-import { requireEditor } from '../http/middleware/auth.js';
+import { organizationOf, requireEditor } from '../http/middleware/auth.js';
 import type { YamlPool } from '../http/yaml-pool.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
@@ -107,7 +107,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   /** Pages need a session: without one, the sign-in page, coming back here afterwards. */
   const signedIn: Middleware = async (ctx, next) => {
     const key = await sessions.resolve(sessionId(ctx));
-    if (!key || !deps.orgs.exists(key.org)) {
+    const org = organizationOf(key, deps.orgs);
+    if (!key || !org) {
       if (ctx.method === 'GET' || ctx.method === 'HEAD') {
         ctx.redirect(`/sign-in?next=${encodeURIComponent(ctx.originalUrl)}`);
         return;
@@ -117,7 +118,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.state.viewer = { key } satisfies Viewer;
     // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
     ctx.state.key = key;
-    ctx.state.org = deps.orgs.get(key.org);
+    ctx.state.org = org;
     await next();
   };
 
@@ -163,7 +164,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const form = await readForm(ctx);
     const next = localPath(form.get('next'));
     const key = await deps.keys.verify((form.get('key') ?? '').trim());
-    if (!key || !deps.orgs.exists(key.org)) {
+    if (!key || !organizationOf(key, deps.orgs)) {
       sendHtml(ctx, signInPage({ next, error: 'This API key is not valid (unknown or revoked).' }), 401);
       return;
     }

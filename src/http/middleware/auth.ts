@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Orgs } from '../../service/orgs.js';
-import type { KeyStore } from '../../store/keys.js';
+import type { KeyRecord, KeyStore } from '../../store/keys.js';
+import type { OrgModel } from '../../service/org.js';
 import { state } from '../resource.js';
 
 /** RFC 9110: a 401 names the scheme the client should use. */
@@ -22,12 +23,26 @@ function presentedKey(ctx: Context): string {
   return bearer ?? apiKey.trim();
 }
 
+/**
+ * The organization a verified key opens, or undefined. The one rule for the API, git over
+ * HTTP and the viewer's sessions: a key made for an organization since removed must not open
+ * a new one under its slug; fails closed, so a key or repository without an identity matches
+ * nothing.
+ */
+export function organizationOf(record: KeyRecord | null | undefined, orgs: Orgs): OrgModel | undefined {
+  if (!record) return undefined;
+  const org = orgs.find(record.org);
+  if (!org || record.orgId === undefined || record.orgId !== org.identity) return undefined;
+  return org;
+}
+
 export function authenticate(keys: KeyStore, orgs: Orgs): Middleware {
   return async (ctx, next) => {
     const record = await keys.verify(presentedKey(ctx));
-    if (!record || !orgs.exists(record.org)) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
+    const org = organizationOf(record, orgs);
+    if (!record || !org) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
     ctx.state.key = record;
-    ctx.state.org = orgs.get(record.org);
+    ctx.state.org = org;
     await next();
   };
 }

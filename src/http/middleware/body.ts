@@ -77,7 +77,8 @@ export function parseBody(settings: BodySettings): Middleware {
       let parsed: Parsed;
       if (!yaml) parsed = parseJsonText(text);
       else if (text.length <= INLINE_YAML_BYTES) parsed = parseYamlText(text);
-      else parsed = await settings.yaml.parse(text);
+      // Each organization takes its turn at the workers (auth ran first and set the organization).
+      else parsed = await settings.yaml.parse(text, (ctx.state as { org?: { slug: string } }).org?.slug ?? '');
       if ('error' in parsed) throw new ApiError(400, parsed.error);
       ctx.request.body = parsed.value;
       await next();

@@ -1,18 +1,20 @@
 import type Router from '@koa/router';
 import type { Mirrors } from '../../mirror/pusher.js';
+import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
+import { organizationOf } from '../middleware/auth.js';
 import { send } from '../respond.js';
 
 /**
  * `GET /healthz` needs no key and says `{"ok": true}`. With a valid key of an organization it
  * also shows how that organization's mirrors are doing, and nothing of any other one.
  */
-export function healthRoutes(router: Router, deps: { keys: KeyStore; mirrors?: Mirrors }): void {
+export function healthRoutes(router: Router, deps: { keys: KeyStore; orgs: Orgs; mirrors?: Mirrors }): void {
   router.get('/healthz', async (ctx) => {
     const bearer = /^Bearer +(\S+) *$/i.exec(ctx.get('authorization'))?.[1];
     const key = bearer ?? (ctx.get('x-api-key').trim() || undefined);
     const record = key === undefined ? undefined : await deps.keys.verify(key);
-    if (!record || !deps.mirrors) {
+    if (!record || !organizationOf(record, deps.orgs) || !deps.mirrors) {
       send(ctx, { ok: true });
       return;
     }
