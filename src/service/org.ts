@@ -5,6 +5,7 @@ import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
+import { resolveCommitName } from './commit-names.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -23,7 +24,6 @@ export interface WriteRequest {
   options: WriteOptions;
 }
 
-const COMMIT_ID = /^[0-9a-f]{40}$/;
 const KEPT_SNAPSHOTS = 8;
 /** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
 export const DEFAULT_MAX_WAITING_WRITES = 256;
@@ -74,14 +74,15 @@ export class OrgModel {
     return this.loading.snapshot;
   }
 
-  /** The model as of an earlier commit, for `?at=`. */
-  async at(commit: string): Promise<Snapshot> {
-    if (this.current?.commit === commit) return this.current;
-    const kept = this.older.get(commit);
+  /** The model as of an earlier commit, for `?at=`: a commit id, full or abbreviated (commit-names.ts). */
+  async at(name: string): Promise<Snapshot> {
+    if (this.current?.commit === name) return this.current;
+    const kept = this.older.get(name);
     if (kept) return kept;
-    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
-      throw new ApiError(404, `Commit '${commit}' does not exist.`);
-    }
+    const commit = await resolveCommitName(this.repo, name);
+    if (this.current?.commit === commit) return this.current;
+    const known = this.older.get(commit);
+    if (known) return known;
     const snapshot = await this.load(commit, this.current);
     if (this.older.size >= KEPT_SNAPSHOTS) this.older.delete(this.older.keys().next().value!);
     this.older.set(commit, snapshot);
