@@ -73,7 +73,7 @@ function options(): WriteOptions {
 
 function largeModel(): { model: Model; attributes: CountingMap<string, Attribute>; required: Attribute[] } {
   const model = emptyModel({ name: 'Big', slug: 'big', members: [] });
-  DEFAULT_TYPES.forEach(([slug, name], i) => model.types.set(`type${i}`, { id: `type${i}`, slug, name }));
+  for (const [i, [slug, name]] of DEFAULT_TYPES.entries()) model.types.set(`type${i}`, { id: `type${i}`, slug, name });
   const attributes = new CountingMap<string, Attribute>();
   const slugs = DEFAULT_TYPES.map(([slug]) => slug);
   for (let i = 0; i < ATTRIBUTES; i++) {
