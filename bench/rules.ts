@@ -116,5 +116,11 @@ export function rulesSection(r: RulesFigures): string {
 
 /** `node --import=tsx bench/rules.ts`: this section alone, printed (npm run bench includes it). */
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  measureRules([5000, 50000], 10000, 10).then((figures) => console.log(`\n${rulesSection(figures)}`));
+  measureRules([5000, 50000], 10000, 10).then(
+    (figures) => console.log(`\n${rulesSection(figures)}`),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
 }

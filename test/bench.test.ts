@@ -52,7 +52,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
   const markdown = renderMarkdown(results);
   t.false(markdown.includes('NaN'), 'no NaN in results.md');
   t.regex(markdown, /## Targets/);
-  t.regex(markdown, /## Model rules at many attributes\n[^]*\| 500 \| /);
+  t.regex(markdown, /## Model rules at many attributes\n[\s\S]*\| 500 \| /);
   const svg = renderChart(results);
   t.true(svg.startsWith('<svg') && svg.trimEnd().endsWith('</svg>'));
   t.false(svg.includes('NaN'), 'no NaN in the chart');
