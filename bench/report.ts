@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { latencyChart, type Series } from './chart.js';
+import { rulesSection } from './rules.js';
 import type { BenchResults, SizeResults } from './run.js';
 import { ROOT } from './server.js';
 import { pairedDifference, pairedRatio, type Figure } from './stats.js';
@@ -291,6 +292,10 @@ The page cache is warm (the repository was just written), as it is for a restart
 ## What each choice bought
 
 ${choicesSection(r)}
+
+## Model rules at many attributes
+
+${rulesSection(r.rules)}
 
 \`git fsck --full\` of the ${n(extremes(r).small.size)}-component repository after every write of the run: ${r.fsck}.
 

@@ -19,6 +19,7 @@ import { baselineMeasurements, type BaselineFigures } from './baselines.js';
 import { measureChoices, type ChoiceFigures } from './choices.js';
 import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
 import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
+import { measureRules, type RulesFigures } from './rules.js';
 import { machine, renderChart, renderMarkdown, type Machine } from './report.js';
 import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
@@ -58,6 +59,10 @@ export interface BenchOptions {
   profileDir?: string;
   /** Samples of each design-choice micro-measurement. */
   choiceSamples: number;
+  /** Attribute counts and component count of the model-rules figures (bench/rules.ts), and samples of each. */
+  rulesAttributes: number[];
+  rulesComponents: number;
+  rulesSamples: number;
   /** Where results.md and latency.svg go; none: nothing is written. */
   outDir?: string;
   /** No progress lines, no printed report. */
@@ -77,6 +82,9 @@ export const DEFAULTS: BenchOptions = {
   startupRounds: 3,
   rssWrites: 10000,
   choiceSamples: 20,
+  rulesAttributes: [5000, 50000],
+  rulesComponents: 10000,
+  rulesSamples: 10,
 };
 
 export interface SizeResults {
@@ -102,6 +110,7 @@ export interface BenchResults {
   choices: ChoiceFigures;
   /** The viewer's rendering of a 40-instance diagram (in the benchmark's process). */
   viewer: ViewerFigures;
+  rules: RulesFigures;
   /** `git fsck --full` of the smallest organization after every write of the run. */
   fsck: string;
   totalMs: number;
@@ -253,6 +262,8 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
   } finally {
     for (const dir of cleanup) await rm(dir, { recursive: true, force: true });
   }
+  log('\nmodel rules');
+  const rules = await measureRules(options.rulesAttributes, options.rulesComponents, options.rulesSamples);
   const results: BenchResults = {
     options,
     machine: { ...before, loadAfter: machine().loadBefore },
@@ -261,6 +272,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     memory,
     choices,
     viewer: measureViewer(Math.max(20, options.choiceSamples * 5)),
+    rules,
     fsck: fsckResult,
     totalMs: performance.now() - began,
   };

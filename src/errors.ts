@@ -13,10 +13,37 @@ export class ApiError extends Error {
   }
 }
 
-/** A request that breaks a model rule: 400 with the rule's text. */
+/**
+ * A request that breaks a model rule: 400 with the rule's text, then, in parentheses, what it
+ * concerns where the text alone does not say (`(attribute 'Team', element 0 'Shop API')`).
+ */
 export class ModelError extends ApiError {
-  constructor(message: string) {
-    super(400, message);
+  constructor(
+    /** The rule's text, as the contract words it. */
+    readonly text: string,
+    readonly context: readonly string[] = [],
+  ) {
+    super(400, context.length === 0 ? text : `${text} (${context.join(', ')})`);
     this.name = 'ModelError';
+  }
+
+  /** The same refusal, also naming `what` (after what it names already). */
+  concerning(what: string): ModelError {
+    return new ModelError(this.text, [...this.context, what]);
+  }
+}
+
+/** Runs `step`; a ModelError it throws also names `what`. */
+export function concerning<T>(what: string, step: () => T): T {
+  try {
+    const result = step();
+    if (result instanceof Promise) {
+      return result.catch((err: unknown) => {
+        throw err instanceof ModelError ? err.concerning(what) : err;
+      }) as T;
+    }
+    return result;
+  } catch (err) {
+    throw err instanceof ModelError ? err.concerning(what) : err;
   }
 }

@@ -102,14 +102,14 @@ test.serial("another organization's key reaches only that organization: on every
       ['/tag', [{ id: victim.ids.tag, name: 'hijack', color: 'red' }], `Tag with id '${victim.ids.tag}' does not exist.`],
       ['/attribute', [{ id: victim.ids.attribute, name: 'hijack', type: 'STRING' }], `Attribute with id '${victim.ids.attribute}' does not exist.`],
       ['/component', [{ id: victim.ids.component, name: 'hijack' }], `Component with id '${victim.ids.component}' does not exist.`],
-      ['/component', [{ name: 'link', linksTo: [victim.ids.component] }], `Component with id '${victim.ids.component}' does not exist.`],
-      ['/component', [{ name: 'typed', typeId: victim.ids.type }], `Type with id '${victim.ids.type}' does not exist.`],
-      ['/component', [{ name: 'valued', attributes: [{ id: victim.ids.attribute, value: 'x' }] }], `Attribute with id '${victim.ids.attribute}' does not exist.`],
+      ['/component', [{ name: 'link', linksTo: [victim.ids.component] }], `Component with id '${victim.ids.component}' does not exist. (element 0 'link')`],
+      ['/component', [{ name: 'typed', typeId: victim.ids.type }], `Type with id '${victim.ids.type}' does not exist. (element 0 'typed')`],
+      ['/component', [{ name: 'valued', attributes: [{ id: victim.ids.attribute, value: 'x' }] }], `Attribute with id '${victim.ids.attribute}' does not exist. (element 0 'valued')`],
       ['/diagram', [{ id: victim.ids.diagram, name: 'hijack', level: 'C1' }], `Diagram with id '${victim.ids.diagram}' does not exist.`],
-      ['/diagram', [{ name: 'd', level: 'C1', tags: [{ id: victim.ids.tag }] }], `Tag with id '${victim.ids.tag}' does not exist.`],
-      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: victim.ids.component }] }], `Component with id '${victim.ids.component}' does not exist.`],
-      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: `${victim.slug}-c` }] }], `Ref '${victim.slug}-c' does not resolve to a component.`],
-      ['/model', { diagrams: [{ name: 'd', level: 'C1', componentInstances: [{ ref: 'a' }], relations: [{ fromComponentInstance: 'a', toComponentInstance: 'a', linksTo: [victim.ids.diagram] }] }] }, `Diagram with id '${victim.ids.diagram}' does not exist.`],
+      ['/diagram', [{ name: 'd', level: 'C1', tags: [{ id: victim.ids.tag }] }], `Tag with id '${victim.ids.tag}' does not exist. (element 0 'd')`],
+      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: victim.ids.component }] }], `Component with id '${victim.ids.component}' does not exist. (element 0 'd')`],
+      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: `${victim.slug}-c` }] }], `Ref '${victim.slug}-c' does not resolve to a component. (element 0 'd')`],
+      ['/model', { diagrams: [{ name: 'd', level: 'C1', componentInstances: [{ ref: 'a' }], relations: [{ fromComponentInstance: 'a', toComponentInstance: 'a', linksTo: [victim.ids.diagram] }] }] }, `Diagram with id '${victim.ids.diagram}' does not exist. (element diagrams.0 'd')`],
     ];
     for (const [path, body, error] of refusals) {
       const callerHead = await headOf(caller);

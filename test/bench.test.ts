@@ -31,6 +31,9 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     startupRounds: 1,
     rssWrites: 40,
     choiceSamples: 3,
+    rulesAttributes: [50, 500],
+    rulesComponents: 100,
+    rulesSamples: 2,
     quiet: true,
   });
   t.is(results.sizes.length, 1);
@@ -40,6 +43,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     ...numbers(results.memory, 'memory'),
     ...numbers(results.choices, 'choices'),
     ...numbers(results.viewer, 'viewer'),
+    ...numbers(results.rules, 'rules'),
   ];
   t.true(figures.length > 90, `${figures.length} figures`);
   for (const [path, value] of figures) t.true(isPositiveFinite(value), `${path} = ${value}`);
@@ -49,6 +53,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
   const markdown = renderMarkdown(results);
   t.false(markdown.includes('NaN'), 'no NaN in results.md');
   t.regex(markdown, /## Targets/);
+  t.regex(markdown, /## Model rules at many attributes\n[\s\S]*\| 500 \| /);
   const svg = renderChart(results);
   t.true(svg.startsWith('<svg') && svg.trimEnd().endsWith('</svg>'));
   t.false(svg.includes('NaN'), 'no NaN in the chart');

@@ -134,6 +134,11 @@ test('versions: an annotated tag on main, listed, usable as a revision; names ch
 
   await threeWrites(s);
   t.deepEqual((await s.get(V)).body.map((v: any) => [v.name, v.commit]), [['v1.0', first]]);
+  const then = await s.get('/api/external/component?at=v1.0');
+  t.is(then.status, 200);
+  t.deepEqual(then.body, [], '?at= takes a version name');
+  t.is(then.headers.get('etag'), `"${first}"`);
+  t.is((await s.get('/api/external/component?at=main')).body.length, 1);
   const diff = await s.get('/api/external/diff?from=v1.0');
   t.is(diff.body.from, first);
   t.is(diff.body.added.length, 3);

@@ -184,7 +184,7 @@ test.serial('100,000-element arrays: refused with at most 100 listed failures, o
     400, "Invalid JSON: 99999.state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'GONE'");
   await refused(t, '100,000 unknown linksTo', () => raw('POST', `${API}/component`,
     JSON.stringify([{ name: 'c', linksTo: Array.from({ length: 100_000 }, (_, i) => `ref-${i}`) }]), JSON_TYPE),
-  400, "Ref 'ref-0' does not resolve to a component.");
+  400, "Ref 'ref-0' does not resolve to a component. (element 0 'c')");
   // An unknown field is never looked at, however large.
   const ignored = await raw('POST', `${API}/tag`, JSON.stringify([{ name: 'big junk', color: 'gray', junk: Array(100_000).fill({ a: [1] }) }]), JSON_TYPE);
   t.is(ignored.status, 200, ignored.text);

@@ -181,14 +181,14 @@ test.serial('ref upsert: a second write with the same ref updates it', async (t)
 
 test.serial('LIST attributes: list required, no duplicates, and only on LIST', async (t) => {
   for (const [method, path] of [['PUT', PATHS[0]], ['POST', PATHS[1]]] as const) {
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values.');
+    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values. (element 0 \'Tier\')');
     await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: ['gold', 'silver', 'gold'] }],
-      400, 'Duplicate list values are not allowed, got several of: gold');
+      400, 'Duplicate list values are not allowed, got several of: gold (element 0 \'Tier\')');
     await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: ['a', 'b', 'b', 'a'] }],
-      400, 'Duplicate list values are not allowed, got several of: b');
+      400, 'Duplicate list values are not allowed, got several of: b (element 0 \'Tier\')');
     for (const type of ['STRING', 'NUMBER', 'BOOLEAN', 'LINK', 'USERLIST']) {
       await expectRefused(t, method, path, [{ name: 'Not a list', type, list: ['a'] }],
-        400, `Only a LIST attribute may have a list; this one is ${type}.`);
+        400, `Only a LIST attribute may have a list; this one is ${type}. (element 0 'Not a list')`);
     }
     await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: 'gold' }],
       400, 'Invalid JSON: 0.list: Expected array, received string');
@@ -197,11 +197,11 @@ test.serial('LIST attributes: list required, no duplicates, and only on LIST', a
   }
   // Updating an attribute into one of these states is refused too.
   const [tier] = ok(t, await write('PUT', ATTR, [{ name: 'Tier', type: 'LIST', list: ['gold', 'silver'] }]));
-  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values.');
+  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values. (element 0 \'Tier\')');
   await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['x', 'x'] }],
-    400, 'Duplicate list values are not allowed, got several of: x');
+    400, 'Duplicate list values are not allowed, got several of: x (element 0 \'Tier\')');
   await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'STRING', list: ['gold'] }],
-    400, 'Only a LIST attribute may have a list; this one is STRING.');
+    400, 'Only a LIST attribute may have a list; this one is STRING. (element 0 \'Tier\')');
   // Turning it into a STRING without a list drops the list.
   const [plain] = ok(t, await write('POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'STRING' }]));
   t.false('list' in plain);
@@ -211,13 +211,13 @@ test.serial('LIST attributes: list required, no duplicates, and only on LIST', a
 test.serial('forTypes: unknown slugs are refused, [] when unrestricted', async (t) => {
   for (const [method, path] of [['PUT', PATHS[0]], ['POST', PATHS[1]]] as const) {
     await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: ['container', 'microservice'] }],
-      400, "Type with slug 'microservice' does not exist.");
+      400, "Type with slug 'microservice' does not exist. (element 0 'x')");
     await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: ['Container'] }],
-      400, "Type with slug 'Container' does not exist.");
+      400, "Type with slug 'Container' does not exist. (element 0 'x')");
     // A type id is not a slug.
     const [type] = (await s.get('/api/external/type')).body as Array<{ id: string }>;
     await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: [type.id] }],
-      400, `Type with slug '${type.id}' does not exist.`);
+      400, `Type with slug '${type.id}' does not exist. (element 0 'x')`);
     await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: 'container' }],
       400, 'Invalid JSON: 0.forTypes: Expected array, received string');
   }
@@ -298,17 +298,17 @@ test.serial('changing an attribute that components use is refused when a value w
   t.regex(component?.id ?? '', ID);
   const invalid = (rule: string) => `Component '${component.id}' (Billing) would become invalid: ${rule}`;
   await expectRefused(t, 'POST', ATTR, [{ id: size.id, name: 'Size', type: 'STRING' }],
-    400, invalid(`Value for STRING attribute '${size.id}' must be a string.`));
+    400, `${invalid(`Value for STRING attribute '${size.id}' must be a string.`)} (attribute 'Size', element 0 'Size')`);
   await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Level', type: 'LIST', list: ['gold'] }],
-    400, invalid(`Value for LIST attribute '${tier.id}' must be one of: gold.`));
+    400, `${invalid(`Value for LIST attribute '${tier.id}' must be one of: gold.`)} (attribute 'Level', element 0 'Level')`);
   await expectRefused(t, 'POST', ATTR, [{ id: size.id, name: 'Size', type: 'NUMBER', forTypes: ['database'] }],
-    400, invalid(`Attribute '${size.id}' does not apply to components of type 'queue'.`));
+    400, `${invalid(`Attribute '${size.id}' does not apply to components of type 'queue'.`)} (attribute 'Size', element 0 'Size')`);
   // A new required attribute that the component has no value for (its id is only known to the server).
   const before = await s.state();
   const required = await write('PUT', ATTR, [{ name: 'Owner', type: 'STRING', required: true }]);
   t.is(required.status, 400);
   t.regex(required.body.error,
-    new RegExp(`^Component '${component.id}' \\(Billing\\) would become invalid: Required attribute '[0-9a-z]{26}' has no value\\.$`));
+    new RegExp(`^Component '${component.id}' \\(Billing\\) would become invalid: Required attribute '[0-9a-z]{26}' has no value\\. \\(attribute 'Owner', element 0 'Owner'\\)$`));
   t.is(await s.state(), before);
   // Adding a list item, or renaming, is fine.
   const [grown] = await expectOneCommit(t, 'POST', ATTR, [{ id: tier.id, name: 'Service level', type: 'LIST', list: ['gold', 'silver', 'bronze'] }],
@@ -324,11 +324,11 @@ test.serial('a refused request with valid elements writes none of them', async (
     { name: 'New one', type: 'STRING' },
     { id: kept.id, name: 'Kept renamed', type: 'STRING' },
     { name: 'Bad', type: 'STRING', forTypes: ['nope'] },
-  ], 400, "Type with slug 'nope' does not exist.");
+  ], 400, "Type with slug 'nope' does not exist. (element 2 'Bad')");
   await expectRefused(t, 'PUT', PATHS[1], [
     { name: 'New one', type: 'STRING' },
     { name: 'Bad', type: 'LIST', list: ['a', 'a'] },
-  ], 400, 'Duplicate list values are not allowed, got several of: a');
+  ], 400, 'Duplicate list values are not allowed, got several of: a (element 1 \'Bad\')');
   t.deepEqual((await s.get(`${ATTR}/${kept.id}`)).body, kept);
   t.false(ok(t, await s.get(ATTR)).some((a) => a.name === 'New one'));
 });

@@ -413,7 +413,7 @@ test.serial('?at= serves the model as of an older commit', async (t) => {
   assertError(t, await s.get(`${API}/tag/${created.id}?at=${old}`), 404, `Tag with id '${created.id}' does not exist.`);
   t.is((await s.get(`${API}/tag/${created.id}?at=${await s.head()}`)).status, 200);
 
-  for (const bad of ['a'.repeat(40), '0123456789abcdef0123456789abcdef01234567', 'garbage', old.slice(0, 12), '']) {
+  for (const bad of ['a'.repeat(40), '0123456789abcdef0123456789abcdef01234567', 'garbage', '']) {
     assertError(t, await s.get(`${API}/tag?at=${bad}`), 404, `Commit '${bad}' does not exist.`);
   }
   // A tree is an object but not a commit.

@@ -150,10 +150,10 @@ test('typeId and typeSlug are both accepted and both returned; a mismatch or an 
     t.is(c.typeSlug, 'queue', c.name);
   }
   await refused(t, s, 'PUT', C, [{ name: 'x', typeId: types.queue, typeSlug: 'person' }], 400,
-    `typeId '${types.queue}' and typeSlug 'person' name different types.`);
-  await refused(t, s, 'PUT', C, [{ name: 'x', typeId: UNKNOWN_ID }], 400, `Type with id '${UNKNOWN_ID}' does not exist.`);
-  await refused(t, s, 'POST', C, [{ name: 'x', typeSlug: 'mainframe' }], 400, `Type with slug 'mainframe' does not exist.`);
-  await refused(t, s, 'POST', C, [{ id: made[0].id, name: 'by id', typeSlug: 'Queue' }], 400, `Type with slug 'Queue' does not exist.`);
+    `typeId '${types.queue}' and typeSlug 'person' name different types. (element 0 'x')`);
+  await refused(t, s, 'PUT', C, [{ name: 'x', typeId: UNKNOWN_ID }], 400, `Type with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`);
+  await refused(t, s, 'POST', C, [{ name: 'x', typeSlug: 'mainframe' }], 400, `Type with slug 'mainframe' does not exist. (element 0 'x')`);
+  await refused(t, s, 'POST', C, [{ id: made[0].id, name: 'by id', typeSlug: 'Queue' }], 400, `Type with slug 'Queue' does not exist. (element 0 'by id')`);
   // Changing the type by slug on update.
   const [moved] = await accepted(t, s, 'POST', C, [{ id: made[0].id, name: 'by id', typeSlug: 'person' }]);
   t.is(moved.typeId, types.person);
@@ -217,20 +217,22 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
     [a.userlist, 'ada', `Value for USERLIST attribute '${a.userlist}' must be the e-mail address of an organization member.`],
     [a.userlist, '', `Value for USERLIST attribute '${a.userlist}' must be the e-mail address of an organization member.`],
   ];
+  const names = new Map([[a.string, 'Team'], [a.number, 'Cost'], [a.boolean, 'Public'], [a.link, 'Docs'], [a.list, 'Tier'], [a.userlist, 'Owner']]);
   for (const [id, value, error] of wrong) {
-    await refused(t, s, 'PUT', C, [{ name: 'fine' }, { name: 'bad', attributes: [{ id, value }] }], 400, error);
+    await refused(t, s, 'PUT', C, [{ name: 'fine' }, { name: 'bad', attributes: [{ id, value }] }], 400,
+      `${error} (attribute '${names.get(id)}', element 1 'bad')`);
   }
   await refused(t, s, 'PUT', C, [{ name: 'x', attributes: [{ id: UNKNOWN_ID, value: 'v' }] }], 400,
-    `Attribute with id '${UNKNOWN_ID}' does not exist.`);
+    `Attribute with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`);
   await refused(t, s, 'PUT', C, [{ name: 'x', attributes: [{ id: a.string }] }], 400, 'Invalid JSON: 0.attributes.0.value: Required');
   await refused(t, s, 'PUT', C, [{ name: 'x', attributes: [{ id: a.string, value: { a: 1 } }] }], 400,
     'Invalid JSON: 0.attributes.0.value: Expected string | number | boolean | null, received object');
   await refused(t, s, 'PUT', C, [{ name: 'x', attributes: [{ id: a.string, value: 'a' }, { id: a.string, value: 'b' }] }], 400,
-    `Attribute '${a.string}' is given more than once.`);
+    `Attribute '${a.string}' is given more than once. (attribute 'Team', element 0 'x')`);
   // The same holds for an update of a stored component.
   const [made] = await accepted(t, s, 'PUT', C, [{ name: 'stored', attributes: [{ id: a.number, value: 1 }] }]);
   await refused(t, s, 'POST', C, [{ id: made.id, name: 'stored', attributes: [{ id: a.number, value: 'one' }] }], 400,
-    `Value for NUMBER attribute '${a.number}' must be a number.`);
+    `Value for NUMBER attribute '${a.number}' must be a number. (attribute 'Cost', element 0 'stored')`);
 }));
 
 test('an attribute limited by forTypes applies only to components of those types', (t) => withServer(async (s) => {
@@ -239,17 +241,17 @@ test('an attribute limited by forTypes applies only to components of those types
   const [db] = await accepted(t, s, 'PUT', C, [{ name: 'DB', typeSlug: 'database', attributes: value }]);
   t.deepEqual(db.attributes, value);
   await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue', attributes: value }], 400,
-    `Attribute '${attr.id}' does not apply to components of type 'queue'.`);
+    `Attribute '${attr.id}' does not apply to components of type 'queue'. (attribute 'Engine', element 0 'Q')`);
   await refused(t, s, 'PUT', C, [{ name: 'untyped', attributes: value }], 400,
-    `Attribute '${attr.id}' does not apply to components of type '(none)'.`);
+    `Attribute '${attr.id}' does not apply to components of type '(none)'. (attribute 'Engine', element 0 'untyped')`);
   // Changing the stored component's type while it holds the value is refused too.
   await refused(t, s, 'POST', C, [{ id: db.id, name: 'DB', typeSlug: 'queue', attributes: value }], 400,
-    `Attribute '${attr.id}' does not apply to components of type 'queue'.`);
+    `Attribute '${attr.id}' does not apply to components of type 'queue'. (attribute 'Engine', element 0 'DB')`);
 }));
 
 test('a required attribute must have a non-empty value on the components it applies to', (t) => withServer(async (s) => {
   const [attr] = await accepted(t, s, 'PUT', A, [{ name: 'Owner', type: 'STRING', required: true, forTypes: ['queue'] }]);
-  const error = `Required attribute '${attr.id}' has no value.`;
+  const error = `Required attribute '${attr.id}' has no value. (attribute 'Owner', element 0 'Q')`;
   await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue' }], 400, error);
   await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue', attributes: [{ id: attr.id, value: '' }] }], 400, error);
   const [q, other] = await accepted(t, s, 'PUT', C, [
@@ -263,7 +265,7 @@ test('a required attribute must have a non-empty value on the components it appl
   // A required USERLIST attribute: null is no value.
   const [user] = await accepted(t, s, 'PUT', A, [{ name: 'Reviewer', type: 'USERLIST', required: true, forTypes: ['person'] }]);
   await refused(t, s, 'PUT', C, [{ name: 'P', typeSlug: 'person', attributes: [{ id: user.id, value: null }] }], 400,
-    `Required attribute '${user.id}' has no value.`);
+    `Required attribute '${user.id}' has no value. (attribute 'Reviewer', element 0 'P')`);
 }));
 
 test('linksTo takes ids and refs of the same request; an unknown one is refused', (t) => withServer(async (s) => {
@@ -278,13 +280,13 @@ test('linksTo takes ids and refs of the same request; an unknown one is refused'
   t.deepEqual(b.linksTo, [a.id, stored.id], 'a stored ref resolves');
   t.deepEqual(self.linksTo, [self.id]);
   await refused(t, s, 'POST', C, [{ name: 'X', linksTo: [stored.id, UNKNOWN_ID] }], 400,
-    `Component with id '${UNKNOWN_ID}' does not exist.`);
+    `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'X')`);
   await refused(t, s, 'POST', C, [{ id: a.id, ref: 'a', name: 'A', linksTo: [UNKNOWN_ID] }], 400,
-    `Component with id '${UNKNOWN_ID}' does not exist.`);
+    `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'A')`);
   // Something that is not an id names a ref, and the message says so.
-  await refused(t, s, 'POST', C, [{ name: 'X', linksTo: ['nobody'] }], 400, `Ref 'nobody' does not resolve to a component.`);
+  await refused(t, s, 'POST', C, [{ name: 'X', linksTo: ['nobody'] }], 400, `Ref 'nobody' does not resolve to a component. (element 0 'X')`);
   await refused(t, s, 'POST', C, [{ name: 'X', linksTo: [a.id, 'b', 'a'] }], 400,
-    `Component with id '${a.id}' is given more than once in linksTo.`);
+    `Component with id '${a.id}' is given more than once in linksTo. (element 0 'X')`);
   await refused(t, s, 'POST', C, [{ name: 'X', linksTo: 'a' }], 400, 'Invalid JSON: 0.linksTo: Expected array, received string');
 }));
 
@@ -294,7 +296,7 @@ test('a write with one bad element changes nothing at all', (t) => withServer(as
     { name: 'New one' },
     { id: stored.id, ref: 'keep', name: 'Changed' },
     { name: 'Bad', typeSlug: 'nope' },
-  ], 400, `Type with slug 'nope' does not exist.`);
+  ], 400, `Type with slug 'nope' does not exist. (element 2 'Bad')`);
   t.deepEqual((await s.get(`${C}/${stored.id}`)).body, stored);
 }));
 
@@ -306,11 +308,11 @@ test('changing an attribute type a component relies on is refused naming the com
   const [holder] = await accepted(t, s, 'PUT', C, [{ name: 'Holder', attributes: [{ id: text.id, value: 'abc' }, { id: tier.id, value: 'silver' }] }]);
   const name = `Component '${holder.id}' (Holder)`;
   await refused(t, s, 'POST', A, [{ id: text.id, name: 'Code', type: 'NUMBER' }], 400,
-    `${name} would become invalid: Value for NUMBER attribute '${text.id}' must be a number.`);
+    `${name} would become invalid: Value for NUMBER attribute '${text.id}' must be a number. (attribute 'Code', element 0 'Code')`);
   await refused(t, s, 'POST', A, [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['gold', 'bronze'] }], 400,
-    `${name} would become invalid: Value for LIST attribute '${tier.id}' must be one of: gold, bronze.`);
+    `${name} would become invalid: Value for LIST attribute '${tier.id}' must be one of: gold, bronze. (attribute 'Tier', element 0 'Tier')`);
   await refused(t, s, 'POST', A, [{ id: text.id, name: 'Code', type: 'STRING', required: true, forTypes: ['queue'] }], 400,
-    `${name} would become invalid: Attribute '${text.id}' does not apply to components of type '(none)'.`);
+    `${name} would become invalid: Attribute '${text.id}' does not apply to components of type '(none)'. (attribute 'Code', element 0 'Code')`);
   // Removing an item nobody holds, or changing the type of an unused attribute, is fine.
   const [shorter] = await accepted(t, s, 'POST', A, [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['gold', 'silver'] }]);
   t.deepEqual(shorter.list, ['gold', 'silver']);
@@ -319,7 +321,7 @@ test('changing an attribute type a component relies on is refused naming the com
   t.is(retyped.type, 'BOOLEAN');
   // Making an attribute required while a component lacks it is refused the same way.
   await refused(t, s, 'POST', A, [{ id: unused.id, name: 'Unused', type: 'BOOLEAN', required: true }], 400,
-    `${name} would become invalid: Required attribute '${unused.id}' has no value.`);
+    `${name} would become invalid: Required attribute '${unused.id}' has no value. (attribute 'Unused', element 0 'Unused')`);
   // Once the component drops the value, the type change goes through.
   await accepted(t, s, 'POST', C, [{ id: holder.id, name: 'Holder', attributes: [{ id: tier.id, value: 'silver' }] }]);
   const [number] = await accepted(t, s, 'POST', A, [{ id: text.id, name: 'Code', type: 'NUMBER' }]);

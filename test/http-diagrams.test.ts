@@ -53,9 +53,9 @@ test('{} is a generic placeholder; components are instantiated by id or by ref',
   t.like(byReference, { ref: 'store', component: db });
   checkLayout(t, d);
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C2', componentInstances: [{ component: 'nope' }] }], 400,
-    `Ref 'nope' does not resolve to a component.`);
+    `Ref 'nope' does not resolve to a component. (element 0 'x')`);
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C2', componentInstances: [{ component: UNKNOWN_ID }] }], 400,
-    `Component with id '${UNKNOWN_ID}' does not exist.`);
+    `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`);
 }));
 
 test('containers: parent and parentId are both accepted, the response carries parent', (t) => withServer(async (s) => {
@@ -99,25 +99,25 @@ test('container and parent rules are refused with the contract texts', (t) => wi
   await refused(t, s, 'POST', D, diagram([
     { ref: 'outer', isContainer: true },
     { ref: 'inner', isContainer: true, parent: 'outer' },
-  ]), 400, `Container instance 'inner' cannot have a parent.`);
+  ]), 400, `Container instance 'inner' cannot have a parent. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'plain' }, { ref: 'kid', parent: 'plain' }]), 400,
-    `Parent 'plain' is not a container instance of this diagram.`);
+    `Parent 'plain' is not a container instance of this diagram. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'kid', parentId: 'ghost' }]), 400,
-    `Parent 'ghost' is not a container instance of this diagram.`);
+    `Parent 'ghost' is not a container instance of this diagram. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'kid', parent: 'far' }]), 400,
-    `Parent 'far' is not a container instance of this diagram.`);
+    `Parent 'far' is not a container instance of this diagram. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'kid', parent: farId }]), 400,
-    `Parent '${farId}' is not a container instance of this diagram.`);
+    `Parent '${farId}' is not a container instance of this diagram. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'me', parent: 'me' }]), 400,
-    `Parent 'me' is not a container instance of this diagram.`);
+    `Parent 'me' is not a container instance of this diagram. (element 0 'x')`);
   await refused(t, s, 'POST', D, diagram([{ ref: 'a', isContainer: true }, { ref: 'b', isContainer: true }, { parent: 'a', parentId: 'b' }]), 400,
-    `parent 'a' and parentId 'b' differ.`);
+    `parent 'a' and parentId 'b' differ. (element 0 'x')`);
   // A container without ref is named by its id.
   const [mine] = await accepted(t, s, 'POST', D, [{ name: 'Mine', level: 'C2', componentInstances: [{ isContainer: true }, { isContainer: true }] }]);
   const [first, second] = mine.componentInstances.map((i: any) => i.id);
   await refused(t, s, 'POST', D, [{
     id: mine.id, name: 'Mine', level: 'C2', componentInstances: [{ id: first, isContainer: true }, { id: second, isContainer: true, parent: first }],
-  }], 400, `Container instance '${second}' cannot have a parent.`);
+  }], 400, `Container instance '${second}' cannot have a parent. (element 0 'Mine')`);
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C2', componentInstances: [{ isContainer: 'yes' }] }], 400,
     'Invalid JSON: 0.componentInstances.0.isContainer: Expected boolean, received string');
 }));
@@ -199,24 +199,24 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
   t.deepEqual(updated.relations, [{ id: relation.id, fromComponentInstance: store.id, toComponentInstance: web.id, label: null, desc: null, linksTo: [] }]);
   const flows = (relations: unknown[], extra = {}) => [{ id: d.id, name: 'Flows', level: 'C2', componentInstances: [{ ref: 'web' }, { ref: 'store' }], relations, ...extra }];
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: 'web', toComponentInstance: 'gone' }]), 400,
-    `Component instance 'gone' does not exist in this diagram.`);
+    `Component instance 'gone' does not exist in this diagram. (element 0 'Flows')`);
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: UNKNOWN_ID, toComponentInstance: 'web' }]), 400,
-    `Component instance '${UNKNOWN_ID}' does not exist in this diagram.`);
+    `Component instance '${UNKNOWN_ID}' does not exist in this diagram. (element 0 'Flows')`);
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: 'web' }]), 400,
     'Invalid JSON: 0.relations.0.toComponentInstance: Required');
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: [UNKNOWN_ID] }]), 400,
-    `Diagram with id '${UNKNOWN_ID}' does not exist.`);
+    `Diagram with id '${UNKNOWN_ID}' does not exist. (element 0 'Flows')`);
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: ['nowhere'] }]), 400,
-    `Ref 'nowhere' does not resolve to a diagram.`);
+    `Ref 'nowhere' does not resolve to a diagram. (element 0 'Flows')`);
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: [target.id, 'detail'] }]), 400,
-    `Diagram with id '${target.id}' is given more than once in linksTo.`);
+    `Diagram with id '${target.id}' is given more than once in linksTo. (element 0 'Flows')`);
   await refused(t, s, 'POST', D, flows([{ id: UNKNOWN_ID, fromComponentInstance: 'web', toComponentInstance: 'store' }]), 400,
-    `Relation with id '${UNKNOWN_ID}' does not exist in this diagram.`);
+    `Relation with id '${UNKNOWN_ID}' does not exist in this diagram. (element 0 'Flows')`);
   // An instance of another diagram is not an end here.
   const [other] = await accepted(t, s, 'POST', D, [{ name: 'Other', level: 'C2', componentInstances: [{ ref: 'x' }] }]);
   const foreign = other.componentInstances[0].id;
   await refused(t, s, 'POST', D, flows([{ fromComponentInstance: foreign, toComponentInstance: 'web' }]), 400,
-    `Component instance '${foreign}' does not exist in this diagram.`);
+    `Component instance '${foreign}' does not exist in this diagram. (element 0 'Flows')`);
   // A relation may link to the diagram it is in and to a diagram created by the same request.
   const [self, created] = await accepted(t, s, 'POST', D, [
     { id: d.id, name: 'Flows', level: 'C2', componentInstances: [{ ref: 'web' }, { ref: 'store' }],
@@ -235,9 +235,9 @@ test('tags are {id} on input and full tag objects on output; an unknown tag is r
   // A tag renamed later shows its new name in the diagram.
   const [renamed] = (await s.post('/api/external/tag', [{ id: core.id, name: 'Core domain', color: 'red' }])).body;
   t.deepEqual((await s.get(`${D}/${d.id}`)).body.tags, [legacy, renamed]);
-  await refused(t, s, 'POST', D, [{ name: 'x', level: 'C1', tags: [{ id: UNKNOWN_ID }] }], 400, `Tag with id '${UNKNOWN_ID}' does not exist.`);
+  await refused(t, s, 'POST', D, [{ name: 'x', level: 'C1', tags: [{ id: UNKNOWN_ID }] }], 400, `Tag with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`);
   await refused(t, s, 'POST', D, [{ id: d.id, name: 'Tagged', level: 'C1', tags: [{ id: core.id }, { id: legacy.id }, { id: core.id }] }], 400,
-    `Tag with id '${core.id}' is given more than once.`);
+    `Tag with id '${core.id}' is given more than once. (element 0 'Tagged')`);
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C1', tags: [core.id] }], 400, 'Invalid JSON: 0.tags.0: Expected object, received string');
   await refused(t, s, 'POST', D, [{ name: 'x', level: 'C1', tags: [{ name: 'Core' }] }], 400, 'Invalid JSON: 0.tags.0.id: Required');
 }));
@@ -289,13 +289,13 @@ test('an update replaces the nested elements; elements sent back by id or ref ke
   t.deepEqual((await s.get(`${D}/${d.id}`)).body, updated);
   // b is gone: naming it now is an error, as is an instance id of another diagram.
   await refused(t, s, 'POST', D, [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ id: b.id }] }], 400,
-    `Component instance with id '${b.id}' does not exist in this diagram.`);
+    `Component instance with id '${b.id}' does not exist in this diagram. (element 0 'Main')`);
   await refused(t, s, 'POST', D, [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ ref: 'x' }], relations: [{ fromComponentInstance: 'x', toComponentInstance: b.id }] }], 400,
-    `Component instance '${b.id}' does not exist in this diagram.`);
+    `Component instance '${b.id}' does not exist in this diagram. (element 0 'Main')`);
   await refused(t, s, 'POST', D, [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ id: c.id }, { id: c.id }] }], 400,
-    `Component instance with id '${c.id}' is given more than once.`);
+    `Component instance with id '${c.id}' is given more than once. (element 0 'Main')`);
   await refused(t, s, 'POST', D, [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ ref: 'a' }, { ref: 'a' }] }], 400,
-    `Ref 'a' is used more than once.`);
+    `Ref 'a' is used more than once. (element 0 'Main')`);
   await refused(t, s, 'POST', D, [{ id: UNKNOWN_ID, name: 'Main', level: 'C2' }], 400, `Diagram with id '${UNKNOWN_ID}' does not exist.`);
   // Sending no nested elements empties the diagram; the diagram keeps its id.
   const [emptied] = await accepted(t, s, 'POST', D, [{ ref: 'main', name: 'Main', level: 'C2' }]);
@@ -399,7 +399,7 @@ test('a diagram is matched by ref; an identical re-post adds no commit; a refuse
     { ref: 'v', name: 'V3', level: 'C1' },
     { name: 'W', level: 'C2' },
     { name: 'Bad', level: 'C2', componentInstances: [{ parent: 'nothing' }] },
-  ], 400, `Parent 'nothing' is not a container instance of this diagram.`);
+  ], 400, `Parent 'nothing' is not a container instance of this diagram. (element 2 'Bad')`);
   await refused(t, s, 'POST', D, [{ ref: 'w', name: 'W', level: 'C2' }, { ref: 'w', name: 'W2', level: 'C2' }], 400, `Ref 'w' is used more than once.`);
 }));
 

@@ -109,19 +109,19 @@ test('any error cancels the whole model request', (t) => withServer(async (s) =>
     return m;
   };
   await refused(t, s, 'POST', M, broken((m) => { (m.diagrams[1]!.componentInstances[0] as any).component = 'nobody'; }), 400,
-    `Ref 'nobody' does not resolve to a component.`);
+    `Ref 'nobody' does not resolve to a component. (element diagrams.1 'Inside the shop')`);
   await refused(t, s, 'POST', M, broken((m) => { m.diagrams[0]!.relations[0]!.toComponentInstance = 'ghost'; }), 400,
-    `Component instance 'ghost' does not exist in this diagram.`);
+    `Component instance 'ghost' does not exist in this diagram. (element diagrams.0 'Context')`);
   await refused(t, s, 'POST', M, broken((m) => { (m.diagrams[0]!.relations[0] as any).linksTo = ['nowhere']; }), 400,
-    `Ref 'nowhere' does not resolve to a diagram.`);
+    `Ref 'nowhere' does not resolve to a diagram. (element diagrams.0 'Context')`);
   await refused(t, s, 'POST', M, broken((m) => { m.components[2]!.linksTo = ['db', 'missing']; }), 400,
-    `Ref 'missing' does not resolve to a component.`);
+    `Ref 'missing' does not resolve to a component. (element components.2 'Web app')`);
   await refused(t, s, 'POST', M, broken((m) => { delete (m.components[1] as any).name; m.components[1]!.ref = 'new-ref'; }), 400,
     'Invalid JSON: components.1.name: Required');
   await refused(t, s, 'POST', M, broken((m) => { m.components[3]!.typeSlug = 'mainframe'; }), 400,
-    `Type with slug 'mainframe' does not exist.`);
+    `Type with slug 'mainframe' does not exist. (element components.3 'Orders DB')`);
   await refused(t, s, 'POST', M, broken((m) => { (m.diagrams[1]!.componentInstances[2] as any).parent = 'web'; }), 400,
-    `Container instance 'boundary' cannot have a parent.`);
+    `Container instance 'boundary' cannot have a parent. (element diagrams.1 'Inside the shop')`);
   await refused(t, s, 'POST', M, broken((m) => { (m.diagrams[1]!.componentInstances[1] as any).width = 101; }), 400,
     'Invalid JSON: diagrams.1.componentInstances.1.width: Number must be less than or equal to 100');
   await refused(t, s, 'POST', M, broken((m) => { (m.diagrams[0] as any).level = 'C0'; (m.components[0] as any).state = 'NEW'; }), 400,

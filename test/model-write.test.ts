@@ -54,13 +54,13 @@ test('rules refuse with the contract texts', async (t) => {
   const [tier] = writeAttributes(draft, [{ name: 'Tier', type: 'LIST', list: ['gold'] }], true);
   await t.throwsAsync(
     writeModel(new Draft(draft.model, options()), { components: [{ name: 'X', attributes: [{ id: tier.id, value: 'bronze' }] }] }, ''),
-    { instanceOf: ModelError, message: `Value for LIST attribute '${tier.id}' must be one of: gold.` },
+    { instanceOf: ModelError, message: `Value for LIST attribute '${tier.id}' must be one of: gold. (attribute 'Tier', element 0 'X')` },
   );
   await t.throwsAsync(
     writeModel(new Draft(draft.model, options()), { diagrams: [{ name: 'D', level: 'C1', componentInstances: [{ component: 'nope' }] }] }, ''),
-    { instanceOf: ModelError, message: `Ref 'nope' does not resolve to a component.` },
+    { instanceOf: ModelError, message: `Ref 'nope' does not resolve to a component. (element 0 'D')` },
   );
   t.throws(() => writeAttributes(new Draft(draft.model, options()), [{ name: 'L', type: 'LIST', list: ['a', 'a'] }], false), {
-    message: 'Duplicate list values are not allowed, got several of: a',
+    message: "Duplicate list values are not allowed, got several of: a (element 0 'L')",
   });
 });

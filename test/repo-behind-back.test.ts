@@ -227,7 +227,7 @@ test.serial('more ways to break main: each named exactly, each recovered from', 
     ['a required field missing', { [`tags/${id}.yaml`]: `id: ${id}\nname: x\ndesc: null\n` }, `tags/${id}.yaml`, 'color: Required'],
     ['a value of the wrong type', { [`tags/${id}.yaml`]: `id: ${id}\nname: [x]\ndesc: null\ncolor: red\n` }, `tags/${id}.yaml`, 'name: Expected string, received array'],
     ['an attribute value naming no attribute', { [`components/${id}.yaml`]: componentFile(id, { attributes: `\n  - id: ${UNKNOWN_ID}\n    value: x` }) }, `components/${id}.yaml`, `Attribute with id '${UNKNOWN_ID}' does not exist.`],
-    ['an attribute value of the wrong kind', { [`components/${id}.yaml`]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) }, `components/${id}.yaml`, `Value for STRING attribute 'ATTRIBUTE' must be a string.`],
+    ['an attribute value of the wrong kind', { [`components/${id}.yaml`]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) }, `components/${id}.yaml`, `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`],
     ['a diagram instance of a missing component', {
       [`diagrams/${id}.yaml`]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: ${NEW_ID.replace('zz', 'vv')}\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 10\n    height: 5\ntextareas: []\nrelations: []\n`,
     }, `diagrams/${id}.yaml`, `Component with id '${NEW_ID.replace('zz', 'vv')}' does not exist.`],

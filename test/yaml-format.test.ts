@@ -3,10 +3,12 @@ import fc from 'fast-check';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { emitYaml, parseYaml, parseYamlFast, type Plain } from '../src/yaml/format.js';
 import { fileOf, stringify } from '../src/model/files.js';
 import type { Attribute, Component, ComponentType, Diagram, Organization, Tag } from '../src/model/types.js';
+import { pyyamlLoad } from './support/pyyaml.js';
 
 const projectRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sampleRepo = path.join(projectRoot, 'sample-repo');
@@ -219,7 +221,7 @@ test('scalar and collection forms', (t) => {
   t.is(emitYaml({}), '{}\n');
   t.is(emitYaml([]), '[]\n');
   t.is(emitYaml({ a: -0, b: 1e21, c: 1e-7, d: 0.1, e: -12.5, f: Number.MAX_SAFE_INTEGER }),
-    'a: 0\nb: 1e+21\nc: 1e-7\nd: 0.1\ne: -12.5\nf: 9007199254740991\n');
+    'a: 0\nb: 1.0e+21\nc: 1.0e-7\nd: 0.1\ne: -12.5\nf: 9007199254740991\n');
   t.is(emitYaml([{ id: 'x' }, [1, [2]], [], {}, 'a\nb\n']), '- id: x\n- - 1\n  - - 2\n- []\n- {}\n- |\n  a\n  b\n');
   t.is(emitYaml({ 'a b': 1, '': 2, true: 3, On: 4, y: 5, n: 6, '1': 7 }),
     '"1": 7\n"a b": 1\n"": 2\n"true": 3\n"On": 4\ny: 5\nn: 6\n');
@@ -468,6 +470,36 @@ test('property: YAML 1.1 reads the output the same way (apart from plain y/n key
     }),
     { numRuns: 5000 * SCALE },
   );
+});
+
+/**
+ * A real YAML 1.1 reader: PyYAML. (The yaml package's 1.1 schema reads `1e+21` as a number;
+ * YAML 1.1 itself, and so PyYAML, Psych and SnakeYAML, read it as a string.)
+ */
+test('property: PyYAML (YAML 1.1) reads every emitted document as the same value, numbers as numbers', async (t) => {
+  const exponents = fc.oneof(
+    fc.constantFrom(1e21, -1e21, 1e-7, 5e-324, -5e-324, 1.5e-7, 2.5e300, Number.MAX_VALUE, Number.MIN_VALUE, 1e100, 123e-20),
+    fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e-6, max: 1e-6 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => Math.abs(n) >= 1e21),
+  );
+  const values: Plain[] = [
+    ...fc.sample(fc.oneof(docArb, stringArb.map((s) => [s])), 2000 * SCALE),
+    ...fc.sample(fc.array(fc.oneof(exponents, numberArb), { minLength: 1, maxLength: 8 }), 500 * SCALE),
+    ...fc.sample(fc.dictionary(keyArb, exponents, { minKeys: 1, maxKeys: 4, noNullPrototype: true }), 200 * SCALE),
+  ];
+  const texts = values.map((value) => emitYaml(value as Doc));
+  const read = await pyyamlLoad(texts);
+  let checked = 0;
+  for (const [i, value] of values.entries()) {
+    const answer = read[i];
+    if (!('value' in answer) || !isDeepStrictEqual(answer.value, normalized(value))) {
+      t.fail(`PyYAML reads ${JSON.stringify(texts[i])} as ${JSON.stringify(answer)}, written from ${JSON.stringify(value)}`);
+      return;
+    }
+    checked++;
+  }
+  t.is(checked, values.length);
+  t.is(emitYaml({ a: 1e21, b: 1e-7, c: 5e-324, d: -1.5e-7, e: 2e300 }), 'a: 1.0e+21\nb: 1.0e-7\nc: 5.0e-324\nd: -1.5e-7\ne: 2.0e+300\n');
 });
 
 const MUTATION_TOKENS = [

@@ -12,6 +12,7 @@
  */
 import YAML from 'yaml';
 import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
+import { yaml11AsClientsMeanIt } from '../yaml/yaml11.js';
 
 /** Deepest JSON nesting accepted. A model body needs 6 levels (diagrams.0.componentInstances.0.position.x). */
 export const MAX_JSON_DEPTH = 100;
@@ -85,7 +86,8 @@ export function parseYamlText(text: string): Parsed {
     if (yamlNestingExceeds(text, MAX_YAML_NESTING)) return { error: 'Invalid YAML: nested too deeply.' };
     // logLevel 'error': a warning (a collection used as a key, say) would otherwise go to the
     // process's stderr on every such request.
-    const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
+    // A `%YAML 1.1` directive is honoured (the package then uses its 1.1 schema), read as 1.1 clients mean it.
+    const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error', customTags: yaml11AsClientsMeanIt });
     if (doc.errors.length > 0) return { error: `Invalid YAML: ${doc.errors[0]!.message}` };
     return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (err) {

@@ -1,7 +1,8 @@
 import { ModelError } from '../errors.js';
 import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, serializeOrganization, type StoredKind } from './files.js';
 import { LayeredMap } from './layered-map.js';
-import type { Model, Organization } from './types.js';
+import { forgetRequiredIndex } from './rules.js';
+import type { Attribute, Model, Organization } from './types.js';
 
 export interface Identified {
   id: string;
@@ -98,6 +99,7 @@ export class Draft {
       if (resource.ref !== undefined) index.set(resource.ref, resource.id);
     }
     collection.set(resource.id, resource);
+    if (kind === 'attribute') forgetRequiredIndex(collection as unknown as ReadonlyMap<string, Attribute>);
     this.changes.push({
       kind,
       action: stored ? 'update' : 'create',

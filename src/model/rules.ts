@@ -1,4 +1,4 @@
-import { ModelError } from '../errors.js';
+import { concerning, ModelError } from '../errors.js';
 import type { Attribute, AttributeValueType, Component, Diagram, Model } from './types.js';
 
 /**
@@ -60,6 +60,58 @@ function hasValue(value: AttributeValueType | undefined): boolean {
   return value !== undefined && value !== null && value !== '';
 }
 
+/**
+ * The required attributes that apply to components of one type, in id order. Built once per
+ * attributes map and type (a snapshot's maps never change; a draft forgets its index when it
+ * puts an attribute), so checking a component costs its own values and the attributes required
+ * of its type, not every attribute of the model.
+ */
+const requiredIndexes = new WeakMap<ReadonlyMap<string, Attribute>, { all: Attribute[]; byType: Map<string | null, Attribute[]> }>();
+
+export function forgetRequiredIndex(attributes: ReadonlyMap<string, Attribute>): void {
+  requiredIndexes.delete(attributes);
+}
+
+function requiredAttributes(model: Model, typeSlug: string | null): Attribute[] {
+  let index = requiredIndexes.get(model.attributes);
+  if (!index) {
+    const all: Attribute[] = [];
+    for (const attribute of model.attributes.values()) if (attribute.required) all.push(attribute);
+    requiredIndexes.set(model.attributes, (index = { all, byType: new Map() }));
+  }
+  let required = index.byType.get(typeSlug);
+  if (!required) index.byType.set(typeSlug, (required = index.all.filter((attribute) => appliesTo(attribute, typeSlug))));
+  return required;
+}
+
+const typeSlugSets = new WeakMap<ReadonlyMap<string, { slug: string }>, ReadonlySet<string>>();
+
+function typeSlugs(model: Model): ReadonlySet<string> {
+  let slugs = typeSlugSets.get(model.types);
+  if (!slugs) typeSlugSets.set(model.types, (slugs = new Set([...model.types.values()].map((t) => t.slug))));
+  return slugs;
+}
+
+/** What a refusal about one attribute names besides the rule's text. */
+function aboutAttribute(attribute: Attribute): string {
+  return `attribute '${attribute.name}'`;
+}
+
+/** One value a component holds (or lacks) for one attribute. */
+function checkHeldValue(model: Model, attribute: Attribute, typeSlug: string | null, held: { value: AttributeValueType } | undefined): void {
+  concerning(aboutAttribute(attribute), () => {
+    if (held !== undefined) {
+      if (!appliesTo(attribute, typeSlug)) {
+        throw new ModelError(`Attribute '${attribute.id}' does not apply to components of type '${typeSlug ?? '(none)'}'.`);
+      }
+      checkAttributeValue(model, attribute, held.value);
+    }
+    if (attribute.required && appliesTo(attribute, typeSlug) && !hasValue(held?.value)) {
+      throw new ModelError(`Required attribute '${attribute.id}' has no value.`);
+    }
+  });
+}
+
 export function checkComponent(model: Model, component: Component): void {
   if (component.typeId !== null && !model.types.has(component.typeId)) {
     throw new ModelError(`Type with id '${component.typeId}' does not exist.`);
@@ -72,16 +124,13 @@ export function checkComponent(model: Model, component: Component): void {
   for (const { id, value } of component.attributes) {
     const attribute = model.attributes.get(id);
     if (!attribute) throw new ModelError(`Attribute with id '${id}' does not exist.`);
-    if (values.has(id)) throw new ModelError(`Attribute '${id}' is given more than once.`);
-    if (!appliesTo(attribute, typeSlug)) {
-      throw new ModelError(`Attribute '${id}' does not apply to components of type '${typeSlug ?? '(none)'}'.`);
-    }
-    checkAttributeValue(model, attribute, value);
+    if (values.has(id)) throw new ModelError(`Attribute '${id}' is given more than once.`, [aboutAttribute(attribute)]);
     values.set(id, value);
+    checkHeldValue(model, { ...attribute, required: false }, typeSlug, { value });
   }
-  for (const attribute of model.attributes.values()) {
-    if (attribute.required && appliesTo(attribute, typeSlug) && !hasValue(values.get(attribute.id))) {
-      throw new ModelError(`Required attribute '${attribute.id}' has no value.`);
+  for (const attribute of requiredAttributes(model, typeSlug)) {
+    if (!hasValue(values.get(attribute.id))) {
+      throw new ModelError(`Required attribute '${attribute.id}' has no value.`, [aboutAttribute(attribute)]);
     }
   }
 }
@@ -97,20 +146,25 @@ export function checkAttribute(model: Model, attribute: Attribute): void {
   } else if (attribute.list !== undefined) {
     throw new ModelError(`Only a LIST attribute may have a list; this one is ${attribute.type}.`);
   }
-  const slugs = new Set([...model.types.values()].map((t) => t.slug));
+  const slugs = typeSlugs(model);
   for (const slug of attribute.forTypes) {
     if (!slugs.has(slug)) throw new ModelError(`Type with slug '${slug}' does not exist.`);
   }
 }
 
-/** An attribute change must not leave any component with a value (or a gap) it forbids. */
-export function checkComponentsAgainstAttributes(model: Model): void {
+/**
+ * An attribute changed: no component may be left with a value (or a gap) it now forbids.
+ * Only this attribute's rules are checked, once per component: the others did not change.
+ */
+export function checkComponentsAgainstAttribute(model: Model, attribute: Attribute): void {
   for (const component of model.components.values()) {
+    const held = component.attributes.find((value) => value.id === attribute.id);
+    if (held === undefined && !attribute.required) continue;
     try {
-      checkComponent(model, component);
+      checkHeldValue(model, attribute, typeSlugOf(model, component.typeId), held);
     } catch (err) {
       if (err instanceof ModelError) {
-        throw new ModelError(`Component '${component.id}' (${component.name}) would become invalid: ${err.message}`);
+        throw new ModelError(`Component '${component.id}' (${component.name}) would become invalid: ${err.text}`, err.context);
       }
       throw err;
     }

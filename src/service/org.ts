@@ -6,6 +6,7 @@ import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
+import { resolveCommitName } from './commit-names.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -24,7 +25,6 @@ export interface WriteRequest {
   options: WriteOptions;
 }
 
-const COMMIT_ID = /^[0-9a-f]{40}$/;
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
 const KEPT_VERDICTS = 8;
 let opened = 0;
@@ -130,14 +130,15 @@ export class OrgModel {
     return undefined;
   }
 
-  /** The model as of an earlier commit, for `?at=`. */
-  async at(commit: string): Promise<Snapshot> {
-    if (this.current?.commit === commit) return this.current;
-    const kept = this.older.get(this.owner, commit);
+  /** The model as of an earlier commit, for `?at=`: a revision as commit-names.ts reads it. */
+  async at(name: string): Promise<Snapshot> {
+    if (this.current?.commit === name) return this.current;
+    const kept = this.older.get(this.owner, name);
     if (kept) return kept;
-    if (!COMMIT_ID.test(commit) || !(await this.repo.hasCommit(commit))) {
-      throw new ApiError(404, `Commit '${commit}' does not exist.`);
-    }
+    const commit = await resolveCommitName(this.repo, name);
+    if (this.current?.commit === commit) return this.current;
+    const known = this.older.get(this.owner, commit);
+    if (known) return known;
     const snapshot = await this.load(commit, this.current);
     const responses = snapshot.responses as ResponseCache;
     this.older.put(this.owner, commit, { snapshot, modelBytes: estimateModelBytes(snapshot.model), responses });

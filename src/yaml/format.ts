@@ -142,9 +142,20 @@ function blockScalar(s: string, contentIndent: number): string {
   return out;
 }
 
+/**
+ * A number as both YAML 1.2 and YAML 1.1 read it. String(n) writes 1e21 as `1e+21` and 1e-7 as
+ * `1e-7`, which YAML 1.1 (PyYAML, Psych, SnakeYAML) reads as strings: its floats need a dot in
+ * the mantissa and a sign in the exponent. So exponents are written `1.0e+21`, `1.0e-7`.
+ */
 function emitNumber(n: number): string {
   if (!Number.isFinite(n)) throw new TypeError(`Cannot write ${n} as YAML`);
-  return n === 0 ? '0' : String(n);
+  if (n === 0) return '0';
+  const text = String(n);
+  const e = text.indexOf('e');
+  if (e === -1) return text;
+  const mantissa = text.slice(0, e);
+  const exponent = text.slice(e + 1);
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}e${exponent[0] === '-' || exponent[0] === '+' ? exponent : `+${exponent}`}`;
 }
 
 function isPlainObject(v: object): v is { [key: string]: unknown } {

@@ -604,32 +604,34 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   }
   if (kind === 'attribute' && elements.length > 0) {
     const element = () => elements[pick % elements.length];
-    list.push({ what: 'list on a non-LIST attribute', apply: () => { Object.assign(element(), { type: 'NUMBER', list: ['a'] }); return 'Only a LIST attribute may have a list; this one is NUMBER.'; } });
-    list.push({ what: 'LIST without list', apply: () => { element().type = 'LIST'; delete element().list; return 'A LIST attribute needs a list of values.'; } });
-    list.push({ what: 'duplicate list values', apply: () => { Object.assign(element(), { type: 'LIST', list: ['v', 'w', 'v'] }); return 'Duplicate list values are not allowed, got several of: v'; } });
-    list.push({ what: 'unknown forTypes slug', apply: () => { element().forTypes = ['person', 'no-such-type']; delete element().required; return "Type with slug 'no-such-type' does not exist."; } });
+    const at = () => ` (element ${pick % elements.length} '${element().name}')`;
+    list.push({ what: 'list on a non-LIST attribute', apply: () => { Object.assign(element(), { type: 'NUMBER', list: ['a'] }); return 'Only a LIST attribute may have a list; this one is NUMBER.' + at(); } });
+    list.push({ what: 'LIST without list', apply: () => { element().type = 'LIST'; delete element().list; return 'A LIST attribute needs a list of values.' + at(); } });
+    list.push({ what: 'duplicate list values', apply: () => { Object.assign(element(), { type: 'LIST', list: ['v', 'w', 'v'] }); return 'Duplicate list values are not allowed, got several of: v' + at(); } });
+    list.push({ what: 'unknown forTypes slug', apply: () => { element().forTypes = ['person', 'no-such-type']; delete element().required; return "Type with slug 'no-such-type' does not exist." + at(); } });
   }
   const components = elementsOf('component');
   if (components.length > 0) {
     const i = pick % components.length;
     const c = () => components[i];
     const path = kind === 'model' ? `components.${i}` : `${i}`;
+    const at = (attribute?: string) => ` (${attribute === undefined ? '' : `attribute '${attribute}', `}element ${path} '${c().name}')`;
     list.push({ what: 'component without name', apply: () => { delete c().name; return `Invalid JSON: ${path}.name: Required`; } });
-    list.push({ what: 'unknown typeSlug', apply: () => { delete c().typeId; c().typeSlug = escaping; return `Type with slug '${escaping}' does not exist.`; } });
-    list.push({ what: 'unknown typeId', apply: () => { delete c().typeSlug; c().typeId = escaping; return `Type with id '${escaping}' does not exist.`; } });
+    list.push({ what: 'unknown typeSlug', apply: () => { delete c().typeId; c().typeSlug = escaping; return `Type with slug '${escaping}' does not exist.${at()}`; } });
+    list.push({ what: 'unknown typeId', apply: () => { delete c().typeSlug; c().typeId = escaping; return `Type with id '${escaping}' does not exist.${at()}`; } });
     list.push({
       what: 'typeId and typeSlug disagree',
-      apply: () => { c().typeId = fx.types.get('person'); c().typeSlug = 'database'; return `typeId '${fx.types.get('person')}' and typeSlug 'database' name different types.`; },
+      apply: () => { c().typeId = fx.types.get('person'); c().typeSlug = 'database'; return `typeId '${fx.types.get('person')}' and typeSlug 'database' name different types.${at()}`; },
     });
     list.push({
       what: 'dangling linksTo',
       apply: () => {
         const name = pick % 2 === 0 ? UNKNOWN_ID : `no-such-component-${pick}`;
         c().linksTo = [...(c().linksTo ?? []), name];
-        return name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`;
+        return (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) + at();
       },
     });
-    list.push({ what: 'unknown attribute', apply: () => { c().attributes = [{ id: escaping, value: 'x' }]; return `Attribute with id '${escaping}' does not exist.`; } });
+    list.push({ what: 'unknown attribute', apply: () => { c().attributes = [{ id: escaping, value: 'x' }]; return `Attribute with id '${escaping}' does not exist.${at()}`; } });
     const wrongValues: Array<[AttributeType, unknown, string]> = [
       ['STRING', 5, 'must be a string.'], ['NUMBER', '5', 'must be a number.'], ['BOOLEAN', 'true', 'must be a boolean.'],
       ['LINK', 'javascript:alert(1)', 'must be a valid URL.'], ['LINK', 'not a url', 'must be a valid URL.'],
@@ -643,48 +645,49 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
         c().typeSlug = 'container';
         delete c().typeId;
         c().attributes = [{ id: fx.attributes[type], value }];
-        return `Value for ${type} attribute '${fx.attributes[type]}' ${message}`;
+        return `Value for ${type} attribute '${fx.attributes[type]}' ${message}${at(`Fixture ${type}`)}`;
       },
     });
     list.push({
       what: 'attribute given twice',
-      apply: () => { c().attributes = [{ id: fx.attributes.BOOLEAN, value: true }, { id: fx.attributes.BOOLEAN, value: false }]; return `Attribute '${fx.attributes.BOOLEAN}' is given more than once.`; },
+      apply: () => { c().attributes = [{ id: fx.attributes.BOOLEAN, value: true }, { id: fx.attributes.BOOLEAN, value: false }]; return `Attribute '${fx.attributes.BOOLEAN}' is given more than once.${at('Fixture BOOLEAN')}`; },
     });
     list.push({
       what: 'required attribute missing',
-      apply: () => { delete c().typeId; c().typeSlug = 'queue'; c().attributes = []; return `Required attribute '${fx.attributes.requiredForQueue}' has no value.`; },
+      apply: () => { delete c().typeId; c().typeSlug = 'queue'; c().attributes = []; return `Required attribute '${fx.attributes.requiredForQueue}' has no value.${at('Queue owner')}`; },
     });
   }
   const diagrams = elementsOf('diagram');
   if (diagrams.length > 0) {
     const d = () => diagrams[pick % diagrams.length];
     const instances = () => d().componentInstances as any[];
-    list.push({ what: 'unknown diagram tag', apply: () => { d().tags = [{ id: escaping }]; return `Tag with id '${escaping}' does not exist.`; } });
+    const at = () => ` (element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${d().name}')`;
+    list.push({ what: 'unknown diagram tag', apply: () => { d().tags = [{ id: escaping }]; return `Tag with id '${escaping}' does not exist.${at()}`; } });
     list.push({
       what: 'instance of an unknown component',
       apply: () => {
         const name = pick % 2 === 0 ? UNKNOWN_ID : `no-such-ref-${pick}`;
         instances().push({ ref: 'extra', component: name });
-        return name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`;
+        return (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) + at();
       },
     });
     list.push({
       what: 'parent that is no container',
       apply: () => {
         instances().push({ ref: 'plain', isContainer: false }, { ref: 'child', parent: pick % 2 === 0 ? 'plain' : escaping });
-        return `Parent '${pick % 2 === 0 ? 'plain' : escaping}' is not a container instance of this diagram.`;
+        return `Parent '${pick % 2 === 0 ? 'plain' : escaping}' is not a container instance of this diagram.${at()}`;
       },
     });
     list.push({
       what: 'container with a parent',
-      apply: () => { instances().push({ ref: 'box', isContainer: true }, { ref: 'inner-box', isContainer: true, parent: 'box' }); return "Container instance 'inner-box' cannot have a parent."; },
+      apply: () => { instances().push({ ref: 'box', isContainer: true }, { ref: 'inner-box', isContainer: true, parent: 'box' }); return `Container instance 'inner-box' cannot have a parent.${at()}`; },
     });
     list.push({
       what: 'relation to an unknown instance',
       apply: () => {
         instances().push({ ref: 'end' });
         d().relations = [...(d().relations ?? []), { fromComponentInstance: 'end', toComponentInstance: escaping }];
-        return `Component instance '${escaping}' does not exist in this diagram.`;
+        return `Component instance '${escaping}' does not exist in this diagram.${at()}`;
       },
     });
     list.push({
@@ -692,20 +695,20 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
       apply: () => {
         instances().push({ ref: 'end' });
         d().relations = [{ fromComponentInstance: 'end', toComponentInstance: 'end', linksTo: [UNKNOWN_ID] }];
-        return `Diagram with id '${UNKNOWN_ID}' does not exist.`;
+        return `Diagram with id '${UNKNOWN_ID}' does not exist.${at()}`;
       },
     });
-    list.push({ what: 'instance ref twice', apply: () => { instances().push({ ref: 'same' }, { ref: 'same' }); return "Ref 'same' is used more than once."; } });
+    list.push({ what: 'instance ref twice', apply: () => { instances().push({ ref: 'same' }, { ref: 'same' }); return `Ref 'same' is used more than once.${at()}`; } });
     list.push({
       what: 'parent and parentId differ',
       apply: () => {
         instances().push({ ref: 'b1', isContainer: true }, { ref: 'b2', isContainer: true }, { ref: 'kid', parent: 'b1', parentId: 'b2' });
-        return "parent 'b1' and parentId 'b2' differ.";
+        return `parent 'b1' and parentId 'b2' differ.${at()}`;
       },
     });
     list.push({
       what: 'instance id unknown in this diagram',
-      apply: () => { instances().push({ id: escaping }); return `Component instance with id '${escaping}' does not exist in this diagram.`; },
+      apply: () => { instances().push({ id: escaping }); return `Component instance with id '${escaping}' does not exist in this diagram.${at()}`; },
     });
   }
   if (list.length === 0) return null;

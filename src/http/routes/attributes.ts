@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { AttributeBody } from '../../model/schemas.js';
 import { writeAttributes } from '../../model/write/attributes.js';
@@ -10,7 +10,7 @@ import { send } from '../respond.js';
 /** Served at `/attribute` and, for clients of the other contract form, `/attributes`. */
 export function attributeRoutes(router: Router, writing: Middleware[]): void {
   const writeHandler = (createOnly: boolean) => async (ctx: Context) => {
-    const body = checkBody(AttributeBody, ctx.request.body);
+    const body = checkRequestBody(ctx, AttributeBody);
     const { snapshot, result } = await write(ctx, (draft) => writeAttributes(draft, body, createOnly));
     send(ctx, result.map(present.attribute), snapshot);
   };

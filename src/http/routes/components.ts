@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { ComponentBody } from '../../model/schemas.js';
 import type { Component, Model } from '../../model/types.js';
@@ -14,7 +14,7 @@ import { send } from '../respond.js';
  */
 export function componentRoutes(router: Router, writing: Middleware[]): void {
   const writeHandler = async (ctx: Context) => {
-    const body = checkBody(ComponentBody, ctx.request.body);
+    const body = checkRequestBody(ctx, ComponentBody);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, { components: body }, ''));
     send(ctx, result.components.map((c) => present.component(c, snapshot.model)), snapshot);

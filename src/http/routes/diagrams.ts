@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
@@ -28,7 +28,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });
   router.post('/diagram', ...writing, async (ctx) => {
-    const body = checkBody(DiagramBody, ctx.request.body);
+    const body = checkRequestBody(ctx, DiagramBody);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, { diagrams: body }, ''));
     send(ctx, result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)), snapshot);

@@ -3,9 +3,9 @@ import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
 import { readHistory, type HistoryEntry } from '../../history/log.js';
-import { resolveRevision } from '../../history/revisions.js';
 import { DIRECTORIES, emptyModel, resourcePath, type StoredKind } from '../../model/files.js';
 import { isId } from '../../model/ids.js';
+import { resolveCommitName } from '../../service/commit-names.js';
 import { queryValue, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
@@ -48,7 +48,7 @@ export function historyRoutes(router: Router): void {
     const resource = queryValue(ctx, 'resource');
     if (resource !== undefined && !isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
     const beforeText = queryValue(ctx, 'before');
-    const before = beforeText === undefined ? undefined : await resolveRevision(org.repo.gitdir, beforeText);
+    const before = beforeText === undefined ? undefined : await resolveCommitName(org.repo, beforeText);
     const limit = limitOf(ctx);
     const entries = await readHistory(org.repo.gitdir, {
       before,
@@ -69,7 +69,7 @@ export function historyRoutes(router: Router): void {
   router.get('/history/:commit', async (ctx) => {
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
-    const commit = await resolveRevision(org.repo.gitdir, String(ctx.params.commit));
+    const commit = await resolveCommitName(org.repo, String(ctx.params.commit));
     const [entry] = await readHistory(org.repo.gitdir, { single: commit, limit: 1 });
     send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
   });
@@ -79,8 +79,8 @@ export function historyRoutes(router: Router): void {
     const head = await readSnapshot(ctx);
     const fromText = queryValue(ctx, 'from');
     if (fromText === undefined) throw new ApiError(400, "Query parameter 'from' is required: the commit or version to compare from.");
-    const from = await resolveRevision(org.repo.gitdir, fromText);
-    const to = await resolveRevision(org.repo.gitdir, queryValue(ctx, 'to') ?? 'main');
+    const from = await resolveCommitName(org.repo, fromText);
+    const to = await resolveCommitName(org.repo, queryValue(ctx, 'to') ?? 'main');
     const [before, after] = await Promise.all([org.at(from), org.at(to)]);
     send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
   });

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { ModelBody } from '../../model/schemas.js';
 import type { Model } from '../../model/types.js';
@@ -21,7 +21,7 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
     sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {
-    const body = checkBody(ModelBody, ctx.request.body);
+    const body = checkRequestBody(ctx, ModelBody);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, body, 'components.'));
     send(ctx, {

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { TagBody } from '../../model/schemas.js';
 import { writeTags } from '../../model/write/tags.js';
@@ -17,7 +17,7 @@ export function tagRoutes(router: Router, writing: Middleware[]): void {
     sendOne(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
   });
   router.post('/tag', ...writing, async (ctx) => {
-    const body = checkBody(TagBody, ctx.request.body);
+    const body = checkRequestBody(ctx, TagBody);
     const { snapshot, result } = await write(ctx, (draft) => writeTags(draft, body));
     send(ctx, result.map(present.tag), snapshot);
   });

@@ -1,14 +1,14 @@
 import type { AttributeInput } from '../schemas.js';
 import type { Attribute } from '../types.js';
 import { resolveTargets, type Draft } from '../draft.js';
-import { checkAttribute, checkComponentsAgainstAttributes } from '../rules.js';
+import { concerning } from '../../errors.js';
+import { checkAttribute, checkComponentsAgainstAttribute } from '../rules.js';
 
 /** `createOnly`: the PUT form, where an element with an id is refused. */
 export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly: boolean): Attribute[] {
   const targets = resolveTargets(draft, 'attribute', body, {
     refuseIds: createOnly ? 'An id must not be supplied when creating attributes with PUT; use POST to update.' : undefined,
   });
-  const changesBefore = draft.changes.length;
   const attributes = body.map((input, i) =>
     draft.put<Attribute>('attribute', {
       id: targets[i].id,
@@ -22,7 +22,11 @@ export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly
       list: input.list,
     }, input.apiContext !== undefined),
   );
-  for (const attribute of attributes) checkAttribute(draft.model, attribute);
-  if (draft.changes.length > changesBefore) checkComponentsAgainstAttributes(draft.model);
+  for (const [i, attribute] of attributes.entries()) concerning(`element ${i} '${attribute.name}'`, () => checkAttribute(draft.model, attribute));
+  // Only what changed is checked against the components; an unchanged attribute is the stored object.
+  for (const [i, attribute] of attributes.entries()) {
+    if (attribute === draft.base.attributes.get(attribute.id)) continue;
+    concerning(`element ${i} '${attribute.name}'`, () => checkComponentsAgainstAttribute(draft.model, attribute));
+  }
   return attributes;
 }

@@ -1,4 +1,4 @@
-import { ModelError } from '../../errors.js';
+import { ApiError, ModelError } from '../../errors.js';
 import type { ComponentInput } from '../schemas.js';
 import type { Component, ComponentType, Model } from '../types.js';
 import type { Draft, Target } from '../draft.js';
@@ -35,7 +35,8 @@ export function buildComponent(
   path: string,
 ): Component {
   const name = input.name ?? (target.existing as Component | undefined)?.name;
-  if (name === undefined) throw new ModelError(`Invalid JSON: ${path}.name: Required`);
+  // A schema-style refusal: its path already names the element.
+  if (name === undefined) throw new ApiError(400, `Invalid JSON: ${path}.name: Required`);
   return {
     id: target.id,
     ref: input.ref,

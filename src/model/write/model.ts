@@ -1,3 +1,4 @@
+import { concerning } from '../../errors.js';
 import type { ComponentInput, DiagramInput } from '../schemas.js';
 import type { Component, Diagram } from '../types.js';
 import { resolveTargets, type Draft } from '../draft.js';
@@ -28,17 +29,24 @@ export async function writeModel(
   const componentRefs = componentReferences(draft, componentInputs, componentTargets);
   const diagramRefs = diagramReferences(draft, diagramInputs, diagramTargets);
 
+  // A refusal names the element of the body it concerns: `element components.0 'Shop API'`.
+  const diagramPath = componentPath === '' ? '' : 'diagrams.';
+  const element = (path: string, i: number, name: string | undefined) => `element ${path}${i}${name === undefined ? '' : ` '${name}'`}`;
   const components = componentInputs.map((input, i) =>
-    draft.put('component',
-      buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
-      input.apiContext !== undefined),
+    concerning(element(componentPath, i, input.name ?? (componentTargets[i].existing as Component | undefined)?.name), () =>
+      draft.put('component',
+        buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
+        input.apiContext !== undefined)),
   );
   const diagrams: Diagram[] = [];
   for (const [i, input] of diagramInputs.entries()) {
-    const diagram = await buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs);
+    const diagram = await concerning(element(diagramPath, i, input.name), () =>
+      buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs));
     diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
   }
-  for (const component of components) checkComponent(draft.model, component);
-  for (const diagram of diagrams) checkDiagram(draft.model, diagram);
+  for (const [i, component] of components.entries()) {
+    concerning(element(componentPath, i, component.name), () => checkComponent(draft.model, component));
+  }
+  for (const [i, diagram] of diagrams.entries()) concerning(element(diagramPath, i, diagram.name), () => checkDiagram(draft.model, diagram));
   return { components, diagrams };
 }
