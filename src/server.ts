@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
+import { checkContinue } from './http/connections/continue.js';
+import { DEFAULT_LINGER_MS, lingerBeforeClose } from './http/connections/linger.js';
 import { YamlPool } from './http/yaml-pool.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
@@ -37,6 +39,12 @@ export interface ServerOptions {
   requestTimeout?: number;
   /** An idle keep-alive connection is closed after this long (default 5 s). */
   keepAliveTimeout?: number;
+  /**
+   * After an answer that went out before the request's body was read (a refusal, a body cut at
+   * the limit), the connection reads and discards what the client still sends for at most this
+   * long (default 5 s) and at most twice the body limit, then closes (connections/linger.ts).
+   */
+  lingerMs?: number;
   log?: (line: string) => void;
 }
 
@@ -87,6 +95,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const deps = {
     orgs, keys, log, publicUrl: '', bodyLimit, yamlPool,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
+    linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);
   // A client that trickles its headers or body must not hold a connection forever. Node
@@ -95,12 +104,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // requestTimeout.
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
+  const handle = app.callback();
   const server = createServer({
     requestTimeout,
     headersTimeout,
     keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10))),
-  }, app.callback());
+  }, handle);
+  server.on('checkContinue', checkContinue(handle));
+  lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

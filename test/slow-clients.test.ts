@@ -195,7 +195,9 @@ test.serial('the body limit holds for declared, chunked and compressed bodies (a
     } as RequestInit);
     return { status: response.status, body: await response.json(), connection: response.headers.get('connection') };
   };
-  const tooLarge = { status: 413, body: { error: 'Request body too large.' }, connection: 'close' };
+  // A body declared at most twice the limit is read and discarded after the answer, so the
+  // connection stays usable; one of unknown length is answered with Connection: close.
+  const tooLarge = { status: 413, body: { error: 'Request body too large.' }, connection: 'keep-alive' };
   t.deepEqual(await send(' '.repeat(limit + 1)), tooLarge, 'declared');
   const stream = new ReadableStream({
     start(controller) {
@@ -203,7 +205,7 @@ test.serial('the body limit holds for declared, chunked and compressed bodies (a
       controller.close();
     },
   });
-  t.deepEqual(await send(stream), tooLarge, 'chunked, no length');
+  t.deepEqual(await send(stream), { ...tooLarge, connection: 'close' }, 'chunked, no length');
   const bomb = gzipSync(Buffer.alloc(200 * limit, 0x20));
   t.true(bomb.length < 300 * 1024, `${bomb.length} bytes of gzip`);
   t.deepEqual(await send(bomb, { 'content-encoding': 'gzip' }), tooLarge, 'gzip bomb: 200 MB of spaces');

@@ -6,6 +6,8 @@ import { authenticate, requireEditor } from './middleware/auth.js';
 import { parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
+import { closeAfterUnreadBody } from './middleware/unread-body.js';
+import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
 import { send } from './respond.js';
@@ -24,6 +26,8 @@ export interface AppDependencies extends RouteSettings {
   bodyBudget: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
+  /** How long and how much a connection reads on after answering before the body was read. */
+  linger?: LingerSettings;
 }
 
 /**
@@ -56,6 +60,7 @@ export function createApp(deps: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(requestLog(deps.log));
+  app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(errors(deps.log));
 
   const health = new Router(ROUTER_OPTIONS);

@@ -3,6 +3,7 @@ import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
+import { inviteBody } from '../connections/continue.js';
 import { parseJsonText, parseYamlText, type Parsed } from '../body-parse.js';
 import { YAML_TYPES } from '../respond.js';
 import type { YamlPool } from '../yaml-pool.js';
@@ -50,11 +51,10 @@ export class BodyBudget {
   }
 }
 
-// Answered before the body has been read to its end: the connection is not reused, so what
-// the client still sends is never read.
-const tooLarge = () => new ApiError(413, 'Request body too large.', { Connection: 'close' });
-const busy = () =>
-  new ApiError(503, 'The server is holding too many request bodies; retry shortly.', { 'Retry-After': '1', Connection: 'close' });
+// Either may be answered before the body has been read to its end: what the client still
+// sends is read and discarded, within bounds (middleware/unread-body.ts, connections/linger.ts).
+const tooLarge = () => new ApiError(413, 'Request body too large.');
+const busy = () => new ApiError(503, 'The server is holding too many request bodies; retry shortly.', { 'Retry-After': '1' });
 
 /**
  * Reads a write's body as JSON or YAML (by Content-Type) into `ctx.request.body`.
@@ -134,6 +134,8 @@ function readBody(ctx: Context, limit: number, budget: BodyBudget, held: { bytes
     }
     held.bytes = declared;
   }
+  // Every refusal the headers decide has been made: a client waiting for `100 Continue` gets it now.
+  inviteBody(req, ctx.res);
   const source: Readable = decoder ?? req;
   if (decoder) req.pipe(decoder);
   return new Promise<Buffer>((resolve, reject) => {
