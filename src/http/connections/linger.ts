@@ -81,7 +81,10 @@ function linger(socket: Socket, req: IncomingMessage, settings: LingerSettings):
     if (socket.bytesRead - readBefore > settings.bytes) stop();
   }, 50);
   // The client has sent all it meant to: nothing left to read, so the close is clean.
-  if (req.complete) return stop();
+  if (req.complete) {
+    stop();
+    return;
+  }
   req.once('end', stop);
   socket.once('close', stop);
 }
