@@ -93,7 +93,7 @@ async function repeat(times: number, once: () => Promise<Outcome>): Promise<Try[
 export const nodeFetch: Client = {
   name: 'fetch',
   run: (url, c, bodies, times) => repeat(times, async () => {
-    let body: BodyInit | undefined;
+    let body: RequestInit['body'];
     if (c.body === 'chunked') {
       const chunks = pieces(bodies.chunked);
       body = new ReadableStream({
