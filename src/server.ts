@@ -23,6 +23,13 @@ export interface ServerOptions {
    * beyond). Default: the larger of 64 MB and four body limits.
    */
   bodyBudget?: number;
+  /**
+   * The same for the requests of one organization, so one cannot fill the server's
+   * (default: half of bodyBudget, at least bodyLimit). Both count bytes as they arrive.
+   */
+  bodyBudgetPerOrg?: number;
+  /** A request body that sends nothing for this long is answered 408 and cut off (default 10 s). */
+  bodyStallTimeout?: number;
   /** Worker threads parsing large YAML bodies at once (default: cores − 1, 1 to 4). */
   yamlThreads?: number;
   /**
@@ -95,6 +102,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const deps = {
     orgs, keys, log, publicUrl: '', bodyLimit, yamlPool,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
+    bodyBudgetPerOrg: options.bodyBudgetPerOrg,
+    bodyStallTimeout: options.bodyStallTimeout,
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);

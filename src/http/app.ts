@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
-import { parseBody } from './middleware/body.js';
+import { DEFAULT_BODY_STALL_TIMEOUT, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
@@ -24,6 +24,10 @@ export interface AppDependencies extends RouteSettings {
   log: (line: string) => void;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
   bodyBudget: number;
+  /** The same per organization (default: half the server's, at least one body limit). */
+  bodyBudgetPerOrg?: number;
+  /** A body that sends nothing this long is cut off with 408 (ms, default 10 s). */
+  bodyStallTimeout?: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
   /** How long and how much a connection reads on after answering before the body was read. */
@@ -41,7 +45,13 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
+  const writing = [requireEditor, parseBody({
+    limitBytes: deps.bodyLimit,
+    budgetBytes: deps.bodyBudget,
+    budgetBytesPerOrg: deps.bodyBudgetPerOrg ?? Math.max(deps.bodyLimit, Math.floor(deps.bodyBudget / 2)),
+    stallMs: deps.bodyStallTimeout ?? DEFAULT_BODY_STALL_TIMEOUT,
+    yaml: deps.yamlPool,
+  })];
   typeRoutes(api);
   tagRoutes(api, writing);
   attributeRoutes(api, writing);
