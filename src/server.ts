@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
+import { capConnections, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connections/caps.js';
 import { checkContinue } from './http/connections/continue.js';
 import { DEFAULT_LINGER_MS, lingerBeforeClose } from './http/connections/linger.js';
 import { YamlPool } from './http/yaml-pool.js';
@@ -52,6 +53,17 @@ export interface ServerOptions {
    * long (default 5 s) and at most twice the body limit, then closes (connections/linger.ts).
    */
   lingerMs?: number;
+  /** GET/HEAD requests a minute per key, counted per process; beyond, 429 + Retry-After (default: unlimited). */
+  readsPerMinute?: number;
+  /** Write requests a minute per key, counted per process; beyond, 429 + Retry-After (default: unlimited). */
+  writesPerMinute?: number;
+  /** Open connections of the whole server; beyond, 503 and closed (default 1000). */
+  maxConnections?: number;
+  /**
+   * Open connections from one client address; beyond, 503 and closed (default 100). Behind a
+   * reverse proxy every connection comes from the proxy: raise it to maxConnections there.
+   */
+  maxConnectionsPerAddress?: number;
   log?: (line: string) => void;
 }
 
@@ -104,6 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,
+    rateLimits: { readsPerMinute: options.readsPerMinute, writesPerMinute: options.writesPerMinute },
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);
@@ -119,8 +132,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     headersTimeout,
     keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10))),
-  }, handle);
-  server.on('checkContinue', checkContinue(handle));
+  });
+  const { guard } = capConnections(server, {
+    total: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    perAddress: Math.min(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS),
+  });
+  server.on('request', guard(handle));
+  server.on('checkContinue', guard(checkContinue(handle)));
   lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { authenticate, requireEditor } from './middleware/auth.js';
 import { DEFAULT_BODY_STALL_TIMEOUT, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
+import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
@@ -30,6 +31,8 @@ export interface AppDependencies extends RouteSettings {
   bodyStallTimeout?: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
+  /** Requests a minute per key (off by default). */
+  rateLimits?: RateLimits;
   /** How long and how much a connection reads on after answering before the body was read. */
   linger?: LingerSettings;
 }
@@ -45,6 +48,7 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
+  api.use(rateLimit(deps.rateLimits ?? {}));
   const writing = [requireEditor, parseBody({
     limitBytes: deps.bodyLimit,
     budgetBytes: deps.bodyBudget,

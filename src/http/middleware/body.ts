@@ -99,10 +99,11 @@ const stalled = () => new ApiError(408, 'Request timeout: the body stopped arriv
 export function parseBody(settings: BodySettings): Middleware {
   const budget = new BodyBudget(settings.budgetBytes, settings.budgetBytesPerOrg);
   return async (ctx, next) => {
-    const type = ctx.request.type;
+    // Media types are case-insensitive (RFC 9110 §8.3.1): Application/JSON is JSON.
+    const type = ctx.request.type.trim().toLowerCase();
     const yaml = YAML_TYPES.includes(type);
     if (!yaml && type !== 'application/json' && !type.endsWith('+json')) {
-      throw new ApiError(415, `Unsupported Content-Type: ${type || '(none)'}.`);
+      throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type.trim() || '(none)'}.`);
     }
     const held = { org: state(ctx).org.slug, bytes: 0 };
     try {
