@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
 import { capConnections, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connections/caps.js';
 import { checkContinue } from './http/connections/continue.js';
+import { DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT } from './http/middleware/send-bounds.js';
 import { DEFAULT_LINGER_MS, lingerBeforeClose } from './http/connections/linger.js';
 import { YamlPool } from './http/yaml-pool.js';
 import { Orgs } from './service/orgs.js';
@@ -57,6 +58,13 @@ export interface ServerOptions {
   readsPerMinute?: number;
   /** Write requests a minute per key, counted per process; beyond, 429 + Retry-After (default: unlimited). */
   writesPerMinute?: number;
+  /**
+   * Bytes of one key's responses not yet taken by its clients; a GET beyond is answered 503
+   * (default 32 MB; one response is always allowed).
+   */
+  sendBytesPerKey?: number;
+  /** A response not handed over completely this long after it began is cut off (default 60 s). */
+  sendTimeout?: number;
   /** Open connections of the whole server; beyond, 503 and closed (default 1000). */
   maxConnections?: number;
   /**
@@ -117,6 +125,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,
     rateLimits: { readsPerMinute: options.readsPerMinute, writesPerMinute: options.writesPerMinute },
+    sendBounds: { bytesPerKey: options.sendBytesPerKey ?? DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT },
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);

@@ -6,6 +6,7 @@ import { authenticate, requireEditor } from './middleware/auth.js';
 import { DEFAULT_BODY_STALL_TIMEOUT, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
+import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
 import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
@@ -33,6 +34,8 @@ export interface AppDependencies extends RouteSettings {
   yamlPool: YamlPool;
   /** Requests a minute per key (off by default). */
   rateLimits?: RateLimits;
+  /** Bytes of responses in flight per key, and the send timeout (see middleware/send-bounds.ts). */
+  sendBounds?: SendBounds;
   /** How long and how much a connection reads on after answering before the body was read. */
   linger?: LingerSettings;
 }
@@ -49,6 +52,7 @@ export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
   api.use(rateLimit(deps.rateLimits ?? {}));
+  api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
   const writing = [requireEditor, parseBody({
     limitBytes: deps.bodyLimit,
     budgetBytes: deps.bodyBudget,
