@@ -48,8 +48,15 @@ export function lingerBeforeClose(server: Server, settings: LingerSettings): voi
     res.once('finish', () => {
       if (!hasUnreadBody(req)) return;
       const socket = req.socket;
-      const timer = setTimeout(() => socket.destroy(), settings.ms);
-      const done = () => clearTimeout(timer);
+      const done = () => {
+        clearTimeout(timer);
+        req.off('end', done);
+        socket.off('close', done);
+      };
+      const timer = setTimeout(() => {
+        done();
+        if (!req.complete) socket.destroy();
+      }, settings.ms);
       req.once('end', done);
       socket.once('close', done);
     });
