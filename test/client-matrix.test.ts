@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -139,4 +140,52 @@ test.serial('Expect: 100-continue: a refusal decided by the headers comes instea
   // A request that will be read is invited: 100 Continue, then the body, then the answer.
   const accepted = await curlWithExpect(s.key, bodies.files.json);
   t.like(accepted, { status: 200, uploaded: bodies.json.length, sawContinue: true });
+});
+
+test.serial('lingering is bounded: after an early answer the server reads at most twice the body limit, for at most lingerMs, then closes', async (t) => {
+  const LINGER_MS = 1000;
+  const local = await TestServer.start({ bodyLimit: BODY_LIMIT, lingerMs: LINGER_MS });
+  try {
+    const { hostname, port } = new URL(local.url);
+    const openUpload = (head: string, mode: 'endless' | 'trickle') =>
+      new Promise<{ answer: string; sent: number; ms: number }>((resolve) => {
+        // allowHalfOpen: the client does not close its side when the server closes its own.
+        const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+        const started = performance.now();
+        let answer = '';
+        let sent = 0;
+        const chunk = `${(16 * 1024).toString(16)}\r\n${' '.repeat(16 * 1024)}\r\n`;
+        const pump = () => {
+          // A client that never stops sending: as fast as the server takes it.
+          while (mode === 'endless' && socket.writable && socket.write(chunk)) sent += 16 * 1024;
+        };
+        // A byte now and then: the client is still there, and learns of the close by its next write.
+        const trickle = mode === 'trickle' ? setInterval(() => socket.writable && socket.write(' '), 100) : undefined;
+        socket.on('close', () => clearInterval(trickle));
+        socket.on('drain', pump);
+        socket.on('data', (data) => (answer += data.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve({ answer, sent, ms: performance.now() - started }));
+        socket.on('connect', () => {
+          socket.write(head);
+          pump();
+        });
+      });
+    const post = (key: string, framing: string) =>
+      `POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${framing}\r\n`;
+    // An endless chunked body: 413 once past the limit, then at most twice the limit more is read.
+    const endless = await openUpload(post(local.key, 'Transfer-Encoding: chunked\r\n'), 'endless');
+    t.log(`endless upload: ${endless.sent} bytes sent, closed after ${Math.round(endless.ms)} ms`);
+    t.regex(endless.answer, /^HTTP\/1\.1 413 /);
+    t.true(endless.answer.endsWith(error('Request body too large.')));
+    // What the client got into the connection: the limit, twice the limit lingering, plus the sockets' buffers.
+    t.true(endless.sent < 3 * BODY_LIMIT + 8 * 1024 * 1024, `${endless.sent} bytes sent before the close`);
+    t.true(endless.ms < LINGER_MS + 2000, `closed after ${Math.round(endless.ms)} ms`);
+    // A refused upload whose client goes on sending a byte now and then and never closes: closed after lingerMs.
+    const silent = await openUpload(post('c4s_wrong', `Content-Length: ${100 * BODY_LIMIT}\r\n`), 'trickle');
+    t.regex(silent.answer, /^HTTP\/1\.1 401 [\s\S]*\r\nConnection: close\r\n/);
+    t.true(silent.ms >= LINGER_MS - 100 && silent.ms < LINGER_MS + 2000, `closed after ${Math.round(silent.ms)} ms`);
+  } finally {
+    await local.close();
+  }
 });

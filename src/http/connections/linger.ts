@@ -35,8 +35,8 @@ export function canDrainAfterAnswer(req: IncomingMessage, settings: LingerSettin
  * write would fail (EPIPE, or a reset that discards the answer unread) and many clients report
  * only that. So:
  * - an answer with `Connection: close` is followed by a half-close (FIN after the answer), and
- *   the connection keeps reading and discarding until the client is done, at most `bytes` and
- *   `ms`; then it is closed;
+ *   the connection keeps reading and discarding until the client is done, at most `ms`, and at
+ *   most `bytes` from the moment the answer was decided (discardAtMost); then it is closed;
  * - an answer on a kept-alive connection (body declared at most `bytes`) lets Node read and
  *   discard the rest of the body as it does; if that takes longer than `ms` the connection
  *   is closed.
@@ -76,17 +76,11 @@ export function lingerBeforeClose(server: Server, settings: LingerSettings): voi
 
 function linger(socket: Socket, req: IncomingMessage, settings: LingerSettings): void {
   socket.end();
-  const readBefore = socket.bytesRead;
   const stop = () => {
-    clearInterval(poll);
     clearTimeout(timer);
     socket.destroy();
   };
   const timer = setTimeout(stop, settings.ms);
-  // Node's HTTP parser reads the socket natively, so the count comes from the handle.
-  const poll = setInterval(() => {
-    if (socket.bytesRead - readBefore > settings.bytes) stop();
-  }, 50);
   // The client has sent all it meant to: nothing left to read, so the close is clean.
   if (req.complete) {
     stop();
@@ -94,4 +88,18 @@ function linger(socket: Socket, req: IncomingMessage, settings: LingerSettings):
   }
   req.once('end', stop);
   socket.once('close', stop);
+}
+
+/**
+ * Reads and discards the rest of `req`'s body from now on, closing the connection once more
+ * than `bytes` have come: the byte bound of lingering. Counted chunk by chunk as the parser
+ * hands them over, so no burst gets past it.
+ */
+export function discardAtMost(req: IncomingMessage, bytes: number): void {
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > bytes) req.socket.destroy();
+  });
+  req.resume();
 }

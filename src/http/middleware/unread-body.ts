@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { canDrainAfterAnswer, type LingerSettings } from '../connections/linger.js';
+import { canDrainAfterAnswer, discardAtMost, type LingerSettings } from '../connections/linger.js';
 
 /**
  * An answer given before the request's body was read to its end keeps the connection open when
@@ -10,6 +10,9 @@ import { canDrainAfterAnswer, type LingerSettings } from '../connections/linger.
 export function closeAfterUnreadBody(settings: LingerSettings): Middleware {
   return async (ctx, next) => {
     await next();
-    if (!canDrainAfterAnswer(ctx.req, settings)) ctx.set('Connection', 'close');
+    if (!canDrainAfterAnswer(ctx.req, settings)) {
+      ctx.set('Connection', 'close');
+      discardAtMost(ctx.req, settings.bytes);
+    }
   };
 }
