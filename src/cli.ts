@@ -17,7 +17,8 @@ const USAGE = `c4store — a git-backed store for C4 architecture models
 
 Usage:
   c4store serve [--data DIR] [--port 8080] [--host 127.0.0.1] [--public-url URL] [--durable] [--demo]
-                [--pack-every COMMITS]
+                [--pack-every COMMITS] [--reads-per-minute N] [--writes-per-minute N]
+                [--max-connections N] [--max-connections-per-address N]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -29,7 +30,10 @@ Usage:
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
-when the data directory has no organization yet, and prints its key.
+when the data directory has no organization yet, and prints its key. --reads-per-minute and
+--writes-per-minute limit each API key (per process; default unlimited: 429 beyond);
+--max-connections (default 1000) and --max-connections-per-address (default 100) cap open
+connections (503 beyond; behind a reverse proxy, set the second to the first).
 --pack-every packs a repository's loose objects (git repack) after that many commits and at
 start (default 1000; 0: never).
 org create and key create print the new API key as the last line of standard output.`;
@@ -54,6 +58,10 @@ const OPTIONS = {
   interval: { type: 'string' },
   'pack-every': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  'reads-per-minute': { type: 'string' },
+  'writes-per-minute': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -64,6 +72,15 @@ function dataDir(values: Values): string {
 
 function durable(values: Values): boolean {
   return values.durable ?? process.env.C4STORE_DURABLE === '1';
+}
+
+/** A positive whole number option, or undefined when it is not given. */
+function count(values: Values, name: 'reads-per-minute' | 'writes-per-minute' | 'max-connections' | 'max-connections-per-address'): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`invalid --${name} ${text}: a whole number of at least 1`);
+  return value;
 }
 
 function positionals(args: string[], count: number, usage: string): string[] {
@@ -87,6 +104,8 @@ async function serve(values: Values): Promise<void> {
   }
   const server = await startServer({
     dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery,
+    readsPerMinute: count(values, 'reads-per-minute'), writesPerMinute: count(values, 'writes-per-minute'),
+    maxConnections: count(values, 'max-connections'), maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);

@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
+import { capConnections, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connections/caps.js';
+import { checkContinue } from './http/connections/continue.js';
+import { DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT } from './http/middleware/send-bounds.js';
+import { DEFAULT_LINGER_MS, lingerBeforeClose } from './http/connections/linger.js';
 import { YamlPool } from './http/yaml-pool.js';
 import { installPreReceiveHook } from './push/hook.js';
 import { Mirrors } from './mirror/pusher.js';
@@ -25,6 +29,13 @@ export interface ServerOptions {
    */
   bodyBudget?: number;
   /**
+   * The same for the requests of one organization, so one cannot fill the server's
+   * (default: half of bodyBudget, at least bodyLimit). Both count bytes as they arrive.
+   */
+  bodyBudgetPerOrg?: number;
+  /** A request body that sends nothing for this long is answered 408 and cut off (default 10 s). */
+  bodyStallTimeout?: number;
+  /**
    * Bytes of `?at=` snapshots (models of earlier commits and their serialized responses) kept
    * for reuse, over all organizations (default 256 MB); the least recently used go first.
    */
@@ -45,6 +56,30 @@ export interface ServerOptions {
   requestTimeout?: number;
   /** An idle keep-alive connection is closed after this long (default 5 s). */
   keepAliveTimeout?: number;
+  /**
+   * After an answer that went out before the request's body was read (a refusal, a body cut at
+   * the limit), the connection reads and discards what the client still sends for at most this
+   * long (default 5 s) and at most twice the body limit, then closes (connections/linger.ts).
+   */
+  lingerMs?: number;
+  /** GET/HEAD requests a minute per key, counted per process; beyond, 429 + Retry-After (default: unlimited). */
+  readsPerMinute?: number;
+  /** Write requests a minute per key, counted per process; beyond, 429 + Retry-After (default: unlimited). */
+  writesPerMinute?: number;
+  /**
+   * Bytes of one key's responses not yet taken by its clients; a GET beyond is answered 503
+   * (default 32 MB; one response is always allowed).
+   */
+  sendBytesPerKey?: number;
+  /** A response not handed over completely this long after it began is cut off (default 60 s). */
+  sendTimeout?: number;
+  /** Open connections of the whole server; beyond, 503 and closed (default 1000). */
+  maxConnections?: number;
+  /**
+   * Open connections from one client address; beyond, 503 and closed (default 100). Behind a
+   * reverse proxy every connection comes from the proxy: raise it to maxConnections there.
+   */
+  maxConnectionsPerAddress?: number;
   log?: (line: string) => void;
   /**
    * Pack a repository's loose objects with `git gc --auto` in the background after this
@@ -119,6 +154,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const deps = {
     orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, mirrors,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
+    bodyBudgetPerOrg: options.bodyBudgetPerOrg,
+    bodyStallTimeout: options.bodyStallTimeout,
+    rateLimits: { readsPerMinute: options.readsPerMinute, writesPerMinute: options.writesPerMinute },
+    sendBounds: { bytesPerKey: options.sendBytesPerKey ?? DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT },
+    linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);
   // A client that trickles its headers or body must not hold a connection forever. Node
@@ -127,12 +167,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // requestTimeout.
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
+  const handle = app.callback();
   const server = createServer({
     requestTimeout,
     headersTimeout,
     keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 10))),
-  }, app.callback());
+  });
+  const { guard } = capConnections(server, {
+    total: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    perAddress: Math.min(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS),
+  });
+  server.on('request', guard(handle));
+  server.on('checkContinue', guard(checkContinue(handle)));
+  lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,9 +5,13 @@ import type { Mirrors } from '../mirror/pusher.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
-import { parseBody } from './middleware/body.js';
+import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
+import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
+import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
+import { closeAfterUnreadBody } from './middleware/unread-body.js';
+import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
 import { attributeRoutes } from './routes/attributes.js';
@@ -28,10 +32,20 @@ export interface AppDependencies extends RouteSettings {
   log: (line: string) => void;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
   bodyBudget: number;
+  /** The same per organization (default: half the server's, at least one body limit). */
+  bodyBudgetPerOrg?: number;
+  /** A body that sends nothing this long is cut off with 408 (ms, default 10 s). */
+  bodyStallTimeout?: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
   /** Where each organization is mirrored to, and how that goes. */
   mirrors?: Mirrors;
+  /** Requests a minute per key (off by default). */
+  rateLimits?: RateLimits;
+  /** Bytes of responses in flight per key, and the send timeout (see middleware/send-bounds.ts). */
+  sendBounds?: SendBounds;
+  /** How long and how much a connection reads on after answering before the body was read. */
+  linger?: LingerSettings;
 }
 
 /**
@@ -45,7 +59,9 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
+  api.use(rateLimit(deps.rateLimits ?? {}));
+  api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
+  const writing = [requireEditor, parseBody(bodySettingsOf(deps))];
   typeRoutes(api);
   tagRoutes(api, writing);
   attributeRoutes(api, writing);
@@ -66,6 +82,7 @@ export function createApp(deps: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(requestLog(deps.log));
+  app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(errors(deps.log));
   app.use(gitHttp(deps));
 

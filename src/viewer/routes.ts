@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import { checkBody } from '../model/check-body.js';
 import { readSnapshot, state, write } from '../http/resource.js';
 import { setEtag } from '../http/respond.js';
-import { parseBody } from '../http/middleware/body.js';
+import { bodySettingsOf, parseBody } from '../http/middleware/body.js';
 import { organizationOf, requireEditor } from '../http/middleware/auth.js';
 import type { YamlPool } from '../http/yaml-pool.js';
 import type { Orgs } from '../service/orgs.js';
@@ -27,7 +27,11 @@ export interface ViewerDependencies {
   keys: KeyStore;
   /** Read when a request needs it: the server learns its address only once it listens. */
   publicUrl: string;
+  /** The server's body settings: the viewer's writes count against the same budget as the API's. */
+  bodyLimit: number;
   bodyBudget: number;
+  bodyBudgetPerOrg?: number;
+  bodyStallTimeout?: number;
   yamlPool: YamlPool;
   sessions?: Sessions;
 }
@@ -227,7 +231,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
 
   /** One drop of the page's script: one write through the API's write path, one commit. */
   router.post('/orgs/:slug/diagrams/:id/arrange', sameOrigin, signedIn, ownOrg, requireEditor,
-    parseBody({ limitBytes: ARRANGE_BODY_LIMIT, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool }), async (ctx) => {
+    parseBody({ ...bodySettingsOf(deps), limitBytes: ARRANGE_BODY_LIMIT }), async (ctx) => {
       const move = checkBody(ArrangeInput, ctx.request.body);
       const id = String(ctx.params.id);
       const { snapshot, result } = await write(ctx, (draft) => arrangeDiagram(draft, id, move));

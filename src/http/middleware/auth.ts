@@ -10,6 +10,9 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
 
 /** The key of a request, from `Authorization: Bearer <key>` or `x-api-key: <key>`. */
 function presentedKey(ctx: Context): string {
+  // Node keeps only the first of several Authorization headers; all of them are here.
+  const authorizations = new Set((ctx.req.headersDistinct.authorization ?? []).map((value) => value.trim()));
+  if (authorizations.size > 1) throw new ApiError(401, 'Invalid API key.', CHALLENGE);
   const authorization = ctx.get('authorization');
   const apiKey = ctx.get('x-api-key');
   if (authorization === '' && apiKey === '') throw new ApiError(401, 'Missing API key.', CHALLENGE);
