@@ -155,7 +155,7 @@ export const LAYOUT = {
    * layered placement (./layers.ts). elk takes tens of milliseconds at this size and grows
    * much faster than linearly beyond it.
    */
-  elkBudget: 200,
+  elkBudget: 100,
   /** Groups of at most this many related boxes (no containers) skip elk. */
   smallGroup: 4,
 } as const;
