@@ -115,6 +115,9 @@ export async function buildDiagram(
         throw new ModelError(`Parent '${parentName}' is not a container instance of this diagram.`);
       }
     }
+    // An instance moved to another container (or out of one) without a position of its own is
+    // laid out anew there, like a new child; its kept position belongs to where it was.
+    const moved = existing !== undefined && existing.parent !== parent;
     const kept = keepLayout ? existing : undefined;
     return {
       element: {
@@ -129,7 +132,7 @@ export async function buildDiagram(
         height: 0,
       },
       sizeGiven: i.width !== undefined || i.height !== undefined,
-      position: i.position ?? kept?.position,
+      position: i.position ?? (moved ? undefined : kept?.position),
       width: i.width ?? kept?.width,
       height: i.height ?? kept?.height,
     };
