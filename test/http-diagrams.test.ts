@@ -459,3 +459,21 @@ test('an instance moved into a container without a position is laid out inside i
   const { input, result } = layoutOf(outside);
   t.deepEqual(findOverlaps(result, input).filter((pair) => pair.includes(looseId)), []);
 }));
+
+// issue 16.8: positions far out overflowed the layout's arithmetic (500)
+test('positions are bounded to ±1,000,000 with a schema error; the bounds themselves are laid out around', (t) => withServer(async (s) => {
+  const diagram = (position: unknown, where: 'componentInstances' | 'textareas' = 'componentInstances') =>
+    [{ name: 'Far', level: 'C2', [where]: [where === 'textareas' ? { text: 'x', position } : { position }, {}] }];
+  await refused(t, s, 'POST', D, diagram({ x: 1.79e308, y: 0 }), 400,
+    'Invalid JSON: 0.componentInstances.0.position.x: Number must be less than or equal to 1000000');
+  await refused(t, s, 'POST', D, diagram({ x: 0, y: -1.79e308 }), 400,
+    'Invalid JSON: 0.componentInstances.0.position.y: Number must be greater than or equal to -1000000');
+  await refused(t, s, 'POST', D, diagram({ x: 1_000_001, y: 0 }, 'textareas'), 400,
+    'Invalid JSON: 0.textareas.0.position.x: Number must be less than or equal to 1000000');
+  const [d] = await accepted(t, s, 'POST', D, [{
+    name: 'Edge', level: 'C2',
+    componentInstances: [{ ref: 'far', position: { x: 1_000_000, y: -1_000_000 } }, { ref: 'new' }],
+  }]);
+  t.deepEqual(byRef(d, 'far').position, { x: 1_000_000, y: -1_000_000 });
+  checkLayout(t, d);
+}));
