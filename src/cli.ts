@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
+import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore, type Role } from './store/keys.js';
@@ -14,6 +15,8 @@ const USAGE = `c4store — a git-backed store for C4 architecture models
 
 Usage:
   c4store serve [--data DIR] [--port 8080] [--host 127.0.0.1] [--public-url URL] [--durable] [--demo]
+                [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
+                [--max-diagram-textareas N] [--max-org-components N]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -22,7 +25,8 @@ Usage:
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
-when the data directory has no organization yet, and prints its key.
+when the data directory has no organization yet, and prints its key. The --max-* options raise
+or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
 org create and key create print the new API key as the last line of standard output.`;
 
 class UsageError extends Error {}
@@ -43,6 +47,7 @@ const OPTIONS = {
   label: { type: 'string' },
   role: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -60,10 +65,28 @@ function positionals(args: string[], count: number, usage: string): string[] {
   return args;
 }
 
+function defaultLimits(): string {
+  return (Object.keys(LIMIT_OPTIONS) as Array<keyof Limits>).map((k) => `--${LIMIT_OPTIONS[k]} ${DEFAULT_LIMITS[k]}`).join(', ');
+}
+
+/** The --max-* options given, each a whole number of at least 1. */
+function limitsOf(values: Values): Partial<Limits> {
+  const limits: Partial<Limits> = {};
+  for (const [limit, name] of Object.entries(LIMIT_OPTIONS) as Array<[keyof Limits, string]>) {
+    const text = (values as Record<string, unknown>)[name];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --${name} ${String(text)}: use a whole number of at least 1`);
+    limits[limit] = n;
+  }
+  return limits;
+}
+
 async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
   const port = Number(values.port ?? process.env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
+  const limits = limitsOf(values);
   const orgs = new Orgs(data, { durable: durable(values) });
   let demoKey: string | undefined;
   if (values.demo && (await orgs.list()).length === 0) {
@@ -71,7 +94,7 @@ async function serve(values: Values): Promise<void> {
     demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
   const server = await startServer({
-    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values),
+    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), limits,
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);

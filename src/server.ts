@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './http/app.js';
 import { YamlPool } from './http/yaml-pool.js';
+import { LayoutPool } from './layout/pool.js';
+import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 
@@ -37,6 +39,12 @@ export interface ServerOptions {
   requestTimeout?: number;
   /** An idle keep-alive connection is closed after this long (default 5 s). */
   keepAliveTimeout?: number;
+  /** Worker threads running automatic layout (default: cores − 1, 1 to 2); 0: on the request's thread. */
+  layoutThreads?: number;
+  /** An automatic layout taking longer is cancelled and its write refused with 503 (default 30 s). */
+  layoutTimeout?: number;
+  /** Bounds on requests, diagrams and organizations (src/limits/limits.ts); each one defaults. */
+  limits?: Partial<Limits>;
   log?: (line: string) => void;
 }
 
@@ -80,12 +88,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   // Straight to stdout: console.log formats and checks for colours on every call, per request.
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const orgs = new Orgs(options.dataDir, { durable: options.durable, maxWaitingWrites: options.maxWaitingWrites });
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const layoutPool = options.layoutThreads === 0
+    ? undefined
+    : new LayoutPool({ threads: options.layoutThreads, timeoutMs: options.layoutTimeout });
+  const orgs = new Orgs(options.dataDir, {
+    durable: options.durable,
+    maxWaitingWrites: options.maxWaitingWrites,
+    limits,
+    runLayout: layoutPool && ((input) => layoutPool.layout(input)),
+  });
   const keys = new KeyStore(options.dataDir);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {
-    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool,
+    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, limits,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
   };
   const app = createApp(deps);
@@ -118,6 +135,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         server.closeAllConnections();
       });
       await yamlPool.close();
+      await layoutPool?.close();
     },
   };
 }

@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { limitWriteSize } from './middleware/limits.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
 import { parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
@@ -24,6 +26,8 @@ export interface AppDependencies extends RouteSettings {
   bodyBudget: number;
   /** Worker threads for large YAML bodies. */
   yamlPool: YamlPool;
+  /** Bounds on what one write may ask for (default: DEFAULT_LIMITS). */
+  limits?: Limits;
 }
 
 /**
@@ -37,7 +41,11 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
+  const writing = [
+    requireEditor,
+    parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool }),
+    limitWriteSize(deps.limits ?? DEFAULT_LIMITS),
+  ];
   typeRoutes(api);
   tagRoutes(api, writing);
   attributeRoutes(api, writing);

@@ -1,5 +1,6 @@
 import { ApiError, ModelError } from '../errors.js';
-import { Draft, type WriteOptions } from '../model/draft.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
@@ -50,6 +51,7 @@ export class OrgModel {
     readonly slug: string,
     readonly repo: Repo,
     private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
+    private readonly settings: { limits?: Limits; runLayout?: LayoutRunner } = {},
   ) {}
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
@@ -117,7 +119,11 @@ export class OrgModel {
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
       }
-      const draft = new Draft(base.model, request.options);
+      const draft = new Draft(base.model, {
+        ...request.options,
+        limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,
+        runLayout: request.options.runLayout ?? this.settings.runLayout,
+      });
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
       const commit = await this.repo.commit({

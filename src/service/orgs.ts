@@ -1,3 +1,5 @@
+import type { Limits } from '../limits/limits.js';
+import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -34,7 +36,7 @@ export class Orgs {
 
   constructor(
     readonly dataDir: string,
-    private readonly options: { durable?: boolean; maxWaitingWrites?: number } = {},
+    private readonly options: { durable?: boolean; maxWaitingWrites?: number; limits?: Limits; runLayout?: LayoutRunner } = {},
   ) {}
 
   gitdir(slug: string): string {
@@ -55,7 +57,10 @@ export class Orgs {
     let org = this.open.get(slug);
     if (!org) {
       if (!this.exists(slug)) throw new Error(`Organization '${slug}' does not exist.`);
-      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites);
+      org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, {
+        limits: this.options.limits,
+        runLayout: this.options.runLayout,
+      });
       this.open.set(slug, org);
     }
     return org;

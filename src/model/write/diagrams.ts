@@ -1,4 +1,5 @@
 import { ModelError } from '../../errors.js';
+import { checkDiagramSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { DiagramInput } from '../schemas.js';
 import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
@@ -88,6 +89,11 @@ export async function buildDiagram(
   const instanceInputs = input.componentInstances ?? [];
   const textareaInputs = input.textareas ?? [];
   const relationInputs = input.relations ?? [];
+  checkDiagramSize(input.name ?? input.ref ?? target.id, {
+    instances: instanceInputs.length,
+    relations: relationInputs.length,
+    textareas: textareaInputs.length,
+  }, draft.options.limits ?? DEFAULT_LIMITS);
 
   const componentOf = (i: { component?: string | null }) => (i.component == null ? null : components.resolve(i.component));
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
@@ -224,7 +230,7 @@ async function placeElements(
     relations: relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
   };
   if (needsLayout(layoutInput)) {
-    const result = await layoutDiagram(layoutInput);
+    const result = await (draft.options.runLayout ?? layoutDiagram)(layoutInput);
     for (const pending of instances) Object.assign(pending, result.instances.get(pending.element.id));
     for (const pending of textareas) Object.assign(pending, result.textareas.get(pending.element.id));
   }

@@ -1,3 +1,4 @@
+import { checkOrgSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { ComponentInput, DiagramInput } from '../schemas.js';
 import type { Component, Diagram } from '../types.js';
 import { resolveTargets, type Draft } from '../draft.js';
@@ -33,6 +34,7 @@ export async function writeModel(
       buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
       input.apiContext !== undefined),
   );
+  checkOrgSize(draft.base.components.size, draft.model.components.size, draft.options.limits ?? DEFAULT_LIMITS);
   const diagrams: Diagram[] = [];
   for (const [i, input] of diagramInputs.entries()) {
     const diagram = await buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs);
