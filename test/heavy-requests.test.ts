@@ -1,0 +1,68 @@
+/**
+ * Heavy work off the event loop (issue 15.1): a large diagram laid out for one organization
+ * does not hold another organization's reads, and a layout that takes too long is cancelled
+ * with a clear error and changes nothing.
+ */
+import test from 'ava';
+import { heavyDiagram } from '../bench/heavy.js';
+import { Orgs } from '../src/service/orgs.js';
+import { KeyStore } from '../src/store/keys.js';
+import { accepted, refused } from './support/models.js';
+import { MEMBERS, TestServer } from './support/server.js';
+
+const D = '/api/external/diagram';
+
+test('a large diagram posted to one organization does not hold another organization\'s reads (worst under 500 ms)', async (t) => {
+  const s = await TestServer.start();
+  try {
+    await new Orgs(s.dataDir).create('quiet', { name: 'Quiet', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
+    const quietKey = (await new KeyStore(s.dataDir).create('quiet', { label: 'reader' })).key;
+    const read = async () => {
+      const start = performance.now();
+      const reply = await s.get('/api/external/tag', { key: quietKey });
+      t.is(reply.status, 200);
+      return performance.now() - start;
+    };
+    await read();
+    const latencies: number[] = [];
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        latencies.push(await read());
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const heavyMs: number[] = [];
+    for (let w = 0; w < 2; w++) {
+      const start = performance.now();
+      const reply = await s.post(D, heavyDiagram(`Heavy ${w}`, 2000, 4000));
+      heavyMs.push(performance.now() - start);
+      t.is(reply.status, 200, reply.text.slice(0, 200));
+      t.is(reply.body[0].componentInstances.length, 2000);
+    }
+    writing = false;
+    await reader;
+    const worst = Math.max(...latencies);
+    t.log(`${latencies.length} reads of another organization during ${heavyMs.map((ms) => ms.toFixed(0)).join(' + ')} ms of heavy writes; worst ${worst.toFixed(0)} ms`);
+    t.true(latencies.length >= 5, 'reads kept going during the heavy writes');
+    t.true(worst < 500, `worst read latency ${worst.toFixed(0)} ms`);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a layout that takes longer than the layout timeout is cancelled with 503 and changes nothing', async (t) => {
+  const s = await TestServer.start({ layoutTimeout: 1 });
+  try {
+    await refused(t, s, 'POST', D, heavyDiagram('Slow', 300, 600), 503,
+      'Automatic layout took longer than 0.001 s and was cancelled; nothing was changed. ' +
+      'Give the elements of large diagrams positions, or add them in several requests.');
+    // Nothing to lay out: no layout runs, the write goes through.
+    await accepted(t, s, 'POST', D, [{
+      name: 'Placed', level: 'C1',
+      componentInstances: [{ placeholder: 'A', position: { x: 0, y: 0 }, width: 16, height: 8 }],
+    }]);
+  } finally {
+    await s.close();
+  }
+});
