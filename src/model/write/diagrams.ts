@@ -5,6 +5,7 @@ import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '.
 import type { Draft, Target } from '../draft.js';
 import { layoutDiagram, needsLayout, type LayoutInput } from '../../layout/layout.js';
 import { distinct, type References } from './references.js';
+import { nextTurn } from './turns.js';
 
 interface Nested {
   id: string;
@@ -144,6 +145,7 @@ export async function buildDiagram(
     };
   });
 
+  await nextTurn(instanceInputs.length);
   const textareaTargets = matchNested(stored?.textareas ?? [], textareaInputs, 'Text area', newId, {
     stored: (t) => t.text,
     input: (t) => t.text ?? '',
@@ -163,6 +165,7 @@ export async function buildDiagram(
     if (id === undefined) throw new ModelError(`Component instance '${name}' does not exist in this diagram.`);
     return id;
   };
+  await nextTurn(textareaInputs.length);
   const relationContents = relationInputs.map((r) => ({
     fromComponentInstance: instanceEnd(r.fromComponentInstance),
     toComponentInstance: instanceEnd(r.toComponentInstance),
@@ -183,7 +186,9 @@ export async function buildDiagram(
     ...relationContents[n],
   }));
 
+  await nextTurn(relationInputs.length);
   await placeElements(draft, instances, textareas, relations);
+  await nextTurn(instanceInputs.length + relationInputs.length);
 
   return {
     id: target.id,
