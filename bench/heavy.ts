@@ -6,16 +6,18 @@
  * light client reads `GET /api/external/tag` of `light` every 10 ms. Prints p50, p99 and the
  * worst latency of the light reads, with the heavy writes' own times.
  *
- *   npm run bench:heavy                 run and print
- *   npm run bench:heavy -- --inline     layout on the request's thread (the state before 15.1)
+ *   npm run bench:heavy                 before (layout on the request's thread) and after; writes
+ *                                       bench/heavy-results.md
+ *   npm run bench:heavy -- --no-write   print only
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer, type ServerOptions } from '../src/server.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
+import { machine } from './report.js';
 import { percentile } from './stats.js';
 
 export interface HeavyFigures {
@@ -96,11 +98,32 @@ export async function measureHeavy(
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { inline: { type: 'boolean' } } });
-  const f = await measureHeavy({ server: values.inline ? { layoutThreads: 0 } : {} });
+function line(label: string, f: HeavyFigures): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`;
-  console.log(`light reads during heavy writes (${values.inline ? 'layout inline' : 'layout on workers'}): ` +
-    `${f.lightReads} reads, p50 ${ms(f.p50)}, p99 ${ms(f.p99)}, worst ${ms(f.worst)}; ` +
-    `heavy writes ${f.heavyWritesMs.map(ms).join(', ')}`);
+  return `| ${label} | ${f.lightReads} | ${ms(f.p50)} | ${ms(f.p99)} | ${ms(f.worst)} | ${f.heavyWritesMs.map(ms).join(', ')} |`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { 'no-write': { type: 'boolean' } } });
+  const before = await measureHeavy({ server: { layoutThreads: 0 } });
+  const after = await measureHeavy();
+  const m = machine();
+  const report = [
+    '# Light reads during heavy writes',
+    '',
+    `${m.date}, revision ${m.revision}, Node ${m.node}, ${m.nproc} × ${m.cpuModel}, load ${m.loadBefore.toFixed(1)} before the run.`,
+    'Three posts of a diagram with 2,000 new instances and 4,000 relations to one organization, one after',
+    'another, while another organization\'s `GET /api/external/tag` is timed every 10 ms (`npm run bench:heavy`).',
+    'Before: layout on the request\'s thread (`layoutThreads: 0`); after: layout on worker threads and the',
+    'write step in slices. Before issue 16.2 the layout of such a diagram alone took 47 s on the request\'s',
+    'thread, and every other request waited for it.',
+    '',
+    '| Layout | Light reads | p50 | p99 | Worst | Heavy writes |',
+    '|---|---:|---:|---:|---:|---|',
+    line('before (on the request\'s thread)', before),
+    line('after (worker threads)', after),
+    '',
+  ].join('\n');
+  console.log(report);
+  if (!values['no-write']) await writeFile(new URL('./heavy-results.md', import.meta.url), report);
 }
