@@ -56,6 +56,16 @@ test('a write with more elements than the limit is refused with 413 before any w
   }
 });
 
+test('at the default limits, 100,000 tags in one write are refused with 413 before their schema check', async (t) => {
+  const s = await TestServer.start();
+  try {
+    await refused(t, s, 'POST', '/api/external/tag', Array.from({ length: 100_000 }, () => ({ name: 1 })), 413,
+      'This request has 100,000 elements; the limit is 50,000 elements per write (raise it with: c4store serve --max-write-elements N).');
+  } finally {
+    await s.close();
+  }
+});
+
 test('components beyond the organization limit are refused; an organization at its limit can still be edited', async (t) => {
   const s = await TestServer.start({ limits: { orgComponents: 3 } });
   try {
