@@ -16,7 +16,7 @@ const USAGE = `c4store — a git-backed store for C4 architecture models
 Usage:
   c4store serve [--data DIR] [--port 8080] [--host 127.0.0.1] [--public-url URL] [--durable] [--demo]
                 [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
-                [--max-diagram-textareas N] [--max-org-components N]
+                [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -27,6 +27,8 @@ The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
 when the data directory has no organization yet, and prints its key. The --max-* options raise
 or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
+--layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
+large write that runs longer, in seconds.
 org create and key create print the new API key as the last line of standard output.`;
 
 class UsageError extends Error {}
@@ -47,6 +49,8 @@ const OPTIONS = {
   label: { type: 'string' },
   role: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  'layout-timeout': { type: 'string' },
+  'write-timeout': { type: 'string' },
   ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
@@ -82,6 +86,15 @@ function limitsOf(values: Values): Partial<Limits> {
   return limits;
 }
 
+/** A --*-timeout option in seconds, as milliseconds. */
+function seconds(values: Values, name: 'layout-timeout' | 'write-timeout'): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`invalid --${name} ${text}: use a number of seconds above 0`);
+  return n * 1000;
+}
+
 async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
   const port = Number(values.port ?? process.env.PORT ?? 8080);
@@ -95,6 +108,7 @@ async function serve(values: Values): Promise<void> {
   }
   const server = await startServer({
     dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), limits,
+    layoutTimeout: seconds(values, 'layout-timeout'), writeTimeout: seconds(values, 'write-timeout'),
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);

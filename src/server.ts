@@ -43,6 +43,11 @@ export interface ServerOptions {
   layoutThreads?: number;
   /** An automatic layout taking longer is cancelled and its write refused with 503 (default 30 s). */
   layoutTimeout?: number;
+  /**
+   * The write step of a large request still running after this long (not counting its wait
+   * for the organization's lock) is cancelled with 503 and changes nothing (default 60 s).
+   */
+  writeTimeout?: number;
   /** Bounds on requests, diagrams and organizations (src/limits/limits.ts); each one defaults. */
   limits?: Partial<Limits>;
   log?: (line: string) => void;
@@ -97,6 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     maxWaitingWrites: options.maxWaitingWrites,
     limits,
     runLayout: layoutPool && ((input) => layoutPool.layout(input)),
+    writeTimeout: options.writeTimeout,
   });
   const keys = new KeyStore(options.dataDir);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;

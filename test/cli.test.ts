@@ -144,7 +144,7 @@ test('--help prints the usage', async (t) => {
   t.regex(await cli('--help'), /c4store org create <slug>/);
 });
 
-test('serve --max-* options set the limits; a bad value is a usage error', async (t) => {
+test('serve --max-* options set the limits; a bad value, or a bad timeout, is a usage error', async (t) => {
   const data = await dataDir();
   t.teardown(() => rm(data, { recursive: true, force: true }));
   const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
@@ -162,4 +162,7 @@ test('serve --max-* options set the limits; a bad value is a usage error', async
   const bad = await failure(['serve', '--data', data, '--max-org-components', '0']);
   t.is(bad.code, 2);
   t.regex(bad.stderr, /invalid --max-org-components 0: use a whole number of at least 1/);
+  const badTimeout = await failure(['serve', '--data', data, '--layout-timeout', 'soon']);
+  t.is(badTimeout.code, 2);
+  t.regex(badTimeout.stderr, /invalid --layout-timeout soon: use a number of seconds above 0/);
 });

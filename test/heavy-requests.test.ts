@@ -66,3 +66,15 @@ test('a layout that takes longer than the layout timeout is cancelled with 503 a
     await s.close();
   }
 });
+
+test('a large write still running after the write timeout is cancelled with 503 and changes nothing', async (t) => {
+  const s = await TestServer.start({ writeTimeout: 1 });
+  try {
+    await refused(t, s, 'POST', D, heavyDiagram('Large', 600, 600), 503,
+      'This write took longer than 0.001 s and was cancelled; nothing was changed.');
+    // Small writes do not stop to look at the clock.
+    await accepted(t, s, 'POST', D, heavyDiagram('Small', 20, 20));
+  } finally {
+    await s.close();
+  }
+});

@@ -31,6 +31,8 @@ export interface WriteOptions {
   layout: 'keep' | 'auto';
   /** Bounds on diagrams and the organization (default: DEFAULT_LIMITS). */
   limits?: Limits;
+  /** A large write still running after `at` (ms since the epoch) is cancelled (503). */
+  deadline?: { at: number; seconds: number };
   /** Where automatic layout runs (default: layoutDiagram on this thread; the server: a worker). */
   runLayout?: LayoutRunner;
 }

@@ -29,6 +29,8 @@ const KEPT_SNAPSHOTS = 8;
 /** Writes one organization lets wait for its lock; more are refused, not queued without bound. */
 export const DEFAULT_MAX_WAITING_WRITES = 256;
 const MAX_ATTEMPTS = 3;
+/** A large write's step still running after this long is cancelled (see model/write/turns.ts). */
+export const DEFAULT_WRITE_TIMEOUT = 60_000;
 
 /**
  * One organization's model: reads come from an in-memory snapshot keyed by the commit of
@@ -51,7 +53,7 @@ export class OrgModel {
     readonly slug: string,
     readonly repo: Repo,
     private readonly maxWaitingWrites = DEFAULT_MAX_WAITING_WRITES,
-    private readonly settings: { limits?: Limits; runLayout?: LayoutRunner } = {},
+    private readonly settings: { limits?: Limits; runLayout?: LayoutRunner; writeTimeout?: number } = {},
   ) {}
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
@@ -123,6 +125,7 @@ export class OrgModel {
         ...request.options,
         limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,
         runLayout: request.options.runLayout ?? this.settings.runLayout,
+        deadline: request.options.deadline ?? this.deadline(),
       });
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
@@ -135,6 +138,12 @@ export class OrgModel {
       this.current = { commit, model: draft.model, responses: new Map() };
       return { snapshot: this.current, result };
     });
+  }
+
+  /** When a write starting now is cancelled (its time waiting for the lock does not count). */
+  private deadline(): WriteOptions['deadline'] {
+    const ms = this.settings.writeTimeout ?? DEFAULT_WRITE_TIMEOUT;
+    return { at: Date.now() + ms, seconds: ms / 1000 };
   }
 
   /**

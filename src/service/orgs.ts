@@ -36,7 +36,7 @@ export class Orgs {
 
   constructor(
     readonly dataDir: string,
-    private readonly options: { durable?: boolean; maxWaitingWrites?: number; limits?: Limits; runLayout?: LayoutRunner } = {},
+    private readonly options: { durable?: boolean; maxWaitingWrites?: number; limits?: Limits; runLayout?: LayoutRunner; writeTimeout?: number } = {},
   ) {}
 
   gitdir(slug: string): string {
@@ -60,6 +60,7 @@ export class Orgs {
       org = new OrgModel(slug, new Repo(this.gitdir(slug), this.options), this.options.maxWaitingWrites, {
         limits: this.options.limits,
         runLayout: this.options.runLayout,
+        writeTimeout: this.options.writeTimeout,
       });
       this.open.set(slug, org);
     }

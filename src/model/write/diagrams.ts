@@ -145,7 +145,7 @@ export async function buildDiagram(
     };
   });
 
-  await nextTurn(instanceInputs.length);
+  await nextTurn(draft, instanceInputs.length);
   const textareaTargets = matchNested(stored?.textareas ?? [], textareaInputs, 'Text area', newId, {
     stored: (t) => t.text,
     input: (t) => t.text ?? '',
@@ -165,7 +165,7 @@ export async function buildDiagram(
     if (id === undefined) throw new ModelError(`Component instance '${name}' does not exist in this diagram.`);
     return id;
   };
-  await nextTurn(textareaInputs.length);
+  await nextTurn(draft, textareaInputs.length);
   const relationContents = relationInputs.map((r) => ({
     fromComponentInstance: instanceEnd(r.fromComponentInstance),
     toComponentInstance: instanceEnd(r.toComponentInstance),
@@ -186,9 +186,9 @@ export async function buildDiagram(
     ...relationContents[n],
   }));
 
-  await nextTurn(relationInputs.length);
+  await nextTurn(draft, relationInputs.length);
   await placeElements(draft, instances, textareas, relations);
-  await nextTurn(instanceInputs.length + relationInputs.length);
+  await nextTurn(draft, instanceInputs.length + relationInputs.length);
 
   return {
     id: target.id,

@@ -40,12 +40,12 @@ export async function writeModel(
   for (const [i, input] of diagramInputs.entries()) {
     const diagram = await buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs);
     diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
-    await nextTurn(diagram.componentInstances.length + diagram.relations.length);
+    await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }
   for (const component of components) checkComponent(draft.model, component);
   for (const diagram of diagrams) {
     checkDiagram(draft.model, diagram);
-    await nextTurn(diagram.componentInstances.length + diagram.relations.length);
+    await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }
   return { components, diagrams };
 }
