@@ -17,6 +17,7 @@ await build({
     cli: 'src/cli.ts',
     'yaml-worker': 'src/http/yaml-worker.ts',
     'loose-reader-worker': 'src/store/loose-reader-worker.ts',
+    'layout-worker': 'src/layout/layout-worker.ts',
   },
   outdir: 'dist',
   bundle: true,

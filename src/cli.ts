@@ -9,6 +9,7 @@ import { apiContextOf } from './http/resource.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, quarantineEnvironment } from './push/check.js';
+import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore, type Role } from './store/keys.js';
@@ -19,6 +20,8 @@ Usage:
   c4store serve [--data DIR] [--port 8080] [--host 127.0.0.1] [--public-url URL] [--durable] [--demo]
                 [--pack-every COMMITS] [--reads-per-minute N] [--writes-per-minute N]
                 [--max-connections N] [--max-connections-per-address N]
+                [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
+                [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -35,7 +38,10 @@ when the data directory has no organization yet, and prints its key. --reads-per
 --max-connections (default 1000) and --max-connections-per-address (default 100) cap open
 connections (503 beyond; behind a reverse proxy, set the second to the first).
 --pack-every packs a repository's loose objects (git repack) after that many commits and at
-start (default 1000; 0: never).
+start (default 1000; 0: never). The --max-* options raise
+or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
+--layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
+large write that runs longer, in seconds.
 org create and key create print the new API key as the last line of standard output.`;
 
 class UsageError extends Error {}
@@ -62,6 +68,9 @@ const OPTIONS = {
   'writes-per-minute': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-connections-per-address': { type: 'string' },
+  'layout-timeout': { type: 'string' },
+  'write-timeout': { type: 'string' },
+  ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -88,10 +97,37 @@ function positionals(args: string[], count: number, usage: string): string[] {
   return args;
 }
 
+function defaultLimits(): string {
+  return (Object.keys(LIMIT_OPTIONS) as Array<keyof Limits>).map((k) => `--${LIMIT_OPTIONS[k]} ${DEFAULT_LIMITS[k]}`).join(', ');
+}
+
+/** The --max-* options given, each a whole number of at least 1. */
+function limitsOf(values: Values): Partial<Limits> {
+  const limits: Partial<Limits> = {};
+  for (const [limit, name] of Object.entries(LIMIT_OPTIONS) as Array<[keyof Limits, string]>) {
+    const text = (values as Record<string, unknown>)[name];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --${name} ${String(text)}: use a whole number of at least 1`);
+    limits[limit] = n;
+  }
+  return limits;
+}
+
+/** A --*-timeout option in seconds, as milliseconds. */
+function seconds(values: Values, name: 'layout-timeout' | 'write-timeout'): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`invalid --${name} ${text}: use a number of seconds above 0`);
+  return n * 1000;
+}
+
 async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
   const port = Number(values.port ?? process.env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
+  const limits = limitsOf(values);
   const orgs = new Orgs(data, { durable: durable(values) });
   let demoKey: string | undefined;
   if (values.demo && (await orgs.list()).length === 0) {
@@ -103,9 +139,10 @@ async function serve(values: Values): Promise<void> {
     throw new UsageError(`--pack-every must be a whole number of commits (0: never), not '${values['pack-every']}'`);
   }
   const server = await startServer({
-    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery,
+    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery, limits,
     readsPerMinute: count(values, 'reads-per-minute'), writesPerMinute: count(values, 'writes-per-minute'),
     maxConnections: count(values, 'max-connections'), maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
+    layoutTimeout: seconds(values, 'layout-timeout'), writeTimeout: seconds(values, 'write-timeout'),
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);

@@ -9,6 +9,8 @@ import { YamlPool } from './http/yaml-pool.js';
 import { installPreReceiveHook } from './push/hook.js';
 import { Mirrors } from './mirror/pusher.js';
 import { Maintenance } from './store/maintenance.js';
+import { LayoutPool } from './layout/pool.js';
+import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 
@@ -80,6 +82,17 @@ export interface ServerOptions {
    * reverse proxy every connection comes from the proxy: raise it to maxConnections there.
    */
   maxConnectionsPerAddress?: number;
+  /** Worker threads running automatic layout (default: cores − 1, 1 to 2); 0: on the request's thread. */
+  layoutThreads?: number;
+  /** An automatic layout taking longer is cancelled and its write refused with 503 (default 30 s). */
+  layoutTimeout?: number;
+  /**
+   * The write step of a large request still running after this long (not counting its wait
+   * for the organization's lock) is cancelled with 503 and changes nothing (default 60 s).
+   */
+  writeTimeout?: number;
+  /** Bounds on requests, diagrams and organizations (src/limits/limits.ts); each one defaults. */
+  limits?: Partial<Limits>;
   log?: (line: string) => void;
   /**
    * Pack a repository's loose objects with `git gc --auto` in the background after this
@@ -132,10 +145,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Straight to stdout: console.log formats and checks for colours on every call, per request.
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const maintenance = new Maintenance(options.packEvery ?? DEFAULT_PACK_EVERY, log);
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const layoutPool = options.layoutThreads === 0
+    ? undefined
+    : new LayoutPool({ threads: options.layoutThreads, timeoutMs: options.layoutTimeout });
   const orgs = new Orgs(options.dataDir, {
     durable: options.durable,
     maxWaitingWrites: options.maxWaitingWrites,
     snapshotCacheBytes: options.snapshotCacheBytes,
+    limits,
+    runLayout: layoutPool && ((input) => layoutPool.layout(input)),
+    writeTimeout: options.writeTimeout,
     afterCommit: (slug, gitdir) => {
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
@@ -152,7 +172,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {
-    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, mirrors,
+    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, mirrors, limits,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,
@@ -201,6 +221,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await yamlPool.close();
       await maintenance.close();
       await mirrors.close();
+      await layoutPool?.close();
     },
   };
 }

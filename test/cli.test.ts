@@ -148,3 +148,26 @@ test('serve --demo (npm start) creates the demo organization once and prints a c
 test('--help prints the usage', async (t) => {
   t.regex(await cli('--help'), /c4store org create <slug>/);
 });
+
+test('serve --max-* options set the limits; a bad value, or a bad timeout, is a usage error', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const server = await serveProcess(data, '--max-diagram-instances', '1', '--max-write-elements', '100');
+  t.teardown(() => server.stop());
+  const response = await fetch(`${server.url}/api/external/diagram`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify([{ name: 'Two', level: 'C1', componentInstances: [{}, {}] }]),
+  });
+  t.is(response.status, 413);
+  t.deepEqual(await response.json(), {
+    error: "Diagram 'Two' has 2 component instances; the limit is 1 component instances per diagram (raise it with: c4store serve --max-diagram-instances N).",
+  });
+  const bad = await failure(['serve', '--data', data, '--max-org-components', '0']);
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /invalid --max-org-components 0: use a whole number of at least 1/);
+  const badTimeout = await failure(['serve', '--data', data, '--layout-timeout', 'soon']);
+  t.is(badTimeout.code, 2);
+  t.regex(badTimeout.stderr, /invalid --layout-timeout soon: use a number of seconds above 0/);
+});

@@ -44,7 +44,9 @@ async function filesOutsideRepo(): Promise<Map<string, string>> {
 }
 
 test.before(async () => {
-  s = await TestServer.start({ bodyLimit: 10 * 1024 * 1024 });
+  // The 100,000-element bodies below are meant to reach the schema check; the bound on
+  // elements per write (test/limits.test.ts) would refuse them before it.
+  s = await TestServer.start({ bodyLimit: 10 * 1024 * 1024, limits: { writeElements: 1_000_000 } });
   fx = await createFixture(s);
   outside = await filesOutsideRepo();
   watcher = watchLatency(s.url, s.readerKey);

@@ -5,7 +5,8 @@
  */
 import test from 'ava';
 import { TestServer, withServer } from './support/server.js';
-import { accepted, API_CONTEXT, checkLayout, refused, UNKNOWN_ID } from './support/models.js';
+import { findOverlaps } from '../src/layout/layout.js';
+import { accepted, API_CONTEXT, checkLayout, layoutOf, refused, UNKNOWN_ID } from './support/models.js';
 
 const D = '/api/external/diagram';
 const C = '/api/external/component';
@@ -420,4 +421,59 @@ test('a container growing to take new children does not cover a placed neighbour
   const [grown] = await accepted(t, s, 'POST', D, [input]);
   t.deepEqual(byRef(grown, 'neighbour').position, byRef(first, 'neighbour').position);
   checkLayout(t, grown, 'after adding children');
+}));
+
+// issue 10.6
+test('an instance moved into a container without a position is laid out inside it; a given position is kept', (t) => withServer(async (s) => {
+  const instances = (moves: Record<string, Record<string, unknown>> = {}) => [
+    { ref: 'box', isContainer: true, placeholder: 'System' },
+    { ref: 'a', parent: 'box', placeholder: 'A' },
+    { ref: 'loose', placeholder: 'Loose', ...moves.loose },
+    { ref: 'other', placeholder: 'Other' },
+    { ref: 'pinned', placeholder: 'Pinned', ...moves.pinned },
+  ];
+  const post = (moves?: Record<string, Record<string, unknown>>) => accepted(t, s, 'POST', D, [{
+    ref: 'm', name: 'M', level: 'C2', componentInstances: instances(moves),
+    relations: [{ fromComponentInstance: 'a', toComponentInstance: 'loose' }],
+  }]);
+  const [first] = await post();
+  checkLayout(t, first, 'first post');
+
+  // Re-posted with the instance now in the container and no position: laid out inside it (the
+  // container grows), nothing else moves.
+  const [moved] = await post({ loose: { parent: 'box' } });
+  t.is(byRef(moved, 'loose').id, byRef(first, 'loose').id, 'the same instance, not a new one');
+  t.is(byRef(moved, 'loose').parent, byRef(moved, 'box').id);
+  checkLayout(t, moved, 'after the move'); // inside its new container, covering nothing
+  for (const ref of ['box', 'a', 'other', 'pinned']) t.deepEqual(byRef(moved, ref).position, byRef(first, ref).position, `${ref} stays`);
+
+  // An explicit position is kept exactly, even when the parent changes.
+  const [kept] = await post({ loose: { parent: 'box' }, pinned: { parent: 'box', position: { x: 700, y: 700 } } });
+  t.deepEqual(byRef(kept, 'pinned').position, { x: 700, y: 700 });
+  t.deepEqual(byRef(kept, 'loose').position, byRef(moved, 'loose').position, 'an unmoved instance keeps its place');
+
+  // Moved back out without a position: placed anew at the top level, clear of everything.
+  const [outside] = await post({ pinned: { parent: 'box', position: { x: 700, y: 700 } } });
+  t.is(byRef(outside, 'loose').parent, null);
+  const looseId = byRef(outside, 'loose').id;
+  const { input, result } = layoutOf(outside);
+  t.deepEqual(findOverlaps(result, input).filter((pair) => pair.includes(looseId)), []);
+}));
+
+// issue 16.8: positions far out overflowed the layout's arithmetic (500)
+test('positions are bounded to ±1,000,000 with a schema error; the bounds themselves are laid out around', (t) => withServer(async (s) => {
+  const diagram = (position: unknown, where: 'componentInstances' | 'textareas' = 'componentInstances') =>
+    [{ name: 'Far', level: 'C2', [where]: [where === 'textareas' ? { text: 'x', position } : { position }, {}] }];
+  await refused(t, s, 'POST', D, diagram({ x: 1.79e308, y: 0 }), 400,
+    'Invalid JSON: 0.componentInstances.0.position.x: Number must be less than or equal to 1000000');
+  await refused(t, s, 'POST', D, diagram({ x: 0, y: -1.79e308 }), 400,
+    'Invalid JSON: 0.componentInstances.0.position.y: Number must be greater than or equal to -1000000');
+  await refused(t, s, 'POST', D, diagram({ x: 1_000_001, y: 0 }, 'textareas'), 400,
+    'Invalid JSON: 0.textareas.0.position.x: Number must be less than or equal to 1000000');
+  const [d] = await accepted(t, s, 'POST', D, [{
+    name: 'Edge', level: 'C2',
+    componentInstances: [{ ref: 'far', position: { x: 1_000_000, y: -1_000_000 } }, { ref: 'new' }],
+  }]);
+  t.deepEqual(byRef(d, 'far').position, { x: 1_000_000, y: -1_000_000 });
+  checkLayout(t, d);
 }));

@@ -685,3 +685,70 @@ test('property: relayout keeps what is placed and overlaps nothing', async (t) =
   );
   t.pass();
 });
+
+// ---------------------------------------------------------------------------------------------
+// cost: near-linear in the size of the diagram (issue 16.2)
+
+/** Real elk, recording the size (nodes + edges) of every graph it is given. */
+function measuringElk(): { elk: ElkLike; sizes: number[] } {
+  const inner = countingElk();
+  const sizes: number[] = [];
+  const count = (n: import('elkjs/lib/elk-api.js').ElkNode): number =>
+    (n.children ?? []).reduce((s, c) => s + 1 + count(c), 0) + (n.edges ?? []).length;
+  return {
+    sizes,
+    elk: {
+      layout(graph) {
+        sizes.push(count(graph));
+        return inner.elk.layout(graph);
+      },
+    },
+  };
+}
+
+test('cost: elk is given at most its budget of nodes + relations, however many relations the diagram has', async (t) => {
+  for (const relations of [1000, 4000]) {
+    const inp = randomDiagram(200, relations, 21);
+    const { elk, sizes } = measuringElk();
+    const start = performance.now();
+    const r = await layoutDiagram(inp, { elk });
+    t.log(`200 instances / ${relations} relations: ${(performance.now() - start).toFixed(0)} ms, elk graphs ${sizes.join(', ')}`);
+    // The wrapper nodes of the groups come on top of the budget's nodes and relations.
+    for (const size of sizes) t.true(size <= 2 * LAYOUT.elkBudget, `elk got ${size} nodes + edges`);
+    checkValid(t, inp, r);
+  }
+});
+
+test('cost: 4,000 relations between 1,000 instances lay out in a few seconds at most, without overlaps', async (t) => {
+  const inp = randomDiagram(1000, 4000, 22);
+  const start = performance.now();
+  const r = await layoutDiagram(inp);
+  const ms = performance.now() - start;
+  t.log(`1,000 instances / 4,000 relations: ${ms.toFixed(0)} ms`);
+  t.true(ms < 10_000, `took ${ms} ms`); // generous: the quadratic search took minutes
+  t.deepEqual(findOverlaps(r, inp), []);
+});
+
+test('cost: 1,000 new children of a placed container are added in a few seconds at most, overlapping nothing', async (t) => {
+  for (const sized of [false, true]) {
+    const instances: LayoutInstance[] = [
+      box('c', { position: { x: 0, y: 0 }, ...(sized ? { width: 60, height: 40 } : {}) }),
+      kid('k0', 'c', { position: { x: 2, y: 4 }, width: 16, height: 8 }),
+      leaf('below', { position: { x: 0, y: 60 }, width: 16, height: 8 }),
+      leaf('right', { position: { x: 110, y: 0 }, width: 16, height: 8 }),
+    ];
+    for (let i = 1; i <= 1000; i++) instances.push(kid(`k${i}`, 'c', { label: `Part ${i}` }));
+    const relations = Array.from({ length: 999 }, (_, i) => rel(`k${i + 1}`, `k${i + 2}`));
+    const inp = input(instances, relations);
+    const start = performance.now();
+    const r = await layoutDiagram(inp);
+    const ms = performance.now() - start;
+    t.log(`1,000 new children (container ${sized ? 'sized' : 'growing'}): ${ms.toFixed(0)} ms`);
+    t.true(ms < 10_000, `took ${ms} ms`); // generous: the search for free spots took over a minute
+    t.deepEqual(findOverlaps(r, inp), []);
+    for (const id of ['c', 'k0', 'below', 'right']) {
+      const given = instances.find((i) => i.id === id)!;
+      t.deepEqual(r.instances.get(id)!.position, given.position);
+    }
+  }
+});

@@ -4,6 +4,8 @@ import { gitHttp } from '../git-http/backend.js';
 import type { Mirrors } from '../mirror/pusher.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { limitWriteSize } from './middleware/limits.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
 import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
@@ -46,6 +48,8 @@ export interface AppDependencies extends RouteSettings {
   sendBounds?: SendBounds;
   /** How long and how much a connection reads on after answering before the body was read. */
   linger?: LingerSettings;
+  /** Bounds on what one write may ask for (default: DEFAULT_LIMITS). */
+  limits?: Limits;
 }
 
 /**
@@ -61,7 +65,7 @@ export function apiRouter(deps: AppDependencies): Router {
   api.use(authenticate(deps.keys, deps.orgs));
   api.use(rateLimit(deps.rateLimits ?? {}));
   api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
-  const writing = [requireEditor, parseBody(bodySettingsOf(deps))];
+  const writing = [requireEditor, parseBody(bodySettingsOf(deps)), limitWriteSize(deps.limits ?? DEFAULT_LIMITS)];
   typeRoutes(api);
   tagRoutes(api, writing);
   attributeRoutes(api, writing);

@@ -86,11 +86,35 @@ export function findSpot(
   const xList = [...xs].filter((x) => x >= x0 && x <= xMax).sort((a, b) => a - b);
   const yList = [...ys].filter((y) => y >= y0 && y <= yMax).sort((a, b) => a - b);
   if (xList.length === 0 || yList.length === 0) return null;
-  const blocked = obstacles.map((o) => inflate(o, gap));
+  // Only obstacles that can touch a candidate box matter.
+  const reach: Rect = { x: x0, y: y0, w: xMax + w - x0, h: yMax + h - y0 };
+  const blocked = obstacles.map((o) => inflate(o, gap)).filter((b) => rectsOverlap(b, reach));
+  blocked.sort((a, b) => a.y - b.y);
+  // For each candidate row, the x-intervals the obstacles in that row's band rule out, then one
+  // sweep over the sorted x candidates: O(rows × (obstacles + columns)) instead of testing every
+  // corner against every obstacle.
+  const lows: number[] = [];
+  const highs: number[] = [];
+  const byLow: number[] = [];
   for (const y of yList) {
+    lows.length = 0;
+    highs.length = 0;
+    for (const b of blocked) {
+      if (b.y >= y + h) break;
+      if (b.y + b.h <= y) continue;
+      // A box at x overlaps b when b.x - w < x < b.x + b.w (open interval).
+      lows.push(b.x - w);
+      highs.push(b.x + b.w);
+    }
+    if (lows.length === 0) return { x: xList[0]!, y };
+    byLow.length = 0;
+    for (let i = 0; i < lows.length; i++) byLow.push(i);
+    byLow.sort((a, b) => lows[a]! - lows[b]!);
+    let next = 0;
+    let reachHigh = -Infinity;
     for (const x of xList) {
-      const cand = { x, y, w, h };
-      if (!blocked.some((b) => rectsOverlap(cand, b))) return { x, y };
+      while (next < byLow.length && lows[byLow[next]!]! < x) reachHigh = Math.max(reachHigh, highs[byLow[next++]!]!);
+      if (!(reachHigh > x)) return { x, y };
     }
   }
   return null;

@@ -15,6 +15,11 @@
  *   first, rows about 1.6 times as wide as high), so unrelated elements do not end up in one
  *   tall column. If elk fails or returns overlapping boxes, that group is packed in rows.
  *   (ELK's placement is kept as computed, rounded to whole units; there is room for that.)
+ * - Cost: elk's grows much faster than the graph (200 boxes with 4,000 relations took 47 s).
+ *   It gets the groups, largest first, that fit in one budget of LAYOUT.elkBudget nodes +
+ *   relations; the other groups, and groups of at most LAYOUT.smallGroup plain boxes, get the
+ *   linear layered placement of ./layers.ts (same flow, containers packed in rows). A
+ *   relation back along another one is given to elk once.
  * - Default box size: 16×8; wider for long labels (label length + 4, at most 40) and taller
  *   when a long label wraps at that width.
  * - Containers: an empty container is 24×16 (wider for long labels). A container with children
@@ -44,12 +49,12 @@
  *   in the order above wins. When every block covers something or leaves children outside,
  *   it also tries the largest boxes that cover nothing new (widths from the current one up to
  *   the limit, each as tall as what lies below allows, 4 units away from it) filled one child
- *   at a time, top to bottom; children that still do not fit go to the first free spot below
- *   (outside the container's box, but on top of nothing). The container's current width is
+ *   at a time, top to bottom; children that still do not fit go, packed in rows, to the first
+ *   free spot below (outside the container's box, but on top of nothing). The container's current width is
  *   always such a box, so a result without overlaps is always among the candidates. Other
  *   elements count with their exact boxes (a container's box and each child's box).
  *   If its size was given and there is no room, the children are placed one by one into any
- *   free spot inside, and the ones that still do not fit go to the first free spot below
+ *   free spot inside, and the ones that still do not fit go (in rows) to the first free spot below
  *   (overflowing the container's box, accepted) — never on top of another element.
  * - Overlaps are avoided for everything this module places. Given positions are never moved,
  *   so boxes that the input itself placed on top of each other stay that way, and a default
@@ -70,6 +75,7 @@ import {
   unionAll,
   type Rect,
 } from './geometry.js';
+import { layeredPlacement } from './layers.js';
 
 export { rectsOverlap, type Rect } from './geometry.js';
 
@@ -149,6 +155,14 @@ export const LAYOUT = {
   textMaxWidth: 40,
   /** Largest width/height the service stores. */
   maxSize: 100,
+  /**
+   * Nodes + relations elk is given in one layout; connected groups beyond it get the cheap
+   * layered placement (./layers.ts). elk takes tens of milliseconds at this size and grows
+   * much faster than linearly beyond it.
+   */
+  elkBudget: 100,
+  /** Groups of at most this many related boxes (no containers) skip elk. */
+  smallGroup: 4,
 } as const;
 
 const L = LAYOUT;
@@ -511,10 +525,45 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
   }
   const groups = [...groupsByRoot.values()].sort((a, b) => b.length - a.length || a[0]!.index - b[0]!.index);
 
+  // The relations between items of each group (one per pair, either direction).
+  const itemEdges = new Map<Inst, Array<[Inst, Inst]>>();
+  const relationCount = new Map<Inst, number>();
+  const seenPairs = new Set<string>();
+  for (const [a, b] of ctx.relations) {
+    const ia = itemOf(a);
+    const ib = itemOf(b);
+    if (!ia || !ib) continue;
+    relationCount.set(find(ia), (relationCount.get(find(ia)) ?? 0) + 1);
+    if (ia === ib) continue;
+    const pair = ia.index < ib.index ? `${ia.index}-${ib.index}` : `${ib.index}-${ia.index}`;
+    if (seenPairs.has(pair)) continue;
+    seenPairs.add(pair);
+    const r = find(ia);
+    const list = itemEdges.get(r);
+    if (list) list.push([ia, ib]);
+    else itemEdges.set(r, [[ia, ib]]);
+  }
+
   // Containers whose children are packed in rows instead of laid out by elk.
   const packed = new Map<Inst, Placed>();
+  // elk's cost grows much faster than the graph: it gets the groups (largest first) that fit in
+  // one budget of nodes + relations; the others get the cheap layered placement.
+  const cheap = new Set<Inst[]>();
+  let budget = L.elkBudget;
+  for (const g of groups) {
+    if (g.length === 1 && !g[0]!.isContainer) continue;
+    // A few related boxes come out the same either way; elk's fixed cost per group is not worth it.
+    if (g.length <= L.smallGroup && !g.some((i) => i.isContainer)) {
+      cheap.add(g);
+      continue;
+    }
+    const nodes = g.reduce((s, i) => s + 1 + i.kids.length, 0);
+    const cost = nodes + (relationCount.get(find(g[0]!)) ?? 0);
+    if (cost <= budget) budget -= cost;
+    else cheap.add(g);
+  }
   const needsElk = (g: Inst[]): boolean =>
-    g.length > 1 || (g[0]!.isContainer && !packed.has(g[0]!) && g[0]!.kids.length >= 2);
+    !cheap.has(g) && (g.length > 1 || (g[0]!.isContainer && !packed.has(g[0]!) && g[0]!.kids.length >= 2));
 
   let elkOut: Map<string, ElkNode> | null = new Map();
   for (;;) {
@@ -556,7 +605,8 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
   const blocks: Array<{ placed: Map<Inst, Placed>; bbox: Rect }> = [];
   for (const g of groups) {
     let placed: Map<Inst, Placed> | null = null;
-    if (needsElk(g) && elkOut) placed = groupFromElk(g, elkOut, packed);
+    if (cheap.has(g)) placed = groupLayered(g, packed, itemEdges.get(find(g[0]!)) ?? []);
+    else if (needsElk(g) && elkOut) placed = groupFromElk(g, elkOut, packed);
     if (!placed) placed = groupFallback(g, packed, rowLimit);
     const bbox = unionAll([...placed.values()].map(footAt))!;
     for (const p of placed.values()) {
@@ -624,7 +674,8 @@ function buildGraph(groups: Inst[][], packed: Map<Inst, Placed>, ctx: Ctx, inSet
     const ea = endpoint(a);
     const eb = endpoint(b);
     if (!ea || !eb || ea === eb || ea.parent === eb || eb.parent === ea) continue;
-    const key = `${ea.index}>${eb.index}`;
+    // One edge per pair: a relation back along another one adds cost but no information.
+    const key = ea.index < eb.index ? `${ea.index}-${eb.index}` : `${eb.index}-${ea.index}`;
     if (seen.has(key)) continue;
     seen.add(key);
     edges.push({ id: `e${edges.length}`, sources: [elkId(ea)], targets: [elkId(eb)] });
@@ -683,12 +734,31 @@ function groupFromElk(g: Inst[], elkOut: Map<string, ElkNode>, packed: Map<Inst,
   return out;
 }
 
+/** A container's own placement without elk: children packed in rows. */
+function packedItem(i: Inst, packed: Map<Inst, Placed>): Placed {
+  if (!i.isContainer) return leafPlaced(i);
+  return packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids));
+}
+
+/** A group above elk's budget: the cheap layered placement of its items, containers packed. */
+function groupLayered(g: Inst[], packed: Map<Inst, Placed>, edges: Array<[Inst, Inst]>): Map<Inst, Placed> {
+  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed)]);
+  const at = new Map(g.map((i, n) => [i, n]));
+  const spots = layeredPlacement(
+    list.map(([, p]) => p.foot),
+    edges.map(([a, b]) => [at.get(a)!, at.get(b)!] as const),
+    { gap: L.gap, layerGap: L.layerGap },
+  );
+  const out = new Map<Inst, Placed>();
+  list.forEach(([i, p], n) => {
+    out.set(i, { ...p, x: spots[n]!.x - p.foot.x, y: spots[n]!.y - p.foot.y });
+  });
+  return out;
+}
+
 /** Without elk (or when its result is unusable): items in rows, containers packed. */
 function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number): Map<Inst, Placed> {
-  const list = g.map((i): [Inst, Placed] => [
-    i,
-    !i.isContainer ? leafPlaced(i) : (packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids))),
-  ]);
+  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed)]);
   const limit = Number.isFinite(rowLimit)
     ? rowLimit
     : Math.ceil(Math.sqrt(list.reduce((s, [, p]) => s + (p.foot.w + L.gap) * (p.foot.h + L.gap), 0) * 1.6));
@@ -762,8 +832,11 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
   const score = (p: Placed): number[] => {
     const own: Rect = { x: 0, y: 0, w: p.w, h: p.h };
     const added = p.kids.slice(fixed.length);
+    const addedBox = unionAll(added);
     const covers = external.some(
-      (r) => (rectsOverlap(r, own) && !rectsOverlap(r, baseBox)) || added.some((k) => rectsOverlap(r, k)),
+      (r) =>
+        (rectsOverlap(r, own) && !rectsOverlap(r, baseBox)) ||
+        (addedBox !== null && rectsOverlap(r, addedBox) && added.some((k) => rectsOverlap(r, k))),
     );
     const outside = p.kids.filter((k) => !rectContains(own, k)).length;
     return [covers ? 1 : 0, outside, p.foot.w * p.foot.h];
@@ -833,9 +906,9 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
 /**
  * The new children (`order`) of a placed container, one at a time into the first free spot of
  * a w×h box (relative to the container's top-left corner, padding kept); the ones that do not
- * fit go to the first free spot below. The container keeps a given size; otherwise it is
- * sized to the children inside that box (so it stays within it). Never on top of another
- * element.
+ * fit go, packed in rows, to the first free spot below. The container keeps a given size;
+ * otherwise it is sized to the children inside that box (so it stays within it). Never on top
+ * of another element.
  */
 function fillOneByOne(c: Inst, fixed: Box[], order: Inst[], external: Rect[], w: number, h: number): Placed {
   const relevant = (region: Rect): Rect[] => external.filter((r) => rectsOverlap(r, region));
@@ -843,18 +916,37 @@ function fillOneByOne(c: Inst, fixed: Box[], order: Inst[], external: Rect[], w:
   const occupied: Rect[] = [...fixed, ...relevant(inner)];
   const kids: Box[] = [...fixed];
   const inside: Box[] = [...fixed];
+  // Occupied space only grows, so a size that found no room finds none later, nor does any
+  // larger one: once the box is full, the remaining children cost nothing to turn away.
+  const noRoom: Array<{ w: number; h: number; gap: number }> = [];
+  const spotInside = (k: Inst, gap: number): Position | null => {
+    if (noRoom.some((s) => s.gap === gap && s.w <= k.w && s.h <= k.h)) return null;
+    const spot = findSpot(inner, occupied, k.w, k.h, gap);
+    if (!spot) noRoom.push({ w: k.w, h: k.h, gap });
+    return spot;
+  };
+  const overflow: Inst[] = [];
   for (const k of order) {
-    const below: Rect = { x: inner.x, y: inner.y, w: Math.max(inner.w, k.w), h: Infinity };
-    const spot = findSpot(inner, occupied, k.w, k.h, L.gap) ??
-      findSpot(inner, occupied, k.w, k.h, 1) ??
-      findSpot(below, [...occupied, ...relevant(below)], k.w, k.h, L.gap) ?? {
-        x: inner.x,
-        y: Math.ceil(Math.max(inner.y, ...occupied.map((o) => o.y + o.h))) + L.gap,
-      };
+    const spot = spotInside(k, L.gap) ?? spotInside(k, 1);
+    if (!spot) {
+      overflow.push(k);
+      continue;
+    }
     const box = { id: k.id, x: spot.x, y: spot.y, w: k.w, h: k.h };
     kids.push(box);
     occupied.push(box);
     if (rectContains(inner, box)) inside.push(box);
+  }
+  if (overflow.length > 0) {
+    const rows = shelfPack(overflow, Math.max(1, inner.w), L.gap);
+    const block = overflow.map((k, i) => ({ id: k.id, x: rows[i]!.x, y: rows[i]!.y, w: k.w, h: k.h }));
+    const bb = unionAll(block)!;
+    const below: Rect = { x: inner.x, y: inner.y, w: Math.max(inner.w, bb.w), h: Infinity };
+    const spot = findSpot(below, [...occupied, ...relevant(below)], bb.w, bb.h, L.gap) ?? {
+      x: inner.x,
+      y: Math.ceil(Math.max(inner.y, ...occupied.map((o) => o.y + o.h), ...relevant(below).map((o) => o.y + o.h))) + L.gap,
+    };
+    for (const b of block) kids.push(translate(b, spot.x, spot.y));
   }
   const own = containerFromKids(c, inside);
   return { x: 0, y: 0, w: own.w, h: own.h, kids, foot: unionAll([{ x: 0, y: 0, w: own.w, h: own.h }, ...kids])! };

@@ -1,4 +1,6 @@
 import { ModelError } from '../errors.js';
+import type { LayoutInput, LayoutResult } from '../layout/layout.js';
+import type { Limits } from '../limits/limits.js';
 import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, serializeOrganization, type StoredKind } from './files.js';
 import { LayeredMap } from './layered-map.js';
 import { forgetRequiredIndex } from './rules.js';
@@ -28,7 +30,15 @@ export interface WriteOptions {
   newId: () => string;
   /** `auto`: lay out afresh every element the request gives no position. */
   layout: 'keep' | 'auto';
+  /** Bounds on diagrams and the organization (default: DEFAULT_LIMITS). */
+  limits?: Limits;
+  /** A large write still running after `at` (ms since the epoch) is cancelled (503). */
+  deadline?: { at: number; seconds: number };
+  /** Where automatic layout runs (default: layoutDiagram on this thread; the server: a worker). */
+  runLayout?: LayoutRunner;
 }
+
+export type LayoutRunner = (input: LayoutInput) => Promise<LayoutResult>;
 
 const NAMES: Record<StoredKind, string> = {
   type: 'Type', tag: 'Tag', attribute: 'Attribute', component: 'Component', diagram: 'Diagram',

@@ -39,10 +39,17 @@ export const TagColorInput = Type.Enum(TAG_COLORS);
 export const AttributeTypeInput = Type.Enum(ATTRIBUTE_TYPES);
 export const LevelInput = Type.Enum(LEVELS);
 
+/**
+ * How far from the origin a position may be. Far beyond any drawing, and small enough that the
+ * layout's arithmetic on it (sums of positions and sizes) stays exact.
+ */
+export const POSITION_LIMIT = 1_000_000;
+
 /** Editor grid position: whole numbers, negative allowed. */
+const Coordinate = Type.Integer({ minimum: -POSITION_LIMIT, maximum: POSITION_LIMIT });
 export const PositionInput = Type.Object({
-  x: Type.Integer(),
-  y: Type.Integer(),
+  x: Coordinate,
+  y: Coordinate,
 });
 export type PositionInput = Static<typeof PositionInput>;
 

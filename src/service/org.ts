@@ -1,5 +1,6 @@
 import { ApiError, ModelError } from '../errors.js';
-import { Draft, type WriteOptions } from '../model/draft.js';
+import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
@@ -14,6 +15,15 @@ export interface Snapshot {
   readonly model: Model;
   /** Serialized GET bodies, built once per commit (a ResponseCache counts their bytes). */
   readonly responses: Map<string, Buffer>;
+}
+
+/** What an organization's writes are run with, beyond its repository. */
+export interface OrgSettings {
+  limits?: Limits;
+  runLayout?: LayoutRunner;
+  writeTimeout?: number;
+  /** Told of every commit the service makes (background packing, mirroring). */
+  afterCommit?: (commit: string) => void;
 }
 
 export interface WriteRequest {
@@ -33,6 +43,8 @@ export const DEFAULT_MAX_WAITING_WRITES = 256;
 const MAX_ATTEMPTS = 3;
 /** How far back a server started on a broken `main` looks for a valid commit to serve reads from. */
 const MAX_FALLBACK_STEPS = 50;
+/** A large write's step still running after this long is cancelled (see model/write/turns.ts). */
+export const DEFAULT_WRITE_TIMEOUT = 60_000;
 
 /**
  * One organization's model: reads come from an in-memory snapshot keyed by the commit of
@@ -63,7 +75,7 @@ export class OrgModel {
     /** The identity of the repository (its `c4store.orgId`) this model was opened on. */
     readonly identity?: string,
     older?: SnapshotCache<Snapshot>,
-    private readonly afterCommit?: (commit: string) => void,
+    private readonly settings: OrgSettings = {},
   ) {
     this.older = older ?? new SnapshotCache<Snapshot>();
     this.owner = `${slug}/${identity ?? ''}/${++opened}`;
@@ -174,7 +186,12 @@ export class OrgModel {
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
       }
-      const draft = new Draft(base.model, request.options);
+      const draft = new Draft(base.model, {
+        ...request.options,
+        limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,
+        runLayout: request.options.runLayout ?? this.settings.runLayout,
+        deadline: request.options.deadline ?? this.deadline(),
+      });
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
       const commit = await this.repo.commit({
@@ -185,9 +202,15 @@ export class OrgModel {
       });
       this.current = { commit, model: draft.model, responses: new ResponseCache() };
       this.lastValid = this.current;
-      this.afterCommit?.(commit);
+      this.settings.afterCommit?.(commit);
       return { snapshot: this.current, result };
     });
+  }
+
+  /** When a write starting now is cancelled (its time waiting for the lock does not count). */
+  private deadline(): WriteOptions['deadline'] {
+    const ms = this.settings.writeTimeout ?? DEFAULT_WRITE_TIMEOUT;
+    return { at: Date.now() + ms, seconds: ms / 1000 };
   }
 
   /**

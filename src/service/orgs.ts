@@ -1,3 +1,5 @@
+import type { Limits } from '../limits/limits.js';
+import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -44,6 +46,9 @@ export class Orgs {
       durable?: boolean;
       maxWaitingWrites?: number;
       snapshotCacheBytes?: number;
+      limits?: Limits;
+      runLayout?: LayoutRunner;
+      writeTimeout?: number;
       /** Told of every commit the service makes (background packing, mirroring). */
       afterCommit?: (slug: string, gitdir: string, commit: string) => void;
     } = {},
@@ -82,8 +87,12 @@ export class Orgs {
       this.forget(slug);
       const gitdir = this.gitdir(slug);
       const afterCommit = this.options.afterCommit;
-      org = new OrgModel(slug, new Repo(gitdir, this.options), this.options.maxWaitingWrites, identity, this.snapshots,
-        afterCommit && ((commit) => afterCommit(slug, gitdir, commit)));
+      org = new OrgModel(slug, new Repo(gitdir, this.options), this.options.maxWaitingWrites, identity, this.snapshots, {
+        limits: this.options.limits,
+        runLayout: this.options.runLayout,
+        writeTimeout: this.options.writeTimeout,
+        afterCommit: afterCommit && ((commit) => afterCommit(slug, gitdir, commit)),
+      });
       this.open.set(slug, org);
     }
     return org;

@@ -1,9 +1,11 @@
 import { ModelError } from '../../errors.js';
+import { checkDiagramSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { DiagramInput } from '../schemas.js';
 import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
 import { layoutDiagram, needsLayout, type LayoutInput } from '../../layout/layout.js';
 import { distinct, type References } from './references.js';
+import { nextTurn } from './turns.js';
 
 interface Nested {
   id: string;
@@ -88,6 +90,11 @@ export async function buildDiagram(
   const instanceInputs = input.componentInstances ?? [];
   const textareaInputs = input.textareas ?? [];
   const relationInputs = input.relations ?? [];
+  checkDiagramSize(input.name ?? input.ref ?? target.id, {
+    instances: instanceInputs.length,
+    relations: relationInputs.length,
+    textareas: textareaInputs.length,
+  }, draft.options.limits ?? DEFAULT_LIMITS);
 
   const componentOf = (i: { component?: string | null }) => (i.component == null ? null : components.resolve(i.component));
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
@@ -115,6 +122,9 @@ export async function buildDiagram(
         throw new ModelError(`Parent '${parentName}' is not a container instance of this diagram.`);
       }
     }
+    // An instance moved to another container (or out of one) without a position of its own is
+    // laid out anew there, like a new child; its kept position belongs to where it was.
+    const moved = existing !== undefined && existing.parent !== parent;
     const kept = keepLayout ? existing : undefined;
     return {
       element: {
@@ -129,12 +139,13 @@ export async function buildDiagram(
         height: 0,
       },
       sizeGiven: i.width !== undefined || i.height !== undefined,
-      position: i.position ?? kept?.position,
+      position: i.position ?? (moved ? undefined : kept?.position),
       width: i.width ?? kept?.width,
       height: i.height ?? kept?.height,
     };
   });
 
+  await nextTurn(draft, instanceInputs.length);
   const textareaTargets = matchNested(stored?.textareas ?? [], textareaInputs, 'Text area', newId, {
     stored: (t) => t.text,
     input: (t) => t.text ?? '',
@@ -154,6 +165,7 @@ export async function buildDiagram(
     if (id === undefined) throw new ModelError(`Component instance '${name}' does not exist in this diagram.`);
     return id;
   };
+  await nextTurn(draft, textareaInputs.length);
   const relationContents = relationInputs.map((r) => ({
     fromComponentInstance: instanceEnd(r.fromComponentInstance),
     toComponentInstance: instanceEnd(r.toComponentInstance),
@@ -174,7 +186,9 @@ export async function buildDiagram(
     ...relationContents[n],
   }));
 
+  await nextTurn(draft, relationInputs.length);
   await placeElements(draft, instances, textareas, relations);
+  await nextTurn(draft, instanceInputs.length + relationInputs.length);
 
   return {
     id: target.id,
@@ -221,7 +235,7 @@ async function placeElements(
     relations: relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
   };
   if (needsLayout(layoutInput)) {
-    const result = await layoutDiagram(layoutInput);
+    const result = await (draft.options.runLayout ?? layoutDiagram)(layoutInput);
     for (const pending of instances) Object.assign(pending, result.instances.get(pending.element.id));
     for (const pending of textareas) Object.assign(pending, result.textareas.get(pending.element.id));
   }

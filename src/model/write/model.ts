@@ -1,4 +1,5 @@
 import { concerning } from '../../errors.js';
+import { checkOrgSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { ComponentInput, DiagramInput } from '../schemas.js';
 import type { Component, Diagram } from '../types.js';
 import { resolveTargets, type Draft } from '../draft.js';
@@ -6,6 +7,7 @@ import { checkComponent, checkDiagram } from '../rules.js';
 import { buildComponent } from './components.js';
 import { buildDiagram } from './diagrams.js';
 import { componentReferences, diagramReferences } from './references.js';
+import { nextTurn } from './turns.js';
 
 export interface ModelWrite {
   components?: ComponentInput[];
@@ -38,15 +40,20 @@ export async function writeModel(
         buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
         input.apiContext !== undefined)),
   );
+  checkOrgSize(draft.base.components.size, draft.model.components.size, draft.options.limits ?? DEFAULT_LIMITS);
   const diagrams: Diagram[] = [];
   for (const [i, input] of diagramInputs.entries()) {
     const diagram = await concerning(element(diagramPath, i, input.name), () =>
       buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs));
     diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
+    await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }
   for (const [i, component] of components.entries()) {
     concerning(element(componentPath, i, component.name), () => checkComponent(draft.model, component));
   }
-  for (const [i, diagram] of diagrams.entries()) concerning(element(diagramPath, i, diagram.name), () => checkDiagram(draft.model, diagram));
+  for (const [i, diagram] of diagrams.entries()) {
+    concerning(element(diagramPath, i, diagram.name), () => checkDiagram(draft.model, diagram));
+    await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
+  }
   return { components, diagrams };
 }

@@ -1,0 +1,20 @@
+/**
+ * The write step of a large request runs in slices: between its phases it lets the event loop
+ * serve other requests (other organizations' reads must not wait for a 2,000-instance diagram
+ * to be matched, checked and serialized in one go). Only large inputs pay for the turn. At each
+ * turn a write past its deadline is cancelled; it has committed nothing yet.
+ */
+import { ApiError } from '../../errors.js';
+import type { Draft } from '../draft.js';
+
+const LARGE = 500;
+
+/** Waits for the event loop's next turn when `size` elements were just processed in one go. */
+export async function nextTurn(draft: Draft, size: number): Promise<void> {
+  if (size < LARGE) return;
+  await new Promise((resolve) => setImmediate(resolve));
+  const { deadline } = draft.options;
+  if (deadline !== undefined && Date.now() > deadline.at) {
+    throw new ApiError(503, `This write took longer than ${deadline.seconds} s and was cancelled; nothing was changed.`);
+  }
+}
