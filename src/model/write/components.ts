@@ -23,6 +23,15 @@ function resolveType(model: Model, input: ComponentInput): string | null {
   return type?.id ?? null;
 }
 
+/** The current form's own fields of a component, already in the shape they are stored. */
+export interface ComponentExtras {
+  inlineDesc: boolean;
+  /** Tag ids. */
+  tags: string[];
+  /** Ids or refs (of the request) of diagrams: the current form's `linksTo`. */
+  linksToDiagrams: string[];
+}
+
 /**
  * Builds the full overwrite of one component. `name` is required to create; an update that
  * omits it keeps the stored name, since a nameless component could not be told apart.
@@ -33,9 +42,19 @@ export function buildComponent(
   target: Target,
   components: References,
   path: string,
+  extras?: ComponentExtras,
+  diagrams?: References,
 ): Component {
-  const name = input.name ?? (target.existing as Component | undefined)?.name;
+  const existing = target.existing as Component | undefined;
+  const name = input.name ?? existing?.name;
   if (name === undefined) throw new ModelError(`Invalid JSON: ${path}.name: Required`);
+  // A form writes only the fields it knows: the seed's forms keep the current form's as stored.
+  const linksToDiagrams = extras
+    ? distinct(extras.linksToDiagrams.map((name) => diagrams!.resolve(name)), (id) => `Diagram with id '${id}' is given more than once in linksTo.`)
+    : existing?.linksToDiagrams;
+  const tags = extras
+    ? distinct(extras.tags, (id) => `Tag with id '${id}' is given more than once.`)
+    : existing?.tags;
   return {
     id: target.id,
     ref: input.ref,
@@ -47,5 +66,8 @@ export function buildComponent(
     linksTo: distinct((input.linksTo ?? []).map((name) => components.resolve(name)),
       (id) => `Component with id '${id}' is given more than once in linksTo.`),
     attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
+    inlineDesc: (extras ? extras.inlineDesc : existing?.inlineDesc) || undefined,
+    tags: tags?.length ? tags : undefined,
+    linksToDiagrams: linksToDiagrams?.length ? linksToDiagrams : undefined,
   };
 }
