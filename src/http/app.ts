@@ -11,6 +11,7 @@ import type { YamlPool } from './yaml-pool.js';
 import { send } from './respond.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
+import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
 import { modelRoutes } from './routes/model.js';
 import { tagRoutes } from './routes/tags.js';
@@ -40,10 +41,11 @@ export function apiRouter(deps: AppDependencies): Router {
   const writing = [requireEditor, parseBody({ limitBytes: deps.bodyLimit, budgetBytes: deps.bodyBudget, yaml: deps.yamlPool })];
   typeRoutes(api);
   tagRoutes(api, writing);
-  attributeRoutes(api, writing);
+  attributeRoutes(api, writing, deps);
   componentRoutes(api, writing);
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
+  currentRoutes(api, writing, deps);
   return api;
 }
 

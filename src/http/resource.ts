@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { kindName, type WriteOptions } from '../model/draft.js';
+import { kindName, refIndex, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
 import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
@@ -90,11 +90,13 @@ export function sendList<T extends { id: string }>(
   kind: StoredKind,
   items: ReadonlyMap<string, T>,
   present: (item: T) => unknown,
+  /** Which form's shapes `present` gives: whole lists are cached per commit under kind and form. */
+  form = '',
 ): void {
   const limitText = queryValue(ctx, 'limit');
   const cursor = queryValue(ctx, 'cursor');
   if (limitText === undefined && cursor === undefined) {
-    sendFromSnapshot(ctx, snapshot, `list:${kind}`, () => Array.from(items.values(), present));
+    sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => Array.from(items.values(), present));
     return;
   }
   const limit = limitText === undefined ? 100 : Number(limitText);
@@ -120,10 +122,21 @@ export function sendList<T extends { id: string }>(
   send(ctx, page.map(present), snapshot);
 }
 
-/** `GET /api/external/<kind>/<id>`. */
-export function sendOne<T>(ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown): void {
+/** `GET /api/external/<kind>/<id>`; with `byRef` (the current form's paths) `<id>` may also be a ref. */
+export function sendOne<T extends { id: string }>(
+  ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown, byRef = false,
+): void {
+  send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
+}
+
+/** The resource named by the path's `:id`, by id or (with `byRef`) by ref; 404 if none. */
+export function findOne<T extends { id: string }>(ctx: Context, kind: StoredKind, items: ReadonlyMap<string, T>, byRef: boolean): T {
   const id = String(ctx.params.id);
-  const item = items.get(id);
+  let item = items.get(id);
+  if (item === undefined && byRef) {
+    const refId = refIndex(items as ReadonlyMap<string, Identified>).get(id);
+    item = refId === undefined ? undefined : items.get(refId);
+  }
   if (item === undefined) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);
-  send(ctx, present(item), snapshot);
+  return item;
 }
