@@ -80,7 +80,10 @@ test('the published workflow, end to end', (t) => withServer(async (s) => {
   }]);
   t.deepEqual((await s.get(`${API}/search/diagrams?componentId=ledger-db`)).body.map((d: any) => d.id), ['payments-c2']);
   const deps = (await s.get(`${API}/search/dependencies?componentId=payment-api`)).body;
-  t.deepEqual(deps.map((d: any) => [d.component.id, d.direction]).sort(), [['ledger-db', 'downstream'], [json.components[0].id, 'upstream']]);
+  t.deepEqual(deps, [
+    { component: { id: 'ledger-db', name: 'Ledger DB' }, direction: 'downstream', diagrams: [{ id: 'payments-c2', name: 'Payments' }] },
+    { component: { id: json.components[0].id, name: 'Web Shop' }, direction: 'upstream', diagrams: [{ id: json.diagrams[0].id, name: 'Shop' }] },
+  ]);
 
   // 7. Delete: refused while the diagram holds it, then with cascade in one commit.
   await no(t, s, 'DELETE', `${API}/components/ledger-db`, undefined, 409,

@@ -14,7 +14,9 @@ import { componentRoutes } from './routes/components.js';
 import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
 import { modelRoutes } from './routes/model.js';
+import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
+import { templateRoutes } from './routes/template.js';
 import { typeRoutes } from './routes/types.js';
 
 export interface AppDependencies extends RouteSettings {
@@ -46,6 +48,8 @@ export function apiRouter(deps: AppDependencies): Router {
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
   currentRoutes(api, writing, deps);
+  templateRoutes(api, writing, deps);
+  searchRoutes(api, deps);
   return api;
 }
 
