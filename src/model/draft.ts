@@ -17,8 +17,8 @@ export interface Change {
   path: string;
   /** A human name for the commit message. */
   label: string;
-  /** Null: the file is deleted. */
-  content: string | null;
+  /** The file's new content; empty, and not written, for a delete. */
+  content: string;
   apiContext?: string;
 }
 
@@ -107,7 +107,7 @@ export class Draft {
     if (index && stored.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
     collection.delete(id);
     this.changes.push({
-      kind, action: 'delete', id, path: resourcePath(kind, id), label: stored.name ?? id, content: null,
+      kind, action: 'delete', id, path: resourcePath(kind, id), label: stored.name ?? id, content: '',
     });
   }
 
