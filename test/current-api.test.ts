@@ -17,6 +17,11 @@ test('client-chosen ids: the rule, uniqueness across the organization, generated
     await no(t, s, 'POST', `${API}/components`, { id, name: 'x' }, 400, `Invalid id '${id}': ${RULE}.`);
   }
   await no(t, s, 'POST', `${API}/components`, { id: 'upsert-batch', name: 'x' }, 400, `Invalid id 'upsert-batch': ${RULE}; 'upsert-batch' is reserved.`);
+  for (const id of ['con', 'nul.x', 'com1', 'lpt9.yaml']) {
+    await no(t, s, 'POST', `${API}/tags`, { id, name: 'x', color: 'red' }, 400,
+      `Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
+  }
+  await ok(t, s, 'POST', `${API}/tags`, { id: 'console', name: 'Console', color: 'red' }, { status: 201 });
   await no(t, s, 'POST', `${API}/components`, { id: 7, name: 'x' }, 400, 'Invalid JSON: id: Expected string, received number');
   const made = await ok(t, s, 'POST', `${API}/components`, { id: 'a.b_c-9', name: 'Odd but fine' }, { status: 201 });
   t.is(made.id, 'a.b_c-9');

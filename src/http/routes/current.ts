@@ -137,7 +137,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
   }
 
   for (const path of ['/type/:id', '/types/:id']) {
-    router.delete(path, () => {
+    router.delete(path, requireEditor, () => {
       throw new ApiError(405, 'Types cannot be deleted.', { Allow: 'GET, HEAD' });
     });
   }

@@ -29,6 +29,8 @@ export type Mode = 'create' | 'upsert' | 'template';
 /** A path segment that is not an id: `PATCH /<plural>/upsert-batch`. */
 const RESERVED_IDS = new Set(['upsert-batch']);
 
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
+
 const ELEMENT_KEYS = Type.Object({ id: Type.Optional(Type.String()), ref: Type.Optional(Type.String()) });
 
 export type Written = Tag | Attribute | Component | Diagram;
@@ -45,6 +47,8 @@ export function checkNewId(draft: Draft, kind: StoredKind, id: string, taken: Re
   if (!isClientId(id) || RESERVED_IDS.has(id)) {
     throw new ModelError(`Invalid id '${id}': ${CLIENT_ID_RULE}${RESERVED_IDS.has(id) ? `; '${id}' is reserved` : ''}.`);
   }
+  // CON, NUL, COM1… name devices on Windows, with any extension: such a file cannot be checked out there.
+  if (WINDOWS_DEVICE.test(id)) throw new ModelError(`Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
   const kinds: StoredKind[] = ['type', 'tag', 'attribute', 'component', 'diagram'];
   const holder = kinds.find((k) => collectionOf(draft.base, k).has(id));
   if (taken.has(id) || holder === kind) throw new ApiError(409, `${kindName(kind)} with id '${id}' already exists.`);
