@@ -5,6 +5,7 @@
 import test from 'ava';
 import { type TestServer, withServer } from './support/server.js';
 import { API, lastCommitFiles, lastCommitMessage, no, ok } from './support/current.js';
+import { resourcePath } from '../src/model/files.js';
 
 async function typeId(s: TestServer, slug: string): Promise<string> {
   return (await s.get(`${API}/types`)).body.find((x: any) => x.slug === slug).id;
@@ -36,7 +37,7 @@ test('client-chosen ids: the rule, uniqueness across the organization, generated
   await ok(t, s, 'POST', `${API}/components`, { ref: 'gw', name: 'Gateway' }, { status: 201 });
   await no(t, s, 'POST', `${API}/components`, { ref: 'gw', name: 'Other' }, 409, /^Component with ref 'gw' already exists \(id '[0-9a-z]{26}'\)\.$/);
   // The stored file is named by the client's id, and the repository reloads from it.
-  t.regex(await s.git('ls-tree', '-r', '--name-only', 'main'), /^components\/a\.b_c-9\.yaml$/m);
+  t.true((await s.git('ls-tree', '-r', '--name-only', 'main')).split('\n').includes(resourcePath('component', 'a.b_c-9')));
   const fsck = await s.git('fsck', '--strict');
   t.is(fsck.trim(), '');
 }));
@@ -96,8 +97,8 @@ test('PATCH: only the fields sent change, null clears, no change makes no commit
     { id: 'pay', ref: 'pay-ref', name: 'Pay', desc: 'Takes money', typeId: container, tags: ['core'], state: 'ACTIVE' }, { status: 201 });
   const renamed = await ok(t, s, 'PATCH', `${API}/components/pay`, { name: 'Payments' });
   t.deepEqual(renamed, { ...made, name: 'Payments', apiContext: renamed.apiContext });
-  t.deepEqual(await lastCommitFiles(s), ['M components/pay.yaml']);
-  t.regex(await lastCommitMessage(s), /^PATCH \/api\/external\/components\/pay: update 1\n\nupdate components\/pay\.yaml \(Payments\)\n\nApi-Context: /);
+  t.deepEqual(await lastCommitFiles(s), [`M ${resourcePath('component', 'pay')}`]);
+  t.true((await lastCommitMessage(s)).startsWith(`PATCH /api/external/components/pay: update 1\n\nupdate ${resourcePath('component', 'pay')} (Payments)\n\nApi-Context: `));
   // By ref; null clears nullable fields.
   const cleared = await ok(t, s, 'PATCH', `${API}/components/pay-ref`, { desc: null, typeId: null });
   t.like(cleared, { desc: null, typeId: null, typeSlug: null, name: 'Payments', tags: ['core'], state: 'ACTIVE' });
@@ -187,7 +188,7 @@ test('the two linksTo: components in the seed form, diagrams in the current form
   const patched = await ok(t, s, 'PATCH', `${API}/components/svc`, { linksTo: ['detail'], inlineDesc: true });
   t.deepEqual(patched.linksTo, ['detail']);
   t.deepEqual((await s.get(`${API}/component/${svc.id}`)).body.linksTo, ['db']);
-  const file = await s.git('show', `main:components/${svc.id}.yaml`);
+  const file = await s.git('show', `main:${resourcePath('component', svc.id)}`);
   t.regex(file, /linksTo:\n {2}- db\n/);
   t.regex(file, /linksToDiagrams:\n {2}- detail\n/);
   // A seed-form overwrite keeps what only the current form writes.
@@ -272,7 +273,7 @@ test('DELETE: referrers listed (409), cascade in one commit, singular paths, typ
 
   // Cascade: each in one commit that also rewrites the referrers.
   await ok(t, s, 'DELETE', `${API}/tags/pci?cascade=true`, undefined);
-  t.deepEqual((await lastCommitFiles(s)).sort(), ['D tags/pci.yaml', 'M components/db.yaml', 'M diagrams/main.yaml']);
+  t.deepEqual((await lastCommitFiles(s)).sort(), [`D ${resourcePath('tag', 'pci')}`, `M ${resourcePath('component', 'db')}`, `M ${resourcePath('diagram', 'main')}`].sort());
   t.deepEqual((await s.get(`${API}/components/db`)).body.tags, []);
   await ok(t, s, 'DELETE', `${API}/attributes/tier?cascade=true`, undefined);
   t.deepEqual((await s.get(`${API}/components/db`)).body.attributes, []);
@@ -288,7 +289,7 @@ test('DELETE: referrers listed (409), cascade in one commit, singular paths, typ
   t.is(main.relations.length, 1);
   // Nothing refers to it any more: a plain delete.
   await ok(t, s, 'DELETE', `${API}/diagrams/main`, undefined);
-  t.deepEqual(await lastCommitFiles(s), ['D diagrams/main.yaml']);
+  t.deepEqual(await lastCommitFiles(s), [`D ${resourcePath('diagram', 'main')}`]);
   t.deepEqual((await s.get(`${API}/diagrams`)).body, []);
   t.is((await s.git('fsck', '--strict')).trim(), '');
 }));

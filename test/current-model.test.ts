@@ -1,10 +1,10 @@
 import test from 'ava';
 import { ApiError, ModelError } from '../src/errors.js';
 import { Draft, type WriteOptions } from '../src/model/draft.js';
-import { emptyModel } from '../src/model/files.js';
 import type { Model } from '../src/model/types.js';
 import { mergePatch, writeCurrent } from '../src/model/write/current.js';
 import { deleteResource } from '../src/model/write/delete.js';
+import { emptyModel, resourcePath } from '../src/model/files.js';
 
 // The current form's model steps (issue 11) with no git, no file system and no HTTP: the merge
 // of a partial object, client-chosen ids, and delete with its referrer check and cascade.
@@ -45,7 +45,7 @@ test('a PATCH that changes nothing leaves no change; one that changes a field ch
   t.deepEqual(same.changes, []);
   const changed = new Draft(base, options());
   const { components } = await writeCurrent(changed, { components: [{ id: 'api', state: 'ACTIVE' }] }, 'upsert', 'single');
-  t.deepEqual(changed.changes.map((c) => `${c.action} ${c.path}`), ['update components/api.yaml']);
+  t.deepEqual(changed.changes.map((c) => `${c.action} ${c.path}`), [`update ${resourcePath('component', 'api')}`]);
   t.like(components[0], { name: 'API', state: 'ACTIVE', tags: ['core'] });
   t.is(base.components.get('api')!.state, 'DRAFT', 'the base model is not mutated');
 });
@@ -64,7 +64,7 @@ test('delete: refused with the referrers listed, or cascaded into them', async (
   t.regex(refused!.message, /^Component with id 'api' is still referred to by diagram 'ctx' \(Ctx: component instances\)\. /);
   const draft = new Draft(base, options());
   deleteResource(draft, 'component', 'api', true);
-  t.deepEqual(draft.changes.map((c) => `${c.action} ${c.path}`), ['delete components/api.yaml', 'update diagrams/ctx.yaml']);
+  t.deepEqual(draft.changes.map((c) => `${c.action} ${c.path}`), [`delete ${resourcePath('component', 'api')}`, `update ${resourcePath('diagram', 'ctx')}`]);
   const diagram = draft.model.diagrams.get('ctx')!;
   t.like(diagram.componentInstances[0], { component: null, placeholder: 'API', typeId: '0000000000000000000000000a' });
   t.is(diagram.relations.length, 1);

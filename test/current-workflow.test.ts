@@ -7,6 +7,7 @@
 import test from 'ava';
 import { withServer } from './support/server.js';
 import { API, lastCommitFiles, lastCommitMessage, no, ok } from './support/current.js';
+import { resourcePath } from '../src/model/files.js';
 
 test('the published workflow, end to end', (t) => withServer(async (s) => {
   // 1. List types.
@@ -26,8 +27,8 @@ test('the published workflow, end to end', (t) => withServer(async (s) => {
     id: 'payment-api', name: 'Payment API', desc: 'Takes payments', inlineDesc: true, state: 'DRAFT',
     typeId: container, typeSlug: 'container', tags: ['pci'], linksTo: [], attributes: [], apiContext: api.apiContext,
   });
-  t.deepEqual(await lastCommitFiles(s), ['A components/payment-api.yaml']);
-  t.regex(await lastCommitMessage(s), /^POST \/api\/external\/components: create 1\n\ncreate components\/payment-api\.yaml \(Payment API\)\n\nApi-Context: /);
+  t.deepEqual(await lastCommitFiles(s), [`A ${resourcePath('component', 'payment-api')}`]);
+  t.true((await lastCommitMessage(s)).startsWith(`POST /api/external/components: create 1\n\ncreate ${resourcePath('component', 'payment-api')} (Payment API)\n\nApi-Context: `));
   await ok(t, s, 'POST', `${API}/components`, { id: 'ledger-db', name: 'Ledger DB', typeId: database }, { status: 201 });
 
   // 3. A diagram naming them by componentId, a relation by fromRef/toRef, tags by id.
@@ -91,14 +92,14 @@ test('the published workflow, end to end', (t) => withServer(async (s) => {
     + 'Remove those references first, or delete with ?cascade=true to remove them in the same commit.');
   const deleted = await ok(t, s, 'DELETE', `${API}/components/ledger-db?cascade=true`, undefined);
   t.is(deleted.id, 'ledger-db');
-  t.deepEqual((await lastCommitFiles(s)).sort(), ['D components/ledger-db.yaml', 'M diagrams/payments-c2.yaml']);
+  t.deepEqual((await lastCommitFiles(s)).sort(), [`D ${resourcePath('component', 'ledger-db')}`, `M ${resourcePath('diagram', 'payments-c2')}`].sort());
   t.regex(await lastCommitMessage(s), /^DELETE \/api\/external\/components\/ledger-db: update 1, delete 1\n/);
   const after = (await s.get(`${API}/diagrams/payments-c2`)).body;
   t.like(after.componentInstances[1], { ref: 'db', componentId: null, placeholder: { text: 'Ledger DB', typeId: database } });
   t.is(after.relations.length, 2, 'the placeholder keeps its relations');
   t.is((await s.get(`${API}/components/ledger-db`)).status, 404);
   // The file's history stays in git.
-  t.regex(await s.git('log', '--format=%s', '--', 'components/ledger-db.yaml'), /DELETE.*\n.*POST \/api\/external\/components/);
+  t.regex(await s.git('log', '--format=%s', '--', resourcePath('component', 'ledger-db')), /DELETE.*\n.*POST \/api\/external\/components/);
   const fsck = await s.git('fsck', '--strict');
   t.is(fsck.trim(), '');
 }));
