@@ -336,3 +336,23 @@ test('template: refused as a whole, with paths naming the element; an id updates
   t.like(updated.components[0], { id: 'x', name: 'X', desc: 'now described' });
   await ok(t, s, 'POST', `${API}/template`, {}, { commits: 0 });
 }));
+
+test("the seed's paths accept componentId, fromRef/toRef, inlineDesc and component tags too, and answer in their own shapes", (t) => withServer(async (s) => {
+  await ok(t, s, 'POST', `${API}/tags`, { id: 'core', name: 'Core', color: 'blue' }, { status: 201 });
+  const [component] = await ok(t, s, 'POST', `${API}/component`, [{ ref: 'api', name: 'API', inlineDesc: true, tags: ['core'] }]);
+  t.false('inlineDesc' in component, 'the seed form answers in its own shape');
+  t.like((await s.get(`${API}/components/api`)).body, { inlineDesc: true, tags: ['core'] });
+  // A seed-form overwrite without them keeps them.
+  await ok(t, s, 'POST', `${API}/component`, [{ ref: 'api', name: 'API', desc: 'x' }]);
+  t.like((await s.get(`${API}/components/api`)).body, { desc: 'x', inlineDesc: true, tags: ['core'] });
+  await no(t, s, 'POST', `${API}/component`, [{ ref: 'api', name: 'API', inlineDesc: 'yes' }], 400, 'Invalid JSON: 0.inlineDesc: Expected boolean, received string');
+  const { diagrams } = await ok(t, s, 'POST', `${API}/model`, {
+    diagrams: [{ name: 'D', level: 'C1', componentInstances: [{ ref: 'a', componentId: 'api' }, { ref: 'b' }], relations: [{ fromRef: 'a', toRef: 'b' }] }],
+  });
+  t.is(diagrams[0].componentInstances[0].component, component.id);
+  t.is(diagrams[0].relations[0].fromComponentInstance, diagrams[0].componentInstances[0].id);
+  await no(t, s, 'POST', `${API}/diagram`, [{ name: 'D', level: 'C1', componentInstances: [{ component: 'api', componentId: 'other' }] }], 400,
+    "componentId 'other' and component 'api' differ.");
+  const [viaDiagram] = await ok(t, s, 'POST', `${API}/diagram`, [{ name: 'E', level: 'C2', componentInstances: [{ ref: 'x' }, { ref: 'y' }], relations: [{ fromRef: 'x', toComponentInstance: 'y' }] }]);
+  t.is(viaDiagram.relations.length, 1);
+}));

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { checkBody } from '../../model/check-body.js';
+import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
 import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
@@ -20,6 +21,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });
   router.post('/diagram', ...writing, async (ctx) => {
+    acceptRelationAliases(ctx.request.body);
     const body = checkBody(DiagramBody, ctx.request.body);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, { diagrams: body }, ''));

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { checkBody } from '../../model/check-body.js';
+import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
 import { present } from '../../model/present.js';
 import { ModelBody } from '../../model/schemas.js';
 import type { Model } from '../../model/types.js';
@@ -21,6 +22,7 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
     sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {
+    acceptRelationAliases((ctx.request.body as { diagrams?: unknown } | null)?.diagrams);
     const body = checkBody(ModelBody, ctx.request.body);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, body, 'components.'));

@@ -48,13 +48,14 @@ export function buildComponent(
   const existing = target.existing as Component | undefined;
   const name = input.name ?? existing?.name;
   if (name === undefined) throw new ModelError(`Invalid JSON: ${path}.name: Required`);
-  // A form writes only the fields it knows: the seed's forms keep the current form's as stored.
+  // A form writes only the fields it knows: the seed's forms keep the diagram links as stored,
+  // and `inlineDesc` and `tags` unless they send them.
   const linksToDiagrams = extras
     ? distinct(extras.linksToDiagrams.map((name) => diagrams!.resolve(name)), (id) => `Diagram with id '${id}' is given more than once in linksTo.`)
     : existing?.linksToDiagrams;
-  const tags = extras
-    ? distinct(extras.tags, (id) => `Tag with id '${id}' is given more than once.`)
-    : existing?.tags;
+  const tagIds = extras ? extras.tags : (input.tags ?? existing?.tags);
+  const tags = tagIds && distinct(tagIds, (id) => `Tag with id '${id}' is given more than once.`);
+  const inlineDesc = extras ? extras.inlineDesc : (input.inlineDesc ?? existing?.inlineDesc);
   return {
     id: target.id,
     ref: input.ref,
@@ -66,7 +67,7 @@ export function buildComponent(
     linksTo: distinct((input.linksTo ?? []).map((name) => components.resolve(name)),
       (id) => `Component with id '${id}' is given more than once in linksTo.`),
     attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
-    inlineDesc: (extras ? extras.inlineDesc : existing?.inlineDesc) || undefined,
+    inlineDesc: inlineDesc || undefined,
     tags: tags?.length ? tags : undefined,
     linksToDiagrams: linksToDiagrams?.length ? linksToDiagrams : undefined,
   };

@@ -99,7 +99,13 @@ export async function buildDiagram(
   const textareaInputs = input.textareas ?? [];
   const relationInputs = input.relations ?? [];
 
-  const componentOf = (i: { component?: string | null }) => (i.component == null ? null : components.resolve(i.component));
+  const componentOf = (i: { component?: string | null; componentId?: string | null }) => {
+    if (i.component != null && i.componentId != null && i.component !== i.componentId) {
+      throw new ModelError(`componentId '${i.componentId}' and component '${i.component}' differ.`);
+    }
+    const name = i.component ?? i.componentId;
+    return name == null ? null : components.resolve(name);
+  };
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
     stored: (i) => JSON.stringify([i.component, i.placeholder, i.isContainer]),
     input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
