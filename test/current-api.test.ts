@@ -356,3 +356,18 @@ test("the seed's paths accept componentId, fromRef/toRef, inlineDesc and compone
   const [viaDiagram] = await ok(t, s, 'POST', `${API}/diagram`, [{ name: 'E', level: 'C2', componentInstances: [{ ref: 'x' }, { ref: 'y' }], relations: [{ fromRef: 'x', toComponentInstance: 'y' }] }]);
   t.is(viaDiagram.relations.length, 1);
 }));
+
+test('paging over client-chosen ids follows the list, whatever the ids sort like', (t) => withServer(async (s) => {
+  for (const id of ['zeta', 'alpha', 'mid']) await ok(t, s, 'POST', `${API}/tags`, { id, name: id, color: 'red' }, { status: 201 });
+  await ok(t, s, 'POST', `${API}/tags`, { name: 'generated', color: 'red' }, { status: 201 });
+  const all = (await s.get(`${API}/tags`)).body.map((x: any) => x.id);
+  const paged: string[] = [];
+  let next: string | null = `${API}/tags?limit=1`;
+  while (next !== null) {
+    const reply = await s.get(next);
+    paged.push(...reply.body.map((x: any) => x.id));
+    next = /^<([^>]+)>/.exec(reply.headers.get('link') ?? '')?.[1] ?? null;
+  }
+  t.deepEqual(paged, all);
+  t.is(paged.length, 4);
+}));

@@ -109,8 +109,16 @@ export function sendList<T extends { id: string }>(
   }
   const page: T[] = [];
   let more = false;
+  // A cursor still in the list is a place in it: ids chosen by clients do not sort by creation,
+  // so "after the cursor" is the list's order, not the ids' order. A cursor whose resource is
+  // gone (a generated id) falls back to comparing ids, which sort by creation time.
+  let before = cursor !== undefined && items.has(cursor);
   for (const item of items.values()) {
-    if (cursor !== undefined && item.id <= cursor) continue;
+    if (before) {
+      if (item.id === cursor) before = false;
+      continue;
+    }
+    if (cursor !== undefined && !items.has(cursor) && item.id <= cursor) continue;
     if (page.length === limit) {
       more = true;
       break;
