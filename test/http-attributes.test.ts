@@ -250,7 +250,8 @@ test.serial('schema failures: exact texts', async (t) => {
   ];
   for (const [body, error] of cases) {
     await expectRefused(t, 'PUT', ATTR, body, 400, error);
-    await expectRefused(t, 'POST', PATHS[1], body, 400, error);
+    // On /attributes one object (not an array) is the current form's single create (issue 11): refused on /attribute only.
+    await expectRefused(t, 'POST', Array.isArray(body) ? PATHS[1] : ATTR, body, 400, error);
   }
   // A non-string id on POST is a schema failure before any lookup.
   await expectRefused(t, 'POST', ATTR, [{ id: 1, name: 'x', type: 'STRING' }], 400, 'Invalid JSON: 0.id: Expected string, received number');

@@ -18,11 +18,14 @@ import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
+import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
+import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
+import { templateRoutes } from './routes/template.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
@@ -68,12 +71,15 @@ export function apiRouter(deps: AppDependencies): Router {
   const writing = [requireEditor, parseBody(bodySettingsOf(deps)), limitWriteSize(deps.limits ?? DEFAULT_LIMITS)];
   typeRoutes(api);
   tagRoutes(api, writing);
-  attributeRoutes(api, writing);
+  attributeRoutes(api, writing, deps);
   componentRoutes(api, writing);
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
   historyRoutes(api);
   versionRoutes(api, writing);
+  currentRoutes(api, writing, deps);
+  templateRoutes(api, writing, deps);
+  searchRoutes(api, deps);
   return api;
 }
 

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { kindName, type WriteOptions } from '../model/draft.js';
+import { kindName, refIndex, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
-import { isId, newId } from '../model/ids.js';
+import { isGeneratedId, isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
@@ -103,22 +103,35 @@ export function sendList<T extends { id: string }>(
   kind: StoredKind,
   items: ReadonlyMap<string, T>,
   present: (item: T) => unknown,
+  /** Which form's shapes `present` gives: whole lists are cached per commit under kind and form. */
+  form = '',
 ): void {
   const limitText = queryValue(ctx, 'limit');
   const cursor = queryValue(ctx, 'cursor');
   if (limitText === undefined && cursor === undefined) {
-    sendFromSnapshot(ctx, snapshot, `list:${kind}`, () => Array.from(items.values(), present));
+    sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => Array.from(items.values(), present));
     return;
   }
   const limit = limitText === undefined ? 100 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
   }
-  if (cursor !== undefined && !isId(cursor)) throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  // A cursor is the last id of the previous page: a generated id, or a client-chosen one still in the list.
+  if (cursor !== undefined && !isGeneratedId(cursor) && !(isId(cursor) && items.has(cursor))) {
+    throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  }
   const page: T[] = [];
   let more = false;
+  // A cursor still in the list is a place in it: ids chosen by clients do not sort by creation,
+  // so "after the cursor" is the list's order, not the ids' order. A cursor whose resource is
+  // gone (a generated id) falls back to comparing ids, which sort by creation time.
+  let before = cursor !== undefined && items.has(cursor);
   for (const item of items.values()) {
-    if (cursor !== undefined && item.id <= cursor) continue;
+    if (before) {
+      if (item.id === cursor) before = false;
+      continue;
+    }
+    if (cursor !== undefined && !items.has(cursor) && item.id <= cursor) continue;
     if (page.length === limit) {
       more = true;
       break;
@@ -133,10 +146,21 @@ export function sendList<T extends { id: string }>(
   send(ctx, page.map(present), snapshot);
 }
 
-/** `GET /api/external/<kind>/<id>`. */
-export function sendOne<T>(ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown): void {
+/** `GET /api/external/<kind>/<id>`; with `byRef` (the current form's paths) `<id>` may also be a ref. */
+export function sendOne<T extends { id: string }>(
+  ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown, byRef = false,
+): void {
+  send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
+}
+
+/** The resource named by the path's `:id`, by id or (with `byRef`) by ref; 404 if none. */
+export function findOne<T extends { id: string }>(ctx: Context, kind: StoredKind, items: ReadonlyMap<string, T>, byRef: boolean): T {
   const id = String(ctx.params.id);
-  const item = items.get(id);
+  let item = items.get(id);
+  if (item === undefined && byRef) {
+    const refId = refIndex(items as ReadonlyMap<string, Identified>).get(id);
+    item = refId === undefined ? undefined : items.get(refId);
+  }
   if (item === undefined) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);
-  send(ctx, present(item), snapshot);
+  return item;
 }

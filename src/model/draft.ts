@@ -15,11 +15,12 @@ export interface Identified {
 
 export interface Change {
   kind: StoredKind | 'organization';
-  action: 'create' | 'update';
+  action: 'create' | 'update' | 'delete';
   id: string;
   path: string;
   /** A human name for the commit message. */
   label: string;
+  /** The file's new content; empty, and not written, for a delete. */
   content: string;
   apiContext?: string;
 }
@@ -91,19 +92,7 @@ export class Draft {
       if (sameContent(kind, candidate, stored)) return stored;
     }
     const content = serialize(kind, resource);
-    let collection = this.layered.get(kind);
-    let index: LayeredMap<string, string> | undefined;
-    if (collection === undefined) {
-      const base = collectionOf(this.base, kind) as ReadonlyMap<string, Identified>;
-      collection = LayeredMap.over(base);
-      this.layered.set(kind, collection);
-      (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = collection;
-      // Carry the ref index forward rather than rebuilding it from every resource next time.
-      const baseIndex = refIndexes.get(base);
-      if (baseIndex) refIndexes.set(collection, (index = LayeredMap.over(baseIndex)));
-    } else {
-      index = refIndexes.get(collection) as LayeredMap<string, string> | undefined;
-    }
+    const { collection, index } = this.layer(kind);
     if (index) {
       if (stored?.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
       if (resource.ref !== undefined) index.set(resource.ref, resource.id);
@@ -120,6 +109,35 @@ export class Draft {
       apiContext: resource.apiContext,
     });
     return resource;
+  }
+
+  /** Removes a stored resource: its file is deleted by the commit (its history stays in git). */
+  remove(kind: StoredKind, id: string): void {
+    const stored = collectionOf(this.base, kind).get(id) as Identified | undefined;
+    if (!stored) throw new Error(`No stored ${kind} ${id} to remove`);
+    const { collection, index } = this.layer(kind);
+    if (index && stored.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
+    collection.delete(id);
+    this.changes.push({
+      kind, action: 'delete', id, path: resourcePath(kind, id), label: stored.name ?? id, content: '',
+    });
+  }
+
+  /**
+   * The draft's own collection of `kind`, made a LayeredMap over the stored one the first
+   * time the request changes it, with its ref index carried forward (not rebuilt next time).
+   */
+  private layer(kind: StoredKind): { collection: LayeredMap<string, Identified>; index: LayeredMap<string, string> | undefined } {
+    let collection = this.layered.get(kind);
+    if (collection !== undefined) return { collection, index: refIndexes.get(collection) as LayeredMap<string, string> | undefined };
+    const base = collectionOf(this.base, kind) as ReadonlyMap<string, Identified>;
+    collection = LayeredMap.over(base);
+    this.layered.set(kind, collection);
+    (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = collection;
+    let index: LayeredMap<string, string> | undefined;
+    const baseIndex = refIndexes.get(base);
+    if (baseIndex) refIndexes.set(collection, (index = LayeredMap.over(baseIndex)));
+    return { collection, index };
   }
 }
 

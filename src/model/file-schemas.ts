@@ -1,5 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { AttributeTypeInput, LevelInput, StateInput, TagColorInput } from './schemas.js';
+import { AttributeTypeInput, StateInput, TagColorInput } from './schemas.js';
+import { ALL_LEVELS } from './types.js';
 import { checkBody, SchemaError } from './check-body.js';
 import { FileError, type StoredKind } from './files.js';
 
@@ -38,12 +39,13 @@ const FILE_SCHEMAS = {
     attributes: Type.Array(Type.Object({
       id: Id, value: Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
     })),
+    inlineDesc: Optional(Type.Boolean()), tags: Optional(Type.Array(Id)), linksToDiagrams: Optional(Type.Array(Id)),
   }),
   diagram: Type.Object({
     id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, state: StateInput,
-    level: LevelInput, tags: Type.Array(Id),
+    level: Type.Union([Type.Enum(ALL_LEVELS), Type.Null()]), tags: Type.Array(Id),
     componentInstances: Type.Array(Type.Object({
-      id: Id, ref: Optional(Type.String()), component: Type.Union([Id, Type.Null()]), placeholder: Type.String(),
+      id: Id, ref: Optional(Type.String()), component: Type.Union([Id, Type.Null()]), placeholder: Type.String(), typeId: Optional(Id),
       isContainer: Type.Boolean(), parent: Type.Union([Id, Type.Null()]), position: Position, width: Size, height: Size,
     })),
     textareas: Type.Array(Type.Object({

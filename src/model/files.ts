@@ -46,6 +46,9 @@ export const fileOf = {
       id: c.id, ref: c.ref, name: c.name, desc: c.desc, state: c.state, typeId: c.typeId,
       apiContext: c.apiContext, linksTo: c.linksTo,
       attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
+      inlineDesc: c.inlineDesc ? true : undefined,
+      tags: nonEmpty(c.tags),
+      linksToDiagrams: nonEmpty(c.linksToDiagrams),
     }),
   diagram: (d: Diagram) =>
     definedFields({
@@ -57,9 +60,13 @@ export const fileOf = {
     }),
 };
 
+function nonEmpty(list: string[] | undefined): string[] | undefined {
+  return list === undefined || list.length === 0 ? undefined : list;
+}
+
 export function instanceFile(i: ComponentInstance) {
   return definedFields({
-    id: i.id, ref: i.ref, component: i.component, placeholder: i.placeholder, isContainer: i.isContainer,
+    id: i.id, ref: i.ref, component: i.component, placeholder: i.placeholder, typeId: i.typeId, isContainer: i.isContainer,
     parent: i.parent, position: { x: i.position.x, y: i.position.y }, width: i.width, height: i.height,
   });
 }

@@ -8,8 +8,27 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 export const ID_PATTERN = /^[0-9a-hjkmnp-tv-z]{26}$/;
 
-export function isId(value: string): boolean {
+/**
+ * Ids a client of the current API form may choose (CONTRACT.md §7): safe as a file name in
+ * every clone on every operating system, lowercase only so that no two differ by case alone.
+ * Generated ids are a subset of these.
+ */
+export const CLIENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+export const CLIENT_ID_RULE = "an id is 1 to 100 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit, "
+  + "without '..' and not ending in '.'";
+
+/** An id the service made: 26 characters, creation time first. */
+export function isGeneratedId(value: string): boolean {
   return ID_PATTERN.test(value);
+}
+
+export function isClientId(value: string): boolean {
+  return CLIENT_ID_PATTERN.test(value) && !value.includes('..') && !value.endsWith('.');
+}
+
+/** Any id a resource of the organization may have: generated, or chosen by a client. */
+export function isId(value: string): boolean {
+  return isGeneratedId(value) || isClientId(value);
 }
 
 function encode(value: bigint, length: number): string {

@@ -1,6 +1,6 @@
 import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js';
 import { classifyPath, collectionOf, emptyModel, FileError, ORGANIZATION_FILE, parseFile, type StoredKind } from './files.js';
-import { isId } from './ids.js';
+import { isGeneratedId, isId } from './ids.js';
 import { checkModel } from './rules.js';
 import type { Model } from './types.js';
 
@@ -37,7 +37,11 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
       const resource = checkStoredFile(path, kind, parseFile(path, await source.read(oid)));
-      if (resource.id !== id) throw new FileError(path, `the id inside (${resource.id}) differs from the file name`);
+      if (resource.id !== id) {
+        // A name in the generated pattern names a resource; any other name (a client-chosen
+        // id) is only an id at all when it is the id of the resource the file holds.
+        throw new FileError(path, isGeneratedId(id) ? `the id inside (${resource.id}) differs from the file name` : 'the file name is not a valid id');
+      }
       collectionOf(model, kind).set(id, resource);
     }));
   }

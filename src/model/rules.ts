@@ -119,6 +119,12 @@ export function checkComponent(model: Model, component: Component): void {
   for (const target of component.linksTo) {
     if (!model.components.has(target)) throw new ModelError(`Component with id '${target}' does not exist.`);
   }
+  for (const tagId of component.tags ?? []) {
+    if (!model.tags.has(tagId)) throw new ModelError(`Tag with id '${tagId}' does not exist.`);
+  }
+  for (const target of component.linksToDiagrams ?? []) {
+    if (!model.diagrams.has(target)) throw new ModelError(`Diagram with id '${target}' does not exist.`);
+  }
   const typeSlug = typeSlugOf(model, component.typeId);
   const values = new Map<string, AttributeValueType>();
   for (const { id, value } of component.attributes) {
@@ -180,6 +186,9 @@ export function checkDiagram(model: Model, diagram: Diagram): void {
     const name = instance.ref ?? instance.id;
     if (instance.component !== null && !model.components.has(instance.component)) {
       throw new ModelError(`Component with id '${instance.component}' does not exist.`);
+    }
+    if (instance.typeId !== undefined && !model.types.has(instance.typeId)) {
+      throw new ModelError(`Type with id '${instance.typeId}' does not exist.`);
     }
     if (instance.parent !== null) {
       if (instance.isContainer) throw new ModelError(`Container instance '${name}' cannot have a parent.`);

@@ -103,6 +103,9 @@ export const ComponentInput = Type.Object({
   apiContext: ApiContext,
   linksTo: Type.Optional(StringList),
   attributes: Type.Optional(Type.Array(AttributeValueInput)),
+  /** The current API form's fields, accepted here too (issue 11); omitted, the stored values stay. */
+  inlineDesc: Type.Optional(Type.Boolean()),
+  tags: Type.Optional(StringList),
 });
 export type ComponentInput = Static<typeof ComponentInput>;
 
@@ -111,6 +114,8 @@ export const ComponentInstanceInput = Type.Object({
   id: Id,
   ref: Ref,
   component: Type.Optional(Nullable(Type.String())),
+  /** The current API form's name for `component` (issue 11); if both are sent they must agree. */
+  componentId: Type.Optional(Nullable(Type.String())),
   placeholder: Type.Optional(Nullable(Type.String())),
   isContainer: Type.Optional(Type.Boolean()),
   parent: Type.Optional(Nullable(Type.String())),

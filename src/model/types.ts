@@ -13,8 +13,11 @@ export type TagColor = (typeof TAG_COLORS)[number];
 export const ATTRIBUTE_TYPES = ['STRING', 'NUMBER', 'BOOLEAN', 'LINK', 'USERLIST', 'LIST'] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
+/** The levels of the seed's forms of the API. */
 export const LEVELS = ['C1', 'C2', 'C3', 'C4'] as const;
-export type Level = (typeof LEVELS)[number];
+/** The current form adds landscape (C0), deployment (D1) and process (P0); a level may also be null there. */
+export const ALL_LEVELS = ['C0', 'C1', 'C2', 'C3', 'C4', 'D1', 'P0'] as const;
+export type Level = (typeof ALL_LEVELS)[number];
 
 export interface Organization {
   name: string;
@@ -69,6 +72,16 @@ export interface Component {
   apiContext?: string;
   linksTo: string[];
   attributes: AttributeValue[];
+  /**
+   * Fields of the current API form, absent when at their default (false, empty) so that
+   * files written by the seed's forms stay as they were. The seed's forms neither read nor
+   * write them; the current form does not read or write `linksTo` (components).
+   */
+  inlineDesc?: boolean;
+  /** Tag ids. */
+  tags?: string[];
+  /** Diagram ids: the current form's `linksTo`. */
+  linksToDiagrams?: string[];
 }
 
 export interface Position {
@@ -82,6 +95,8 @@ export interface ComponentInstance {
   /** Component id, or null for a placeholder. */
   component: string | null;
   placeholder: string;
+  /** The type of a placeholder (the current form's `placeholder.typeId`); absent when none. */
+  typeId?: string;
   isContainer: boolean;
   /** Id of the parent container instance in the same diagram. */
   parent: string | null;
@@ -115,7 +130,8 @@ export interface Diagram {
   name: string;
   desc: string | null;
   state: State;
-  level: Level;
+  /** Null only through the current API form. */
+  level: Level | null;
   /** Tag ids. */
   tags: string[];
   componentInstances: ComponentInstance[];

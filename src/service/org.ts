@@ -196,7 +196,7 @@ export class OrgModel {
       if (draft.changes.length === 0) return { snapshot: base, result };
       const commit = await this.repo.commit({
         parent: base.commit,
-        changes: draft.changes.map(({ path, content }) => ({ path, content })),
+        changes: draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });

@@ -57,11 +57,23 @@ const WRITE_BODIES: Record<string, unknown> = {
   component: [{ name: 'intruder' }],
   diagram: [{ name: 'intruder', level: 'C1' }],
   model: { components: [{ name: 'intruder' }] },
+  // The current form (issue 11): one object per create, PATCH of one resource, upsert-batch,
+  // template; DELETE sends this body too (it is ignored).
+  tags: { name: 'intruder', color: 'red' },
+  components: { name: 'intruder' },
+  diagrams: { name: 'intruder', level: 'C1' },
+  template: { components: [{ name: 'intruder' }] },
+  ':id': { name: 'intruder' },
+  'upsert-batch': [{ name: 'intruder' }],
+  // Versions (issue 12): a tag, no commit, but a write all the same.
+  version: { name: 'intruder' },
+  versions: { name: 'intruder' },
 };
 
 /** A body that would make a commit if the request got through. */
 export function writeBody(path: string): unknown {
-  const kind = path.slice(API.length + 1);
+  const rest = path.slice(API.length + 1);
+  const kind = /\/:id$/.test(rest) ? ':id' : /\/upsert-batch$/.test(rest) ? 'upsert-batch' : rest;
   const body = WRITE_BODIES[kind];
   if (body === undefined) throw new Error(`No write body for ${path}: add it to the access matrix.`);
   return body;
@@ -69,8 +81,13 @@ export function writeBody(path: string): unknown {
 
 /** Fills `:id` with the organization's resource of that kind; refuses routes it does not know. */
 export function concrete(route: Route, ids: Record<string, string>): string {
-  const match = /^\/api\/external\/(type|types|tag|attribute|attributes|component|diagram)\/:id$/.exec(route.path);
+  const match = /^\/api\/external\/(types?|tags?|attributes?|components?|diagrams?)\/:id$/.exec(route.path);
   if (match) return `${API}/${match[1]}/${ids[match[1]!.replace(/s$/, '')]}`;
+  // Search needs one filter (400 without); any matches for the matrix.
+  if (route.path.startsWith(`${API}/search/`)) return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;
+  // History and diff take revisions; `main` names one in every organization.
+  if (route.path === `${API}/history/:commit`) return `${API}/history/main`;
+  if (route.path === `${API}/diff`) return `${API}/diff?from=main`;
   if (route.path.includes(':')) throw new Error(`Route ${route.method} ${route.path} has a parameter the access matrix does not know.`);
   return route.path;
 }
@@ -229,7 +246,12 @@ export function requestsOf(route: Route, org: OrgData): string[] {
   const path = concrete(route, org.ids);
   if (!isRead(route)) return [path];
   const single = route.path.endsWith('/:id') && !route.path.includes('/type');
-  return [path, `${path}?at=${org.commits[0]}`, ...(single ? [] : [`${path}?at=${org.commits.at(-1)}`])];
+  return [path, withAt(path, org.commits[0]!), ...(single ? [] : [withAt(path, org.commits.at(-1)!)])];
+}
+
+/** `path` with `?at=<commit>` (or `&at=` where it already has a query). */
+export function withAt(path: string, commit: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}at=${commit}`;
 }
 
 /** Every route × every refused credential: 401, the exact text, `WWW-Authenticate: Bearer`. */

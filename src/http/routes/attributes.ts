@@ -4,11 +4,17 @@ import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { AttributeBody } from '../../model/schemas.js';
 import { writeAttributes } from '../../model/write/attributes.js';
-import { readSnapshot, sendList, sendOne, write } from '../resource.js';
+import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
+import { createHandler } from './current.js';
 
-/** Served at `/attribute` and, for clients of the other contract form, `/attributes`. */
-export function attributeRoutes(router: Router, writing: Middleware[]): void {
+/**
+ * Served at `/attribute` and, for clients of the other contract form, `/attributes`. The
+ * current form shares `/attributes`: there a POST of one object (not an array) is its single
+ * create, and `/attributes/<id>` also finds an attribute by ref.
+ */
+export function attributeRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
+  const createOne = createHandler('attribute', settings);
   const writeHandler = (createOnly: boolean) => async (ctx: Context) => {
     const body = checkRequestBody(ctx, AttributeBody);
     const { snapshot, result } = await write(ctx, (draft) => writeAttributes(draft, body, createOnly));
@@ -21,9 +27,12 @@ export function attributeRoutes(router: Router, writing: Middleware[]): void {
     });
     router.get(`${path}/:id`, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
+      sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute, path === '/attributes');
     });
     router.put(path, ...writing, writeHandler(true));
-    router.post(path, ...writing, writeHandler(false));
+    const update = writeHandler(false);
+    router.post(path, ...writing, path === '/attributes'
+      ? (ctx) => (Array.isArray(ctx.request.body) ? update(ctx) : createOne(ctx))
+      : update);
   }
 }

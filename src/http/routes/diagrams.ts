@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
@@ -28,6 +29,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });
   router.post('/diagram', ...writing, async (ctx) => {
+    acceptRelationAliases(ctx.request.body);
     const body = checkRequestBody(ctx, DiagramBody);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, { diagrams: body }, ''));

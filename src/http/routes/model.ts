@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { ModelBody } from '../../model/schemas.js';
@@ -21,6 +22,7 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
     sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {
+    acceptRelationAliases((ctx.request.body as { diagrams?: unknown } | null)?.diagrams);
     const body = checkRequestBody(ctx, ModelBody);
     const { snapshot, result } = await write(ctx, (draft) =>
       writeModel(draft, body, 'components.'));

@@ -1,6 +1,6 @@
 import type { AttributeInput } from '../schemas.js';
 import type { Attribute } from '../types.js';
-import { resolveTargets, type Draft } from '../draft.js';
+import { resolveTargets, type Draft, type Target } from '../draft.js';
 import { concerning } from '../../errors.js';
 import { checkAttribute, checkComponentsAgainstAttribute } from '../rules.js';
 
@@ -9,9 +9,14 @@ export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly
   const targets = resolveTargets(draft, 'attribute', body, {
     refuseIds: createOnly ? 'An id must not be supplied when creating attributes with PUT; use POST to update.' : undefined,
   });
-  const attributes = body.map((input, i) =>
+  return writeAttributesResolved(draft, body.map((input, i) => ({ input, target: targets[i] })));
+}
+
+/** Attributes whose targets are decided (by resolveTargets, or by the current form's rules in current.ts). */
+export function writeAttributesResolved(draft: Draft, items: Array<{ input: AttributeInput; target: Target }>): Attribute[] {
+  const attributes = items.map(({ input, target }) =>
     draft.put<Attribute>('attribute', {
-      id: targets[i].id,
+      id: target.id,
       ref: input.ref,
       name: input.name,
       type: input.type,

@@ -23,6 +23,15 @@ function resolveType(model: Model, input: ComponentInput): string | null {
   return type?.id ?? null;
 }
 
+/** The current form's own fields of a component, already in the shape they are stored. */
+export interface ComponentExtras {
+  inlineDesc: boolean;
+  /** Tag ids. */
+  tags: string[];
+  /** Ids or refs (of the request) of diagrams: the current form's `linksTo`. */
+  linksToDiagrams: string[];
+}
+
 /**
  * Builds the full overwrite of one component. `name` is required to create; an update that
  * omits it keeps the stored name, since a nameless component could not be told apart.
@@ -33,10 +42,21 @@ export function buildComponent(
   target: Target,
   components: References,
   path: string,
+  extras?: ComponentExtras,
+  diagrams?: References,
 ): Component {
-  const name = input.name ?? (target.existing as Component | undefined)?.name;
+  const existing = target.existing as Component | undefined;
+  const name = input.name ?? existing?.name;
   // A schema-style refusal: its path already names the element.
-  if (name === undefined) throw new ApiError(400, `Invalid JSON: ${path}.name: Required`);
+  if (name === undefined) throw new ApiError(400, `Invalid JSON: ${path === '' ? '' : `${path}.`}name: Required`);
+  // A form writes only the fields it knows: the seed's forms keep the diagram links as stored,
+  // and `inlineDesc` and `tags` unless they send them.
+  const linksToDiagrams = extras
+    ? distinct(extras.linksToDiagrams.map((name) => diagrams!.resolve(name)), (id) => `Diagram with id '${id}' is given more than once in linksTo.`)
+    : existing?.linksToDiagrams;
+  const tagIds = extras ? extras.tags : (input.tags ?? existing?.tags);
+  const tags = tagIds && distinct(tagIds, (id) => `Tag with id '${id}' is given more than once.`);
+  const inlineDesc = extras ? extras.inlineDesc : (input.inlineDesc ?? existing?.inlineDesc);
   return {
     id: target.id,
     ref: input.ref,
@@ -48,5 +68,8 @@ export function buildComponent(
     linksTo: distinct((input.linksTo ?? []).map((name) => components.resolve(name)),
       (id) => `Component with id '${id}' is given more than once in linksTo.`),
     attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
+    inlineDesc: inlineDesc || undefined,
+    tags: tags?.length ? tags : undefined,
+    linksToDiagrams: linksToDiagrams?.length ? linksToDiagrams : undefined,
   };
 }

@@ -1,11 +1,20 @@
 import { ModelError } from '../../errors.js';
 import { checkDiagramSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { DiagramInput } from '../schemas.js';
-import type { ComponentInstance, Diagram, Position, Relation, TextArea } from '../types.js';
+import type { ComponentInstance, Diagram, Level, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
 import { layoutDiagram, needsLayout, type LayoutInput } from '../../layout/layout.js';
 import { distinct, type References } from './references.js';
 import { nextTurn } from './turns.js';
+
+/** A diagram as written: the seed's DiagramInput, or the current form's (whose level may be null). */
+export type DiagramWrite = Omit<DiagramInput, 'level'> & { level: Level | null };
+
+/** The current form's own fields of a diagram's elements. */
+export interface DiagramExtras {
+  /** Per component instance, in request order: the placeholder's type id (null: none). */
+  instanceTypeIds: Array<string | null>;
+}
 
 interface Nested {
   id: string;
@@ -79,10 +88,11 @@ interface Pending<T> {
 
 export async function buildDiagram(
   draft: Draft,
-  input: DiagramInput,
+  input: DiagramWrite,
   target: Target,
   components: References,
   diagrams: References,
+  extras?: DiagramExtras,
 ): Promise<Diagram> {
   const stored = target.existing as Diagram | undefined;
   const keepLayout = draft.options.layout === 'keep';
@@ -96,7 +106,13 @@ export async function buildDiagram(
     textareas: textareaInputs.length,
   }, draft.options.limits ?? DEFAULT_LIMITS);
 
-  const componentOf = (i: { component?: string | null }) => (i.component == null ? null : components.resolve(i.component));
+  const componentOf = (i: { component?: string | null; componentId?: string | null }) => {
+    if (i.component != null && i.componentId != null && i.component !== i.componentId) {
+      throw new ModelError(`componentId '${i.componentId}' and component '${i.component}' differ.`);
+    }
+    const name = i.component ?? i.componentId;
+    return name == null ? null : components.resolve(name);
+  };
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
     stored: (i) => JSON.stringify([i.component, i.placeholder, i.isContainer]),
     input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
@@ -132,6 +148,8 @@ export async function buildDiagram(
         ref: i.ref,
         component: componentOf(i),
         placeholder: i.placeholder ?? '',
+        // The seed's forms cannot name a placeholder's type: they keep the stored one.
+        typeId: (extras ? extras.instanceTypeIds[n] : existing?.typeId) ?? undefined,
         isContainer,
         parent,
         position: { x: 0, y: 0 },

@@ -2,10 +2,10 @@ import { concerning } from '../../errors.js';
 import { checkOrgSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { ComponentInput, DiagramInput } from '../schemas.js';
 import type { Component, Diagram } from '../types.js';
-import { resolveTargets, type Draft } from '../draft.js';
+import { resolveTargets, type Draft, type Target } from '../draft.js';
 import { checkComponent, checkDiagram } from '../rules.js';
-import { buildComponent } from './components.js';
-import { buildDiagram } from './diagrams.js';
+import { buildComponent, type ComponentExtras } from './components.js';
+import { buildDiagram, type DiagramExtras, type DiagramWrite } from './diagrams.js';
 import { componentReferences, diagramReferences } from './references.js';
 import { nextTurn } from './turns.js';
 
@@ -28,31 +28,65 @@ export async function writeModel(
   const diagramInputs = body.diagrams ?? [];
   const componentTargets = resolveTargets(draft, 'component', componentInputs);
   const diagramTargets = resolveTargets(draft, 'diagram', diagramInputs);
-  const componentRefs = componentReferences(draft, componentInputs, componentTargets);
-  const diagramRefs = diagramReferences(draft, diagramInputs, diagramTargets);
+  return writeResolved(draft,
+    componentInputs.map((input, i) => ({ input, target: componentTargets[i] })),
+    diagramInputs.map((input, i) => ({ input, target: diagramTargets[i] })),
+    componentPath);
+}
 
-  // A refusal names the element of the body it concerns: `element components.0 'Shop API'`.
-  const diagramPath = componentPath === '' ? '' : 'diagrams.';
-  const element = (path: string, i: number, name: string | undefined) => `element ${path}${i}${name === undefined ? '' : ` '${name}'`}`;
-  const components = componentInputs.map((input, i) =>
-    concerning(element(componentPath, i, input.name ?? (componentTargets[i].existing as Component | undefined)?.name), () =>
+export interface ComponentItem {
+  input: ComponentInput;
+  target: Target;
+  /** The current form's own fields; absent for the seed's forms, which keep them as stored. */
+  extras?: ComponentExtras;
+}
+
+export interface DiagramItem {
+  input: DiagramWrite;
+  target: Target;
+  extras?: DiagramExtras;
+}
+
+/**
+ * Writes components and diagrams whose targets are decided: by resolveTargets for the seed's
+ * forms, by src/model/write/current.ts for the current form (client-chosen ids, partial
+ * updates). Either way every element is built and checked here, by the same rules.
+ */
+export async function writeResolved(
+  draft: Draft,
+  componentItems: ComponentItem[],
+  diagramItems: DiagramItem[],
+  /** How the body names its elements: `` (an array), `components.` (the model), or null (one object). */
+  componentPath: string | null,
+): Promise<{ components: Component[]; diagrams: Diagram[] }> {
+  const componentRefs = componentReferences(draft, componentItems.map((c) => c.input), componentItems.map((c) => c.target));
+  const diagramRefs = diagramReferences(draft, diagramItems.map((d) => d.input), diagramItems.map((d) => d.target));
+
+  // A refusal names the element of the body it concerns: `element components.0 'Shop API'`,
+  // or, for a body of one object, `component 'Shop API'`.
+  const diagramPath = componentPath === null ? null : componentPath === '' ? '' : 'diagrams.';
+  const named = (name: string | undefined) => (name === undefined ? '' : ` '${name}'`);
+  const element = (path: string | null, i: number, name: string | undefined, kind: string) =>
+    path === null ? `${kind}${named(name)}` : `element ${path}${i}${named(name)}`;
+  const components = componentItems.map(({ input, target, extras }, i) =>
+    concerning(element(componentPath, i, input.name ?? (target.existing as Component | undefined)?.name, 'component'), () =>
       draft.put('component',
-        buildComponent(draft, input, componentTargets[i], componentRefs, `${componentPath}${i}`),
+        buildComponent(draft, input, target, componentRefs, componentPath === null ? '' : `${componentPath}${i}`, extras, diagramRefs),
         input.apiContext !== undefined)),
   );
   checkOrgSize(draft.base.components.size, draft.model.components.size, draft.options.limits ?? DEFAULT_LIMITS);
   const diagrams: Diagram[] = [];
-  for (const [i, input] of diagramInputs.entries()) {
-    const diagram = await concerning(element(diagramPath, i, input.name), () =>
-      buildDiagram(draft, input, diagramTargets[i], componentRefs, diagramRefs));
+  for (const [i, { input, target, extras }] of diagramItems.entries()) {
+    const diagram = await concerning(element(diagramPath, i, input.name, 'diagram'), () =>
+      buildDiagram(draft, input, target, componentRefs, diagramRefs, extras));
     diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
     await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }
   for (const [i, component] of components.entries()) {
-    concerning(element(componentPath, i, component.name), () => checkComponent(draft.model, component));
+    concerning(element(componentPath, i, component.name, 'component'), () => checkComponent(draft.model, component));
   }
   for (const [i, diagram] of diagrams.entries()) {
-    concerning(element(diagramPath, i, diagram.name), () => checkDiagram(draft.model, diagram));
+    concerning(element(diagramPath, i, diagram.name, 'diagram'), () => checkDiagram(draft.model, diagram));
     await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }
   return { components, diagrams };

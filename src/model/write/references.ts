@@ -1,5 +1,5 @@
 import { ModelError } from '../../errors.js';
-import { isId } from '../ids.js';
+import { isGeneratedId } from '../ids.js';
 import { refIndex, type Draft, type Identified, type Target } from '../draft.js';
 
 /**
@@ -32,12 +32,12 @@ export class References {
 
 export function componentReferences(draft: Draft, elements: ReadonlyArray<{ ref?: string }>, targets: Target[]) {
   return new References(draft.base.components, elements, targets, (name) =>
-    isId(name) ? `Component with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a component.`);
+    isGeneratedId(name) ? `Component with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a component.`);
 }
 
 export function diagramReferences(draft: Draft, elements: ReadonlyArray<{ ref?: string }>, targets: Target[]) {
   return new References(draft.base.diagrams, elements, targets, (name) =>
-    isId(name) ? `Diagram with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a diagram.`);
+    isGeneratedId(name) ? `Diagram with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a diagram.`);
 }
 
 /** `ids` as given, refused when one of them is named twice (directly, or by id and by ref). */

@@ -1,0 +1,28 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+import { presentCurrent } from '../../model/current-form/present.js';
+import { writeCurrent } from '../../model/write/current.js';
+import { write, type RouteSettings } from '../resource.js';
+import { send } from '../respond.js';
+
+/**
+ * `POST /api/external/template`: `{components, diagrams}` (JSON or YAML, both default to
+ * `[]`) in one commit, in the shapes of the plural endpoints. An element with an `id` or a
+ * stored `ref` updates that resource partially; an unknown `id` creates it with that id.
+ */
+export function templateRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
+  router.post('/template', ...writing, async (ctx) => {
+    const body = ctx.request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ApiError(400, `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`);
+    }
+    const { components = [], diagrams = [] } = body as { components?: unknown; diagrams?: unknown };
+    const { snapshot, result } = await write(ctx, (draft) =>
+      writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'template', 'template'));
+    send(ctx, {
+      components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
+      diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, settings.publicUrl)),
+    }, snapshot);
+  });
+}

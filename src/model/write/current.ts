@@ -1,0 +1,219 @@
+import Type, { type TSchema } from 'typebox';
+import { ApiError, ModelError } from '../../errors.js';
+import { checkBody } from '../check-body.js';
+import { asCurrentInput, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
+import { CURRENT_SCHEMAS, type CurrentComponent, type CurrentDiagram, type WritableKind } from '../current-form/schemas.js';
+import { kindName, refIndex, type Draft, type Identified, type Target } from '../draft.js';
+import { collectionOf, type StoredKind } from '../files.js';
+import { CLIENT_ID_RULE, isClientId } from '../ids.js';
+import type { AttributeInput, TagInput } from '../schemas.js';
+import type { Attribute, Component, Diagram, Tag } from '../types.js';
+import { writeAttributesResolved } from './attributes.js';
+import { writeResolved } from './model.js';
+import { writeTagsResolved } from './tags.js';
+
+/**
+ * Writes of the current form of the API: single create with a client-chosen id, PATCH,
+ * upsert-batch and template. Each decides which resource an element writes and merges a
+ * partial element into the stored one; the result is checked against the current form's
+ * schema (so a PATCH fails exactly as a full write would) and built by the same builders and
+ * rules as every other write (writeResolved, writeTagsResolved, writeAttributesResolved).
+ *
+ * - `create`: a new resource; a given `id` is the client's choice (409 if taken).
+ * - `upsert`: with `id` an existing resource (else 400), updated partially; with a `ref`
+ *   held by a stored resource, that one; otherwise created.
+ * - `template`: as upsert, except that an unknown `id` creates the resource with that id.
+ */
+export type Mode = 'create' | 'upsert' | 'template';
+
+/** A path segment that is not an id: `PATCH /<plural>/upsert-batch`. */
+const RESERVED_IDS = new Set(['upsert-batch']);
+
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
+
+const ELEMENT_KEYS = Type.Object({ id: Type.Optional(Type.String()), ref: Type.Optional(Type.String()) });
+
+export type Written = Tag | Attribute | Component | Diagram;
+
+interface Planned {
+  kind: WritableKind;
+  target: Target;
+  /** The element as the request sent it, merged into the stored resource for an update. */
+  merged: Record<string, unknown>;
+}
+
+/** Refuses an id a client may not choose, or one the organization already has (in any kind). */
+export function checkNewId(draft: Draft, kind: StoredKind, id: string, taken: ReadonlySet<string>): void {
+  if (!isClientId(id) || RESERVED_IDS.has(id)) {
+    throw new ModelError(`Invalid id '${id}': ${CLIENT_ID_RULE}${RESERVED_IDS.has(id) ? `; '${id}' is reserved` : ''}.`);
+  }
+  // CON, NUL, COM1… name devices on Windows, with any extension: such a file cannot be checked out there.
+  if (WINDOWS_DEVICE.test(id)) throw new ModelError(`Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
+  const kinds: StoredKind[] = ['type', 'tag', 'attribute', 'component', 'diagram'];
+  const holder = kinds.find((k) => collectionOf(draft.base, k).has(id));
+  if (taken.has(id) || holder === kind) throw new ApiError(409, `${kindName(kind)} with id '${id}' already exists.`);
+  if (holder !== undefined) throw new ApiError(409, `${kindName(kind)} with id '${id}' already exists: the ${holder} '${id}' has this id, and ids are unique across the organization.`);
+}
+
+/**
+ * `stored` with the fields `patch` sends: `null` clears, an array replaces. Only fields of
+ * the current form's schema are taken, so unknown fields never reach the model.
+ */
+export function mergePatch(kind: WritableKind, stored: Identified, patch: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = (asCurrentInput[kind] as (r: Identified) => Record<string, unknown>)(stored);
+  const known = Object.keys((CURRENT_SCHEMAS[kind] as unknown as { properties: Record<string, unknown> }).properties);
+  for (const key of known) {
+    if (key === 'id' || patch[key] === undefined) continue;
+    merged[key] = patch[key];
+  }
+  // The type is named by id or by slug: naming it one way replaces both.
+  if (kind === 'component' && (patch.typeId !== undefined || patch.typeSlug !== undefined)) {
+    merged.typeId = patch.typeId;
+    merged.typeSlug = patch.typeSlug;
+  }
+  if (kind === 'diagram' && patch.componentInstances !== undefined && patch.relations === undefined) {
+    merged.relations = keptRelations(stored as Diagram, patch.componentInstances);
+  }
+  for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  return merged;
+}
+
+/** Replacing a diagram's instances drops the stored relations whose ends are no longer sent (by id or by ref). */
+function keptRelations(stored: Diagram, instances: unknown): unknown {
+  if (!Array.isArray(instances)) return (asCurrentInput.diagram(stored) as { relations: unknown }).relations;
+  const sent = new Set<unknown>();
+  for (const i of instances) {
+    if (i !== null && typeof i === 'object') {
+      sent.add((i as { id?: unknown }).id);
+      sent.add((i as { ref?: unknown }).ref);
+    }
+  }
+  const stays = (id: string) => {
+    const instance = stored.componentInstances.find((i) => i.id === id);
+    return instance !== undefined && (sent.has(instance.id) || (instance.ref !== undefined && sent.has(instance.ref)));
+  };
+  const relations = (asCurrentInput.diagram(stored) as { relations: Array<{ fromRef: string; toRef: string }> }).relations;
+  return relations.filter((r) => stays(r.fromRef) && stays(r.toRef));
+}
+
+/**
+ * Decides the target of each element of one kind and merges updates. `path(i)` is how the
+ * body names element i in error texts (`` for a single object, `0.`, `components.0.`).
+ */
+function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode, taken: Set<string>): Planned[] {
+  const stored = collectionOf(draft.base, kind) as ReadonlyMap<string, Identified>;
+  const byRef = refIndex(stored);
+  const seen = new Set<string>();
+  return elements.map((element) => {
+    const raw = element as Record<string, unknown>;
+    const id = raw.id as string | undefined;
+    const ref = raw.ref as string | undefined;
+    let existing: Identified | undefined;
+    if (id !== undefined) {
+      existing = stored.get(id);
+      if (mode === 'create' || (mode === 'template' && !existing)) {
+        checkNewId(draft, kind, id, taken);
+        existing = undefined;
+        taken.add(id);
+      } else if (!existing) {
+        throw new ModelError(`${kindName(kind)} with id '${id}' does not exist.`);
+      }
+    } else if (ref !== undefined) {
+      const holder = byRef.get(ref);
+      if (holder !== undefined && mode === 'create') throw new ApiError(409, `${kindName(kind)} with ref '${ref}' already exists (id '${holder}').`);
+      existing = holder === undefined ? undefined : stored.get(holder);
+    }
+    const targetId = existing?.id ?? id ?? draft.options.newId();
+    if (seen.has(targetId)) {
+      throw new ModelError(id !== undefined ? `${kindName(kind)} with id '${targetId}' is given more than once.` : `Ref '${ref}' is used more than once.`);
+    }
+    seen.add(targetId);
+    return { kind, target: { id: targetId, existing }, merged: existing ? mergePatch(kind, existing, raw) : stripId(raw) };
+  });
+}
+
+function stripId(raw: Record<string, unknown>): Record<string, unknown> {
+  const { id: _id, ...rest } = raw;
+  return rest;
+}
+
+/** A ref the request sets must not stay on a stored resource the request leaves alone. */
+function checkRefs(draft: Draft, kind: WritableKind, planned: Planned[]): void {
+  const byRef = refIndex(collectionOf(draft.base, kind) as ReadonlyMap<string, Identified>);
+  const targets = new Set(planned.map((p) => p.target.id));
+  const seen = new Set<string>();
+  for (const { merged } of planned) {
+    const ref = merged.ref;
+    if (typeof ref !== 'string') continue;
+    const holder = byRef.get(ref);
+    if (seen.has(ref) || (holder !== undefined && !targets.has(holder))) throw new ModelError(`Ref '${ref}' is used more than once.`);
+    seen.add(ref);
+  }
+}
+
+export interface CurrentRequest {
+  tags?: unknown[];
+  attributes?: unknown[];
+  components?: unknown[];
+  diagrams?: unknown[];
+}
+
+export interface CurrentResult {
+  tags: Tag[];
+  attributes: Attribute[];
+  components: Component[];
+  diagrams: Diagram[];
+}
+
+const PLURAL = { tag: 'tags', attribute: 'attributes', component: 'components', diagram: 'diagrams' } as const;
+
+/**
+ * One write of the current form. `shape` says how the body held its elements, for error
+ * paths: `single` (one object), `array` (upsert-batch) or `template` ({components, diagrams}).
+ */
+export async function writeCurrent(draft: Draft, request: CurrentRequest, mode: Mode, shape: 'single' | 'array' | 'template'): Promise<CurrentResult> {
+  const kinds = (['tag', 'attribute', 'component', 'diagram'] as const).filter((k) => request[PLURAL[k]] !== undefined);
+  const bodyOf = (byKind: Partial<Record<WritableKind, unknown[]>>): unknown => {
+    if (shape === 'template') return { components: byKind.component ?? [], diagrams: byKind.diagram ?? [] };
+    const only = byKind[kinds[0]] ?? [];
+    return shape === 'single' ? only[0] : only;
+  };
+  const schemaOf = (element: (k: WritableKind) => TSchema): TSchema => {
+    if (shape === 'template') return Type.Object({ components: Type.Array(element('component')), diagrams: Type.Array(element('diagram')) });
+    return shape === 'single' ? element(kinds[0]) : Type.Array(element(kinds[0]));
+  };
+  const pathOf = (kind: WritableKind, i: number) => (shape === 'template' ? `${PLURAL[kind]}.${i}.` : shape === 'array' ? `${i}.` : '');
+
+  // The id and ref of every element first: they decide what the element writes.
+  checkBody(schemaOf(() => ELEMENT_KEYS), bodyOf(Object.fromEntries(kinds.map((k) => [k, request[PLURAL[k]]]))));
+  const taken = new Set<string>();
+  const planned = Object.fromEntries(kinds.map((k) => [k, plan(draft, k, request[PLURAL[k]]!, mode, taken)])) as Partial<Record<WritableKind, Planned[]>>;
+  // Then the whole of every element, merged: one message lists every failure, as for a full write.
+  const checked = checkBody(schemaOf((k) => CURRENT_SCHEMAS[k]), bodyOf(Object.fromEntries(kinds.map((k) => [k, planned[k]!.map((p) => p.merged)])))) as unknown;
+  const checkedOf = (kind: WritableKind): Array<Record<string, unknown>> => {
+    if (shape === 'template') return (checked as Record<string, Array<Record<string, unknown>>>)[PLURAL[kind]];
+    return shape === 'single' ? [checked as Record<string, unknown>] : (checked as Array<Record<string, unknown>>);
+  };
+  for (const kind of kinds) checkRefs(draft, kind, planned[kind]!);
+
+  const result: CurrentResult = { tags: [], attributes: [], components: [], diagrams: [] };
+  if (planned.tag) {
+    result.tags = writeTagsResolved(draft, planned.tag.map((p, i) => ({ input: checkedOf('tag')[i] as TagInput, target: p.target })));
+  }
+  if (planned.attribute) {
+    result.attributes = writeAttributesResolved(draft,
+      planned.attribute.map((p, i) => ({ input: checkedOf('attribute')[i] as AttributeInput, target: p.target })));
+  }
+  if (planned.component || planned.diagram) {
+    const components = (planned.component ?? []).map((p, i) => ({
+      target: p.target, ...componentFromCurrent(checkedOf('component')[i] as CurrentComponent, p.target.existing as Component | undefined),
+    }));
+    const diagrams = (planned.diagram ?? []).map((p, i) => ({
+      target: p.target, ...diagramFromCurrent(checkedOf('diagram')[i] as CurrentDiagram, pathOf('diagram', i)),
+    }));
+    const written = await writeResolved(draft, components, diagrams, shape === 'template' ? 'components.' : shape === 'array' ? '' : null);
+    result.components = written.components;
+    result.diagrams = written.diagrams;
+  }
+  return result;
+}
