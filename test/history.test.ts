@@ -158,3 +158,41 @@ test('versions: an annotated tag on main, listed, usable as a revision; names ch
   t.is((await s.post(V, { name: 'release/2026-11' })).status, 201);
   t.is(await s.commitCount(), count, 'a version is not a commit');
 }));
+
+test('revert: one new commit restores the model as it was, checked like any write; history stays', (t) => withServer(async (s) => {
+  const first = await s.head();
+  const before = (await s.get('/api/external/model')).body;
+  await s.post('/api/external/version', { name: 'clean' });
+  const { component } = await threeWrites(s);
+  const deleted = await s.request('DELETE', `/api/external/components/${component.id}?cascade=true`);
+  t.is(deleted.status, 200, deleted.text);
+  const count = await s.commitCount();
+
+  const reply = await s.post('/api/external/revert', { commit: 'clean' });
+  t.is(reply.status, 200, reply.text);
+  t.is(reply.body.restored, first);
+  t.is(reply.body.commit, await s.head());
+  t.is(await s.commitCount(), count + 1, 'one new commit; nothing rewritten');
+  t.is((await s.git('rev-parse', 'HEAD~1')).trim() !== first, true);
+  t.deepEqual((await s.get('/api/external/model')).body, before);
+  t.is((await s.git('diff', '--stat', first, 'main')).trim(), '', 'the tree is the one of the restored commit');
+  t.deepEqual(reply.body.changes.added, []);
+  t.deepEqual(reply.body.changes.removed.map((r: any) => r.kind).sort(), ['diagram', 'tag']);
+  const message = await s.git('log', '-1', '--format=%B');
+  t.true(message.startsWith('POST /api/external/revert: delete 2'), message);
+
+  // Back again: the component comes back with its id, as it was before the delete.
+  const again = await s.post('/api/external/revert', { commit: deleted.headers.get('etag')!.replace(/"/g, '').slice(0, 10) });
+  t.is(again.status, 200, again.text);
+  t.is((await s.get(`/api/external/component/${component.id}`)).status, 404, 'deleted at that commit');
+  const undo = await s.post('/api/external/revert', { commit: reply.body.commit.slice(0, 8) });
+  t.is(undo.status, 200);
+
+  const same = await s.commitCount();
+  t.is((await s.post('/api/external/revert', { commit: 'main' })).status, 200);
+  t.is(await s.commitCount(), same, 'a revert to main changes nothing and makes no commit');
+  t.is((await s.post('/api/external/revert', { commit: 'nope' })).status, 404);
+  t.is((await s.post('/api/external/revert', {})).status, 400);
+  t.is((await s.post('/api/external/revert', { commit: first }, { key: s.readerKey })).status, 403);
+  t.is(await s.commitCount(), same);
+}));

@@ -26,6 +26,7 @@ import { modelRoutes } from './routes/model.js';
 import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
 import { templateRoutes } from './routes/template.js';
+import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
@@ -77,6 +78,7 @@ export function apiRouter(deps: AppDependencies): Router {
   modelRoutes(api, writing, deps);
   historyRoutes(api);
   versionRoutes(api, writing);
+  revertRoutes(api, writing);
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);

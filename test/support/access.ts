@@ -68,6 +68,7 @@ const WRITE_BODIES: Record<string, unknown> = {
   // Versions (issue 12): a tag, no commit, but a write all the same.
   version: { name: 'intruder' },
   versions: { name: 'intruder' },
+  revert: { commit: 'main' },
 };
 
 /** A body that would make a commit if the request got through. */
