@@ -380,3 +380,23 @@ test('the panel edits a component\'s name and description: one commit, no apiCon
   const readerPage = await (await fetch(d.url, { headers: { cookie: reader } })).text();
   t.false(readerPage.includes('/edit"'));
 }));
+
+test('a diagram page links its history; the history page lists the commits that changed it, each showing it as it was', (t) => withServer(async (s) => {
+  const { d, b } = await oneDiagram(s);
+  const created = await s.head();
+  const cookie = await cookieOf(s);
+  await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 70, y: 4 } });
+  const moved = await s.head();
+  await s.post('/api/external/tag', [{ name: 'unrelated', color: 'red' }]);
+
+  const page = await (await fetch(d.url, { headers: { cookie } })).text();
+  t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}/history"`));
+  const history = await fetch(`${d.url}/history`, { headers: { cookie } });
+  t.is(history.status, 200);
+  const html = await history.text();
+  const links = [...html.matchAll(new RegExp(`href="/orgs/${s.slug}/diagrams/${d.id}\\?at=([0-9a-f]{40})"`, 'g'))].map((m) => m[1]);
+  t.deepEqual(links, [moved, created], 'newest first; the unrelated commit is not listed');
+  t.regex(html, /test pipeline/);
+  t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/nope/history`, { headers: { cookie } })).status, 404);
+  t.is((await fetch(`${d.url}/history`, { redirect: 'manual' })).status, 302, 'pages need a session');
+}));

@@ -1,4 +1,4 @@
-import { classifyPath, ORGANIZATION_FILE, type StoredKind } from '../model/files.js';
+import { classifyPath, DIRECTORIES, ORGANIZATION_FILE, resourcePath, type StoredKind } from '../model/files.js';
 import { CatFile, runGit } from '../store/git-cli.js';
 import { parseYaml } from '../yaml/format.js';
 
@@ -47,6 +47,16 @@ interface RawChange {
   action: ResourceAction;
   path: string;
   blob: string;
+}
+
+/** The paths a resource's file can have had: flat, and in whatever layout it has now, for every kind. */
+export function pathsOfResource(id: string): string[] {
+  const paths = new Set<string>();
+  for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
+    paths.add(`${DIRECTORIES[kind]}/${id}.yaml`);
+    paths.add(resourcePath(kind, id));
+  }
+  return [...paths];
 }
 
 export async function readHistory(gitdir: string, query: HistoryQuery): Promise<HistoryEntry[]> {

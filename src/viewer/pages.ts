@@ -1,3 +1,4 @@
+import type { HistoryEntry } from '../history/log.js';
 /**
  * The viewer's HTML pages, rendered on the server from one snapshot of the model. Pure
  * functions of their inputs: no request, no I/O.
@@ -159,8 +160,25 @@ export function diagramPage(diagram: Diagram, model: Model, context: PageContext
     `<div id="notice" class="notice" role="alert" hidden></div>` +
     (editable ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>' : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a></p></article>`;
+    `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
   return layout(diagram.name, context, body, editable);
+}
+
+/** The commits that changed a diagram, newest first, each a link to the diagram as it was then. */
+export function diagramHistoryPage(diagram: { id: string; name: string }, entries: readonly HistoryEntry[], context: PageContext & { slug: string; key: KeyRecord }): string {
+  const path = diagramPath(context.slug, diagram.id);
+  const rows = entries.map((entry) => {
+    const action = entry.resources.find((r) => r.id === diagram.id)?.action ?? 'update';
+    return `<tr><td><a href="${esc(path)}?at=${esc(entry.id)}"><code>${esc(entry.id.slice(0, 10))}</code></a></td>` +
+      `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').slice(0, 19))}</time></td>` +
+      `<td>${esc(entry.author.name)}</td><td>${esc(action)}</td><td>${esc(entry.summary)}</td>` +
+      `<td>${entry.apiContext === null ? '' : esc(entry.apiContext)}</td></tr>`;
+  }).join('');
+  const body = `<section class="history-page"><h1>History of ${esc(diagram.name)}</h1>` +
+    `<p><a href="${esc(path)}">The current diagram</a></p>` +
+    '<table><thead><tr><th>Commit</th><th>Time (UTC)</th><th>Author</th><th>Change</th><th>Summary</th><th>apiContext</th></tr></thead>' +
+    `<tbody>${rows}</tbody></table></section>`;
+  return layout(`History of ${diagram.name}`, context, body);
 }
 
 export function signInPage(options: { next: string; message?: string; error?: string }): string {

@@ -17,7 +17,9 @@ import type { KeyRecord, KeyStore } from '../store/keys.js';
 import { ArrangeInput, arrangeDiagram } from './arrange.js';
 import { editComponent } from './edit.js';
 import { asset } from './assets.js';
-import { componentPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
+import { componentPage, diagramHistoryPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
+import { pathsOfResource, readHistory } from '../history/log.js';
+import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from './svg.js';
 import { sendSvg } from './svg-response.js';
@@ -219,6 +221,17 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     }
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
     sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
+  });
+
+  router.get('/orgs/:slug/diagrams/:id/history', htmlErrors, signedIn, ownOrg, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const id = String(ctx.params.id);
+    const { org } = state(ctx);
+    const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, paths: pathsOfResource(id) }) : [];
+    const diagram = (await org.head()).model.diagrams.get(id)
+      ?? (entries.length > 0 ? { id, name: entries[0].resources.find((r) => r.id === id)?.name ?? id } : undefined);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    sendHtml(ctx, diagramHistoryPage(diagram, entries, { key, slug: key.org }));
   });
 
   router.get('/orgs/:slug/components/:id', htmlErrors, signedIn, ownOrg, async (ctx) => {

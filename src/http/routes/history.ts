@@ -2,8 +2,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
-import { readHistory, type HistoryEntry } from '../../history/log.js';
-import { DIRECTORIES, emptyModel, resourcePath, type StoredKind } from '../../model/files.js';
+import { pathsOfResource, readHistory, type HistoryEntry } from '../../history/log.js';
+import { emptyModel } from '../../model/files.js';
 import { isId } from '../../model/ids.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { queryValue, readSnapshot, state } from '../resource.js';
@@ -11,16 +11,6 @@ import { send } from '../respond.js';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
-
-/** The paths a resource's file has had: flat, and in whatever layout it has now, for every kind. */
-function pathsOf(id: string): string[] {
-  const paths = new Set<string>();
-  for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
-    paths.add(`${DIRECTORIES[kind]}/${id}.yaml`);
-    paths.add(resourcePath(kind, id));
-  }
-  return [...paths];
-}
 
 function isoTime(ctx: Context, name: 'since' | 'until'): string | undefined {
   const value = queryValue(ctx, name);
@@ -55,7 +45,7 @@ export function historyRoutes(router: Router): void {
       since: isoTime(ctx, 'since'),
       until: isoTime(ctx, 'until'),
       limit,
-      paths: resource === undefined ? undefined : pathsOf(resource),
+      paths: resource === undefined ? undefined : pathsOfResource(resource),
     });
     if (entries.length === limit) {
       const next = new URLSearchParams();
