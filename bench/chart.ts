@@ -12,7 +12,7 @@ const WIDTH = 760;
 const HEIGHT = 460;
 const PLOT = { left: 70, right: 250, top: 48, bottom: 60 };
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const fmt = (value: number) => (value >= 1 ? String(Number(value.toPrecision(3))) : String(Number(value.toPrecision(2))));
 
 export function latencyChart(title: string, subtitle: string, series: Series[]): string {
@@ -30,8 +30,8 @@ export function latencyChart(title: string, subtitle: string, series: Series[]):
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`);
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`);
-  out.push(`<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="15" font-weight="bold">${escape(title)}</text>`);
-  out.push(`<text x="${WIDTH / 2}" y="35" text-anchor="middle" font-size="11" fill="#555">${escape(subtitle)}</text>`);
+  out.push(`<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(title)}</text>`);
+  out.push(`<text x="${WIDTH / 2}" y="35" text-anchor="middle" font-size="11" fill="#555">${escapeXml(subtitle)}</text>`);
   // Grid and y ticks: every decade, with 2 and 5 as light lines.
   for (let e = yMin; e <= yMax; e++) {
     for (const m of [1, 2, 5]) {
@@ -59,13 +59,13 @@ export function latencyChart(title: string, subtitle: string, series: Series[]):
       out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${dash}/>`);
     }
     for (const [x, y] of valid) {
-      out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${escape(s.label)}: ${fmt(y)} ms at ${x}</title></circle>`);
+      out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${escapeXml(s.label)}: ${fmt(y)} ms at ${x}</title></circle>`);
     }
     const ly = PLOT.top + 10 + i * 20;
     const lx = WIDTH - PLOT.right + 16;
     out.push(`<line x1="${lx}" x2="${lx + 24}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${dash}/>`);
     out.push(`<circle cx="${lx + 12}" cy="${ly}" r="3.5" fill="${s.color}"/>`);
-    out.push(`<text x="${lx + 30}" y="${ly}" dy="4">${escape(s.label)}</text>`);
+    out.push(`<text x="${lx + 30}" y="${ly}" dy="4">${escapeXml(s.label)}</text>`);
   });
   out.push('</svg>');
   return out.join('\n') + '\n';

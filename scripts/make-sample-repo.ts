@@ -381,7 +381,7 @@ const COMPONENT_DEFS: ComponentDef[] = [
 ];
 
 const COMPONENT_KEYS = new Set(COMPONENT_DEFS.map((c) => c.key));
-COMPONENT_DEFS.forEach((c, i) => makeId(`component/${c.key}`, T0 + 2 * DAY + i * 4 * MINUTE));
+for (const [i, c] of COMPONENT_DEFS.entries()) makeId(`component/${c.key}`, T0 + 2 * DAY + i * 4 * MINUTE);
 const componentId = (key: string) => {
   if (!COMPONENT_KEYS.has(key)) throw new Error(`unknown component ${key}`);
   return idOf(`component/${key}`);
@@ -620,7 +620,7 @@ const DIAGRAM_DEFS: DiagramDef[] = [
 ];
 
 // Diagram ids first (relations link to diagrams defined later in the list), then their elements.
-DIAGRAM_DEFS.forEach((d, i) => makeId(`diagram/${d.key}`, T0 + 4 * DAY + i * 3 * HOUR));
+for (const [i, d] of DIAGRAM_DEFS.entries()) makeId(`diagram/${d.key}`, T0 + 4 * DAY + i * 3 * HOUR);
 const diagramId = (key: string) => idOf(`diagram/${key}`);
 
 const diagrams: Diagram[] = DIAGRAM_DEFS.map((d, i) => {

@@ -4,7 +4,7 @@
  * that would invalidate a stored component. Every test runs its own server.
  */
 import test, { type ExecutionContext } from 'ava';
-import { TestServer, withServer } from './support/server.js';
+import { type TestServer, withServer } from './support/server.js';
 import { accepted, API_CONTEXT, refused, UNKNOWN_ID } from './support/models.js';
 
 const C = '/api/external/component';

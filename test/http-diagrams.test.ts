@@ -4,7 +4,7 @@
  * layout that survives updates. Every test runs its own server.
  */
 import test from 'ava';
-import { TestServer, withServer } from './support/server.js';
+import { type TestServer, withServer } from './support/server.js';
 import { findOverlaps } from '../src/layout/layout.js';
 import { accepted, API_CONTEXT, checkLayout, layoutOf, refused, UNKNOWN_ID } from './support/models.js';
 

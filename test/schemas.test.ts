@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { type TSchema } from 'typebox';
+import type { TSchema } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { checkBody, formatSchemaErrors, MAX_REPORTED_ISSUES, SchemaError } from '../src/model/check-body.js';
 import {

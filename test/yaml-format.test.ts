@@ -279,7 +279,7 @@ test('inherited property names become own properties, as in the yaml package', (
   const value = parseYaml(text) as { [key: string]: unknown };
   t.deepEqual(value, YAML.parse(text));
   t.is(Object.getPrototypeOf(value), Object.prototype);
-  t.true(Object.prototype.hasOwnProperty.call(value, '__proto__'));
+  t.true(Object.hasOwn(value as object, '__proto__'));
   t.deepEqual(Object.keys(value), ['__proto__', 'constructor', 'toString']);
   t.deepEqual(parseYamlFast('constructor: 2\ntoString:\n  - 3\n'), YAML.parse('constructor: 2\ntoString:\n  - 3\n'));
   t.is(parseYamlFast('a:\n  __proto__:\n    polluted: true\n'), undefined);

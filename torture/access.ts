@@ -152,7 +152,7 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
     const logText = s.logs.join('\n');
     if (keys.some((key) => logText.includes(key) || logText.includes(key.slice(4, 24)))) problem('a key in the log');
     const unexpected = s.logs.filter((line) => line.startsWith('error'));
-    unexpected.forEach((line) => problem(line.slice(0, 300)));
+    for (const line of unexpected) problem(line.slice(0, 300));
 
     for (const line of problems) log(`  PROBLEM ${line}`);
     return {

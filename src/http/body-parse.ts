@@ -55,7 +55,7 @@ function hasProtoKey(value: unknown): boolean {
   while (stack.length > 0) {
     const node = stack.pop();
     if (node === null || typeof node !== 'object') continue;
-    if (!Array.isArray(node) && Object.prototype.hasOwnProperty.call(node, '__proto__')) return true;
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return true;
     for (const child of Object.values(node)) stack.push(child);
   }
   return false;

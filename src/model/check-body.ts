@@ -18,7 +18,7 @@
  * - The walk stops after MAX_REPORTED_ISSUES + 1 failures, so the failure path is linear in
  *   the part of the body it had to look at and the message stays bounded.
  */
-import { type Static, type TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 
 /**

@@ -502,16 +502,16 @@ function sitesOf(body: unknown, kind: Write['kind']): Site[] {
         walk(child as Record<string, unknown>, spec.fields, `${path}${field}.`);
       }
       if (spec.items?.fields && Array.isArray(child)) {
-        child.forEach((item, i) => walk(item as Record<string, unknown>, spec.items!.fields!, `${path}${field}.${i}.`));
+        for (const [i, item] of child.entries()) walk(item as Record<string, unknown>, spec.items!.fields!, `${path}${field}.${i}.`);
       }
     }
   };
   if (kind === 'model') {
     const model = body as { components: Array<Record<string, unknown>>; diagrams: Array<Record<string, unknown>> };
-    model.components.forEach((c, i) => walk(c, SPECS.component, `components.${i}.`));
-    model.diagrams.forEach((d, i) => walk(d, SPECS.diagram, `diagrams.${i}.`));
+    for (const [i, c] of model.components.entries()) walk(c, SPECS.component, `components.${i}.`);
+    for (const [i, d] of model.diagrams.entries()) walk(d, SPECS.diagram, `diagrams.${i}.`);
   } else {
-    (body as Array<Record<string, unknown>>).forEach((e, i) => walk(e, SPECS[kind], `${i}.`));
+    for (const [i, e] of (body as Array<Record<string, unknown>>).entries()) walk(e, SPECS[kind], `${i}.`);
   }
   return sites;
 }
