@@ -61,9 +61,11 @@ export function pathsOfResource(id: string): string[] {
 
 export async function readHistory(gitdir: string, query: HistoryQuery): Promise<HistoryEntry[]> {
   const args = ['log', `--format=${FORMAT}`, '--raw', '--no-abbrev', '-z', '-M', `--max-count=${query.limit}`];
-  // As seconds since the epoch: git's own date parser misreads some ISO forms (years past 2099).
-  if (query.since !== undefined) args.push(`--since=@${Math.floor(Date.parse(query.since) / 1000)}`);
-  if (query.until !== undefined) args.push(`--until=@${Math.floor(Date.parse(query.until) / 1000)}`);
+  // As seconds since the epoch, within 1970–2038: git's own date parsing misreads some ISO forms
+  // and far-future times (an @-time past 2099 filters nothing).
+  const seconds = (iso: string) => Math.min(Math.max(Math.floor(Date.parse(iso) / 1000), 0), 2 ** 31 - 1);
+  if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
+  if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
   else args.push(query.before === undefined ? 'refs/heads/main' : `${query.before}^@`);
   args.push('--');
