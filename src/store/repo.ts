@@ -5,34 +5,17 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import {
-  DIR_MODE,
-  FILE_MODE,
-  ObjectNotFoundError,
-  ObjectStore,
-  type ObjectWriter,
-  type TreeEntry,
-  compareTreeNames,
-  makeTreeEntry,
-  isCode,
-  isDirMode,
-  isOid,
-  serializeCommit,
-  syncDirectory,
-  writeNewFile,
-} from './objects.js';
+import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
+import { BLOB_MODES, isDirMode, isOid, serializeCommit } from './git-format.js';
+import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
+import { type FileChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, writeBlobCache } from './blob-cache.js';
 import { readLooseBlobs } from './loose-reader.js';
 
 export { StaleHeadError } from './refs.js';
-
-/** content null deletes the file. */
-export interface FileChange {
-  path: string;
-  content: string | null;
-}
+export { type FileChange, PathConflictError } from './tree-edits.js';
 
 export interface Author {
   name: string;
@@ -61,12 +44,6 @@ export interface LogEntry {
   message: string;
 }
 
-/** Pending edits of one tree, by entry name: a file's new content (null: delete) or a subtree's edits. */
-type TreeEdits = Map<string, FileEdit | TreeEdits>;
-interface FileEdit {
-  content: string | null;
-}
-
 /** Below this many blobs a bulk read neither consults nor writes the blob cache: loose reads are quick enough. */
 const BLOB_CACHE_MIN_BLOBS = 256;
 /** A bulk read that found this many blobs missing from the cache rewrites it. */
@@ -74,8 +51,6 @@ const BLOB_CACHE_REFRESH_AFTER = 256;
 /** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
 const BLOB_READ_WORKER_MIN_BLOBS = 1024;
 
-const MODES_OF_BLOBS = new Set(['100644', '100755', '120000']);
-const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
 
 export class Repo {
   readonly gitdir: string;
@@ -150,7 +125,7 @@ export class Repo {
   private async collectFiles(treeOid: string, prefix: string, files: Map<string, string>): Promise<void> {
     for (const entry of await this.objects.readTree(treeOid)) {
       if (isDirMode(entry.mode)) await this.collectFiles(entry.oid, `${prefix}${entry.name}/`, files);
-      else if (MODES_OF_BLOBS.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
+      else if (BLOB_MODES.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
     }
   }
 
@@ -240,7 +215,7 @@ export class Repo {
 
     const baseTree = args.parent ? (await this.objects.readCommit(args.parent)).tree : null;
     const writer = this.objects.startWriting();
-    const tree = (await this.rewriteTree(writer, baseTree, edits)) ?? (await writer.writeTree([]));
+    const tree = await writeEditedTree(this.objects, writer, baseTree, edits);
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
     const parents = args.parent ? [args.parent] : [];
     const commit = await writer.write(
@@ -261,90 +236,6 @@ export class Repo {
     await ref.value.publish();
     return commit;
   }
-
-  /** Returns the new tree's oid, or null when it ends up empty (empty trees are dropped). */
-  private async rewriteTree(writer: ObjectWriter, baseOid: string | null, edits: TreeEdits): Promise<string | null> {
-    const base = baseOid ? await this.objects.readTree(baseOid) : [];
-    // Blobs and subtrees do not depend on each other: write them concurrently.
-    const updates = await Promise.all(
-      [...edits].map(async ([name, edit]) => {
-        const nameBytes = Buffer.from(name, 'utf8');
-        if (!(edit instanceof Map)) {
-          if (edit.content === null) return { name, nameBytes, isDir: false, oid: null };
-          if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-          return { name, nameBytes, isDir: false, oid: await writer.write('blob', Buffer.from(edit.content, 'utf8')) };
-        }
-        if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
-        const at = findEntry(base, nameBytes, true);
-        const oid = await this.rewriteTree(writer, at.found ? base[at.index]!.oid : null, edit);
-        return { name, nameBytes, isDir: true, oid };
-      }),
-    );
-    const entries = [...base];
-    for (const { name, nameBytes, isDir, oid } of updates) {
-      const at = findEntry(entries, nameBytes, isDir);
-      if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(isDir ? DIR_MODE : FILE_MODE, name, oid));
-      else if (at.found) entries.splice(at.index, 1);
-    }
-    return entries.length === 0 ? null : writer.writeTree(entries);
-  }
-}
-
-export class PathConflictError extends Error {
-  constructor(name: string, what: string) {
-    super(`Cannot write '${name}': it ${what} in the current tree.`);
-    this.name = 'PathConflictError';
-  }
-}
-
-function toTreeEdits(changes: readonly FileChange[]): TreeEdits {
-  const root: TreeEdits = new Map();
-  const seen = new Set<string>();
-  for (const change of changes) {
-    const segments = checkedSegments(change.path);
-    if (seen.has(change.path)) throw new Error(`Path '${change.path}' is changed twice in one commit.`);
-    seen.add(change.path);
-    let level = root;
-    for (const dir of segments.slice(0, -1)) {
-      let next = level.get(dir);
-      if (next === undefined) level.set(dir, (next = new Map()));
-      if (!(next instanceof Map)) throw new Error(`Path '${change.path}' runs through a file of the same commit.`);
-      level = next;
-    }
-    const leaf = segments[segments.length - 1]!;
-    if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
-    level.set(leaf, { content: change.content });
-  }
-  return root;
-}
-
-function checkedSegments(filePath: string): string[] {
-  const segments = typeof filePath === 'string' ? filePath.split('/') : [''];
-  for (const segment of segments) {
-    if (FORBIDDEN_SEGMENTS.has(segment) || segment.includes('\0') || segment.toLowerCase() === '.git') {
-      throw new Error(`Invalid path in repository: '${String(filePath)}'.`);
-    }
-  }
-  return segments;
-}
-
-interface Position {
-  found: boolean;
-  index: number;
-}
-
-function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: boolean): Position {
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const entry = entries[middle]!;
-    const order = compareTreeNames(entry.nameBytes, isDirMode(entry.mode), nameBytes, isDir);
-    if (order === 0) return { found: true, index: middle };
-    if (order < 0) low = middle + 1;
-    else high = middle;
-  }
-  return { found: false, index: low };
 }
 
 async function createBareLayout(gitdir: string, durable: boolean): Promise<void> {
