@@ -19,11 +19,14 @@ Usage:
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
   c4store member add <slug> <email> [--data DIR]
+  c4store upgrade <slug> [--data DIR]
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
 when the data directory has no organization yet, and prints its key.
-org create and key create print the new API key as the last line of standard output.`;
+org create and key create print the new API key as the last line of standard output.
+upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
+the sharded one (components/<shard>/<id>.yaml) in one commit; serve does so at start-up.`;
 
 class UsageError extends Error {}
 
@@ -70,6 +73,15 @@ async function serve(values: Values): Promise<void> {
     await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
     demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
+  // Before serving: repositories from before sharding move to the sharded layout (one commit each).
+  for (const slug of await orgs.list()) {
+    try {
+      const upgrade = await orgs.get(slug).upgradeLayout(CLI_AUTHOR);
+      if (upgrade.moved > 0) console.log(describeUpgrade(slug, upgrade));
+    } catch (err) {
+      console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
+    }
+  }
   const server = await startServer({
     dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values),
   });
@@ -85,6 +97,12 @@ async function serve(values: Values): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+function describeUpgrade(slug: string, { commit, moved }: { commit: string; moved: number }): string {
+  return moved === 0
+    ? `'${slug}' already uses the sharded layout (commit ${commit})`
+    : `moved ${moved} files of '${slug}' to the sharded layout in commit ${commit}`;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals: args } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, ...rest] = args;
@@ -98,6 +116,12 @@ async function run(argv: string[]): Promise<void> {
   const requireOrg = (slug: string) => {
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
   };
+  if (command === 'upgrade') {
+    const [slug] = positionals(args.slice(1), 1, 'upgrade <slug>');
+    requireOrg(slug);
+    console.log(describeUpgrade(slug, await orgs.get(slug).upgradeLayout(CLI_AUTHOR)));
+    return;
+  }
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'serve':
       if (sub !== undefined) throw new UsageError('usage: c4store serve [options]');

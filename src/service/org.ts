@@ -2,9 +2,11 @@ import { ApiError, ModelError } from '../errors.js';
 import { Draft, type WriteOptions } from '../model/draft.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
+import { layoutOf, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
+import { layoutUpgradeMessage, shardingMoves } from './layout-upgrade.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -12,6 +14,8 @@ export interface Snapshot {
   readonly model: Model;
   /** Serialized GET bodies, built once per commit. */
   readonly responses: Map<string, Buffer>;
+  /** 'flat': a commit from before sharding (paths.ts), moved on by the next write. Absent: sharded. */
+  readonly layout?: TreeLayout;
 }
 
 export interface WriteRequest {
@@ -113,9 +117,14 @@ export class OrgModel {
 
   private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
     return this.repo.withWriteLock(async () => {
-      const base = await this.head();
+      let base = await this.head();
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
+      }
+      // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved first.
+      if (base.layout === 'flat') {
+        const { commit } = await this.commitShardingMoves(base.commit, request.author);
+        if (commit !== base.commit) base = this.current = { commit, model: base.model, responses: new Map() };
       }
       const draft = new Draft(base.model, request.options);
       const result = await step(draft);
@@ -129,6 +138,30 @@ export class OrgModel {
       this.current = { commit, model: draft.model, responses: new Map() };
       return { snapshot: this.current, result };
     });
+  }
+
+  /**
+   * Moves a repository in the flat layout to the sharded one in one commit of its own (see
+   * layout-upgrade.ts); `moved` is 0, and nothing is written, when `main` is not flat. Works on
+   * the tree alone: the model is neither loaded nor checked (its files move unchanged).
+   */
+  upgradeLayout(author: Author): Promise<{ commit: string; moved: number }> {
+    return this.repo.withWriteLock(async () => {
+      const head = await this.repo.readHead();
+      if (head === null) throw new Error(`Organization ${this.slug} has no main branch`);
+      return this.commitShardingMoves(head, author);
+    });
+  }
+
+  /** Under the write lock: the commit moving `parent`'s tree to the sharded layout, if it is flat. */
+  private async commitShardingMoves(parent: string, author: Author): Promise<{ commit: string; moved: number }> {
+    const changes = shardingMoves(await this.repo.listFiles(parent));
+    const moved = changes.length / 2;
+    if (moved === 0) return { commit: parent, moved };
+    const commit = await this.repo.commit({ parent, changes, author, message: layoutUpgradeMessage(moved) });
+    // The same files at other paths: the same model.
+    if (this.current?.commit === parent) this.current = { commit, model: this.current.model, responses: new Map() };
+    return { commit, moved };
   }
 
   /**
@@ -151,7 +184,8 @@ export class OrgModel {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
-      return { commit, model, responses: new Map() };
+      const layout = layoutOf(files.keys());
+      return layout === 'flat' ? { commit, model, responses: new Map(), layout } : { commit, model, responses: new Map() };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);

@@ -8,14 +8,14 @@ import path from 'node:path';
 import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
 import { BLOB_MODES, isDirMode, isOid, serializeCommit } from './git-format.js';
 import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
-import { type FileChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
+import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, writeBlobCache } from './blob-cache.js';
 import { readLooseBlobs } from './loose-reader.js';
 
 export { StaleHeadError } from './refs.js';
-export { type FileChange, PathConflictError } from './tree-edits.js';
+export { type BlobPlacement, type FileChange, PathConflictError, type TreeChange } from './tree-edits.js';
 
 export interface Author {
   name: string;
@@ -29,7 +29,7 @@ export interface RepoOptions {
 
 export interface CommitArgs {
   parent: string;
-  changes: FileChange[];
+  changes: TreeChange[];
   author: Author;
   message: string;
   /** Seconds since the epoch; defaults to now. */

@@ -4,7 +4,7 @@
  * base trees and writes new blobs and trees through object storage.
  */
 import type { ObjectStore, ObjectWriter } from './object-storage.js';
-import { DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, makeTreeEntry } from './git-format.js';
+import { DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, isOid, makeTreeEntry } from './git-format.js';
 
 /** content null deletes the file. */
 export interface FileChange {
@@ -12,11 +12,20 @@ export interface FileChange {
   content: string | null;
 }
 
-/** Pending edits of one tree, by entry name: a file's new content (null: delete) or a subtree's edits. */
-export type TreeEdits = Map<string, FileEdit | TreeEdits>;
-interface FileEdit {
-  content: string | null;
+/**
+ * A blob the repository already holds, put at `path`: a file moved elsewhere keeps its blob,
+ * so git sees a rename with nothing else changed.
+ */
+export interface BlobPlacement {
+  path: string;
+  blob: string;
 }
+
+export type TreeChange = FileChange | BlobPlacement;
+
+/** Pending edits of one tree, by entry name: a file's new content (null: delete), an existing blob, or a subtree's edits. */
+export type TreeEdits = Map<string, FileEdit | TreeEdits>;
+type FileEdit = { content: string | null } | { blob: string };
 
 const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
 
@@ -44,9 +53,10 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
     [...edits].map(async ([name, edit]) => {
       const nameBytes = Buffer.from(name, 'utf8');
       if (!(edit instanceof Map)) {
-        if (edit.content === null) return { name, nameBytes, isDir: false, oid: null };
+        if ('content' in edit && edit.content === null) return { name, nameBytes, isDir: false, oid: null };
         if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-        return { name, nameBytes, isDir: false, oid: await writer.write('blob', Buffer.from(edit.content, 'utf8')) };
+        const oid = 'blob' in edit ? edit.blob : await writer.write('blob', Buffer.from(edit.content!, 'utf8'));
+        return { name, nameBytes, isDir: false, oid };
       }
       if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
       const at = findEntry(base, nameBytes, true);
@@ -64,7 +74,7 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
 }
 
 /** The changes grouped by directory; throws on an invalid path, a path changed twice, or a file that is also a directory. */
-export function toTreeEdits(changes: readonly FileChange[]): TreeEdits {
+export function toTreeEdits(changes: readonly TreeChange[]): TreeEdits {
   const root: TreeEdits = new Map();
   const seen = new Set<string>();
   for (const change of changes) {
@@ -80,7 +90,8 @@ export function toTreeEdits(changes: readonly FileChange[]): TreeEdits {
     }
     const leaf = segments[segments.length - 1]!;
     if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
-    level.set(leaf, { content: change.content });
+    if ('blob' in change && !isOid(change.blob)) throw new Error(`Not a blob id for '${change.path}': ${String(change.blob)}`);
+    level.set(leaf, 'blob' in change ? { blob: change.blob } : { content: change.content });
   }
   return root;
 }
