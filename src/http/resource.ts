@@ -6,6 +6,7 @@ import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
+import { pageAfter } from './pages.js';
 import { send, sendFromSnapshot } from './respond.js';
 
 /** What the middleware leaves on `ctx.state` for the handlers. */
@@ -102,16 +103,7 @@ export function sendList<T extends { id: string }>(
     throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
   }
   if (cursor !== undefined && !isId(cursor)) throw new ApiError(400, `Invalid cursor '${cursor}'.`);
-  const page: T[] = [];
-  let more = false;
-  for (const item of items.values()) {
-    if (cursor !== undefined && item.id <= cursor) continue;
-    if (page.length === limit) {
-      more = true;
-      break;
-    }
-    page.push(item);
-  }
+  const { page, more } = pageAfter(items, cursor, limit);
   if (more) {
     const next = new URLSearchParams({ limit: String(limit), cursor: page[page.length - 1].id });
     if (ctx.query.at !== undefined) next.set('at', snapshot.commit);
