@@ -1,6 +1,6 @@
 /**
  * Git's object database, read and written directly: loose objects (formats: git-format.ts),
- * trees parsed once and kept by oid, isomorphic-git only for objects that live in packs.
+ * trees parsed once and kept by oid; objects that live in packs are read by git (pack-reader.ts).
  *
  * Operations on loose objects are synchronous. The files are small: a synchronous read
  * or write takes ~20 µs, the same through the libuv thread pool ~100 µs in round trips
@@ -15,7 +15,6 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
 import {
   EMPTY_TREE_OID,
-  OBJECT_TYPES,
   type GitObject,
   type ObjectType,
   type ParsedCommit,
@@ -28,6 +27,7 @@ import {
   wrapObject,
   wrapTree,
 } from './git-format.js';
+import { PackReader } from './pack-reader.js';
 import { runSyncIo } from './sync-io.js';
 
 // git's own default for loose objects is core.looseCompression = 1. Objects past this size
@@ -143,14 +143,14 @@ const sharedCommits = new WeightedLru<ParsedCommit>(20_000);
 
 export class ObjectStore {
   readonly objectsDir: string;
-  // isomorphic-git keeps parsed pack indexes in this object between calls.
-  private readonly packCache: object = {};
+  private readonly packs: PackReader;
 
   constructor(
     readonly gitdir: string,
     private readonly durable = false,
   ) {
     this.objectsDir = path.join(gitdir, 'objects');
+    this.packs = new PackReader(gitdir);
   }
 
   loosePath(oid: string): string {
@@ -175,27 +175,8 @@ export class ObjectStore {
     return runSyncIo(() => readLooseObject(this.objectsDir, oid));
   }
 
-  private async readPacked(oid: string): Promise<GitObject | null> {
-    try {
-      // Loaded on first use: only repositories someone has packed (git gc) need it.
-      const { readObject } = await import('isomorphic-git');
-      const result = await readObject({
-        fs: nodeFs,
-        gitdir: this.gitdir,
-        oid,
-        format: 'content',
-        cache: this.packCache,
-      });
-      const type = result.type as string;
-      if (!(result.object instanceof Uint8Array) || !OBJECT_TYPES.includes(type)) {
-        throw new Error(`Unexpected packed object ${oid}.`);
-      }
-      const bytes = result.object;
-      return { type: type as ObjectType, content: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-    } catch (error) {
-      if (isCode(error, 'NotFoundError')) return null;
-      throw error;
-    }
+  private readPacked(oid: string): Promise<GitObject | null> {
+    return this.packs.read(oid);
   }
 
   async readTyped(oid: string, type: ObjectType): Promise<Buffer> {
