@@ -8,6 +8,7 @@
  *   npm run bench -- --profile DIR      servers run with --cpu-prof, profiles in DIR
  *   npm run bench -- --out DIR          write results.md and latency.svg to DIR instead of bench/
  *   npm run bench -- --no-write         print only
+ *   npm run bench -- --scale            the scale section instead (bench/scale.ts: 1k, 10k, 100k)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { baselineMeasurements, type BaselineFigures } from './baselines.js';
 import { measureChoices, type ChoiceFigures } from './choices.js';
 import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
 import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
+import { scaleCli } from './scale.js';
 import { machine, renderChart, renderMarkdown, type Machine } from './report.js';
 import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
@@ -270,7 +272,9 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
   return results;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--scale')) {
+  scaleCli(process.argv.slice(2));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string' },
