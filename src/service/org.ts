@@ -2,7 +2,7 @@ import { ApiError, ModelError } from '../errors.js';
 import { Draft, type WriteOptions } from '../model/draft.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
-import { layoutOf, type TreeLayout } from '../model/paths.js';
+import { DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
@@ -145,7 +145,10 @@ export class OrgModel {
    * layout-upgrade.ts); `moved` is 0, and nothing is written, when `main` is not flat. Works on
    * the tree alone: the model is neither loaded nor checked (its files move unchanged).
    */
-  upgradeLayout(author: Author): Promise<{ commit: string; moved: number }> {
+  async upgradeLayout(author: Author): Promise<{ commit: string; moved: number }> {
+    // Start-up asks this of every organization: a look at two directories, no lock, when nothing is flat.
+    const tip = await this.repo.readHead();
+    if (tip !== null && !(await mayBeFlat(this.repo, tip))) return { commit: tip, moved: 0 };
     return this.repo.withWriteLock(async () => {
       const head = await this.repo.readHead();
       if (head === null) throw new Error(`Organization ${this.slug} has no main branch`);
@@ -196,4 +199,12 @@ export class OrgModel {
       throw err;
     }
   }
+}
+
+/** Whether a commit may be in the flat layout: it has a file directly in `components/` or `diagrams/`. */
+async function mayBeFlat(repo: Repo, commit: string): Promise<boolean> {
+  for (const kind of SHARDED_KINDS) {
+    if ((await repo.fileNamesIn(commit, DIRECTORIES[kind])).some((name) => name.endsWith('.yaml'))) return true;
+  }
+  return false;
 }

@@ -129,6 +129,17 @@ export class Repo {
     }
   }
 
+  /** The names of the files directly in directory `dir` (`a/b`, no trailing slash) of the commit's tree; none if it has no such directory. */
+  async fileNamesIn(commit: string, dir: string): Promise<string[]> {
+    let tree = (await this.objects.readCommit(commit)).tree;
+    for (const name of dir.split('/')) {
+      const entry = (await this.objects.readTree(tree)).find((e) => e.name === name && isDirMode(e.mode));
+      if (entry === undefined) return [];
+      tree = entry.oid;
+    }
+    return (await this.objects.readTree(tree)).filter((e) => BLOB_MODES.has(e.mode)).map((e) => e.name);
+  }
+
   readBlob(oid: string): Promise<Buffer> {
     return this.objects.readTyped(oid, 'blob');
   }
