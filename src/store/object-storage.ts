@@ -44,6 +44,8 @@ const FANOUT_DIRS = new Set<string>();
 // Those created by this process whose entry in objects/ may not be synced yet (durable mode:
 // whichever commit next puts an object in one syncs objects/ too).
 const UNSYNCED_FANOUT_DIRS = new Set<string>();
+/** Objects looked at to judge whether a bulk read is of packed objects (see looksPacked). */
+const PACKED_SAMPLE = 8;
 
 export class ObjectNotFoundError extends Error {
   constructor(readonly oid: string) {
@@ -157,8 +159,16 @@ export class ObjectStore {
     return loosePathOf(this.objectsDir, oid);
   }
 
-  async read(oid: string): Promise<GitObject> {
+  /**
+   * `packedFirst`, for objects that are likely packed: when there is no loose file (one stat,
+   * where reading it would be an open scheduled through runSyncIo), ask git straight away.
+   */
+  async read(oid: string, packedFirst = false): Promise<GitObject> {
     if (!isOid(oid)) throw new ObjectNotFoundError(String(oid));
+    if (packedFirst && !nodeFs.existsSync(this.loosePath(oid))) {
+      const packed = await this.readPacked(oid);
+      if (packed) return packed;
+    }
     // A concurrent `git gc` may move an object from loose to packed (or between packs)
     // between our two looks, so a miss is only believed the second time, as git does.
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -175,12 +185,21 @@ export class ObjectStore {
     return runSyncIo(() => readLooseObject(this.objectsDir, oid));
   }
 
+  /**
+   * Whether most of these objects are likely packed (judged from a few of them): then reading
+   * them loose first, one failed open each, is wasted, and so is a worker to do it.
+   */
+  looksPacked(oids: readonly string[]): boolean {
+    const sample = oids.slice(0, PACKED_SAMPLE);
+    return sample.length > 0 && sample.every((oid) => !nodeFs.existsSync(this.loosePath(oid)));
+  }
+
   private readPacked(oid: string): Promise<GitObject | null> {
     return this.packs.read(oid);
   }
 
-  async readTyped(oid: string, type: ObjectType): Promise<Buffer> {
-    const object = await this.read(oid);
+  async readTyped(oid: string, type: ObjectType, packedFirst = false): Promise<Buffer> {
+    const object = await this.read(oid, packedFirst);
     if (object.type !== type) throw new WrongObjectTypeError(oid, object.type, type);
     return object.content;
   }

@@ -117,16 +117,20 @@ export class Repo {
   /** Every file of the commit's tree, path -> blob oid. */
   async listFiles(commit: string): Promise<Map<string, string>> {
     const { tree } = await this.objects.readCommit(commit);
-    const files = new Map<string, string>();
-    await this.collectFiles(tree, '', files);
-    return files;
+    return this.collectFiles(tree, '');
   }
 
-  private async collectFiles(treeOid: string, prefix: string, files: Map<string, string>): Promise<void> {
-    for (const entry of await this.objects.readTree(treeOid)) {
-      if (isDirMode(entry.mode)) await this.collectFiles(entry.oid, `${prefix}${entry.name}/`, files);
+  /** In tree order; subtrees are read side by side (from a pack, each read is a round trip to git). */
+  private async collectFiles(treeOid: string, prefix: string): Promise<Map<string, string>> {
+    const entries = await this.objects.readTree(treeOid);
+    const subtrees = entries.map((entry) => (isDirMode(entry.mode) ? this.collectFiles(entry.oid, `${prefix}${entry.name}/`) : null));
+    const files = new Map<string, string>();
+    for (const [i, entry] of entries.entries()) {
+      const subtree = subtrees[i];
+      if (subtree) for (const [path, oid] of await subtree) files.set(path, oid);
       else if (BLOB_MODES.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
     }
+    return files;
   }
 
   /** The names of the files directly in directory `dir` (`a/b`, no trailing slash) of the commit's tree; none if it has no such directory. */
@@ -171,8 +175,9 @@ export class Repo {
       promise.catch(() => {});
       blobs.set(oid, promise);
     }
-    const readHere = (oid: string) => settle.get(oid)!(this.readBlob(oid));
-    if (missing.length >= BLOB_READ_WORKER_MIN_BLOBS) {
+    const packed = missing.length > 0 && this.objects.looksPacked(missing);
+    const readHere = (oid: string) => settle.get(oid)!(this.objects.readTyped(oid, 'blob', packed));
+    if (missing.length >= BLOB_READ_WORKER_MIN_BLOBS && !packed) {
       void readLooseBlobs(this.objects.objectsDir, missing, (oid, content) => settle.get(oid)!(Promise.resolve(content)), readHere);
     } else {
       for (const oid of missing) readHere(oid);
