@@ -4,14 +4,15 @@
  * interleaved, so a ratio between sizes is taken side by side), the full list and the first
  * and last page of a cursor walk, the trees a write adds, start-up (loose and packed, with and
  * without the blob cache) with its RSS, the repository's size before and after `git gc`, and
- * the time of a `git clone`. Writes bench/scale-results.md (see bench/results.md for the link).
+ * the time of a `git clone`. Writes its section of bench/results.md (between SCALE_BEGIN and
+ * SCALE_END, which `npm run bench` keeps when it rewrites the rest).
  *
  *   npm run bench -- --scale                        1k, 10k, 100k
  *   npm run bench -- --scale --sizes 1000,10000     other sizes
  *   npm run bench -- --scale --no-write             print only
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +24,7 @@ import { load } from './load.js';
 import { machine } from './report.js';
 import { ROOT, serveProcess, type ServerProcess } from './server.js';
 import { measureStartup, type StartupFigures } from './startup.js';
-import { interleave, log, median, percentile, type Figure, type Measurement } from './stats.js';
+import { interleave, log, median, percentile, setQuiet, type Figure, type Measurement } from './stats.js';
 import { settle } from './write.js';
 
 export interface ScaleOptions {
@@ -35,6 +36,8 @@ export interface ScaleOptions {
   /** Requests per read figure (full list, first page, last page). */
   reads: number;
   outDir?: string;
+  /** No progress lines, no printed report (the smoke test). */
+  quiet?: boolean;
 }
 
 export const SCALE_DEFAULTS: ScaleOptions = { sizes: [1000, 10000, 100000], rounds: 5, updateMs: 1000, warmupMs: 300, reads: 15 };
@@ -126,6 +129,7 @@ function largestShard(org: BenchOrg): number {
 
 export async function runScale(partial: Partial<ScaleOptions> = {}): Promise<SizeFigures[]> {
   const options = { ...SCALE_DEFAULTS, ...partial };
+  setQuiet(options.quiet ?? false);
   const began = performance.now();
   const before = machine();
   const orgs: BenchOrg[] = [];
@@ -194,11 +198,43 @@ export async function runScale(partial: Partial<ScaleOptions> = {}): Promise<Siz
   const markdown = render(results, { ...before, loadAfter: machine().loadBefore }, performance.now() - began);
   log(`\n${markdown}`);
   if (options.outDir) {
-    await writeFile(join(options.outDir, 'scale-results.md'), markdown);
-    log(`wrote ${join(options.outDir, 'scale-results.md')}`);
+    const file = join(options.outDir, 'results.md');
+    await writeFile(file, withScaleSection(await readFile(file, 'utf8').catch(() => ''), markdown));
+    log(`wrote the scale section of ${file}`);
   }
   return results;
 }
+
+export const SCALE_BEGIN = '<!-- scale section: npm run bench -- --scale -->';
+export const SCALE_END = '<!-- end of scale section -->';
+
+/** The scale section of `results` (a results.md), or ''. */
+export function scaleSectionOf(results: string): string {
+  const begin = results.indexOf(SCALE_BEGIN);
+  const end = results.indexOf(SCALE_END);
+  return begin >= 0 && end > begin ? results.slice(begin, end + SCALE_END.length) : '';
+}
+
+/** `results` with its scale section replaced by (or, if none, followed by) `section`. */
+export function withScaleSection(results: string, section: string): string {
+  const block = `${SCALE_BEGIN}\n${section.trim()}\n${SCALE_END}`;
+  const old = scaleSectionOf(results);
+  return old ? results.replace(old, block) : `${results.trimEnd()}\n\n${block}\n`;
+}
+
+// The issue's measurements of the code before sharding, packed reads by git and paging by search.
+const BEFORE = [
+  '### Before (issue 19, measured on the flat layout)',
+  '',
+  '| | 10k | 50k | 100k |',
+  '|---|---|---|---|',
+  '| single update, p50 | 4.0–5.7 ms | 16–17 ms | 31–32 ms |',
+  '| writes/s, 16 clients | 204–302 | 55–63 | 31–33 (p99 ≈ 1 s) |',
+  '| `components/` tree written by every commit | 0.6 MB | 2.9 MB | 5.9 MB |',
+  '| repository on disk after the run (loose) | 0.9–1.3 GB | 3.1–3.6 GB | 6.5–6.9 GB (a clone packs it into 40 MB) |',
+  '| last page of a cursor walk (limit 1000) vs the first | 6 / 4 ms | 20 / 9 ms | 26 / 4–6 ms |',
+  '| start-up, first answer, packed repo (after `git gc`), no blob cache | | | 18.3–19.1 s, RSS up to 1 GB (loose: 11 s cold, 2.7 s warm; with the cache 1.4–1.9 s) |',
+];
 
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1));
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
@@ -211,7 +247,7 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
   const largest = results[results.length - 1]!;
   const tenK = results.find((r) => r.size === 10000);
   const lines = [
-    '# c4store at scale',
+    '## Scale (issue 19)',
     '',
     `Produced by \`npm run bench -- --scale\` (bench/scale.ts) in one run of ${(totalMs / 60000).toFixed(1)} minutes, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
     `Code measured: ${m.revision}. ` +
@@ -221,6 +257,8 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
     'Organizations of N components with one diagram per 10 components, built as for `npm run bench`; one `c4store serve` process',
     'per size. Updates: `POST /api/external/component` of one component with a new `desc`, every size\'s rounds interleaved',
     `(medians over ${results[0]?.update1.rounds ?? 0} rounds). Start-up: spawn to the first 200 of \`GET /component\`.`,
+    '',
+    '### After (this run)',
     '',
     head,
     row('update p50 / p99, 1 client', (r) => `${ms(r.update1.p50)} / ${ms(r.update1.p99)} ms`),
@@ -236,7 +274,7 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
     row('`git clone --bare`', (r) => `${ms(r.cloneMs)} ms`),
     row('build (one commit of every file)', (r) => `${(r.buildMs / 1000).toFixed(1)} s`),
     '',
-    '## Targets (issue 19)',
+    '### Targets',
     '',
     '| target | measured | met |',
     '| --- | ---: | ---: |',
@@ -249,7 +287,7 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
     `| last page costs what the first does (${largest.size.toLocaleString('en')}) | ${ms(largest.lastPage.p50)} vs ${ms(largest.firstPage.p50)} ms: ${(largest.lastPage.p50 / largest.firstPage.p50).toFixed(2)}× | ${largest.lastPage.p50 <= 1.5 * largest.firstPage.p50 ? '**met**' : 'missed'} |`,
     `| no directory over 3,000 entries, no tree over 1 MB | largest shard ${largest.largestShardEntries} entries; \`components/\` ${kb(largest.componentsTreeBytes)} | ${largest.largestShardEntries <= 3000 ? '**met**' : 'missed'} |`,
   ];
-  return `${lines.join('\n')}\n`;
+  return `${[...lines, '', ...BEFORE].join('\n')}\n`;
 }
 
 /** The command line of the scale section (also reached through `npm run bench -- --scale`). */
