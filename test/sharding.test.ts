@@ -134,11 +134,14 @@ test.serial('a flat repository is served as it is (also ?at= its old commits), a
   }
 });
 
-test.serial('the first write to a flat repository moves it first, in a commit of its own, then writes in the sharded layout', async (t) => {
+test.serial('the first accepted write to a flat repository moves it first, in a commit of its own, then writes in the sharded layout', async (t) => {
   const s = await TestServer.start();
   try {
     const history = await writeFlatHistory(s);
     await names(s);
+    const refused = await s.post(`${API}/component`, [{ name: 'D', typeSlug: 'no-such-type' }]);
+    t.is(refused.status, 400, refused.text);
+    t.is(await s.head(), history.updated, 'a refused write moves nothing');
     const reply = await s.post(`${API}/component`, [{ name: 'C' }]);
     t.is(reply.status, 200, reply.text);
     const write = await s.head();

@@ -117,20 +117,18 @@ export class OrgModel {
 
   private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
     return this.repo.withWriteLock(async () => {
-      let base = await this.head();
+      const base = await this.head();
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
-      }
-      // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved first.
-      if (base.layout === 'flat') {
-        const { commit } = await this.commitShardingMoves(base.commit, request.author);
-        if (commit !== base.commit) base = this.current = { commit, model: base.model, responses: new Map() };
       }
       const draft = new Draft(base.model, request.options);
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
+      // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved
+      // first, in a commit of its own; a refused or empty write moves nothing.
+      const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author)).commit : base.commit;
       const commit = await this.repo.commit({
-        parent: base.commit,
+        parent,
         changes: draft.changes.map(({ path, content }) => ({ path, content })),
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
