@@ -45,7 +45,7 @@ export interface LogEntry {
 }
 
 /** Below this many blobs a bulk read neither consults nor writes the blob cache: loose reads are quick enough. */
-const BLOB_CACHE_MIN_BLOBS = 256;
+export const BLOB_CACHE_MIN_BLOBS = 256;
 /** A bulk read that found this many blobs missing from the cache rewrites it. */
 const BLOB_CACHE_REFRESH_AFTER = 256;
 /** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
