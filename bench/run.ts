@@ -8,9 +8,10 @@
  *   npm run bench -- --profile DIR      servers run with --cpu-prof, profiles in DIR
  *   npm run bench -- --out DIR          write results.md and latency.svg to DIR instead of bench/
  *   npm run bench -- --no-write         print only
+ *   npm run bench -- --scale            the scale section instead (bench/scale.ts: 1k, 10k, 100k)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +21,7 @@ import { measureChoices, type ChoiceFigures } from './choices.js';
 import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
 import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
 import { measureRules, type RulesFigures } from './rules.js';
+import { SCALE_BEGIN, SCALE_END, scaleCli, scaleSectionOf, withScaleSection } from './scale.js';
 import { machine, renderChart, renderMarkdown, type Machine } from './report.js';
 import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './server.js';
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
@@ -279,14 +281,19 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
   const markdown = renderMarkdown(results);
   log(`\n${markdown}`);
   if (options.outDir) {
-    await writeFile(join(options.outDir, 'results.md'), markdown);
+    const file = join(options.outDir, 'results.md');
+    // The scale section (npm run bench -- --scale) is measured apart: keep it.
+    const scale = scaleSectionOf(await readFile(file, 'utf8').catch(() => ''));
+    await writeFile(file, scale ? withScaleSection(markdown, scale.slice(SCALE_BEGIN.length, -SCALE_END.length)) : markdown);
     await writeFile(join(options.outDir, 'latency.svg'), renderChart(results));
     log(`wrote ${join(options.outDir, 'results.md')} and ${join(options.outDir, 'latency.svg')}`);
   }
   return results;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--scale')) {
+  scaleCli(process.argv.slice(2));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string' },

@@ -8,10 +8,10 @@
  * shape of ids made by newId (10 characters of time, 16 of randomness) and sort in creation order.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DIRECTORIES, serialize, serializeOrganization, type StoredKind } from '../src/model/files.js';
+import { DIRECTORIES, resourcePath, serialize, serializeOrganization, type StoredKind } from '../src/model/files.js';
 import { idFrom } from '../src/model/ids.js';
 import { DEFAULT_TYPES } from '../src/service/orgs.js';
 import type {
@@ -677,10 +677,13 @@ const diagrams: Diagram[] = DIAGRAM_DEFS.map((d, i) => {
 // Write
 
 function writeKind(kind: StoredKind, resources: Array<{ id: string }>): void {
-  const dir = join(ROOT, DIRECTORIES[kind]);
-  mkdirSync(dir, { recursive: true });
-  for (const file of readdirSync(dir)) if (file.endsWith('.yaml')) rmSync(join(dir, file));
-  for (const resource of resources) writeFileSync(join(dir, `${resource.id}.yaml`), serialize(kind, resource));
+  // The whole folder: components and diagrams sit in shard directories (resourcePath).
+  rmSync(join(ROOT, DIRECTORIES[kind]), { recursive: true, force: true });
+  for (const resource of resources) {
+    const file = join(ROOT, resourcePath(kind, resource.id));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, serialize(kind, resource));
+  }
 }
 
 mkdirSync(ROOT, { recursive: true });

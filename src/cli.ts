@@ -30,6 +30,7 @@ Usage:
   c4store mirror add <slug> <url> [--interval SECONDS] [--data DIR]
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
+  c4store upgrade <slug> [--data DIR]
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
@@ -42,7 +43,9 @@ start (default 1000; 0: never). The --max-* options raise
 or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
 --layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
 large write that runs longer, in seconds.
-org create and key create print the new API key as the last line of standard output.`;
+org create and key create print the new API key as the last line of standard output.
+upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
+the sharded one (components/<shard>/<id>.yaml) in one commit; serve does so at start-up.`;
 
 class UsageError extends Error {}
 
@@ -138,6 +141,15 @@ async function serve(values: Values): Promise<void> {
   if (packEvery !== undefined && !(Number.isInteger(packEvery) && packEvery >= 0)) {
     throw new UsageError(`--pack-every must be a whole number of commits (0: never), not '${values['pack-every']}'`);
   }
+  // Before serving: repositories from before sharding move to the sharded layout (one commit each).
+  for (const slug of await orgs.list()) {
+    try {
+      const upgrade = await orgs.get(slug).upgradeLayout(CLI_AUTHOR);
+      if (upgrade.moved > 0) console.log(describeUpgrade(slug, upgrade));
+    } catch (err) {
+      console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
+    }
+  }
   const server = await startServer({
     dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery, limits,
     readsPerMinute: count(values, 'reads-per-minute'), writesPerMinute: count(values, 'writes-per-minute'),
@@ -158,6 +170,12 @@ async function serve(values: Values): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+function describeUpgrade(slug: string, { commit, moved }: { commit: string; moved: number }): string {
+  return moved === 0
+    ? `'${slug}' already uses the sharded layout (commit ${commit})`
+    : `moved ${moved} files of '${slug}' to the sharded layout in commit ${commit}`;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals: args } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, ...rest] = args;
@@ -171,6 +189,12 @@ async function run(argv: string[]): Promise<void> {
   const requireOrg = (slug: string) => {
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
   };
+  if (command === 'upgrade') {
+    const [slug] = positionals(args.slice(1), 1, 'upgrade <slug>');
+    requireOrg(slug);
+    console.log(describeUpgrade(slug, await orgs.get(slug).upgradeLayout(CLI_AUTHOR)));
+    return;
+  }
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'serve':
       if (sub !== undefined) throw new UsageError('usage: c4store serve [options]');

@@ -59,3 +59,28 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
   t.false(svg.includes('NaN'), 'no NaN in the chart');
   t.is(results.fsck, 'clean');
 });
+
+// Serial: not beside the other smoke run, which it would slow past its timeout on a busy machine.
+test.serial('the scale section runs end to end at a tiny size and keeps its place in results.md', async (t) => {
+  t.timeout(120_000);
+  const { runScale, SCALE_BEGIN, scaleSectionOf, withScaleSection } = await import('../bench/scale.js');
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const outDir = await mkdtemp(join(tmpdir(), 'c4store-scale-smoke-'));
+  try {
+    await writeFile(join(outDir, 'results.md'), '# c4store benchmark\n\nthe main run\n');
+    const results = await runScale({ sizes: [20], rounds: 1, updateMs: 150, warmupMs: 0, reads: 1, outDir, quiet: true });
+    t.is(results.length, 1);
+    for (const [path, value] of numbers(results, 'scale')) t.true(isPositiveFinite(value), `${path} = ${value}`);
+    const written = await readFile(join(outDir, 'results.md'), 'utf8');
+    t.true(written.startsWith('# c4store benchmark\n\nthe main run\n'), 'the main run is kept');
+    const section = scaleSectionOf(written);
+    t.regex(section, /## Scale \(issue 19\)[\s\S]*### Targets[\s\S]*### Before/);
+    t.false(section.includes('NaN'));
+    t.is(scaleSectionOf(withScaleSection(written, 'new figures')).includes('new figures'), true, 'a new run replaces the section');
+    t.is(withScaleSection(written, 'x').split(SCALE_BEGIN).length, 2, 'one section, never two');
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+});

@@ -4,6 +4,7 @@
  * that would invalidate a stored component. Every test runs its own server.
  */
 import test, { type ExecutionContext } from 'ava';
+import { resourcePath } from '../src/model/paths.js';
 import { type TestServer, withServer } from './support/server.js';
 import { accepted, API_CONTEXT, refused, UNKNOWN_ID } from './support/models.js';
 
@@ -38,7 +39,7 @@ test('PUT creates components and returns their full data; GET serves the same', 
   t.deepEqual((await s.get(`${C}/${ledger.id}`)).body, ledger);
   const message = await s.git('log', '-1', '--format=%B');
   t.true(message.startsWith('PUT /api/external/component: create 2\n'), message);
-  t.true(message.includes(`create components/${payment.id}.yaml (Payment API)`));
+  t.true(message.includes(`create ${resourcePath('component', payment.id)} (Payment API)`));
 }));
 
 test('PUT with the id of an existing component updates it; an unknown id is refused on PUT and POST', (t) => withServer(async (s) => {

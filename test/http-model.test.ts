@@ -9,6 +9,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { resourcePath } from '../src/model/paths.js';
 import { run, withServer } from './support/server.js';
 import { accepted, bigModel, checkLayout, componentRef, diagramRef, refused } from './support/models.js';
 
@@ -61,8 +62,8 @@ test('components and diagrams in one request and one commit, refs used before th
   checkLayout(t, inside);
   const message = await s.git('log', '-1', '--format=%B');
   t.true(message.startsWith('POST /api/external/model: create 6\n'), message);
-  for (const c of result.components) t.true(message.includes(`create components/${c.id}.yaml (${c.name})`));
-  for (const d of result.diagrams) t.true(message.includes(`create diagrams/${d.id}.yaml (${d.name})`));
+  for (const c of result.components) t.true(message.includes(`create ${resourcePath('component', c.id)} (${c.name})`));
+  for (const d of result.diagrams) t.true(message.includes(`create ${resourcePath('diagram', d.id)} (${d.name})`));
   // Served as returned, and an identical re-post changes nothing.
   const model = (await s.get(M)).body;
   t.deepEqual(model.components, result.components);
@@ -182,7 +183,7 @@ test('a big model: posted as YAML, re-posted without change, laid out, and a han
   t.deepEqual(model.components, first.components);
   t.deepEqual(model.diagrams, first.diagrams);
   t.is(await s.commitCount(), commits + 1);
-  const files = async (folder: string) => (await s.git('ls-tree', '--name-only', 'main', `${folder}/`)).trim().split('\n');
+  const files = async (folder: string) => (await s.git('ls-tree', '-r', '--name-only', 'main', `${folder}/`)).trim().split('\n');
   t.is((await files('components')).length, 200, 'one file per component');
   t.is((await files('diagrams')).length, 20, 'one file per diagram');
 
@@ -229,30 +230,30 @@ test('git clone gives one YAML file per resource, equal to what the API serves; 
     const git = async (...args: string[]) => (await run('git', ['-C', root, ...args])).stdout;
     t.is((await git('rev-parse', 'HEAD')).trim(), await s.head());
     t.is((await git('symbolic-ref', '--short', 'HEAD')).trim(), 'main');
-    const list = async (folder: string) => (await readdir(join(root, folder))).sort();
+    const list = async (folder: string) => (await readdir(join(root, folder), { recursive: true })).filter((f) => f.endsWith('.yaml')).sort();
     const read = async (path: string) => YAML.parse(await readFile(join(root, path), 'utf8'));
 
     t.deepEqual((await readdir(root)).filter((f) => f !== '.git').sort(),
       ['attributes', 'components', 'diagrams', 'organization.yaml', 'tags', 'types']);
     t.deepEqual(await read('organization.yaml'), { name: 'Acme', slug: 'acme', members: ['ada@example.com', 'linus@example.com'] });
 
-    t.deepEqual(await list('components'), api.components.map((c: any) => `${c.id}.yaml`).sort());
+    t.deepEqual(await list('components'), api.components.map((c: any) => resourcePath('component', c.id).slice('components/'.length)).sort());
     for (const c of api.components) {
-      const file = await read(`components/${c.id}.yaml`);
+      const file = await read(resourcePath('component', c.id));
       const { typeSlug, ...stored } = c;
       t.is(typeof typeSlug, 'string');
-      t.deepEqual(file, stored, `components/${c.id}.yaml`);
+      t.deepEqual(file, stored, resourcePath('component', c.id));
       t.deepEqual(Object.keys(file), ['id', 'ref', 'name', 'desc', 'state', 'typeId', 'apiContext', 'linksTo', 'attributes'],
         'keys in the order of the field table');
     }
     t.deepEqual(api.components[0].attributes, [{ id: owner.id, value: 'ada@example.com' }, { id: tier.id, value: 'gold' }]);
 
-    t.deepEqual(await list('diagrams'), api.diagrams.map((d: any) => `${d.id}.yaml`).sort());
+    t.deepEqual(await list('diagrams'), api.diagrams.map((d: any) => resourcePath('diagram', d.id).slice('diagrams/'.length)).sort());
     for (const d of api.diagrams) {
-      const file = await read(`diagrams/${d.id}.yaml`);
+      const file = await read(resourcePath('diagram', d.id));
       const { url, tags, ...rest } = d;
       t.is(url, `${s.url}/orgs/${s.slug}/diagrams/${d.id}`);
-      t.deepEqual(file, { ...rest, tags: tags.map((x: any) => x.id) }, `diagrams/${d.id}.yaml`);
+      t.deepEqual(file, { ...rest, tags: tags.map((x: any) => x.id) }, resourcePath('diagram', d.id));
       t.deepEqual(Object.keys(file), ['id', 'ref', 'name', 'desc', 'state', 'level', 'tags', 'componentInstances', 'textareas', 'relations', 'apiContext']);
     }
     t.deepEqual(api.diagrams[0].tags, [tag]);
@@ -262,9 +263,9 @@ test('git clone gives one YAML file per resource, equal to what the API serves; 
 
     // History per file: the edited component has two commits, the others one.
     const history = async (path: string) => (await git('log', '--format=%s', '--', path)).trim().split('\n');
-    t.deepEqual(await history(`components/${changed[0].id}.yaml`),
+    t.deepEqual(await history(resourcePath('component', changed[0].id)),
       ['POST /api/external/component: update 1', 'POST /api/external/model: create 15']);
-    t.deepEqual(await history(`components/${api.components[2].id}.yaml`), ['POST /api/external/model: create 15']);
+    t.deepEqual(await history(resourcePath('component', api.components[2].id)), ['POST /api/external/model: create 15']);
 
     const fsck = await run('git', ['-C', root, 'fsck', '--full', '--strict']);
     t.is(fsck.stdout + fsck.stderr, '', 'the clone is clean');

@@ -2,6 +2,7 @@ import test from 'ava';
 import { ModelError } from '../src/errors.js';
 import { Draft, type WriteOptions } from '../src/model/draft.js';
 import { emptyModel } from '../src/model/files.js';
+import { shardOf } from '../src/model/paths.js';
 import type { Model } from '../src/model/types.js';
 import { writeAttributes } from '../src/model/write/attributes.js';
 import { writeModel } from '../src/model/write/model.js';
@@ -33,9 +34,9 @@ test('a write yields the next model and exactly the files it changed, leaving th
   t.deepEqual(components[0].linksTo, [components[1].id]);
   t.is(diagrams[0].componentInstances[0].component, components[0].id);
   t.deepEqual(draft.changes.map((c) => `${c.action} ${c.path}`), [
-    `create components/${components[0].id}.yaml`,
-    `create components/${components[1].id}.yaml`,
-    `create diagrams/${diagrams[0].id}.yaml`,
+    `create components/${shardOf(components[0].id)}/${components[0].id}.yaml`,
+    `create components/${shardOf(components[1].id)}/${components[1].id}.yaml`,
+    `create diagrams/${shardOf(diagrams[0].id)}/${diagrams[0].id}.yaml`,
   ]);
   t.regex(draft.changes[0].content, /^id: \S+\nref: api\nname: API\n/);
 });

@@ -48,14 +48,25 @@ function shownCommand(block: Block): { command: string; output: string } | undef
   return { command: first.slice(2), output: rest.join('\n') };
 }
 
-/** What varies from run to run: commit ids, resource ids, times. */
+/**
+ * What varies from run to run: commit ids, resource ids, times, and the shard folders that
+ * follow from the ids — with them the order of `git log --stat`'s file lines (sorted by path).
+ */
 function normalized(text: string): string {
-  return text
+  const lines = text
     .replace(/\b[0-9a-f]{40}\b/g, '<commit>')
     .replace(/\b[0-9a-hjkmnp-tv-z]{26}\b/g, '<id>')
+    .replace(/\b(components|diagrams)\/[0-9a-f]{2}\//g, '$1/<shard>/')
     .replace(/^Date: .*$/gm, 'Date: <date>')
     .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, '<time>')
-    .replace(/[ \t]+$/gm, '');
+    .replace(/[ \t]+$/gm, '')
+    .split('\n');
+  const stat = lines.flatMap((line, i) => (/^ \S+\.yaml +\| /.test(line) ? [i] : []));
+  const sorted = stat.map((i) => lines[i]).sort();
+  stat.forEach((i, k) => {
+    lines[i] = sorted[k];
+  });
+  return lines.join('\n');
 }
 
 test('every README example runs as printed against a fresh serve --demo, with the key it printed', async (t) => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
+import { resourcePath } from '../src/model/paths.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { serveProcess } from './support/process.js';
@@ -28,6 +29,9 @@ const GIT_ENV = {
   GIT_AUTHOR_NAME: 'Someone', GIT_AUTHOR_EMAIL: 'someone@example.com',
   GIT_COMMITTER_NAME: 'Someone', GIT_COMMITTER_EMAIL: 'someone@example.com',
 };
+
+const componentPath = (id: string) => resourcePath('component', id);
+const diagramPath = (id: string) => resourcePath('diagram', id);
 
 let s: TestServer;
 let ids: { tag: string; attribute: string; component: string; diagram: string; container: string };
@@ -81,15 +85,22 @@ async function revert(gitdir: string): Promise<string> {
   return git(gitdir, ['rev-parse', 'refs/heads/main']);
 }
 
-/** Adds one file under components/ with git's plumbing (hash-object, mktree, commit-tree, update-ref). */
-async function plumb(gitdir: string, name: string, content: string): Promise<string> {
+/** Adds one file at `path` (`<dir>/.../<name>`) with git's plumbing (hash-object, mktree, commit-tree, update-ref). */
+async function plumb(gitdir: string, path: string, content: string): Promise<string> {
   const parent = await git(gitdir, ['rev-parse', 'refs/heads/main']);
   const blob = await git(gitdir, ['hash-object', '-w', '--stdin'], content);
-  const components = (await git(gitdir, ['ls-tree', `${parent}:components`])).split('\n').filter((l) => l !== '');
-  const subtree = await git(gitdir, ['mktree'], [...components, `100644 blob ${blob}\t${name}`].join('\n') + '\n');
-  const root = (await git(gitdir, ['ls-tree', parent])).split('\n').map((line) => (line.endsWith('\tcomponents') ? `040000 tree ${subtree}\tcomponents` : line));
-  const tree = await git(gitdir, ['mktree'], root.join('\n') + '\n');
-  const commit = await git(gitdir, ['commit-tree', tree, '-p', parent, '-m', `Add components/${name}`]);
+  // Rebuilds each tree on the way to the file, innermost first.
+  const dirs = path.split('/');
+  let entry = `100644 blob ${blob}\t${dirs.pop()}`;
+  let tree = '';
+  for (let depth = dirs.length; depth >= 0; depth--) {
+    const name = entry.slice(entry.indexOf('\t') + 1);
+    const listing = await git(gitdir, ['ls-tree', `${parent}:${dirs.slice(0, depth).join('/')}`]).catch(() => '');
+    const others = listing.split('\n').filter((line) => line !== '' && !line.endsWith(`\t${name}`));
+    tree = await git(gitdir, ['mktree'], [...others, entry].join('\n') + '\n');
+    entry = `040000 tree ${tree}\t${dirs[depth - 1]}`;
+  }
+  const commit = await git(gitdir, ['commit-tree', tree, '-p', parent, '-m', `Add ${path}`]);
   await git(gitdir, ['update-ref', 'refs/heads/main', commit, parent]);
   return commit;
 }
@@ -190,7 +201,7 @@ async function assertServing(t: ExecutionContext, commit: string, full = true): 
 }
 
 test.serial('an invalid YAML file pushed into components/: refused naming the file and the parser problem, served again after a fix', async (t) => {
-  const path = `components/${NEW_ID}.yaml`;
+  const path = componentPath(NEW_ID);
   const bad = await push(s.gitdir, { [path]: 'id: 01zzzzzzzzzzzzzzzzzzzzzzzz\nname: [unclosed\nstate: ACTIVE\n' });
   await assertRefused(t, bad, path, /^Flow sequence in block collection must be sufficiently indented and end with a \] at line 3, column 1:\n/);
   const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID, { name: 'Fixed by hand' }) }, 'Fix the YAML');
@@ -199,17 +210,17 @@ test.serial('an invalid YAML file pushed into components/: refused naming the fi
 });
 
 test.serial('a component whose typeId names no type (a dangling reference, committed with plumbing): refused, then served once fixed', async (t) => {
-  const name = `${NEW_ID.replace('zz', 'yy')}.yaml`;
-  const bad = await plumb(s.gitdir, name, componentFile(NEW_ID.replace('zz', 'yy'), { typeId: UNKNOWN_ID }));
-  await assertRefused(t, bad, `components/${name}`, `Type with id '${UNKNOWN_ID}' does not exist.`);
-  const fixed = await push(s.gitdir, { [`components/${name}`]: componentFile(NEW_ID.replace('zz', 'yy'), { name: 'Typed now' }) }, 'Fix the type');
+  const path = componentPath(NEW_ID.replace('zz', 'yy'));
+  const bad = await plumb(s.gitdir, path, componentFile(NEW_ID.replace('zz', 'yy'), { typeId: UNKNOWN_ID }));
+  await assertRefused(t, bad, path, `Type with id '${UNKNOWN_ID}' does not exist.`);
+  const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID.replace('zz', 'yy'), { name: 'Typed now' }) }, 'Fix the type');
   const model = await assertServing(t, fixed);
   t.is(model.components.find((c: { name: string }) => c.name === 'Typed now')?.typeSlug, 'container');
 });
 
 test.serial('a file whose id differs from its file name: refused, then served once fixed', async (t) => {
   const other = NEW_ID.replace('zz', 'xx');
-  const path = `components/${other}.yaml`;
+  const path = componentPath(other);
   const bad = await push(s.gitdir, { [path]: componentFile(ids.component, { name: 'Copy of Payments' }) });
   await assertRefused(t, bad, path, `the id inside (${ids.component}) differs from the file name`);
   const fixed = await push(s.gitdir, { [path]: componentFile(other, { name: 'No longer a copy' }) }, 'Fix the id');
@@ -220,23 +231,25 @@ test.serial('a file whose id differs from its file name: refused, then served on
 test.serial('more ways to break main: each named exactly, each recovered from', async (t) => {
   const id = NEW_ID.replace('zz', 'ww');
   const cases: Array<[string, Record<string, string | null>, string, string | RegExp]> = [
-    ['a file name that is no id', { 'components/payments.yaml': componentFile(id) }, 'components/payments.yaml', 'the file name is not a valid id'],
+    ['a file name that is no id', { 'components/Payments!.yaml': componentFile(id) }, 'components/Payments!.yaml', 'the file name is not a valid id'],
+    // `payments` is a valid (client-chosen) id; flat beside the shards, it is in the wrong place.
+    ['a file in the wrong place', { 'components/payments.yaml': componentFile(id) }, 'components/payments.yaml', 'the file is in the wrong place: it belongs at components/df/payments.yaml'],
     ['organization.yaml deleted', { 'organization.yaml': null }, 'organization.yaml', 'missing'],
-    ['a file that is not a mapping', { [`components/${id}.yaml`]: '- just\n- a list\n' }, `components/${id}.yaml`, 'expected a mapping'],
+    ['a file that is not a mapping', { [componentPath(id)]: '- just\n- a list\n' }, componentPath(id), 'expected a mapping'],
     ['an empty file', { [`tags/${id}.yaml`]: '' }, `tags/${id}.yaml`, 'expected a mapping'],
     ['a required field missing', { [`tags/${id}.yaml`]: `id: ${id}\nname: x\ndesc: null\n` }, `tags/${id}.yaml`, 'color: Required'],
     ['a value of the wrong type', { [`tags/${id}.yaml`]: `id: ${id}\nname: [x]\ndesc: null\ncolor: red\n` }, `tags/${id}.yaml`, 'name: Expected string, received array'],
-    ['an attribute value naming no attribute', { [`components/${id}.yaml`]: componentFile(id, { attributes: `\n  - id: ${UNKNOWN_ID}\n    value: x` }) }, `components/${id}.yaml`, `Attribute with id '${UNKNOWN_ID}' does not exist.`],
-    ['an attribute value of the wrong kind', { [`components/${id}.yaml`]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) }, `components/${id}.yaml`, `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`],
+    ['an attribute value naming no attribute', { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${UNKNOWN_ID}\n    value: x` }) }, componentPath(id), `Attribute with id '${UNKNOWN_ID}' does not exist.`],
+    ['an attribute value of the wrong kind', { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) }, componentPath(id), `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`],
     ['a diagram instance of a missing component', {
-      [`diagrams/${id}.yaml`]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: ${NEW_ID.replace('zz', 'vv')}\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 10\n    height: 5\ntextareas: []\nrelations: []\n`,
-    }, `diagrams/${id}.yaml`, `Component with id '${NEW_ID.replace('zz', 'vv')}' does not exist.`],
+      [diagramPath(id)]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: ${NEW_ID.replace('zz', 'vv')}\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 10\n    height: 5\ntextareas: []\nrelations: []\n`,
+    }, diagramPath(id), `Component with id '${NEW_ID.replace('zz', 'vv')}' does not exist.`],
     ['one ref on two components', {
-      [`components/${id}.yaml`]: componentFile(id, { ref: 'twice' }), [`components/${NEW_ID.replace('zz', 'rr')}.yaml`]: componentFile(NEW_ID.replace('zz', 'rr'), { ref: 'twice' }),
-    }, `components/${id}.yaml`, "Ref 'twice' is used more than once."],
+      [componentPath(id)]: componentFile(id, { ref: 'twice' }), [componentPath(NEW_ID.replace('zz', 'rr'))]: componentFile(NEW_ID.replace('zz', 'rr'), { ref: 'twice' }),
+    }, componentPath(id), "Ref 'twice' is used more than once."],
     ['a size out of range', {
-      [`diagrams/${id}.yaml`]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: null\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 1000\n    height: 5\ntextareas: []\nrelations: []\n`,
-    }, `diagrams/${id}.yaml`, 'componentInstances.0.width: Number must be less than or equal to 100'],
+      [diagramPath(id)]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: null\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 1000\n    height: 5\ntextareas: []\nrelations: []\n`,
+    }, diagramPath(id), 'componentInstances.0.width: Number must be less than or equal to 100'],
   ];
   for (const [what, files, file, problem] of cases) {
     const before = await s.head();
@@ -264,25 +277,25 @@ test.serial('a YAML alias bomb in a file: writes answer 503 naming the file and 
   const levels = 'abcdefghij'.split('');
   const bomb = [`${levels[0]}: &${levels[0]} [x, x, x, x, x, x, x, x, x]`,
     ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`)].join('\n');
-  const bad = await push(s.gitdir, { [`components/${id}.yaml`]: bomb });
+  const bad = await push(s.gitdir, { [componentPath(id)]: bomb });
   try {
     const reply = await s.post(`${API}/tag`, []);
     t.is(reply.status, 503, reply.text);
-    t.regex(reply.body.error, new RegExp(`^The model in git is invalid at commit ${bad}: components/${id}\\.yaml: Excessive alias count`));
+    t.regex(reply.body.error, new RegExp(`^The model in git is invalid at commit ${bad}: ${componentPath(id)}: Excessive alias count`));
   } finally {
-    good = await push(s.gitdir, { [`components/${id}.yaml`]: null }, 'Remove the bomb');
+    good = await push(s.gitdir, { [componentPath(id)]: null }, 'Remove the bomb');
   }
 });
 
 test.serial('an enum value out of its set names the field and the values allowed', async (t) => {
   const id = NEW_ID.replace('zz', 'tt');
-  const bad = await push(s.gitdir, { [`components/${id}.yaml`]: componentFile(id).replace('state: ACTIVE', 'state: BOGUS') });
+  const bad = await push(s.gitdir, { [componentPath(id)]: componentFile(id).replace('state: ACTIVE', 'state: BOGUS') });
   try {
     const reply = await s.post(`${API}/tag`, []);
     t.is(reply.status, 503);
-    t.is(reply.body.error, `The model in git is invalid at commit ${bad}: components/${id}.yaml: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'BOGUS'`);
+    t.is(reply.body.error, `The model in git is invalid at commit ${bad}: ${componentPath(id)}: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'BOGUS'`);
   } finally {
-    good = await push(s.gitdir, { [`components/${id}.yaml`]: null }, 'Remove the bogus state');
+    good = await push(s.gitdir, { [componentPath(id)]: null }, 'Remove the bogus state');
   }
 });
 
@@ -297,7 +310,7 @@ test('a file nested 100,000 levels deep is refused as such, without overflowing 
     await new Orgs(dataDir).create('acme', { author: { name: 'test', email: 'test@test' } });
     const { key } = await new KeyStore(dataDir).create('acme');
     const gitdir = join(dataDir, 'orgs', 'acme.git');
-    const path = `components/${NEW_ID}.yaml`;
+    const path = componentPath(NEW_ID);
     const bad = await push(gitdir, { [path]: '- '.repeat(100_000) + 'x' });
     const child = await serveProcess(dataDir);
     server.stop = () => child.stop();

@@ -421,7 +421,7 @@ test('after git gc, packed objects and packed-refs are read back and committed u
   const looseDirs = (await fsp.readdir(path.join(gitdir, 'objects'))).filter((name) => /^[0-9a-f]{2}$/.test(name));
   t.deepEqual(looseDirs, [], 'every object is packed');
 
-  // A fresh Repo (empty pack cache) reads through isomorphic-git's pack reader.
+  // A fresh Repo reads the packed objects through git cat-file --batch (pack-reader.ts).
   const reopened = new Repo(gitdir);
   t.is(await reopened.readHead(), second);
   t.true(await reopened.hasCommit(second));

@@ -13,6 +13,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { resourcePath } from '../src/model/paths.js';
 import {
   LOCK_STALE_MS,
   Problems,
@@ -461,6 +462,7 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
 function checkFiles(r: WriteRecord, files: Array<{ status: string; path: string }>): string | null {
   const wrong: string[] = [];
   const dirOf: Record<Kind, string> = { tag: 'tags', attribute: 'attributes', component: 'components', diagram: 'diagrams' };
+  const pathOf = (kind: Kind, id: string) => resourcePath(kind, id);
   if (files.length !== r.updates.length + r.creates.length) {
     wrong.push(`changes ${files.length} files, the request has ${r.updates.length + r.creates.length} elements`);
   }
@@ -470,11 +472,11 @@ function checkFiles(r: WriteRecord, files: Array<{ status: string; path: string 
     if (added !== creates) wrong.push(`adds ${added} ${kind} files, the request creates ${creates}`);
   }
   for (const u of r.updates) {
-    const path = `${dirOf[u.kind]}/${u.id}.yaml`;
+    const path = pathOf(u.kind, u.id);
     if (!files.some((file) => file.status === 'M' && file.path === path)) wrong.push(`does not modify ${path}`);
   }
   if (r.outcome === 'acked') {
-    const answered = new Set(ackedElements(r, r.answer!.body).map(({ kind, content }) => `${dirOf[kind]}/${content.id}.yaml`));
+    const answered = new Set(ackedElements(r, r.answer!.body).map(({ kind, content }) => pathOf(kind, content.id)));
     for (const file of files) if (!answered.has(file.path)) wrong.push(`changes ${file.path}, which the answer does not name`);
   }
   return wrong.length ? wrong.join('; ') : null;

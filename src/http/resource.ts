@@ -6,6 +6,7 @@ import { isGeneratedId, isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
+import { pageAfter } from './pages.js';
 import { send, sendFromSnapshot } from './respond.js';
 
 /** What the middleware leaves on `ctx.state` for the handlers. */
@@ -116,28 +117,10 @@ export function sendList<T extends { id: string }>(
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
   }
-  // A cursor is the last id of the previous page: a generated id, or a client-chosen one still in the list.
-  if (cursor !== undefined && !isGeneratedId(cursor) && !(isId(cursor) && items.has(cursor))) {
-    throw new ApiError(400, `Invalid cursor '${cursor}'.`);
-  }
-  const page: T[] = [];
-  let more = false;
-  // A cursor still in the list is a place in it: ids chosen by clients do not sort by creation,
-  // so "after the cursor" is the list's order, not the ids' order. A cursor whose resource is
-  // gone (a generated id) falls back to comparing ids, which sort by creation time.
-  let before = cursor !== undefined && items.has(cursor);
-  for (const item of items.values()) {
-    if (before) {
-      if (item.id === cursor) before = false;
-      continue;
-    }
-    if (cursor !== undefined && !items.has(cursor) && item.id <= cursor) continue;
-    if (page.length === limit) {
-      more = true;
-      break;
-    }
-    page.push(item);
-  }
+  // A cursor is the last id of the previous page (a generated or a client-chosen id); its
+  // place is found without a scan (http/pages.ts), so a walk costs O(page) per page.
+  if (cursor !== undefined && !isId(cursor)) throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  const { page, more } = pageAfter(items, cursor, limit);
   if (more) {
     const next = new URLSearchParams({ limit: String(limit), cursor: page[page.length - 1].id });
     if (ctx.query.at !== undefined) next.set('at', snapshot.commit);

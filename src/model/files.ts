@@ -1,31 +1,18 @@
-import { isId } from './ids.js';
 import { definedFields } from './fields.js';
 import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
 import type {
   Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
   Relation, Tag, TextArea,
 } from './types.js';
+import type { StoredKind } from './paths.js';
 
 /**
  * How the model is laid out as files in git: one YAML file per resource, keys in the order
- * of the API's field tables, so that `git diff` shows only what a request changed.
+ * of the API's field tables, so that `git diff` shows only what a request changed. Where
+ * each file goes: paths.ts.
  */
 
-export const ORGANIZATION_FILE = 'organization.yaml';
-export const DIRECTORIES = {
-  type: 'types',
-  tag: 'tags',
-  attribute: 'attributes',
-  component: 'components',
-  diagram: 'diagrams',
-} as const;
-export type StoredKind = keyof typeof DIRECTORIES;
-
-export function resourcePath(kind: StoredKind, id: string): string {
-  if (!isId(id)) throw new Error(`Refusing to build a path from id ${JSON.stringify(id)}`);
-  return `${DIRECTORIES[kind]}/${id}.yaml`;
-}
-
+export { ORGANIZATION_FILE, DIRECTORIES, type StoredKind, resourcePath, classifyPath } from './paths.js';
 
 export function stringify(value: object): string {
   return emitYaml(value as { [key: string]: Plain });
@@ -102,16 +89,6 @@ export class FileError extends Error {
     super(`${path}: ${problem}`);
     this.name = 'FileError';
   }
-}
-
-/** Where a path belongs in the model, or null for files c4store does not own (README, …). */
-export function classifyPath(path: string): { kind: StoredKind; id: string } | 'organization' | null {
-  if (path === ORGANIZATION_FILE) return 'organization';
-  const match = /^([a-z]+)\/([^/]+)\.yaml$/.exec(path);
-  if (!match) return null;
-  const kind = (Object.keys(DIRECTORIES) as StoredKind[]).find((k) => DIRECTORIES[k] === match[1]);
-  if (!kind) return null;
-  return { kind, id: match[2] };
 }
 
 export function parseFile(path: string, text: string): unknown {

@@ -1,6 +1,7 @@
 import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js';
-import { classifyPath, collectionOf, emptyModel, FileError, ORGANIZATION_FILE, parseFile, type StoredKind } from './files.js';
+import { collectionOf, emptyModel, FileError, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
+import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, type StoredKind } from './paths.js';
 import { checkModel } from './rules.js';
 import type { Model } from './types.js';
 
@@ -12,9 +13,18 @@ export interface ModelSource {
 
 const READ_CONCURRENCY = 64;
 
+interface Placed {
+  path: string;
+  oid: string;
+  kind: StoredKind;
+  id: string;
+}
+
 /**
- * The model held by a tree of files (path → blob id), checked against every model rule.
- * Files c4store does not own (a README, say) are left alone.
+ * The model held by a tree of files (path → blob id), checked against every model rule and
+ * against the repository layout (paths.ts): a resource file anywhere but where the tree's
+ * layout keeps it is refused, naming the right path. Files c4store does not own (a README,
+ * say) are left alone.
  */
 export async function loadModel(files: Map<string, string>, source: ModelSource): Promise<Model> {
   const organizationOid = files.get(ORGANIZATION_FILE);
@@ -23,16 +33,24 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
     source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization
       ?? checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, await source.read(organizationOid))),
   );
-  const toRead: Array<{ path: string; oid: string; kind: StoredKind; id: string }> = [];
-  // Tree order is id order, which is creation order: maps are filled in that order.
+  const layout = layoutOf(files.keys());
+  const placed: Placed[] = [];
   for (const [path, oid] of files) {
     const place = classifyPath(path);
     if (place === null || place === 'organization') continue;
     if (!isId(place.id)) throw new FileError(path, 'the file name is not a valid id');
-    const reused = source.reuse?.(path, oid);
-    const resource = reused && collectionOf(reused, place.kind).get(place.id);
-    collectionOf(model, place.kind).set(place.id, resource ?? { id: place.id });
-    if (!resource) toRead.push({ path, oid, ...place });
+    const problem = placementProblem(path, place, layout);
+    if (problem !== null) throw new FileError(path, problem);
+    placed.push({ path, oid, kind: place.kind, id: place.id });
+  }
+  // Each collection is filled in id order, which is creation order: shards scatter ids across the tree.
+  if (!inIdOrder(placed)) placed.sort((a, b) => compare(a.kind, b.kind) || compare(a.id, b.id));
+  const toRead: Placed[] = [];
+  for (const file of placed) {
+    const reused = source.reuse?.(file.path, file.oid);
+    const resource = reused && collectionOf(reused, file.kind).get(file.id);
+    collectionOf(model, file.kind).set(file.id, resource ?? { id: file.id });
+    if (!resource) toRead.push(file);
   }
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
@@ -47,4 +65,18 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   }
   checkModel(model);
   return model;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether each kind's files already come in id order (a flat tree, or one shard). */
+function inIdOrder(placed: readonly Placed[]): boolean {
+  const last = new Map<StoredKind, string>();
+  for (const { kind, id } of placed) {
+    if (id < (last.get(kind) ?? '')) return false;
+    last.set(kind, id);
+  }
+  return true;
 }

@@ -1,4 +1,5 @@
 import { concerning, ModelError } from '../errors.js';
+import { resourcePath, type StoredKind } from './paths.js';
 import type { Attribute, AttributeValueType, Component, Diagram, Model } from './types.js';
 
 /**
@@ -209,22 +210,24 @@ export function checkDiagram(model: Model, diagram: Diagram): void {
 
 /** Every rule over the whole model: a repository's content is only served when this passes. */
 export function checkModel(model: Model): void {
-  const check = (path: string, run: () => void) => {
+  // The path is only worked out for the message: a sharded path costs a hash.
+  const check = (kind: StoredKind, id: string, run: () => void) => {
     try {
       run();
     } catch (err) {
-      if (err instanceof ModelError) throw new ModelError(`${path}: ${err.message}`);
+      if (err instanceof ModelError) throw new ModelError(`${resourcePath(kind, id)}: ${err.message}`);
       throw err;
     }
   };
-  for (const attribute of model.attributes.values()) check(`attributes/${attribute.id}.yaml`, () => checkAttribute(model, attribute));
-  for (const component of model.components.values()) check(`components/${component.id}.yaml`, () => checkComponent(model, component));
-  for (const diagram of model.diagrams.values()) check(`diagrams/${diagram.id}.yaml`, () => checkDiagram(model, diagram));
-  for (const kind of ['tags', 'attributes', 'components', 'diagrams'] as const) {
+  for (const attribute of model.attributes.values()) check('attribute', attribute.id, () => checkAttribute(model, attribute));
+  for (const component of model.components.values()) check('component', component.id, () => checkComponent(model, component));
+  for (const diagram of model.diagrams.values()) check('diagram', diagram.id, () => checkDiagram(model, diagram));
+  const kinds = { tags: 'tag', attributes: 'attribute', components: 'component', diagrams: 'diagram' } as const;
+  for (const [collection, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, StoredKind]>) {
     const seen = new Set<string>();
-    for (const resource of model[kind].values()) {
+    for (const resource of model[collection].values()) {
       if (resource.ref === undefined) continue;
-      if (seen.has(resource.ref)) throw new ModelError(`${kind}/${resource.id}.yaml: Ref '${resource.ref}' is used more than once.`);
+      if (seen.has(resource.ref)) throw new ModelError(`${resourcePath(kind, resource.id)}: Ref '${resource.ref}' is used more than once.`);
       seen.add(resource.ref);
     }
   }

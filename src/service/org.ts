@@ -3,11 +3,13 @@ import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
+import { DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
 import { resolveCommitName } from './commit-names.js';
+import { layoutUpgradeMessage, shardingMoves } from './layout-upgrade.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -15,6 +17,8 @@ export interface Snapshot {
   readonly model: Model;
   /** Serialized GET bodies, built once per commit (a ResponseCache counts their bytes). */
   readonly responses: Map<string, Buffer>;
+  /** 'flat': a commit from before sharding (paths.ts), moved on by the next write. Absent: sharded. */
+  readonly layout?: TreeLayout;
 }
 
 /** What an organization's writes are run with, beyond its repository. */
@@ -194,8 +198,11 @@ export class OrgModel {
       });
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
+      // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved
+      // first, in a commit of its own; a refused or empty write moves nothing.
+      const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author)).commit : base.commit;
       const commit = await this.repo.commit({
-        parent: base.commit,
+        parent,
         changes: draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
@@ -211,6 +218,33 @@ export class OrgModel {
   private deadline(): WriteOptions['deadline'] {
     const ms = this.settings.writeTimeout ?? DEFAULT_WRITE_TIMEOUT;
     return { at: Date.now() + ms, seconds: ms / 1000 };
+  }
+
+  /**
+   * Moves a repository in the flat layout to the sharded one in one commit of its own (see
+   * layout-upgrade.ts); `moved` is 0, and nothing is written, when `main` is not flat. Works on
+   * the tree alone: the model is neither loaded nor checked (its files move unchanged).
+   */
+  async upgradeLayout(author: Author): Promise<{ commit: string; moved: number }> {
+    // Start-up asks this of every organization: a look at two directories, no lock, when nothing is flat.
+    const tip = await this.repo.readHead();
+    if (tip !== null && !(await mayBeFlat(this.repo, tip))) return { commit: tip, moved: 0 };
+    return this.repo.withWriteLock(async () => {
+      const head = await this.repo.readHead();
+      if (head === null) throw new Error(`Organization ${this.slug} has no main branch`);
+      return this.commitShardingMoves(head, author);
+    });
+  }
+
+  /** Under the write lock: the commit moving `parent`'s tree to the sharded layout, if it is flat. */
+  private async commitShardingMoves(parent: string, author: Author): Promise<{ commit: string; moved: number }> {
+    const changes = shardingMoves(await this.repo.listFiles(parent));
+    const moved = changes.length / 2;
+    if (moved === 0) return { commit: parent, moved };
+    const commit = await this.repo.commit({ parent, changes, author, message: layoutUpgradeMessage(moved) });
+    // The same files at other paths: the same model.
+    if (this.current?.commit === parent) this.current = { commit, model: this.current.model, responses: new Map() };
+    return { commit, moved };
   }
 
   /**
@@ -233,7 +267,8 @@ export class OrgModel {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
-      return { commit, model, responses: new ResponseCache() };
+      const layout = layoutOf(files.keys());
+      return layout === 'flat' ? { commit, model, responses: new ResponseCache(), layout } : { commit, model, responses: new ResponseCache() };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
@@ -244,4 +279,12 @@ export class OrgModel {
       throw err;
     }
   }
+}
+
+/** Whether a commit may be in the flat layout: it has a file directly in `components/` or `diagrams/`. */
+async function mayBeFlat(repo: Repo, commit: string): Promise<boolean> {
+  for (const kind of SHARDED_KINDS) {
+    if ((await repo.fileNamesIn(commit, DIRECTORIES[kind])).some((name) => name.endsWith('.yaml'))) return true;
+  }
+  return false;
 }

@@ -3,7 +3,7 @@ import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, serialize, serializeOrganization, type StoredKind } from '../model/files.js';
+import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, resourcePath, serialize, serializeOrganization, type StoredKind } from '../model/files.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
@@ -165,7 +165,7 @@ function modelFiles(model: Model): FileChange[] {
   const files: FileChange[] = [{ path: ORGANIZATION_FILE, content: serializeOrganization(model.organization) }];
   for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
     for (const resource of collectionOf(model, kind).values()) {
-      files.push({ path: `${DIRECTORIES[kind]}/${resource.id}.yaml`, content: serialize(kind, resource) });
+      files.push({ path: resourcePath(kind, resource.id), content: serialize(kind, resource) });
     }
   }
   return files;

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode } from './objects.js';
+import { isCode } from './durable-files.js';
 
 export const BLOB_CACHE_FILE = 'c4store-blob-cache';
 

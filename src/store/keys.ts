@@ -12,7 +12,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from './lock.js';
-import { isCode, syncDirectory } from './objects.js';
+import { isCode, syncDirectory } from './durable-files.js';
 import { adoptOrgIdentity, orgGitdir, readOrgIdentity } from './org-identity.js';
 
 export type Role = 'editor' | 'reader';

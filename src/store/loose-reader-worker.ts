@@ -3,7 +3,7 @@
  * each batch's contents packed into one transferred buffer.
  */
 import { parentPort } from 'node:worker_threads';
-import { readLooseObject } from './objects.js';
+import { readLooseObject } from './object-storage.js';
 
 export interface ReadRequest {
   objectsDir: string;

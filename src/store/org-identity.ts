@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode } from './objects.js';
+import { isCode } from './durable-files.js';
 
 const CONFIG_FILE = 'config';
 

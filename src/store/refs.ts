@@ -12,7 +12,8 @@
 import * as nodeFs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { isCode, isOid, syncDirectory } from './objects.js';
+import { isCode, syncDirectory } from './durable-files.js';
+import { isOid } from './git-format.js';
 
 export const MAIN_REF = 'refs/heads/main';
 

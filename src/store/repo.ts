@@ -5,22 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import {
-  DIR_MODE,
-  FILE_MODE,
-  ObjectNotFoundError,
-  ObjectStore,
-  type ObjectWriter,
-  type TreeEntry,
-  compareTreeNames,
-  makeTreeEntry,
-  isCode,
-  isDirMode,
-  isOid,
-  serializeCommit,
-  syncDirectory,
-  writeNewFile,
-} from './objects.js';
+import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
+import { BLOB_MODES, isDirMode, isOid, serializeCommit } from './git-format.js';
+import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
+import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, removeStaleBlobCacheTemps, writeBlobCache } from './blob-cache.js';
@@ -28,12 +16,7 @@ import { readLooseBlobs } from './loose-reader.js';
 import { adoptOrgIdentity, identityConfigLines } from './org-identity.js';
 
 export { StaleHeadError } from './refs.js';
-
-/** content null deletes the file. */
-export interface FileChange {
-  path: string;
-  content: string | null;
-}
+export { type BlobPlacement, type FileChange, PathConflictError, type TreeChange } from './tree-edits.js';
 
 export interface Author {
   name: string;
@@ -47,7 +30,7 @@ export interface RepoOptions {
 
 export interface CommitArgs {
   parent: string;
-  changes: FileChange[];
+  changes: TreeChange[];
   author: Author;
   message: string;
   /** Seconds since the epoch; defaults to now. */
@@ -62,21 +45,13 @@ export interface LogEntry {
   message: string;
 }
 
-/** Pending edits of one tree, by entry name: a file's new content (null: delete) or a subtree's edits. */
-type TreeEdits = Map<string, FileEdit | TreeEdits>;
-interface FileEdit {
-  content: string | null;
-}
-
 /** Below this many blobs a bulk read neither consults nor writes the blob cache: loose reads are quick enough. */
-const BLOB_CACHE_MIN_BLOBS = 256;
+export const BLOB_CACHE_MIN_BLOBS = 256;
 /** A bulk read that found this many blobs missing from the cache rewrites it. */
 const BLOB_CACHE_REFRESH_AFTER = 256;
 /** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
 const BLOB_READ_WORKER_MIN_BLOBS = 1024;
 
-const MODES_OF_BLOBS = new Set(['100644', '100755', '120000']);
-const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
 
 export class Repo {
   readonly gitdir: string;
@@ -143,16 +118,31 @@ export class Repo {
   /** Every file of the commit's tree, path -> blob oid. */
   async listFiles(commit: string): Promise<Map<string, string>> {
     const { tree } = await this.objects.readCommit(commit);
+    return this.collectFiles(tree, '');
+  }
+
+  /** In tree order; subtrees are read side by side (from a pack, each read is a round trip to git). */
+  private async collectFiles(treeOid: string, prefix: string): Promise<Map<string, string>> {
+    const entries = await this.objects.readTree(treeOid);
+    const subtrees = entries.map((entry) => (isDirMode(entry.mode) ? this.collectFiles(entry.oid, `${prefix}${entry.name}/`) : null));
     const files = new Map<string, string>();
-    await this.collectFiles(tree, '', files);
+    for (const [i, entry] of entries.entries()) {
+      const subtree = subtrees[i];
+      if (subtree) for (const [path, oid] of await subtree) files.set(path, oid);
+      else if (BLOB_MODES.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
+    }
     return files;
   }
 
-  private async collectFiles(treeOid: string, prefix: string, files: Map<string, string>): Promise<void> {
-    for (const entry of await this.objects.readTree(treeOid)) {
-      if (isDirMode(entry.mode)) await this.collectFiles(entry.oid, `${prefix}${entry.name}/`, files);
-      else if (MODES_OF_BLOBS.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
+  /** The names of the files directly in directory `dir` (`a/b`, no trailing slash) of the commit's tree; none if it has no such directory. */
+  async fileNamesIn(commit: string, dir: string): Promise<string[]> {
+    let tree = (await this.objects.readCommit(commit)).tree;
+    for (const name of dir.split('/')) {
+      const entry = (await this.objects.readTree(tree)).find((e) => e.name === name && isDirMode(e.mode));
+      if (entry === undefined) return [];
+      tree = entry.oid;
     }
+    return (await this.objects.readTree(tree)).filter((e) => BLOB_MODES.has(e.mode)).map((e) => e.name);
   }
 
   readBlob(oid: string): Promise<Buffer> {
@@ -186,8 +176,9 @@ export class Repo {
       promise.catch(() => {});
       blobs.set(oid, promise);
     }
-    const readHere = (oid: string) => settle.get(oid)!(this.readBlob(oid));
-    if (missing.length >= BLOB_READ_WORKER_MIN_BLOBS) {
+    const packed = missing.length > 0 && this.objects.looksPacked(missing);
+    const readHere = (oid: string) => settle.get(oid)!(this.objects.readTyped(oid, 'blob', packed));
+    if (missing.length >= BLOB_READ_WORKER_MIN_BLOBS && !packed) {
       void readLooseBlobs(this.objects.objectsDir, missing, (oid, content) => settle.get(oid)!(Promise.resolve(content)), readHere);
     } else {
       for (const oid of missing) readHere(oid);
@@ -251,7 +242,7 @@ export class Repo {
 
     const baseTree = args.parent ? (await this.objects.readCommit(args.parent)).tree : null;
     const writer = this.objects.startWriting();
-    const tree = (await this.rewriteTree(writer, baseTree, edits)) ?? (await writer.writeTree([]));
+    const tree = await writeEditedTree(this.objects, writer, baseTree, edits);
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
     const parents = args.parent ? [args.parent] : [];
     const commit = await writer.write(
@@ -272,90 +263,6 @@ export class Repo {
     await ref.value.publish();
     return commit;
   }
-
-  /** Returns the new tree's oid, or null when it ends up empty (empty trees are dropped). */
-  private async rewriteTree(writer: ObjectWriter, baseOid: string | null, edits: TreeEdits): Promise<string | null> {
-    const base = baseOid ? await this.objects.readTree(baseOid) : [];
-    // Blobs and subtrees do not depend on each other: write them concurrently.
-    const updates = await Promise.all(
-      [...edits].map(async ([name, edit]) => {
-        const nameBytes = Buffer.from(name, 'utf8');
-        if (!(edit instanceof Map)) {
-          if (edit.content === null) return { name, nameBytes, isDir: false, oid: null };
-          if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-          return { name, nameBytes, isDir: false, oid: await writer.write('blob', Buffer.from(edit.content, 'utf8')) };
-        }
-        if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
-        const at = findEntry(base, nameBytes, true);
-        const oid = await this.rewriteTree(writer, at.found ? base[at.index]!.oid : null, edit);
-        return { name, nameBytes, isDir: true, oid };
-      }),
-    );
-    const entries = [...base];
-    for (const { name, nameBytes, isDir, oid } of updates) {
-      const at = findEntry(entries, nameBytes, isDir);
-      if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(isDir ? DIR_MODE : FILE_MODE, name, oid));
-      else if (at.found) entries.splice(at.index, 1);
-    }
-    return entries.length === 0 ? null : writer.writeTree(entries);
-  }
-}
-
-export class PathConflictError extends Error {
-  constructor(name: string, what: string) {
-    super(`Cannot write '${name}': it ${what} in the current tree.`);
-    this.name = 'PathConflictError';
-  }
-}
-
-function toTreeEdits(changes: readonly FileChange[]): TreeEdits {
-  const root: TreeEdits = new Map();
-  const seen = new Set<string>();
-  for (const change of changes) {
-    const segments = checkedSegments(change.path);
-    if (seen.has(change.path)) throw new Error(`Path '${change.path}' is changed twice in one commit.`);
-    seen.add(change.path);
-    let level = root;
-    for (const dir of segments.slice(0, -1)) {
-      let next = level.get(dir);
-      if (next === undefined) level.set(dir, (next = new Map()));
-      if (!(next instanceof Map)) throw new Error(`Path '${change.path}' runs through a file of the same commit.`);
-      level = next;
-    }
-    const leaf = segments[segments.length - 1]!;
-    if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
-    level.set(leaf, { content: change.content });
-  }
-  return root;
-}
-
-function checkedSegments(filePath: string): string[] {
-  const segments = typeof filePath === 'string' ? filePath.split('/') : [''];
-  for (const segment of segments) {
-    if (FORBIDDEN_SEGMENTS.has(segment) || segment.includes('\0') || segment.toLowerCase() === '.git') {
-      throw new Error(`Invalid path in repository: '${String(filePath)}'.`);
-    }
-  }
-  return segments;
-}
-
-interface Position {
-  found: boolean;
-  index: number;
-}
-
-function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: boolean): Position {
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const entry = entries[middle]!;
-    const order = compareTreeNames(entry.nameBytes, isDirMode(entry.mode), nameBytes, isDir);
-    if (order === 0) return { found: true, index: middle };
-    if (order < 0) low = middle + 1;
-    else high = middle;
-  }
-  return { found: false, index: low };
 }
 
 async function createBareLayout(gitdir: string, durable: boolean, identity: string | undefined): Promise<void> {

@@ -1,0 +1,126 @@
+/**
+ * Applying file changes to a tree: the changes become edits per directory, and only the trees
+ * on the paths they touch are rewritten (every other subtree is kept by its oid). Reads the
+ * base trees and writes new blobs and trees through object storage.
+ */
+import type { ObjectStore, ObjectWriter } from './object-storage.js';
+import { DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, isOid, makeTreeEntry } from './git-format.js';
+
+/** content null deletes the file. */
+export interface FileChange {
+  path: string;
+  content: string | null;
+}
+
+/**
+ * A blob the repository already holds, put at `path`: a file moved elsewhere keeps its blob,
+ * so git sees a rename with nothing else changed.
+ */
+export interface BlobPlacement {
+  path: string;
+  blob: string;
+}
+
+export type TreeChange = FileChange | BlobPlacement;
+
+/** Pending edits of one tree, by entry name: a file's new content (null: delete), an existing blob, or a subtree's edits. */
+export type TreeEdits = Map<string, FileEdit | TreeEdits>;
+type FileEdit = { content: string | null } | { blob: string };
+
+const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
+
+export class PathConflictError extends Error {
+  constructor(name: string, what: string) {
+    super(`Cannot write '${name}': it ${what} in the current tree.`);
+    this.name = 'PathConflictError';
+  }
+}
+
+/**
+ * The oid of the tree `base` (null: none) with `edits` (see toTreeEdits) applied, its new blobs
+ * and trees written by `writer`; an empty result is written as git's empty tree. A file where the
+ * tree has a directory, or the reverse, throws PathConflictError.
+ */
+export async function writeEditedTree(objects: ObjectStore, writer: ObjectWriter, base: string | null, edits: TreeEdits): Promise<string> {
+  return (await rewriteTree(objects, writer, base, edits)) ?? (await writer.writeTree([]));
+}
+
+/** Returns the new tree's oid, or null when it ends up empty (empty trees are dropped). */
+async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: string | null, edits: TreeEdits): Promise<string | null> {
+  const base = baseOid ? await objects.readTree(baseOid) : [];
+  // Blobs and subtrees do not depend on each other: write them concurrently.
+  const updates = await Promise.all(
+    [...edits].map(async ([name, edit]) => {
+      const nameBytes = Buffer.from(name, 'utf8');
+      if (!(edit instanceof Map)) {
+        if ('content' in edit && edit.content === null) return { name, nameBytes, isDir: false, oid: null };
+        if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
+        const oid = 'blob' in edit ? edit.blob : await writer.write('blob', Buffer.from(edit.content!, 'utf8'));
+        return { name, nameBytes, isDir: false, oid };
+      }
+      if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
+      const at = findEntry(base, nameBytes, true);
+      const oid = await rewriteTree(objects, writer, at.found ? base[at.index]!.oid : null, edit);
+      return { name, nameBytes, isDir: true, oid };
+    }),
+  );
+  const entries = [...base];
+  for (const { name, nameBytes, isDir, oid } of updates) {
+    const at = findEntry(entries, nameBytes, isDir);
+    if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(isDir ? DIR_MODE : FILE_MODE, name, oid));
+    else if (at.found) entries.splice(at.index, 1);
+  }
+  return entries.length === 0 ? null : writer.writeTree(entries);
+}
+
+/** The changes grouped by directory; throws on an invalid path, a path changed twice, or a file that is also a directory. */
+export function toTreeEdits(changes: readonly TreeChange[]): TreeEdits {
+  const root: TreeEdits = new Map();
+  const seen = new Set<string>();
+  for (const change of changes) {
+    const segments = checkedSegments(change.path);
+    if (seen.has(change.path)) throw new Error(`Path '${change.path}' is changed twice in one commit.`);
+    seen.add(change.path);
+    let level = root;
+    for (const dir of segments.slice(0, -1)) {
+      let next = level.get(dir);
+      if (next === undefined) level.set(dir, (next = new Map()));
+      if (!(next instanceof Map)) throw new Error(`Path '${change.path}' runs through a file of the same commit.`);
+      level = next;
+    }
+    const leaf = segments[segments.length - 1]!;
+    if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
+    if ('blob' in change && !isOid(change.blob)) throw new Error(`Not a blob id for '${change.path}': ${String(change.blob)}`);
+    level.set(leaf, 'blob' in change ? { blob: change.blob } : { content: change.content });
+  }
+  return root;
+}
+
+function checkedSegments(filePath: string): string[] {
+  const segments = typeof filePath === 'string' ? filePath.split('/') : [''];
+  for (const segment of segments) {
+    if (FORBIDDEN_SEGMENTS.has(segment) || segment.includes('\0') || segment.toLowerCase() === '.git') {
+      throw new Error(`Invalid path in repository: '${String(filePath)}'.`);
+    }
+  }
+  return segments;
+}
+
+interface Position {
+  found: boolean;
+  index: number;
+}
+
+function findEntry(entries: readonly TreeEntry[], nameBytes: Buffer, isDir: boolean): Position {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const entry = entries[middle]!;
+    const order = compareTreeNames(entry.nameBytes, isDirMode(entry.mode), nameBytes, isDir);
+    if (order === 0) return { found: true, index: middle };
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
+  return { found: false, index: low };
+}
