@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { kindName, refIndex, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
-import { isGeneratedId, isId, newId } from '../model/ids.js';
+import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
