@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { checkDirectory } from './check/check.js';
+import { EXPORT_FORMATS, exportModel, isExportFormat } from './export/formats.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
@@ -19,11 +21,15 @@ Usage:
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
   c4store member add <slug> <email> [--data DIR]
+  c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID] [--data DIR]
+  c4store check [DIR]
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
 when the data directory has no organization yet, and prints its key.
-org create and key create print the new API key as the last line of standard output.`;
+org create and key create print the new API key as the last line of standard output.
+export writes the model (or one diagram) to standard output. check reads a clone (default: the
+current directory), prints each problem as file:line: message and exits 1 when there is one.`;
 
 class UsageError extends Error {}
 
@@ -42,6 +48,8 @@ const OPTIONS = {
   from: { type: 'string' },
   label: { type: 'string' },
   role: { type: 'string' },
+  format: { type: 'string' },
+  diagram: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -85,6 +93,25 @@ async function serve(values: Values): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+async function exportOrg(orgs: Orgs, slug: string, values: Values): Promise<void> {
+  const format = values.format ?? '';
+  if (!isExportFormat(format)) throw new UsageError(`--format must be one of ${Object.keys(EXPORT_FORMATS).join(', ')}`);
+  const { model } = await orgs.get(slug).head();
+  const diagram = values.diagram === undefined ? undefined : model.diagrams.get(values.diagram);
+  if (values.diagram !== undefined && diagram === undefined) throw new Error(`Diagram with id '${values.diagram}' does not exist.`);
+  process.stdout.write(exportModel(format, model, diagram));
+}
+
+async function check(args: string[]): Promise<void> {
+  if (args.length > 1) throw new UsageError('usage: c4store check [DIR]');
+  const dir = resolve(args[0] ?? '.');
+  if (!existsSync(dir)) throw new Error(`${dir}: no such folder`);
+  const { files, problems } = await checkDirectory(dir, (line) => console.error(line));
+  for (const p of problems) console.log(`${p.file}:${p.line}: ${p.message}`);
+  console.error(`${files} files, ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
+  if (problems.length > 0) process.exitCode = 1;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals: args } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, ...rest] = args;
@@ -92,8 +119,14 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (command === 'check') return check(args.slice(1));
   const data = dataDir(values);
   const orgs = new Orgs(data, { durable: durable(values) });
+  if (command === 'export') {
+    const [slug] = positionals(args.slice(1), 1, 'export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID]');
+    if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
+    return exportOrg(orgs, slug, values);
+  }
   const keys = new KeyStore(data);
   const requireOrg = (slug: string) => {
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);

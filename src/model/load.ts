@@ -2,7 +2,7 @@ import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js'
 import { classifyPath, collectionOf, emptyModel, FileError, ORGANIZATION_FILE, parseFile, type StoredKind } from './files.js';
 import { isId } from './ids.js';
 import { checkModel } from './rules.js';
-import type { Model } from './types.js';
+import type { Model, Organization } from './types.js';
 
 export interface ModelSource {
   read(oid: string): Promise<string>;
@@ -11,6 +11,19 @@ export interface ModelSource {
 }
 
 const READ_CONCURRENCY = 64;
+
+/** The organization held by the text of `organization.yaml`. */
+export function organizationOfFile(text: string): Organization {
+  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text));
+}
+
+/** The resource held by the text of the file at `path`, which `classifyPath` placed as (`kind`, `id`). */
+export function resourceOfFile(path: string, kind: StoredKind, id: string, text: string): { id: string } {
+  if (!isId(id)) throw new FileError(path, 'the file name is not a valid id');
+  const resource = checkStoredFile(path, kind, parseFile(path, text));
+  if (resource.id !== id) throw new FileError(path, `the id inside (${resource.id}) differs from the file name`);
+  return resource;
+}
 
 /**
  * The model held by a tree of files (path → blob id), checked against every model rule.
@@ -21,7 +34,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
   const model = emptyModel(
     source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization
-      ?? checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, await source.read(organizationOid))),
+      ?? organizationOfFile(await source.read(organizationOid)),
   );
   const toRead: Array<{ path: string; oid: string; kind: StoredKind; id: string }> = [];
   // Tree order is id order, which is creation order: maps are filled in that order.
@@ -36,9 +49,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   }
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
-      const resource = checkStoredFile(path, kind, parseFile(path, await source.read(oid)));
-      if (resource.id !== id) throw new FileError(path, `the id inside (${resource.id}) differs from the file name`);
-      collectionOf(model, kind).set(id, resource);
+      collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
     }));
   }
   checkModel(model);

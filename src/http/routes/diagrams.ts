@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { checkBody } from '../../model/check-body.js';
+import { acceptedExport, sendExport } from '../export.js';
 import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
@@ -16,6 +17,9 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
+    const format = acceptedExport(ctx);
+    const diagram = snapshot.model.diagrams.get(String(ctx.params.id));
+    if (format && diagram) return sendExport(ctx, snapshot, format, diagram);
     sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams,
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });

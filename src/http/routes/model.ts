@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { checkBody } from '../../model/check-body.js';
+import { acceptedExport, sendExport } from '../export.js';
 import { present } from '../../model/present.js';
 import { ModelBody } from '../../model/schemas.js';
 import type { Model } from '../../model/types.js';
@@ -18,6 +19,8 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
   });
   router.get('/model', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
+    const format = acceptedExport(ctx);
+    if (format) return sendExport(ctx, snapshot, format);
     sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {
