@@ -41,10 +41,12 @@ export class TestServer {
     readonly logs: string[],
   ) {}
 
-  static async start(options: Partial<ServerOptions> & { slug?: string } = {}): Promise<TestServer> {
+  /** `from`: a folder in the repository layout (sample-repo/) the organization starts from, as `org create --from`. */
+  static async start(options: Partial<ServerOptions> & { slug?: string; from?: string } = {}): Promise<TestServer> {
     const dataDir = await mkdtemp(join(tmpdir(), 'c4store-test-'));
     const slug = options.slug ?? 'acme';
-    await new Orgs(dataDir).create(slug, { name: 'Acme', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
+    const start = options.from ? { from: options.from, members: MEMBERS } : { name: 'Acme', members: MEMBERS };
+    await new Orgs(dataDir).create(slug, { ...start, author: { name: 'test', email: 'test@test' } });
     const keys = new KeyStore(dataDir);
     const { key } = await keys.create(slug, { label: 'test pipeline' });
     const { key: readerKey } = await keys.create(slug, { label: 'viewer', role: 'reader' });
