@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkDirectory } from './check/check.js';
 import { EXPORT_FORMATS, exportModel, isExportFormat } from './export/formats.js';
+import { openapiJson } from './openapi/document.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
@@ -23,6 +24,7 @@ Usage:
   c4store member add <slug> <email> [--data DIR]
   c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID] [--data DIR]
   c4store check [DIR]
+  c4store openapi                      # the OpenAPI 3.1 document (docs/openapi.json)
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
@@ -120,6 +122,10 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'check') return check(args.slice(1));
+  if (command === 'openapi') {
+    process.stdout.write(openapiJson());
+    return;
+  }
   const data = dataDir(values);
   const orgs = new Orgs(data, { durable: durable(values) });
   if (command === 'export') {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { openapiJson } from '../openapi/document.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
@@ -60,6 +61,11 @@ export function createApp(deps: AppDependencies): Koa {
 
   const health = new Router(ROUTER_OPTIONS);
   health.get('/healthz', (ctx) => send(ctx, { ok: true }));
+  // No key: a client generator must be able to read it before it has one.
+  health.get('/api/external/openapi.json', (ctx) => {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = openapiJson();
+  });
 
   for (const router of [health, apiRouter(deps)]) {
     app.use(router.routes());
