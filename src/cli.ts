@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { checkDirectory } from './check/check.js';
 import { EXPORT_FORMATS, exportModel, isExportFormat } from './export/formats.js';
 import { openapiJson } from './openapi/document.js';
+import { rewriteEveryFile } from './editor/upgrade.js';
+import { SCHEMA_DIR } from './editor/schemas.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
@@ -24,6 +26,7 @@ Usage:
   c4store member add <slug> <email> [--data DIR]
   c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID] [--data DIR]
   c4store check [DIR]
+  c4store upgrade <slug> [--data DIR]  # one commit: editor schemas and every file's schema line
   c4store openapi                      # the OpenAPI 3.1 document (docs/openapi.json)
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
@@ -128,6 +131,17 @@ async function run(argv: string[]): Promise<void> {
   }
   const data = dataDir(values);
   const orgs = new Orgs(data, { durable: durable(values) });
+  if (command === 'upgrade' && sub !== undefined) {
+    positionals(args.slice(1), 1, 'upgrade <slug> [--data DIR]');
+    if (!orgs.exists(sub)) throw new Error(`organization '${sub}' does not exist in ${data}`);
+    const { snapshot } = await orgs.get(sub).write({
+      author: CLI_AUTHOR,
+      title: 'c4store upgrade',
+      options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
+    }, rewriteEveryFile);
+    console.log(`'${sub}' has its editor schemas in ${SCHEMA_DIR}/ and a schema line in every file (commit ${snapshot.commit})`);
+    return;
+  }
   if (command === 'export') {
     const [slug] = positionals(args.slice(1), 1, 'export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID]');
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
@@ -174,6 +188,9 @@ async function run(argv: string[]): Promise<void> {
         console.log([k.id, k.label, k.role, k.created, k.revoked ? `revoked ${k.revoked}` : 'active'].join('\t'));
       }
       return;
+    }
+    case 'upgrade': {
+      throw new UsageError('usage: c4store upgrade <slug> [--data DIR]');
     }
     case 'member add': {
       const [slug, email] = positionals(rest, 2, 'member add <slug> <email>');

@@ -1,3 +1,4 @@
+import { schemaHeader, withoutSchemaHeader } from '../editor/header.js';
 import { isId } from './ids.js';
 import { definedFields } from './fields.js';
 import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
@@ -75,8 +76,9 @@ export function relationFile(r: Relation) {
   });
 }
 
+/** A resource's file: its schema line (src/editor/schemas.ts), then its fields. */
 export function serialize(kind: StoredKind, resource: object): string {
-  return stringify((fileOf[kind] as (r: object) => object)(resource));
+  return schemaHeader(resourcePath(kind, (resource as { id: string }).id), kind) + stringify((fileOf[kind] as (r: object) => object)(resource));
 }
 
 /** Whether two versions of a resource would be written as the same file (JSON: far cheaper than YAML). */
@@ -86,7 +88,7 @@ export function sameContent(kind: StoredKind, a: object, b: object): boolean {
 }
 
 export function serializeOrganization(organization: Organization): string {
-  return stringify(fileOf.organization(organization));
+  return schemaHeader(ORGANIZATION_FILE, 'organization') + stringify(fileOf.organization(organization));
 }
 
 /** A file in the repository that does not hold a valid resource. */
@@ -110,7 +112,7 @@ export function classifyPath(path: string): { kind: StoredKind; id: string } | '
 export function parseFile(path: string, text: string): unknown {
   let value: unknown;
   try {
-    value = parseYaml(text);
+    value = parseYaml(withoutSchemaHeader(text));
   } catch (err) {
     throw new FileError(path, (err as Error).message);
   }

@@ -1,5 +1,6 @@
 import { ApiError, ModelError } from '../errors.js';
 import { Draft, type WriteOptions } from '../model/draft.js';
+import { SCHEMA_FILES, schemasCurrent } from '../editor/schemas.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
@@ -12,6 +13,8 @@ export interface Snapshot {
   readonly model: Model;
   /** Serialized GET bodies, built once per commit. */
   readonly responses: Map<string, Buffer>;
+  /** False when the tree lacks the current `.c4store/schemas/` (an older repository): the next write adds them. */
+  readonly schemasCurrent?: boolean;
 }
 
 export interface WriteRequest {
@@ -120,9 +123,11 @@ export class OrgModel {
       const draft = new Draft(base.model, request.options);
       const result = await step(draft);
       if (draft.changes.length === 0) return { snapshot: base, result };
+      // An older repository gets the editor schemas with its next write, beside what the write changes.
+      const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const commit = await this.repo.commit({
         parent: base.commit,
-        changes: draft.changes.map(({ path, content }) => ({ path, content })),
+        changes: [...draft.changes.map(({ path, content }) => ({ path, content })), ...schemas],
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });
@@ -151,7 +156,7 @@ export class OrgModel {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
-      return { commit, model, responses: new Map() };
+      return { commit, model, responses: new Map(), schemasCurrent: schemasCurrent(files) };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
