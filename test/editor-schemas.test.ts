@@ -38,7 +38,8 @@ async function editorProblems(dir: string): Promise<string[]> {
       continue;
     }
     const schema = JSON.parse(await readFile(resolve(dirname(file), line[1]), 'utf8'));
-    const validate = ajv.getSchema(line[1]) ?? (ajv.addSchema(schema, line[1]), ajv.getSchema(line[1]))!;
+    if (!ajv.getSchema(line[1])) ajv.addSchema(schema, line[1]);
+    const validate = ajv.getSchema(line[1])!;
     if (!validate(YAML.parse(text))) problems.push(`${file}: ${ajv.errorsText(validate.errors)}`);
   }
   return problems;
