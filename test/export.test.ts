@@ -100,39 +100,47 @@ test('JSON stays the answer to no Accept and to */*; each export type is served 
   t.is(noKey.status, 401);
 });
 
-test('LikeC4 exports of the sample model and of every diagram validate with likec4, names intact', async (t) => {
-  const root = await mkdtemp(join(tmpdir(), 'c4store-likec4-'));
-  const files = await exportsOf(sample, 'likec4', join(root, 'all'));
-  for (const file of files) {
-    // One project per file: LikeC4 reads every .c4 file of a folder as one model.
-    const dir = `${file}.d`;
-    await mkdir(dir);
+/** One LikeC4 workspace of one project per exported file (LikeC4 reads every .c4 file of a project as one model). */
+async function likec4Workspace(root: string, projects: Record<string, string>): Promise<void> {
+  for (const [name, file] of Object.entries(projects)) {
+    const dir = join(root, name);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'likec4.config.json'), JSON.stringify({ name }));
     await writeFile(join(dir, 'model.c4'), await readFile(file));
-    const run = await likec4Validate(dir);
-    t.is(run.code, 0, `${file}: ${run.stdout}${run.stderr}`);
   }
-  const model = await likec4Model(`${files[0]}.d`);
+}
+
+test('LikeC4 validates every export (sample model, each diagram, hostile names) and reads names back exactly', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'c4store-likec4-'));
+  const files = await exportsOf(sample, 'likec4', join(root, 'exports'));
+  const [hostileModel] = await exportsOf(hostile, 'likec4', join(root, 'hostile-exports'));
+  const workspace = join(root, 'workspace');
+  await likec4Workspace(workspace, {
+    ...Object.fromEntries(files.map((file, i) => [i === 0 ? 'sample' : `diagram-${i}`, file])),
+    hostile: hostileModel,
+  });
+  // One run over every project: a failure in any fails it (checked below with a broken copy).
+  const run = await likec4Validate(workspace);
+  t.is(run.code, 0, run.stdout + run.stderr);
+
+  const model = await likec4Model(workspace, 'sample');
   const components = (await sample.get('/api/external/component')).body as Array<{ name: string }>;
   const titles = Object.values(model.elements).map((e) => e.title);
   for (const { name } of components) t.true(titles.includes(name), name);
   t.true(titles.includes('CheckoutController'), 'placeholders of diagrams are elements too');
   for (const key of ['v_index', ...diagramIds.map((id) => `v_${id}`)]) t.true(key in model.views, key);
-});
 
-test('LikeC4 reads hostile names back exactly', async (t) => {
-  const root = await mkdtemp(join(tmpdir(), 'c4store-likec4-'));
-  const [modelFile] = await exportsOf(hostile, 'likec4', root);
-  const dir = join(root, 'model');
-  await mkdir(dir);
-  await writeFile(join(dir, 'model.c4'), await readFile(modelFile));
-  const run = await likec4Validate(dir);
-  t.is(run.code, 0, run.stdout + run.stderr);
-  const model = await likec4Model(dir);
-  const titles = Object.values(model.elements).map((e) => e.title);
-  for (const name of HOSTILE_NAMES) t.true(titles.includes(name), JSON.stringify(name));
-  t.true(titles.includes('Placeholder "x"\n}'));
-  t.true(Object.values(model.elements).some((e) => e.description?.txt === `${HOSTILE_NAMES[1]}\ndesc`));
-  t.true(Object.values(model.relations).some((r) => r.title === 'calls "it"\n%date() \\'));
+  const hostileRead = await likec4Model(workspace, 'hostile');
+  const hostileTitles = Object.values(hostileRead.elements).map((e) => e.title);
+  for (const name of HOSTILE_NAMES) t.true(hostileTitles.includes(name), JSON.stringify(name));
+  t.true(hostileTitles.includes('Placeholder "x"\n}'));
+  t.true(Object.values(hostileRead.elements).some((e) => e.description?.txt === `${HOSTILE_NAMES[1]}\ndesc`));
+  t.true(Object.values(hostileRead.relations).some((r) => r.title === 'calls "it"\n%date() \\'));
+
+  const broken = join(root, 'broken');
+  await likec4Workspace(broken, { broken: hostileModel });
+  await writeFile(join(broken, 'broken', 'model.c4'), (await readFile(hostileModel, 'utf8')).replace(/ -> /, ' -> nowhere_'));
+  t.not((await likec4Validate(broken)).code, 0, 'likec4 validate fails on a broken export');
 });
 
 test('Mermaid\'s own parser accepts the sample exports and reads hostile names back as drawn', async (t) => {

@@ -31,10 +31,10 @@ export async function tool(command: string, args: string[], options: { timeout?:
 /** `likec4 validate DIR`: syntax, references and layout of every `.c4` file in DIR. */
 export const likec4Validate = (dir: string) => tool(join(BIN, 'likec4'), ['validate', '--no-layout', dir]);
 
-/** The model LikeC4 read from DIR, as its own JSON export. */
-export async function likec4Model(dir: string): Promise<{ elements: Record<string, { title: string; description?: { txt: string } }>; views: Record<string, unknown>; relations: Record<string, { title?: string }> }> {
-  const out = join(dir, 'likec4.json');
-  const run = await tool(join(BIN, 'likec4'), ['export', 'json', '--skip-layout', '-o', out, dir]);
+/** The model LikeC4 read from project `project` of the workspace DIR, as its own JSON export. */
+export async function likec4Model(dir: string, project: string): Promise<{ elements: Record<string, { title: string; description?: { txt: string } }>; views: Record<string, unknown>; relations: Record<string, { title?: string }> }> {
+  const out = join(dir, `${project}.json`);
+  const run = await tool(join(BIN, 'likec4'), ['export', 'json', '--skip-layout', '-p', project, '-o', out, dir]);
   if (run.code !== 0) throw new Error(`likec4 export json failed: ${run.stderr}`);
   const { readFile } = await import('node:fs/promises');
   return JSON.parse(await readFile(out, 'utf8'));
