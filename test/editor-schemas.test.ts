@@ -67,8 +67,9 @@ test('a new repository holds the schemas, every file names its own, and every fi
 test('ordinary writes add no noise: only the files they change, schema line unchanged', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());
-  const [tag] = (await s.post('/api/external/tag', [{ name: 'A', color: 'red' }])).body;
-  await s.post('/api/external/tag', [{ id: tag.id, name: 'B', color: 'red' }]);
+  // A fixed apiContext: the default is the request's second, which would differ between the writes.
+  const [tag] = (await s.post('/api/external/tag', [{ name: 'A', color: 'red', apiContext: 'ci' }])).body;
+  await s.post('/api/external/tag', [{ id: tag.id, name: 'B', color: 'red', apiContext: 'ci' }]);
   t.is(await s.git('show', '--name-status', '--format=', 'main'), `M\ttags/${tag.id}.yaml\n`);
   t.is(await s.git('diff', 'main~1', 'main', '--stat', '--format='), ` tags/${tag.id}.yaml | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n`);
 });
