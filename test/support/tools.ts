@@ -72,7 +72,10 @@ let plantuml: Promise<string | undefined> | undefined;
 export function plantumlMissing(): Promise<string | undefined> {
   plantuml ??= (async () => {
     if ((await tool('sh', ['-c', 'command -v plantuml'])).code === 0) return undefined;
-    const install = await tool('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', 'plantuml'], { timeout: 600_000 });
+    const apt = (...args: string[]) => tool('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { timeout: 600_000 });
+    let install = await apt('install', '-y', 'plantuml');
+    // A fresh machine has no package lists yet.
+    if (install.code !== 0 && (await apt('update')).code === 0) install = await apt('install', '-y', 'plantuml');
     if ((await tool('sh', ['-c', 'command -v plantuml'])).code === 0) return undefined;
     return `plantuml is not installed and apt-get install failed: ${install.stderr.slice(-500)}`;
   })();
