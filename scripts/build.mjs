@@ -8,7 +8,9 @@
  * (packed objects, automatic layout), so most processes never load them at all.
  */
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 
 await rm('dist', { recursive: true, force: true });
 await build({
@@ -30,3 +32,8 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// docs/openapi.json is the document the built service serves, committed so it can be read and
+// diffed without running anything (test/openapi.test.ts fails when it is stale).
+const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', 'openapi']);
+await writeFile('docs/openapi.json', stdout);

@@ -3,6 +3,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { checkDirectory } from './check/check.js';
+import { EXPORT_FORMATS, exportModel, isExportFormat } from './export/formats.js';
+import { openapiJson } from './openapi/document.js';
+import { rewriteEveryFile } from './editor/upgrade.js';
+import { SCHEMA_DIR } from './editor/schemas.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
@@ -31,6 +36,9 @@ Usage:
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
   c4store upgrade <slug> [--data DIR]
+  c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID] [--data DIR]
+  c4store check [DIR]
+  c4store openapi                      # the OpenAPI 3.1 document (docs/openapi.json)
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
 fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
@@ -45,7 +53,10 @@ or lower the bounds on one write, one diagram and one organization (defaults: ${
 large write that runs longer, in seconds.
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
-the sharded one (components/<shard>/<id>.yaml) in one commit; serve does so at start-up.`;
+the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
+then rewrites every file with its editor schema line and adds .c4store/schemas/ in another.
+export writes the model (or one diagram) to standard output. check reads a clone (default: the
+current directory), prints each problem as file:line: message and exits 1 when there is one.`;
 
 class UsageError extends Error {}
 
@@ -66,6 +77,8 @@ const OPTIONS = {
   role: { type: 'string' },
   interval: { type: 'string' },
   'pack-every': { type: 'string' },
+  format: { type: 'string' },
+  diagram: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   'reads-per-minute': { type: 'string' },
   'writes-per-minute': { type: 'string' },
@@ -176,6 +189,25 @@ function describeUpgrade(slug: string, { commit, moved }: { commit: string; move
     : `moved ${moved} files of '${slug}' to the sharded layout in commit ${commit}`;
 }
 
+async function exportOrg(orgs: Orgs, slug: string, values: Values): Promise<void> {
+  const format = values.format ?? '';
+  if (!isExportFormat(format)) throw new UsageError(`--format must be one of ${Object.keys(EXPORT_FORMATS).join(', ')}`);
+  const { model } = await orgs.get(slug).head();
+  const diagram = values.diagram === undefined ? undefined : model.diagrams.get(values.diagram);
+  if (values.diagram !== undefined && diagram === undefined) throw new Error(`Diagram with id '${values.diagram}' does not exist.`);
+  process.stdout.write(exportModel(format, model, diagram));
+}
+
+async function check(args: string[]): Promise<void> {
+  if (args.length > 1) throw new UsageError('usage: c4store check [DIR]');
+  const dir = resolve(args[0] ?? '.');
+  if (!existsSync(dir)) throw new Error(`${dir}: no such folder`);
+  const { files, problems } = await checkDirectory(dir, (line) => console.error(line));
+  for (const p of problems) console.log(`${p.file}:${p.line}: ${p.message}`);
+  console.error(`${files} files, ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
+  if (problems.length > 0) process.exitCode = 1;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals: args } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   const [command, sub, ...rest] = args;
@@ -183,18 +215,37 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if (command === 'check') return check(args.slice(1));
+  if (command === 'openapi') {
+    process.stdout.write(openapiJson());
+    return;
+  }
   const data = dataDir(values);
   const orgs = new Orgs(data, { durable: durable(values) });
+  if (command === 'upgrade') {
+    const [slug] = positionals(args.slice(1), 1, 'upgrade <slug> [--data DIR]');
+    if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
+    const org = orgs.get(slug);
+    // Two commits of their own: the move to the sharded layout (renames only, so git log
+    // --follow sees through it), then every file as the service writes it today.
+    console.log(describeUpgrade(slug, await org.upgradeLayout(CLI_AUTHOR)));
+    const { snapshot } = await org.write({
+      author: CLI_AUTHOR,
+      title: 'c4store upgrade',
+      options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
+    }, rewriteEveryFile);
+    console.log(`'${slug}' has its editor schemas in ${SCHEMA_DIR}/ and a schema line in every file (commit ${snapshot.commit})`);
+    return;
+  }
+  if (command === 'export') {
+    const [slug] = positionals(args.slice(1), 1, 'export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID]');
+    if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
+    return exportOrg(orgs, slug, values);
+  }
   const keys = new KeyStore(data);
   const requireOrg = (slug: string) => {
     if (!orgs.exists(slug)) throw new Error(`organization '${slug}' does not exist in ${data}`);
   };
-  if (command === 'upgrade') {
-    const [slug] = positionals(args.slice(1), 1, 'upgrade <slug>');
-    requireOrg(slug);
-    console.log(describeUpgrade(slug, await orgs.get(slug).upgradeLayout(CLI_AUTHOR)));
-    return;
-  }
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'serve':
       if (sub !== undefined) throw new UsageError('usage: c4store serve [options]');
@@ -232,6 +283,9 @@ async function run(argv: string[]): Promise<void> {
         console.log([k.id, k.label, k.role, k.created, k.revoked ? `revoked ${k.revoked}` : 'active'].join('\t'));
       }
       return;
+    }
+    case 'upgrade': {
+      throw new UsageError('usage: c4store upgrade <slug> [--data DIR]');
     }
     case 'member add': {
       const [slug, email] = positionals(rest, 2, 'member add <slug> <email>');

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { SCHEMA_FILES } from '../src/editor/schemas.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
@@ -206,7 +207,8 @@ test('a built server (dist/) cold-loads 1,200 components through the worker and 
   const cold = await list();
   t.is(cold.length, 1200);
   t.deepEqual(cold.map((c) => c.ref), Array.from({ length: 1200 }, (_, n) => `c-${n}`));
-  t.is((await readBlobCache(org.repo.gitdir)).size, 1200 + 7);
+  // Every file of the tree: the components, organization.yaml, six types and the six editor schemas.
+  t.is((await readBlobCache(org.repo.gitdir)).size, 1200 + 7 + SCHEMA_FILES.length);
   t.deepEqual(await list(), cold);
 });
 

@@ -32,7 +32,7 @@ test('org create makes a bare repo with the default types and prints a working k
   const { stdout: bare } = await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'rev-parse', '--is-bare-repository']);
   t.is(bare.trim(), 'true');
   const organization = (await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'show', 'main:organization.yaml'])).stdout;
-  t.is(organization, 'name: Acme Corp\nslug: acme\nmembers:\n  - a@acme.test\n  - b@acme.test\n');
+  t.is(organization, '# yaml-language-server: $schema=.c4store/schemas/organization.json\nname: Acme Corp\nslug: acme\nmembers:\n  - a@acme.test\n  - b@acme.test\n');
   const server = await serveProcess(data);
   t.teardown(() => server.stop());
   const types = await get(server.url, key, '/api/external/type');

@@ -162,7 +162,7 @@ test.serial('update overwrites completely: omitted fields become blank', async (
   t.regex(bare.apiContext!, API_CONTEXT);
   t.deepEqual((await s.get(`${ATTR}/${full.id}`)).body, bare);
   t.is(await s.git('show', `main:attributes/${full.id}.yaml`),
-    `id: ${full.id}\nname: SLA\ntype: STRING\ndesc: null\nrequired: false\nforTypes: []\napiContext: "${bare.apiContext}"\n`);
+    `# yaml-language-server: $schema=../.c4store/schemas/attribute.json\nid: ${full.id}\nname: SLA\ntype: STRING\ndesc: null\nrequired: false\nforTypes: []\napiContext: "${bare.apiContext}"\n`);
 });
 
 test.serial('ref upsert: a second write with the same ref updates it', async (t) => {

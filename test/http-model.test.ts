@@ -234,7 +234,7 @@ test('git clone gives one YAML file per resource, equal to what the API serves; 
     const read = async (path: string) => YAML.parse(await readFile(join(root, path), 'utf8'));
 
     t.deepEqual((await readdir(root)).filter((f) => f !== '.git').sort(),
-      ['attributes', 'components', 'diagrams', 'organization.yaml', 'tags', 'types']);
+      ['.c4store', 'attributes', 'components', 'diagrams', 'organization.yaml', 'tags', 'types']);
     t.deepEqual(await read('organization.yaml'), { name: 'Acme', slug: 'acme', members: ['ada@example.com', 'linus@example.com'] });
 
     t.deepEqual(await list('components'), api.components.map((c: any) => resourcePath('component', c.id).slice('components/'.length)).sort());

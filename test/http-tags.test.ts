@@ -110,7 +110,7 @@ test.serial('create several in one request: full objects in request order', asyn
   for (const tag of tags) t.true(commit.message.includes(`create tags/${tag.id}.yaml (${tag.name})`));
   t.true(commit.message.trimEnd().endsWith(`\n\nApi-Context: ${tags[0].apiContext}`), commit.message);
   t.is(await s.git('show', `main:tags/${tags[0].id}.yaml`),
-    `id: ${tags[0].id}\nname: Backend\ndesc: Server side\ncolor: blue\napiContext: "${tags[0].apiContext}"\n`);
+    `# yaml-language-server: $schema=../.c4store/schemas/tag.json\nid: ${tags[0].id}\nname: Backend\ndesc: Server side\ncolor: blue\napiContext: "${tags[0].apiContext}"\n`);
 });
 
 test.serial('every color of the contract is accepted', async (t) => {

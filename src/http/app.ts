@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { gitHttp } from '../git-http/backend.js';
 import type { Mirrors } from '../mirror/pusher.js';
+import { openapiJson } from '../openapi/document.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyStore } from '../store/keys.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
@@ -100,6 +101,11 @@ export function createApp(deps: AppDependencies): Koa {
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);
+  // No key: a client generator must be able to read it before it has one.
+  health.get('/api/external/openapi.json', (ctx) => {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = openapiJson();
+  });
 
   // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
   const viewer = viewerRouter(deps);

@@ -68,6 +68,22 @@ export function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, 
   sendBuffer(ctx, body, yaml);
 }
 
+/**
+ * Answers a text rendering of the snapshot (an export) of media type `type`, built once per
+ * commit and cache key. JSON, YAML and the exports share one ETag, so caches must keep them apart.
+ */
+export function sendRendered(ctx: Context, snapshot: Snapshot, key: string, type: string, build: () => string): void {
+  if (notModified(ctx, snapshot)) return;
+  let body = snapshot.responses.get(key);
+  if (!body) {
+    body = Buffer.from(build());
+    snapshot.responses.set(key, body);
+  }
+  ctx.vary('Accept');
+  ctx.type = `${type}; charset=utf-8`;
+  ctx.body = body;
+}
+
 export function sendError(ctx: Context, status: number, message: string): void {
   ctx.status = status;
   const yaml = wantsYaml(ctx);

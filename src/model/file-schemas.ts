@@ -22,7 +22,7 @@ export const OrganizationFile = Type.Object({
   members: Type.Array(Type.String()),
 });
 
-const FILE_SCHEMAS = {
+export const FILE_SCHEMAS = {
   type: Type.Object({ id: Id, slug: Type.String(), name: Type.String() }),
   tag: Type.Object({
     id: Id, ref: Optional(Type.String()), name: Type.String(), desc: Text, color: TagColorInput,

@@ -1,10 +1,11 @@
+import { schemaHeader, withoutSchemaHeader } from '../editor/header.js';
 import { definedFields } from './fields.js';
 import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
 import type {
   Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
   Relation, Tag, TextArea,
 } from './types.js';
-import type { StoredKind } from './paths.js';
+import { ORGANIZATION_FILE, resourcePath, type StoredKind } from './paths.js';
 
 /**
  * How the model is laid out as files in git: one YAML file per resource, keys in the order
@@ -69,8 +70,9 @@ export function relationFile(r: Relation) {
   });
 }
 
+/** A resource's file: its schema line (src/editor/schemas.ts), then its fields. */
 export function serialize(kind: StoredKind, resource: object): string {
-  return stringify((fileOf[kind] as (r: object) => object)(resource));
+  return schemaHeader(resourcePath(kind, (resource as { id: string }).id), kind) + stringify((fileOf[kind] as (r: object) => object)(resource));
 }
 
 /** Whether two versions of a resource would be written as the same file (JSON: far cheaper than YAML). */
@@ -80,7 +82,7 @@ export function sameContent(kind: StoredKind, a: object, b: object): boolean {
 }
 
 export function serializeOrganization(organization: Organization): string {
-  return stringify(fileOf.organization(organization));
+  return schemaHeader(ORGANIZATION_FILE, 'organization') + stringify(fileOf.organization(organization));
 }
 
 /** A file in the repository that does not hold a valid resource. */
@@ -94,7 +96,7 @@ export class FileError extends Error {
 export function parseFile(path: string, text: string): unknown {
   let value: unknown;
   try {
-    value = parseYaml(text);
+    value = parseYaml(withoutSchemaHeader(text));
   } catch (err) {
     throw new FileError(path, (err as Error).message);
   }

@@ -3,7 +3,7 @@ import { collectionOf, emptyModel, FileError, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
 import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, type StoredKind } from './paths.js';
 import { checkModel } from './rules.js';
-import type { Model } from './types.js';
+import type { Model, Organization } from './types.js';
 
 export interface ModelSource {
   read(oid: string): Promise<string>;
@@ -20,6 +20,23 @@ interface Placed {
   id: string;
 }
 
+/** The organization held by the text of `organization.yaml`. */
+export function organizationOfFile(text: string): Organization {
+  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text));
+}
+
+/** The resource held by the text of the file at `path`, which `classifyPath` placed as (`kind`, `id`). */
+export function resourceOfFile(path: string, kind: StoredKind, id: string, text: string): { id: string } {
+  if (!isId(id)) throw new FileError(path, 'the file name is not a valid id');
+  const resource = checkStoredFile(path, kind, parseFile(path, text));
+  if (resource.id !== id) {
+    // A name in the generated pattern names a resource; any other name (a client-chosen
+    // id) is only an id at all when it is the id of the resource the file holds.
+    throw new FileError(path, isGeneratedId(id) ? `the id inside (${resource.id}) differs from the file name` : 'the file name is not a valid id');
+  }
+  return resource;
+}
+
 /**
  * The model held by a tree of files (path → blob id), checked against every model rule and
  * against the repository layout (paths.ts): a resource file anywhere but where the tree's
@@ -31,7 +48,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
   const model = emptyModel(
     source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization
-      ?? checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, await source.read(organizationOid))),
+      ?? organizationOfFile(await source.read(organizationOid)),
   );
   const layout = layoutOf(files.keys());
   const placed: Placed[] = [];
@@ -54,13 +71,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   }
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
-      const resource = checkStoredFile(path, kind, parseFile(path, await source.read(oid)));
-      if (resource.id !== id) {
-        // A name in the generated pattern names a resource; any other name (a client-chosen
-        // id) is only an id at all when it is the id of the resource the file holds.
-        throw new FileError(path, isGeneratedId(id) ? `the id inside (${resource.id}) differs from the file name` : 'the file name is not a valid id');
-      }
-      collectionOf(model, kind).set(id, resource);
+      collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
     }));
   }
   checkModel(model);

@@ -1,5 +1,5 @@
 import { concerning, ModelError } from '../errors.js';
-import { resourcePath, type StoredKind } from './paths.js';
+import { resourcePath } from './paths.js';
 import type { Attribute, AttributeValueType, Component, Diagram, Model } from './types.js';
 
 /**
@@ -208,27 +208,40 @@ export function checkDiagram(model: Model, diagram: Diagram): void {
   }
 }
 
-/** Every rule over the whole model: a repository's content is only served when this passes. */
-export function checkModel(model: Model): void {
-  // The path is only worked out for the message: a sharded path costs a hash.
-  const check = (kind: StoredKind, id: string, run: () => void) => {
+/** A broken rule, on the resource (`kind`, `id`) whose file holds it. */
+export interface ModelProblem {
+  kind: 'tag' | 'attribute' | 'component' | 'diagram';
+  id: string;
+  message: string;
+}
+
+/** Every rule over the whole model, every problem (`c4store check` lists them all). */
+export function modelProblems(model: Model): ModelProblem[] {
+  const problems: ModelProblem[] = [];
+  const check = (kind: ModelProblem['kind'], id: string, run: () => void) => {
     try {
       run();
     } catch (err) {
-      if (err instanceof ModelError) throw new ModelError(`${resourcePath(kind, id)}: ${err.message}`);
-      throw err;
+      if (err instanceof ModelError) problems.push({ kind, id, message: err.message });
+      else throw err;
     }
   };
   for (const attribute of model.attributes.values()) check('attribute', attribute.id, () => checkAttribute(model, attribute));
   for (const component of model.components.values()) check('component', component.id, () => checkComponent(model, component));
   for (const diagram of model.diagrams.values()) check('diagram', diagram.id, () => checkDiagram(model, diagram));
-  const kinds = { tags: 'tag', attributes: 'attribute', components: 'component', diagrams: 'diagram' } as const;
-  for (const [collection, kind] of Object.entries(kinds) as Array<[keyof typeof kinds, StoredKind]>) {
+  for (const [kind, resources] of [['tag', model.tags], ['attribute', model.attributes], ['component', model.components], ['diagram', model.diagrams]] as const) {
     const seen = new Set<string>();
-    for (const resource of model[collection].values()) {
+    for (const resource of resources.values()) {
       if (resource.ref === undefined) continue;
-      if (seen.has(resource.ref)) throw new ModelError(`${resourcePath(kind, resource.id)}: Ref '${resource.ref}' is used more than once.`);
+      if (seen.has(resource.ref)) problems.push({ kind, id: resource.id, message: `Ref '${resource.ref}' is used more than once.` });
       seen.add(resource.ref);
     }
   }
+  return problems;
+}
+
+/** Every rule over the whole model: a repository's content is only served when this passes. */
+export function checkModel(model: Model): void {
+  const [first] = modelProblems(model);
+  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
 }

@@ -1,6 +1,7 @@
 import { ApiError, ModelError } from '../errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
+import { SCHEMA_FILES, schemasCurrent } from '../editor/schemas.js';
 import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
@@ -19,6 +20,8 @@ export interface Snapshot {
   readonly responses: Map<string, Buffer>;
   /** 'flat': a commit from before sharding (paths.ts), moved on by the next write. Absent: sharded. */
   readonly layout?: TreeLayout;
+  /** False when the tree lacks the current `.c4store/schemas/` (an older repository): the next write adds them. */
+  readonly schemasCurrent?: boolean;
 }
 
 /** What an organization's writes are run with, beyond its repository. */
@@ -201,9 +204,11 @@ export class OrgModel {
       // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved
       // first, in a commit of its own; a refused or empty write moves nothing.
       const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author)).commit : base.commit;
+      // An older repository gets the editor schemas with its next write, beside what the write changes.
+      const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const commit = await this.repo.commit({
         parent,
-        changes: draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
+        changes: [...draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });
@@ -268,7 +273,7 @@ export class OrgModel {
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
       const layout = layoutOf(files.keys());
-      return layout === 'flat' ? { commit, model, responses: new ResponseCache(), layout } : { commit, model, responses: new ResponseCache() };
+      return { commit, model, responses: new ResponseCache(), schemasCurrent: schemasCurrent(files), ...(layout === 'flat' ? { layout } : {}) };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);

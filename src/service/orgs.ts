@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, resourcePath, serialize, serializeOrganization, type StoredKind } from '../model/files.js';
+import { SCHEMA_FILES } from '../editor/schemas.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
@@ -162,7 +163,7 @@ export class Orgs {
 }
 
 function modelFiles(model: Model): FileChange[] {
-  const files: FileChange[] = [{ path: ORGANIZATION_FILE, content: serializeOrganization(model.organization) }];
+  const files: FileChange[] = [{ path: ORGANIZATION_FILE, content: serializeOrganization(model.organization) }, ...SCHEMA_FILES];
   for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
     for (const resource of collectionOf(model, kind).values()) {
       files.push({ path: resourcePath(kind, resource.id), content: serialize(kind, resource) });

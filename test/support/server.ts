@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
+import { undocumented } from './documented.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { Orgs } from '../../src/service/orgs.js';
 import { KeyStore } from '../../src/store/keys.js';
@@ -41,10 +42,12 @@ export class TestServer {
     readonly logs: string[],
   ) {}
 
-  static async start(options: Partial<ServerOptions> & { slug?: string } = {}): Promise<TestServer> {
+  /** `from`: a folder in the repository layout (sample-repo/) the organization starts from, as `org create --from`. */
+  static async start(options: Partial<ServerOptions> & { slug?: string; from?: string } = {}): Promise<TestServer> {
     const dataDir = await mkdtemp(join(tmpdir(), 'c4store-test-'));
     const slug = options.slug ?? 'acme';
-    await new Orgs(dataDir).create(slug, { name: 'Acme', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
+    const start = options.from ? { from: options.from, members: MEMBERS } : { name: 'Acme', members: MEMBERS };
+    await new Orgs(dataDir).create(slug, { ...start, author: { name: 'test', email: 'test@test' } });
     const keys = new KeyStore(dataDir);
     const { key } = await keys.create(slug, { label: 'test pipeline' });
     const { key: readerKey } = await keys.create(slug, { label: 'viewer', role: 'reader' });
@@ -77,6 +80,8 @@ export class TestServer {
     const type = response.headers.get('content-type') ?? '';
     let parsed: unknown;
     if (text !== '') parsed = type.includes('yaml') ? YAML.parse(text) : type.includes('json') ? JSON.parse(text) : text;
+    const mismatch = undocumented(method, path, response.status, type, parsed);
+    if (mismatch) throw new Error(mismatch);
     return { status: response.status, headers: response.headers, text, body: parsed };
   }
 

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
+import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
@@ -25,6 +26,9 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
       sendSvg(ctx, drawDiagram(drawn, snapshot.model));
       return;
     }
+    const format = acceptedExport(ctx);
+    const diagram = snapshot.model.diagrams.get(String(ctx.params.id));
+    if (format && diagram) return sendExport(ctx, snapshot, format, diagram);
     sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams,
       (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
   });

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
+import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { ModelBody } from '../../model/schemas.js';
@@ -19,6 +20,8 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
   });
   router.get('/model', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
+    const format = acceptedExport(ctx);
+    if (format) return sendExport(ctx, snapshot, format);
     sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {

@@ -1,0 +1,163 @@
+import { EXPORT_FORMATS } from '../export/formats.js';
+import type { TSchema } from 'typebox';
+import { AttributeInput, ComponentInput, DiagramInput, ModelBody, TagInput } from '../model/schemas.js';
+import {
+  AttributeResponse, ComponentResponse, DiagramResponse, ErrorResponse, HealthResponse, ModelResponse, ModelWriteResponse,
+  TagResponse, TypeResponse,
+} from './responses.js';
+import { ROUTES, type RouteDoc } from './routes.js';
+
+/**
+ * The OpenAPI 3.1 document of the API as served, built from the route table (routes.ts) and
+ * the TypeBox schemas that validate requests (src/model/schemas.ts) and describe stored files
+ * (src/model/file-schemas.ts): TypeBox schemas are JSON Schema, which OpenAPI 3.1 takes as is.
+ */
+
+/** Schemas named in `components.schemas` and referred to by `$ref` (the document stays small). */
+const NAMED = new Map<unknown, string>([
+  [TypeResponse, 'Type'], [TagResponse, 'Tag'], [AttributeResponse, 'Attribute'], [ComponentResponse, 'Component'],
+  [DiagramResponse, 'Diagram'], [ModelResponse, 'Model'], [ModelWriteResponse, 'ModelWriteResult'], [HealthResponse, 'Health'],
+  [TagInput, 'TagInput'], [AttributeInput, 'AttributeInput'], [ComponentInput, 'ComponentInput'], [DiagramInput, 'DiagramInput'],
+  [ModelBody, 'ModelInput'], [ErrorResponse, 'Error'],
+]);
+
+/** A schema as the document writes it: a `$ref` when named, arrays of named items likewise. */
+function schemaRef(schema: TSchema): unknown {
+  const name = NAMED.get(schema);
+  if (name) return { $ref: `#/components/schemas/${name}` };
+  const items = (schema as { type?: string; items?: TSchema }).type === 'array' ? (schema as { items: TSchema }).items : undefined;
+  if (items && NAMED.has(items)) return { type: 'array', items: schemaRef(items) };
+  return plain(schema);
+}
+
+const JSON_TYPE = 'application/json';
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
+const ERROR = { $ref: '#/components/schemas/Error' };
+
+/** Plain JSON: TypeBox keeps its own markers in non-enumerable and symbol keys, which this drops. */
+const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema));
+
+function content(schema: unknown) {
+  return Object.fromEntries([JSON_TYPE, ...YAML_TYPES].map((type) => [type, { schema }]));
+}
+
+/** The error answers, each described once in `components.responses`. */
+const ERRORS: Record<number, string> = {
+  400: 'Invalid request: body, query or `?at=`.',
+  401: '`Missing API key.` or `Invalid API key.`',
+  403: '`This API key may only read.`',
+  404: 'Not found: the path, the id, or the commit of `?at=`.',
+  405: '`Method not allowed.`',
+  412: '`If-Match` names a commit that is no longer `main`.',
+  413: '`Request body too large.`',
+  415: '`Unsupported Content-Type: <type>.`',
+  500: '`Internal error.`',
+  503: 'Too many writes waiting for this organization; retry after `Retry-After`.',
+};
+const errorResponse = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
+
+const ETAG = { description: 'The commit the answer reads or wrote, quoted.', schema: { type: 'string' } };
+
+function operation(route: RouteDoc) {
+  const write = route.method !== 'GET';
+  const parameters: object[] = [];
+  if (!write && !route.absolute) {
+    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this commit (full id).', schema: { type: 'string' } });
+    parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag: 304 when the model is still at that commit.', schema: { type: 'string' } });
+  }
+  if (route.list) {
+    parameters.push({ name: 'limit', in: 'query', required: false, description: 'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } });
+    parameters.push({ name: 'cursor', in: 'query', required: false, description: 'The id after which the page starts (from the `Link` header).', schema: { type: 'string' } });
+  }
+  if (route.path.includes(':id')) parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+  if (write) {
+    parameters.push({ name: 'layout', in: 'query', required: false, description: '`auto` lays out afresh every element the request gives no position.', schema: { enum: ['auto'] } });
+    parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'Refuse (412) unless `main` is still at this commit.', schema: { type: 'string' } });
+  }
+
+  const ok: Record<string, unknown> = { ...content(schemaRef(route.response)) };
+  if (route.exports) {
+    for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
+  }
+  const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? {} : { ETag: ETAG };
+  if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
+  const responses: Record<string, unknown> = {
+    200: { description: 'Success', headers, content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok },
+  };
+  if (!route.absolute) {
+    if (!write) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
+    responses[400] = errorResponse(400);
+    responses[401] = errorResponse(401);
+    responses[404] = errorResponse(404);
+    responses[405] = errorResponse(405);
+  }
+  if (write) {
+    responses[403] = errorResponse(403);
+    responses[412] = errorResponse(412);
+    responses[413] = errorResponse(413);
+    responses[415] = errorResponse(415);
+    responses[503] = errorResponse(503);
+  }
+  responses[500] = errorResponse(500);
+
+  return {
+    operationId: operationId(route),
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.absolute ? { security: [] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.request ? { requestBody: { required: true, content: content(schemaRef(route.request)) } } : {}),
+    responses,
+  };
+}
+
+function operationId(route: RouteDoc): string {
+  const words = `${route.method.toLowerCase()} ${route.path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+}
+
+/** `/tag/:id` → `/api/external/tag/{id}`. */
+export function openapiPath(route: Pick<RouteDoc, 'path' | 'absolute'>): string {
+  return `${route.absolute ? '' : '/api/external'}${route.path}`.replace(/:([A-Za-z]+)/g, '{$1}');
+}
+
+/** The API's version, which the document carries; raise it when the API changes. */
+export const API_VERSION = '0.1.0';
+
+export function openapiDocument(version = API_VERSION): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const path = openapiPath(route);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'c4store external API',
+      version,
+      description: 'A git-backed store for C4 architecture models. Every write is one git commit. '
+        + 'Bodies and answers are JSON, or YAML with `Content-Type`/`Accept: application/yaml`. See docs/api.md.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }, { apiKey: [] }],
+    tags: [...new Set(ROUTES.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API key>`' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: '`x-api-key: <API key>`' },
+      },
+      responses: Object.fromEntries(Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, { description, content: content(ERROR) }])),
+      schemas: Object.fromEntries(Array.from(NAMED, ([schema, name]) => [name, plain(schema)])),
+    },
+  };
+}
+
+let served: Buffer | undefined;
+
+/** The document as `GET /api/external/openapi.json` sends it, built once. */
+export function openapiJson(): Buffer {
+  served ??= Buffer.from(`${JSON.stringify(openapiDocument(), null, 2)}\n`);
+  return served;
+}

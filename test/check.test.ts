@@ -1,0 +1,106 @@
+import test from 'ava';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkDirectory, PROGRESS_EVERY } from '../src/check/check.js';
+import { newId } from '../src/model/ids.js';
+import { CLI } from './support/process.js';
+import { run } from './support/server.js';
+
+const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
+const COMPONENT = 'components/01jnjrh0m02c25ysw1gj6adcs3.yaml';
+const DIAGRAM = 'diagrams/01jnqxaem0avedamrt8c3z4bwa.yaml';
+
+async function check(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, 'check', dir]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** A copy of sample-repo/ with `edit` applied to the text of one file. */
+async function brokenCopy(path: string, edit: (text: string) => string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  await cp(SAMPLE, dir, { recursive: true });
+  const before = await readFile(join(dir, path), 'utf8');
+  const after = edit(before);
+  if (after === before) throw new Error(`the edit changed nothing in ${path}`);
+  await writeFile(join(dir, path), after);
+  return dir;
+}
+
+/** The 1-based line of the first line of `path` in sample-repo/ that matches. */
+async function lineIn(path: string, pattern: RegExp): Promise<number> {
+  return (await readFile(join(SAMPLE, path), 'utf8')).split('\n').findIndex((l) => pattern.test(l)) + 1;
+}
+
+test('sample-repo passes c4store check with exit code 0', async (t) => {
+  const result = await check(SAMPLE);
+  t.is(result.code, 0, result.stdout + result.stderr);
+  t.is(result.stdout, '');
+  t.regex(result.stderr, /no problems/);
+});
+
+test('an attribute value naming no attribute: the component file and the line of that id', async (t) => {
+  const dir = await brokenCopy(COMPONENT, (text) => text.replace('  - id: 01jnga84c0bg1e7axcfbyysdmn', '  - id: 01jnga84c0bg1e7axcfbyysdmx'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  const line = await lineIn(COMPONENT, /01jnga84c0bg1e7axcfbyysdmn/);
+  t.is(result.stdout, `${COMPONENT}:${line}: Attribute with id '01jnga84c0bg1e7axcfbyysdmx' does not exist.\n`);
+});
+
+test('a schema failure in a nested field: one problem per field, each on the line of its field', async (t) => {
+  const dir = await brokenCopy(DIAGRAM, (text) => text.replace(/^ {4}width: 18$/m, '    width: 180').replace(/^state: ACTIVE$/m, 'state: LIVE'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  t.deepEqual(result.stdout.trim().split('\n'), [
+    `${DIAGRAM}:${await lineIn(DIAGRAM, /^state:/)}: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'LIVE'`,
+    `${DIAGRAM}:${await lineIn(DIAGRAM, /^ {4}width: 18$/)}: componentInstances.0.width: Number must be less than or equal to 100`,
+  ]);
+});
+
+test('YAML that does not parse, a missing required field, a file name that is not its id', async (t) => {
+  const dir = await brokenCopy(COMPONENT, (text) => text.replace(/^name: .*\n/m, ''));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'tags/01jng649m0b5b0rgsswzakkrj6.yaml'), 'id: 01jng649m0b5b0rgsswzakkrj6\nname: [unclosed\n');
+  const tag = await readFile(join(SAMPLE, 'tags/01jng67yt033apjntw9qc9q5yq.yaml'), 'utf8');
+  await writeFile(join(dir, 'tags/01jng67yt033apjntw9qc9q5yr.yaml'), tag);
+  const result = await check(dir);
+  t.is(result.code, 1);
+  const lines = result.stdout.trim().split('\n');
+  t.true(lines.includes(`${COMPONENT}:1: name: Required`), result.stdout);
+  t.true(lines.some((l) => /^tags\/01jng649m0b5b0rgsswzakkrj6\.yaml:[23]: /.test(l)), result.stdout);
+  t.true(lines.includes('tags/01jng67yt033apjntw9qc9q5yr.yaml:1: the id inside (01jng67yt033apjntw9qc9q5yq) differs from the file name'), result.stdout);
+});
+
+test('files c4store does not own are ignored; a missing organization.yaml is reported', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await cp(SAMPLE, dir, { recursive: true });
+  await writeFile(join(dir, 'README.md'), '# not a model file\n');
+  t.is((await check(dir)).code, 0);
+  await rm(join(dir, 'organization.yaml'));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  t.is(result.stdout, 'organization.yaml:1: missing\n');
+});
+
+test('a large repository prints progress lines while it is checked', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await cp(SAMPLE, dir, { recursive: true });
+  await Promise.all(Array.from({ length: PROGRESS_EVERY }, (_, i) => {
+    const id = newId();
+    return writeFile(join(dir, 'tags', `${id}.yaml`), `id: ${id}\nname: Tag ${i}\ndesc: null\ncolor: gray\n`);
+  }));
+  const progress: string[] = [];
+  const report = await checkDirectory(dir, (line) => progress.push(line));
+  t.deepEqual(report.problems, []);
+  t.true(progress.length >= 1);
+  t.regex(progress[0], /^checked \d+ of \d+ files$/);
+});

@@ -1,0 +1,65 @@
+import test from 'ava';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { apiRouter, type AppDependencies } from '../src/http/app.js';
+import { openapiDocument, openapiPath } from '../src/openapi/document.js';
+import { ROUTES, routeKey } from '../src/openapi/routes.js';
+import { withServer } from './support/server.js';
+
+const COMMITTED = join(import.meta.dirname, '..', 'docs', 'openapi.json');
+
+/** Every method and path of the key-checked API, read from the router itself. */
+function routerRoutes(): string[] {
+  const router = apiRouter({ publicUrl: 'http://x', bodyLimit: 1 } as unknown as AppDependencies);
+  const routes = new Set<string>();
+  for (const layer of router.stack) {
+    for (const method of layer.methods) {
+      if (method !== 'HEAD' && typeof layer.path === 'string') routes.add(`${method} ${layer.path}`);
+    }
+  }
+  return [...routes];
+}
+
+test('the document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator)', async (t) => {
+  const validator = new Validator();
+  const result = await validator.validate(openapiDocument());
+  t.true(result.valid, JSON.stringify(result.errors, null, 2));
+  t.is(validator.version, '3.1');
+});
+
+test('every route of apiRouter has an OpenAPI entry, and every entry a route', (t) => {
+  const documented = new Set(ROUTES.filter((r) => !r.absolute).map(routeKey));
+  const served = routerRoutes();
+  t.true(served.length >= 15);
+  const missing = served.filter((route) => !documented.has(route));
+  t.deepEqual(missing, [], `add these routes to src/openapi/routes.ts: ${missing.join(', ')}`);
+  t.deepEqual([...documented].filter((route) => !served.includes(route)), [], 'documented routes the router does not serve');
+  const paths = openapiDocument().paths as Record<string, Record<string, unknown>>;
+  for (const route of ROUTES) t.truthy(paths[openapiPath(route)]?.[route.method.toLowerCase()], routeKey(route));
+});
+
+test('docs/openapi.json is the document as built (run npm run build when this fails)', async (t) => {
+  const committed = JSON.parse(await readFile(COMMITTED, 'utf8'));
+  t.deepEqual(committed, openapiDocument());
+});
+
+test('GET /api/external/openapi.json needs no key and serves the committed document', async (t) => {
+  await withServer(async (s) => {
+    const reply = await s.get('/api/external/openapi.json', { key: null });
+    t.is(reply.status, 200);
+    t.regex(reply.headers.get('content-type') ?? '', /^application\/json/);
+    t.deepEqual(reply.body, JSON.parse(await readFile(COMMITTED, 'utf8')));
+    // Keys, YAML, paging, ?at= and the error object are all described.
+    const doc = reply.body;
+    t.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'bearer']);
+    t.is(doc.components.securitySchemes.apiKey.name, 'x-api-key');
+    const listTags = doc.paths['/api/external/tag'].get;
+    t.deepEqual(listTags.parameters.map((p: { name: string }) => p.name).sort(), ['If-None-Match', 'at', 'cursor', 'limit']);
+    t.truthy(listTags.responses[200].content['application/yaml']);
+    t.truthy(listTags.responses[200].headers.Link);
+    t.deepEqual(doc.components.schemas.Error.required, ['error']);
+    t.truthy(doc.paths['/api/external/model'].get.responses[200].content['text/vnd.likec4']);
+    t.truthy(doc.paths['/api/external/model'].post.requestBody.content['application/yaml']);
+  });
+});
