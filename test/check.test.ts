@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDirectory, PROGRESS_EVERY } from '../src/check/check.js';
 import { newId } from '../src/model/ids.js';
+import { resourcePath } from '../src/model/paths.js';
 import { CLI } from './support/process.js';
 import { run } from './support/server.js';
 
 const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-const COMPONENT = 'components/01jnjrh0m02c25ysw1gj6adcs3.yaml';
-const DIAGRAM = 'diagrams/01jnqxaem0avedamrt8c3z4bwa.yaml';
+const COMPONENT = resourcePath('component', '01jnjrh0m02c25ysw1gj6adcs3');
+const DIAGRAM = resourcePath('diagram', '01jnqxaem0avedamrt8c3z4bwa');
 
 async function check(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import YAML from 'yaml';
+import { resourcePath } from '../src/model/paths.js';
 import { commitMessage } from '../src/service/commit-message.js';
 import { withServer } from './support/server.js';
 
@@ -21,7 +22,7 @@ test('names and apiContext with ESC, BEL, C1 and bidi controls: escaped in the c
     t.true(message.includes('Api-Context: ci\\u001b[31m run\\u0000 7'), message);
 
     const id = reply.body[0].id as string;
-    const file = await s.git('show', `main:components/${id}.yaml`);
+    const file = await s.git('show', `main:${resourcePath('component', id)}`);
     const stored = YAML.parse(file) as { name: string; apiContext: string };
     t.is(stored.name, NAME);
     t.is(stored.apiContext, CONTEXT);

@@ -38,7 +38,7 @@ test('a write yields the next model and exactly the files it changed, leaving th
     `create components/${shardOf(components[1].id)}/${components[1].id}.yaml`,
     `create diagrams/${shardOf(diagrams[0].id)}/${diagrams[0].id}.yaml`,
   ]);
-  t.regex(draft.changes[0].content, /^# yaml-language-server: \$schema=\.\.\/\.c4store\/schemas\/component\.json\nid: \S+\nref: api\nname: API\n/);
+  t.regex(draft.changes[0].content, /^# yaml-language-server: \$schema=\.\.\/\.\.\/\.c4store\/schemas\/component\.json\nid: \S+\nref: api\nname: API\n/);
 });
 
 test('re-applying the same request to its result changes nothing', async (t) => {

@@ -24,7 +24,8 @@ interface Block {
 /** The fenced blocks of the README between `## Using the API` and the next section that is not about using it. */
 function exampleBlocks(readme: string): Block[] {
   const start = readme.indexOf('\n## Using the API');
-  const end = readme.indexOf('\n## Layout of the code');
+  // From "Tools" on, the sections show other programs (client generators, CI, editors, the viewer).
+  const end = readme.indexOf('\n## Tools: OpenAPI, editors, CI and exports');
   const lines = readme.slice(start, end).split('\n');
   const blocks: Block[] = [];
   let intro = '';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { kindName, refIndex, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
-import { isId, newId } from '../model/ids.js';
+import { isGeneratedId, isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
@@ -117,9 +117,11 @@ export function sendList<T extends { id: string }>(
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
     throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
   }
-  // A cursor is the last id of the previous page (a generated or a client-chosen id); its
-  // place is found without a scan (http/pages.ts), so a walk costs O(page) per page.
-  if (cursor !== undefined && !isId(cursor)) throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  // A cursor is the last id of the previous page: a generated id, or a client-chosen one still
+  // in the list. Its place is found without a scan (http/pages.ts): a walk costs O(page) a page.
+  if (cursor !== undefined && !isGeneratedId(cursor) && !(isId(cursor) && items.has(cursor))) {
+    throw new ApiError(400, `Invalid cursor '${cursor}'.`);
+  }
   const { page, more } = pageAfter(items, cursor, limit);
   if (more) {
     const next = new URLSearchParams({ limit: String(limit), cursor: page[page.length - 1].id });

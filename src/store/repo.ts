@@ -243,6 +243,12 @@ export class Repo {
     const baseTree = args.parent ? (await this.objects.readCommit(args.parent)).tree : null;
     const writer = this.objects.startWriting();
     const tree = await writeEditedTree(this.objects, writer, baseTree, edits);
+    // Changes that rewrite files as they already are (c4store upgrade run twice) are no commit:
+    // a commit holding its parent's tree would only be noise in `git log`.
+    if (tree === baseTree && args.parent !== null) {
+      await writer.finish();
+      return args.parent;
+    }
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
     const parents = args.parent ? [args.parent] : [];
     const commit = await writer.write(
