@@ -8,7 +8,7 @@ import {
   DiagramResponse, DiagramSearchResult, DiffResponse, ErrorResponse, HealthResponse, HistoryCommitResponse, HistoryEntryResponse,
   ModelResponse, ModelWriteResponse, RevertResponse, TagResponse, TemplateResponse, TypeResponse, VersionResponse,
 } from './responses.js';
-import { ROUTES, type RouteDoc } from './routes.js';
+import { PATCH_BODIES, ROUTES, type RouteDoc } from './routes.js';
 
 /**
  * The OpenAPI 3.1 document of the API as served, built from the route table (routes.ts) and
@@ -26,6 +26,8 @@ const NAMED = new Map<unknown, string>([
   [CurrentComponentResponse, 'CurrentComponent'], [CurrentDiagramResponse, 'CurrentDiagram'], [TemplateResponse, 'TemplateResult'],
   [ComponentSearchResult, 'ComponentSearchResult'], [DiagramSearchResult, 'DiagramSearchResult'], [DependencySearchResult, 'Dependency'],
   [HistoryEntryResponse, 'HistoryEntry'], [HistoryCommitResponse, 'HistoryCommit'], [DiffResponse, 'Diff'],
+  [PATCH_BODIES.tag, 'TagPatch'], [PATCH_BODIES.attribute, 'AttributePatch'], [PATCH_BODIES.component, 'CurrentComponentPatch'],
+  [PATCH_BODIES.diagram, 'CurrentDiagramPatch'],
   [VersionBody, 'VersionInput'], [VersionResponse, 'Version'], [RevertBody, 'RevertInput'], [RevertResponse, 'RevertResult'],
 ]);
 
@@ -71,7 +73,7 @@ function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
   if (!write && !route.absolute) {
-    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this commit (full id).', schema: { type: 'string' } });
+    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this revision: a full or abbreviated (4+ hex digits) commit id, a version name, or `main`.', schema: { type: 'string' } });
     parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag: 304 when the model is still at that commit.', schema: { type: 'string' } });
   }
   if (route.list) {

@@ -62,7 +62,7 @@ const CASCADE: QueryParam = {
 };
 
 /** The request schemas of PATCH `/<plural>/:id`: any part of the create body, merged into the stored resource. */
-const PARTIAL: Record<WritableKind, TSchema> = {
+export const PATCH_BODIES: Record<WritableKind, TSchema> = {
   tag: Type.Partial(CURRENT_SCHEMAS.tag),
   attribute: Type.Partial(CURRENT_SCHEMAS.attribute),
   component: Type.Partial(CURRENT_SCHEMAS.component),
@@ -86,7 +86,7 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       method: 'PATCH', path: `${path}/upsert-batch`, summary: `Create or partially update ${tag.toLowerCase()} by id or ref`, tag,
       request: Type.Array(CURRENT_SCHEMAS[kind]), response: list(item), conflict: true,
     },
-    { method: 'PATCH', path: `${path}/:id`, summary: `Update one ${name} partially (by id or ref)`, tag, request: PARTIAL[kind], response: item, conflict: true },
+    { method: 'PATCH', path: `${path}/:id`, summary: `Update one ${name} partially (by id or ref)`, tag, request: PATCH_BODIES[kind], response: item, conflict: true },
     { method: 'DELETE', path: `${path}/:id`, summary: `Delete one ${name}, answering it`, tag, response: item, conflict: true, query: [CASCADE] },
     { method: 'DELETE', path: `/${kind}/:id`, summary: `Delete one ${name}, answering it in the seed's shape`, tag, response: seedItem, conflict: true, query: [CASCADE] },
   ];
