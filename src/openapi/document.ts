@@ -1,11 +1,14 @@
 import { EXPORT_FORMATS } from '../export/formats.js';
 import type { TSchema } from 'typebox';
 import { AttributeInput, ComponentInput, DiagramInput, ModelBody, TagInput } from '../model/schemas.js';
+import { RevertBody, VersionBody } from '../history/schemas.js';
+import { CurrentComponent, CurrentDiagram, TemplateBody } from '../model/current-form/schemas.js';
 import {
-  AttributeResponse, ComponentResponse, DiagramResponse, ErrorResponse, HealthResponse, ModelResponse, ModelWriteResponse,
-  TagResponse, TypeResponse,
+  AttributeResponse, ComponentResponse, ComponentSearchResult, CurrentComponentResponse, CurrentDiagramResponse, DependencySearchResult,
+  DiagramResponse, DiagramSearchResult, DiffResponse, ErrorResponse, HealthResponse, HistoryCommitResponse, HistoryEntryResponse,
+  ModelResponse, ModelWriteResponse, RevertResponse, TagResponse, TemplateResponse, TypeResponse, VersionResponse,
 } from './responses.js';
-import { ROUTES, type RouteDoc } from './routes.js';
+import { PATCH_BODIES, ROUTES, type RouteDoc } from './routes.js';
 
 /**
  * The OpenAPI 3.1 document of the API as served, built from the route table (routes.ts) and
@@ -19,6 +22,13 @@ const NAMED = new Map<unknown, string>([
   [DiagramResponse, 'Diagram'], [ModelResponse, 'Model'], [ModelWriteResponse, 'ModelWriteResult'], [HealthResponse, 'Health'],
   [TagInput, 'TagInput'], [AttributeInput, 'AttributeInput'], [ComponentInput, 'ComponentInput'], [DiagramInput, 'DiagramInput'],
   [ModelBody, 'ModelInput'], [ErrorResponse, 'Error'],
+  [CurrentComponent, 'CurrentComponentInput'], [CurrentDiagram, 'CurrentDiagramInput'], [TemplateBody, 'TemplateInput'],
+  [CurrentComponentResponse, 'CurrentComponent'], [CurrentDiagramResponse, 'CurrentDiagram'], [TemplateResponse, 'TemplateResult'],
+  [ComponentSearchResult, 'ComponentSearchResult'], [DiagramSearchResult, 'DiagramSearchResult'], [DependencySearchResult, 'Dependency'],
+  [HistoryEntryResponse, 'HistoryEntry'], [HistoryCommitResponse, 'HistoryCommit'], [DiffResponse, 'Diff'],
+  [PATCH_BODIES.tag, 'TagPatch'], [PATCH_BODIES.attribute, 'AttributePatch'], [PATCH_BODIES.component, 'CurrentComponentPatch'],
+  [PATCH_BODIES.diagram, 'CurrentDiagramPatch'],
+  [VersionBody, 'VersionInput'], [VersionResponse, 'Version'], [RevertBody, 'RevertInput'], [RevertResponse, 'RevertResult'],
 ]);
 
 /** A schema as the document writes it: a `$ref` when named, arrays of named items likewise. */
@@ -48,6 +58,7 @@ const ERRORS: Record<number, string> = {
   403: '`This API key may only read.`',
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
+  409: 'Conflict: an id, ref or version name already taken, or a delete of something still referred to (without `cascade=true`).',
   412: '`If-Match` names a commit that is no longer `main`.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
@@ -62,28 +73,34 @@ function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
   if (!write && !route.absolute) {
-    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this commit (full id).', schema: { type: 'string' } });
+    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this revision: a full or abbreviated (4+ hex digits) commit id, a version name, or `main`.', schema: { type: 'string' } });
     parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag: 304 when the model is still at that commit.', schema: { type: 'string' } });
   }
   if (route.list) {
     parameters.push({ name: 'limit', in: 'query', required: false, description: 'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } });
     parameters.push({ name: 'cursor', in: 'query', required: false, description: 'The id after which the page starts (from the `Link` header).', schema: { type: 'string' } });
   }
-  if (route.path.includes(':id')) parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  for (const q of route.query ?? []) {
+    parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: plain(q.schema ?? { type: 'string' }) });
+  }
   if (write) {
     parameters.push({ name: 'layout', in: 'query', required: false, description: '`auto` lays out afresh every element the request gives no position.', schema: { enum: ['auto'] } });
     parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'Refuse (412) unless `main` is still at this commit.', schema: { type: 'string' } });
   }
 
-  const ok: Record<string, unknown> = { ...content(schemaRef(route.response)) };
-  if (route.exports) {
-    for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
-  }
   const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? {} : { ETag: ETAG };
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
-  const responses: Record<string, unknown> = {
-    200: { description: 'Success', headers, content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok },
-  };
+  if (route.link) headers.Link = { description: '`<path?…&before=…>; rel="next"` after a full page.', schema: { type: 'string' } };
+  const responses: Record<string, unknown> = {};
+  if (route.response) {
+    const ok: Record<string, unknown> = { ...content(schemaRef(route.response)) };
+    if (route.exports) {
+      for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
+    }
+    responses[200] = { description: 'Success', headers, content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok };
+  }
+  if (route.created) responses[201] = { description: 'Created', headers: { ETag: ETAG }, content: content(schemaRef(route.created)) };
   if (!route.absolute) {
     if (!write) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
     responses[400] = errorResponse(400);
@@ -93,6 +110,7 @@ function operation(route: RouteDoc) {
   }
   if (write) {
     responses[403] = errorResponse(403);
+    if (route.conflict) responses[409] = errorResponse(409);
     responses[412] = errorResponse(412);
     responses[413] = errorResponse(413);
     responses[415] = errorResponse(415);

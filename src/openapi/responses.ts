@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { FILE_SCHEMAS } from '../model/file-schemas.js';
+import { DIRECTORIES, type StoredKind } from '../model/paths.js';
 
 /**
  * Response bodies, from the stored files' schemas (src/model/file-schemas.ts): the API answers
@@ -38,3 +39,124 @@ export const ModelWriteResponse = Type.Object({
 });
 
 export const HealthResponse = Type.Object({ ok: Type.Boolean() });
+
+/*
+ * The current form's shapes (src/model/current-form/present.ts): tags and attributes as above;
+ * components and diagrams in the current spellings.
+ */
+
+const Text = Type.Union([Type.String(), Type.Null()]);
+const NullableId = Type.Union([Type.String(), Type.Null()]);
+const Position = Type.Object({ x: Type.Integer(), y: Type.Integer() });
+const Size = Type.Integer({ minimum: 1, maximum: 100 });
+const { state: State, level: Level, ref: Ref, apiContext: ApiContext } = FILE_SCHEMAS.diagram.properties;
+const AttributeValues = FILE_SCHEMAS.component.properties.attributes;
+
+export const CurrentComponentResponse = Type.Object({
+  id: Type.String(), ref: Ref, name: Type.String(), desc: Text, inlineDesc: Type.Boolean(), state: State,
+  typeId: NullableId, typeSlug: NullableId,
+  tags: Type.Array(Type.String(), { description: 'Tag ids.' }),
+  linksTo: Type.Array(Type.String(), { description: 'Diagram ids.' }),
+  attributes: AttributeValues,
+  apiContext: ApiContext,
+});
+
+export const CurrentDiagramResponse = Type.Object({
+  id: Type.String(), ref: Ref, name: Type.String(), desc: Text, state: State, level: Level,
+  url: Type.String({ description: '`<public url>/diagrams/<id>`' }),
+  tags: Type.Array(Type.String(), { description: 'Tag ids.' }),
+  componentInstances: Type.Array(Type.Object({
+    id: Type.String(), ref: Ref, componentId: NullableId,
+    placeholder: Type.Union([Type.Object({ text: Type.String(), typeId: NullableId }), Type.Null()], { description: '`null` unless the instance has no component.' }),
+    isContainer: Type.Boolean(), parentId: NullableId, position: Position, width: Size, height: Size,
+  })),
+  textareas: Type.Array(Type.Object({ id: Type.String(), ref: Ref, position: Position, width: Size, text: Type.String() })),
+  relations: Type.Array(Type.Object({
+    id: Type.String(), ref: Ref,
+    fromRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
+    toRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
+    label: Text, desc: Text, linksTo: Type.Array(Type.String()),
+  })),
+  apiContext: ApiContext,
+});
+
+export const TemplateResponse = Type.Object({
+  components: Type.Array(CurrentComponentResponse),
+  diagrams: Type.Array(CurrentDiagramResponse),
+});
+
+/* Search (src/search/search.ts). */
+
+const Named = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const ComponentSearchResult = Type.Object({
+  id: Type.String(), name: Type.String(), state: State, desc: Text,
+  type: Type.Union([Named, Type.Null()]),
+  tags: Type.Array(Type.String()),
+  attributes: AttributeValues,
+});
+
+export const DiagramSearchResult = Type.Object({
+  id: Type.String(), name: Type.String(), url: Type.String(), state: State, level: Level, tags: Type.Array(Type.String()),
+});
+
+export const DependencySearchResult = Type.Object({
+  component: Named,
+  direction: Type.Enum(['upstream', 'downstream']),
+  diagrams: Type.Array(Named, { description: 'The diagrams that draw the relation; empty for a component link.' }),
+});
+
+/* History, diffs, versions, revert (src/history/). */
+
+const Kind = Type.Enum(Object.keys(DIRECTORIES) as StoredKind[]);
+const Person = Type.Object({ name: Type.String(), email: Type.String() });
+const Commit = Type.String({ description: 'A full commit id.' });
+
+const ResourceRef = Type.Object({ kind: Kind, id: Type.String(), name: Text });
+
+export const ModelDiffResponse = Type.Object({
+  added: Type.Array(ResourceRef),
+  removed: Type.Array(ResourceRef),
+  changed: Type.Array(Type.Object({
+    ...ResourceRef.properties,
+    fields: Type.Array(Type.Object({
+      field: Type.String({ description: 'Dotted path; items of nested arrays are named by id (`componentInstances.<id>.position`).' }),
+      old: Type.Unknown(),
+      new: Type.Unknown(),
+    })),
+  })),
+});
+
+export const HistoryEntryResponse = Type.Object({
+  id: Commit,
+  parents: Type.Array(Commit),
+  author: Person,
+  time: Type.String({ description: 'ISO 8601.' }),
+  summary: Type.String(),
+  apiContext: Text,
+  resources: Type.Array(Type.Object({
+    kind: Type.Union([Kind, Type.Literal('organization')]),
+    id: Type.String(),
+    name: Text,
+    action: Type.Enum(['create', 'update', 'delete', 'move']),
+    path: Type.String(),
+  })),
+});
+
+export const HistoryCommitResponse = Type.Object({ ...HistoryEntryResponse.properties, diff: ModelDiffResponse });
+
+export const DiffResponse = Type.Object({ from: Commit, to: Commit, ...ModelDiffResponse.properties });
+
+export const VersionResponse = Type.Object({
+  name: Type.String(),
+  commit: Commit,
+  desc: Text,
+  tagger: Type.Union([Person, Type.Null()], { description: '`null` for a lightweight tag.' }),
+  time: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const RevertResponse = Type.Object({
+  commit: Type.String({ description: 'The new commit, or `main` unchanged when nothing differed.' }),
+  restored: Commit,
+  changes: ModelDiffResponse,
+});

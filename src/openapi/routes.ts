@@ -1,7 +1,12 @@
 import Type, { type TSchema } from 'typebox';
+import { RevertBody, VersionBody } from '../history/schemas.js';
+import { CURRENT_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
 import { AttributeBody, ComponentBody, DiagramBody, ModelBody, TagBody } from '../model/schemas.js';
+import { COMPONENT_FILTERS, DIAGRAM_FILTERS } from '../search/search.js';
 import {
-  AttributeResponse, ComponentResponse, DiagramResponse, HealthResponse, ModelResponse, ModelWriteResponse, TagResponse, TypeResponse,
+  AttributeResponse, ComponentResponse, ComponentSearchResult, CurrentComponentResponse, CurrentDiagramResponse, DependencySearchResult,
+  DiagramResponse, DiagramSearchResult, DiffResponse, HealthResponse, HistoryCommitResponse, HistoryEntryResponse, ModelResponse,
+  ModelWriteResponse, RevertResponse, TagResponse, TemplateResponse, TypeResponse, VersionResponse,
 } from './responses.js';
 
 /**
@@ -15,13 +20,29 @@ export interface RouteDoc {
   summary: string;
   tag: string;
   request?: TSchema;
-  response: TSchema;
+  /** The 200 answer; none for a route that only refuses. */
+  response?: TSchema;
+  /** The 201 answer of a create. */
+  created?: TSchema;
+  /** May answer 409: an id, ref or name taken, or a delete refused while others refer to it. */
+  conflict?: boolean;
+  /** Query parameters of its own (beyond `?at=`, paging and `?layout=`). */
+  query?: QueryParam[];
+  /** Answers a `Link: <…>; rel="next"` header while more follow. */
+  link?: boolean;
   /** A list GET: `?limit=` and `?cursor=`, the `Link` header. */
   list?: boolean;
   /** GET answers these export media types too (src/export/). */
   exports?: boolean;
   /** Outside `/api/external` and without a key. */
   absolute?: boolean;
+}
+
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema?: TSchema;
+  required?: boolean;
 }
 
 const list = (schema: TSchema) => Type.Array(schema);
@@ -31,6 +52,51 @@ function resource(tag: string, path: string, item: TSchema): RouteDoc[] {
     { method: 'GET', path, summary: `List ${tag.toLowerCase()}`, tag, response: list(item), list: true },
     { method: 'GET', path: `${path}/:id`, summary: `One ${tag.toLowerCase().replace(/s$/, '')} by id`, tag, response: item },
   ];
+}
+
+const PLURAL = { tag: '/tags', attribute: '/attributes', component: '/components', diagram: '/diagrams' } as const;
+
+const CASCADE: QueryParam = {
+  name: 'cascade', schema: Type.Boolean({ default: false }),
+  description: '`true` also removes what refers to it; without it a delete of something referred to is refused (409).',
+};
+
+/** The request schemas of PATCH `/<plural>/:id`: any part of the create body, merged into the stored resource. */
+export const PATCH_BODIES: Record<WritableKind, TSchema> = {
+  tag: Type.Partial(CURRENT_SCHEMAS.tag),
+  attribute: Type.Partial(CURRENT_SCHEMAS.attribute),
+  component: Type.Partial(CURRENT_SCHEMAS.component),
+  diagram: Type.Partial(CURRENT_SCHEMAS.diagram),
+};
+
+/**
+ * The current form's routes of one kind (src/http/routes/current.ts). `/attributes` shares its
+ * GETs and POST with the seed's forms, which the table lists with those.
+ */
+function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: TSchema): RouteDoc[] {
+  const path = PLURAL[kind];
+  const name = kind;
+  return [
+    ...(kind === 'attribute' ? [] : [
+      { method: 'GET', path, summary: `List ${tag.toLowerCase()} (current form)`, tag, response: list(item), list: true },
+      { method: 'POST', path, summary: `Create one ${name}`, tag, request: CURRENT_SCHEMAS[kind], created: item, conflict: true },
+      { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item },
+    ] satisfies RouteDoc[]),
+    {
+      method: 'PATCH', path: `${path}/upsert-batch`, summary: `Create or partially update ${tag.toLowerCase()} by id or ref`, tag,
+      request: Type.Array(CURRENT_SCHEMAS[kind]), response: list(item), conflict: true,
+    },
+    { method: 'PATCH', path: `${path}/:id`, summary: `Update one ${name} partially (by id or ref)`, tag, request: PATCH_BODIES[kind], response: item, conflict: true },
+    { method: 'DELETE', path: `${path}/:id`, summary: `Delete one ${name}, answering it`, tag, response: item, conflict: true, query: [CASCADE] },
+    { method: 'DELETE', path: `/${kind}/:id`, summary: `Delete one ${name}, answering it in the seed's shape`, tag, response: seedItem, conflict: true, query: [CASCADE] },
+  ];
+}
+
+function searchFilters(names: readonly string[], required = false): QueryParam[] {
+  return names.map((name) => ({
+    name, required,
+    description: name === 'name' ? 'Part of the name, any case.' : name === 'attributeValue' ? 'With `attributeId`: its value as text.' : `Equal to \`${name}\`.`,
+  }));
 }
 
 export const ROUTES: RouteDoc[] = [
@@ -46,7 +112,13 @@ export const ROUTES: RouteDoc[] = [
   ...['/attribute', '/attributes'].flatMap((path): RouteDoc[] => [
     ...resource('Attributes', path, AttributeResponse),
     { method: 'PUT', path, summary: 'Create attributes (no id)', tag: 'Attributes', request: AttributeBody, response: list(AttributeResponse) },
-    { method: 'POST', path, summary: 'Create or update attributes (full overwrite)', tag: 'Attributes', request: AttributeBody, response: list(AttributeResponse) },
+    path === '/attributes'
+      ? {
+        method: 'POST', path, tag: 'Attributes', conflict: true,
+        summary: 'An array: create or update attributes (full overwrite, 200); one object: create one attribute (the current form, 201)',
+        request: Type.Union([AttributeBody, CURRENT_SCHEMAS.attribute]), response: list(AttributeResponse), created: AttributeResponse,
+      }
+      : { method: 'POST', path, summary: 'Create or update attributes (full overwrite)', tag: 'Attributes', request: AttributeBody, response: list(AttributeResponse) },
   ]),
 
   ...resource('Components', '/component', ComponentResponse),
@@ -56,6 +128,56 @@ export const ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/diagram', summary: 'List diagrams', tag: 'Diagrams', response: list(DiagramResponse), list: true },
   { method: 'GET', path: '/diagram/:id', summary: 'One diagram by id, or exported by Accept', tag: 'Diagrams', response: DiagramResponse, exports: true },
   { method: 'POST', path: '/diagram', summary: 'Create or update diagrams (nested elements replaced)', tag: 'Diagrams', request: DiagramBody, response: list(DiagramResponse) },
+
+  ...currentForm('tag', 'Tags', TagResponse, TagResponse),
+  ...currentForm('attribute', 'Attributes', AttributeResponse, AttributeResponse),
+  ...currentForm('component', 'Components', CurrentComponentResponse, ComponentResponse),
+  ...currentForm('diagram', 'Diagrams', CurrentDiagramResponse, DiagramResponse),
+  ...['/type/:id', '/types/:id'].map((path): RouteDoc => ({ method: 'DELETE', path, summary: 'Refused: types cannot be deleted (405)', tag: 'Types' })),
+  {
+    method: 'POST', path: '/template', tag: 'Model', conflict: true, request: TemplateBody, response: TemplateResponse,
+    summary: 'Components and diagrams in the current form, one commit; an element with a known id or ref updates it partially',
+  },
+
+  {
+    method: 'GET', path: '/search/components', summary: 'Components matching every filter given (at least one)', tag: 'Search',
+    response: list(ComponentSearchResult), query: searchFilters(COMPONENT_FILTERS),
+  },
+  {
+    method: 'GET', path: '/search/diagrams', summary: 'Diagrams matching every filter given (at least one)', tag: 'Search',
+    response: list(DiagramSearchResult), query: searchFilters(DIAGRAM_FILTERS),
+  },
+  {
+    method: 'GET', path: '/search/dependencies', summary: 'The components directly related to a component', tag: 'Search',
+    response: list(DependencySearchResult), query: searchFilters(['componentId'], true),
+  },
+
+  {
+    method: 'GET', path: '/history', summary: 'The commits of `main`, newest first', tag: 'History', response: list(HistoryEntryResponse), link: true,
+    query: [
+      { name: 'limit', description: 'At most this many entries (1–1000, default 50); a full page answers a `Link` to the next.', schema: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }) },
+      { name: 'before', description: 'Start below this commit, version or abbreviation (exclusive; from the `Link` header).' },
+      { name: 'since', description: 'Only commits at or after this ISO 8601 time.' },
+      { name: 'until', description: 'Only commits at or before this ISO 8601 time.' },
+      { name: 'resource', description: 'Only commits that touched the resource with this id.' },
+    ],
+  },
+  { method: 'GET', path: '/history/:commit', summary: 'One commit and what it changed against its first parent', tag: 'History', response: HistoryCommitResponse },
+  {
+    method: 'GET', path: '/diff', summary: 'What changed in the model between two commits or versions', tag: 'History', response: DiffResponse,
+    query: [
+      { name: 'from', description: 'The commit, abbreviation or version to compare from.', required: true },
+      { name: 'to', description: 'The commit, abbreviation or version to compare to (default `main`).' },
+    ],
+  },
+  ...['/version', '/versions'].flatMap((path): RouteDoc[] => [
+    { method: 'GET', path, summary: 'The named versions (git tags)', tag: 'History', response: list(VersionResponse) },
+    { method: 'POST', path, summary: 'Name the current `main` (an annotated git tag)', tag: 'History', request: VersionBody, created: VersionResponse, conflict: true },
+  ]),
+  {
+    method: 'POST', path: '/revert', summary: 'One new commit restoring the model as of a commit or version', tag: 'History',
+    request: RevertBody, response: RevertResponse,
+  },
 
   { method: 'GET', path: '/model', summary: 'The whole model, or exported by Accept', tag: 'Model', response: ModelResponse, exports: true },
   { method: 'POST', path: '/model', summary: 'Components and diagrams in one request and one commit', tag: 'Model', request: ModelBody, response: ModelWriteResponse },

@@ -6,7 +6,7 @@ import { ROUTES, type RouteDoc } from '../../src/openapi/routes.js';
 /**
  * Checks every reply the HTTP tests receive against the schema the OpenAPI document gives for
  * its route (src/openapi/routes.ts, the same table the document is built from): a 200 against
- * the route's response schema, any error against the error object. Replies of routes the table
+ * the route's response schema, a 201 against its created schema, any error against the error object. Replies of routes the table
  * does not know (unknown paths) are checked as errors only.
  */
 
@@ -33,6 +33,7 @@ export function undocumented(method: string, path: string, status: number, conte
   let schema: TSchema | undefined;
   if (status >= 400) schema = ErrorResponse;
   else if (status === 200) schema = routeOf(method.toUpperCase(), path)?.response;
+  else if (status === 201) schema = routeOf(method.toUpperCase(), path)?.created;
   if (schema === undefined || path.split('?')[0] === '/api/external/openapi.json') return undefined;
   const v = validator(schema);
   if (v.Check(body)) return undefined;
