@@ -97,7 +97,8 @@ test.serial('a write that loses the ref compare-and-swap to another process is r
       if (!interfered) {
         interfered = true;
         const head = (await otherProcess.readHead())!;
-        await otherProcess.commit({ parent: head, changes: [], author, message: 'the other process\n' });
+        // A commit that changes a file: one that changes nothing is no commit (Repo.writeCommit).
+        await otherProcess.commit({ parent: head, changes: [{ path: 'README.md', content: 'the other process\n' }], author, message: 'the other process\n' });
       }
       putOrganization(draft, { ...draft.base.organization, members: [...draft.base.organization.members, 'x@example.com'] });
     },
