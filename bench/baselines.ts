@@ -60,7 +60,11 @@ function storeCommit(repo: Repo, org: BenchOrg, tag: string, locked: boolean): (
  */
 export async function workingClone(gitdir: string, dir: string): Promise<void> {
   await run('git', ['clone', '--quiet', '--no-local', '--branch', 'main', gitdir, dir]);
-  for (const [key, value] of [['user.name', BENCH_AUTHOR.name], ['user.email', BENCH_AUTHOR.email], ['gc.auto', '0']] as const) {
+  for (const [key, value] of [
+    ['user.name', BENCH_AUTHOR.name],
+    ['user.email', BENCH_AUTHOR.email],
+    ['gc.auto', '0'],
+  ] as const) {
     await run('git', ['-C', dir, 'config', key, value]);
   }
 }

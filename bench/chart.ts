@@ -28,7 +28,9 @@ export function latencyChart(title: string, subtitle: string, series: Series[]):
   const px = (x: number) => PLOT.left + ((Math.log10(x) - xMin) / (xMax - xMin || 1)) * plotW;
   const py = (y: number) => PLOT.top + plotH - ((Math.log10(y) - yMin) / (yMax - yMin || 1)) * plotH;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`);
   out.push(`<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(title)}</text>`);
   out.push(`<text x="${WIDTH / 2}" y="35" text-anchor="middle" font-size="11" fill="#555">${escapeXml(subtitle)}</text>`);
@@ -59,7 +61,9 @@ export function latencyChart(title: string, subtitle: string, series: Series[]):
       out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${dash}/>`);
     }
     for (const [x, y] of valid) {
-      out.push(`<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${escapeXml(s.label)}: ${fmt(y)} ms at ${x}</title></circle>`);
+      out.push(
+        `<circle cx="${px(x).toFixed(1)}" cy="${py(y).toFixed(1)}" r="3.5" fill="${s.color}"><title>${escapeXml(s.label)}: ${fmt(y)} ms at ${x}</title></circle>`,
+      );
     }
     const ly = PLOT.top + 10 + i * 20;
     const lx = WIDTH - PLOT.right + 16;

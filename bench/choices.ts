@@ -47,7 +47,11 @@ export interface ChoiceFigures {
 }
 
 /** Mean time per write of building each write's components map from the previous one's. */
-function nextModelCost(components: ReadonlyMap<string, Component>, writes: number, next: (m: ReadonlyMap<string, Component>) => Map<string, Component> | LayeredMap<string, Component>): number {
+function nextModelCost(
+  components: ReadonlyMap<string, Component>,
+  writes: number,
+  next: (m: ReadonlyMap<string, Component>) => Map<string, Component> | LayeredMap<string, Component>,
+): number {
   const ids = [...components.keys()];
   let current = components;
   const began = performance.now();
@@ -108,11 +112,18 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
     await writer.write('blob', Buffer.from(`c4store blob ${i} ${Math.random()}\n`));
     await writer.finish();
   });
-  const isoBlob = await medianOf(samples * 3, (i) => git.writeBlob({ fs, gitdir, blob: Buffer.from(`isogit blob ${i} ${Math.random()}\n`) }));
+  const isoBlob = await medianOf(samples * 3, (i) =>
+    git.writeBlob({ fs, gitdir, blob: Buffer.from(`isogit blob ${i} ${Math.random()}\n`) }),
+  );
 
   const c4Commit = await medianOf(samples, async (i) => {
     const parent = (await repo.readHead())!;
-    await repo.commit({ parent, changes: [updatedFile(pick(org.components, i), `choice edit ${i}`)], author: BENCH_AUTHOR, message: 'choice\n' });
+    await repo.commit({
+      parent,
+      changes: [updatedFile(pick(org.components, i), `choice edit ${i}`)],
+      author: BENCH_AUTHOR,
+      message: 'choice\n',
+    });
   });
   // The same commit with isomorphic-git's object API, on a side branch so main is left alone.
   const ref = 'refs/heads/bench-isomorphic-git';
@@ -138,23 +149,32 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
   });
   await git.deleteRef({ fs, gitdir, ref });
 
-  const rootTree = (await git.readTree({ fs, gitdir, oid: (await git.readCommit({ fs, gitdir, oid: (await repo.readHead())! })).commit.tree })).tree;
+  const rootTree = (
+    await git.readTree({ fs, gitdir, oid: (await git.readCommit({ fs, gitdir, oid: (await repo.readHead())! })).commit.tree })
+  ).tree;
   const components = rootTree.find((e) => e.path === 'components')!;
-  const treeBytes = wrapObject('tree', Buffer.from((await git.readObject({ fs, gitdir, oid: components.oid, format: 'content' })).object as Uint8Array));
+  const treeBytes = wrapObject(
+    'tree',
+    Buffer.from((await git.readObject({ fs, gitdir, oid: components.oid, format: 'content' })).object as Uint8Array),
+  );
   const level1 = await medianOf(samples, () => deflateSync(treeBytes, { level: 1 }));
   const level0 = await medianOf(samples, () => deflateSync(treeBytes, { level: 0 }));
 
   const fsync = promisify(fs.fsync);
   const scratch = fs.mkdtempSync(join(org.dataDir, 'fsync-'));
-  const fileSync = await medianOf(samples, async (i) => {
-    const fd = fs.openSync(join(scratch, `f${i}`), 'wx');
-    fs.writeFileSync(fd, 'x'.repeat(200));
-    const t0 = performance.now();
-    await fsync(fd);
-    const took = performance.now() - t0;
-    fs.closeSync(fd);
-    return took;
-  }, true);
+  const fileSync = await medianOf(
+    samples,
+    async (i) => {
+      const fd = fs.openSync(join(scratch, `f${i}`), 'wx');
+      fs.writeFileSync(fd, 'x'.repeat(200));
+      const t0 = performance.now();
+      await fsync(fd);
+      const took = performance.now() - t0;
+      fs.closeSync(fd);
+      return took;
+    },
+    true,
+  );
   const dirSync = await medianOf(samples, async (i) => {
     fs.writeFileSync(join(scratch, `d${i}`), 'x');
     const fd = fs.openSync(scratch, 'r');
@@ -176,8 +196,19 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
   let bundled: number;
   let modules: number;
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json'),
-      '--noEmit', 'false', '--outDir', modulesDir], { stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        join(ROOT, 'tsconfig.json'),
+        '--noEmit',
+        'false',
+        '--outDir',
+        modulesDir,
+      ],
+      { stdio: 'ignore' },
+    );
     startAndExit(CLI);
     startAndExit(join(modulesDir, 'cli.js'));
     bundled = await medianOf(Math.max(3, samples / 4), () => startAndExit(CLI), true);
@@ -196,11 +227,13 @@ export async function measureChoices(org: BenchOrg, samples = 20): Promise<Choic
     nextModel: { layered, copy },
     processStart: { bundled, modules },
   };
-  log(`    load ${oids.length} blobs: c4store ${c4Load.toFixed(0)} ms (from the blob cache ${cachedLoad.toFixed(0)} ms), isomorphic-git ${isoLoad.toFixed(0)} ms; ` +
-    `write a blob: ${c4Blob.toFixed(2)} vs ${isoBlob.toFixed(2)} ms; object-level commit: ${c4Commit.toFixed(2)} vs ${isoCommit.toFixed(2)} ms; ` +
-    `deflate the ${(treeBytes.length / 1024).toFixed(0)} KiB tree: level 1 ${level1.toFixed(2)} ms, level 0 ${level0.toFixed(2)} ms; ` +
-    `fsync of a file ${fileSync.toFixed(2)} ms, of a directory ${dirSync.toFixed(2)} ms; ` +
-    `next components map: layered ${layered.toFixed(3)} ms, copied ${copy.toFixed(3)} ms; ` +
-    `node dist/cli.js --help: bundled ${bundled.toFixed(0)} ms, one file per module ${modules.toFixed(0)} ms`);
+  log(
+    `    load ${oids.length} blobs: c4store ${c4Load.toFixed(0)} ms (from the blob cache ${cachedLoad.toFixed(0)} ms), isomorphic-git ${isoLoad.toFixed(0)} ms; ` +
+      `write a blob: ${c4Blob.toFixed(2)} vs ${isoBlob.toFixed(2)} ms; object-level commit: ${c4Commit.toFixed(2)} vs ${isoCommit.toFixed(2)} ms; ` +
+      `deflate the ${(treeBytes.length / 1024).toFixed(0)} KiB tree: level 1 ${level1.toFixed(2)} ms, level 0 ${level0.toFixed(2)} ms; ` +
+      `fsync of a file ${fileSync.toFixed(2)} ms, of a directory ${dirSync.toFixed(2)} ms; ` +
+      `next components map: layered ${layered.toFixed(3)} ms, copied ${copy.toFixed(3)} ms; ` +
+      `node dist/cli.js --help: bundled ${bundled.toFixed(0)} ms, one file per module ${modules.toFixed(0)} ms`,
+  );
   return figures;
 }

@@ -111,7 +111,17 @@ export function makeDiagram(d: number, members: readonly Component[]): Diagram {
 
 /** The component as an update body: every field as stored, `desc` changed. */
 export function updateBody(c: Component, desc: string): Record<string, unknown> {
-  return { id: c.id, ref: c.ref, name: c.name, desc, state: c.state, typeId: c.typeId, apiContext: c.apiContext, linksTo: c.linksTo, attributes: [] };
+  return {
+    id: c.id,
+    ref: c.ref,
+    name: c.name,
+    desc,
+    state: c.state,
+    typeId: c.typeId,
+    apiContext: c.apiContext,
+    linksTo: c.linksTo,
+    attributes: [],
+  };
 }
 
 /** The file the update above writes: the same change, for the baselines. */
@@ -128,17 +138,29 @@ export function importBody(round: number, components = 100): Record<string, unkn
     desc: `Import ${round}`,
     level: 'C2',
     componentInstances: refs.slice(d * 10, d * 10 + 10).map((ref, k) => ({
-      ref: `imp-d${d}-i${k}`, component: ref, position: { x: (k % 5) * 24, y: Math.floor(k / 5) * 12 }, width: 18, height: 8,
+      ref: `imp-d${d}-i${k}`,
+      component: ref,
+      position: { x: (k % 5) * 24, y: Math.floor(k / 5) * 12 },
+      width: 18,
+      height: 8,
     })),
     textareas: [{ ref: `imp-d${d}-t`, position: { x: 0, y: 30 }, width: 40, text: 'Imported' }],
     relations: refs.slice(d * 10 + 1, d * 10 + 10).map((_, k) => ({
-      ref: `imp-d${d}-r${k}`, fromComponentInstance: `imp-d${d}-i${k}`, toComponentInstance: `imp-d${d}-i${k + 1}`, label: 'calls',
+      ref: `imp-d${d}-r${k}`,
+      fromComponentInstance: `imp-d${d}-i${k}`,
+      toComponentInstance: `imp-d${d}-i${k + 1}`,
+      label: 'calls',
     })),
   }));
   return {
     components: refs.map((ref, n) => ({
-      ref, name: `Imported ${n}`, desc: `Import ${round}`, state: 'ACTIVE', typeSlug: 'container',
-      linksTo: n === 0 ? [] : [refs[n - 1]], apiContext: API_CONTEXT,
+      ref,
+      name: `Imported ${n}`,
+      desc: `Import ${round}`,
+      state: 'ACTIVE',
+      typeSlug: 'container',
+      linksTo: n === 0 ? [] : [refs[n - 1]],
+      apiContext: API_CONTEXT,
     })),
     diagrams,
   };

@@ -32,14 +32,17 @@ export interface HeavyFigures {
 export function heavyDiagram(name: string, instances: number, relations: number): unknown[] {
   let seed = 7;
   const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-  return [{
-    name, level: 'C2',
-    componentInstances: Array.from({ length: instances }, (_, i) => ({ ref: `i${i}`, placeholder: `Service ${i}` })),
-    relations: Array.from({ length: relations }, () => ({
-      fromComponentInstance: `i${Math.floor(next() * instances)}`,
-      toComponentInstance: `i${Math.floor(next() * instances)}`,
-    })),
-  }];
+  return [
+    {
+      name,
+      level: 'C2',
+      componentInstances: Array.from({ length: instances }, (_, i) => ({ ref: `i${i}`, placeholder: `Service ${i}` })),
+      relations: Array.from({ length: relations }, () => ({
+        fromComponentInstance: `i${Math.floor(next() * instances)}`,
+        toComponentInstance: `i${Math.floor(next() * instances)}`,
+      })),
+    },
+  ];
 }
 
 export async function measureHeavy(
@@ -113,14 +116,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     '',
     `${m.date}, revision ${m.revision}, Node ${m.node}, ${m.nproc} × ${m.cpuModel}, load ${m.loadBefore.toFixed(1)} before the run.`,
     'Three posts of a diagram with 2,000 new instances and 4,000 relations to one organization, one after',
-    'another, while another organization\'s `GET /api/external/tag` is timed every 10 ms (`npm run bench:heavy`).',
-    'Before: layout on the request\'s thread (`layoutThreads: 0`); after: layout on worker threads and the',
-    'write step in slices. Before issue 16.2 the layout of 200 instances with 4,000 relations alone took 47 s on the request\'s',
+    "another, while another organization's `GET /api/external/tag` is timed every 10 ms (`npm run bench:heavy`).",
+    "Before: layout on the request's thread (`layoutThreads: 0`); after: layout on worker threads and the",
+    "write step in slices. Before issue 16.2 the layout of 200 instances with 4,000 relations alone took 47 s on the request's",
     'thread, and every other request waited for it.',
     '',
     '| Layout | Light reads | p50 | p99 | Worst | Heavy writes |',
     '|---|---:|---:|---:|---:|---|',
-    line('before (on the request\'s thread)', before),
+    line("before (on the request's thread)", before),
     line('after (worker threads)', after),
     '',
   ].join('\n');

@@ -73,7 +73,12 @@ async function measure(label: string) {
       diffAll: await timeIt(() => get(`/diff?from=${firstUpdate}&to=${head}`), 3),
       clone: await timeIt(async () => {
         await rm(join(clone, 'm'), { recursive: true, force: true });
-        await run('git', ['clone', '-q', `http://x:${org.key}@${server.url.slice('http://'.length)}/git/${org.slug}.git`, join(clone, 'm')]);
+        await run('git', [
+          'clone',
+          '-q',
+          `http://x:${org.key}@${server.url.slice('http://'.length)}/git/${org.slug}.git`,
+          join(clone, 'm'),
+        ]);
       }, 1),
     };
     console.log(JSON.stringify(figures));

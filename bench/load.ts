@@ -64,10 +64,12 @@ function loadOnce(options: LoadOptions): Promise<Round> {
       (error, result) => {
         if (error) return reject(error);
         if (result.non2xx > 0 || result.errors > 0) {
-          return reject(new LoadError(
-            `${options.method ?? 'GET'} ${options.path}: ${result.non2xx} non-2xx, ${result.errors} errors ` +
-            `(${JSON.stringify(result.statusCodeStats)})`,
-          ));
+          return reject(
+            new LoadError(
+              `${options.method ?? 'GET'} ${options.path}: ${result.non2xx} non-2xx, ${result.errors} errors ` +
+                `(${JSON.stringify(result.statusCodeStats)})`,
+            ),
+          );
         }
         // Throughput over the time responses were coming in: autocannon's own stop is
         // checked on a sampling tick, which would add up to a tick of idle time.

@@ -72,11 +72,12 @@ export function summarizeProfile(profile: CpuProfile, lastMs = Infinity): Profil
 }
 
 export function formatSummary(summary: ProfileSummary, top = 30, match?: RegExp): string {
-  const lines = (rows: Array<[string, number]>) => rows
-    .filter(([name]) => !match || match.test(name))
-    .slice(0, top)
-    .map(([name, ms]) => `${ms.toFixed(0).padStart(8)} ms ${((100 * ms) / summary.totalMs).toFixed(1).padStart(5)}%  ${name}`)
-    .join('\n');
+  const lines = (rows: Array<[string, number]>) =>
+    rows
+      .filter(([name]) => !match || match.test(name))
+      .slice(0, top)
+      .map(([name, ms]) => `${ms.toFixed(0).padStart(8)} ms ${((100 * ms) / summary.totalMs).toFixed(1).padStart(5)}%  ${name}`)
+      .join('\n');
   return `${summary.totalMs.toFixed(0)} ms sampled\n--- self time\n${lines(summary.self)}\n--- inclusive time\n${lines(summary.inclusive)}`;
 }
 
@@ -87,6 +88,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
   for (const file of positionals) {
     const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, values.last ? Number(values.last) : Infinity);
-    console.log(`${file}\n${formatSummary(summary, values.top ? Number(values.top) : 30, values.match ? new RegExp(values.match) : undefined)}\n`);
+    console.log(
+      `${file}\n${formatSummary(summary, values.top ? Number(values.top) : 30, values.match ? new RegExp(values.match) : undefined)}\n`,
+    );
   }
 }

@@ -19,7 +19,6 @@ export interface ReadFigures {
 
 export const READ_CONNECTIONS = 16;
 
-
 /**
  * Fetches both responses from c4store as they stand and starts the buffer route serving
  * exactly those bytes. Returns the route and the sizes.
@@ -49,7 +48,10 @@ export function readMeasurements(server: ServerProcess, route: ServerProcess, or
       // c4store serializes a body once per commit: the first request after a write pays for it.
       if (who === 'c4store') await settle(target, org, READ_PATHS[name]);
       return load({
-        url: target.url, connections: READ_CONNECTIONS, durationMs, path: READ_PATHS[name],
+        url: target.url,
+        connections: READ_CONNECTIONS,
+        durationMs,
+        path: READ_PATHS[name],
         headers: { authorization: `Bearer ${org.key}` },
       });
     },

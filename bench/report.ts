@@ -46,7 +46,9 @@ export function machine(): Machine {
     memoryGb: os.totalmem() / 2 ** 30,
     node: process.version,
     git: safe(() => execFileSync('git', ['--version'], { encoding: 'utf8' })),
-    isomorphicGit: safe(() => (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'isomorphic-git', 'package.json'), 'utf8')) as { version: string }).version),
+    isomorphicGit: safe(
+      () => (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'isomorphic-git', 'package.json'), 'utf8')) as { version: string }).version,
+    ),
     os: `${os.type()} ${os.release()}`,
     revision: revision(),
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
@@ -94,27 +96,70 @@ export function checks(r: BenchResults): Check[] {
   const worstDurable = [...r.sizes].sort((a, b) => durableCost(b) - durableCost(a))[0]!;
   const update = big.writes.update1.p50;
   return [
-    check(`HTTP update p50 at ${n(big.size)} ≤ 0.5× git add && git commit`,
-      `${ms(update)} ms vs ${ms(big.baselines.gitCli.p50)} ms`, lat(big.writes.update1, big.baselines.gitCli), '≤', 0.5),
+    check(
+      `HTTP update p50 at ${n(big.size)} ≤ 0.5× git add && git commit`,
+      `${ms(update)} ms vs ${ms(big.baselines.gitCli.p50)} ms`,
+      lat(big.writes.update1, big.baselines.gitCli),
+      '≤',
+      0.5,
+    ),
     big.reference
-      ? check(`HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(big.reference.size)} (measured side by side)`,
-        `${ms(update)} ms vs ${ms(big.reference.update1.p50)} ms (separate runs: ${ms(small.writes.update1.p50)} ms)`,
-        lat(big.writes.update1, big.reference.update1), '≤', 2)
-      : check(`HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(small.size)}`,
-        `${ms(update)} ms vs ${ms(small.writes.update1.p50)} ms`, update / small.writes.update1.p50, '≤', 2),
-    check(`${n(mid.size)} components, 16 clients: ≥ 150 acknowledged writes/s`,
-      `${mid.writes.update16.perSecond.toFixed(0)} writes/s`, mid.writes.update16.perSecond, '≥', 150),
-    check(`GET /component at ${n(big.size)} ≥ 0.8× the req/s of the precomputed-buffer route`,
+      ? check(
+          `HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(big.reference.size)} (measured side by side)`,
+          `${ms(update)} ms vs ${ms(big.reference.update1.p50)} ms (separate runs: ${ms(small.writes.update1.p50)} ms)`,
+          lat(big.writes.update1, big.reference.update1),
+          '≤',
+          2,
+        )
+      : check(
+          `HTTP update p50 at ${n(big.size)} ≤ 2× the same at ${n(small.size)}`,
+          `${ms(update)} ms vs ${ms(small.writes.update1.p50)} ms`,
+          update / small.writes.update1.p50,
+          '≤',
+          2,
+        ),
+    check(
+      `${n(mid.size)} components, 16 clients: ≥ 150 acknowledged writes/s`,
+      `${mid.writes.update16.perSecond.toFixed(0)} writes/s`,
+      mid.writes.update16.perSecond,
+      '≥',
+      150,
+    ),
+    check(
+      `GET /component at ${n(big.size)} ≥ 0.8× the req/s of the precomputed-buffer route`,
       `${big.reads.c4store.component.perSecond.toFixed(0)} vs ${big.reads.buffer.component.perSecond.toFixed(0)} req/s`,
-      tput(big.reads.c4store.component, big.reads.buffer.component), '≥', 0.8),
-    check(`start-up of ${n(r.startup.components)} components ≤ 1 s to first answer (restart; without the blob cache in brackets)`,
-      `${ms(r.startup.firstAnswerMs)} ms (${ms(r.startup.noCacheMs)} ms)`, Math.max(r.startup.firstAnswerMs, r.startup.noCacheMs) / 1000, '≤', 1),
-    check(`resident memory with ${n(r.startup.components)} components loaded ≤ 250 MB`,
-      `${r.startup.rssLoadedMb.toFixed(0)} MB`, r.startup.rssLoadedMb, '≤', 250),
-    check(`--durable costs ≤ 2 ms per write at p50 (worst size: ${n(worstDurable.size)})`,
-      `${ms(worstDurable.durable.update1.p50)} − ${ms(worstDurable.writes.update1.p50)} ms`, durableCost(worstDurable), '≤', 2),
-    check(`viewer: drawing a ${r.viewer.instances}-instance diagram as SVG ≤ 5 ms (the whole page in brackets)`,
-      `${ms(r.viewer.svgMs)} ms (${ms(r.viewer.pageMs)} ms), ${(r.viewer.svgBytes / 1024).toFixed(0)} KB`, Math.max(r.viewer.svgMs, r.viewer.pageMs), '≤', 5),
+      tput(big.reads.c4store.component, big.reads.buffer.component),
+      '≥',
+      0.8,
+    ),
+    check(
+      `start-up of ${n(r.startup.components)} components ≤ 1 s to first answer (restart; without the blob cache in brackets)`,
+      `${ms(r.startup.firstAnswerMs)} ms (${ms(r.startup.noCacheMs)} ms)`,
+      Math.max(r.startup.firstAnswerMs, r.startup.noCacheMs) / 1000,
+      '≤',
+      1,
+    ),
+    check(
+      `resident memory with ${n(r.startup.components)} components loaded ≤ 250 MB`,
+      `${r.startup.rssLoadedMb.toFixed(0)} MB`,
+      r.startup.rssLoadedMb,
+      '≤',
+      250,
+    ),
+    check(
+      `--durable costs ≤ 2 ms per write at p50 (worst size: ${n(worstDurable.size)})`,
+      `${ms(worstDurable.durable.update1.p50)} − ${ms(worstDurable.writes.update1.p50)} ms`,
+      durableCost(worstDurable),
+      '≤',
+      2,
+    ),
+    check(
+      `viewer: drawing a ${r.viewer.instances}-instance diagram as SVG ≤ 5 ms (the whole page in brackets)`,
+      `${ms(r.viewer.svgMs)} ms (${ms(r.viewer.pageMs)} ms), ${(r.viewer.svgBytes / 1024).toFixed(0)} KB`,
+      Math.max(r.viewer.svgMs, r.viewer.pageMs),
+      '≤',
+      5,
+    ),
   ];
 }
 
@@ -156,10 +201,16 @@ function figureTable(r: BenchResults): string {
     ['buffer route, same bytes', (s) => cell(s.reads.buffer.component)],
     ['**c4store** `GET /model`, 16 clients', (s) => cell(s.reads.c4store.model)],
     ['buffer route, same bytes', (s) => cell(s.reads.buffer.model)],
-    ['response size `/component` · `/model`', (s) => `${(s.reads.bytes.component / 1e6).toFixed(2)} MB · ${(s.reads.bytes.model / 1e6).toFixed(2)} MB`],
+    [
+      'response size `/component` · `/model`',
+      (s) => `${(s.reads.bytes.component / 1e6).toFixed(2)} MB · ${(s.reads.bytes.model / 1e6).toFixed(2)} MB`,
+    ],
     ['first GET of a fresh server (loads the model)', (s) => `${ms(s.firstGetMs)} ms`],
   ];
-  return table(['p50 / p99 ms · per second', ...r.sizes.map((s) => `${n(s.size)} components`)], rows.map(([label, f]) => [label, ...r.sizes.map(f)]));
+  return table(
+    ['p50 / p99 ms · per second', ...r.sizes.map((s) => `${n(s.size)} components`)],
+    rows.map(([label, f]) => [label, ...r.sizes.map(f)]),
+  );
 }
 
 function ratioTable(r: BenchResults): string {
@@ -170,20 +221,27 @@ function ratioTable(r: BenchResults): string {
     ['c4store update ÷ `git add && git commit` (p50)', (s) => x(lat(s.writes.update1, s.baselines.gitCli))],
     ['c4store update ÷ isomorphic-git add + commit (p50)', (s) => x(lat(s.writes.update1, s.baselines.isomorphicGit))],
     [`c4store update ÷ the same at ${n(small.size)} (p50, separate runs)`, (s) => x(s.writes.update1.p50 / small.writes.update1.p50)],
-    [`c4store update ÷ the same at ${n(small.size)} (p50, side by side)`,
-      (s) => (s.reference ? x(lat(s.writes.update1, s.reference.update1)) : s === small ? x(1) : '–')],
+    [
+      `c4store update ÷ the same at ${n(small.size)} (p50, side by side)`,
+      (s) => (s.reference ? x(lat(s.writes.update1, s.reference.update1)) : s === small ? x(1) : '–'),
+    ],
     ['c4store 16 clients ÷ 1 client (writes/s)', (s) => x(tput(s.writes.update16, s.writes.update1))],
     ['--durable − default, update p50 (ms)', (s) => `${durableCost(s) >= 0 ? '+' : ''}${durableCost(s).toFixed(2)} ms`],
     ['--durable update ÷ floor, durable (p50)', (s) => x(lat(s.durable.update1, s.baselines.floorDurable))],
     ['`GET /component` ÷ buffer route (req/s)', (s) => x(tput(s.reads.c4store.component, s.reads.buffer.component))],
     ['`GET /model` ÷ buffer route (req/s)', (s) => x(tput(s.reads.c4store.model, s.reads.buffer.model))],
   ];
-  return table(['ratio', ...r.sizes.map((s) => `${n(s.size)}`)], rows.map(([label, f]) => [label, ...r.sizes.map(f)]));
+  return table(
+    ['ratio', ...r.sizes.map((s) => `${n(s.size)}`)],
+    rows.map(([label, f]) => [label, ...r.sizes.map(f)]),
+  );
 }
 
 function checkTable(r: BenchResults): string {
-  return table(['target (issue 5)', 'measured', 'ratio / value', 'met'],
-    checks(r).map((c) => [c.target, c.measured, formatValue(c), c.met ? '**met**' : '**not met**']));
+  return table(
+    ['target (issue 5)', 'measured', 'ratio / value', 'met'],
+    checks(r).map((c) => [c.target, c.measured, formatValue(c), c.met ? '**met**' : '**not met**']),
+  );
 }
 
 function choicesSection(r: BenchResults): string {
@@ -192,29 +250,65 @@ function choicesSection(r: BenchResults): string {
   const lines = [
     `Measured in the same run on the ${n(c.components)}-component repository:`,
     '',
-    table(['choice', 'c4store', 'instead', 'bought'], [
-      [`loose objects read with node's zlib, synchronously in ${'≤'}4 ms slices (start-up: every one of ${n(c.loadBlobs.blobs)} blobs)`,
-        `${ms(c.loadBlobs.c4store)} ms`, `${ms(c.loadBlobs.isomorphicGit)} ms (isomorphic-git \`readBlob\`)`, x(c.loadBlobs.isomorphicGit / c.loadBlobs.c4store)],
-      [`a cold start's blobs from one verified cache file (\`c4store-blob-cache\`, \`Repo.readBlobs\`)`,
-        `${ms(c.loadBlobs.cached)} ms`, `${ms(c.loadBlobs.c4store)} ms (the loose objects, as above)`, x(c.loadBlobs.c4store / c.loadBlobs.cached)],
-      ['blobs written with node crypto + zlib', `${ms(c.writeBlob.c4store)} ms`, `${ms(c.writeBlob.isomorphicGit)} ms (isomorphic-git \`writeBlob\`)`,
-        x(c.writeBlob.isomorphicGit / c.writeBlob.c4store)],
-      ['object-level commit: only the trees on the changed path, entries kept as raw bytes (`Repo.commit`)',
-        `${ms(c.objectCommit.c4store)} ms`, `${ms(c.objectCommit.isomorphicGit)} ms (isomorphic-git readTree/writeTree/writeCommit/writeRef)`,
-        x(c.objectCommit.isomorphicGit / c.objectCommit.c4store)],
-      [`trees over 64 KiB stored uncompressed (the ${(c.bigTree.bytes / 1024).toFixed(0)} KiB \`components/\` tree)`,
-        `${ms(c.bigTree.level0)} ms`, `${ms(c.bigTree.level1)} ms (deflate level 1, git's default)`, `${ms(c.bigTree.level1 - c.bigTree.level0)} ms per commit`],
-      ['no index, no working tree (object-level commits) vs the usual way',
-        `${ms(big.baselines.floor.p50)} ms (floor)`, `${ms(big.baselines.gitCli.p50)} ms (git CLI), ${ms(big.baselines.isomorphicGit.p50)} ms (isomorphic-git)`,
-        x(lat(big.baselines.gitCli, big.baselines.floor))],
-      [`the next model's components map as a layer over the stored one (\`LayeredMap\`), per write over ${n(c.components)} components`,
-        `${ms(c.nextModel.layered)} ms`, `${ms(c.nextModel.copy)} ms (a copy of the Map, as before)`, x(c.nextModel.copy / c.nextModel.layered)],
-      ['one bundled file (esbuild) instead of one file per module: `node dist/cli.js --help`, spawn to exit',
-        `${ms(c.processStart.bundled)} ms`, `${ms(c.processStart.modules)} ms (tsc's output)`, `${ms(c.processStart.modules - c.processStart.bundled)} ms per start`],
-      ['GET bodies serialized once per commit, then sent as one Buffer',
-        `${big.reads.c4store.component.perSecond.toFixed(0)} req/s`, `${big.reads.buffer.component.perSecond.toFixed(0)} req/s (the floor: a precomputed Buffer)`,
-        `${x(tput(big.reads.c4store.component, big.reads.buffer.component))} of the floor`],
-    ]),
+    table(
+      ['choice', 'c4store', 'instead', 'bought'],
+      [
+        [
+          `loose objects read with node's zlib, synchronously in ${'≤'}4 ms slices (start-up: every one of ${n(c.loadBlobs.blobs)} blobs)`,
+          `${ms(c.loadBlobs.c4store)} ms`,
+          `${ms(c.loadBlobs.isomorphicGit)} ms (isomorphic-git \`readBlob\`)`,
+          x(c.loadBlobs.isomorphicGit / c.loadBlobs.c4store),
+        ],
+        [
+          `a cold start's blobs from one verified cache file (\`c4store-blob-cache\`, \`Repo.readBlobs\`)`,
+          `${ms(c.loadBlobs.cached)} ms`,
+          `${ms(c.loadBlobs.c4store)} ms (the loose objects, as above)`,
+          x(c.loadBlobs.c4store / c.loadBlobs.cached),
+        ],
+        [
+          'blobs written with node crypto + zlib',
+          `${ms(c.writeBlob.c4store)} ms`,
+          `${ms(c.writeBlob.isomorphicGit)} ms (isomorphic-git \`writeBlob\`)`,
+          x(c.writeBlob.isomorphicGit / c.writeBlob.c4store),
+        ],
+        [
+          'object-level commit: only the trees on the changed path, entries kept as raw bytes (`Repo.commit`)',
+          `${ms(c.objectCommit.c4store)} ms`,
+          `${ms(c.objectCommit.isomorphicGit)} ms (isomorphic-git readTree/writeTree/writeCommit/writeRef)`,
+          x(c.objectCommit.isomorphicGit / c.objectCommit.c4store),
+        ],
+        [
+          `trees over 64 KiB stored uncompressed (the ${(c.bigTree.bytes / 1024).toFixed(0)} KiB \`components/\` tree)`,
+          `${ms(c.bigTree.level0)} ms`,
+          `${ms(c.bigTree.level1)} ms (deflate level 1, git's default)`,
+          `${ms(c.bigTree.level1 - c.bigTree.level0)} ms per commit`,
+        ],
+        [
+          'no index, no working tree (object-level commits) vs the usual way',
+          `${ms(big.baselines.floor.p50)} ms (floor)`,
+          `${ms(big.baselines.gitCli.p50)} ms (git CLI), ${ms(big.baselines.isomorphicGit.p50)} ms (isomorphic-git)`,
+          x(lat(big.baselines.gitCli, big.baselines.floor)),
+        ],
+        [
+          `the next model's components map as a layer over the stored one (\`LayeredMap\`), per write over ${n(c.components)} components`,
+          `${ms(c.nextModel.layered)} ms`,
+          `${ms(c.nextModel.copy)} ms (a copy of the Map, as before)`,
+          x(c.nextModel.copy / c.nextModel.layered),
+        ],
+        [
+          'one bundled file (esbuild) instead of one file per module: `node dist/cli.js --help`, spawn to exit',
+          `${ms(c.processStart.bundled)} ms`,
+          `${ms(c.processStart.modules)} ms (tsc's output)`,
+          `${ms(c.processStart.modules - c.processStart.bundled)} ms per start`,
+        ],
+        [
+          'GET bodies serialized once per commit, then sent as one Buffer',
+          `${big.reads.c4store.component.perSecond.toFixed(0)} req/s`,
+          `${big.reads.buffer.component.perSecond.toFixed(0)} req/s (the floor: a precomputed Buffer)`,
+          `${x(tput(big.reads.c4store.component, big.reads.buffer.component))} of the floor`,
+        ],
+      ],
+    ),
     '',
     'Not in the table: queued writers of one process pass the cross-process lock on instead of releasing and retaking it ' +
       '(src/store/lock.ts; the "16 clients ÷ 1 client" row above, and an A/B of the four-process torture run in ' +
@@ -317,6 +411,9 @@ export function renderChart(r: BenchResults): string {
     { label: 'buffer route /model', color: '#8c564b', dashed: true, points: points((s) => s.reads.buffer.model.p50) },
   ];
   const m = r.machine;
-  return latencyChart('c4store: p50 latency against model size',
-    `writes: 1 client · reads: 16 clients · nproc ${m.nproc}, node ${m.node} · ${m.date}`, series);
+  return latencyChart(
+    'c4store: p50 latency against model size',
+    `writes: 1 client · reads: 16 clients · nproc ${m.nproc}, node ${m.node} · ${m.date}`,
+    series,
+  );
 }

@@ -47,16 +47,29 @@ async function modelWith(attributeCount: number, componentCount: number): Promis
     const id = `100000000000000000${String(i).padStart(8, '0')}`;
     const required = i < REQUIRED;
     model.attributes.set(id, {
-      id, name: `Attribute ${i}`, type: 'STRING', desc: null, required,
+      id,
+      name: `Attribute ${i}`,
+      type: 'STRING',
+      desc: null,
+      required,
       forTypes: required ? ['container'] : i % 3 === 0 ? [slugs[i % slugs.length]] : [],
     });
   }
   const required = [...model.attributes.values()].slice(0, REQUIRED);
   const values = required.map((a) => ({ id: a.id, value: 'set' }));
   const draft = new Draft(model, options('200000000000000000'));
-  await writeModel(draft, {
-    components: Array.from({ length: componentCount }, (_, i) => ({ ref: `c${i}`, name: `C ${i}`, typeSlug: 'container', attributes: values })),
-  }, '');
+  await writeModel(
+    draft,
+    {
+      components: Array.from({ length: componentCount }, (_, i) => ({
+        ref: `c${i}`,
+        name: `C ${i}`,
+        typeSlug: 'container',
+        attributes: values,
+      })),
+    },
+    '',
+  );
   // Plain maps, as a cold load builds them (not the write's layer over an empty map).
   return { model: { ...draft.model, components: new Map(draft.model.components) }, required };
 }
@@ -83,10 +96,24 @@ export async function measureRules(attributeCounts: number[], components: number
         add.length = 0;
         check.length = 0;
       }
-      write.push(await timed(() => writeModel(new Draft(model, options('300000000000000000')),
-        { components: [{ name: 'New', typeSlug: 'container', attributes: values }] }, '')));
-      add.push(await timed(() => writeAttributes(new Draft(model, options('400000000000000000')),
-        [{ name: 'Runbook', type: 'LINK', required: i % 2 === 0, forTypes: ['person'] }], true)));
+      write.push(
+        await timed(() =>
+          writeModel(
+            new Draft(model, options('300000000000000000')),
+            { components: [{ name: 'New', typeSlug: 'container', attributes: values }] },
+            '',
+          ),
+        ),
+      );
+      add.push(
+        await timed(() =>
+          writeAttributes(
+            new Draft(model, options('400000000000000000')),
+            [{ name: 'Runbook', type: 'LINK', required: i % 2 === 0, forTypes: ['person'] }],
+            true,
+          ),
+        ),
+      );
       check.push(await timed(() => checkModel(model)));
     }
     sizes.push({ attributes, writeOneComponent: median(write), addOneAttribute: median(add), checkWholeModel: median(check) });
@@ -97,8 +124,9 @@ export async function measureRules(attributeCounts: number[], components: number
 export function rulesSection(r: RulesFigures): string {
   const n = (v: number) => v.toLocaleString('en-US');
   const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(0));
-  const rows = r.sizes.map((s) =>
-    `| ${n(s.attributes)} | ${ms(s.writeOneComponent)} ms | ${ms(s.addOneAttribute)} ms | ${ms(s.checkWholeModel)} ms |`);
+  const rows = r.sizes.map(
+    (s) => `| ${n(s.attributes)} | ${ms(s.writeOneComponent)} ms | ${ms(s.addOneAttribute)} ms | ${ms(s.checkWholeModel)} ms |`,
+  );
   return [
     `The pure model step alone (no HTTP, no git), ${n(r.components)} containers each holding the ${r.required} attributes required of`,
     'containers, the other attributes optional (most for every type, a third for one type). Medians.',

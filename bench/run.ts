@@ -143,7 +143,11 @@ function fsck(gitdir: string): string {
     execFileSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--no-dangling'], { stdio: 'pipe' });
     return 'clean';
   } catch (error) {
-    return `errors: ${String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n').slice(0, 5).join('; ')}`;
+    return `errors: ${String((error as { stderr?: Buffer }).stderr ?? error)
+      .trim()
+      .split('\n')
+      .slice(0, 5)
+      .join('; ')}`;
   }
 }
 
@@ -193,22 +197,41 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
           const small = await serveProcess(reference.dataDir, [], spawnOptions(options, `${reference.components.length}-reference`));
           servers.push(small);
           await settle(small, reference);
-          const [update1] = writeMeasurements(small, reference, `c4store at ${reference.components.length}, side by side`, 0, options.updateDurationMs);
+          const [update1] = writeMeasurements(
+            small,
+            reference,
+            `c4store at ${reference.components.length}, side by side`,
+            0,
+            options.updateDurationMs,
+          );
           referenceRuns.push({ ...update1!, key: 'reference:update1' });
         }
         const buffer = await startBufferRoute(plain, org, workDir);
         servers.push(buffer.route);
         bytes = buffer.bytes;
-        const [update1, update16, import100] = prefixed('c4store:', writeMeasurements(plain, org, 'c4store', options.imports, options.updateDurationMs));
-        const [durable1, durable16, durableImport] = prefixed('durable:', writeMeasurements(durable, org, 'c4store --durable', options.imports, options.updateDurationMs));
+        const [update1, update16, import100] = prefixed(
+          'c4store:',
+          writeMeasurements(plain, org, 'c4store', options.imports, options.updateDurationMs),
+        );
+        const [durable1, durable16, durableImport] = prefixed(
+          'durable:',
+          writeMeasurements(durable, org, 'c4store --durable', options.imports, options.updateDurationMs),
+        );
         // Figures that are compared run next to each other in every round.
-        figures = await interleave([
-          ...baselineRuns,
-          update1!, durable1!, ...referenceRuns,
-          update16!, durable16!,
-          import100!, durableImport!,
-          ...readMeasurements(plain, buffer.route, org, options.readDurationMs),
-        ], timing);
+        figures = await interleave(
+          [
+            ...baselineRuns,
+            update1!,
+            durable1!,
+            ...referenceRuns,
+            update16!,
+            durable16!,
+            import100!,
+            durableImport!,
+            ...readMeasurements(plain, buffer.route, org, options.readDurationMs),
+          ],
+          timing,
+        );
         if (size === options.startupSize) {
           log(`  memory after ${options.rssWrites} writes [${elapsed(began)}]`);
           memory = await memoryAfterWrites(plain, org, options.rssWrites);
@@ -220,7 +243,11 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
       }
       const f = (key: string) => figures[key]!;
       const baselines: BaselineFigures = {
-        floor: f('floor'), floorLocked: f('floorLocked'), floorDurable: f('floorDurable'), gitCli: f('gitCli'), isomorphicGit: f('isomorphicGit'),
+        floor: f('floor'),
+        floorLocked: f('floorLocked'),
+        floorDurable: f('floorDurable'),
+        gitCli: f('gitCli'),
+        isomorphicGit: f('isomorphicGit'),
       };
       const reads: ReadFigures = {
         c4store: { component: f('c4store:component'), model: f('c4store:model') },
@@ -230,7 +257,14 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
       const writes: WriteFigures = { update1: f('c4store:update1'), update16: f('c4store:update16'), import100: f('c4store:import100') };
       const durable: WriteFigures = { update1: f('durable:update1'), update16: f('durable:update16'), import100: f('durable:import100') };
       sizes.push({
-        size, diagrams: org.diagrams, buildMs: org.buildMs, firstGetMs, baselines, reads, writes, durable,
+        size,
+        diagrams: org.diagrams,
+        buildMs: org.buildMs,
+        firstGetMs,
+        baselines,
+        reads,
+        writes,
+        durable,
         ...(reference ? { reference: { size: reference.components.length, update1: f('reference:update1') } } : {}),
       });
 

@@ -98,7 +98,12 @@ function updates(server: ServerProcess, org: BenchOrg, connections: number): Mea
     async round(durationMs) {
       await settle(server, org);
       return load({
-        url: server.url, connections, durationMs, method: 'POST', path: '/api/external/component', headers: headers(org),
+        url: server.url,
+        connections,
+        durationMs,
+        method: 'POST',
+        path: '/api/external/component',
+        headers: headers(org),
         body: () => {
           const n = edits++;
           return JSON.stringify([updateBody(pick(org.components, n), `scale edit ${n}`)]);
@@ -147,12 +152,24 @@ export async function runScale(partial: Partial<ScaleOptions> = {}): Promise<Siz
     for (let i = 0; i < orgs.length; i++) await settle(servers[i]!, orgs[i]!);
 
     log('updates, every size in the same rounds:');
-    const one = await interleave(orgs.map((org, i) => updates(servers[i]!, org, 1)), {
-      rounds: options.rounds, durationMs: options.updateMs, warmupMs: options.warmupMs, pauseMs: 50,
-    });
-    const sixteen = await interleave(orgs.map((org, i) => updates(servers[i]!, org, 16)), {
-      rounds: options.rounds, durationMs: options.updateMs, warmupMs: options.warmupMs, pauseMs: 50,
-    });
+    const one = await interleave(
+      orgs.map((org, i) => updates(servers[i]!, org, 1)),
+      {
+        rounds: options.rounds,
+        durationMs: options.updateMs,
+        warmupMs: options.warmupMs,
+        pauseMs: 50,
+      },
+    );
+    const sixteen = await interleave(
+      orgs.map((org, i) => updates(servers[i]!, org, 16)),
+      {
+        rounds: options.rounds,
+        durationMs: options.updateMs,
+        warmupMs: options.warmupMs,
+        pauseMs: 50,
+      },
+    );
 
     for (let i = 0; i < orgs.length; i++) {
       const org = orgs[i]!;
@@ -160,10 +177,17 @@ export async function runScale(partial: Partial<ScaleOptions> = {}): Promise<Siz
       const size = org.components.length;
       const ids = org.components.map((c) => c.id).sort();
       const lastCursor = ids[Math.max(0, ids.length - PAGE - 1)]!;
-      const fullList = await timedGets(server, org, '/api/external/component', Math.max(3, Math.round(options.reads * Math.min(1, 10000 / size))));
+      const fullList = await timedGets(
+        server,
+        org,
+        '/api/external/component',
+        Math.max(3, Math.round(options.reads * Math.min(1, 10000 / size))),
+      );
       const firstPage = await timedGets(server, org, `/api/external/component?limit=${PAGE}`, options.reads);
       const lastPage = await timedGets(server, org, `/api/external/component?limit=${PAGE}&cursor=${lastCursor}`, options.reads);
-      log(`${size}: full list ${fullList.p50.toFixed(1)} ms, first page ${firstPage.p50.toFixed(1)} ms, last page ${lastPage.p50.toFixed(1)} ms`);
+      log(
+        `${size}: full list ${fullList.p50.toFixed(1)} ms, first page ${firstPage.p50.toFixed(1)} ms, last page ${lastPage.p50.toFixed(1)} ms`,
+      );
       await server.stop();
       const treeBytesPerWrite = treeBytesOfLastWrite(org);
       const componentsTreeBytes = Number(git(org.gitdir, 'cat-file', '-s', 'main:components'));
@@ -185,9 +209,22 @@ export async function runScale(partial: Partial<ScaleOptions> = {}): Promise<Siz
       const cloneMs = performance.now() - clone0;
       await rm(join(workDir, `clone-${size}.git`), { recursive: true, force: true });
       results.push({
-        size, buildMs: org.buildMs, update1: one[`${size}:update1`]!, update16: sixteen[`${size}:update16`]!,
-        fullList, firstPage, lastPage, treeBytesPerWrite, componentsTreeBytes, largestShardEntries,
-        looseBytes, packedBytes, gcMs, cloneMs, loose, packed,
+        size,
+        buildMs: org.buildMs,
+        update1: one[`${size}:update1`]!,
+        update16: sixteen[`${size}:update16`]!,
+        fullList,
+        firstPage,
+        lastPage,
+        treeBytesPerWrite,
+        componentsTreeBytes,
+        largestShardEntries,
+        looseBytes,
+        packedBytes,
+        gcMs,
+        cloneMs,
+        loose,
+        packed,
       });
     }
   } finally {
@@ -255,7 +292,7 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
       `1-minute load average ${m.loadBefore.toFixed(1)} at the start and ${m.loadAfter.toFixed(1)} at the end (other work on the same cores).`,
     '',
     'Organizations of N components with one diagram per 10 components, built as for `npm run bench`; one `c4store serve` process',
-    'per size. Updates: `POST /api/external/component` of one component with a new `desc`, every size\'s rounds interleaved',
+    "per size. Updates: `POST /api/external/component` of one component with a new `desc`, every size's rounds interleaved",
     `(medians over ${results[0]?.update1.rounds ?? 0} rounds). Start-up: spawn to the first 200 of \`GET /component\`.`,
     '',
     '### After (this run)',
@@ -270,7 +307,10 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
     row('start-up loose, with blob cache (without)', (r) => `${ms(r.loose.firstAnswerMs)} ms (${ms(r.loose.noCacheMs)} ms)`),
     row('start-up packed, with blob cache (without)', (r) => `${ms(r.packed.firstAnswerMs)} ms (${ms(r.packed.noCacheMs)} ms)`),
     row('RSS after start-up: loose · packed', (r) => `${r.loose.rssLoadedMb.toFixed(0)} · ${r.packed.rssLoadedMb.toFixed(0)} MB`),
-    row('repository: loose → after `git gc` (gc time)', (r) => `${mb(r.looseBytes)} → ${mb(r.packedBytes)} (${(r.gcMs / 1000).toFixed(1)} s)`),
+    row(
+      'repository: loose → after `git gc` (gc time)',
+      (r) => `${mb(r.looseBytes)} → ${mb(r.packedBytes)} (${(r.gcMs / 1000).toFixed(1)} s)`,
+    ),
     row('`git clone --bare`', (r) => `${ms(r.cloneMs)} ms`),
     row('build (one commit of every file)', (r) => `${(r.buildMs / 1000).toFixed(1)} s`),
     '',
@@ -294,7 +334,13 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
 export function scaleCli(args: string[]): void {
   const { values } = parseArgs({
     args,
-    options: { scale: { type: 'boolean' }, sizes: { type: 'string' }, rounds: { type: 'string' }, out: { type: 'string' }, 'no-write': { type: 'boolean' } },
+    options: {
+      scale: { type: 'boolean' },
+      sizes: { type: 'string' },
+      rounds: { type: 'string' },
+      out: { type: 'string' },
+      'no-write': { type: 'boolean' },
+    },
   });
   const options: Partial<ScaleOptions> = { outDir: values['no-write'] ? undefined : (values.out ?? join(ROOT, 'bench')) };
   if (values.sizes) options.sizes = values.sizes.split(',').map(Number);

@@ -70,9 +70,11 @@ export async function measureStartup(org: BenchOrg, rounds: number, spawn: Spawn
     listeningMs: median(listening),
     rssLoadedMb: median(rss),
   };
-  log(`    start-up ${figures.firstAnswerMs.toFixed(0)} ms to first answer (listening after ${figures.listeningMs.toFixed(0)} ms; ` +
-    `without the blob cache ${figures.noCacheMs.toFixed(0)} ms), ` +
-    `RSS ${figures.rssLoadedMb.toFixed(0)} MB`);
+  log(
+    `    start-up ${figures.firstAnswerMs.toFixed(0)} ms to first answer (listening after ${figures.listeningMs.toFixed(0)} ms; ` +
+      `without the blob cache ${figures.noCacheMs.toFixed(0)} ms), ` +
+      `RSS ${figures.rssLoadedMb.toFixed(0)} MB`,
+  );
   return figures;
 }
 
@@ -82,7 +84,11 @@ let memoryEdits = 0;
 export async function memoryAfterWrites(server: ServerProcess, org: BenchOrg, total: number): Promise<MemoryAfterWrites> {
   const missing = Math.max(16, total - server.writes());
   const round = await load({
-    url: server.url, connections: 16, amount: missing, method: 'POST', path: '/api/external/component',
+    url: server.url,
+    connections: 16,
+    amount: missing,
+    method: 'POST',
+    path: '/api/external/component',
     headers: { authorization: `Bearer ${org.key}`, 'content-type': 'application/json' },
     body: () => {
       const i = memoryEdits++;
@@ -91,6 +97,8 @@ export async function memoryAfterWrites(server: ServerProcess, org: BenchOrg, to
   });
   await new Promise((resolve) => setTimeout(resolve, 200)); // the last log lines
   const figures = { writes: server.writes(), rssMb: server.rssMb(), writesPerSecond: (round.latencies.length * 1000) / round.elapsedMs };
-  log(`    RSS after ${figures.writes} writes ${figures.rssMb.toFixed(0)} MB (the last ${missing} at ${figures.writesPerSecond.toFixed(0)} writes/s)`);
+  log(
+    `    RSS after ${figures.writes} writes ${figures.rssMb.toFixed(0)} MB (the last ${missing} at ${figures.writesPerSecond.toFixed(0)} writes/s)`,
+  );
   return figures;
 }

@@ -132,7 +132,9 @@ export async function interleave(measurements: readonly Measurement[], timing: T
   const figures: Record<string, Figure> = {};
   for (const m of measurements) {
     const figure = (figures[m.key] = summarize(rounds.get(m.key)!));
-    log(`    ${m.label.padEnd(36)} p50 ${figure.p50.toFixed(2).padStart(8)} ms  p99 ${figure.p99.toFixed(2).padStart(8)} ms  ${figure.perSecond.toFixed(1).padStart(8)}/s`);
+    log(
+      `    ${m.label.padEnd(36)} p50 ${figure.p50.toFixed(2).padStart(8)} ms  p99 ${figure.p99.toFixed(2).padStart(8)} ms  ${figure.perSecond.toFixed(1).padStart(8)}/s`,
+    );
   }
   return figures;
 }

@@ -26,25 +26,51 @@ export function fortyInstanceDiagram() {
   const instances: ComponentInstance[] = [];
   for (let c = 0; c < 4; c++) {
     const box = `box${c}`;
-    instances.push({ id: box, component: null, placeholder: `System ${c}`, isContainer: true, parent: null, position: { x: c * 80, y: 0 }, width: 76, height: 60 });
+    instances.push({
+      id: box,
+      component: null,
+      placeholder: `System ${c}`,
+      isContainer: true,
+      parent: null,
+      position: { x: c * 80, y: 0 },
+      width: 76,
+      height: 60,
+    });
     for (let k = 0; k < 7; k++) instances.push(child(`c${c}-${k}`, box, c * 80 + 2 + (k % 4) * 18, 4 + Math.floor(k / 4) * 28));
   }
   for (let k = 0; k < 8; k++) instances.push(child(`top${k}`, null, k * 40, 70));
   function child(id: string, parent: string | null, x: number, y: number): ComponentInstance {
     model.components.set(id, {
-      id, name: `Service ${id} with a longer name`, desc: `What ${id} does, in a sentence or two.`, state: 'ACTIVE', typeId: 't',
-      linksTo: [], attributes: [{ id: 'a', value: `https://docs.example/${id}` }], apiContext: id.endsWith('1') ? 'ci run' : undefined,
+      id,
+      name: `Service ${id} with a longer name`,
+      desc: `What ${id} does, in a sentence or two.`,
+      state: 'ACTIVE',
+      typeId: 't',
+      linksTo: [],
+      attributes: [{ id: 'a', value: `https://docs.example/${id}` }],
+      apiContext: id.endsWith('1') ? 'ci run' : undefined,
     });
     return { id: `i-${id}`, component: id, placeholder: '', isContainer: false, parent, position: { x, y }, width: 16, height: 8 };
   }
   const boxes = instances.filter((i) => !i.isContainer);
   const relations: Relation[] = boxes.map((from, n) => ({
-    id: `r${n}`, fromComponentInstance: from.id, toComponentInstance: boxes[(n + 5) % boxes.length]!.id,
-    label: `calls ${n} over HTTPS`, desc: null, linksTo: [],
+    id: `r${n}`,
+    fromComponentInstance: from.id,
+    toComponentInstance: boxes[(n + 5) % boxes.length]!.id,
+    label: `calls ${n} over HTTPS`,
+    desc: null,
+    linksTo: [],
   }));
   const diagram: Diagram = {
-    id: 'd', name: 'Forty boxes', desc: null, state: 'ACTIVE', level: 'C2', tags: [], componentInstances: instances,
-    textareas: [{ id: 'ta', position: { x: 0, y: 82 }, width: 60, text: 'A note under the diagram\nwith two lines.' }], relations,
+    id: 'd',
+    name: 'Forty boxes',
+    desc: null,
+    state: 'ACTIVE',
+    level: 'C2',
+    tags: [],
+    componentInstances: instances,
+    textareas: [{ id: 'ta', position: { x: 0, y: 82 }, width: 60, text: 'A note under the diagram\nwith two lines.' }],
+    relations,
   };
   model.diagrams.set('d', diagram);
   return { model, diagram };

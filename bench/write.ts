@@ -23,7 +23,11 @@ function headers(org: BenchOrg): Record<string, string> {
  * Brings the server up to date before a round, untimed: another process (the baselines, the
  * other server) moved main since its last request, and its first request then loads the change.
  */
-export async function settle(server: ServerProcess, org: BenchOrg, path = `/api/external/component/${org.components[0]!.id}`): Promise<void> {
+export async function settle(
+  server: ServerProcess,
+  org: BenchOrg,
+  path = `/api/external/component/${org.components[0]!.id}`,
+): Promise<void> {
   const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${org.key}` } });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}\n${server.tail()}`);
@@ -36,7 +40,13 @@ export async function settle(server: ServerProcess, org: BenchOrg, path = `/api/
  * (twice in a warm-up round: the first import creates the components).
  */
 /** `oneClientRoundMs`: the length of the 1-client update rounds, when not the run's. */
-export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: string, imports100: number, oneClientRoundMs?: number): Measurement[] {
+export function writeMeasurements(
+  server: ServerProcess,
+  org: BenchOrg,
+  name: string,
+  imports100: number,
+  oneClientRoundMs?: number,
+): Measurement[] {
   const update = (connections: number): Measurement => ({
     key: `update${connections}`,
     label: `${name} update, ${connections} client${connections > 1 ? 's' : ''}`,
@@ -44,7 +54,12 @@ export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: st
     async round(durationMs) {
       await settle(server, org);
       return load({
-        url: server.url, connections, durationMs, method: 'POST', path: '/api/external/component', headers: headers(org),
+        url: server.url,
+        connections,
+        durationMs,
+        method: 'POST',
+        path: '/api/external/component',
+        headers: headers(org),
         body: () => {
           const n = edits++;
           return JSON.stringify([updateBody(pick(org.components, n), `http edit ${n}`)]);
@@ -61,7 +76,12 @@ export function writeMeasurements(server: ServerProcess, org: BenchOrg, name: st
       const amount = warm ? imports100 : 2;
       warm = true;
       return load({
-        url: server.url, connections: 1, amount, method: 'POST', path: '/api/external/model', headers: headers(org),
+        url: server.url,
+        connections: 1,
+        amount,
+        method: 'POST',
+        path: '/api/external/model',
+        headers: headers(org),
         body: () => JSON.stringify(importBody(imports++)),
       });
     },

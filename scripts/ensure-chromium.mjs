@@ -25,7 +25,10 @@ if (!existsSync(CHROMIUM)) {
       apt('install', '-y', 'chromium');
     }
   } catch (err) {
-    const reason = String(err?.stderr || err?.message || err).trim().split('\n').at(-1);
+    const reason = String(err?.stderr || err?.message || err)
+      .trim()
+      .split('\n')
+      .at(-1);
     console.error(`\n${'!'.repeat(78)}\n!! BROWSER TESTS WILL BE SKIPPED: could not install chromium: ${reason}\n${'!'.repeat(78)}\n`);
   }
 }

@@ -100,7 +100,10 @@ function durable(values: Values): boolean {
 }
 
 /** A positive whole number option, or undefined when it is not given. */
-function count(values: Values, name: 'reads-per-minute' | 'writes-per-minute' | 'max-connections' | 'max-connections-per-address'): number | undefined {
+function count(
+  values: Values,
+  name: 'reads-per-minute' | 'writes-per-minute' | 'max-connections' | 'max-connections-per-address',
+): number | undefined {
   const text = values[name];
   if (text === undefined) return undefined;
   const value = Number(text);
@@ -164,10 +167,19 @@ async function serve(values: Values): Promise<void> {
     }
   }
   const server = await startServer({
-    dataDir: data, port, host: values.host, publicUrl: values['public-url'], durable: durable(values), packEvery, limits,
-    readsPerMinute: count(values, 'reads-per-minute'), writesPerMinute: count(values, 'writes-per-minute'),
-    maxConnections: count(values, 'max-connections'), maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
-    layoutTimeout: seconds(values, 'layout-timeout'), writeTimeout: seconds(values, 'write-timeout'),
+    dataDir: data,
+    port,
+    host: values.host,
+    publicUrl: values['public-url'],
+    durable: durable(values),
+    packEvery,
+    limits,
+    readsPerMinute: count(values, 'reads-per-minute'),
+    writesPerMinute: count(values, 'writes-per-minute'),
+    maxConnections: count(values, 'max-connections'),
+    maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
+    layoutTimeout: seconds(values, 'layout-timeout'),
+    writeTimeout: seconds(values, 'write-timeout'),
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
@@ -204,7 +216,9 @@ async function check(args: string[]): Promise<void> {
   if (!existsSync(dir)) throw new Error(`${dir}: no such folder`);
   const { files, problems } = await checkDirectory(dir, (line) => console.error(line));
   for (const p of problems) console.log(`${p.file}:${p.line}: ${p.message}`);
-  console.error(`${files} files, ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`);
+  console.error(
+    `${files} files, ${problems.length === 0 ? 'no problems' : `${problems.length} problem${problems.length === 1 ? '' : 's'}`}`,
+  );
   if (problems.length > 0) process.exitCode = 1;
 }
 
@@ -229,11 +243,14 @@ async function run(argv: string[]): Promise<void> {
     // Two commits of their own: the move to the sharded layout (renames only, so git log
     // --follow sees through it), then every file as the service writes it today.
     console.log(describeUpgrade(slug, await org.upgradeLayout(CLI_AUTHOR)));
-    const { snapshot } = await org.write({
-      author: CLI_AUTHOR,
-      title: 'c4store upgrade',
-      options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
-    }, rewriteEveryFile);
+    const { snapshot } = await org.write(
+      {
+        author: CLI_AUTHOR,
+        title: 'c4store upgrade',
+        options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
+      },
+      rewriteEveryFile,
+    );
     console.log(`'${slug}' has its editor schemas in ${SCHEMA_DIR}/ and a schema line in every file (commit ${snapshot.commit})`);
     return;
   }
@@ -292,14 +309,17 @@ async function run(argv: string[]): Promise<void> {
       requireOrg(slug);
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`'${email}' is not an e-mail address`);
       const org = orgs.get(slug);
-      const { snapshot } = await org.write({
-        author: CLI_AUTHOR,
-        title: `c4store member add ${email}`,
-        options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
-      }, (draft) => {
-        const { members } = draft.base.organization;
-        if (!members.includes(email)) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
-      });
+      const { snapshot } = await org.write(
+        {
+          author: CLI_AUTHOR,
+          title: `c4store member add ${email}`,
+          options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
+        },
+        (draft) => {
+          const { members } = draft.base.organization;
+          if (!members.includes(email)) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
+        },
+      );
       console.log(`${email} is a member of '${slug}' (commit ${snapshot.commit})`);
       return;
     }
@@ -308,19 +328,24 @@ async function run(argv: string[]): Promise<void> {
       requireOrg(slug);
       checkMirrorUrl(url);
       const interval = Number(values.interval ?? DEFAULT_MIRROR_INTERVAL);
-      if (!Number.isFinite(interval) || interval < 0) throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
+      if (!Number.isFinite(interval) || interval < 0)
+        throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
       await updateMirrors(data, (mirrors) => [...mirrors.filter((m) => m.org !== slug || m.url !== url), { org: slug, url, interval }]);
-      console.log(`'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`);
+      console.log(
+        `'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`,
+      );
       return;
     }
     case 'mirror remove': {
       const [slug, url] = positionals(rest, 2, 'mirror remove <slug> <url>');
       let found = false;
-      await updateMirrors(data, (mirrors) => mirrors.filter((m) => {
-        const match = m.org === slug && (m.url === url || redactUrl(m.url) === url);
-        found ||= match;
-        return !match;
-      }));
+      await updateMirrors(data, (mirrors) =>
+        mirrors.filter((m) => {
+          const match = m.org === slug && (m.url === url || redactUrl(m.url) === url);
+          found ||= match;
+          return !match;
+        }),
+      );
       if (!found) throw new Error(`'${slug}' has no mirror ${redactUrl(url)}`);
       console.log(`'${slug}' is no longer mirrored to ${redactUrl(url)}`);
       return;

@@ -146,9 +146,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const maintenance = new Maintenance(options.packEvery ?? DEFAULT_PACK_EVERY, log);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const layoutPool = options.layoutThreads === 0
-    ? undefined
-    : new LayoutPool({ threads: options.layoutThreads, timeoutMs: options.layoutTimeout });
+  const layoutPool =
+    options.layoutThreads === 0 ? undefined : new LayoutPool({ threads: options.layoutThreads, timeoutMs: options.layoutTimeout });
   const orgs = new Orgs(options.dataDir, {
     durable: options.durable,
     maxWaitingWrites: options.maxWaitingWrites,
@@ -172,12 +171,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const deps = {
-    orgs, keys, log, publicUrl: '', bodyLimit, yamlPool, mirrors, limits,
+    orgs,
+    keys,
+    log,
+    publicUrl: '',
+    bodyLimit,
+    yamlPool,
+    mirrors,
+    limits,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,
     rateLimits: { readsPerMinute: options.readsPerMinute, writesPerMinute: options.writesPerMinute },
-    sendBounds: { bytesPerKey: options.sendBytesPerKey ?? DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT },
+    sendBounds: {
+      bytesPerKey: options.sendBytesPerKey ?? DEFAULT_SEND_BYTES_PER_KEY,
+      timeoutMs: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT,
+    },
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
   };
   const app = createApp(deps);
@@ -196,7 +205,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const { guard } = capConnections(server, {
     total: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-    perAddress: Math.min(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS),
+    perAddress: Math.min(
+      options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    ),
   });
   server.on('request', guard(handle));
   server.on('checkContinue', guard(checkContinue(handle)));

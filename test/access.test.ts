@@ -5,8 +5,21 @@ import test from 'ava';
 import { ROUTES } from '../src/openapi/routes.js';
 import { Repo } from '../src/store/repo.js';
 import {
-  API, allFiles, allObjects, appRoutes, concrete, isRead, refusalMatrix, requestsOf, send, twoOrgs, withAt, writeBody,
-  type Answer, type OrgData, type Route,
+  API,
+  allFiles,
+  allObjects,
+  appRoutes,
+  concrete,
+  isRead,
+  refusalMatrix,
+  requestsOf,
+  send,
+  twoOrgs,
+  withAt,
+  writeBody,
+  type Answer,
+  type OrgData,
+  type Route,
 } from './support/access.js';
 import { TestServer } from './support/server.js';
 
@@ -41,7 +54,13 @@ test.after.always(async () => {
 test.serial('the matrix covers every route the app serves', (t) => {
   const names = routes.map((r) => `${r.method} ${r.path}`);
   t.true(routes.length >= 39, `${routes.length} routes`);
-  for (const expected of ['GET /api/external/model', 'POST /api/external/model', 'HEAD /api/external/component/:id', 'PUT /api/external/attributes', 'GET /api/external/types/:id']) {
+  for (const expected of [
+    'GET /api/external/model',
+    'POST /api/external/model',
+    'HEAD /api/external/component/:id',
+    'PUT /api/external/attributes',
+    'GET /api/external/types/:id',
+  ]) {
     t.true(names.includes(expected), expected);
   }
   // Every route can be filled in and written to by the matrix (throws for one it does not know).
@@ -66,12 +85,17 @@ test.serial("another organization's key reaches only that organization: on every
   // Each organization reads its whole history first, so that every commit of both has been
   // parsed by this process (its object cache is shared by all repositories).
   for (const org of [acme, other]) {
-    for (const commit of org.commits) t.is((await send(s.url, 'GET', `${API}/model?at=${commit}`, { authorization: `Bearer ${org.key}` })).status, 200);
+    for (const commit of org.commits)
+      t.is((await send(s.url, 'GET', `${API}/model?at=${commit}`, { authorization: `Bearer ${org.key}` })).status, 200);
   }
-  for (const [caller, victim] of [[other, acme], [acme, other]] as const) {
+  for (const [caller, victim] of [
+    [other, acme],
+    [acme, other],
+  ] as const) {
     const auth = { authorization: `Bearer ${caller.key}` };
     const victimHead = await headOf(victim);
-    const mentionsVictim = (text: string) => victim.secrets.filter((id) => text.includes(id)).concat(text.includes(`${victim.slug.toUpperCase()}-only`) ? ['its names'] : []);
+    const mentionsVictim = (text: string) =>
+      victim.secrets.filter((id) => text.includes(id)).concat(text.includes(`${victim.slug.toUpperCase()}-only`) ? ['its names'] : []);
     for (const route of routes.filter(isRead)) {
       // The caller's own resources, and the latest and first commits of its own history.
       for (const path of requestsOf(route, caller)) {
@@ -89,7 +113,9 @@ test.serial("another organization's key reaches only that organization: on every
         t.is(answer.status, 404, `${caller.slug}: ${route.method} ${path}`);
         const kind = /\/(\w+?)s?\/[^/]+$/.exec(path)![1]!;
         if (route.method === 'GET') {
-          t.deepEqual(JSON.parse(answer.text), { error: `${kind[0]!.toUpperCase()}${kind.slice(1)} with id '${path.split('/').at(-1)}' does not exist.` });
+          t.deepEqual(JSON.parse(answer.text), {
+            error: `${kind[0]!.toUpperCase()}${kind.slice(1)} with id '${path.split('/').at(-1)}' does not exist.`,
+          });
         }
       }
       for (const commit of victim.commits) {
@@ -103,16 +129,53 @@ test.serial("another organization's key reaches only that organization: on every
     // Writes naming the victim's resources find nothing; a write that creates goes to the caller.
     const refusals: Array<[string, unknown, string]> = [
       ['/tag', [{ id: victim.ids.tag, name: 'hijack', color: 'red' }], `Tag with id '${victim.ids.tag}' does not exist.`],
-      ['/attribute', [{ id: victim.ids.attribute, name: 'hijack', type: 'STRING' }], `Attribute with id '${victim.ids.attribute}' does not exist.`],
+      [
+        '/attribute',
+        [{ id: victim.ids.attribute, name: 'hijack', type: 'STRING' }],
+        `Attribute with id '${victim.ids.attribute}' does not exist.`,
+      ],
       ['/component', [{ id: victim.ids.component, name: 'hijack' }], `Component with id '${victim.ids.component}' does not exist.`],
-      ['/component', [{ name: 'link', linksTo: [victim.ids.component] }], `Component with id '${victim.ids.component}' does not exist. (element 0 'link')`],
+      [
+        '/component',
+        [{ name: 'link', linksTo: [victim.ids.component] }],
+        `Component with id '${victim.ids.component}' does not exist. (element 0 'link')`,
+      ],
       ['/component', [{ name: 'typed', typeId: victim.ids.type }], `Type with id '${victim.ids.type}' does not exist. (element 0 'typed')`],
-      ['/component', [{ name: 'valued', attributes: [{ id: victim.ids.attribute, value: 'x' }] }], `Attribute with id '${victim.ids.attribute}' does not exist. (element 0 'valued')`],
+      [
+        '/component',
+        [{ name: 'valued', attributes: [{ id: victim.ids.attribute, value: 'x' }] }],
+        `Attribute with id '${victim.ids.attribute}' does not exist. (element 0 'valued')`,
+      ],
       ['/diagram', [{ id: victim.ids.diagram, name: 'hijack', level: 'C1' }], `Diagram with id '${victim.ids.diagram}' does not exist.`],
-      ['/diagram', [{ name: 'd', level: 'C1', tags: [{ id: victim.ids.tag }] }], `Tag with id '${victim.ids.tag}' does not exist. (element 0 'd')`],
-      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: victim.ids.component }] }], `Component with id '${victim.ids.component}' does not exist. (element 0 'd')`],
-      ['/diagram', [{ name: 'd', level: 'C1', componentInstances: [{ component: `${victim.slug}-c` }] }], `Ref '${victim.slug}-c' does not resolve to a component. (element 0 'd')`],
-      ['/model', { diagrams: [{ name: 'd', level: 'C1', componentInstances: [{ ref: 'a' }], relations: [{ fromComponentInstance: 'a', toComponentInstance: 'a', linksTo: [victim.ids.diagram] }] }] }, `Diagram with id '${victim.ids.diagram}' does not exist. (element diagrams.0 'd')`],
+      [
+        '/diagram',
+        [{ name: 'd', level: 'C1', tags: [{ id: victim.ids.tag }] }],
+        `Tag with id '${victim.ids.tag}' does not exist. (element 0 'd')`,
+      ],
+      [
+        '/diagram',
+        [{ name: 'd', level: 'C1', componentInstances: [{ component: victim.ids.component }] }],
+        `Component with id '${victim.ids.component}' does not exist. (element 0 'd')`,
+      ],
+      [
+        '/diagram',
+        [{ name: 'd', level: 'C1', componentInstances: [{ component: `${victim.slug}-c` }] }],
+        `Ref '${victim.slug}-c' does not resolve to a component. (element 0 'd')`,
+      ],
+      [
+        '/model',
+        {
+          diagrams: [
+            {
+              name: 'd',
+              level: 'C1',
+              componentInstances: [{ ref: 'a' }],
+              relations: [{ fromComponentInstance: 'a', toComponentInstance: 'a', linksTo: [victim.ids.diagram] }],
+            },
+          ],
+        },
+        `Diagram with id '${victim.ids.diagram}' does not exist. (element diagrams.0 'd')`,
+      ],
     ];
     for (const [path, body, error] of refusals) {
       const callerHead = await headOf(caller);
@@ -127,7 +190,9 @@ test.serial("another organization's key reaches only that organization: on every
     t.is(own.status, 200, own.text);
     t.not(JSON.parse(own.text)[0].id, victim.ids.component);
     // If-Match with the victim's head: not the caller's model.
-    const conditional = await send(s.url, 'POST', `${API}/tag`, { ...auth, 'if-match': `"${victimHead}"` }, [{ name: 'conditional', color: 'red' }]);
+    const conditional = await send(s.url, 'POST', `${API}/tag`, { ...auth, 'if-match': `"${victimHead}"` }, [
+      { name: 'conditional', color: 'red' },
+    ]);
     t.is(conditional.status, 412);
     t.deepEqual(JSON.parse(conditional.text), { error: `The model has changed since ${victimHead}.` });
     t.is(await headOf(victim), victimHead, `${caller.slug}'s writes left ${victim.slug} alone`);
@@ -203,7 +268,7 @@ test.serial('keys never in logs or error texts, even when a client puts one in t
 
 // Found by the matrix above: hasCommit used to answer from the parsed-commit cache that every
 // repository of the process shares, so `?at=<acme's commit>` with other's key got past it (500).
-test.serial("Repo.hasCommit answers for its own repository, not from the object cache every repository shares", async (t) => {
+test.serial('Repo.hasCommit answers for its own repository, not from the object cache every repository shares', async (t) => {
   const commit = acme.commits[0]!;
   t.true(await new Repo(acme.gitdir).hasCommit(commit)); // parses it, and caches it process-wide
   t.false(await new Repo(other.gitdir).hasCommit(commit), "other's repository does not hold acme's commit");

@@ -21,7 +21,9 @@ async function commitAbbreviatedLike(s: TestServer, head: string): Promise<strin
   const tree = (await s.git('rev-parse', `${head}^{tree}`)).trim();
   for (let n = 0; ; n++) {
     const content = `tree ${tree}\nauthor a <a@a> 1700000000 +0000\ncommitter a <a@a> 1700000000 +0000\n\nnear ${n}\n`;
-    const oid = createHash('sha1').update(`commit ${Buffer.byteLength(content)}\0${content}`).digest('hex');
+    const oid = createHash('sha1')
+      .update(`commit ${Buffer.byteLength(content)}\0${content}`)
+      .digest('hex');
     if (oid.startsWith(head.slice(0, 4)) && oid[4] !== head[4]) {
       const written = await writeCommitObject(s, content);
       if (written !== oid) throw new Error(`git wrote ${written}, expected ${oid}`);
@@ -35,13 +37,19 @@ test('?at= takes a commit id abbreviated as git log --oneline prints it, loose o
     const first = (await s.post(`${API}/tag`, [{ name: 'first', color: 'red' }])).body;
     const atFirst = await s.head();
     await s.post(`${API}/tag`, [{ name: 'second', color: 'blue' }]);
-    const oneline = (await s.git('log', '--oneline', '-3', 'main')).trim().split('\n').map((line) => line.split(' ')[0]);
+    const oneline = (await s.git('log', '--oneline', '-3', 'main'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ')[0]);
     t.is(oneline.length, 3);
     t.true(atFirst.startsWith(oneline[1]));
 
     const byShortId = await s.get(`${API}/tag?at=${oneline[1]}`);
     t.is(byShortId.status, 200, byShortId.text);
-    t.deepEqual(byShortId.body.map((tag: { name: string }) => tag.name), first.map((tag: { name: string }) => tag.name));
+    t.deepEqual(
+      byShortId.body.map((tag: { name: string }) => tag.name),
+      first.map((tag: { name: string }) => tag.name),
+    );
     t.is(byShortId.headers.get('etag'), `"${atFirst}"`);
     t.is((await s.get(`${API}/model?at=${atFirst.slice(0, 4)}`)).headers.get('etag'), `"${atFirst}"`);
     t.is((await s.get(`${API}/tag?at=${atFirst.slice(0, 10).toUpperCase()}`)).headers.get('etag'), `"${atFirst}"`);

@@ -88,16 +88,16 @@ test('a cache whose entries do not match their ids, or that is cut short or fore
   forged[at + 3] = '6'.charCodeAt(0);
   await fsp.writeFile(cachePath, forged);
   t.is((await readBlobCache(repo.gitdir)).size, 299);
-  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
+  t.deepEqual(await contentsOf(repo.readBlobs(files.values()), files), expected);
 
   await fsp.writeFile(cachePath, data.subarray(0, Math.floor(data.length / 2)));
   const half = await readBlobCache(repo.gitdir);
   t.true(half.size > 100 && half.size < 200);
-  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
+  t.deepEqual(await contentsOf(repo.readBlobs(files.values()), files), expected);
 
   await fsp.writeFile(cachePath, 'not a cache at all\n');
   t.is((await readBlobCache(repo.gitdir)).size, 0);
-  t.deepEqual((await contentsOf(repo.readBlobs(files.values()), files)), expected);
+  t.deepEqual(await contentsOf(repo.readBlobs(files.values()), files), expected);
 });
 
 test('a small read neither reads nor writes a cache', async (t) => {
@@ -168,9 +168,14 @@ test('the loose reader worker hands over blobs, and reports what is not a loose 
   const found = new Map<string, string>();
   const absent: string[] = [];
   const missingOid = '0'.repeat(40);
-  await readLooseBlobs(path.join(repo.gitdir, 'objects'), [...oids, missingOid, head], (oid, content) => {
-    found.set(oid, content.toString('utf8'));
-  }, (oid) => absent.push(oid));
+  await readLooseBlobs(
+    path.join(repo.gitdir, 'objects'),
+    [...oids, missingOid, head],
+    (oid, content) => {
+      found.set(oid, content.toString('utf8'));
+    },
+    (oid) => absent.push(oid),
+  );
   t.deepEqual([...found.values()].sort(), Array.from({ length: 10 }, (_, n) => `n: ${n}\n`).sort());
   t.deepEqual(absent.sort(), [missingOid, head].sort());
 });
@@ -186,7 +191,15 @@ test('a built server (dist/) cold-loads 1,200 components through the worker and 
     return {
       path: resourcePath('component', id),
       content: serialize('component', {
-        id, ref: `c-${n}`, name: `Service ${n}`, desc: null, state: 'ACTIVE', typeId, apiContext: 'x', linksTo: [], attributes: [],
+        id,
+        ref: `c-${n}`,
+        name: `Service ${n}`,
+        desc: null,
+        state: 'ACTIVE',
+        typeId,
+        apiContext: 'x',
+        linksTo: [],
+        attributes: [],
       }),
     };
   });
@@ -206,13 +219,16 @@ test('a built server (dist/) cold-loads 1,200 components through the worker and 
   };
   const cold = await list();
   t.is(cold.length, 1200);
-  t.deepEqual(cold.map((c) => c.ref), Array.from({ length: 1200 }, (_, n) => `c-${n}`));
+  t.deepEqual(
+    cold.map((c) => c.ref),
+    Array.from({ length: 1200 }, (_, n) => `c-${n}`),
+  );
   // Every file of the tree: the components, organization.yaml, six types and the six editor schemas.
   t.is((await readBlobCache(org.repo.gitdir)).size, 1200 + 7 + SCHEMA_FILES.length);
   t.deepEqual(await list(), cold);
 });
 
-test('c4store-blob-cache.tmp-* files whose writer is gone are removed when a server starts; a live writer\'s stays', async (t) => {
+test("c4store-blob-cache.tmp-* files whose writer is gone are removed when a server starts; a live writer's stays", async (t) => {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
   createdDirs.push(dataDir);
   const org = await new Orgs(dataDir).create('big', { author });
@@ -256,7 +272,15 @@ test('a built server stopped by SIGTERM right after a cold load leaves no tempor
     return {
       path: resourcePath('component', id),
       content: serialize('component', {
-        id, ref: `c-${n}`, name: `Service ${n}`, desc: 'x'.repeat(10_000), state: 'ACTIVE', typeId, apiContext: 'x', linksTo: [], attributes: [],
+        id,
+        ref: `c-${n}`,
+        name: `Service ${n}`,
+        desc: 'x'.repeat(10_000),
+        state: 'ACTIVE',
+        typeId,
+        apiContext: 'x',
+        linksTo: [],
+        attributes: [],
       }),
     };
   });

@@ -19,7 +19,11 @@ let otherKey: string;
 
 test.before(async () => {
   s = await TestServer.start({
-    bodyLimit: 1024 * KB, bodyBudget: 2048 * KB, bodyBudgetPerOrg: 1200 * KB, bodyStallTimeout: STALL_MS, requestTimeout: 60_000,
+    bodyLimit: 1024 * KB,
+    bodyBudget: 2048 * KB,
+    bodyBudgetPerOrg: 1200 * KB,
+    bodyStallTimeout: STALL_MS,
+    requestTimeout: 60_000,
   });
   await new Orgs(s.dataDir).create('beta', { name: 'Beta', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
   otherKey = (await new KeyStore(s.dataDir).create('beta', { label: 'beta pipeline' })).key;
@@ -62,7 +66,9 @@ function upload(key: string, length: number, first: number, trickle: boolean): U
 async function post(key: string, bytes: number): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
   const body = `[${' '.repeat(bytes - 40)}{"name":"n${bytes}","color":"red"}]`;
   const response = await fetch(`${s.url}/api/external/tag`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
   });
   return { status: response.status, body: await response.json(), retryAfter: response.headers.get('retry-after') };
 }
@@ -77,28 +83,35 @@ test.serial('seven idle uploads from one key hold nothing: other organizations, 
   for (const u of idle) u.socket.destroy();
 });
 
-test.serial('bytes received count per organization and server-wide: a full organization is refused alone; the server bound holds', async (t) => {
-  // acme's two uploads in progress have sent 1,100 KB of its 1,200 KB share ...
-  const acme = [upload(s.key, 1000 * KB, 550 * KB, true), upload(s.key, 1000 * KB, 550 * KB, true)];
-  await settle();
-  // ... so acme's next 300 KB is refused, naming the organization's share,
-  t.deepEqual(await post(s.key, 300 * KB), {
-    status: 503, retryAfter: '1', body: { error: "This organization's uploads are holding too many request bytes; retry shortly." },
-  });
-  // while beta still writes.
-  t.like(await post(otherKey, 300 * KB), { status: 200 });
-  // beta's own upload of 800 KB brings the server to 1,900 KB of its 2,048 KB: beta's 300 KB more is over the server's bound.
-  const beta = upload(otherKey, 1000 * KB, 800 * KB, true);
-  await settle();
-  t.deepEqual(await post(otherKey, 300 * KB), {
-    status: 503, retryAfter: '1', body: { error: 'The server is holding too many request bodies; retry shortly.' },
-  });
-  // Uploads that end give their bytes back.
-  for (const u of [...acme, beta]) u.socket.destroy();
-  await settle();
-  t.like(await post(s.key, 300 * KB), { status: 200 });
-  t.like(await post(otherKey, 300 * KB), { status: 200 });
-});
+test.serial(
+  'bytes received count per organization and server-wide: a full organization is refused alone; the server bound holds',
+  async (t) => {
+    // acme's two uploads in progress have sent 1,100 KB of its 1,200 KB share ...
+    const acme = [upload(s.key, 1000 * KB, 550 * KB, true), upload(s.key, 1000 * KB, 550 * KB, true)];
+    await settle();
+    // ... so acme's next 300 KB is refused, naming the organization's share,
+    t.deepEqual(await post(s.key, 300 * KB), {
+      status: 503,
+      retryAfter: '1',
+      body: { error: "This organization's uploads are holding too many request bytes; retry shortly." },
+    });
+    // while beta still writes.
+    t.like(await post(otherKey, 300 * KB), { status: 200 });
+    // beta's own upload of 800 KB brings the server to 1,900 KB of its 2,048 KB: beta's 300 KB more is over the server's bound.
+    const beta = upload(otherKey, 1000 * KB, 800 * KB, true);
+    await settle();
+    t.deepEqual(await post(otherKey, 300 * KB), {
+      status: 503,
+      retryAfter: '1',
+      body: { error: 'The server is holding too many request bodies; retry shortly.' },
+    });
+    // Uploads that end give their bytes back.
+    for (const u of [...acme, beta]) u.socket.destroy();
+    await settle();
+    t.like(await post(s.key, 300 * KB), { status: 200 });
+    t.like(await post(otherKey, 300 * KB), { status: 200 });
+  },
+);
 
 test.serial('an upload that stops sending is cut off after bodyStallTimeout with 408, and its bytes come back', async (t) => {
   const head = await s.head();

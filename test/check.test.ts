@@ -46,7 +46,9 @@ test('sample-repo passes c4store check with exit code 0', async (t) => {
 });
 
 test('an attribute value naming no attribute: the component file and the line of that id', async (t) => {
-  const dir = await brokenCopy(COMPONENT, (text) => text.replace('  - id: 01jnga84c0bg1e7axcfbyysdmn', '  - id: 01jnga84c0bg1e7axcfbyysdmx'));
+  const dir = await brokenCopy(COMPONENT, (text) =>
+    text.replace('  - id: 01jnga84c0bg1e7axcfbyysdmn', '  - id: 01jnga84c0bg1e7axcfbyysdmx'),
+  );
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const result = await check(dir);
   t.is(result.code, 1);
@@ -55,7 +57,9 @@ test('an attribute value naming no attribute: the component file and the line of
 });
 
 test('a schema failure in a nested field: one problem per field, each on the line of its field', async (t) => {
-  const dir = await brokenCopy(DIAGRAM, (text) => text.replace(/^ {4}width: 18$/m, '    width: 180').replace(/^state: ACTIVE$/m, 'state: LIVE'));
+  const dir = await brokenCopy(DIAGRAM, (text) =>
+    text.replace(/^ {4}width: 18$/m, '    width: 180').replace(/^state: ACTIVE$/m, 'state: LIVE'),
+  );
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const result = await check(dir);
   t.is(result.code, 1);
@@ -75,8 +79,14 @@ test('YAML that does not parse, a missing required field, a file name that is no
   t.is(result.code, 1);
   const lines = result.stdout.trim().split('\n');
   t.true(lines.includes(`${COMPONENT}:1: name: Required`), result.stdout);
-  t.true(lines.some((l) => /^tags\/01jng649m0b5b0rgsswzakkrj6\.yaml:[23]: /.test(l)), result.stdout);
-  t.true(lines.includes('tags/01jng67yt033apjntw9qc9q5yr.yaml:1: the id inside (01jng67yt033apjntw9qc9q5yq) differs from the file name'), result.stdout);
+  t.true(
+    lines.some((l) => /^tags\/01jng649m0b5b0rgsswzakkrj6\.yaml:[23]: /.test(l)),
+    result.stdout,
+  );
+  t.true(
+    lines.includes('tags/01jng67yt033apjntw9qc9q5yr.yaml:1: the id inside (01jng67yt033apjntw9qc9q5yq) differs from the file name'),
+    result.stdout,
+  );
 });
 
 test('files c4store does not own are ignored; a missing organization.yaml is reported', async (t) => {
@@ -95,10 +105,12 @@ test('a large repository prints progress lines while it is checked', async (t) =
   const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await cp(SAMPLE, dir, { recursive: true });
-  await Promise.all(Array.from({ length: PROGRESS_EVERY }, (_, i) => {
-    const id = newId();
-    return writeFile(join(dir, 'tags', `${id}.yaml`), `id: ${id}\nname: Tag ${i}\ndesc: null\ncolor: gray\n`);
-  }));
+  await Promise.all(
+    Array.from({ length: PROGRESS_EVERY }, (_, i) => {
+      const id = newId();
+      return writeFile(join(dir, 'tags', `${id}.yaml`), `id: ${id}\nname: Tag ${i}\ndesc: null\ncolor: gray\n`);
+    }),
+  );
   const progress: string[] = [];
   const report = await checkDirectory(dir, (line) => progress.push(line));
   t.deepEqual(report.problems, []);

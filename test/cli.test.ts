@@ -26,18 +26,36 @@ async function failure(args: string[]): Promise<{ code: number; stderr: string }
 
 test('org create makes a bare repo with the default types and prints a working key last', async (t) => {
   const data = await dataDir();
-  const output = await cli('org', 'create', 'acme', '--name', 'Acme Corp', '--member', 'a@acme.test', '--member', 'b@acme.test', '--data', data);
+  const output = await cli(
+    'org',
+    'create',
+    'acme',
+    '--name',
+    'Acme Corp',
+    '--member',
+    'a@acme.test',
+    '--member',
+    'b@acme.test',
+    '--data',
+    data,
+  );
   const key = lastLine(output);
   t.regex(key, /^c4s_[A-Za-z0-9_-]{43}$/);
   const { stdout: bare } = await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'rev-parse', '--is-bare-repository']);
   t.is(bare.trim(), 'true');
   const organization = (await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'show', 'main:organization.yaml'])).stdout;
-  t.is(organization, '# yaml-language-server: $schema=.c4store/schemas/organization.json\nname: Acme Corp\nslug: acme\nmembers:\n  - a@acme.test\n  - b@acme.test\n');
+  t.is(
+    organization,
+    '# yaml-language-server: $schema=.c4store/schemas/organization.json\nname: Acme Corp\nslug: acme\nmembers:\n  - a@acme.test\n  - b@acme.test\n',
+  );
   const server = await serveProcess(data);
   t.teardown(() => server.stop());
   const types = await get(server.url, key, '/api/external/type');
   t.is(types.status, 200);
-  t.deepEqual(types.body.map((type: { slug: string }) => type.slug), ['person', 'software-system', 'container', 'component', 'database', 'queue']);
+  t.deepEqual(
+    types.body.map((type: { slug: string }) => type.slug),
+    ['person', 'software-system', 'container', 'component', 'database', 'queue'],
+  );
   const keysFile = await stat(join(data, 'keys.yaml'));
   t.is(keysFile.mode & 0o777, 0o600);
   t.false((await readFile(join(data, 'keys.yaml'), 'utf8')).includes(key));
@@ -76,11 +94,12 @@ test('keys: reader role, list, revoke takes effect on a running server within a 
   const server = await serveProcess(data);
   t.teardown(() => server.stop());
 
-  const write = (key: string) => fetch(`${server.url}/api/external/tag`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify([{ name: 'X', color: 'red' }]),
-  });
+  const write = (key: string) =>
+    fetch(`${server.url}/api/external/tag`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify([{ name: 'X', color: 'red' }]),
+    });
   t.is((await write(editor)).status, 200);
   const refused = await write(reader);
   t.is(refused.status, 403);
@@ -95,7 +114,7 @@ test('keys: reader role, list, revoke takes effect on a running server within a 
   const after = await get(server.url, editor, '/api/external/tag');
   t.is(after.status, 401);
   t.deepEqual(after.body, { error: 'Invalid API key.' });
-  t.regex((await cli('key', 'list', 'acme', '--data', data)), /\tci\teditor\t.*\trevoked /);
+  t.regex(await cli('key', 'list', 'acme', '--data', data), /\tci\teditor\t.*\trevoked /);
   const unknown = await failure(['key', 'revoke', 'acme', 'nope', '--data', data]);
   t.is(unknown.code, 1);
   const badRole = await failure(['key', 'create', 'acme', '--role', 'admin', '--data', data]);
@@ -107,11 +126,15 @@ test('member add commits the organization file and makes the address a valid USE
   const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
   const server = await serveProcess(data);
   t.teardown(() => server.stop());
-  const post = (path: string, body: unknown) => fetch(server.url + path, {
-    method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const post = (path: string, body: unknown) =>
+    fetch(server.url + path, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   const [owner] = (await post('/api/external/attribute', [{ name: 'Owner', type: 'USERLIST' }])).body;
-  const component = (email: string) => post('/api/external/component', [{ ref: 'api', name: 'API', attributes: [{ id: owner.id, value: email }] }]);
+  const component = (email: string) =>
+    post('/api/external/component', [{ ref: 'api', name: 'API', attributes: [{ id: owner.id, value: email }] }]);
   t.is((await component('new@acme.test')).status, 400);
   const gitdir = join(data, 'orgs', 'acme.git');
   const before = Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout);
@@ -162,7 +185,8 @@ test('serve --max-* options set the limits; a bad value, or a bad timeout, is a 
   });
   t.is(response.status, 413);
   t.deepEqual(await response.json(), {
-    error: "Diagram 'Two' has 2 component instances; the limit is 1 component instances per diagram (raise it with: c4store serve --max-diagram-instances N).",
+    error:
+      "Diagram 'Two' has 2 component instances; the limit is 1 component instances per diagram (raise it with: c4store serve --max-diagram-instances N).",
   });
   const bad = await failure(['serve', '--data', data, '--max-org-components', '0']);
   t.is(bad.code, 2);

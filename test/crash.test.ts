@@ -60,7 +60,10 @@ test.serial('--durable and C4STORE_DURABLE=1 fsync every new object, its directo
 test.serial('without --durable a write fsyncs nothing (kill -9 safe, not power-cut safe)', async (t) => {
   const result = await traceDurableWrite('off');
   t.is(result.status, 200);
-  t.deepEqual(result.trace.filter((line) => !line.startsWith('rename')), []);
+  t.deepEqual(
+    result.trace.filter((line) => !line.startsWith('rename')),
+    [],
+  );
   // Objects and the ref are still published by rename: a kill never leaves half a file.
   t.true(result.trace.some((line) => line === 'rename $GIT/refs/heads/main.lock $GIT/refs/heads/main'));
 });
@@ -98,7 +101,12 @@ test.serial('a write that loses the ref compare-and-swap to another process is r
         interfered = true;
         const head = (await otherProcess.readHead())!;
         // A commit that changes a file: one that changes nothing is no commit (Repo.writeCommit).
-        await otherProcess.commit({ parent: head, changes: [{ path: 'README.md', content: 'the other process\n' }], author, message: 'the other process\n' });
+        await otherProcess.commit({
+          parent: head,
+          changes: [{ path: 'README.md', content: 'the other process\n' }],
+          author,
+          message: 'the other process\n',
+        });
       }
       putOrganization(draft, { ...draft.base.organization, members: [...draft.base.organization.members, 'x@example.com'] });
     },
@@ -107,7 +115,7 @@ test.serial('a write that loses the ref compare-and-swap to another process is r
   t.is((await git(orgs.gitdir('acme'), 'rev-list', '--count', 'main')).trim(), '3');
 });
 
-test.serial('C4STORE_DURABLE=1 also makes the command line\'s commits durable (member add)', async (t) => {
+test.serial("C4STORE_DURABLE=1 also makes the command line's commits durable (member add)", async (t) => {
   // `c4store member add` prints "commit <id>": an acknowledged write. cli.ts builds its Orgs
   // without the durable option, so with C4STORE_DURABLE=1 that commit is not fsynced.
   const dataDir = await scratchDir('cli-durable');
@@ -119,11 +127,21 @@ test.serial('C4STORE_DURABLE=1 also makes the command line\'s commits durable (m
   const traceFile = join(dataDir, 'trace.log');
   await writeFile(preload, FSYNC_TRACE_PRELOAD);
   await writeFile(traceFile, '');
-  await execFileAsync(process.execPath, [`--import=${pathToFileURL(preload).href}`, CLI, 'member', 'add', 'acme', 'x@example.com', '--data', dataDir], {
-    env: { ...process.env, C4STORE_DURABLE: '1', C4STORE_FSYNC_TRACE: traceFile },
-  });
+  await execFileAsync(
+    process.execPath,
+    [`--import=${pathToFileURL(preload).href}`, CLI, 'member', 'add', 'acme', 'x@example.com', '--data', dataDir],
+    {
+      env: { ...process.env, C4STORE_DURABLE: '1', C4STORE_FSYNC_TRACE: traceFile },
+    },
+  );
   const after = (await git(gitdir, 'rev-parse', 'main')).trim();
-  const newObjects = (await git(gitdir, 'rev-list', '--objects', after, `^${before}`)).split('\n').filter(Boolean).map((l) => l.slice(0, 40));
-  const trace = (await readFile(traceFile, 'utf8')).split('\n').filter(Boolean).map((line) => line.replaceAll(gitdir, '$GIT'));
+  const newObjects = (await git(gitdir, 'rev-list', '--objects', after, `^${before}`))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(0, 40));
+  const trace = (await readFile(traceFile, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replaceAll(gitdir, '$GIT'));
   t.deepEqual(durabilityGaps(trace, newObjects, after), []);
 });

@@ -20,11 +20,26 @@ async function seeded(): Promise<Model> {
   model.types.set('0000000000000000000000000a', { id: '0000000000000000000000000a', slug: 'container', name: 'Container' });
   const draft = new Draft(model, options());
   await writeCurrent(draft, { tags: [{ id: 'core', name: 'Core', color: 'blue' }] }, 'create', 'single');
-  await writeCurrent(draft, {
-    components: [{ id: 'api', name: 'API', typeId: '0000000000000000000000000a', tags: ['core'] }],
-    diagrams: [{ id: 'ctx', name: 'Ctx', level: 'C1', componentInstances: [{ ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 5, height: 5 }, { ref: 'b', position: { x: 9, y: 0 }, width: 5, height: 5 }],
-      relations: [{ fromRef: 'a', toRef: 'b' }] }],
-  }, 'template', 'template');
+  await writeCurrent(
+    draft,
+    {
+      components: [{ id: 'api', name: 'API', typeId: '0000000000000000000000000a', tags: ['core'] }],
+      diagrams: [
+        {
+          id: 'ctx',
+          name: 'Ctx',
+          level: 'C1',
+          componentInstances: [
+            { ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 5, height: 5 },
+            { ref: 'b', position: { x: 9, y: 0 }, width: 5, height: 5 },
+          ],
+          relations: [{ fromRef: 'a', toRef: 'b' }],
+        },
+      ],
+    },
+    'template',
+    'template',
+  );
   return draft.model;
 }
 
@@ -33,7 +48,14 @@ test('mergePatch: only fields of the schema are taken, null clears, naming the t
   const stored = model.components.get('api')!;
   const merged = mergePatch('component', stored, { desc: 'x', typeSlug: 'container', secret: 'never copied', id: 'other' });
   t.deepEqual(merged, {
-    name: 'API', desc: 'x', inlineDesc: false, state: 'DRAFT', typeSlug: 'container', tags: ['core'], linksTo: [], attributes: [],
+    name: 'API',
+    desc: 'x',
+    inlineDesc: false,
+    state: 'DRAFT',
+    typeSlug: 'container',
+    tags: ['core'],
+    linksTo: [],
+    attributes: [],
   });
   t.is(mergePatch('component', stored, { desc: null }).desc, null);
 });
@@ -45,17 +67,24 @@ test('a PATCH that changes nothing leaves no change; one that changes a field ch
   t.deepEqual(same.changes, []);
   const changed = new Draft(base, options());
   const { components } = await writeCurrent(changed, { components: [{ id: 'api', state: 'ACTIVE' }] }, 'upsert', 'single');
-  t.deepEqual(changed.changes.map((c) => `${c.action} ${c.path}`), [`update ${resourcePath('component', 'api')}`]);
+  t.deepEqual(
+    changed.changes.map((c) => `${c.action} ${c.path}`),
+    [`update ${resourcePath('component', 'api')}`],
+  );
   t.like(components[0], { name: 'API', state: 'ACTIVE', tags: ['core'] });
   t.is(base.components.get('api')!.state, 'DRAFT', 'the base model is not mutated');
 });
 
 test('client-chosen ids: the pattern and uniqueness are checked before anything is built', async (t) => {
   const base = await seeded();
-  const conflict = await t.throwsAsync(writeCurrent(new Draft(base, options()), { tags: [{ id: 'api', name: 'x', color: 'red' }] }, 'create', 'single'));
+  const conflict = await t.throwsAsync(
+    writeCurrent(new Draft(base, options()), { tags: [{ id: 'api', name: 'x', color: 'red' }] }, 'create', 'single'),
+  );
   t.true(conflict instanceof ApiError && conflict.status === 409);
-  await t.throwsAsync(writeCurrent(new Draft(base, options()), { tags: [{ id: 'A', name: 'x', color: 'red' }] }, 'create', 'single'),
-    { instanceOf: ModelError, message: /^Invalid id 'A': / });
+  await t.throwsAsync(writeCurrent(new Draft(base, options()), { tags: [{ id: 'A', name: 'x', color: 'red' }] }, 'create', 'single'), {
+    instanceOf: ModelError,
+    message: /^Invalid id 'A': /,
+  });
 });
 
 test('delete: refused with the referrers listed, or cascaded into them', async (t) => {
@@ -64,7 +93,10 @@ test('delete: refused with the referrers listed, or cascaded into them', async (
   t.regex(refused!.message, /^Component with id 'api' is still referred to by diagram 'ctx' \(Ctx: component instances\)\. /);
   const draft = new Draft(base, options());
   deleteResource(draft, 'component', 'api', true);
-  t.deepEqual(draft.changes.map((c) => `${c.action} ${c.path}`), [`delete ${resourcePath('component', 'api')}`, `update ${resourcePath('diagram', 'ctx')}`]);
+  t.deepEqual(
+    draft.changes.map((c) => `${c.action} ${c.path}`),
+    [`delete ${resourcePath('component', 'api')}`, `update ${resourcePath('diagram', 'ctx')}`],
+  );
   const diagram = draft.model.diagrams.get('ctx')!;
   t.like(diagram.componentInstances[0], { component: null, placeholder: 'API', typeId: '0000000000000000000000000a' });
   t.is(diagram.relations.length, 1);

@@ -18,7 +18,8 @@ async function clone(s: TestServer): Promise<string> {
 
 async function yamlFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.yaml') && !e.parentPath.includes('.git'))
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.yaml') && !e.parentPath.includes('.git'))
     .map((e) => join(e.parentPath, e.name));
 }
 
@@ -51,8 +52,14 @@ test('a new repository holds the schemas, every file names its own, and every fi
   await s.post('/api/external/tag', [{ name: 'Edited "by" API', color: 'red' }]);
   const dir = await clone(s);
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  t.deepEqual((await readdir(join(dir, '.c4store', 'schemas'))).sort(),
-    ['attribute.json', 'component.json', 'diagram.json', 'organization.json', 'tag.json', 'type.json']);
+  t.deepEqual((await readdir(join(dir, '.c4store', 'schemas'))).sort(), [
+    'attribute.json',
+    'component.json',
+    'diagram.json',
+    'organization.json',
+    'tag.json',
+    'type.json',
+  ]);
   t.deepEqual(await editorProblems(dir), []);
   const component = (await yamlFiles(dir)).find((f) => f.includes('/components/')) as string;
   t.regex(await readFile(component, 'utf8'), /^# yaml-language-server: \$schema=(\.\.\/)+\.c4store\/schemas\/component\.json\n/);
@@ -71,7 +78,10 @@ test('ordinary writes add no noise: only the files they change, schema line unch
   const [tag] = (await s.post('/api/external/tag', [{ name: 'A', color: 'red', apiContext: 'ci' }])).body;
   await s.post('/api/external/tag', [{ id: tag.id, name: 'B', color: 'red', apiContext: 'ci' }]);
   t.is(await s.git('show', '--name-status', '--format=', 'main'), `M\ttags/${tag.id}.yaml\n`);
-  t.is(await s.git('diff', 'main~1', 'main', '--stat', '--format='), ` tags/${tag.id}.yaml | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n`);
+  t.is(
+    await s.git('diff', 'main~1', 'main', '--stat', '--format='),
+    ` tags/${tag.id}.yaml | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n`,
+  );
 });
 
 test('an older repository (no schemas, no schema lines) gets the schemas with its next write, and all lines with c4store upgrade', async (t) => {
@@ -90,8 +100,12 @@ test('an older repository (no schemas, no schema lines) gets the schemas with it
   const changed = (await s.git('show', '--name-only', '--format=', 'main')).trim().split('\n');
   t.is(changed.filter((f) => f.startsWith('tags/')).length, 1);
   t.deepEqual(changed.filter((f) => f.startsWith('.c4store/')).sort(), [
-    '.c4store/schemas/attribute.json', '.c4store/schemas/component.json', '.c4store/schemas/diagram.json',
-    '.c4store/schemas/organization.json', '.c4store/schemas/tag.json', '.c4store/schemas/type.json',
+    '.c4store/schemas/attribute.json',
+    '.c4store/schemas/component.json',
+    '.c4store/schemas/diagram.json',
+    '.c4store/schemas/organization.json',
+    '.c4store/schemas/tag.json',
+    '.c4store/schemas/type.json',
   ]);
   t.is(changed.length, 7, 'nothing else: untouched files keep their old form');
   await s.post('/api/external/tag', [{ name: 'One more', color: 'blue' }]);

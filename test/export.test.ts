@@ -6,9 +6,7 @@ import { plantumlText } from '../src/export/plantuml.js';
 import { structurizrText } from '../src/export/structurizr.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
-import {
-  likec4Model, likec4Validate, mermaidParse, mermaidShown, plantumlCheck, plantumlMissing, plantumlSvg,
-} from './support/tools.js';
+import { likec4Model, likec4Validate, mermaidParse, mermaidShown, plantumlCheck, plantumlMissing, plantumlSvg } from './support/tools.js';
 
 /**
  * Every export of the sample model, and of a model of hostile names, is loaded by the format's
@@ -18,7 +16,12 @@ import {
  */
 
 const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-const TYPES = { plantuml: 'text/x-plantuml', mermaid: 'text/vnd.mermaid', likec4: 'text/vnd.likec4', structurizr: 'text/vnd.structurizr.dsl' } as const;
+const TYPES = {
+  plantuml: 'text/x-plantuml',
+  mermaid: 'text/vnd.mermaid',
+  likec4: 'text/vnd.likec4',
+  structurizr: 'text/vnd.structurizr.dsl',
+} as const;
 const EXTENSION = { plantuml: 'puml', mermaid: 'mmd', likec4: 'c4', structurizr: 'dsl' } as const;
 type Format = keyof typeof TYPES;
 
@@ -41,20 +44,28 @@ test.before(async () => {
   const types = (await hostile.get('/api/external/type')).body as Array<{ id: string; slug: string }>;
   const typeSlugs = ['person', 'container', 'database', 'queue', 'software-system'];
   const reply = await hostile.post('/api/external/model', {
-    components: HOSTILE_NAMES.map((name, i) => ({ ref: `c${i}`, name, desc: `${name}\ndesc`, typeSlug: types.find((t) => t.slug === typeSlugs[i])?.slug })),
-    diagrams: [{
-      name: 'Hostile "diagram"\nwith %date()', level: 'C2',
-      componentInstances: [
-        { ref: 'box', isContainer: true, component: 'c4' },
-        ...HOSTILE_NAMES.slice(0, 4).map((_, i) => ({ ref: `i${i}`, component: `c${i}`, parent: i > 1 ? 'box' : undefined })),
-        { ref: 'ph', placeholder: 'Placeholder "x"\n}' },
-      ],
-      relations: [
-        { fromComponentInstance: 'i0', toComponentInstance: 'i1', label: 'calls "it"\n%date() \\' },
-        { fromComponentInstance: 'i1', toComponentInstance: 'i2', label: '<script>x</script>' },
-        { fromComponentInstance: 'i2', toComponentInstance: 'ph', label: "it's" },
-      ],
-    }],
+    components: HOSTILE_NAMES.map((name, i) => ({
+      ref: `c${i}`,
+      name,
+      desc: `${name}\ndesc`,
+      typeSlug: types.find((t) => t.slug === typeSlugs[i])?.slug,
+    })),
+    diagrams: [
+      {
+        name: 'Hostile "diagram"\nwith %date()',
+        level: 'C2',
+        componentInstances: [
+          { ref: 'box', isContainer: true, component: 'c4' },
+          ...HOSTILE_NAMES.slice(0, 4).map((_, i) => ({ ref: `i${i}`, component: `c${i}`, parent: i > 1 ? 'box' : undefined })),
+          { ref: 'ph', placeholder: 'Placeholder "x"\n}' },
+        ],
+        relations: [
+          { fromComponentInstance: 'i0', toComponentInstance: 'i1', label: 'calls "it"\n%date() \\' },
+          { fromComponentInstance: 'i1', toComponentInstance: 'i2', label: '<script>x</script>' },
+          { fromComponentInstance: 'i2', toComponentInstance: 'ph', label: "it's" },
+        ],
+      },
+    ],
   });
   if (reply.status !== 200) throw new Error(`hostile model refused: ${reply.text}`);
 });
@@ -90,7 +101,9 @@ test('JSON stays the answer to no Accept and to */*; each export type is served 
     t.is(reply.headers.get('content-type'), `${TYPES[format]}; charset=utf-8`);
     t.is(reply.headers.get('etag'), `"${await sample.head()}"`);
     t.regex(reply.headers.get('vary') ?? '', /Accept/);
-    const again = await sample.get(`/api/external/diagram/${diagramIds[0]}`, { headers: { accept: TYPES[format], 'if-none-match': reply.headers.get('etag') as string } });
+    const again = await sample.get(`/api/external/diagram/${diagramIds[0]}`, {
+      headers: { accept: TYPES[format], 'if-none-match': reply.headers.get('etag') as string },
+    });
     t.is(again.status, 304);
   }
   const missing = await sample.get('/api/external/diagram/01j0000000000000000000000a', { headers: { accept: TYPES.mermaid } });
@@ -143,7 +156,7 @@ test('LikeC4 validates every export (sample model, each diagram, hostile names) 
   t.not((await likec4Validate(broken)).code, 0, 'likec4 validate fails on a broken export');
 });
 
-test('Mermaid\'s own parser accepts the sample exports and reads hostile names back as drawn', async (t) => {
+test("Mermaid's own parser accepts the sample exports and reads hostile names back as drawn", async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'c4store-mermaid-'));
   const files = await exportsOf(sample, 'mermaid', join(root, 'sample'));
   const sampleRun = await mermaidParse(files);
@@ -159,7 +172,10 @@ test('Mermaid\'s own parser accepts the sample exports and reads hostile names b
   const shown = diagram.shapes.map((s) => mermaidShown(s.label));
   for (const name of HOSTILE_NAMES.slice(0, 4)) t.true(shown.includes(name), `${JSON.stringify(name)} in ${JSON.stringify(shown)}`);
   t.true(diagram.boundaries.some((b) => mermaidShown(b.label) === HOSTILE_NAMES[4]));
-  t.deepEqual(diagram.rels.map((r) => mermaidShown(r.label)), ['calls "it"\n%date() \\', '<script>x</script>', "it's"]);
+  t.deepEqual(
+    diagram.rels.map((r) => mermaidShown(r.label)),
+    ['calls "it"\n%date() \\', '<script>x</script>', "it's"],
+  );
 });
 
 test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own jar, and draws hostile names as they are', async (t) => {
@@ -184,11 +200,24 @@ test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own 
   // `@startuml <name>` names the drawing: the only SVG in the folder.
   const svgFile = (await readdir(join(root, 'hostile'))).find((f) => f.endsWith('.svg')) as string;
   const svg = await readFile(join(root, 'hostile', svgFile), 'utf8');
-  const drawn = Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) => m[1]
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&amp;/g, '&'))
-    .join('\n');
+  const drawn = Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) =>
+    m[1]
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;|&apos;/g, "'")
+      .replace(/&amp;/g, '&'),
+  ).join('\n');
   const squeezed = drawn.replace(/\s+/g, '');
-  for (const piece of ['Ada "the \'quoted\'" Lovelace', 'Back\\slash \\n and \\" end\\', 'Two', 'lines', '%date() $var !include <b>bold</b> **strong** //it// --strike-- ~tilde', 'calls "it"', '<script>x</script>']) {
+  for (const piece of [
+    'Ada "the \'quoted\'" Lovelace',
+    'Back\\slash \\n and \\" end\\',
+    'Two',
+    'lines',
+    '%date() $var !include <b>bold</b> **strong** //it// --strike-- ~tilde',
+    'calls "it"',
+    '<script>x</script>',
+  ]) {
     t.true(squeezed.includes(piece.replace(/\s+/g, '')), `${JSON.stringify(piece)} not drawn in:\n${drawn}`);
   }
   t.false(/\b20\d\d\b/.test(drawn), '%date() was not evaluated');
@@ -203,7 +232,10 @@ test('Structurizr DSL: a workspace with model and views; every string a single D
   t.is(lines.filter((l) => l.trim().startsWith('systemLandscape ')).length, 1 + diagramIds.length);
   // Outside quoted tokens, braces balance, an opening brace ends its line and a closing one stands alone, as the DSL requires.
   const bare = lines.map((l) => l.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
-  t.false(bare.some((l) => l.includes('"') && l.split('"').length % 2 === 0), 'every quote closed on its line');
+  t.false(
+    bare.some((l) => l.includes('"') && l.split('"').length % 2 === 0),
+    'every quote closed on its line',
+  );
   t.is(bare.join('').split('{').length, bare.join('').split('}').length);
   t.true(bare.filter((l) => l.includes('}')).every((l) => l.trim() === '}'));
   t.true(bare.filter((l) => l.includes('{')).every((l) => l.trimEnd().endsWith('{')));

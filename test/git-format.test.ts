@@ -79,7 +79,10 @@ test('a tree in compareTreeNames order is the tree git mktree makes, byte for by
   const files = ['a', 'a-b', 'a.b', 'a0', 'b.yaml', 'Ünïcode.yaml', 'z'];
   const dirs = ['a', 'ab', 'a.b.c', '00'];
   // 'a' is both a file and a directory: git allows that in a tree, and orders them apart.
-  const entries = [...files.map((name) => makeTreeEntry(FILE_MODE, name, blob)), ...dirs.map((name) => makeTreeEntry(DIR_MODE, name, subtree))];
+  const entries = [
+    ...files.map((name) => makeTreeEntry(FILE_MODE, name, blob)),
+    ...dirs.map((name) => makeTreeEntry(DIR_MODE, name, subtree)),
+  ];
   entries.sort((x, y) => compareTreeNames(x.nameBytes, isDirMode(x.mode), y.nameBytes, isDirMode(y.mode)));
   const listing = entries
     .map((e) => `${isDirMode(e.mode) ? '040000 tree' : `${FILE_MODE} blob`} ${e.oid}\t${e.name}\n`)
@@ -91,10 +94,22 @@ test('a tree in compareTreeNames order is the tree git mktree makes, byte for by
   const stored = git(gitdir, ['cat-file', 'tree', oid]);
   t.deepEqual(wrapped, wrapObject('tree', stored));
   const parsed = parseTree(stored);
-  t.deepEqual(parsed.map((e) => [e.mode, e.name, e.oid]), entries.map((e) => [e.mode, e.name, e.oid]));
-  t.deepEqual(parsed.map((e) => e.raw), entries.map((e) => e.raw));
-  const lsTree = gitText(gitdir, ['ls-tree', '-z', oid]).split('\0').filter(Boolean).map((line) => line.split('\t')[1]);
-  t.deepEqual(parsed.map((e) => e.name), lsTree);
+  t.deepEqual(
+    parsed.map((e) => [e.mode, e.name, e.oid]),
+    entries.map((e) => [e.mode, e.name, e.oid]),
+  );
+  t.deepEqual(
+    parsed.map((e) => e.raw),
+    entries.map((e) => e.raw),
+  );
+  const lsTree = gitText(gitdir, ['ls-tree', '-z', oid])
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => line.split('\t')[1]);
+  t.deepEqual(
+    parsed.map((e) => e.name),
+    lsTree,
+  );
 });
 
 test('parseTree refuses a truncated tree', (t) => {
@@ -106,13 +121,20 @@ test('a commit is serialized as git commit-tree writes it, and parsed back', asy
   const gitdir = await bareRepo();
   const tree = gitText(gitdir, ['mktree'], '');
   const env = (name: string, email: string, time: number) => ({
-    GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: `${time} +0000`,
-    GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email, GIT_COMMITTER_DATE: `${time} +0000`,
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_AUTHOR_DATE: `${time} +0000`,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email,
+    GIT_COMMITTER_DATE: `${time} +0000`,
   });
   const first = gitText(gitdir, ['commit-tree', tree, '-m', 'Create organization'], undefined, env('api', 'api@demo', 1_700_000_000));
   const ours = serializeCommit({
-    tree, parents: [], author: { name: 'api', email: 'api@demo', timestamp: 1_700_000_000 },
-    committer: { name: 'api', email: 'api@demo', timestamp: 1_700_000_000 }, message: 'Create organization',
+    tree,
+    parents: [],
+    author: { name: 'api', email: 'api@demo', timestamp: 1_700_000_000 },
+    committer: { name: 'api', email: 'api@demo', timestamp: 1_700_000_000 },
+    message: 'Create organization',
   });
   t.is(hashObject(wrapObject('commit', ours)), first);
   t.deepEqual(ours, git(gitdir, ['cat-file', 'commit', first]));
@@ -123,7 +145,10 @@ test('a commit is serialized as git commit-tree writes it, and parsed back', asy
   const serialized = serializeCommit({ tree, parents: [first], author: who, committer: who, message });
   t.is(hashObject(wrapObject('commit', serialized)), second);
   t.deepEqual(parseCommit(git(gitdir, ['cat-file', 'commit', second])), {
-    tree, parents: [first], author: `Zoë Key <zoe-key@demo> ${who.timestamp} +0000`, message,
+    tree,
+    parents: [first],
+    author: `Zoë Key <zoe-key@demo> ${who.timestamp} +0000`,
+    message,
   });
   t.notThrows(() => git(gitdir, ['update-ref', 'refs/heads/main', second]));
   t.notThrows(() => git(gitdir, ['fsck', '--strict', '--no-dangling']));
@@ -132,8 +157,11 @@ test('a commit is serialized as git commit-tree writes it, and parsed back', asy
 test('signatures drop what would end an ident early, and refuse a bad timestamp', (t) => {
   const commit = (name: string, timestamp: number) =>
     serializeCommit({
-      tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', parents: [], author: { name, email: 'e<v>il@x', timestamp },
-      committer: { name, email: 'x@y', timestamp }, message: 'm\0',
+      tree: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+      parents: [],
+      author: { name, email: 'e<v>il@x', timestamp },
+      committer: { name, email: 'x@y', timestamp },
+      message: 'm\0',
     }).toString('utf8');
   const text = commit(' Mal<lory>\n ', 1);
   t.true(text.includes('author Mallory <evil@x> 1 +0000\n'));

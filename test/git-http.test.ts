@@ -60,104 +60,116 @@ async function componentFile(dir: string): Promise<string> {
   return found[0];
 }
 
-test('clone and fetch with a key: the clone holds main as the server has it', (t) => withServer(async (s) => {
-  await s.post('/api/external/component', [{ name: 'Ledger' }]);
-  await withClone(s, s.readerKey, async (dir) => {
-    t.is((await git(dir, 'rev-parse', 'HEAD')).stdout.trim(), await s.head());
-    t.is((await git(dir, 'fsck', '--full')).stderr, '');
-    await s.post('/api/external/component', [{ name: 'Payments' }]);
-    await git(dir, 'fetch', '-q', 'origin');
-    t.is((await git(dir, 'rev-parse', 'origin/main')).stdout.trim(), await s.head());
-  });
-  // A shallow clone works too.
-  const parent = await mkdtemp(join(tmpdir(), 'c4store-shallow-'));
-  try {
-    await run('git', ['clone', '-q', '--depth', '1', remote(s, s.key), join(parent, 'm')]);
-    t.is((await git(join(parent, 'm'), 'rev-list', '--count', 'HEAD')).stdout.trim(), '1');
-  } finally {
-    await rm(parent, { recursive: true, force: true });
-  }
-}));
-
-test('wrong, missing and other organizations keys cannot clone', (t) => withServer(async (s) => {
-  const parent = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
-  try {
-    for (const url of [remote(s, null), remote(s, 'not-a-key')]) {
-      const output = await gitFails(parent, 'clone', '-q', url, join(parent, 'x'));
-      t.regex(output, /Authentication failed|could not read Username|401/, output);
+test('clone and fetch with a key: the clone holds main as the server has it', (t) =>
+  withServer(async (s) => {
+    await s.post('/api/external/component', [{ name: 'Ledger' }]);
+    await withClone(s, s.readerKey, async (dir) => {
+      t.is((await git(dir, 'rev-parse', 'HEAD')).stdout.trim(), await s.head());
+      t.is((await git(dir, 'fsck', '--full')).stderr, '');
+      await s.post('/api/external/component', [{ name: 'Payments' }]);
+      await git(dir, 'fetch', '-q', 'origin');
+      t.is((await git(dir, 'rev-parse', 'origin/main')).stdout.trim(), await s.head());
+    });
+    // A shallow clone works too.
+    const parent = await mkdtemp(join(tmpdir(), 'c4store-shallow-'));
+    try {
+      await run('git', ['clone', '-q', '--depth', '1', remote(s, s.key), join(parent, 'm')]);
+      t.is((await git(join(parent, 'm'), 'rev-list', '--count', 'HEAD')).stdout.trim(), '1');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
     }
-    const other = await new KeyStore(s.dataDir).create('other-org', { label: 'other' }).catch(() => undefined);
-    if (other) t.regex(await gitFails(parent, 'clone', '-q', remote(s, other.key), join(parent, 'y')), /Authentication failed|401/);
-    const reply = await fetch(`${s.url}/git/${s.slug}.git/info/refs?service=git-upload-pack`);
-    t.is(reply.status, 401);
-    t.regex(reply.headers.get('www-authenticate') ?? '', /^Basic/);
-    t.is((await fetch(`${s.url}/git/${s.slug}.git/objects/info/packs`, { headers: { authorization: `Bearer ${s.key}` } })).status, 404);
-  } finally {
-    await rm(parent, { recursive: true, force: true });
-  }
-}));
+  }));
 
-test('push with an editor key moves main when the model stays valid; the API serves it', (t) => withServer(async (s) => {
-  const [component] = (await s.post('/api/external/component', [{ name: 'Ledger' }])).body;
-  await withClone(s, s.key, async (dir) => {
-    const file = await componentFile(dir);
-    const text = await readFile(join(dir, file), 'utf8');
-    await writeFile(join(dir, file), text.replace('name: Ledger', 'name: General ledger'));
-    await git(dir, 'commit', '-qam', 'Rename the ledger');
-    await git(dir, 'push', '-q', 'origin', 'main');
-    const head = (await git(dir, 'rev-parse', 'HEAD')).stdout.trim();
-    t.is(await s.head(), head);
-    t.is((await s.get(`/api/external/component/${component.id}`)).body.name, 'General ledger');
-    t.is((await s.get('/api/external/history?limit=1')).body[0].summary, 'Rename the ledger');
-  });
-}));
+test('wrong, missing and other organizations keys cannot clone', (t) =>
+  withServer(async (s) => {
+    const parent = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
+    try {
+      for (const url of [remote(s, null), remote(s, 'not-a-key')]) {
+        const output = await gitFails(parent, 'clone', '-q', url, join(parent, 'x'));
+        t.regex(output, /Authentication failed|could not read Username|401/, output);
+      }
+      const other = await new KeyStore(s.dataDir).create('other-org', { label: 'other' }).catch(() => undefined);
+      if (other) t.regex(await gitFails(parent, 'clone', '-q', remote(s, other.key), join(parent, 'y')), /Authentication failed|401/);
+      const reply = await fetch(`${s.url}/git/${s.slug}.git/info/refs?service=git-upload-pack`);
+      t.is(reply.status, 401);
+      t.regex(reply.headers.get('www-authenticate') ?? '', /^Basic/);
+      t.is((await fetch(`${s.url}/git/${s.slug}.git/objects/info/packs`, { headers: { authorization: `Bearer ${s.key}` } })).status, 404);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }));
 
-test('a push that breaks a rule, rewrites history or comes from a reader key is refused and changes nothing', (t) => withServer(async (s) => {
-  await s.post('/api/external/component', [{ name: 'Ledger' }]);
-  const before = await s.state();
-  await withClone(s, s.key, async (dir) => {
-    const file = await componentFile(dir);
-    const text = await readFile(join(dir, file), 'utf8');
-    await writeFile(join(dir, file), text.replace(/^typeId:.*$/m, '').replace('name: Ledger', 'name: Ledger\ntypeId: 01aaaaaaaaaaaaaaaaaaaaaaaa'));
-    await git(dir, 'commit', '-qam', 'Point at a type that does not exist');
-    const output = await gitFails(dir, 'push', 'origin', 'main');
-    t.regex(output, new RegExp(`remote: c4store: commit [0-9a-f]{12}: ${file}: Type with id '01aaaaaaaaaaaaaaaaaaaaaaaa' does not exist.`), output);
-    t.regex(output, /pre-receive hook declined/, output);
-    t.is(await s.state(), before);
+test('push with an editor key moves main when the model stays valid; the API serves it', (t) =>
+  withServer(async (s) => {
+    const [component] = (await s.post('/api/external/component', [{ name: 'Ledger' }])).body;
+    await withClone(s, s.key, async (dir) => {
+      const file = await componentFile(dir);
+      const text = await readFile(join(dir, file), 'utf8');
+      await writeFile(join(dir, file), text.replace('name: Ledger', 'name: General ledger'));
+      await git(dir, 'commit', '-qam', 'Rename the ledger');
+      await git(dir, 'push', '-q', 'origin', 'main');
+      const head = (await git(dir, 'rev-parse', 'HEAD')).stdout.trim();
+      t.is(await s.head(), head);
+      t.is((await s.get(`/api/external/component/${component.id}`)).body.name, 'General ledger');
+      t.is((await s.get('/api/external/history?limit=1')).body[0].summary, 'Rename the ledger');
+    });
+  }));
 
-    await git(dir, 'reset', '-q', '--hard', 'HEAD~2');
-    await writeFile(join(dir, 'README.md'), 'notes\n');
-    await git(dir, 'add', 'README.md');
-    await git(dir, 'commit', '-qm', 'Rewrite history');
-    const forced = await gitFails(dir, 'push', '--force', 'origin', 'main');
-    t.regex(forced, /main can only move forward/, forced);
-    t.is(await s.state(), before);
-  });
-  await withClone(s, s.readerKey, async (dir) => {
-    await writeFile(join(dir, 'README.md'), 'notes\n');
-    await git(dir, 'add', 'README.md');
-    await git(dir, 'commit', '-qm', 'Notes');
-    const output = await gitFails(dir, 'push', 'origin', 'main');
-    t.regex(output, /403|may only read/, output);
-    t.is(await s.state(), before);
-  });
-}));
+test('a push that breaks a rule, rewrites history or comes from a reader key is refused and changes nothing', (t) =>
+  withServer(async (s) => {
+    await s.post('/api/external/component', [{ name: 'Ledger' }]);
+    const before = await s.state();
+    await withClone(s, s.key, async (dir) => {
+      const file = await componentFile(dir);
+      const text = await readFile(join(dir, file), 'utf8');
+      await writeFile(
+        join(dir, file),
+        text.replace(/^typeId:.*$/m, '').replace('name: Ledger', 'name: Ledger\ntypeId: 01aaaaaaaaaaaaaaaaaaaaaaaa'),
+      );
+      await git(dir, 'commit', '-qam', 'Point at a type that does not exist');
+      const output = await gitFails(dir, 'push', 'origin', 'main');
+      t.regex(
+        output,
+        new RegExp(`remote: c4store: commit [0-9a-f]{12}: ${file}: Type with id '01aaaaaaaaaaaaaaaaaaaaaaaa' does not exist.`),
+        output,
+      );
+      t.regex(output, /pre-receive hook declined/, output);
+      t.is(await s.state(), before);
 
-test('a broken push with file access is refused by git itself through the hook', (t) => withServer(async (s) => {
-  await s.post('/api/external/component', [{ name: 'Ledger' }]);
-  const before = await s.state();
-  const parent = await mkdtemp(join(tmpdir(), 'c4store-local-'));
-  try {
-    const dir = join(parent, 'm');
-    await run('git', ['clone', '-q', s.gitdir, dir]);
-    const file = await componentFile(dir);
-    await writeFile(join(dir, file), 'name: [unclosed\n');
-    await git(dir, 'commit', '-qam', 'Break the YAML');
-    const output = await gitFails(dir, 'push', 'origin', 'main');
-    t.regex(output, new RegExp(`remote: c4store: commit [0-9a-f]{12}: ${file.replace(/\//g, '\\/')}`), output);
-    t.is(await s.state(), before);
-    t.is((await run('git', ['--git-dir', s.gitdir, 'fsck', '--full'])).stderr, '');
-  } finally {
-    await rm(parent, { recursive: true, force: true });
-  }
-}));
+      await git(dir, 'reset', '-q', '--hard', 'HEAD~2');
+      await writeFile(join(dir, 'README.md'), 'notes\n');
+      await git(dir, 'add', 'README.md');
+      await git(dir, 'commit', '-qm', 'Rewrite history');
+      const forced = await gitFails(dir, 'push', '--force', 'origin', 'main');
+      t.regex(forced, /main can only move forward/, forced);
+      t.is(await s.state(), before);
+    });
+    await withClone(s, s.readerKey, async (dir) => {
+      await writeFile(join(dir, 'README.md'), 'notes\n');
+      await git(dir, 'add', 'README.md');
+      await git(dir, 'commit', '-qm', 'Notes');
+      const output = await gitFails(dir, 'push', 'origin', 'main');
+      t.regex(output, /403|may only read/, output);
+      t.is(await s.state(), before);
+    });
+  }));
+
+test('a broken push with file access is refused by git itself through the hook', (t) =>
+  withServer(async (s) => {
+    await s.post('/api/external/component', [{ name: 'Ledger' }]);
+    const before = await s.state();
+    const parent = await mkdtemp(join(tmpdir(), 'c4store-local-'));
+    try {
+      const dir = join(parent, 'm');
+      await run('git', ['clone', '-q', s.gitdir, dir]);
+      const file = await componentFile(dir);
+      await writeFile(join(dir, file), 'name: [unclosed\n');
+      await git(dir, 'commit', '-qam', 'Break the YAML');
+      const output = await gitFails(dir, 'push', 'origin', 'main');
+      t.regex(output, new RegExp(`remote: c4store: commit [0-9a-f]{12}: ${file.replace(/\//g, '\\/')}`), output);
+      t.is(await s.state(), before);
+      t.is((await run('git', ['--git-dir', s.gitdir, 'fsck', '--full'])).stderr, '');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }));

@@ -12,7 +12,7 @@ import { MEMBERS, TestServer } from './support/server.js';
 
 const D = '/api/external/diagram';
 
-test('a large diagram posted to one organization does not hold another organization\'s reads (worst under 500 ms)', async (t) => {
+test("a large diagram posted to one organization does not hold another organization's reads (worst under 500 ms)", async (t) => {
   const s = await TestServer.start();
   try {
     await new Orgs(s.dataDir).create('quiet', { name: 'Quiet', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
@@ -46,8 +46,10 @@ test('a large diagram posted to one organization does not hold another organizat
       t.is(reply.body[0].componentInstances.length, 1000);
       t.true(latencies.length >= 3, 'reads kept going during the heavy write');
       worstOfRound.push(Math.max(...latencies));
-      t.log(`round ${round}: ${latencies.length} reads of another organization during ${heavyMs.toFixed(0)} ms of a heavy write; ` +
-        `worst ${worstOfRound[round]!.toFixed(0)} ms`);
+      t.log(
+        `round ${round}: ${latencies.length} reads of another organization during ${heavyMs.toFixed(0)} ms of a heavy write; ` +
+          `worst ${worstOfRound[round]!.toFixed(0)} ms`,
+      );
     }
     const worst = Math.min(...worstOfRound);
     t.true(worst < 500, `worst read latency ${worst.toFixed(0)} ms in the best round`);
@@ -59,14 +61,24 @@ test('a large diagram posted to one organization does not hold another organizat
 test('a layout that takes longer than the layout timeout is cancelled with 503 and changes nothing', async (t) => {
   const s = await TestServer.start({ layoutTimeout: 1 });
   try {
-    await refused(t, s, 'POST', D, heavyDiagram('Slow', 300, 600), 503,
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      heavyDiagram('Slow', 300, 600),
+      503,
       'Automatic layout took longer than 0.001 s and was cancelled; nothing was changed. ' +
-      'Give the elements of large diagrams positions, or add them in several requests.');
+        'Give the elements of large diagrams positions, or add them in several requests.',
+    );
     // Nothing to lay out: no layout runs, the write goes through.
-    await accepted(t, s, 'POST', D, [{
-      name: 'Placed', level: 'C1',
-      componentInstances: [{ placeholder: 'A', position: { x: 0, y: 0 }, width: 16, height: 8 }],
-    }]);
+    await accepted(t, s, 'POST', D, [
+      {
+        name: 'Placed',
+        level: 'C1',
+        componentInstances: [{ placeholder: 'A', position: { x: 0, y: 0 }, width: 16, height: 8 }],
+      },
+    ]);
   } finally {
     await s.close();
   }
@@ -75,8 +87,15 @@ test('a layout that takes longer than the layout timeout is cancelled with 503 a
 test('a large write still running after the write timeout is cancelled with 503 and changes nothing', async (t) => {
   const s = await TestServer.start({ writeTimeout: 1 });
   try {
-    await refused(t, s, 'POST', D, heavyDiagram('Large', 600, 600), 503,
-      'This write took longer than 0.001 s and was cancelled; nothing was changed.');
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      heavyDiagram('Large', 600, 600),
+      503,
+      'This write took longer than 0.001 s and was cancelled; nothing was changed.',
+    );
     // Small writes do not stop to look at the clock.
     await accepted(t, s, 'POST', D, heavyDiagram('Small', 20, 20));
   } finally {

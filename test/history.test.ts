@@ -16,7 +16,9 @@ async function threeWrites(s: TestServer) {
   const [component] = (await s.post('/api/external/component', [{ name: 'Ledger', typeSlug: 'container', apiContext: 'import #2' }])).body;
   const model = await s.post('/api/external/model', {
     components: [{ id: component.id, name: 'General ledger', typeSlug: 'container', apiContext: 'import #3' }],
-    diagrams: [{ name: 'Money', level: 'C2', apiContext: 'import #3', componentInstances: [{ component: component.id, position: { x: 1, y: 2 } }] }],
+    diagrams: [
+      { name: 'Money', level: 'C2', apiContext: 'import #3', componentInstances: [{ component: component.id, position: { x: 1, y: 2 } }] },
+    ],
   });
   t_ok(model.status);
   return { tag, component, diagram: model.body.diagrams[0] };
@@ -26,173 +28,226 @@ function t_ok(status: number) {
   if (status !== 200) throw new Error(`write answered ${status}`);
 }
 
-test('history lists commits of main newest first, as git log on a clone does', (t) => withServer(async (s) => {
-  const { tag, component, diagram } = await threeWrites(s);
-  const reply = await s.get(H);
-  t.is(reply.status, 200);
-  t.is(reply.headers.get('etag'), `"${await s.head()}"`);
-  const clone = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
-  try {
-    await run('git', ['clone', '-q', s.gitdir, clone]);
-    const { stdout } = await run('git', ['-C', clone, 'log', '--format=%H %P|%an|%ae|%aI|%s']);
-    const lines = stdout.trim().split('\n');
-    t.is(reply.body.length, lines.length);
-    reply.body.forEach((entry: any, i: number) => {
-      const [ids, name, email, time, summary] = lines[i].split('|');
-      const [id, ...parents] = ids.split(' ').filter((part) => part !== '');
-      t.like(entry, { id, parents, author: { name, email }, time, summary });
+test('history lists commits of main newest first, as git log on a clone does', (t) =>
+  withServer(async (s) => {
+    const { tag, component, diagram } = await threeWrites(s);
+    const reply = await s.get(H);
+    t.is(reply.status, 200);
+    t.is(reply.headers.get('etag'), `"${await s.head()}"`);
+    const clone = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
+    try {
+      await run('git', ['clone', '-q', s.gitdir, clone]);
+      const { stdout } = await run('git', ['-C', clone, 'log', '--format=%H %P|%an|%ae|%aI|%s']);
+      const lines = stdout.trim().split('\n');
+      t.is(reply.body.length, lines.length);
+      reply.body.forEach((entry: any, i: number) => {
+        const [ids, name, email, time, summary] = lines[i].split('|');
+        const [id, ...parents] = ids.split(' ').filter((part) => part !== '');
+        t.like(entry, { id, parents, author: { name, email }, time, summary });
+      });
+    } finally {
+      await rm(clone, { recursive: true, force: true });
+    }
+    const [last, second, first] = reply.body;
+    t.is(last.apiContext, 'import #3');
+    t.deepEqual(
+      last.resources.map((r: any) => [r.kind, r.id, r.name, r.action]).sort(),
+      [
+        ['component', component.id, 'General ledger', 'update'],
+        ['diagram', diagram.id, 'Money', 'create'],
+      ].sort(),
+    );
+    t.deepEqual(
+      second.resources.map((r: any) => [r.kind, r.id, r.name, r.action]),
+      [['component', component.id, 'Ledger', 'create']],
+    );
+    t.deepEqual(
+      first.resources.map((r: any) => [r.kind, r.id, r.name, r.action]),
+      [['tag', tag.id, 'PCI', 'create']],
+    );
+    t.is(first.apiContext, 'import #1');
+  }));
+
+test('history of one resource, paging with before and Link, since and until', (t) =>
+  withServer(async (s) => {
+    const { component } = await threeWrites(s);
+    const mine = await s.get(`${H}?resource=${component.id}`);
+    t.deepEqual(
+      mine.body.map((e: any) => e.resources.find((r: any) => r.id === component.id).action),
+      ['update', 'create'],
+    );
+    const { stdout } = await run('git', ['--git-dir', s.gitdir, 'log', '--format=%H', '--', `*${component.id}.yaml`]);
+    t.deepEqual(
+      mine.body.map((e: any) => e.id),
+      stdout.trim().split('\n'),
+    );
+
+    const all = (await s.get(H)).body.map((e: any) => e.id);
+    const page1 = await s.get(`${H}?limit=2`);
+    t.deepEqual(
+      page1.body.map((e: any) => e.id),
+      all.slice(0, 2),
+    );
+    const link = page1.headers.get('link')!;
+    t.regex(link, /rel="next"/);
+    const next = /<([^>]+)>/.exec(link)![1];
+    t.true(next.includes(`before=${all[1]}`) && next.includes('limit=2'), next);
+    const page2 = await s.get(next);
+    t.deepEqual(
+      page2.body.map((e: any) => e.id),
+      all.slice(2, 4),
+    );
+
+    t.deepEqual((await s.get(`${H}?since=2999-01-01T00:00:00Z`)).body, []);
+    t.is((await s.get(`${H}?until=2000-01-01`)).body.length, 0);
+    t.is((await s.get(`${H}?since=2000-01-01`)).body.length, all.length);
+    t.deepEqual((await s.get(`${H}?since=yesterday`)).body, {
+      error: "Invalid since 'yesterday': use an ISO 8601 time such as 2026-11-24T10:00:00Z.",
     });
-  } finally {
-    await rm(clone, { recursive: true, force: true });
-  }
-  const [last, second, first] = reply.body;
-  t.is(last.apiContext, 'import #3');
-  t.deepEqual(
-    last.resources.map((r: any) => [r.kind, r.id, r.name, r.action]).sort(),
-    [['component', component.id, 'General ledger', 'update'], ['diagram', diagram.id, 'Money', 'create']].sort(),
-  );
-  t.deepEqual(second.resources.map((r: any) => [r.kind, r.id, r.name, r.action]), [['component', component.id, 'Ledger', 'create']]);
-  t.deepEqual(first.resources.map((r: any) => [r.kind, r.id, r.name, r.action]), [['tag', tag.id, 'PCI', 'create']]);
-  t.is(first.apiContext, 'import #1');
-}));
+    t.is((await s.get(`${H}?limit=0`)).status, 400);
+    t.is((await s.get(`${H}?resource=..%2F..%2Fetc`)).status, 400);
+    t.is((await s.get(`${H}?before=ffffffffffffffffffffffffffffffffffffffff`)).status, 404);
+    t.is((await s.get(H, { key: null })).status, 401);
+  }));
 
-test('history of one resource, paging with before and Link, since and until', (t) => withServer(async (s) => {
-  const { component } = await threeWrites(s);
-  const mine = await s.get(`${H}?resource=${component.id}`);
-  t.deepEqual(mine.body.map((e: any) => e.resources.find((r: any) => r.id === component.id).action), ['update', 'create']);
-  const { stdout } = await run('git', ['--git-dir', s.gitdir, 'log', '--format=%H', '--', `*${component.id}.yaml`]);
-  t.deepEqual(mine.body.map((e: any) => e.id), stdout.trim().split('\n'));
+test('one commit with its diff, and a diff between two commits by abbreviated ids', (t) =>
+  withServer(async (s) => {
+    const { component, diagram } = await threeWrites(s);
+    const head = await s.head();
+    const one = await s.get(`${H}/${head.slice(0, 7)}`);
+    t.is(one.status, 200);
+    t.is(one.body.id, head);
+    t.deepEqual(one.body.diff.added, [{ kind: 'diagram', id: diagram.id, name: 'Money' }]);
+    t.deepEqual(one.body.diff.removed, []);
+    const changed = one.body.diff.changed;
+    t.is(changed.length, 1);
+    t.like(changed[0], { kind: 'component', id: component.id, name: 'General ledger' });
+    t.deepEqual(
+      changed[0].fields.find((f: any) => f.field === 'name'),
+      { field: 'name', old: 'Ledger', new: 'General ledger' },
+    );
+    t.deepEqual(
+      changed[0].fields.find((f: any) => f.field === 'apiContext'),
+      { field: 'apiContext', old: 'import #2', new: 'import #3' },
+    );
 
-  const all = (await s.get(H)).body.map((e: any) => e.id);
-  const page1 = await s.get(`${H}?limit=2`);
-  t.deepEqual(page1.body.map((e: any) => e.id), all.slice(0, 2));
-  const link = page1.headers.get('link')!;
-  t.regex(link, /rel="next"/);
-  const next = /<([^>]+)>/.exec(link)![1];
-  t.true(next.includes(`before=${all[1]}`) && next.includes('limit=2'), next);
-  const page2 = await s.get(next);
-  t.deepEqual(page2.body.map((e: any) => e.id), all.slice(2, 4));
+    const first = (await s.git('rev-list', '--max-parents=0', 'main')).trim();
+    const diff = await s.get(`/api/external/diff?from=${first.slice(0, 8)}`);
+    t.is(diff.status, 200);
+    t.is(diff.body.from, first);
+    t.is(diff.body.to, head);
+    t.deepEqual(diff.body.added.map((r: any) => r.kind).sort(), ['component', 'diagram', 'tag']);
+    const { stdout } = await run('git', ['--git-dir', s.gitdir, 'diff', '--name-status', first, head]);
+    t.is(stdout.trim().split('\n').length, diff.body.added.length);
 
-  t.deepEqual((await s.get(`${H}?since=2999-01-01T00:00:00Z`)).body, []);
-  t.is((await s.get(`${H}?until=2000-01-01`)).body.length, 0);
-  t.is((await s.get(`${H}?since=2000-01-01`)).body.length, all.length);
-  t.deepEqual((await s.get(`${H}?since=yesterday`)).body, { error: "Invalid since 'yesterday': use an ISO 8601 time such as 2026-11-24T10:00:00Z." });
-  t.is((await s.get(`${H}?limit=0`)).status, 400);
-  t.is((await s.get(`${H}?resource=..%2F..%2Fetc`)).status, 400);
-  t.is((await s.get(`${H}?before=ffffffffffffffffffffffffffffffffffffffff`)).status, 404);
-  t.is((await s.get(H, { key: null })).status, 401);
-}));
+    // Nested diagram elements are compared by their ids.
+    const moved = await s.post('/api/external/diagram', [
+      {
+        id: diagram.id,
+        name: 'Money',
+        level: 'C2',
+        apiContext: 'import #3',
+        componentInstances: [{ id: diagram.componentInstances[0].id, component: component.id, position: { x: 5, y: 2 } }],
+      },
+    ]);
+    t.is(moved.status, 200);
+    const step = await s.get(`/api/external/diff?from=${head}&to=main`);
+    const instance = diagram.componentInstances[0].id;
+    t.deepEqual(step.body.changed[0].fields, [{ field: `componentInstances.${instance}.position.x`, old: 1, new: 5 }]);
 
-test('one commit with its diff, and a diff between two commits by abbreviated ids', (t) => withServer(async (s) => {
-  const { component, diagram } = await threeWrites(s);
-  const head = await s.head();
-  const one = await s.get(`${H}/${head.slice(0, 7)}`);
-  t.is(one.status, 200);
-  t.is(one.body.id, head);
-  t.deepEqual(one.body.diff.added, [{ kind: 'diagram', id: diagram.id, name: 'Money' }]);
-  t.deepEqual(one.body.diff.removed, []);
-  const changed = one.body.diff.changed;
-  t.is(changed.length, 1);
-  t.like(changed[0], { kind: 'component', id: component.id, name: 'General ledger' });
-  t.deepEqual(changed[0].fields.find((f: any) => f.field === 'name'), { field: 'name', old: 'Ledger', new: 'General ledger' });
-  t.deepEqual(changed[0].fields.find((f: any) => f.field === 'apiContext'), { field: 'apiContext', old: 'import #2', new: 'import #3' });
+    t.deepEqual((await s.get('/api/external/diff')).body, {
+      error: "Query parameter 'from' is required: the commit or version to compare from.",
+    });
+    t.deepEqual((await s.get('/api/external/diff?from=abcdef0')).body, { error: "Commit 'abcdef0' does not exist." });
+    t.is((await s.get('/api/external/diff?from=main~1')).status, 404);
+    t.is((await s.get(`${H}/nothing-here`)).status, 404);
+  }));
 
-  const first = (await s.git('rev-list', '--max-parents=0', 'main')).trim();
-  const diff = await s.get(`/api/external/diff?from=${first.slice(0, 8)}`);
-  t.is(diff.status, 200);
-  t.is(diff.body.from, first);
-  t.is(diff.body.to, head);
-  t.deepEqual(diff.body.added.map((r: any) => r.kind).sort(), ['component', 'diagram', 'tag']);
-  const { stdout } = await run('git', ['--git-dir', s.gitdir, 'diff', '--name-status', first, head]);
-  t.is(stdout.trim().split('\n').length, diff.body.added.length);
+test('versions: an annotated tag on main, listed, usable as a revision; names checked by git', (t) =>
+  withServer(async (s) => {
+    const V = '/api/external/version';
+    const first = await s.head();
+    const made = await s.post(V, { name: 'v1.0', desc: 'Before the import' });
+    t.is(made.status, 201);
+    t.like(made.body, {
+      name: 'v1.0',
+      commit: first,
+      desc: 'Before the import',
+      tagger: { name: 'test pipeline', email: 'test-pipeline@acme' },
+    });
+    t.is((await s.git('cat-file', '-t', 'refs/tags/v1.0')).trim(), 'tag');
+    t.is((await s.git('rev-parse', 'v1.0^{commit}')).trim(), first);
+    t.is((await s.git('tag', '-l', '--format=%(contents)', 'v1.0')).trim(), 'Before the import');
 
-  // Nested diagram elements are compared by their ids.
-  const moved = await s.post('/api/external/diagram', [{
-    id: diagram.id, name: 'Money', level: 'C2', apiContext: 'import #3',
-    componentInstances: [{ id: diagram.componentInstances[0].id, component: component.id, position: { x: 5, y: 2 } }],
-  }]);
-  t.is(moved.status, 200);
-  const step = await s.get(`/api/external/diff?from=${head}&to=main`);
-  const instance = diagram.componentInstances[0].id;
-  t.deepEqual(step.body.changed[0].fields, [{ field: `componentInstances.${instance}.position.x`, old: 1, new: 5 }]);
+    await threeWrites(s);
+    t.deepEqual(
+      (await s.get(V)).body.map((v: any) => [v.name, v.commit]),
+      [['v1.0', first]],
+    );
+    const then = await s.get('/api/external/component?at=v1.0');
+    t.is(then.status, 200);
+    t.deepEqual(then.body, [], '?at= takes a version name');
+    t.is(then.headers.get('etag'), `"${first}"`);
+    t.is((await s.get('/api/external/component?at=main')).body.length, 1);
+    const diff = await s.get('/api/external/diff?from=v1.0');
+    t.is(diff.body.from, first);
+    t.is(diff.body.added.length, 3);
 
-  t.deepEqual((await s.get('/api/external/diff')).body, { error: "Query parameter 'from' is required: the commit or version to compare from." });
-  t.deepEqual((await s.get('/api/external/diff?from=abcdef0')).body, { error: "Commit 'abcdef0' does not exist." });
-  t.is((await s.get('/api/external/diff?from=main~1')).status, 404);
-  t.is((await s.get(`${H}/nothing-here`)).status, 404);
-}));
+    t.deepEqual((await s.post(V, { name: 'v1.0' })).body, { error: "Version 'v1.0' already exists." });
+    t.is((await s.post(V, { name: 'v1.0' })).status, 409);
+    for (const bad of ['has space', 'a..b', 'x~1', 'end.lock', '-rf', 'abcdef12', 'main', '']) {
+      const reply = await s.post(V, { name: bad });
+      t.is(reply.status, 400, bad);
+      t.true(reply.body.error.startsWith(`Invalid version name '${bad}'`), reply.body.error);
+    }
+    t.deepEqual((await s.post(V, { desc: 'x' })).body, { error: 'Invalid JSON: name: Required' });
+    t.is((await s.post(V, { name: 'v2' }, { key: s.readerKey })).status, 403);
+    t.is((await s.post(V, { name: 'v2' }, { headers: { 'if-match': `"${first}"` } })).status, 412);
+    t.deepEqual(
+      (await s.get(V)).body.map((v: any) => v.name),
+      ['v1.0'],
+      'refused versions made no tag',
+    );
+    const count = await s.commitCount();
+    t.is((await s.post(V, { name: 'release/2026-11' })).status, 201);
+    t.is(await s.commitCount(), count, 'a version is not a commit');
+  }));
 
-test('versions: an annotated tag on main, listed, usable as a revision; names checked by git', (t) => withServer(async (s) => {
-  const V = '/api/external/version';
-  const first = await s.head();
-  const made = await s.post(V, { name: 'v1.0', desc: 'Before the import' });
-  t.is(made.status, 201);
-  t.like(made.body, { name: 'v1.0', commit: first, desc: 'Before the import', tagger: { name: 'test pipeline', email: 'test-pipeline@acme' } });
-  t.is((await s.git('cat-file', '-t', 'refs/tags/v1.0')).trim(), 'tag');
-  t.is((await s.git('rev-parse', 'v1.0^{commit}')).trim(), first);
-  t.is((await s.git('tag', '-l', '--format=%(contents)', 'v1.0')).trim(), 'Before the import');
+test('revert: one new commit restores the model as it was, checked like any write; history stays', (t) =>
+  withServer(async (s) => {
+    const first = await s.head();
+    const before = (await s.get('/api/external/model')).body;
+    await s.post('/api/external/version', { name: 'clean' });
+    const { component } = await threeWrites(s);
+    const deleted = await s.request('DELETE', `/api/external/components/${component.id}?cascade=true`);
+    t.is(deleted.status, 200, deleted.text);
+    const count = await s.commitCount();
 
-  await threeWrites(s);
-  t.deepEqual((await s.get(V)).body.map((v: any) => [v.name, v.commit]), [['v1.0', first]]);
-  const then = await s.get('/api/external/component?at=v1.0');
-  t.is(then.status, 200);
-  t.deepEqual(then.body, [], '?at= takes a version name');
-  t.is(then.headers.get('etag'), `"${first}"`);
-  t.is((await s.get('/api/external/component?at=main')).body.length, 1);
-  const diff = await s.get('/api/external/diff?from=v1.0');
-  t.is(diff.body.from, first);
-  t.is(diff.body.added.length, 3);
+    const reply = await s.post('/api/external/revert', { commit: 'clean' });
+    t.is(reply.status, 200, reply.text);
+    t.is(reply.body.restored, first);
+    t.is(reply.body.commit, await s.head());
+    t.is(await s.commitCount(), count + 1, 'one new commit; nothing rewritten');
+    t.is((await s.git('rev-parse', 'HEAD~1')).trim() !== first, true);
+    t.deepEqual((await s.get('/api/external/model')).body, before);
+    t.is((await s.git('diff', '--stat', first, 'main')).trim(), '', 'the tree is the one of the restored commit');
+    t.deepEqual(reply.body.changes.added, []);
+    t.deepEqual(reply.body.changes.removed.map((r: any) => r.kind).sort(), ['diagram', 'tag']);
+    const message = await s.git('log', '-1', '--format=%B');
+    t.true(message.startsWith('POST /api/external/revert: delete 2'), message);
 
-  t.deepEqual((await s.post(V, { name: 'v1.0' })).body, { error: "Version 'v1.0' already exists." });
-  t.is((await s.post(V, { name: 'v1.0' })).status, 409);
-  for (const bad of ['has space', 'a..b', 'x~1', 'end.lock', '-rf', 'abcdef12', 'main', '']) {
-    const reply = await s.post(V, { name: bad });
-    t.is(reply.status, 400, bad);
-    t.true(reply.body.error.startsWith(`Invalid version name '${bad}'`), reply.body.error);
-  }
-  t.deepEqual((await s.post(V, { desc: 'x' })).body, { error: 'Invalid JSON: name: Required' });
-  t.is((await s.post(V, { name: 'v2' }, { key: s.readerKey })).status, 403);
-  t.is((await s.post(V, { name: 'v2' }, { headers: { 'if-match': `"${first}"` } })).status, 412);
-  t.deepEqual((await s.get(V)).body.map((v: any) => v.name), ['v1.0'], 'refused versions made no tag');
-  const count = await s.commitCount();
-  t.is((await s.post(V, { name: 'release/2026-11' })).status, 201);
-  t.is(await s.commitCount(), count, 'a version is not a commit');
-}));
+    // Back again: the component comes back with its id, as it was before the delete.
+    const again = await s.post('/api/external/revert', { commit: deleted.headers.get('etag')!.replace(/"/g, '').slice(0, 10) });
+    t.is(again.status, 200, again.text);
+    t.is((await s.get(`/api/external/component/${component.id}`)).status, 404, 'deleted at that commit');
+    const undo = await s.post('/api/external/revert', { commit: reply.body.commit.slice(0, 8) });
+    t.is(undo.status, 200);
 
-test('revert: one new commit restores the model as it was, checked like any write; history stays', (t) => withServer(async (s) => {
-  const first = await s.head();
-  const before = (await s.get('/api/external/model')).body;
-  await s.post('/api/external/version', { name: 'clean' });
-  const { component } = await threeWrites(s);
-  const deleted = await s.request('DELETE', `/api/external/components/${component.id}?cascade=true`);
-  t.is(deleted.status, 200, deleted.text);
-  const count = await s.commitCount();
-
-  const reply = await s.post('/api/external/revert', { commit: 'clean' });
-  t.is(reply.status, 200, reply.text);
-  t.is(reply.body.restored, first);
-  t.is(reply.body.commit, await s.head());
-  t.is(await s.commitCount(), count + 1, 'one new commit; nothing rewritten');
-  t.is((await s.git('rev-parse', 'HEAD~1')).trim() !== first, true);
-  t.deepEqual((await s.get('/api/external/model')).body, before);
-  t.is((await s.git('diff', '--stat', first, 'main')).trim(), '', 'the tree is the one of the restored commit');
-  t.deepEqual(reply.body.changes.added, []);
-  t.deepEqual(reply.body.changes.removed.map((r: any) => r.kind).sort(), ['diagram', 'tag']);
-  const message = await s.git('log', '-1', '--format=%B');
-  t.true(message.startsWith('POST /api/external/revert: delete 2'), message);
-
-  // Back again: the component comes back with its id, as it was before the delete.
-  const again = await s.post('/api/external/revert', { commit: deleted.headers.get('etag')!.replace(/"/g, '').slice(0, 10) });
-  t.is(again.status, 200, again.text);
-  t.is((await s.get(`/api/external/component/${component.id}`)).status, 404, 'deleted at that commit');
-  const undo = await s.post('/api/external/revert', { commit: reply.body.commit.slice(0, 8) });
-  t.is(undo.status, 200);
-
-  const same = await s.commitCount();
-  t.is((await s.post('/api/external/revert', { commit: 'main' })).status, 200);
-  t.is(await s.commitCount(), same, 'a revert to main changes nothing and makes no commit');
-  t.is((await s.post('/api/external/revert', { commit: 'nope' })).status, 404);
-  t.is((await s.post('/api/external/revert', {})).status, 400);
-  t.is((await s.post('/api/external/revert', { commit: first }, { key: s.readerKey })).status, 403);
-  t.is(await s.commitCount(), same);
-}));
+    const same = await s.commitCount();
+    t.is((await s.post('/api/external/revert', { commit: 'main' })).status, 200);
+    t.is(await s.commitCount(), same, 'a revert to main changes nothing and makes no commit');
+    t.is((await s.post('/api/external/revert', { commit: 'nope' })).status, 404);
+    t.is((await s.post('/api/external/revert', {})).status, 400);
+    t.is((await s.post('/api/external/revert', { commit: first }, { key: s.readerKey })).status, 403);
+    t.is(await s.commitCount(), same);
+  }));

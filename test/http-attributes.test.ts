@@ -71,24 +71,44 @@ async function expectRefused(t: ExecutionContext, method: string, path: string, 
 
 test.serial('PUT creates, on both paths; defaults filled in', async (t) => {
   for (const path of PATHS) {
-    const created = await expectOneCommit(t, 'PUT', path, [
-      { name: `Owner ${path}`, type: 'STRING' },
-      { name: `Cost ${path}`, type: 'NUMBER', desc: 'Monthly', required: true, forTypes: ['container', 'database'] },
-      { name: `Tier ${path}`, type: 'LIST', list: ['gold', 'silver'] },
-    ], `PUT ${path}: create 3`);
-    t.deepEqual(created.map((a) => a.name), [`Owner ${path}`, `Cost ${path}`, `Tier ${path}`]);
+    const created = await expectOneCommit(
+      t,
+      'PUT',
+      path,
+      [
+        { name: `Owner ${path}`, type: 'STRING' },
+        { name: `Cost ${path}`, type: 'NUMBER', desc: 'Monthly', required: true, forTypes: ['container', 'database'] },
+        { name: `Tier ${path}`, type: 'LIST', list: ['gold', 'silver'] },
+      ],
+      `PUT ${path}: create 3`,
+    );
+    t.deepEqual(
+      created.map((a) => a.name),
+      [`Owner ${path}`, `Cost ${path}`, `Tier ${path}`],
+    );
     for (const attribute of created) {
       t.regex(attribute.id, ID);
       t.regex(attribute.apiContext!, API_CONTEXT);
     }
     const [owner, cost, tier] = created;
     t.deepEqual(owner, {
-      id: owner.id, name: `Owner ${path}`, type: 'STRING', desc: null, required: false, forTypes: [], apiContext: owner.apiContext,
+      id: owner.id,
+      name: `Owner ${path}`,
+      type: 'STRING',
+      desc: null,
+      required: false,
+      forTypes: [],
+      apiContext: owner.apiContext,
     });
     t.deepEqual(Object.keys(owner), ['id', 'name', 'type', 'desc', 'required', 'forTypes', 'apiContext']);
     t.deepEqual(cost, {
-      id: cost.id, name: `Cost ${path}`, type: 'NUMBER', desc: 'Monthly', required: true,
-      forTypes: ['container', 'database'], apiContext: cost.apiContext,
+      id: cost.id,
+      name: `Cost ${path}`,
+      type: 'NUMBER',
+      desc: 'Monthly',
+      required: true,
+      forTypes: ['container', 'database'],
+      apiContext: cost.apiContext,
     });
     t.deepEqual(tier.list, ['gold', 'silver']);
     t.deepEqual(Object.keys(tier), ['id', 'name', 'type', 'desc', 'required', 'forTypes', 'apiContext', 'list']);
@@ -96,7 +116,10 @@ test.serial('PUT creates, on both paths; defaults filled in', async (t) => {
     for (const read of PATHS) {
       const list = ok(t, await s.get(read));
       for (const attribute of created) {
-        t.deepEqual(list.find((a) => a.id === attribute.id), attribute);
+        t.deepEqual(
+          list.find((a) => a.id === attribute.id),
+          attribute,
+        );
         t.deepEqual((await s.get(`${read}/${attribute.id}`)).body, attribute);
       }
     }
@@ -106,11 +129,21 @@ test.serial('PUT creates, on both paths; defaults filled in', async (t) => {
 
 test.serial('every attribute type can be created', async (t) => {
   const types = ['STRING', 'NUMBER', 'BOOLEAN', 'LINK', 'USERLIST', 'LIST'];
-  const created = await expectOneCommit(t, 'PUT', ATTR,
+  const created = await expectOneCommit(
+    t,
+    'PUT',
+    ATTR,
     types.map((type) => ({ name: `all ${type}`, type, ...(type === 'LIST' ? { list: ['a'] } : {}) })),
-    `PUT ${ATTR}: create 6`);
-  t.deepEqual(created.map((a) => a.type), types);
-  t.deepEqual(created.map((a) => 'list' in a), [false, false, false, false, false, true]);
+    `PUT ${ATTR}: create 6`,
+  );
+  t.deepEqual(
+    created.map((a) => a.type),
+    types,
+  );
+  t.deepEqual(
+    created.map((a) => 'list' in a),
+    [false, false, false, false, false, true],
+  );
 });
 
 test.serial('PUT with an id is refused, even the id of an existing attribute', async (t) => {
@@ -118,39 +151,85 @@ test.serial('PUT with an id is refused, even the id of an existing attribute', a
   for (const path of PATHS) {
     await expectRefused(t, 'PUT', path, [{ id: existing.id, name: 'Existing', type: 'NUMBER' }], 400, PUT_WITH_ID);
     await expectRefused(t, 'PUT', path, [{ id: 'unknown', name: 'x', type: 'STRING' }], 400, PUT_WITH_ID);
-    await expectRefused(t, 'PUT', path, [{ name: 'fine', type: 'STRING' }, { id: existing.id, name: 'x', type: 'STRING' }],
-      400, PUT_WITH_ID);
+    await expectRefused(
+      t,
+      'PUT',
+      path,
+      [
+        { name: 'fine', type: 'STRING' },
+        { id: existing.id, name: 'x', type: 'STRING' },
+      ],
+      400,
+      PUT_WITH_ID,
+    );
   }
   t.deepEqual((await s.get(`${ATTR}/${existing.id}`)).body, existing);
 });
 
 test.serial('POST creates and updates, on both paths', async (t) => {
   for (const path of PATHS) {
-    const [created] = await expectOneCommit(t, 'POST', path, [{ name: 'Runtime', type: 'STRING', desc: 'Language' }],
-      `POST ${path}: create 1`);
+    const [created] = await expectOneCommit(
+      t,
+      'POST',
+      path,
+      [{ name: 'Runtime', type: 'STRING', desc: 'Language' }],
+      `POST ${path}: create 1`,
+    );
     t.is(created.desc, 'Language');
-    const [updated] = await expectOneCommit(t, 'POST', path,
-      [{ id: created.id, name: 'Runtime version', type: 'STRING', desc: 'Language and version' }], `POST ${path}: update 1`);
+    const [updated] = await expectOneCommit(
+      t,
+      'POST',
+      path,
+      [{ id: created.id, name: 'Runtime version', type: 'STRING', desc: 'Language and version' }],
+      `POST ${path}: update 1`,
+    );
     t.is(updated.id, created.id);
     t.is(updated.name, 'Runtime version');
-    const both = await expectOneCommit(t, 'POST', path, [
-      { name: 'Brand new', type: 'BOOLEAN' },
-      { id: created.id, name: 'Runtime', type: 'STRING' },
-    ], `POST ${path}: create 1, update 1`);
-    t.deepEqual(both.map((a) => a.name), ['Brand new', 'Runtime']);
+    const both = await expectOneCommit(
+      t,
+      'POST',
+      path,
+      [
+        { name: 'Brand new', type: 'BOOLEAN' },
+        { id: created.id, name: 'Runtime', type: 'STRING' },
+      ],
+      `POST ${path}: create 1, update 1`,
+    );
+    t.deepEqual(
+      both.map((a) => a.name),
+      ['Brand new', 'Runtime'],
+    );
     t.is(both[1].id, created.id);
     t.deepEqual((await s.get(`${PATHS[1]}/${created.id}`)).body, both[1]);
   }
 });
 
 test.serial('update overwrites completely: omitted fields become blank', async (t) => {
-  const [full] = ok(t, await write('PUT', ATTR, [{
-    ref: 'sla', name: 'SLA', type: 'LIST', desc: 'Service level', required: true, forTypes: ['container'],
-    apiContext: 'import 1', list: ['99.9', '99.99'],
-  }]));
+  const [full] = ok(
+    t,
+    await write('PUT', ATTR, [
+      {
+        ref: 'sla',
+        name: 'SLA',
+        type: 'LIST',
+        desc: 'Service level',
+        required: true,
+        forTypes: ['container'],
+        apiContext: 'import 1',
+        list: ['99.9', '99.99'],
+      },
+    ]),
+  );
   t.deepEqual(full, {
-    id: full.id, ref: 'sla', name: 'SLA', type: 'LIST', desc: 'Service level', required: true,
-    forTypes: ['container'], apiContext: 'import 1', list: ['99.9', '99.99'],
+    id: full.id,
+    ref: 'sla',
+    name: 'SLA',
+    type: 'LIST',
+    desc: 'Service level',
+    required: true,
+    forTypes: ['container'],
+    apiContext: 'import 1',
+    list: ['99.9', '99.99'],
   });
   const [bare] = await expectOneCommit(t, 'POST', ATTR, [{ id: full.id, name: 'SLA', type: 'STRING' }], `POST ${ATTR}: update 1`);
   t.is(bare.id, full.id);
@@ -161,47 +240,131 @@ test.serial('update overwrites completely: omitted fields become blank', async (
   t.false('list' in bare);
   t.regex(bare.apiContext!, API_CONTEXT);
   t.deepEqual((await s.get(`${ATTR}/${full.id}`)).body, bare);
-  t.is(await s.git('show', `main:attributes/${full.id}.yaml`),
-    `# yaml-language-server: $schema=../.c4store/schemas/attribute.json\nid: ${full.id}\nname: SLA\ntype: STRING\ndesc: null\nrequired: false\nforTypes: []\napiContext: "${bare.apiContext}"\n`);
+  t.is(
+    await s.git('show', `main:attributes/${full.id}.yaml`),
+    `# yaml-language-server: $schema=../.c4store/schemas/attribute.json\nid: ${full.id}\nname: SLA\ntype: STRING\ndesc: null\nrequired: false\nforTypes: []\napiContext: "${bare.apiContext}"\n`,
+  );
 });
 
 test.serial('ref upsert: a second write with the same ref updates it', async (t) => {
   const [first] = await expectOneCommit(t, 'POST', ATTR, [{ ref: 'owner', name: 'Owner', type: 'USERLIST' }], `POST ${ATTR}: create 1`);
   const count = ok(t, await s.get(ATTR)).length;
-  const [second] = await expectOneCommit(t, 'POST', PATHS[1], [{ ref: 'owner', name: 'Owning team', type: 'STRING' }],
-    `POST ${PATHS[1]}: update 1`);
+  const [second] = await expectOneCommit(
+    t,
+    'POST',
+    PATHS[1],
+    [{ ref: 'owner', name: 'Owning team', type: 'STRING' }],
+    `POST ${PATHS[1]}: update 1`,
+  );
   t.is(second.id, first.id);
   t.is(second.type, 'STRING');
   t.is(ok(t, await s.get(ATTR)).length, count);
-  await expectRefused(t, 'POST', ATTR, [{ ref: 'twice', name: 'a', type: 'STRING' }, { ref: 'twice', name: 'b', type: 'STRING' }],
-    400, "Ref 'twice' is used more than once.");
-  await expectRefused(t, 'POST', ATTR, [{ id: first.id, name: 'a', type: 'STRING' }, { id: first.id, name: 'b', type: 'STRING' }],
-    400, `Attribute with id '${first.id}' is given more than once.`);
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [
+      { ref: 'twice', name: 'a', type: 'STRING' },
+      { ref: 'twice', name: 'b', type: 'STRING' },
+    ],
+    400,
+    "Ref 'twice' is used more than once.",
+  );
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [
+      { id: first.id, name: 'a', type: 'STRING' },
+      { id: first.id, name: 'b', type: 'STRING' },
+    ],
+    400,
+    `Attribute with id '${first.id}' is given more than once.`,
+  );
 });
 
 test.serial('LIST attributes: list required, no duplicates, and only on LIST', async (t) => {
-  for (const [method, path] of [['PUT', PATHS[0]], ['POST', PATHS[1]]] as const) {
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values. (element 0 \'Tier\')');
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: ['gold', 'silver', 'gold'] }],
-      400, 'Duplicate list values are not allowed, got several of: gold (element 0 \'Tier\')');
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: ['a', 'b', 'b', 'a'] }],
-      400, 'Duplicate list values are not allowed, got several of: b (element 0 \'Tier\')');
+  for (const [method, path] of [
+    ['PUT', PATHS[0]],
+    ['POST', PATHS[1]],
+  ] as const) {
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'Tier', type: 'LIST' }],
+      400,
+      "A LIST attribute needs a list of values. (element 0 'Tier')",
+    );
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'Tier', type: 'LIST', list: ['gold', 'silver', 'gold'] }],
+      400,
+      "Duplicate list values are not allowed, got several of: gold (element 0 'Tier')",
+    );
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'Tier', type: 'LIST', list: ['a', 'b', 'b', 'a'] }],
+      400,
+      "Duplicate list values are not allowed, got several of: b (element 0 'Tier')",
+    );
     for (const type of ['STRING', 'NUMBER', 'BOOLEAN', 'LINK', 'USERLIST']) {
-      await expectRefused(t, method, path, [{ name: 'Not a list', type, list: ['a'] }],
-        400, `Only a LIST attribute may have a list; this one is ${type}. (element 0 'Not a list')`);
+      await expectRefused(
+        t,
+        method,
+        path,
+        [{ name: 'Not a list', type, list: ['a'] }],
+        400,
+        `Only a LIST attribute may have a list; this one is ${type}. (element 0 'Not a list')`,
+      );
     }
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: 'gold' }],
-      400, 'Invalid JSON: 0.list: Expected array, received string');
-    await expectRefused(t, method, path, [{ name: 'Tier', type: 'LIST', list: ['gold', 1] }],
-      400, 'Invalid JSON: 0.list.1: Expected string, received number');
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'Tier', type: 'LIST', list: 'gold' }],
+      400,
+      'Invalid JSON: 0.list: Expected array, received string',
+    );
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'Tier', type: 'LIST', list: ['gold', 1] }],
+      400,
+      'Invalid JSON: 0.list.1: Expected string, received number',
+    );
   }
   // Updating an attribute into one of these states is refused too.
   const [tier] = ok(t, await write('PUT', ATTR, [{ name: 'Tier', type: 'LIST', list: ['gold', 'silver'] }]));
-  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'LIST' }], 400, 'A LIST attribute needs a list of values. (element 0 \'Tier\')');
-  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['x', 'x'] }],
-    400, 'Duplicate list values are not allowed, got several of: x (element 0 \'Tier\')');
-  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'STRING', list: ['gold'] }],
-    400, 'Only a LIST attribute may have a list; this one is STRING. (element 0 \'Tier\')');
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: tier.id, name: 'Tier', type: 'LIST' }],
+    400,
+    "A LIST attribute needs a list of values. (element 0 'Tier')",
+  );
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['x', 'x'] }],
+    400,
+    "Duplicate list values are not allowed, got several of: x (element 0 'Tier')",
+  );
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: tier.id, name: 'Tier', type: 'STRING', list: ['gold'] }],
+    400,
+    "Only a LIST attribute may have a list; this one is STRING. (element 0 'Tier')",
+  );
   // Turning it into a STRING without a list drops the list.
   const [plain] = ok(t, await write('POST', ATTR, [{ id: tier.id, name: 'Tier', type: 'STRING' }]));
   t.false('list' in plain);
@@ -209,24 +372,57 @@ test.serial('LIST attributes: list required, no duplicates, and only on LIST', a
 });
 
 test.serial('forTypes: unknown slugs are refused, [] when unrestricted', async (t) => {
-  for (const [method, path] of [['PUT', PATHS[0]], ['POST', PATHS[1]]] as const) {
-    await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: ['container', 'microservice'] }],
-      400, "Type with slug 'microservice' does not exist. (element 0 'x')");
-    await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: ['Container'] }],
-      400, "Type with slug 'Container' does not exist. (element 0 'x')");
+  for (const [method, path] of [
+    ['PUT', PATHS[0]],
+    ['POST', PATHS[1]],
+  ] as const) {
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'x', type: 'STRING', forTypes: ['container', 'microservice'] }],
+      400,
+      "Type with slug 'microservice' does not exist. (element 0 'x')",
+    );
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'x', type: 'STRING', forTypes: ['Container'] }],
+      400,
+      "Type with slug 'Container' does not exist. (element 0 'x')",
+    );
     // A type id is not a slug.
     const [type] = (await s.get('/api/external/type')).body as Array<{ id: string }>;
-    await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: [type.id] }],
-      400, `Type with slug '${type.id}' does not exist. (element 0 'x')`);
-    await expectRefused(t, method, path, [{ name: 'x', type: 'STRING', forTypes: 'container' }],
-      400, 'Invalid JSON: 0.forTypes: Expected array, received string');
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'x', type: 'STRING', forTypes: [type.id] }],
+      400,
+      `Type with slug '${type.id}' does not exist. (element 0 'x')`,
+    );
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'x', type: 'STRING', forTypes: 'container' }],
+      400,
+      'Invalid JSON: 0.forTypes: Expected array, received string',
+    );
   }
-  const created = ok(t, await write('PUT', ATTR, [
-    { name: 'Unrestricted', type: 'STRING' },
-    { name: 'Explicitly unrestricted', type: 'STRING', forTypes: [] },
-    { name: 'Every default type', type: 'STRING',
-      forTypes: ['person', 'software-system', 'container', 'component', 'database', 'queue'] },
-  ]));
+  const created = ok(
+    t,
+    await write('PUT', ATTR, [
+      { name: 'Unrestricted', type: 'STRING' },
+      { name: 'Explicitly unrestricted', type: 'STRING', forTypes: [] },
+      {
+        name: 'Every default type',
+        type: 'STRING',
+        forTypes: ['person', 'software-system', 'container', 'component', 'database', 'queue'],
+      },
+    ]),
+  );
   t.deepEqual(created[0].forTypes, []);
   t.deepEqual(created[1].forTypes, []);
   t.deepEqual(created[2].forTypes, ['person', 'software-system', 'container', 'component', 'database', 'queue']);
@@ -243,8 +439,13 @@ test.serial('schema failures: exact texts', async (t) => {
     [[{ name: 'x', type: 'STRING', desc: 1 }], 'Invalid JSON: 0.desc: Expected string, received number'],
     [[{ name: 'x', type: 'STRING', apiContext: 1 }], 'Invalid JSON: 0.apiContext: Expected string, received number'],
     [[{ name: 'x', type: 'STRING', forTypes: ['container', 3] }], 'Invalid JSON: 0.forTypes.1: Expected string, received number'],
-    [[{ name: 'ok', type: 'STRING' }, { name: 2, type: 'Y', required: null }],
-      `Invalid JSON: 1.name: Expected string, received number, 1.type: Invalid enum value. Expected ${TYPES_ENUM}, received 'Y', 1.required: Expected boolean, received null`],
+    [
+      [
+        { name: 'ok', type: 'STRING' },
+        { name: 2, type: 'Y', required: null },
+      ],
+      `Invalid JSON: 1.name: Expected string, received number, 1.type: Invalid enum value. Expected ${TYPES_ENUM}, received 'Y', 1.required: Expected boolean, received null`,
+    ],
     [{ name: 'x', type: 'STRING' }, 'Invalid JSON: Expected array, received object'],
     [[null], 'Invalid JSON: 0: Expected object, received null'],
   ];
@@ -255,12 +456,26 @@ test.serial('schema failures: exact texts', async (t) => {
   }
   // A non-string id on POST is a schema failure before any lookup.
   await expectRefused(t, 'POST', ATTR, [{ id: 1, name: 'x', type: 'STRING' }], 400, 'Invalid JSON: 0.id: Expected string, received number');
-  await expectRefused(t, 'POST', ATTR, [{ id: '01m80azw30dwevft1dergadszz', name: 'x', type: 'STRING' }],
-    400, "Attribute with id '01m80azw30dwevft1dergadszz' does not exist.");
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: '01m80azw30dwevft1dergadszz', name: 'x', type: 'STRING' }],
+    400,
+    "Attribute with id '01m80azw30dwevft1dergadszz' does not exist.",
+  );
 });
 
 test.serial('the no-change rule: an identical write makes no commit and keeps apiContext', async (t) => {
-  const body = { ref: 'region', name: 'Region', type: 'LIST', desc: 'Where it runs', required: false, forTypes: ['container'], list: ['eu', 'us'] };
+  const body = {
+    ref: 'region',
+    name: 'Region',
+    type: 'LIST',
+    desc: 'Where it runs',
+    required: false,
+    forTypes: ['container'],
+    list: ['eu', 'us'],
+  };
   const [attribute] = ok(t, await write('PUT', ATTR, [body]));
   const head = await s.head();
   const file = await s.git('show', `main:attributes/${attribute.id}.yaml`);
@@ -287,49 +502,107 @@ test.serial('the no-change rule: an identical write makes no commit and keeps ap
 });
 
 test.serial('changing an attribute that components use is refused when a value would break', async (t) => {
-  const [size, tier] = ok(t, await write('PUT', ATTR, [
-    { name: 'Size', type: 'NUMBER' },
-    { name: 'Level', type: 'LIST', list: ['gold', 'silver'] },
-  ]));
-  const component = (await s.post('/api/external/component', [{
-    // A queue: the required attributes created earlier apply to containers and databases only.
-    name: 'Billing', typeSlug: 'queue',
-    attributes: [{ id: size.id, value: 3 }, { id: tier.id, value: 'silver' }],
-  }])).body[0];
+  const [size, tier] = ok(
+    t,
+    await write('PUT', ATTR, [
+      { name: 'Size', type: 'NUMBER' },
+      { name: 'Level', type: 'LIST', list: ['gold', 'silver'] },
+    ]),
+  );
+  const component = (
+    await s.post('/api/external/component', [
+      {
+        // A queue: the required attributes created earlier apply to containers and databases only.
+        name: 'Billing',
+        typeSlug: 'queue',
+        attributes: [
+          { id: size.id, value: 3 },
+          { id: tier.id, value: 'silver' },
+        ],
+      },
+    ])
+  ).body[0];
   t.regex(component?.id ?? '', ID);
   const invalid = (rule: string) => `Component '${component.id}' (Billing) would become invalid: ${rule}`;
-  await expectRefused(t, 'POST', ATTR, [{ id: size.id, name: 'Size', type: 'STRING' }],
-    400, `${invalid(`Value for STRING attribute '${size.id}' must be a string.`)} (attribute 'Size', element 0 'Size')`);
-  await expectRefused(t, 'POST', ATTR, [{ id: tier.id, name: 'Level', type: 'LIST', list: ['gold'] }],
-    400, `${invalid(`Value for LIST attribute '${tier.id}' must be one of: gold.`)} (attribute 'Level', element 0 'Level')`);
-  await expectRefused(t, 'POST', ATTR, [{ id: size.id, name: 'Size', type: 'NUMBER', forTypes: ['database'] }],
-    400, `${invalid(`Attribute '${size.id}' does not apply to components of type 'queue'.`)} (attribute 'Size', element 0 'Size')`);
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: size.id, name: 'Size', type: 'STRING' }],
+    400,
+    `${invalid(`Value for STRING attribute '${size.id}' must be a string.`)} (attribute 'Size', element 0 'Size')`,
+  );
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: tier.id, name: 'Level', type: 'LIST', list: ['gold'] }],
+    400,
+    `${invalid(`Value for LIST attribute '${tier.id}' must be one of: gold.`)} (attribute 'Level', element 0 'Level')`,
+  );
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: size.id, name: 'Size', type: 'NUMBER', forTypes: ['database'] }],
+    400,
+    `${invalid(`Attribute '${size.id}' does not apply to components of type 'queue'.`)} (attribute 'Size', element 0 'Size')`,
+  );
   // A new required attribute that the component has no value for (its id is only known to the server).
   const before = await s.state();
   const required = await write('PUT', ATTR, [{ name: 'Owner', type: 'STRING', required: true }]);
   t.is(required.status, 400);
-  t.regex(required.body.error,
-    new RegExp(`^Component '${component.id}' \\(Billing\\) would become invalid: Required attribute '[0-9a-z]{26}' has no value\\. \\(attribute 'Owner', element 0 'Owner'\\)$`));
+  t.regex(
+    required.body.error,
+    new RegExp(
+      `^Component '${component.id}' \\(Billing\\) would become invalid: Required attribute '[0-9a-z]{26}' has no value\\. \\(attribute 'Owner', element 0 'Owner'\\)$`,
+    ),
+  );
   t.is(await s.state(), before);
   // Adding a list item, or renaming, is fine.
-  const [grown] = await expectOneCommit(t, 'POST', ATTR, [{ id: tier.id, name: 'Service level', type: 'LIST', list: ['gold', 'silver', 'bronze'] }],
-    `POST ${ATTR}: update 1`);
+  const [grown] = await expectOneCommit(
+    t,
+    'POST',
+    ATTR,
+    [{ id: tier.id, name: 'Service level', type: 'LIST', list: ['gold', 'silver', 'bronze'] }],
+    `POST ${ATTR}: update 1`,
+  );
   t.deepEqual(grown.list, ['gold', 'silver', 'bronze']);
   // A required attribute limited to other types does not touch the queue.
-  await expectOneCommit(t, 'PUT', ATTR, [{ name: 'Schema', type: 'STRING', required: true, forTypes: ['database'] }], `PUT ${ATTR}: create 1`);
+  await expectOneCommit(
+    t,
+    'PUT',
+    ATTR,
+    [{ name: 'Schema', type: 'STRING', required: true, forTypes: ['database'] }],
+    `PUT ${ATTR}: create 1`,
+  );
 });
 
 test.serial('a refused request with valid elements writes none of them', async (t) => {
   const [kept] = ok(t, await write('PUT', ATTR, [{ name: 'Kept', type: 'STRING' }]));
-  await expectRefused(t, 'POST', ATTR, [
-    { name: 'New one', type: 'STRING' },
-    { id: kept.id, name: 'Kept renamed', type: 'STRING' },
-    { name: 'Bad', type: 'STRING', forTypes: ['nope'] },
-  ], 400, "Type with slug 'nope' does not exist. (element 2 'Bad')");
-  await expectRefused(t, 'PUT', PATHS[1], [
-    { name: 'New one', type: 'STRING' },
-    { name: 'Bad', type: 'LIST', list: ['a', 'a'] },
-  ], 400, 'Duplicate list values are not allowed, got several of: a (element 1 \'Bad\')');
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [
+      { name: 'New one', type: 'STRING' },
+      { id: kept.id, name: 'Kept renamed', type: 'STRING' },
+      { name: 'Bad', type: 'STRING', forTypes: ['nope'] },
+    ],
+    400,
+    "Type with slug 'nope' does not exist. (element 2 'Bad')",
+  );
+  await expectRefused(
+    t,
+    'PUT',
+    PATHS[1],
+    [
+      { name: 'New one', type: 'STRING' },
+      { name: 'Bad', type: 'LIST', list: ['a', 'a'] },
+    ],
+    400,
+    "Duplicate list values are not allowed, got several of: a (element 1 'Bad')",
+  );
   t.deepEqual((await s.get(`${ATTR}/${kept.id}`)).body, kept);
   t.false(ok(t, await s.get(ATTR)).some((a) => a.name === 'New one'));
 });

@@ -93,8 +93,17 @@ test.serial('unknown and malformed keys: 401 Invalid API key.', async (t) => {
   ];
   for (const headers of cases) {
     assertError(t, await bare('GET', `${API}/tag`, headers), 401, 'Invalid API key.');
-    assertError(t, await bare('POST', `${API}/tag`, { ...headers, 'content-type': 'application/json' },
-      Buffer.from(JSON.stringify([{ name: 'sneaky', color: 'red' }]))), 401, 'Invalid API key.');
+    assertError(
+      t,
+      await bare(
+        'POST',
+        `${API}/tag`,
+        { ...headers, 'content-type': 'application/json' },
+        Buffer.from(JSON.stringify([{ name: 'sneaky', color: 'red' }])),
+      ),
+      401,
+      'Invalid API key.',
+    );
   }
   t.is(await s.state(), before);
 });
@@ -127,8 +136,7 @@ test.serial('x-api-key and Authorization: Bearer both work on every endpoint', a
       t.is(reply.status, 200, `GET ${path} ${JSON.stringify(Object.keys(headers))}: ${reply.text}`);
     }
     for (const [method, path, body] of WRITES) {
-      const reply = await bare(method, API + path, { ...headers, 'content-type': 'application/json' },
-        Buffer.from(JSON.stringify(body)));
+      const reply = await bare(method, API + path, { ...headers, 'content-type': 'application/json' }, Buffer.from(JSON.stringify(body)));
       t.is(reply.status, 200, `${method} ${path}: ${reply.text}`);
       t.is(etag(reply), `"${head}"`);
     }
@@ -156,8 +164,12 @@ test.serial('a reader key reads everything and may not write, whatever the body'
       const headers: Record<string, string> = { authorization: `Bearer ${s.readerKey}` };
       if (type) headers['content-type'] = type;
       assertError(t, await bare(method, API + path, headers, Buffer.from(raw)), 403, 'This API key may only read.');
-      assertError(t, await bare(method, API + path, { ...headers, authorization: '', 'x-api-key': s.readerKey },
-        Buffer.from(raw)), 403, 'This API key may only read.');
+      assertError(
+        t,
+        await bare(method, API + path, { ...headers, authorization: '', 'x-api-key': s.readerKey }, Buffer.from(raw)),
+        403,
+        'This API key may only read.',
+      );
     }
   }
   t.is(await s.state(), before);
@@ -168,7 +180,8 @@ test.serial('a reader key reads everything and may not write, whatever the body'
 // ---------------------------------------------------------------------------------------
 
 test.serial('unknown paths: 404 Not found.', async (t) => {
-  for (const path of ['/nope', '/api', '/api/external', `${API}/nope`, `${API}/tagz`, `${API}/tag/x/y`, '/healthz/x']) { // /tags: the current form (issue 11)
+  for (const path of ['/nope', '/api', '/api/external', `${API}/nope`, `${API}/tagz`, `${API}/tag/x/y`, '/healthz/x']) {
+    // /tags: the current form (issue 11)
     assertError(t, await s.get(path), 404, 'Not found.');
   }
   assertError(t, await s.post(`${API}/nope`, []), 404, 'Not found.');
@@ -209,14 +222,26 @@ test.serial('unsupported Content-Type on a write: 415', async (t) => {
   const auth = { authorization: `Bearer ${s.key}` };
   const body = Buffer.from(JSON.stringify([{ name: 'x', color: 'red' }]));
   for (const [method, path] of WRITES) {
-    assertError(t, await bare(method, API + path, { ...auth, 'content-type': 'text/plain' }, body),
-      415, 'Unsupported Content-Type: text/plain.');
-    assertError(t, await bare(method, API + path, { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body),
-      415, 'Unsupported Content-Type: application/x-www-form-urlencoded.');
+    assertError(
+      t,
+      await bare(method, API + path, { ...auth, 'content-type': 'text/plain' }, body),
+      415,
+      'Unsupported Content-Type: text/plain.',
+    );
+    assertError(
+      t,
+      await bare(method, API + path, { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body),
+      415,
+      'Unsupported Content-Type: application/x-www-form-urlencoded.',
+    );
     assertError(t, await bare(method, API + path, auth, body), 415, 'Unsupported Content-Type: (none).');
   }
-  assertError(t, await bare('POST', `${API}/tag`, { ...auth, 'content-type': 'text/plain; charset=utf-8' }, body),
-    415, 'Unsupported Content-Type: text/plain.');
+  assertError(
+    t,
+    await bare('POST', `${API}/tag`, { ...auth, 'content-type': 'text/plain; charset=utf-8' }, body),
+    415,
+    'Unsupported Content-Type: text/plain.',
+  );
   t.is(await s.state(), before);
 });
 
@@ -251,8 +276,12 @@ test.serial('malformed JSON: 400 Invalid JSON: <parser message>', async (t) => {
   const model = await s.request('POST', `${API}/model`, { raw: '{"components": [', headers: { 'content-type': 'application/json' } });
   t.is(model.status, 400);
   t.true(model.body.error.startsWith('Invalid JSON: '), model.body.error);
-  assertError(t, await s.request('POST', `${API}/tag`, { raw: '', headers: { 'content-type': 'application/json' } }),
-    400, 'Invalid JSON: the request body is empty.');
+  assertError(
+    t,
+    await s.request('POST', `${API}/tag`, { raw: '', headers: { 'content-type': 'application/json' } }),
+    400,
+    'Invalid JSON: the request body is empty.',
+  );
   t.is(await s.state(), before);
 });
 
@@ -265,8 +294,12 @@ test.serial('malformed YAML: 400 Invalid YAML: <parser message>', async (t) => {
       t.true(reply.body.error.startsWith('Invalid YAML: '), reply.body.error);
     }
   }
-  assertError(t, await s.request('POST', `${API}/tag`, { raw: '  \n', headers: { 'content-type': 'application/yaml' } }),
-    400, 'Invalid YAML: the request body is empty.');
+  assertError(
+    t,
+    await s.request('POST', `${API}/tag`, { raw: '  \n', headers: { 'content-type': 'application/yaml' } }),
+    400,
+    'Invalid YAML: the request body is empty.',
+  );
   t.is(await s.state(), before);
 });
 
@@ -287,8 +320,13 @@ test.serial('a YAML alias bomb is refused and the server keeps answering', async
     t.true(Date.now() - started < 5000);
   }
   // The same structure as a sequence of tag objects.
-  const tagBomb = `- &a {name: x, color: red}\n- &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n${
-    Array.from({ length: 8 }, (_, i) => `- &c${i} [${Array(10).fill(i === 0 ? '*b' : `*c${i - 1}`).join(',')}]`).join('\n')}\n`;
+  const tagBomb = `- &a {name: x, color: red}\n- &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n${Array.from(
+    { length: 8 },
+    (_, i) =>
+      `- &c${i} [${Array(10)
+        .fill(i === 0 ? '*b' : `*c${i - 1}`)
+        .join(',')}]`,
+  ).join('\n')}\n`;
   const reply = await s.request('POST', `${API}/tag`, { raw: tagBomb, headers: { 'content-type': 'application/yaml' } });
   t.is(reply.status, 400, reply.text);
   t.deepEqual((await s.get('/healthz', { key: null })).body, { ok: true });
@@ -302,8 +340,11 @@ test.serial('errors come as YAML when the client accepts YAML', async (t) => {
       [await s.get(`${API}/tag`, { key: null, headers: { accept } }), 401, 'Missing API key.'],
       [await s.get(`${API}/nope`, { headers: { accept } }), 404, 'Not found.'],
       [await s.request('DELETE', `${API}/tag`, { headers: { accept } }), 405, 'Method not allowed.'],
-      [await s.post(`${API}/tag`, [{ name: 1, color: 'red' }], { headers: { accept } }), 400,
-        'Invalid JSON: 0.name: Expected string, received number'],
+      [
+        await s.post(`${API}/tag`, [{ name: 1, color: 'red' }], { headers: { accept } }),
+        400,
+        'Invalid JSON: 0.name: Expected string, received number',
+      ],
       [await s.post(`${API}/tag`, [], { key: s.readerKey, headers: { accept } }), 403, 'This API key may only read.'],
     ];
     for (const [reply, status, error] of cases) {
@@ -388,7 +429,12 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
   const current = await s.head();
   const ifMatchOld = { headers: { 'if-match': `"${old}"` } };
   assertError(t, await s.post(`${API}/tag`, [{ name: 'stale', color: 'red' }], ifMatchOld), 412, `The model has changed since ${old}.`);
-  assertError(t, await s.put(`${API}/attribute`, [{ name: 'stale', type: 'STRING' }], ifMatchOld), 412, `The model has changed since ${old}.`);
+  assertError(
+    t,
+    await s.put(`${API}/attribute`, [{ name: 'stale', type: 'STRING' }], ifMatchOld),
+    412,
+    `The model has changed since ${old}.`,
+  );
   assertError(t, await s.post(`${API}/model`, { components: [{ name: 'stale' }] }, ifMatchOld), 412, `The model has changed since ${old}.`);
   t.is(await s.state(), before);
   const ok = await s.post(`${API}/tag`, [{ name: 'fresh', color: 'red' }], { headers: { 'if-match': `"${current}"` } });
@@ -429,10 +475,12 @@ test.serial('?at= serves the model as of an older commit', async (t) => {
 test.serial('single reads of every kind, and 404 for unknown ids', async (t) => {
   const tag = (await s.post(`${API}/tag`, [{ name: 'single', color: 'yellow' }])).body[0];
   const attribute = (await s.put(`${API}/attribute`, [{ name: 'single attr', type: 'NUMBER' }])).body[0];
-  const model = (await s.post(`${API}/model`, {
-    components: [{ ref: 'single-comp', name: 'Single', typeSlug: 'container' }],
-    diagrams: [{ name: 'Single diagram', level: 'C2', componentInstances: [{ component: 'single-comp' }] }],
-  })).body;
+  const model = (
+    await s.post(`${API}/model`, {
+      components: [{ ref: 'single-comp', name: 'Single', typeSlug: 'container' }],
+      diagrams: [{ name: 'Single diagram', level: 'C2', componentInstances: [{ component: 'single-comp' }] }],
+    })
+  ).body;
   const type = (await s.get(`${API}/type`)).body[0];
   const cases: Array<[string, string, unknown]> = [
     ['tag', 'Tag', tag],
@@ -449,7 +497,11 @@ test.serial('single reads of every kind, and 404 for unknown ids', async (t) => 
     t.is(reply.status, 200, path);
     t.deepEqual(reply.body, resource, path);
     const list = (await s.get(`${API}/${path}`)).body as Array<{ id: string }>;
-    t.deepEqual(list.find((x) => x.id === id), resource, path);
+    t.deepEqual(
+      list.find((x) => x.id === id),
+      resource,
+      path,
+    );
     for (const unknown of ['nope', '01m80azw30dwevft1dergadszz']) {
       assertError(t, await s.get(`${API}/${path}/${unknown}`), 404, `${kind} with id '${unknown}' does not exist.`);
     }
@@ -462,10 +514,14 @@ test.serial('GET /type and /types: the six default types', async (t) => {
   for (const path of ['/type', '/types']) {
     const reply = await s.get(API + path);
     t.is(reply.status, 200);
-    t.deepEqual(reply.body.map((x: { slug: string }) => x.slug),
-      ['person', 'software-system', 'container', 'component', 'database', 'queue']);
-    t.deepEqual(reply.body.map((x: { name: string }) => x.name),
-      ['Person', 'Software System', 'Container', 'Component', 'Database', 'Queue']);
+    t.deepEqual(
+      reply.body.map((x: { slug: string }) => x.slug),
+      ['person', 'software-system', 'container', 'component', 'database', 'queue'],
+    );
+    t.deepEqual(
+      reply.body.map((x: { name: string }) => x.name),
+      ['Person', 'Software System', 'Container', 'Component', 'Database', 'Queue'],
+    );
     for (const type of reply.body) {
       t.deepEqual(Object.keys(type), ['id', 'slug', 'name']);
       t.regex(type.id, /^[0-9a-z]{26}$/);
@@ -476,10 +532,17 @@ test.serial('GET /type and /types: the six default types', async (t) => {
 });
 
 test.serial('paging: ?limit= and the Link header yield every item once, in creation order', async (t) => {
-  await s.post(`${API}/tag`, Array.from({ length: 5 }, (_, i) => ({ name: `page ${i}`, color: 'gray' })));
+  await s.post(
+    `${API}/tag`,
+    Array.from({ length: 5 }, (_, i) => ({ name: `page ${i}`, color: 'gray' })),
+  );
   const all = (await s.get(`${API}/tag`)).body as Array<{ id: string }>;
   t.true(all.length >= 7);
-  t.deepEqual(all.map((x) => x.id), [...all.map((x) => x.id)].sort(), 'creation order is id order');
+  t.deepEqual(
+    all.map((x) => x.id),
+    [...all.map((x) => x.id)].sort(),
+    'creation order is id order',
+  );
 
   const first = await s.get(`${API}/tag?limit=2`);
   t.is(first.status, 200);
@@ -524,7 +587,10 @@ test.serial('paging: ?limit= and the Link header yield every item once, in creat
   t.is(types.body.length, 4);
   t.regex(types.headers.get('link') ?? '', /^<\/api\/external\/types\?limit=4&cursor=[0-9a-z]{26}>; rel="next"$/);
   const rest = await s.get(/^<([^>]+)>/.exec(types.headers.get('link')!)![1]);
-  t.deepEqual(rest.body.map((x: { slug: string }) => x.slug), ['database', 'queue']);
+  t.deepEqual(
+    rest.body.map((x: { slug: string }) => x.slug),
+    ['database', 'queue'],
+  );
 });
 
 test.serial('paging: an invalid limit or cursor is 400', async (t) => {
@@ -556,7 +622,8 @@ test.serial('YAML responses parse to the same data as JSON', async (t) => {
   }
   // A write answered as YAML.
   const written = await s.request('POST', `${API}/tag`, {
-    raw: '- name: from yaml\n  color: orange\n', headers: { 'content-type': 'application/x-yaml', accept: 'text/yaml' },
+    raw: '- name: from yaml\n  color: orange\n',
+    headers: { 'content-type': 'application/x-yaml', accept: 'text/yaml' },
   });
   t.is(written.status, 200, written.text);
   const parsed = YAML.parse(written.text);
@@ -580,14 +647,17 @@ test.serial('the request log: one line per request, never a key', async (t) => {
     t.truthy(match, line);
     return match!.slice(1);
   });
-  t.deepEqual(parsed.map(([method, path, status, , org]) => [method, path, status, org]), [
-    ['GET', '/api/external/tag', '200', 'acme'],
-    ['GET', '/api/external/tag', '200', 'acme'],
-    ['GET', '/api/external/tag', '401', '-'],
-    ['POST', '/api/external/tag', '200', 'acme'],
-    ['GET', '/api/external/nope', '404', '-'],
-    ['GET', '/healthz', '200', '-'],
-  ]);
+  t.deepEqual(
+    parsed.map(([method, path, status, , org]) => [method, path, status, org]),
+    [
+      ['GET', '/api/external/tag', '200', 'acme'],
+      ['GET', '/api/external/tag', '200', 'acme'],
+      ['GET', '/api/external/tag', '401', '-'],
+      ['POST', '/api/external/tag', '200', 'acme'],
+      ['GET', '/api/external/nope', '404', '-'],
+      ['GET', '/healthz', '200', '-'],
+    ],
+  );
   for (const line of s.logs) {
     t.false(line.includes(s.key), line);
     t.false(line.includes(s.readerKey), line);

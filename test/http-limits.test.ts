@@ -39,7 +39,9 @@ test('Content-Type is matched in any letter case (media types are case-insensiti
   const s = await TestServer.start();
   try {
     for (const type of ['Application/JSON', 'APPLICATION/JSON; charset=UTF-8', 'Application/Yaml', 'TEXT/YAML']) {
-      const body = type.toLowerCase().includes('json') ? JSON.stringify([{ name: `t ${type}`, color: 'red' }]) : `- name: t ${type}\n  color: red\n`;
+      const body = type.toLowerCase().includes('json')
+        ? JSON.stringify([{ name: `t ${type}`, color: 'red' }])
+        : `- name: t ${type}\n  color: red\n`;
       const reply = await s.request('POST', `${API}/tag`, { raw: body, headers: { 'content-type': type } });
       t.is(reply.status, 200, `${type}: ${reply.text}`);
     }
@@ -56,7 +58,11 @@ test('two Authorization headers with different keys: 401 Invalid API key., which
   try {
     const head = await s.head();
     const body = JSON.stringify([{ name: 'two keys', color: 'red' }]);
-    for (const [first, second] of [[s.key, s.readerKey], [s.readerKey, s.key], [s.key, 'c4s_unknownunknownunknownunknown']]) {
+    for (const [first, second] of [
+      [s.key, s.readerKey],
+      [s.readerKey, s.key],
+      [s.key, 'c4s_unknownunknownunknownunknown'],
+    ]) {
       const answer = await rawRequest(
         `POST ${API}/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
@@ -66,7 +72,10 @@ test('two Authorization headers with different keys: 401 Invalid API key., which
       t.true(answer.endsWith('{"error":"Invalid API key."}'), answer);
     }
     // The same key twice is still that key.
-    const same = await rawRequest(`GET ${API}/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nAuthorization: Bearer ${s.key}\r\nConnection: close\r\n\r\n`, s.url);
+    const same = await rawRequest(
+      `GET ${API}/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nAuthorization: Bearer ${s.key}\r\nConnection: close\r\n\r\n`,
+      s.url,
+    );
     t.regex(same, /^HTTP\/1\.1 200 /);
     t.is(await s.head(), head);
   } finally {
@@ -146,7 +155,7 @@ test('rate limits per key: beyond the configured rate, 429 with Retry-After and 
   }
 });
 
-test('the rate limiter refills one request per 60/rate seconds, up to a minute\'s worth', (t) => {
+test("the rate limiter refills one request per 60/rate seconds, up to a minute's worth", (t) => {
   let now = 0;
   const limiter = new RateLimiter(60, () => now);
   for (let i = 0; i < 60; i++) t.is(limiter.take('k'), 0);
@@ -155,7 +164,7 @@ test('the rate limiter refills one request per 60/rate seconds, up to a minute\'
   t.is(limiter.take('k'), 0);
   t.is(limiter.take('k'), 1);
   now += 10 * 60_000;
-  for (let i = 0; i < 60; i++) t.is(limiter.take('k'), 0, 'never more than a minute\'s worth saved up');
+  for (let i = 0; i < 60; i++) t.is(limiter.take('k'), 0, "never more than a minute's worth saved up");
   t.is(limiter.take('k'), 1);
   t.is(limiter.take('other'), 0);
 });

@@ -10,7 +10,9 @@ const HEADER = 'c4store-ignored-fields';
 test('a write names the fields it ignored, at every depth and on every write endpoint; none: no header', async (t) => {
   await withServer(async (s) => {
     const components = await s.post(`${API}/component`, [
-      { name: 'a', componentId: 'x' }, { name: 'b', desc: 'fine' }, { name: 'c', descr: 'typo', attributes: [{ id: 'nope', value: 1, unit: 'ms' }] },
+      { name: 'a', componentId: 'x' },
+      { name: 'b', desc: 'fine' },
+      { name: 'c', descr: 'typo', attributes: [{ id: 'nope', value: 1, unit: 'ms' }] },
     ]);
     t.is(components.headers.get(HEADER), '0.componentId, 2.descr, 2.attributes.0.unit');
     // A refused write names them too: here the misspelt field is why `name` is missing.
@@ -32,15 +34,26 @@ test('a write names the fields it ignored, at every depth and on every write end
 
     // Declared fields are known however they are used: the read-only diagram url is not reported,
     // diagram tags are { id } on input, so a whole tag object sent back reports its other fields.
-    const diagram = await s.post(`${API}/diagram`, [{
-      name: 'd', level: 'C1', url: 'https://elsewhere.example/d', colour: 'blue', tags: [{ id: tagId, name: 'PCI' }],
-      componentInstances: [{ ref: 'a', position: { x: 0, y: 0, z: 3 } }, { ref: 'b', shape: 'cylinder' }],
-      textareas: [{ text: 'note', font: 'mono' }],
-      relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', style: 'dashed' }],
-    }]);
+    const diagram = await s.post(`${API}/diagram`, [
+      {
+        name: 'd',
+        level: 'C1',
+        url: 'https://elsewhere.example/d',
+        colour: 'blue',
+        tags: [{ id: tagId, name: 'PCI' }],
+        componentInstances: [
+          { ref: 'a', position: { x: 0, y: 0, z: 3 } },
+          { ref: 'b', shape: 'cylinder' },
+        ],
+        textareas: [{ text: 'note', font: 'mono' }],
+        relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', style: 'dashed' }],
+      },
+    ]);
     t.is(diagram.status, 200, diagram.text);
-    t.is(diagram.headers.get(HEADER),
-      '0.colour, 0.tags.0.name, 0.componentInstances.0.position.z, 0.componentInstances.1.shape, 0.textareas.0.font, 0.relations.0.style');
+    t.is(
+      diagram.headers.get(HEADER),
+      '0.colour, 0.tags.0.name, 0.componentInstances.0.position.z, 0.componentInstances.1.shape, 0.textareas.0.font, 0.relations.0.style',
+    );
 
     const model = await s.request('POST', `${API}/model`, {
       yaml: true,
@@ -53,7 +66,7 @@ test('a write names the fields it ignored, at every depth and on every write end
 
 test('what a header cannot carry is encoded, and a long list is cut short with ", ..."', async (t) => {
   await withServer(async (s) => {
-    const odd = await s.post(`${API}/tag`, [{ name: 'x', color: 'red', 'two words': 1, 'a,b': 2, 'line\nbreak': 3, 'ümlaut': 4 }]);
+    const odd = await s.post(`${API}/tag`, [{ name: 'x', color: 'red', 'two words': 1, 'a,b': 2, 'line\nbreak': 3, ümlaut: 4 }]);
     t.is(odd.status, 200, odd.text);
     t.is(odd.headers.get(HEADER), '0.two%20words, 0.a%2Cb, 0.line%0Abreak, 0.%C3%BCmlaut');
 

@@ -27,7 +27,7 @@ test('create, verify, list and revoke', async (t) => {
   const { key, record } = await store.create('demo');
   t.regex(key, /^c4s_[A-Za-z0-9_-]{43}$/);
   t.like(record, { org: 'demo', label: 'api', role: 'editor' });
-  t.regex(record.id, /^[0-9a-f]{16}$/, "never starts with - (it would read as a command-line option)");
+  t.regex(record.id, /^[0-9a-f]{16}$/, 'never starts with - (it would read as a command-line option)');
   t.is(record.revoked, undefined);
   t.false(Number.isNaN(Date.parse(record.created)));
 
@@ -37,8 +37,14 @@ test('create, verify, list and revoke', async (t) => {
   t.is(await store.verify(''), null);
 
   const other = await store.create('other', { label: 'ci' });
-  t.deepEqual((await store.list('demo')).map((r) => r.id), [record.id]);
-  t.deepEqual((await store.list('other')).map((r) => r.label), ['ci']);
+  t.deepEqual(
+    (await store.list('demo')).map((r) => r.id),
+    [record.id],
+  );
+  t.deepEqual(
+    (await store.list('other')).map((r) => r.label),
+    ['ci'],
+  );
 
   await t.throwsAsync(store.revoke('other', record.id), { message: /no API key with id/ });
   await t.throwsAsync(store.revoke('demo', 'nope'), { message: /no API key with id/ });

@@ -17,8 +17,14 @@ function sameAs<V>(t: import('ava').ExecutionContext, actual: ReadonlyMap<string
   const entries = [...actual.entries()];
   if (ordered) t.deepEqual(entries, [...expected.entries()]);
   else t.deepEqual(sorted(entries), sorted([...expected.entries()]));
-  t.deepEqual([...actual.keys()], entries.map(([key]) => key));
-  t.deepEqual([...actual.values()], entries.map(([, value]) => value));
+  t.deepEqual(
+    [...actual.keys()],
+    entries.map(([key]) => key),
+  );
+  t.deepEqual(
+    [...actual.values()],
+    entries.map(([, value]) => value),
+  );
   t.deepEqual([...actual], entries);
   const visited: Array<[string, V]> = [];
   actual.forEach((value, key, map) => {
@@ -60,7 +66,11 @@ test('generations of sets iterate, size and look up exactly like a Map, and leav
 
 test('deletes: gone from lookups, size and iteration, in this generation only', (t) => {
   const next = random(11);
-  let generation: ReadonlyMap<string, string> = new Map([['a', '1'], ['b', '2'], ['c', '3']]);
+  let generation: ReadonlyMap<string, string> = new Map([
+    ['a', '1'],
+    ['b', '2'],
+    ['c', '3'],
+  ]);
   let expected = new Map(generation);
   const history: Array<{ map: ReadonlyMap<string, string>; entries: Map<string, string> }> = [];
   for (let g = 0; g < 300; g++) {
@@ -93,5 +103,11 @@ test('an entry whose value is undefined is still an entry', (t) => {
   t.true(layered.has('a'));
   t.true(layered.has('b'));
   t.is(layered.size, 2);
-  t.deepEqual([...layered], [['a', undefined], ['b', undefined]]);
+  t.deepEqual(
+    [...layered],
+    [
+      ['a', undefined],
+      ['b', undefined],
+    ],
+  );
 });

@@ -81,12 +81,7 @@ function isWhole(n: number): boolean {
 }
 
 /** The invariants every result must satisfy (except what the test says may overflow). */
-function checkValid(
-  t: import('ava').ExecutionContext,
-  inp: LayoutInput,
-  r: LayoutResult,
-  opts: { allowOutside?: string[] } = {},
-): void {
+function checkValid(t: import('ava').ExecutionContext, inp: LayoutInput, r: LayoutResult, opts: { allowOutside?: string[] } = {}): void {
   const ids = new Set(inp.instances.map((i) => i.id));
   t.is(r.instances.size, ids.size, 'every instance laid out');
   t.is(r.textareas.size, new Set(inp.textareas.map((a) => a.id)).size, 'every text area laid out');
@@ -278,10 +273,10 @@ test('containers: children inside, container sized to hold them with padding', a
 });
 
 test('containers: a given container size is kept and its children laid out inside', async (t) => {
-  const inp = input([box('big', { width: 80, height: 50 }), kid('k1', 'big'), kid('k2', 'big'), leaf('x')], [
-    rel('k1', 'k2'),
-    rel('x', 'k1'),
-  ]);
+  const inp = input(
+    [box('big', { width: 80, height: 50 }), kid('k1', 'big'), kid('k2', 'big'), leaf('x')],
+    [rel('k1', 'k2'), rel('x', 'k1')],
+  );
   const r = await layoutDiagram(inp);
   checkValid(t, inp, r);
   t.is(r.instances.get('big')!.width, 80);
@@ -308,7 +303,10 @@ test('containers: children that cannot fit in 100x100 are packed in rows and cap
 
 test('containers: a chain that is too wide for 100 is wrapped into rows inside the container', async (t) => {
   const kids = Array.from({ length: 8 }, (_, i) => kid(`k${i}`, 'c'));
-  const inp = input([box('c'), ...kids], kids.slice(1).map((k, i) => rel(`k${i}`, k.id)));
+  const inp = input(
+    [box('c'), ...kids],
+    kids.slice(1).map((k, i) => rel(`k${i}`, k.id)),
+  );
   const r = await layoutDiagram(inp);
   checkValid(t, inp, r);
   t.true(r.instances.get('c')!.width <= 100);
@@ -375,11 +373,7 @@ test('positions given but sizes missing: sizes chosen without calling elk', asyn
 });
 
 test('partial layout: placed instances stay, new ones go next to them without overlap', async (t) => {
-  const first = input([leaf('a'), leaf('b'), box('c'), kid('c1', 'c'), kid('c2', 'c')], [
-    rel('a', 'b'),
-    rel('b', 'c1'),
-    rel('c1', 'c2'),
-  ]);
+  const first = input([leaf('a'), leaf('b'), box('c'), kid('c1', 'c'), kid('c2', 'c')], [rel('a', 'b'), rel('b', 'c1'), rel('c1', 'c2')]);
   const r1 = await layoutDiagram(first);
   checkValid(t, first, r1);
   const placed = asPlaced(first, r1);
@@ -639,9 +633,7 @@ test('property: relayout keeps what is placed and overlaps nothing', async (t) =
         for (let k = 0; k < n; k++) instances.push(kid(`c${c}k${k}`, `c${c}`));
       });
       const leafIds = instances.filter((i) => !i.isContainer).map((i) => i.id);
-      const relations = leafIds.length
-        ? d.edges.map(([a, b]) => rel(leafIds[a % leafIds.length]!, leafIds[b % leafIds.length]!))
-        : [];
+      const relations = leafIds.length ? d.edges.map(([a, b]) => rel(leafIds[a % leafIds.length]!, leafIds[b % leafIds.length]!)) : [];
       const textareas = d.texts.map((text, i) => ({ id: `t${i}`, text }));
       const inp = input(instances, relations, textareas);
       const r1 = await layoutDiagram(inp);

@@ -23,18 +23,48 @@ test('the defaults are generous: 2,000 instances per diagram', (t) => {
 test('a diagram over its instance, relation or text area limit is refused with 413 naming the limit; at the limit it is accepted', async (t) => {
   const s = await TestServer.start({ limits: { diagramInstances: 5, diagramRelations: 6, diagramTextareas: 2 } });
   try {
-    await refused(t, s, 'POST', D, [{ name: 'Big', level: 'C2', componentInstances: instances(6) }], 413,
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      [{ name: 'Big', level: 'C2', componentInstances: instances(6) }],
+      413,
       "Diagram 'Big' has 6 component instances; the limit is 5 component instances per diagram " +
-      '(raise it with: c4store serve --max-diagram-instances N).');
-    await refused(t, s, 'POST', D, [{ name: 'Busy', level: 'C2', componentInstances: instances(4), relations: chain(7) }], 413,
-      "Diagram 'Busy' has 7 relations; the limit is 6 relations per diagram (raise it with: c4store serve --max-diagram-relations N).");
-    await refused(t, s, 'POST', D, [{ name: 'Notes', level: 'C2', textareas: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] }], 413,
-      "Diagram 'Notes' has 3 text areas; the limit is 2 text areas per diagram (raise it with: c4store serve --max-diagram-textareas N).");
+        '(raise it with: c4store serve --max-diagram-instances N).',
+    );
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      [{ name: 'Busy', level: 'C2', componentInstances: instances(4), relations: chain(7) }],
+      413,
+      "Diagram 'Busy' has 7 relations; the limit is 6 relations per diagram (raise it with: c4store serve --max-diagram-relations N).",
+    );
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      [{ name: 'Notes', level: 'C2', textareas: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] }],
+      413,
+      "Diagram 'Notes' has 3 text areas; the limit is 2 text areas per diagram (raise it with: c4store serve --max-diagram-textareas N).",
+    );
     // Through /model as well, and the whole request is refused.
-    await refused(t, s, 'POST', M, { components: [{ name: 'A' }], diagrams: [{ name: 'Big', level: 'C2', componentInstances: instances(6) }] }, 413,
+    await refused(
+      t,
+      s,
+      'POST',
+      M,
+      { components: [{ name: 'A' }], diagrams: [{ name: 'Big', level: 'C2', componentInstances: instances(6) }] },
+      413,
       "Diagram 'Big' has 6 component instances; the limit is 5 component instances per diagram " +
-      '(raise it with: c4store serve --max-diagram-instances N).');
-    await accepted(t, s, 'POST', D, [{ name: 'Full', level: 'C2', componentInstances: instances(5), relations: chain(6), textareas: [{ text: 'a' }, { text: 'b' }] }]);
+        '(raise it with: c4store serve --max-diagram-instances N).',
+    );
+    await accepted(t, s, 'POST', D, [
+      { name: 'Full', level: 'C2', componentInstances: instances(5), relations: chain(6), textareas: [{ text: 'a' }, { text: 'b' }] },
+    ]);
   } finally {
     await s.close();
   }
@@ -43,14 +73,47 @@ test('a diagram over its instance, relation or text area limit is refused with 4
 test('a write with more elements than the limit is refused with 413 before any work; nested diagram elements count', async (t) => {
   const s = await TestServer.start({ limits: { writeElements: 10 } });
   try {
-    await refused(t, s, 'POST', C, Array.from({ length: 11 }, (_, i) => ({ name: `C${i}` })), 413,
-      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).');
+    await refused(
+      t,
+      s,
+      'POST',
+      C,
+      Array.from({ length: 11 }, (_, i) => ({ name: `C${i}` })),
+      413,
+      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).',
+    );
     // 2 diagrams, 8 instances, 1 text area.
-    await refused(t, s, 'POST', D, [{ name: 'D', level: 'C2', componentInstances: instances(8), textareas: [{ text: 'x' }] }, { name: 'E', level: 'C1' }], 413,
-      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).');
-    await refused(t, s, 'POST', M, { components: Array.from({ length: 6 }, (_, i) => ({ name: `C${i}` })), diagrams: [{ name: 'D', level: 'C1', componentInstances: instances(4) }] }, 413,
-      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).');
-    await accepted(t, s, 'POST', C, Array.from({ length: 10 }, (_, i) => ({ name: `C${i}` })));
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      [
+        { name: 'D', level: 'C2', componentInstances: instances(8), textareas: [{ text: 'x' }] },
+        { name: 'E', level: 'C1' },
+      ],
+      413,
+      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).',
+    );
+    await refused(
+      t,
+      s,
+      'POST',
+      M,
+      {
+        components: Array.from({ length: 6 }, (_, i) => ({ name: `C${i}` })),
+        diagrams: [{ name: 'D', level: 'C1', componentInstances: instances(4) }],
+      },
+      413,
+      'This request has 11 elements; the limit is 10 elements per write (raise it with: c4store serve --max-write-elements N).',
+    );
+    await accepted(
+      t,
+      s,
+      'POST',
+      C,
+      Array.from({ length: 10 }, (_, i) => ({ name: `C${i}` })),
+    );
   } finally {
     await s.close();
   }
@@ -59,8 +122,15 @@ test('a write with more elements than the limit is refused with 413 before any w
 test('at the default limits, 100,000 tags in one write are refused with 413 before their schema check', async (t) => {
   const s = await TestServer.start();
   try {
-    await refused(t, s, 'POST', '/api/external/tag', Array.from({ length: 100_000 }, () => ({ name: 1 })), 413,
-      'This request has 100,000 elements; the limit is 50,000 elements per write (raise it with: c4store serve --max-write-elements N).');
+    await refused(
+      t,
+      s,
+      'POST',
+      '/api/external/tag',
+      Array.from({ length: 100_000 }, () => ({ name: 1 })),
+      413,
+      'This request has 100,000 elements; the limit is 50,000 elements per write (raise it with: c4store serve --max-write-elements N).',
+    );
   } finally {
     await s.close();
   }
@@ -70,9 +140,16 @@ test('components beyond the organization limit are refused; an organization at i
   const s = await TestServer.start({ limits: { orgComponents: 3 } });
   try {
     const made = await accepted(t, s, 'POST', C, [{ name: 'A' }, { name: 'B' }, { name: 'C' }]);
-    await refused(t, s, 'POST', C, [{ name: 'D' }], 413,
+    await refused(
+      t,
+      s,
+      'POST',
+      C,
+      [{ name: 'D' }],
+      413,
       'The organization would have 4 components; the limit is 3 components per organization ' +
-      '(raise it with: c4store serve --max-org-components N).');
+        '(raise it with: c4store serve --max-org-components N).',
+    );
     await accepted(t, s, 'POST', C, [{ id: made[0].id, name: 'A renamed' }]);
   } finally {
     await s.close();

@@ -19,24 +19,34 @@ test('packing every 10 commits during 4 writers and a reader: all writes kept, l
         if (reply.status !== 200) readsFailed++;
       }
     })();
-    await Promise.all([0, 1, 2, 3].map(async (client) => {
-      for (let i = 0; i < 15; i++) {
-        const name = `c${client}-${i}`;
-        const reply = await s.post('/api/external/component', [{ name }]);
-        t.is(reply.status, 200, reply.text);
-        names.push(name);
-      }
-    }));
+    await Promise.all(
+      [0, 1, 2, 3].map(async (client) => {
+        for (let i = 0; i < 15; i++) {
+          const name = `c${client}-${i}`;
+          const reply = await s.post('/api/external/component', [{ name }]);
+          t.is(reply.status, 200, reply.text);
+          names.push(name);
+        }
+      }),
+    );
     writing = false;
     await reader;
     await s.server.close();
     t.is(readsFailed, 0);
     t.is(await s.commitCount(), before + 60);
-    const counts = Object.fromEntries((await s.git('count-objects', '-v')).trim().split('\n').map((line) => line.split(': ')));
+    const counts = Object.fromEntries(
+      (await s.git('count-objects', '-v'))
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': ')),
+    );
     t.true(Number(counts.packs) >= 1, JSON.stringify(counts));
     t.true(Number(counts.count) < 60 * 5, `loose objects left: ${counts.count}`);
     t.is((await s.git('fsck', '--full', '--strict')).trim(), '');
-    t.deepEqual(s.logs.filter((line) => line.includes('maintenance') || line.startsWith('error')), []);
+    t.deepEqual(
+      s.logs.filter((line) => line.includes('maintenance') || line.startsWith('error')),
+      [],
+    );
     const served = await (async () => {
       const again = await startServer({ dataDir: s.dataDir, port: 0, log: () => {}, packEvery: 0 });
       try {

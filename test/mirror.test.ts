@@ -40,14 +40,26 @@ test('a local bare mirror gets main and versions, survives going away, and catch
     await run('git', ['init', '-q', '--bare', '--initial-branch=main', remote]);
     t.regex(await cli('mirror', 'add', s.slug, remote, '--interval', '0', '--data', s.dataDir), /is mirrored to/);
     const first = await s.head();
-    await until('first push', () => remoteHead(remote), (head) => head === first);
+    await until(
+      'first push',
+      () => remoteHead(remote),
+      (head) => head === first,
+    );
 
     await s.post('/api/external/component', [{ name: 'Ledger' }]);
     await s.post('/api/external/version', { name: 'v1', desc: 'first' });
     await s.post('/api/external/component', [{ name: 'Payments' }]);
     const head = await s.head();
-    await until('catch-up after writes', () => remoteHead(remote), (h) => h === head);
-    await until('the version tag', async () => (await run('git', ['--git-dir', remote, 'tag', '-l'])).stdout.trim(), (tags) => tags === 'v1');
+    await until(
+      'catch-up after writes',
+      () => remoteHead(remote),
+      (h) => h === head,
+    );
+    await until(
+      'the version tag',
+      async () => (await run('git', ['--git-dir', remote, 'tag', '-l'])).stdout.trim(),
+      (tags) => tags === 'v1',
+    );
 
     // The remote goes away: writes still answer at once, and the failure shows.
     await rename(remote, `${remote}.away`);
@@ -55,7 +67,11 @@ test('a local bare mirror gets main and versions, survives going away, and catch
     const write = await s.post('/api/external/component', [{ name: 'Fraud' }]);
     t.is(write.status, 200);
     t.true(performance.now() - started < 2000);
-    const failing = await until('failure in /healthz', async () => (await s.get('/healthz')).body, (body) => body.mirrors?.[0]?.failures >= 1);
+    const failing = await until(
+      'failure in /healthz',
+      async () => (await s.get('/healthz')).body,
+      (body) => body.mirrors?.[0]?.failures >= 1,
+    );
     t.is(failing.mirrors[0].url, remote);
     t.truthy(failing.mirrors[0].lastError);
     t.is(failing.mirrors[0].behind, 1);
@@ -65,11 +81,23 @@ test('a local bare mirror gets main and versions, survives going away, and catch
 
     await rename(`${remote}.away`, remote);
     const now = await s.head();
-    await until('catch-up after the remote came back', () => remoteHead(remote), (h) => h === now, 20_000);
-    const healed = await until('healed /healthz', async () => (await s.get('/healthz')).body, (body) => body.mirrors[0].lastError === null);
+    await until(
+      'catch-up after the remote came back',
+      () => remoteHead(remote),
+      (h) => h === now,
+      20_000,
+    );
+    const healed = await until(
+      'healed /healthz',
+      async () => (await s.get('/healthz')).body,
+      (body) => body.mirrors[0].lastError === null,
+    );
     t.is(healed.mirrors[0].behind, 0);
     t.is((await run('git', ['--git-dir', remote, 'fsck', '--full'])).stderr, '');
-    t.regex(await cli('mirror', 'list', '--data', s.dataDir), new RegExp(`${s.slug}\\t${remote}\\tevery 0 s\\tlast pushed ${now.slice(0, 12)}`));
+    t.regex(
+      await cli('mirror', 'list', '--data', s.dataDir),
+      new RegExp(`${s.slug}\\t${remote}\\tevery 0 s\\tlast pushed ${now.slice(0, 12)}`),
+    );
     t.regex(await cli('mirror', 'remove', s.slug, remote, '--data', s.dataDir), /no longer mirrored/);
   } finally {
     await s.close();
@@ -83,7 +111,9 @@ test('a mirror over HTTP: git http-backend under a small HTTP server, with crede
   const seenUsers: string[] = [];
   const http = createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
-    const user = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':')[0];
+    const user = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':')[0];
     if (user === '') {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"' }).end();
       return;
@@ -91,8 +121,14 @@ test('a mirror over HTTP: git http-backend under a small HTTP server, with crede
     seenUsers.push(user);
     const child = spawn('git', ['http-backend'], {
       env: {
-        ...process.env, GIT_PROJECT_ROOT: dir, GIT_HTTP_EXPORT_ALL: '1', PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: req.method, CONTENT_TYPE: req.headers['content-type'] ?? '', REMOTE_USER: user,
+        ...process.env,
+        GIT_PROJECT_ROOT: dir,
+        GIT_HTTP_EXPORT_ALL: '1',
+        PATH_INFO: url.pathname,
+        QUERY_STRING: url.search.slice(1),
+        REQUEST_METHOD: req.method,
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        REMOTE_USER: user,
       },
     });
     req.pipe(child.stdin);
@@ -118,7 +154,11 @@ test('a mirror over HTTP: git http-backend under a small HTTP server, with crede
     await cli('mirror', 'add', s.slug, url, '--interval', '0', '--data', s.dataDir);
     await s.post('/api/external/component', [{ name: 'Ledger' }]);
     const head = await s.head();
-    await until('push over HTTP', () => remoteHead(join(dir, 'model.git')), (h) => h === head);
+    await until(
+      'push over HTTP',
+      () => remoteHead(join(dir, 'model.git')),
+      (h) => h === head,
+    );
     t.true(seenUsers.includes('mirror-bot'));
     const health = (await s.get('/healthz')).body;
     t.false(JSON.stringify(health).includes('s3cret'), 'the token never shows');

@@ -25,20 +25,35 @@ function options(): WriteOptions {
 test('a write yields the next model and exactly the files it changed, leaving the base untouched', async (t) => {
   const base = baseModel();
   const draft = new Draft(base, options());
-  const { components, diagrams } = await writeModel(draft, {
-    components: [{ ref: 'api', name: 'API', typeSlug: 'container', linksTo: ['db'] }, { ref: 'db', name: 'DB' }],
-    diagrams: [{ name: 'C2', level: 'C2', componentInstances: [{ ref: 'a', component: 'api', position: { x: 0, y: 0 }, width: 10, height: 5 }] }],
-  }, 'components.');
+  const { components, diagrams } = await writeModel(
+    draft,
+    {
+      components: [
+        { ref: 'api', name: 'API', typeSlug: 'container', linksTo: ['db'] },
+        { ref: 'db', name: 'DB' },
+      ],
+      diagrams: [
+        { name: 'C2', level: 'C2', componentInstances: [{ ref: 'a', component: 'api', position: { x: 0, y: 0 }, width: 10, height: 5 }] },
+      ],
+    },
+    'components.',
+  );
   t.is(base.components.size, 0, 'the base model is not mutated');
   t.is(draft.model.components.size, 2);
   t.deepEqual(components[0].linksTo, [components[1].id]);
   t.is(diagrams[0].componentInstances[0].component, components[0].id);
-  t.deepEqual(draft.changes.map((c) => `${c.action} ${c.path}`), [
-    `create components/${shardOf(components[0].id)}/${components[0].id}.yaml`,
-    `create components/${shardOf(components[1].id)}/${components[1].id}.yaml`,
-    `create diagrams/${shardOf(diagrams[0].id)}/${diagrams[0].id}.yaml`,
-  ]);
-  t.regex(draft.changes[0].content, /^# yaml-language-server: \$schema=\.\.\/\.\.\/\.c4store\/schemas\/component\.json\nid: \S+\nref: api\nname: API\n/);
+  t.deepEqual(
+    draft.changes.map((c) => `${c.action} ${c.path}`),
+    [
+      `create components/${shardOf(components[0].id)}/${components[0].id}.yaml`,
+      `create components/${shardOf(components[1].id)}/${components[1].id}.yaml`,
+      `create diagrams/${shardOf(diagrams[0].id)}/${diagrams[0].id}.yaml`,
+    ],
+  );
+  t.regex(
+    draft.changes[0].content,
+    /^# yaml-language-server: \$schema=\.\.\/\.\.\/\.c4store\/schemas\/component\.json\nid: \S+\nref: api\nname: API\n/,
+  );
 });
 
 test('re-applying the same request to its result changes nothing', async (t) => {
@@ -58,7 +73,11 @@ test('rules refuse with the contract texts', async (t) => {
     { instanceOf: ModelError, message: `Value for LIST attribute '${tier.id}' must be one of: gold. (attribute 'Tier', element 0 'X')` },
   );
   await t.throwsAsync(
-    writeModel(new Draft(draft.model, options()), { diagrams: [{ name: 'D', level: 'C1', componentInstances: [{ component: 'nope' }] }] }, ''),
+    writeModel(
+      new Draft(draft.model, options()),
+      { diagrams: [{ name: 'D', level: 'C1', componentInstances: [{ component: 'nope' }] }] },
+      '',
+    ),
     { instanceOf: ModelError, message: `Ref 'nope' does not resolve to a component. (element 0 'D')` },
   );
   t.throws(() => writeAttributes(new Draft(draft.model, options()), [{ name: 'L', type: 'LIST', list: ['a', 'a'] }], false), {

@@ -34,7 +34,11 @@ test('every route of apiRouter has an OpenAPI entry, and every entry a route', (
   t.true(served.length >= 15);
   const missing = served.filter((route) => !documented.has(route));
   t.deepEqual(missing, [], `add these routes to src/openapi/routes.ts: ${missing.join(', ')}`);
-  t.deepEqual([...documented].filter((route) => !served.includes(route)), [], 'documented routes the router does not serve');
+  t.deepEqual(
+    [...documented].filter((route) => !served.includes(route)),
+    [],
+    'documented routes the router does not serve',
+  );
   const paths = openapiDocument().paths as Record<string, Record<string, unknown>>;
   for (const route of ROUTES) t.truthy(paths[openapiPath(route)]?.[route.method.toLowerCase()], routeKey(route));
 });
@@ -69,22 +73,50 @@ test('the current form, search and history are described with their statuses, pa
   const op = (method: string, path: string) => doc.paths[`/api/external${path}`][method];
   const params = (o: { parameters: Array<{ name: string }> }) => o.parameters.map((p) => p.name).sort();
   const create = op('post', '/tags');
-  t.deepEqual(Object.keys(create.responses).filter((s) => /^2|409/.test(s)), ['201', '409']);
+  t.deepEqual(
+    Object.keys(create.responses).filter((s) => /^2|409/.test(s)),
+    ['201', '409'],
+  );
   t.is(create.requestBody.content['application/yaml'].schema.$ref, '#/components/schemas/TagInput');
   t.is(op('post', '/attributes').responses[201].content['application/json'].schema.$ref, '#/components/schemas/Attribute');
   t.is(op('patch', '/components/{id}').requestBody.content['application/json'].schema.$ref, '#/components/schemas/CurrentComponentPatch');
   t.deepEqual(doc.components.schemas.CurrentComponentPatch.required ?? [], []);
-  t.deepEqual(op('patch', '/diagrams/upsert-batch').responses[200].content['text/yaml'].schema.items, { $ref: '#/components/schemas/CurrentDiagram' });
+  t.deepEqual(op('patch', '/diagrams/upsert-batch').responses[200].content['text/yaml'].schema.items, {
+    $ref: '#/components/schemas/CurrentDiagram',
+  });
   t.true(params(op('delete', '/components/{id}')).includes('cascade'));
   t.truthy(op('delete', '/component/{id}').responses[409]);
-  t.deepEqual(Object.keys(op('delete', '/types/{id}').responses).filter((s) => s.startsWith('2')), []);
-  t.deepEqual(params(op('get', '/search/components')), ['If-None-Match', 'at', 'attributeId', 'attributeValue', 'name', 'state', 'tagId', 'typeId']);
+  t.deepEqual(
+    Object.keys(op('delete', '/types/{id}').responses).filter((s) => s.startsWith('2')),
+    [],
+  );
+  t.deepEqual(params(op('get', '/search/components')), [
+    'If-None-Match',
+    'at',
+    'attributeId',
+    'attributeValue',
+    'name',
+    'state',
+    'tagId',
+    'typeId',
+  ]);
   t.true(op('get', '/search/dependencies').parameters.find((p: { name: string }) => p.name === 'componentId').required);
   t.deepEqual(params(op('get', '/history')), ['If-None-Match', 'at', 'before', 'limit', 'resource', 'since', 'until']);
   t.truthy(op('get', '/history').responses[200].headers.Link);
   t.deepEqual(op('get', '/history/{commit}').parameters.find((p: { in: string }) => p.in === 'path').name, 'commit');
   t.true(op('get', '/diff').parameters.find((p: { name: string }) => p.name === 'from').required);
-  t.deepEqual(Object.keys(op('post', '/versions').responses).filter((s) => /^2|409|412/.test(s)), ['201', '409', '412']);
+  t.deepEqual(
+    Object.keys(op('post', '/versions').responses).filter((s) => /^2|409|412/.test(s)),
+    ['201', '409', '412'],
+  );
   t.is(op('post', '/revert').responses[200].content['application/json'].schema.$ref, '#/components/schemas/RevertResult');
-  t.deepEqual(doc.components.schemas.HistoryEntry.required.sort(), ['apiContext', 'author', 'id', 'parents', 'resources', 'summary', 'time']);
+  t.deepEqual(doc.components.schemas.HistoryEntry.required.sort(), [
+    'apiContext',
+    'author',
+    'id',
+    'parents',
+    'resources',
+    'summary',
+    'time',
+  ]);
 });

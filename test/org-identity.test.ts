@@ -93,7 +93,10 @@ test('a repository and keys from before identities are adopted when a server sta
       t.regex(identity, /^[0-9a-f-]{36}$/);
       const records = await keyRecords(dataDir);
       t.is(records.find((record) => record.org === 'acme')!.orgId, identity);
-      t.is(records.find((record) => record.org === 'other')!.orgId, await gitConfig(join(dataDir, 'orgs', 'other.git'), '--get', 'c4store.orgId'));
+      t.is(
+        records.find((record) => record.org === 'other')!.orgId,
+        await gitConfig(join(dataDir, 'orgs', 'other.git'), '--get', 'c4store.orgId'),
+      );
       for (const presented of [key, otherKey]) {
         const reply = await fetch(`${server.url}/api/external/tag`, { headers: { authorization: `Bearer ${presented}` } });
         t.is(reply.status, 200);

@@ -34,7 +34,11 @@ async function packedRepo(): Promise<{ gitdir: string; contents: Map<string, Buf
 test.serial('packed objects are read through git cat-file --batch: all at once, in any size, missing ones as null', async (t) => {
   const { gitdir, contents } = await packedRepo();
   const objects = await fsp.readdir(path.join(gitdir, 'objects'));
-  t.deepEqual(objects.filter((name) => /^[0-9a-f]{2}$/.test(name)), [], 'nothing is loose');
+  t.deepEqual(
+    objects.filter((name) => /^[0-9a-f]{2}$/.test(name)),
+    [],
+    'nothing is loose',
+  );
   const reader = new PackReader(gitdir);
   const oids = [...contents.keys()];
   const read = await Promise.all(oids.map((oid) => reader.read(oid)));

@@ -39,7 +39,10 @@ test('a page found by binary search holds the items the scan found, for every cu
 test('a cursor walk over HTTP returns every item once, in the order of the full list', async (t) => {
   const s = await TestServer.start();
   try {
-    const made = await s.post('/api/external/tag', Array.from({ length: 23 }, (_, i) => ({ name: `tag ${i}`, color: 'red' })));
+    const made = await s.post(
+      '/api/external/tag',
+      Array.from({ length: 23 }, (_, i) => ({ name: `tag ${i}`, color: 'red' })),
+    );
     t.is(made.status, 200);
     const all = (await s.get('/api/external/tag')).body;
     const walked: unknown[] = [];

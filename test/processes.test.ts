@@ -32,7 +32,9 @@ test('two server processes on one data directory: 200 concurrent writes, 200 com
   t.is(Number(await git('rev-list', '--count', 'main')), before + 200);
   t.is((await git('rev-list', '--merges', 'main')).trim(), '', 'history is linear');
   for (const server of servers) {
-    const tags = (await (await fetch(`${server.url}/api/external/tag`, { headers: { "x-api-key": key } })).json()) as Array<{ name: string }>;
+    const tags = (await (await fetch(`${server.url}/api/external/tag`, { headers: { 'x-api-key': key } })).json()) as Array<{
+      name: string;
+    }>;
     const names = tags.map((tag: { name: string }) => tag.name).sort();
     t.deepEqual(names, Array.from({ length: 200 }, (_, i) => `tag-${i}`).sort());
   }
@@ -67,7 +69,7 @@ test('SIGKILL in the middle of a stream of writes loses no acknowledged write', 
   const started = Date.now();
   t.is((await postTag(server.url, key, 'after-restart')).status, 200);
   t.true(Date.now() - started < 5000, 'the dead process lock is taken over within its stale time');
-  const tags = (await (await fetch(`${server.url}/api/external/tag`, { headers: { "x-api-key": key } })).json()) as Array<{ name: string }>;
+  const tags = (await (await fetch(`${server.url}/api/external/tag`, { headers: { 'x-api-key': key } })).json()) as Array<{ name: string }>;
   const present = new Set(tags.map((tag: { name: string }) => tag.name));
   t.true(acknowledged.length > 0);
   for (const name of acknowledged) t.true(present.has(name), `acknowledged write ${name} is present`);

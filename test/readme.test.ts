@@ -75,7 +75,10 @@ test('every README example runs as printed against a fresh serve --demo, with th
   const blocks = exampleBlocks(readme);
   const shells = blocks.filter((b) => b.lang === 'sh');
   t.true(shells.length >= 3, 'the README has its shell examples');
-  t.false(shells.some((b) => /<[a-z]+>/.test(b.body)), 'no example needs a placeholder filled in');
+  t.false(
+    shells.some((b) => /<[a-z]+>/.test(b.body)),
+    'no example needs a placeholder filled in',
+  );
 
   const home = await mkdtemp(join(tmpdir(), 'c4store-readme-'));
   t.teardown(() => rm(home, { recursive: true, force: true }));
@@ -89,8 +92,8 @@ test('every README example runs as printed against a fresh serve --demo, with th
   const script = [
     'set -euo pipefail',
     `cd '${home}'`,
-    'curl() { command curl -sS --fail-with-body -o "$OLDPWD_HOME/body" -w "%{http_code}\\n" "$@" >> "$OLDPWD_HOME/statuses" '
-      + '|| { echo "failed: curl $*" >&2; cat "$OLDPWD_HOME/body" >&2; exit 1; }; }',
+    'curl() { command curl -sS --fail-with-body -o "$OLDPWD_HOME/body" -w "%{http_code}\\n" "$@" >> "$OLDPWD_HOME/statuses" ' +
+      '|| { echo "failed: curl $*" >&2; cat "$OLDPWD_HOME/body" >&2; exit 1; }; }',
   ];
   const shown: Array<{ command: string; output: string; file: string }> = [];
   let curls = 0;
@@ -109,18 +112,20 @@ test('every README example runs as printed against a fresh serve --demo, with th
     }
     if (block.lang !== 'sh') continue;
     curls += block.body.split('\n').filter((line) => /^curl\b/.test(line)).length;
-    script.push(block.body
-      .replace(/^KEY=\S+/m, `KEY=${key}`)
-      .replaceAll(PRINTED_ORIGIN, server.url));
+    script.push(block.body.replace(/^KEY=\S+/m, `KEY=${key}`).replaceAll(PRINTED_ORIGIN, server.url));
   }
   t.true(shown.length > 0, 'the README shows a command with its output');
 
-  const result = await run('bash', ['-c', script.join('\n')], { env: { ...process.env, OLDPWD_HOME: home } })
-    .catch((err: { stderr: string; stdout: string }) => ({ failed: true, ...err }));
+  const result = await run('bash', ['-c', script.join('\n')], { env: { ...process.env, OLDPWD_HOME: home } }).catch(
+    (err: { stderr: string; stdout: string }) => ({ failed: true, ...err }),
+  );
   t.false('failed' in result, 'failed' in result ? `${result.stderr}\n${result.stdout}` : '');
   const statuses = (await readFile(join(home, 'statuses'), 'utf8')).trim().split('\n');
   t.is(statuses.length, curls, 'every curl of the README ran');
-  t.true(statuses.every((status) => /^2\d\d$/.test(status)), statuses.join(' '));
+  t.true(
+    statuses.every((status) => /^2\d\d$/.test(status)),
+    statuses.join(' '),
+  );
 
   for (const { command, output, file } of shown) {
     t.is(normalized(await readFile(file, 'utf8')), normalized(output), `the output README shows for: ${command}`);
@@ -131,6 +136,10 @@ test('every README example runs as printed against a fresh serve --demo, with th
   const body = (await model.json()) as Record<string, Array<{ name: string }>>;
   for (const kind of ['tags', 'attributes', 'components', 'diagrams']) {
     const names = body[kind].map((resource) => resource.name);
-    t.deepEqual(names.filter((name, i) => names.indexOf(name) !== i), [], `no two ${kind} share a name`);
+    t.deepEqual(
+      names.filter((name, i) => names.indexOf(name) !== i),
+      [],
+      `no two ${kind} share a name`,
+    );
   }
 });

@@ -26,8 +26,10 @@ const UNKNOWN_ID = '01aaaaaaaaaaaaaaaaaaaaaaaa';
 const NEW_ID = '01zzzzzzzzzzzzzzzzzzzzzzzz';
 const GIT_ENV = {
   ...process.env,
-  GIT_AUTHOR_NAME: 'Someone', GIT_AUTHOR_EMAIL: 'someone@example.com',
-  GIT_COMMITTER_NAME: 'Someone', GIT_COMMITTER_EMAIL: 'someone@example.com',
+  GIT_AUTHOR_NAME: 'Someone',
+  GIT_AUTHOR_EMAIL: 'someone@example.com',
+  GIT_COMMITTER_NAME: 'Someone',
+  GIT_COMMITTER_EMAIL: 'someone@example.com',
 };
 
 const componentPath = (id: string) => resourcePath('component', id);
@@ -107,16 +109,21 @@ async function plumb(gitdir: string, path: string, content: string): Promise<str
 
 /** The YAML c4store itself writes for a component. */
 function componentFile(id: string, fields: { name?: string; typeId?: string | null; ref?: string; attributes?: string } = {}): string {
-  return `id: ${id}\n${fields.ref ? `ref: ${fields.ref}\n` : ''}name: ${fields.name ?? 'Pushed by hand'}\ndesc: null\nstate: ACTIVE\n` +
-    `typeId: ${fields.typeId === undefined ? ids.container : fields.typeId ?? 'null'}\nlinksTo: []\nattributes: ${fields.attributes ?? '[]'}\n`;
+  return (
+    `id: ${id}\n${fields.ref ? `ref: ${fields.ref}\n` : ''}name: ${fields.name ?? 'Pushed by hand'}\ndesc: null\nstate: ACTIVE\n` +
+    `typeId: ${fields.typeId === undefined ? ids.container : (fields.typeId ?? 'null')}\nlinksTo: []\nattributes: ${fields.attributes ?? '[]'}\n`
+  );
 }
 
 test.before(async () => {
   s = await TestServer.start();
   const tag = (await s.post(`${API}/tag`, [{ name: 'Tagged', color: 'blue' }])).body[0];
   const attribute = (await s.put(`${API}/attribute`, [{ name: 'Owner', type: 'STRING' }])).body[0];
-  const component = (await s.post(`${API}/component`, [{ name: 'Payments', typeSlug: 'container', attributes: [{ id: attribute.id, value: 'team a' }] }])).body[0];
-  const diagram = (await s.post(`${API}/diagram`, [{ name: 'Overview', level: 'C2', componentInstances: [{ component: component.id }] }])).body[0];
+  const component = (
+    await s.post(`${API}/component`, [{ name: 'Payments', typeSlug: 'container', attributes: [{ id: attribute.id, value: 'team a' }] }])
+  ).body[0];
+  const diagram = (await s.post(`${API}/diagram`, [{ name: 'Overview', level: 'C2', componentInstances: [{ component: component.id }] }]))
+    .body[0];
   ids = { tag: tag.id, attribute: attribute.id, component: component.id, diagram: diagram.id, container: component.typeId };
   good = await s.head();
 });
@@ -127,8 +134,19 @@ test.after.always(async () => {
 });
 
 const READS = () => [
-  '/tag', '/attribute', '/attributes', '/component', '/diagram', '/model', '/type', '/types',
-  `/tag/${ids.tag}`, `/attribute/${ids.attribute}`, `/component/${ids.component}`, `/diagram/${ids.diagram}`, `/type/${ids.container}`,
+  '/tag',
+  '/attribute',
+  '/attributes',
+  '/component',
+  '/diagram',
+  '/model',
+  '/type',
+  '/types',
+  `/tag/${ids.tag}`,
+  `/attribute/${ids.attribute}`,
+  `/component/${ids.component}`,
+  `/diagram/${ids.diagram}`,
+  `/type/${ids.container}`,
 ];
 const WRITES: Array<[string, string, unknown]> = [
   ['POST', '/tag', [{ name: 'new', color: 'red' }]],
@@ -184,7 +202,11 @@ async function assertRefused(t: ExecutionContext, commit: string, file: string, 
   t.is((await s.get('/healthz', { key: null })).status, 200);
   for (let i = 0; i < (full ? 20 : 0); i++) await s.get(`${API}/model`);
   t.true(performance.now() - started < 2000, `20 warned reads in ${Math.round(performance.now() - started)} ms`);
-  t.deepEqual(s.logs.filter((line) => line.startsWith('error')), [], 'nothing unexpected, nothing logged as a crash');
+  t.deepEqual(
+    s.logs.filter((line) => line.startsWith('error')),
+    [],
+    'nothing unexpected, nothing logged as a crash',
+  );
 }
 
 /** main valid again at `commit`: reads serve it, a write commits on top of it. */
@@ -200,23 +222,37 @@ async function assertServing(t: ExecutionContext, commit: string, full = true): 
   return model.body;
 }
 
-test.serial('an invalid YAML file pushed into components/: refused naming the file and the parser problem, served again after a fix', async (t) => {
-  const path = componentPath(NEW_ID);
-  const bad = await push(s.gitdir, { [path]: 'id: 01zzzzzzzzzzzzzzzzzzzzzzzz\nname: [unclosed\nstate: ACTIVE\n' });
-  await assertRefused(t, bad, path, /^Flow sequence in block collection must be sufficiently indented and end with a \] at line 3, column 1:\n/);
-  const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID, { name: 'Fixed by hand' }) }, 'Fix the YAML');
-  const model = await assertServing(t, fixed);
-  t.deepEqual(model.components.map((c: { name: string }) => c.name), ['Payments', 'Fixed by hand']);
-});
+test.serial(
+  'an invalid YAML file pushed into components/: refused naming the file and the parser problem, served again after a fix',
+  async (t) => {
+    const path = componentPath(NEW_ID);
+    const bad = await push(s.gitdir, { [path]: 'id: 01zzzzzzzzzzzzzzzzzzzzzzzz\nname: [unclosed\nstate: ACTIVE\n' });
+    await assertRefused(
+      t,
+      bad,
+      path,
+      /^Flow sequence in block collection must be sufficiently indented and end with a \] at line 3, column 1:\n/,
+    );
+    const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID, { name: 'Fixed by hand' }) }, 'Fix the YAML');
+    const model = await assertServing(t, fixed);
+    t.deepEqual(
+      model.components.map((c: { name: string }) => c.name),
+      ['Payments', 'Fixed by hand'],
+    );
+  },
+);
 
-test.serial('a component whose typeId names no type (a dangling reference, committed with plumbing): refused, then served once fixed', async (t) => {
-  const path = componentPath(NEW_ID.replace('zz', 'yy'));
-  const bad = await plumb(s.gitdir, path, componentFile(NEW_ID.replace('zz', 'yy'), { typeId: UNKNOWN_ID }));
-  await assertRefused(t, bad, path, `Type with id '${UNKNOWN_ID}' does not exist.`);
-  const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID.replace('zz', 'yy'), { name: 'Typed now' }) }, 'Fix the type');
-  const model = await assertServing(t, fixed);
-  t.is(model.components.find((c: { name: string }) => c.name === 'Typed now')?.typeSlug, 'container');
-});
+test.serial(
+  'a component whose typeId names no type (a dangling reference, committed with plumbing): refused, then served once fixed',
+  async (t) => {
+    const path = componentPath(NEW_ID.replace('zz', 'yy'));
+    const bad = await plumb(s.gitdir, path, componentFile(NEW_ID.replace('zz', 'yy'), { typeId: UNKNOWN_ID }));
+    await assertRefused(t, bad, path, `Type with id '${UNKNOWN_ID}' does not exist.`);
+    const fixed = await push(s.gitdir, { [path]: componentFile(NEW_ID.replace('zz', 'yy'), { name: 'Typed now' }) }, 'Fix the type');
+    const model = await assertServing(t, fixed);
+    t.is(model.components.find((c: { name: string }) => c.name === 'Typed now')?.typeSlug, 'container');
+  },
+);
 
 test.serial('a file whose id differs from its file name: refused, then served once fixed', async (t) => {
   const other = NEW_ID.replace('zz', 'xx');
@@ -231,25 +267,68 @@ test.serial('a file whose id differs from its file name: refused, then served on
 test.serial('more ways to break main: each named exactly, each recovered from', async (t) => {
   const id = NEW_ID.replace('zz', 'ww');
   const cases: Array<[string, Record<string, string | null>, string, string | RegExp]> = [
-    ['a file name that is no id', { 'components/Payments!.yaml': componentFile(id) }, 'components/Payments!.yaml', 'the file name is not a valid id'],
+    [
+      'a file name that is no id',
+      { 'components/Payments!.yaml': componentFile(id) },
+      'components/Payments!.yaml',
+      'the file name is not a valid id',
+    ],
     // `payments` is a valid (client-chosen) id; flat beside the shards, it is in the wrong place.
-    ['a file in the wrong place', { 'components/payments.yaml': componentFile(id) }, 'components/payments.yaml', 'the file is in the wrong place: it belongs at components/df/payments.yaml'],
+    [
+      'a file in the wrong place',
+      { 'components/payments.yaml': componentFile(id) },
+      'components/payments.yaml',
+      'the file is in the wrong place: it belongs at components/df/payments.yaml',
+    ],
     ['organization.yaml deleted', { 'organization.yaml': null }, 'organization.yaml', 'missing'],
     ['a file that is not a mapping', { [componentPath(id)]: '- just\n- a list\n' }, componentPath(id), 'expected a mapping'],
     ['an empty file', { [`tags/${id}.yaml`]: '' }, `tags/${id}.yaml`, 'expected a mapping'],
     ['a required field missing', { [`tags/${id}.yaml`]: `id: ${id}\nname: x\ndesc: null\n` }, `tags/${id}.yaml`, 'color: Required'],
-    ['a value of the wrong type', { [`tags/${id}.yaml`]: `id: ${id}\nname: [x]\ndesc: null\ncolor: red\n` }, `tags/${id}.yaml`, 'name: Expected string, received array'],
-    ['an attribute value naming no attribute', { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${UNKNOWN_ID}\n    value: x` }) }, componentPath(id), `Attribute with id '${UNKNOWN_ID}' does not exist.`],
-    ['an attribute value of the wrong kind', { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) }, componentPath(id), `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`],
-    ['a diagram instance of a missing component', {
-      [diagramPath(id)]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: ${NEW_ID.replace('zz', 'vv')}\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 10\n    height: 5\ntextareas: []\nrelations: []\n`,
-    }, diagramPath(id), `Component with id '${NEW_ID.replace('zz', 'vv')}' does not exist.`],
-    ['one ref on two components', {
-      [componentPath(id)]: componentFile(id, { ref: 'twice' }), [componentPath(NEW_ID.replace('zz', 'rr'))]: componentFile(NEW_ID.replace('zz', 'rr'), { ref: 'twice' }),
-    }, componentPath(id), "Ref 'twice' is used more than once."],
-    ['a size out of range', {
-      [diagramPath(id)]: `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: null\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 1000\n    height: 5\ntextareas: []\nrelations: []\n`,
-    }, diagramPath(id), 'componentInstances.0.width: Number must be less than or equal to 100'],
+    [
+      'a value of the wrong type',
+      { [`tags/${id}.yaml`]: `id: ${id}\nname: [x]\ndesc: null\ncolor: red\n` },
+      `tags/${id}.yaml`,
+      'name: Expected string, received array',
+    ],
+    [
+      'an attribute value naming no attribute',
+      { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${UNKNOWN_ID}\n    value: x` }) },
+      componentPath(id),
+      `Attribute with id '${UNKNOWN_ID}' does not exist.`,
+    ],
+    [
+      'an attribute value of the wrong kind',
+      { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) },
+      componentPath(id),
+      `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`,
+    ],
+    [
+      'a diagram instance of a missing component',
+      {
+        [diagramPath(id)]:
+          `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: ${NEW_ID.replace('zz', 'vv')}\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 10\n    height: 5\ntextareas: []\nrelations: []\n`,
+      },
+      diagramPath(id),
+      `Component with id '${NEW_ID.replace('zz', 'vv')}' does not exist.`,
+    ],
+    [
+      'one ref on two components',
+      {
+        [componentPath(id)]: componentFile(id, { ref: 'twice' }),
+        [componentPath(NEW_ID.replace('zz', 'rr'))]: componentFile(NEW_ID.replace('zz', 'rr'), { ref: 'twice' }),
+      },
+      componentPath(id),
+      "Ref 'twice' is used more than once.",
+    ],
+    [
+      'a size out of range',
+      {
+        [diagramPath(id)]:
+          `id: ${id}\nname: d\ndesc: null\nstate: DRAFT\nlevel: C1\ntags: []\ncomponentInstances:\n  - id: ${UNKNOWN_ID}\n    component: null\n    placeholder: ""\n    isContainer: false\n    parent: null\n    position: { x: 0, y: 0 }\n    width: 1000\n    height: 5\ntextareas: []\nrelations: []\n`,
+      },
+      diagramPath(id),
+      'componentInstances.0.width: Number must be less than or equal to 100',
+    ],
   ];
   for (const [what, files, file, problem] of cases) {
     const before = await s.head();
@@ -267,16 +346,22 @@ test.serial('more ways to break main: each named exactly, each recovered from', 
 });
 
 test.serial('files c4store does not own (a README, other folders) are left alone and do not break anything', async (t) => {
-  const pushed = await push(s.gitdir, { 'README.md': '# Our architecture\n', 'docs/notes.txt': 'notes', 'components/sub/deeper.yaml': 'not: [ours' });
+  const pushed = await push(s.gitdir, {
+    'README.md': '# Our architecture\n',
+    'docs/notes.txt': 'notes',
+    'components/sub/deeper.yaml': 'not: [ours',
+  });
   await assertServing(t, pushed);
-  t.true((await s.git('ls-tree', '-r', '--name-only', 'main')).includes('README.md'), 'the README survives the service\'s own commits');
+  t.true((await s.git('ls-tree', '-r', '--name-only', 'main')).includes('README.md'), "the README survives the service's own commits");
 });
 
 test.serial('a YAML alias bomb in a file: writes answer 503 naming the file and the problem', async (t) => {
   const id = NEW_ID.replace('zz', 'ss');
   const levels = 'abcdefghij'.split('');
-  const bomb = [`${levels[0]}: &${levels[0]} [x, x, x, x, x, x, x, x, x]`,
-    ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`)].join('\n');
+  const bomb = [
+    `${levels[0]}: &${levels[0]} [x, x, x, x, x, x, x, x, x]`,
+    ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`),
+  ].join('\n');
   const bad = await push(s.gitdir, { [componentPath(id)]: bomb });
   try {
     const reply = await s.post(`${API}/tag`, []);
@@ -293,7 +378,10 @@ test.serial('an enum value out of its set names the field and the values allowed
   try {
     const reply = await s.post(`${API}/tag`, []);
     t.is(reply.status, 503);
-    t.is(reply.body.error, `The model in git is invalid at commit ${bad}: ${componentPath(id)}: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'BOGUS'`);
+    t.is(
+      reply.body.error,
+      `The model in git is invalid at commit ${bad}: ${componentPath(id)}: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'BOGUS'`,
+    );
   } finally {
     good = await push(s.gitdir, { [componentPath(id)]: null }, 'Remove the bogus state');
   }
@@ -319,10 +407,12 @@ test('a file nested 100,000 levels deep is refused as such, without overflowing 
       t.is(read.status, 200, 'reads are served from the commit before, found by walking back on start');
       t.regex(read.headers.get('warning') ?? '', /^199 c4store "The model in git is invalid at commit /);
       const response = await fetch(`${child.url}${API}/tag`, {
-        method: 'POST', body: '[]', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        method: 'POST',
+        body: '[]',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       });
       t.is(response.status, 503);
-      const { error } = await response.json() as { error: string };
+      const { error } = (await response.json()) as { error: string };
       t.true(error.startsWith(`The model in git is invalid at commit ${bad}: ${path}: `), error.slice(0, 200));
       t.false(error.includes('Maximum call stack size exceeded'), error.slice(0, 200));
     }

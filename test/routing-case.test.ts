@@ -18,8 +18,13 @@ function everyRoute(): Array<{ method: string; path: string }> {
 function oddCases(path: string): string[] {
   const alternate = (text: string) => Array.from(text, (c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join('');
   const capitalize = (text: string) => text.replace(/\/([a-z])/g, (_, c: string) => `/${c.toUpperCase()}`);
-  return [path.toUpperCase(), alternate(path), capitalize(path), path.replace('/api/', '/API/'), path.replace(/\/([a-z]+)$/, (m) => m.toUpperCase())]
-    .filter((variant) => variant !== path);
+  return [
+    path.toUpperCase(),
+    alternate(path),
+    capitalize(path),
+    path.replace('/api/', '/API/'),
+    path.replace(/\/([a-z]+)$/, (m) => m.toUpperCase()),
+  ].filter((variant) => variant !== path);
 }
 
 test('every route in odd letter cases answers 401 or 404, never reaching a handler', async (t) => {
@@ -34,12 +39,19 @@ test('every route in odd letter cases answers 401 or 404, never reaching a handl
           const body = method === 'GET' ? undefined : [];
           const reply = await s.request(method, variant, { key, body });
           seen.add(reply.status);
-          t.true([401, 404].includes(reply.status), `${method} ${variant} (${key === null ? 'no key' : 'key'}): ${reply.status} ${reply.text}`);
+          t.true(
+            [401, 404].includes(reply.status),
+            `${method} ${variant} (${key === null ? 'no key' : 'key'}): ${reply.status} ${reply.text}`,
+          );
           t.deepEqual(Object.keys(reply.body ?? {}), ['error']);
         }
       }
     }
-    t.deepEqual(s.logs.filter((line) => line.startsWith('error')), [], 'no handler crashed');
+    t.deepEqual(
+      s.logs.filter((line) => line.startsWith('error')),
+      [],
+      'no handler crashed',
+    );
     t.true(seen.has(404));
   });
 });

@@ -58,11 +58,16 @@ class CountingMap<K, V> extends Map<K, V> {
   count(budget: number, step: () => unknown): Promise<number> {
     this.reads = 0;
     this.budget = budget;
-    return Promise.resolve(step()).then(() => this.reads, (err) => {
-      throw err;
-    }).finally(() => {
-      this.budget = Number.POSITIVE_INFINITY;
-    });
+    return Promise.resolve(step())
+      .then(
+        () => this.reads,
+        (err) => {
+          throw err;
+        },
+      )
+      .finally(() => {
+        this.budget = Number.POSITIVE_INFINITY;
+      });
   }
 }
 
@@ -80,7 +85,11 @@ function largeModel(): { model: Model; attributes: CountingMap<string, Attribute
     const id = `1000000000000000000${String(i).padStart(7, '0')}`;
     const required = i < REQUIRED_FOR_CONTAINERS;
     attributes.set(id, {
-      id, name: `Attribute ${i}`, type: 'STRING', desc: null, required,
+      id,
+      name: `Attribute ${i}`,
+      type: 'STRING',
+      desc: null,
+      required,
       // Most apply to every type, some to one type: both kinds of index entry are exercised.
       forTypes: required ? ['container'] : i % 3 === 0 ? [slugs[i % slugs.length]] : [],
     });
@@ -95,14 +104,20 @@ test('rules at 50,000 attributes: creating 10,000 components, adding an attribut
   const budget = 4 * (ATTRIBUTES + COMPONENTS * (REQUIRED_FOR_CONTAINERS + 1));
 
   const create = new Draft(model, options());
-  const components = Array.from({ length: COMPONENTS }, (_, i) => ({ ref: `c${i}`, name: `C ${i}`, typeSlug: 'container', attributes: values }));
+  const components = Array.from({ length: COMPONENTS }, (_, i) => ({
+    ref: `c${i}`,
+    name: `C ${i}`,
+    typeSlug: 'container',
+    attributes: values,
+  }));
   const created = await attributes.count(budget, () => writeModel(create, { components }, ''));
   t.is(create.model.components.size, COMPONENTS);
   t.log(`create ${COMPONENTS} components: ${created} reads`);
 
   const add = new Draft(create.model, options());
   const added = await attributes.count(budget, () =>
-    writeAttributes(add, [{ name: 'Runbook', type: 'LINK', forTypes: ['container'] }], true));
+    writeAttributes(add, [{ name: 'Runbook', type: 'LINK', forTypes: ['container'] }], true),
+  );
   t.is(add.changes.length, 1);
   t.log(`add one attribute: ${added} reads`);
 

@@ -66,7 +66,18 @@ test('valid component bodies', (t) => {
   passes(t, ComponentBody, []);
   passes(t, ComponentBody, [
     {}, // name is required on create, but that is a semantic rule checked elsewhere
-    { id: 'c', ref: 'r', name: 'n', desc: null, state: 'ARCHIVED', typeId: null, typeSlug: null, apiContext: 'x', linksTo: [], attributes: [] },
+    {
+      id: 'c',
+      ref: 'r',
+      name: 'n',
+      desc: null,
+      state: 'ARCHIVED',
+      typeId: null,
+      typeSlug: null,
+      apiContext: 'x',
+      linksTo: [],
+      attributes: [],
+    },
     {
       name: 'n',
       typeId: 't',
@@ -143,7 +154,11 @@ test('unknown fields are ignored and left in place (not stripped)', (t) => {
   t.deepEqual(checked[0], { ...tag, extra: 1, nested: { deep: [1, 2] } });
   passes(t, ModelBody, { components: [{ foo: 'bar' }], diagrams: [], other: true });
   passes(t, DiagramBody, [
-    { ...diagram, componentInstances: [{ position: { x: 1, y: 2, z: 'ignored' }, color: 'x' }], tags: [{ id: 't', name: 'ignored', color: 1 }] },
+    {
+      ...diagram,
+      componentInstances: [{ position: { x: 1, y: 2, z: 'ignored' }, color: 'x' }],
+      tags: [{ id: 't', name: 'ignored', color: 1 }],
+    },
   ]);
   // Unknown fields are not reported even when the body fails for other reasons.
   fails(t, TagBody, [{ name: 'n', color: 'x', junk: { a: 1 } }], `0.color: Invalid enum value. Expected ${COLOR_VALUES}, received 'x'`);
@@ -182,7 +197,15 @@ test('a body of the wrong type has one message and no path', (t) => {
 });
 
 test('an element of the wrong type has one message at its index', (t) => {
-  fails(t, TagBody, [tag, 'x', null, [], 1], '1: Expected object, received string', '2: Expected object, received null', '3: Expected object, received array', '4: Expected object, received number');
+  fails(
+    t,
+    TagBody,
+    [tag, 'x', null, [], 1],
+    '1: Expected object, received string',
+    '2: Expected object, received null',
+    '3: Expected object, received array',
+    '4: Expected object, received number',
+  );
   fails(t, AttributeBody, [false], '0: Expected object, received boolean');
   fails(t, ComponentBody, [[]], '0: Expected object, received array');
   fails(t, DiagramBody, [null], '0: Expected object, received null');
@@ -218,7 +241,13 @@ test('attribute: wrong types, required, enum, string arrays', (t) => {
   fails(t, AttributeBody, [{ ...attribute, required: 'yes' }], '0.required: Expected boolean, received string');
   fails(t, AttributeBody, [{ ...attribute, required: null }], '0.required: Expected boolean, received null');
   fails(t, AttributeBody, [{ ...attribute, forTypes: 'service' }], '0.forTypes: Expected array, received string');
-  fails(t, AttributeBody, [{ ...attribute, forTypes: ['a', 1, 'b', null] }], '0.forTypes.1: Expected string, received number', '0.forTypes.3: Expected string, received null');
+  fails(
+    t,
+    AttributeBody,
+    [{ ...attribute, forTypes: ['a', 1, 'b', null] }],
+    '0.forTypes.1: Expected string, received number',
+    '0.forTypes.3: Expected string, received null',
+  );
   fails(t, AttributeBody, [{ ...attribute, list: { a: 1 } }], '0.list: Expected array, received object');
   fails(t, AttributeBody, [{ ...attribute, list: [true] }], '0.list.0: Expected string, received boolean');
   fails(t, AttributeBody, [{ ...attribute, desc: false }], '0.desc: Expected string, received boolean');
@@ -247,7 +276,13 @@ test('component attributes: id and value required, value union', (t) => {
   fails(t, ComponentBody, [{ attributes: [{ id: 1, value: 1 }] }], '0.attributes.0.id: Expected string, received number');
   fails(t, ComponentBody, [{ attributes: [{ id: 'a', value: {} }] }], `0.attributes.0.value: Expected ${VALUE_TYPES}, received object`);
   fails(t, ComponentBody, [{ attributes: [{ id: 'a', value: ['x'] }] }], `0.attributes.0.value: Expected ${VALUE_TYPES}, received array`);
-  fails(t, ComponentBody, [{ attributes: [null, 'x'] }], '0.attributes.0: Expected object, received null', '0.attributes.1: Expected object, received string');
+  fails(
+    t,
+    ComponentBody,
+    [{ attributes: [null, 'x'] }],
+    '0.attributes.0: Expected object, received null',
+    '0.attributes.1: Expected object, received string',
+  );
 });
 
 // ---------------------------------------------------------------------------------------
@@ -263,7 +298,14 @@ test('diagram: required, enums, wrong types', (t) => {
   fails(t, DiagramBody, [{ ...diagram, desc: 1 }], '0.desc: Expected string, received number');
   fails(t, DiagramBody, [{ ...diagram, apiContext: 1 }], '0.apiContext: Expected string, received number');
   fails(t, DiagramBody, [{ ...diagram, tags: 't1' }], '0.tags: Expected array, received string');
-  fails(t, DiagramBody, [{ ...diagram, tags: [{}, 't2', { id: 3 }] }], '0.tags.0.id: Required', '0.tags.1: Expected object, received string', '0.tags.2.id: Expected string, received number');
+  fails(
+    t,
+    DiagramBody,
+    [{ ...diagram, tags: [{}, 't2', { id: 3 }] }],
+    '0.tags.0.id: Required',
+    '0.tags.1: Expected object, received string',
+    '0.tags.2.id: Expected string, received number',
+  );
   fails(t, DiagramBody, [{ ...diagram, componentInstances: {} }], '0.componentInstances: Expected array, received object');
   fails(t, DiagramBody, [{ ...diagram, textareas: null }], '0.textareas: Expected array, received null');
   fails(t, DiagramBody, [{ ...diagram, relations: 'r' }], '0.relations: Expected array, received string');
@@ -282,7 +324,13 @@ test('component instances: fields, position, integers, ranges', (t) => {
   fails(t, DiagramBody, ci({ position: [1, 2] }), '0.componentInstances.0.position: Expected object, received array');
   fails(t, DiagramBody, ci({ position: null }), '0.componentInstances.0.position: Expected object, received null');
   fails(t, DiagramBody, ci({ position: {} }), '0.componentInstances.0.position.x: Required', '0.componentInstances.0.position.y: Required');
-  fails(t, DiagramBody, ci({ position: { x: 1.5, y: '2' } }), '0.componentInstances.0.position.x: Expected integer, received float', '0.componentInstances.0.position.y: Expected integer, received string');
+  fails(
+    t,
+    DiagramBody,
+    ci({ position: { x: 1.5, y: '2' } }),
+    '0.componentInstances.0.position.x: Expected integer, received float',
+    '0.componentInstances.0.position.y: Expected integer, received string',
+  );
   fails(t, DiagramBody, ci({}, {}, { width: 0.5 }), '0.componentInstances.2.width: Expected integer, received float');
   fails(t, DiagramBody, ci({ width: 0 }), '0.componentInstances.0.width: Number must be greater than or equal to 1');
   fails(t, DiagramBody, ci({ width: -4 }), '0.componentInstances.0.width: Number must be greater than or equal to 1');
@@ -303,7 +351,13 @@ test('text areas: position, width, text', (t) => {
   fails(t, DiagramBody, ta({ width: 101 }), '0.textareas.0.width: Number must be less than or equal to 100');
   fails(t, DiagramBody, ta({ width: 2.5 }), '0.textareas.0.width: Expected integer, received float');
   fails(t, DiagramBody, ta({ text: 1 }), '0.textareas.0.text: Expected string, received number');
-  fails(t, DiagramBody, ta({ id: false, ref: 1 }), '0.textareas.0.id: Expected string, received boolean', '0.textareas.0.ref: Expected string, received number');
+  fails(
+    t,
+    DiagramBody,
+    ta({ id: false, ref: 1 }),
+    '0.textareas.0.id: Expected string, received boolean',
+    '0.textareas.0.ref: Expected string, received number',
+  );
   passes(t, DiagramBody, ta({ position: { x: -100000, y: 99999 } }));
 });
 
@@ -311,9 +365,26 @@ test('relations: required ends and optional fields', (t) => {
   const rel = (...relations: unknown[]) => [{ ...diagram, relations }];
   fails(t, DiagramBody, rel({}), '0.relations.0.fromComponentInstance: Required', '0.relations.0.toComponentInstance: Required');
   fails(t, DiagramBody, rel({ fromComponentInstance: 'a' }), '0.relations.0.toComponentInstance: Required');
-  fails(t, DiagramBody, rel({ fromComponentInstance: 1, toComponentInstance: 'b' }), '0.relations.0.fromComponentInstance: Expected string, received number');
-  fails(t, DiagramBody, rel({ fromComponentInstance: 'a', toComponentInstance: 'b', label: 1, desc: true, linksTo: [null] }), '0.relations.0.label: Expected string, received number', '0.relations.0.desc: Expected string, received boolean', '0.relations.0.linksTo.0: Expected string, received null');
-  fails(t, DiagramBody, rel({ fromComponentInstance: 'a', toComponentInstance: 'b', linksTo: 'd' }), '0.relations.0.linksTo: Expected array, received string');
+  fails(
+    t,
+    DiagramBody,
+    rel({ fromComponentInstance: 1, toComponentInstance: 'b' }),
+    '0.relations.0.fromComponentInstance: Expected string, received number',
+  );
+  fails(
+    t,
+    DiagramBody,
+    rel({ fromComponentInstance: 'a', toComponentInstance: 'b', label: 1, desc: true, linksTo: [null] }),
+    '0.relations.0.label: Expected string, received number',
+    '0.relations.0.desc: Expected string, received boolean',
+    '0.relations.0.linksTo.0: Expected string, received null',
+  );
+  fails(
+    t,
+    DiagramBody,
+    rel({ fromComponentInstance: 'a', toComponentInstance: 'b', linksTo: 'd' }),
+    '0.relations.0.linksTo: Expected array, received string',
+  );
 });
 
 // ---------------------------------------------------------------------------------------
@@ -323,10 +394,40 @@ test('relations: required ends and optional fields', (t) => {
 test('model: paths start with the array name', (t) => {
   fails(t, ModelBody, { components: {} }, 'components: Expected array, received object');
   fails(t, ModelBody, { diagrams: 'd' }, 'diagrams: Expected array, received string');
-  fails(t, ModelBody, { components: [{ attributes: [{ id: 'a', value: 1 }, { id: 'b', value: { x: 1 } }] }] }, `components.0.attributes.1.value: Expected ${VALUE_TYPES}, received object`);
-  fails(t, ModelBody, { diagrams: [{ ...diagram, relations: [{ toComponentInstance: 'x' }] }] }, 'diagrams.0.relations.0.fromComponentInstance: Required');
-  fails(t, ModelBody, { diagrams: [diagram, { ...diagram, componentInstances: [{}, {}, { width: 200 }] }] }, 'diagrams.1.componentInstances.2.width: Number must be less than or equal to 100');
-  fails(t, ModelBody, { components: [{ state: 'NEW' }], diagrams: [{ level: 'C3' }] }, `components.0.state: Invalid enum value. Expected ${STATE_VALUES}, received 'NEW'`, 'diagrams.0.name: Required');
+  fails(
+    t,
+    ModelBody,
+    {
+      components: [
+        {
+          attributes: [
+            { id: 'a', value: 1 },
+            { id: 'b', value: { x: 1 } },
+          ],
+        },
+      ],
+    },
+    `components.0.attributes.1.value: Expected ${VALUE_TYPES}, received object`,
+  );
+  fails(
+    t,
+    ModelBody,
+    { diagrams: [{ ...diagram, relations: [{ toComponentInstance: 'x' }] }] },
+    'diagrams.0.relations.0.fromComponentInstance: Required',
+  );
+  fails(
+    t,
+    ModelBody,
+    { diagrams: [diagram, { ...diagram, componentInstances: [{}, {}, { width: 200 }] }] },
+    'diagrams.1.componentInstances.2.width: Number must be less than or equal to 100',
+  );
+  fails(
+    t,
+    ModelBody,
+    { components: [{ state: 'NEW' }], diagrams: [{ level: 'C3' }] },
+    `components.0.state: Invalid enum value. Expected ${STATE_VALUES}, received 'NEW'`,
+    'diagrams.0.name: Required',
+  );
 });
 
 // ---------------------------------------------------------------------------------------

@@ -68,11 +68,21 @@ async function writeFlatHistory(s: TestServer): Promise<FlatHistory> {
   const component = (id: string, name: string) =>
     serialize('component', { id, name, desc: null, state: 'ACTIVE', typeId: null, linksTo: [], attributes: [], apiContext: 'old' });
   const diagram = serialize('diagram', {
-    id: ids.diagram, name: 'Old diagram', desc: null, state: 'DRAFT', level: 'C1', tags: [],
-    componentInstances: [], textareas: [], relations: [], apiContext: 'old',
+    id: ids.diagram,
+    name: 'Old diagram',
+    desc: null,
+    state: 'DRAFT',
+    level: 'C1',
+    tags: [],
+    componentInstances: [],
+    textareas: [],
+    relations: [],
+    apiContext: 'old',
   });
   const created = await repo.commit({
-    parent: await s.head(), author, message: 'POST /api/external/model: create 3',
+    parent: await s.head(),
+    author,
+    message: 'POST /api/external/model: create 3',
     changes: [
       { path: `components/${ids.a}.yaml`, content: component(ids.a, 'A') },
       { path: `components/${ids.b}.yaml`, content: component(ids.b, 'B') },
@@ -80,7 +90,9 @@ async function writeFlatHistory(s: TestServer): Promise<FlatHistory> {
     ],
   });
   const updated = await repo.commit({
-    parent: created, author, message: 'PUT /api/external/component: update 1',
+    parent: created,
+    author,
+    message: 'PUT /api/external/component: update 1',
     changes: [{ path: `components/${ids.a}.yaml`, content: component(ids.a, 'A, renamed') }],
   });
   return { ids, created, updated };
@@ -101,64 +113,77 @@ async function checkMoved(t: ExecutionContext, s: TestServer, history: FlatHisto
   const { ids } = history;
   t.is((await s.git('rev-parse', `${move}^`)).trim(), history.updated, 'the move is one commit on top of the old history');
   const renames = (await s.git('diff', '--name-status', '-M', history.updated, move)).trim().split('\n').sort();
-  t.deepEqual(renames, [
-    `R100\tcomponents/${ids.a}.yaml\t${resourcePath('component', ids.a)}`,
-    `R100\tcomponents/${ids.b}.yaml\t${resourcePath('component', ids.b)}`,
-    `R100\tdiagrams/${ids.diagram}.yaml\t${resourcePath('diagram', ids.diagram)}`,
-  ].sort(), 'only renames, contents unchanged');
+  t.deepEqual(
+    renames,
+    [
+      `R100\tcomponents/${ids.a}.yaml\t${resourcePath('component', ids.a)}`,
+      `R100\tcomponents/${ids.b}.yaml\t${resourcePath('component', ids.b)}`,
+      `R100\tdiagrams/${ids.diagram}.yaml\t${resourcePath('diagram', ids.diagram)}`,
+    ].sort(),
+    'only renames, contents unchanged',
+  );
   t.deepEqual(await followed(s, 'component', ids.a), [move, history.updated, history.created]);
   t.deepEqual(await followed(s, 'diagram', ids.diagram), [move, history.created]);
   t.regex((await s.git('log', '-1', '--format=%s', move)).trim(), /^Move components and diagrams to the sharded layout: move 3$/);
   await s.git('fsck', '--strict', '--no-dangling');
 }
 
-test.serial('a flat repository is served as it is (also ?at= its old commits), and `c4store upgrade` moves it in one commit, history followable', async (t) => {
-  const s = await TestServer.start();
-  try {
-    const history = await writeFlatHistory(s);
-    t.deepEqual(await names(s), ['A, renamed', 'B']);
-    t.deepEqual(await names(s, `?at=${history.created}`), ['A', 'B']);
-    const before = (await s.get(`${API}/model`)).body;
+test.serial(
+  'a flat repository is served as it is (also ?at= its old commits), and `c4store upgrade` moves it in one commit, history followable',
+  async (t) => {
+    const s = await TestServer.start();
+    try {
+      const history = await writeFlatHistory(s);
+      t.deepEqual(await names(s), ['A, renamed', 'B']);
+      t.deepEqual(await names(s, `?at=${history.created}`), ['A', 'B']);
+      const before = (await s.get(`${API}/model`)).body;
 
-    const output = await cli('upgrade', s.slug, '--data', s.dataDir);
-    // The move; then every file with its editor schema line, which these files already have
-    // (the fixture writes them as the service does), so no second commit.
-    const move = await s.head();
-    t.regex((await s.git('log', '-1', '--format=%s')).trim(), /^Move components and diagrams to the sharded layout/);
-    const [moved, schemas] = output.trim().split('\n');
-    t.is(moved, `moved 3 files of '${s.slug}' to the sharded layout in commit ${move}`);
-    t.is(schemas, `'${s.slug}' has its editor schemas in .c4store/schemas/ and a schema line in every file (commit ${await s.head()})`);
-    await checkMoved(t, s, history, move);
-    t.deepEqual((await s.get(`${API}/model`)).body, before, 'the same model');
-    t.deepEqual(await names(s, `?at=${history.created}`), ['A', 'B'], 'old commits are still read in their own layout');
+      const output = await cli('upgrade', s.slug, '--data', s.dataDir);
+      // The move; then every file with its editor schema line, which these files already have
+      // (the fixture writes them as the service does), so no second commit.
+      const move = await s.head();
+      t.regex((await s.git('log', '-1', '--format=%s')).trim(), /^Move components and diagrams to the sharded layout/);
+      const [moved, schemas] = output.trim().split('\n');
+      t.is(moved, `moved 3 files of '${s.slug}' to the sharded layout in commit ${move}`);
+      t.is(schemas, `'${s.slug}' has its editor schemas in .c4store/schemas/ and a schema line in every file (commit ${await s.head()})`);
+      await checkMoved(t, s, history, move);
+      t.deepEqual((await s.get(`${API}/model`)).body, before, 'the same model');
+      t.deepEqual(await names(s, `?at=${history.created}`), ['A', 'B'], 'old commits are still read in their own layout');
 
-    const upgraded = await s.head();
-    t.is((await cli('upgrade', s.slug, '--data', s.dataDir)).trim().split('\n')[0], `'${s.slug}' already uses the sharded layout (commit ${upgraded})`);
-    t.is(await s.head(), upgraded, 'a second upgrade changes nothing and makes no commit');
-  } finally {
-    await s.close();
-  }
-});
+      const upgraded = await s.head();
+      t.is(
+        (await cli('upgrade', s.slug, '--data', s.dataDir)).trim().split('\n')[0],
+        `'${s.slug}' already uses the sharded layout (commit ${upgraded})`,
+      );
+      t.is(await s.head(), upgraded, 'a second upgrade changes nothing and makes no commit');
+    } finally {
+      await s.close();
+    }
+  },
+);
 
-test.serial('the first accepted write to a flat repository moves it first, in a commit of its own, then writes in the sharded layout', async (t) => {
-  const s = await TestServer.start();
-  try {
-    const history = await writeFlatHistory(s);
-    await names(s);
-    const refused = await s.post(`${API}/component`, [{ name: 'D', typeSlug: 'no-such-type' }]);
-    t.is(refused.status, 400, refused.text);
-    t.is(await s.head(), history.updated, 'a refused write moves nothing');
-    const reply = await s.post(`${API}/component`, [{ name: 'C' }]);
-    t.is(reply.status, 200, reply.text);
-    const write = await s.head();
-    const move = (await s.git('rev-parse', `${write}^`)).trim();
-    await checkMoved(t, s, history, move);
-    t.deepEqual((await s.git('diff', '--name-only', move, write)).trim(), resourcePath('component', reply.body[0].id));
-    t.deepEqual(await names(s), ['A, renamed', 'B', 'C']);
-  } finally {
-    await s.close();
-  }
-});
+test.serial(
+  'the first accepted write to a flat repository moves it first, in a commit of its own, then writes in the sharded layout',
+  async (t) => {
+    const s = await TestServer.start();
+    try {
+      const history = await writeFlatHistory(s);
+      await names(s);
+      const refused = await s.post(`${API}/component`, [{ name: 'D', typeSlug: 'no-such-type' }]);
+      t.is(refused.status, 400, refused.text);
+      t.is(await s.head(), history.updated, 'a refused write moves nothing');
+      const reply = await s.post(`${API}/component`, [{ name: 'C' }]);
+      t.is(reply.status, 200, reply.text);
+      const write = await s.head();
+      const move = (await s.git('rev-parse', `${write}^`)).trim();
+      await checkMoved(t, s, history, move);
+      t.deepEqual((await s.git('diff', '--name-only', move, write)).trim(), resourcePath('component', reply.body[0].id));
+      t.deepEqual(await names(s), ['A, renamed', 'B', 'C']);
+    } finally {
+      await s.close();
+    }
+  },
+);
 
 test.serial('a file in the wrong place is refused naming the right path: flat in a sharded tree, or in the wrong shard', async (t) => {
   const s = await TestServer.start();

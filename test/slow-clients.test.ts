@@ -24,8 +24,12 @@ let s: TestServer;
 
 test.before(async () => {
   s = await TestServer.start({
-    headersTimeout: HEADERS_TIMEOUT, requestTimeout: REQUEST_TIMEOUT, keepAliveTimeout: KEEP_ALIVE_TIMEOUT,
-    maxWaitingWrites: 3, bodyLimit: 1024 * 1024, bodyBudget: 1536 * 1024,
+    headersTimeout: HEADERS_TIMEOUT,
+    requestTimeout: REQUEST_TIMEOUT,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT,
+    maxWaitingWrites: 3,
+    bodyLimit: 1024 * 1024,
+    bodyBudget: 1536 * 1024,
   });
 });
 
@@ -67,41 +71,55 @@ function trickle(socket: Socket, ms: number, byte = 'a'): void {
   socket.on('close', () => clearInterval(timer));
 }
 
-const REQUEST_TIMED_OUT = 'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 28\r\nConnection: close\r\n\r\n{"error":"Request timeout."}';
+const REQUEST_TIMED_OUT =
+  'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 28\r\nConnection: close\r\n\r\n{"error":"Request timeout."}';
 
-test.serial('headers sent byte by byte, or never: 408 in the contract form and closed after headersTimeout; others are served meanwhile', async (t) => {
-  const watcher = watchLatency(s.url, s.readerKey, 20);
-  const slow = await Promise.all([
-    ...Array.from({ length: 40 }, () => open((socket) => {
-      socket.write('GET /api/external/tag HTTP/1.1\r\nHost: x\r\nX-Slow: ');
-      trickle(socket, 100);
-    })),
-    ...Array.from({ length: 40 }, () => open(() => {})), // connects, sends nothing
-  ]);
-  const results = await Promise.all(slow.map((c) => c.closed));
-  const latency = await watcher.stop();
-  for (const { received, ms } of results) {
-    t.is(received, REQUEST_TIMED_OUT);
-    t.true(ms >= HEADERS_TIMEOUT - 50 && ms < HEADERS_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
-  }
-  t.deepEqual(latency.failures, []);
-  t.true(latency.count >= 5, `${latency.count} GETs`);
-  t.true(latency.maxMs < 1500, `slowest GET of the other client: ${Math.round(latency.maxMs)} ms`);
-});
+test.serial(
+  'headers sent byte by byte, or never: 408 in the contract form and closed after headersTimeout; others are served meanwhile',
+  async (t) => {
+    const watcher = watchLatency(s.url, s.readerKey, 20);
+    const slow = await Promise.all([
+      ...Array.from({ length: 40 }, () =>
+        open((socket) => {
+          socket.write('GET /api/external/tag HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+          trickle(socket, 100);
+        }),
+      ),
+      ...Array.from({ length: 40 }, () => open(() => {})), // connects, sends nothing
+    ]);
+    const results = await Promise.all(slow.map((c) => c.closed));
+    const latency = await watcher.stop();
+    for (const { received, ms } of results) {
+      t.is(received, REQUEST_TIMED_OUT);
+      t.true(ms >= HEADERS_TIMEOUT - 50 && ms < HEADERS_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
+    }
+    t.deepEqual(latency.failures, []);
+    t.true(latency.count >= 5, `${latency.count} GETs`);
+    t.true(latency.maxMs < 1500, `slowest GET of the other client: ${Math.round(latency.maxMs)} ms`);
+  },
+);
 
 test.serial('a body that never finishes, or trickles: 408 and closed after requestTimeout, nothing written', async (t) => {
   const head = await s.head();
   const watcher = watchLatency(s.url, s.readerKey, 20);
   const request = (length: number) =>
     `POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
-  const stalled = await Promise.all(Array.from({ length: 10 }, () => open((socket) => socket.write(`${request(200)}[{"name":"stalled","color":"red"`))));
-  const trickling = await Promise.all(Array.from({ length: 10 }, () => open((socket) => {
-    socket.write(`${request(400)}[{"name":"trickled","color":"red"}`);
-    trickle(socket, 50, ' ');
-  })));
+  const stalled = await Promise.all(
+    Array.from({ length: 10 }, () => open((socket) => socket.write(`${request(200)}[{"name":"stalled","color":"red"`))),
+  );
+  const trickling = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      open((socket) => {
+        socket.write(`${request(400)}[{"name":"trickled","color":"red"}`);
+        trickle(socket, 50, ' ');
+      }),
+    ),
+  );
   // Chunked: no length at all, and the last chunk never comes.
   const chunked = await open((socket) => {
-    socket.write(`POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n`);
+    socket.write(
+      `POST /api/external/tag HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n`,
+    );
     trickle(socket, 100, '');
   });
   for (const connection of [...stalled, ...trickling, chunked]) {
@@ -115,7 +133,10 @@ test.serial('a body that never finishes, or trickles: 408 and closed after reque
   t.is(await s.head(), head);
   // The server goes on serving writes.
   t.is((await s.post('/api/external/tag', [{ name: 'after the slow ones', color: 'green' }])).status, 200);
-  t.deepEqual(s.logs.filter((line) => line.startsWith('error')), []);
+  t.deepEqual(
+    s.logs.filter((line) => line.startsWith('error')),
+    [],
+  );
 });
 
 test.serial('an idle keep-alive connection is closed after keepAliveTimeout', async (t) => {
@@ -125,7 +146,7 @@ test.serial('an idle keep-alive connection is closed after keepAliveTimeout', as
   t.true(ms < KEEP_ALIVE_TIMEOUT + 1500, `closed after ${Math.round(ms)} ms`);
 });
 
-test.serial('writes waiting for one organization\'s lock are bounded: beyond maxWaitingWrites, 503 with Retry-After', async (t) => {
+test.serial("writes waiting for one organization's lock are bounded: beyond maxWaitingWrites, 503 with Retry-After", async (t) => {
   const count = await s.commitCount();
   const answers: Array<Promise<Response>> = [];
   let settled = 0;
@@ -133,7 +154,8 @@ test.serial('writes waiting for one organization\'s lock are bounded: beyond max
     // Holding the organization's write lock (in this process, as a slow write would), ten writes arrive.
     for (let i = 0; i < 10; i++) {
       const answer = fetch(`${s.url}/api/external/tag`, {
-        method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
         body: JSON.stringify([{ name: `queued ${i}`, color: 'blue' }]),
       });
       answer.finally(() => settled++).catch(() => {});
@@ -164,7 +186,10 @@ test.serial('the body limit holds for declared, chunked and compressed bodies (a
   const limit = 1024 * 1024;
   const send = async (body: RequestInit['body'], headers: Record<string, string> = {}) => {
     const response = await fetch(`${s.url}/api/external/tag`, {
-      method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', ...headers }, body, duplex: 'half',
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', ...headers },
+      body,
+      duplex: 'half',
     } as RequestInit);
     return { status: response.status, body: await response.json(), connection: response.headers.get('connection') };
   };
@@ -192,7 +217,12 @@ test.serial('a large YAML body is parsed on a worker thread: the other client is
   const local = await TestServer.start();
   try {
     // 25,000 components, the last one invalid: seconds of YAML parsing, then a 400 and no write.
-    const components = Array.from({ length: 25_000 }, (_, i) => ({ name: `Component ${i}`, desc: 'Some text', typeSlug: 'container', state: i === 24_999 ? 'NOPE' : 'ACTIVE' }));
+    const components = Array.from({ length: 25_000 }, (_, i) => ({
+      name: `Component ${i}`,
+      desc: 'Some text',
+      typeSlug: 'container',
+      state: i === 24_999 ? 'NOPE' : 'ACTIVE',
+    }));
     const text = YAML.stringify({ components });
     const watcher = watchLatency(local.url, local.readerKey, 10);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -201,18 +231,27 @@ test.serial('a large YAML body is parsed on a worker thread: the other client is
     const parseMs = performance.now() - started;
     const latency = await watcher.stop();
     t.is(reply.status, 400);
-    t.deepEqual(reply.body, { error: "Invalid JSON: components.24999.state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'NOPE'" });
-    t.log(`${(text.length / 1e6).toFixed(1)} MB of YAML in ${Math.round(parseMs)} ms; other client: ${latency.count} GETs, max ${Math.round(latency.maxMs)} ms`);
+    t.deepEqual(reply.body, {
+      error: "Invalid JSON: components.24999.state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'NOPE'",
+    });
+    t.log(
+      `${(text.length / 1e6).toFixed(1)} MB of YAML in ${Math.round(parseMs)} ms; other client: ${latency.count} GETs, max ${Math.round(latency.maxMs)} ms`,
+    );
     t.true(parseMs > 500, 'the parse takes long enough for this test to mean something');
     t.true(latency.count > 10);
-    t.true(latency.maxMs < Math.max(300, parseMs / 4), `slowest GET ${Math.round(latency.maxMs)} ms while parsing took ${Math.round(parseMs)} ms`);
+    t.true(
+      latency.maxMs < Math.max(300, parseMs / 4),
+      `slowest GET ${Math.round(latency.maxMs)} ms while parsing took ${Math.round(parseMs)} ms`,
+    );
   } finally {
     await local.close();
   }
 });
 
 test.serial('the YAML worker: a parse needing more heap than allowed, or more time, ends that worker only', async (t) => {
-  const text = YAML.stringify({ components: Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}`, attributes: [{ id: 'x', value: i }] })) });
+  const text = YAML.stringify({
+    components: Array.from({ length: 20_000 }, (_, i) => ({ name: `c${i}`, attributes: [{ id: 'x', value: i }] })),
+  });
   const small = new YamlPool({ threads: 1, maxHeapMb: 16 });
   try {
     t.deepEqual(await small.parse(text), { error: 'Invalid YAML: the document needs too much memory to parse.' });
@@ -233,7 +272,11 @@ test.serial('the YAML worker: a parse needing more heap than allowed, or more ti
   const pool = new YamlPool({ threads: 2 });
   try {
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => pool.parse(`n: ${i}`)));
-    t.deepEqual(results, Array.from({ length: 6 }, (_, i) => ({ value: { n: i } })), 'more parses than threads wait their turn');
+    t.deepEqual(
+      results,
+      Array.from({ length: 6 }, (_, i) => ({ value: { n: i } })),
+      'more parses than threads wait their turn',
+    );
     t.deepEqual(await pool.parse('['.repeat(10_000)), { error: 'Invalid YAML: nested too deeply.' });
   } finally {
     await pool.close();

@@ -49,33 +49,39 @@ function readToClose(socket: Socket): Promise<number> {
   });
 }
 
-test.serial('a key\'s unread responses are bounded: beyond, its GETs are 503; the send timeout cuts the reader off and frees them', async (t) => {
-  const paused = await pausedReader(s.readerKey);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  // The same key's next large read would hold a second copy: refused.
-  const refused = await s.get('/api/external/component', { key: s.readerKey });
-  t.is(refused.status, 503);
-  t.is(refused.headers.get('retry-after'), '1');
-  t.deepEqual(refused.body, { error: "Too many response bytes are waiting for this key's clients to read them; retry shortly." });
-  // Another key is not held up.
-  const other = await s.get('/api/external/component');
-  t.is(other.status, 200);
-  t.is(other.body.length, 8);
-  // The paused reader is cut off after the send timeout (it gets part of the list, then the close) ...
-  await new Promise((resolve) => setTimeout(resolve, SEND_TIMEOUT + 200));
-  const received = await readToClose(paused);
-  t.true(received < other.text.length, `${received} bytes of ${other.text.length} before the close`);
-  // ... and its key reads again.
-  const again = await s.get('/api/external/component', { key: s.readerKey });
-  t.is(again.status, 200);
-});
+test.serial(
+  "a key's unread responses are bounded: beyond, its GETs are 503; the send timeout cuts the reader off and frees them",
+  async (t) => {
+    const paused = await pausedReader(s.readerKey);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The same key's next large read would hold a second copy: refused.
+    const refused = await s.get('/api/external/component', { key: s.readerKey });
+    t.is(refused.status, 503);
+    t.is(refused.headers.get('retry-after'), '1');
+    t.deepEqual(refused.body, { error: "Too many response bytes are waiting for this key's clients to read them; retry shortly." });
+    // Another key is not held up.
+    const other = await s.get('/api/external/component');
+    t.is(other.status, 200);
+    t.is(other.body.length, 8);
+    // The paused reader is cut off after the send timeout (it gets part of the list, then the close) ...
+    await new Promise((resolve) => setTimeout(resolve, SEND_TIMEOUT + 200));
+    const received = await readToClose(paused);
+    t.true(received < other.text.length, `${received} bytes of ${other.text.length} before the close`);
+    // ... and its key reads again.
+    const again = await s.get('/api/external/component', { key: s.readerKey });
+    t.is(again.status, 200);
+  },
+);
 
-test.serial('while the key holds more than its bound, even its small reads wait; a closed connection frees the bytes at once', async (t) => {
-  const paused = await pausedReader(s.readerKey);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const small = await s.get('/api/external/type', { key: s.readerKey });
-  t.is(small.status, 503, 'the key already holds more than its bound');
-  paused.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  t.is((await s.get('/api/external/type', { key: s.readerKey })).status, 200, 'a closed connection frees its bytes at once');
-});
+test.serial(
+  'while the key holds more than its bound, even its small reads wait; a closed connection frees the bytes at once',
+  async (t) => {
+    const paused = await pausedReader(s.readerKey);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const small = await s.get('/api/external/type', { key: s.readerKey });
+    t.is(small.status, 503, 'the key already holds more than its bound');
+    paused.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.is((await s.get('/api/external/type', { key: s.readerKey })).status, 200, 'a closed connection frees its bytes at once');
+  },
+);

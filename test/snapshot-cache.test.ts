@@ -15,7 +15,10 @@ test('?at= snapshots of large models stay within the byte budget, and are still 
     // Each commit adds 20 components of ~5 KB: by the last, a model of ~0.6 MB of JSON.
     for (let round = 0; round < 6; round++) {
       const components = Array.from({ length: 20 }, (_, n) => ({
-        ref: `c-${round}-${n}`, name: `Service ${round}.${n}`, typeSlug: 'container', desc: `${round}-${n} `.repeat(800),
+        ref: `c-${round}-${n}`,
+        name: `Service ${round}.${n}`,
+        typeSlug: 'container',
+        desc: `${round}-${n} `.repeat(800),
       }));
       t.is((await s.post('/api/external/component', components)).status, 200);
       commits.push(await s.head());
@@ -64,7 +67,14 @@ test('the cache evicts least recently used first, counts responses as they are a
 });
 
 test('the model estimate grows with the model', (t) => {
-  const empty = { organization: { name: 'x', slug: 'x', members: [] }, types: new Map(), tags: new Map(), attributes: new Map(), components: new Map(), diagrams: new Map() };
+  const empty = {
+    organization: { name: 'x', slug: 'x', members: [] },
+    types: new Map(),
+    tags: new Map(),
+    attributes: new Map(),
+    components: new Map(),
+    diagrams: new Map(),
+  };
   const small = estimateModelBytes(empty as never);
   const components = new Map(Array.from({ length: 100 }, (_, n) => [String(n), { id: String(n), name: 'n'.repeat(1000) }]));
   t.true(estimateModelBytes({ ...empty, components } as never) > small + 100_000);

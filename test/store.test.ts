@@ -124,19 +124,20 @@ test('deleting a missing file is a no-op; bad paths and file/dir clashes are ref
       message: /Invalid path/,
     });
   }
-  await t.throwsAsync(
-    repo.commit({ parent: next, changes: [{ path: 'components', content: 'x' }], author, message: 'clash' }),
-    { message: /is a directory/ },
-  );
-  await t.throwsAsync(
-    repo.commit({ parent: next, changes: [{ path: 'organization.yaml/x', content: 'x' }], author, message: 'clash' }),
-    { message: /is a file/ },
-  );
+  await t.throwsAsync(repo.commit({ parent: next, changes: [{ path: 'components', content: 'x' }], author, message: 'clash' }), {
+    message: /is a directory/,
+  });
+  await t.throwsAsync(repo.commit({ parent: next, changes: [{ path: 'organization.yaml/x', content: 'x' }], author, message: 'clash' }), {
+    message: /is a file/,
+  });
   t.is(await repo.readHead(), next);
 
   const emptied = await repo.commit({
     parent: next,
-    changes: [{ path: 'components/a.yaml', content: null }, { path: 'organization.yaml', content: null }],
+    changes: [
+      { path: 'components/a.yaml', content: null },
+      { path: 'organization.yaml', content: null },
+    ],
     author,
     message: 'delete everything',
   });
@@ -181,9 +182,7 @@ test('a commit on an outdated parent throws StaleHeadError and moves nothing', a
   const { gitdir, repo } = await newRepo();
   const first = await headOf(repo);
   const second = await repo.commit({ parent: first, changes: [{ path: 'a.yaml', content: 'a' }], author, message: 'a' });
-  const error = await t.throwsAsync(
-    repo.commit({ parent: first, changes: [{ path: 'b.yaml', content: 'b' }], author, message: 'b' }),
-  );
+  const error = await t.throwsAsync(repo.commit({ parent: first, changes: [{ path: 'b.yaml', content: 'b' }], author, message: 'b' }));
   t.true(error instanceof StaleHeadError);
   t.is(await repo.readHead(), second);
   t.false(nodeFs.existsSync(path.join(gitdir, 'refs/heads/main.lock')));
@@ -213,7 +212,9 @@ test('an object that cannot be written leaves main, and no main.lock, behind (th
     let fanout = '';
     for (let n = 0; ; n++) {
       content = `blocked ${n}\n`;
-      const oid = createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex');
+      const oid = createHash('sha1')
+        .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+        .digest('hex');
       fanout = path.join(gitdir, 'objects', oid.slice(0, 2));
       if (!nodeFs.existsSync(fanout)) break;
     }
@@ -267,7 +268,10 @@ test('50 concurrent writers in one process make 50 linear commits', async (t) =>
   t.is(git(gitdir, 'rev-list', '--count', '--merges', 'main').trim(), '0');
   // FIFO: the queue grants the lock in call order.
   const subjects = git(gitdir, 'log', '--reverse', '--format=%s', 'main').trim().split('\n').slice(1);
-  t.deepEqual(subjects, Array.from({ length: 50 }, (_, i) => `c${i}`));
+  t.deepEqual(
+    subjects,
+    Array.from({ length: 50 }, (_, i) => `c${i}`),
+  );
   t.is((await repo.listFiles(commits[49]!)).size, 51);
   t.is(fsckClean(gitdir), '');
 });
@@ -383,7 +387,10 @@ test('plain git and isomorphic-git read what we wrote; git clone shows the files
   t.is(git(gitdir, 'log', '-1', '--format=%(trailers:key=Api-Context,valueonly)', 'main').trim(), '2024-01-01 00:00:00');
 
   const commits = await isoLog({ fs: nodeFs, gitdir, ref: 'main' });
-  t.deepEqual(commits.map((c) => c.oid), [head, (await repo.log(head))[1]!.oid]);
+  t.deepEqual(
+    commits.map((c) => c.oid),
+    [head, (await repo.log(head))[1]!.oid],
+  );
   const { blob } = await isoReadBlob({ fs: nodeFs, gitdir, oid: head, filepath: 'components/a.yaml' });
   t.is(Buffer.from(blob).toString(), 'id: a\n');
 
@@ -411,7 +418,10 @@ test('after git gc, packed objects and packed-refs are read back and committed u
   const { gitdir, repo } = await newRepo(files);
   const second = await repo.commit({
     parent: await headOf(repo),
-    changes: [{ path: 'components/c1.yaml', content: 'id: c1\nname: one\n' }, { path: 'diagrams/d.yaml', content: 'd\n' }],
+    changes: [
+      { path: 'components/c1.yaml', content: 'id: c1\nname: one\n' },
+      { path: 'diagrams/d.yaml', content: 'd\n' },
+    ],
     author,
     message: 'second',
   });
@@ -449,7 +459,10 @@ test('durable mode writes the same, valid repository', async (t) => {
   t.is(fsckClean(gitdir), '');
   t.is(git(gitdir, 'show', 'main:components/a.yaml'), 'a\n');
   const objectFiles = (await fsp.readdir(path.join(gitdir, 'objects'), { recursive: true })).map(String);
-  t.false(objectFiles.some((name) => name.includes('tmp_obj_')), 'no temp files left');
+  t.false(
+    objectFiles.some((name) => name.includes('tmp_obj_')),
+    'no temp files left',
+  );
 });
 
 // Timing-sensitive: serial tests run alone, before the concurrent ones.

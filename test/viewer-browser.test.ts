@@ -98,15 +98,22 @@ function drawn(page: Page): Promise<Drawn> {
       const rect = g.querySelector('rect.body')!;
       const box = rect.getBoundingClientRect();
       result.instances[g.getAttribute('data-id')!] = {
-        x: num(rect, 'x'), y: num(rect, 'y'), w: num(rect, 'width'), h: num(rect, 'height'),
-        shown: box.width > 0 && box.height > 0, text: g.textContent ?? '',
+        x: num(rect, 'x'),
+        y: num(rect, 'y'),
+        w: num(rect, 'width'),
+        h: num(rect, 'height'),
+        shown: box.width > 0 && box.height > 0,
+        text: g.textContent ?? '',
       };
     }
-    for (const g of document.querySelectorAll('svg.c4-diagram g.relation-label')) result.labels[g.getAttribute('data-id')!] = g.textContent ?? '';
+    for (const g of document.querySelectorAll('svg.c4-diagram g.relation-label'))
+      result.labels[g.getAttribute('data-id')!] = g.textContent ?? '';
     for (const g of document.querySelectorAll('svg.c4-diagram g.textarea')) {
       const frame = g.querySelector('rect.frame')!;
       result.textareas[g.getAttribute('data-id')!] = {
-        x: num(frame, 'x'), y: num(frame, 'y'), w: num(frame, 'width'),
+        x: num(frame, 'x'),
+        y: num(frame, 'y'),
+        w: num(frame, 'width'),
         text: [...g.querySelectorAll('text')].map((line: any) => line.textContent).join(''),
       };
     }
@@ -127,134 +134,162 @@ async function drag(page: Page, selector: string, units: { dx: number; dy: numbe
   await page.mouse.up();
 }
 
-browserTest('sign in, open every diagram of the sample repository: each element at its stored place, containers around their children', async (t) => {
-  const page = await signIn(t, t.context.editorKey);
-  const [cookie] = await page.context().cookies();
-  t.like(cookie, { name: 'c4s_session', httpOnly: true, sameSite: 'Strict', secure: false });
-  t.false(cookie.value.includes(t.context.editorKey));
-  t.is(await page.evaluate(() => (globalThis as any).document.cookie), '', 'the page script cannot read the session');
-  await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });
-  const model = await api(t, 'GET', '/api/external/model');
-  t.is(model.diagrams.length, 4);
-  for (const level of ['C1', 'C2', 'C3', 'C4']) t.true(await page.locator(`section.level h3:text-is("${level}")`).isVisible());
-  for (const diagram of model.diagrams) {
-    t.true(diagram.url.startsWith(`${t.context.server.url}/orgs/demo/diagrams/`));
-    await page.goto(diagram.url);
-    t.is(await page.locator('.diagram-page > h1').textContent(), diagram.name);
-    t.true((await page.locator('.diagram-page > .meta').textContent())!.includes(`Level ${diagram.level}`));
-    const seen = await drawn(page);
-    t.is(Object.keys(seen.instances).length, diagram.componentInstances.length);
-    for (const instance of diagram.componentInstances) {
-      const box = seen.instances[instance.id];
-      t.deepEqual({ x: box.x, y: box.y, w: box.w, h: box.h }, {
-        x: instance.position.x * GRID, y: instance.position.y * GRID, w: instance.width * GRID, h: instance.height * GRID,
-      }, `${diagram.name}: instance ${instance.ref ?? instance.id}`);
-      t.true(box.shown);
-      const component = model.components.find((c: any) => c.id === instance.component);
-      if (component) t.true(box.text.replace(/\s+/g, ' ').includes(component.name.split(' ')[0]), component.name);
-      else t.true(box.text.includes(instance.placeholder || 'placeholder'));
-    }
-    for (const relation of diagram.relations) {
-      if (relation.label) t.is(seen.labels[relation.id], relation.label);
-    }
-    for (const area of diagram.textareas) {
-      const drawnArea = seen.textareas[area.id];
-      t.deepEqual({ x: drawnArea.x, y: drawnArea.y, w: drawnArea.w }, { x: area.position.x * GRID, y: area.position.y * GRID, w: area.width * GRID });
-      t.is(drawnArea.text, area.text.replace(/\r?\n/g, ''));
-    }
-    // The rendered boxes, as the browser lays them out: every child inside its container.
-    const containment = await page.evaluate(() => {
-      const document = (globalThis as any).document;
-      const out: Array<{ child: string; inside: boolean }> = [];
-      for (const child of document.querySelectorAll('svg.c4-diagram g.box[data-parent]:not([data-parent=""])')) {
-        const outer = document.querySelector(`svg.c4-diagram g.box[data-id="${child.getAttribute('data-parent')}"] rect.body`)!.getBoundingClientRect();
-        const inner = child.querySelector('rect.body')!.getBoundingClientRect();
-        out.push({ child: child.getAttribute('data-id')!, inside: inner.left >= outer.left && inner.top >= outer.top && inner.right <= outer.right && inner.bottom <= outer.bottom });
+browserTest(
+  'sign in, open every diagram of the sample repository: each element at its stored place, containers around their children',
+  async (t) => {
+    const page = await signIn(t, t.context.editorKey);
+    const [cookie] = await page.context().cookies();
+    t.like(cookie, { name: 'c4s_session', httpOnly: true, sameSite: 'Strict', secure: false });
+    t.false(cookie.value.includes(t.context.editorKey));
+    t.is(await page.evaluate(() => (globalThis as any).document.cookie), '', 'the page script cannot read the session');
+    await page.screenshot({ path: join(ARTIFACTS, 'index.png'), fullPage: true });
+    const model = await api(t, 'GET', '/api/external/model');
+    t.is(model.diagrams.length, 4);
+    for (const level of ['C1', 'C2', 'C3', 'C4']) t.true(await page.locator(`section.level h3:text-is("${level}")`).isVisible());
+    for (const diagram of model.diagrams) {
+      t.true(diagram.url.startsWith(`${t.context.server.url}/orgs/demo/diagrams/`));
+      await page.goto(diagram.url);
+      t.is(await page.locator('.diagram-page > h1').textContent(), diagram.name);
+      t.true((await page.locator('.diagram-page > .meta').textContent())!.includes(`Level ${diagram.level}`));
+      const seen = await drawn(page);
+      t.is(Object.keys(seen.instances).length, diagram.componentInstances.length);
+      for (const instance of diagram.componentInstances) {
+        const box = seen.instances[instance.id];
+        t.deepEqual(
+          { x: box.x, y: box.y, w: box.w, h: box.h },
+          {
+            x: instance.position.x * GRID,
+            y: instance.position.y * GRID,
+            w: instance.width * GRID,
+            h: instance.height * GRID,
+          },
+          `${diagram.name}: instance ${instance.ref ?? instance.id}`,
+        );
+        t.true(box.shown);
+        const component = model.components.find((c: any) => c.id === instance.component);
+        if (component) t.true(box.text.replace(/\s+/g, ' ').includes(component.name.split(' ')[0]), component.name);
+        else t.true(box.text.includes(instance.placeholder || 'placeholder'));
       }
-      return out;
-    });
-    t.is(containment.length, diagram.componentInstances.filter((i: any) => i.parent !== null).length);
-    for (const { child, inside } of containment) t.true(inside, `${diagram.name}: ${child} inside its container`);
-    await page.screenshot({ path: join(ARTIFACTS, `diagram-${diagram.level}.png`), fullPage: true });
-  }
-  await page.context().close();
-});
+      for (const relation of diagram.relations) {
+        if (relation.label) t.is(seen.labels[relation.id], relation.label);
+      }
+      for (const area of diagram.textareas) {
+        const drawnArea = seen.textareas[area.id];
+        t.deepEqual(
+          { x: drawnArea.x, y: drawnArea.y, w: drawnArea.w },
+          { x: area.position.x * GRID, y: area.position.y * GRID, w: area.width * GRID },
+        );
+        t.is(drawnArea.text, area.text.replace(/\r?\n/g, ''));
+      }
+      // The rendered boxes, as the browser lays them out: every child inside its container.
+      const containment = await page.evaluate(() => {
+        const document = (globalThis as any).document;
+        const out: Array<{ child: string; inside: boolean }> = [];
+        for (const child of document.querySelectorAll('svg.c4-diagram g.box[data-parent]:not([data-parent=""])')) {
+          const outer = document
+            .querySelector(`svg.c4-diagram g.box[data-id="${child.getAttribute('data-parent')}"] rect.body`)!
+            .getBoundingClientRect();
+          const inner = child.querySelector('rect.body')!.getBoundingClientRect();
+          out.push({
+            child: child.getAttribute('data-id')!,
+            inside: inner.left >= outer.left && inner.top >= outer.top && inner.right <= outer.right && inner.bottom <= outer.bottom,
+          });
+        }
+        return out;
+      });
+      t.is(containment.length, diagram.componentInstances.filter((i: any) => i.parent !== null).length);
+      for (const { child, inside } of containment) t.true(inside, `${diagram.name}: ${child} inside its container`);
+      await page.screenshot({ path: join(ARTIFACTS, `diagram-${diagram.level}.png`), fullPage: true });
+    }
+    await page.context().close();
+  },
+);
 
-browserTest('a component changed through the API shows the notice in its panel and a marker on its box; the panel opens by keyboard', async (t) => {
-  const model = await api(t, 'GET', '/api/external/model');
-  const diagram = model.diagrams.find((d: any) => d.level === 'C1');
-  const instance = diagram.componentInstances.find((i: any) => i.component !== null);
-  const component = model.components.find((c: any) => c.id === instance.component);
-  await api(t, 'POST', '/api/external/component', [{ ...component, typeSlug: undefined, desc: 'Changed by the pipeline.', apiContext: 'pipeline run 42' }]);
-  const page = await signIn(t, t.context.editorKey);
-  await page.goto(diagram.url);
-  const box = page.locator(`g.box[data-id="${instance.id}"]`);
-  t.is(await box.locator('.api-marker').count(), 1);
-  const panel = page.locator(`#c-${component.id}`);
-  t.false(await panel.isVisible());
-  await box.locator('a').focus();
-  await page.keyboard.press('Enter');
-  await panel.waitFor({ state: 'visible' });
-  t.is((await panel.locator('.api-notice').textContent())?.trim(),
-    'Updated through the API (pipeline run 42): later API updates may overwrite changes made here');
-  t.true((await panel.textContent())!.includes('Changed by the pipeline.'));
-  // An attribute of type LINK is a link; the diagrams it appears on are listed.
-  t.true(await panel.locator('dl.attributes a[href^="https://"]').count() >= 1);
-  t.true(await panel.locator(`ul.appears a[href$="${diagram.id}"]`).count() === 1);
-  await page.screenshot({ path: join(ARTIFACTS, 'api-notice.png'), fullPage: true });
-  if (process.env.C4STORE_DOCS_SCREENSHOT === '1') {
-    await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
-    await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', 'viewer.png') });
-  }
-  // Printed: no navigation, the drawing across the page, every component's details below it.
-  await page.emulateMedia({ media: 'print' });
-  t.false(await page.locator('header.top').isVisible());
-  const components = new Set(diagram.componentInstances.map((i: any) => i.component).filter(Boolean));
-  t.is(await page.locator('.panel:visible').count(), components.size);
-  await page.pdf({ path: join(ARTIFACTS, 'diagram-print.pdf') }).catch(() => undefined);
-  await page.emulateMedia({ media: 'screen' });
+browserTest(
+  'a component changed through the API shows the notice in its panel and a marker on its box; the panel opens by keyboard',
+  async (t) => {
+    const model = await api(t, 'GET', '/api/external/model');
+    const diagram = model.diagrams.find((d: any) => d.level === 'C1');
+    const instance = diagram.componentInstances.find((i: any) => i.component !== null);
+    const component = model.components.find((c: any) => c.id === instance.component);
+    await api(t, 'POST', '/api/external/component', [
+      { ...component, typeSlug: undefined, desc: 'Changed by the pipeline.', apiContext: 'pipeline run 42' },
+    ]);
+    const page = await signIn(t, t.context.editorKey);
+    await page.goto(diagram.url);
+    const box = page.locator(`g.box[data-id="${instance.id}"]`);
+    t.is(await box.locator('.api-marker').count(), 1);
+    const panel = page.locator(`#c-${component.id}`);
+    t.false(await panel.isVisible());
+    await box.locator('a').focus();
+    await page.keyboard.press('Enter');
+    await panel.waitFor({ state: 'visible' });
+    t.is(
+      (await panel.locator('.api-notice').textContent())?.trim(),
+      'Updated through the API (pipeline run 42): later API updates may overwrite changes made here',
+    );
+    t.true((await panel.textContent())!.includes('Changed by the pipeline.'));
+    // An attribute of type LINK is a link; the diagrams it appears on are listed.
+    t.true((await panel.locator('dl.attributes a[href^="https://"]').count()) >= 1);
+    t.true((await panel.locator(`ul.appears a[href$="${diagram.id}"]`).count()) === 1);
+    await page.screenshot({ path: join(ARTIFACTS, 'api-notice.png'), fullPage: true });
+    if (process.env.C4STORE_DOCS_SCREENSHOT === '1') {
+      await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+      await page.screenshot({ path: join(import.meta.dirname, '..', 'docs', 'viewer.png') });
+    }
+    // Printed: no navigation, the drawing across the page, every component's details below it.
+    await page.emulateMedia({ media: 'print' });
+    t.false(await page.locator('header.top').isVisible());
+    const components = new Set(diagram.componentInstances.map((i: any) => i.component).filter(Boolean));
+    t.is(await page.locator('.panel:visible').count(), components.size);
+    await page.pdf({ path: join(ARTIFACTS, 'diagram-print.pdf') }).catch(() => undefined);
+    await page.emulateMedia({ media: 'screen' });
 
-  // Edited in the panel: one commit, and the notice goes (the last change came from here).
-  const before = await commitCount(t);
-  await panel.locator('details.edit summary').click();
-  await panel.locator('input[name=name]').fill(`${component.name} (edited)`);
-  await Promise.all([page.waitForURL(`${diagram.url}#c-${component.id}`), panel.locator('button[type=submit]').click()]);
-  await panel.waitFor({ state: 'visible' });
-  t.is(await panel.locator('.api-notice').count(), 0);
-  t.is(await box.locator('.api-marker').count(), 0);
-  t.true((await box.textContent())!.includes('(edited)'));
-  t.is(await commitCount(t), before + 1);
-  await api(t, 'POST', '/api/external/component', [{ ...component, typeSlug: undefined }]);
-  await page.context().close();
-});
+    // Edited in the panel: one commit, and the notice goes (the last change came from here).
+    const before = await commitCount(t);
+    await panel.locator('details.edit summary').click();
+    await panel.locator('input[name=name]').fill(`${component.name} (edited)`);
+    await Promise.all([page.waitForURL(`${diagram.url}#c-${component.id}`), panel.locator('button[type=submit]').click()]);
+    await panel.waitFor({ state: 'visible' });
+    t.is(await panel.locator('.api-notice').count(), 0);
+    t.is(await box.locator('.api-marker').count(), 0);
+    t.true((await box.textContent())!.includes('(edited)'));
+    t.is(await commitCount(t), before + 1);
+    await api(t, 'POST', '/api/external/component', [{ ...component, typeSlug: undefined }]);
+    await page.context().close();
+  },
+);
 
-browserTest('dragging a box moves it by whole grid units: the API serves the new position, exactly one new commit by the signed-in key', async (t) => {
-  const model = await api(t, 'GET', '/api/external/model');
-  const diagram = model.diagrams.find((d: any) => d.level === 'C2');
-  const instance = diagram.componentInstances.find((i: any) => !i.isContainer && i.parent === null);
-  const page = await signIn(t, t.context.editorKey);
-  await page.goto(diagram.url);
-  const before = await commitCount(t);
-  const saved = page.waitForResponse((r) => r.url().endsWith('/arrange'));
-  await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 3, dy: 2 });
-  t.is((await saved).status(), 200);
-  const after = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
-  t.deepEqual(after.position, { x: instance.position.x + 3, y: instance.position.y + 2 });
-  t.is(after.width, instance.width);
-  t.is(await commitCount(t), before + 1);
-  t.is(await git(t, 'log', '-1', '--format=%an'), 'Ada Editor');
-  // The page now shows the new commit: a second drop (resizing by the corner) needs no reload.
-  const resized = page.waitForResponse((r) => r.url().endsWith('/arrange'));
-  await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 2, dy: 1 }, true);
-  t.is((await resized).status(), 200);
-  const grown = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
-  t.deepEqual([grown.width, grown.height, grown.position], [instance.width + 2, instance.height + 1, after.position]);
-  t.is(await commitCount(t), before + 2);
-  const drawnNow = await drawn(page);
-  t.is(drawnNow.instances[instance.id].x, after.position.x * GRID);
-  await page.screenshot({ path: join(ARTIFACTS, 'after-drag.png'), fullPage: true });
-  await page.context().close();
-});
+browserTest(
+  'dragging a box moves it by whole grid units: the API serves the new position, exactly one new commit by the signed-in key',
+  async (t) => {
+    const model = await api(t, 'GET', '/api/external/model');
+    const diagram = model.diagrams.find((d: any) => d.level === 'C2');
+    const instance = diagram.componentInstances.find((i: any) => !i.isContainer && i.parent === null);
+    const page = await signIn(t, t.context.editorKey);
+    await page.goto(diagram.url);
+    const before = await commitCount(t);
+    const saved = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+    await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 3, dy: 2 });
+    t.is((await saved).status(), 200);
+    const after = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
+    t.deepEqual(after.position, { x: instance.position.x + 3, y: instance.position.y + 2 });
+    t.is(after.width, instance.width);
+    t.is(await commitCount(t), before + 1);
+    t.is(await git(t, 'log', '-1', '--format=%an'), 'Ada Editor');
+    // The page now shows the new commit: a second drop (resizing by the corner) needs no reload.
+    const resized = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+    await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 2, dy: 1 }, true);
+    t.is((await resized).status(), 200);
+    const grown = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
+    t.deepEqual([grown.width, grown.height, grown.position], [instance.width + 2, instance.height + 1, after.position]);
+    t.is(await commitCount(t), before + 2);
+    const drawnNow = await drawn(page);
+    t.is(drawnNow.instances[instance.id].x, after.position.x * GRID);
+    await page.screenshot({ path: join(ARTIFACTS, 'after-drag.png'), fullPage: true });
+    await page.context().close();
+  },
+);
 
 browserTest('dropping a box inside a container makes it a child of that container', async (t) => {
   const model = await api(t, 'GET', '/api/external/model');

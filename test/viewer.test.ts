@@ -18,15 +18,47 @@ import { TestServer, withServer } from './support/server.js';
 function smallModel(): { model: Model; diagram: Diagram } {
   const model = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
   model.types.set('t1', { id: 't1', slug: 'container', name: 'Container' });
-  model.components.set('c1', { id: 'c1', name: 'Pay <API> & "co"', desc: null, state: 'ACTIVE', typeId: 't1', linksTo: [], attributes: [], apiContext: 'run 7' });
+  model.components.set('c1', {
+    id: 'c1',
+    name: 'Pay <API> & "co"',
+    desc: null,
+    state: 'ACTIVE',
+    typeId: 't1',
+    linksTo: [],
+    attributes: [],
+    apiContext: 'run 7',
+  });
   model.components.set('c2', { id: 'c2', name: 'Ledger', desc: null, state: 'DRAFT', typeId: 't1', linksTo: [], attributes: [] });
   const diagram: Diagram = {
-    id: 'd1', name: 'Payments', desc: null, state: 'DRAFT', level: 'C2', tags: [],
+    id: 'd1',
+    name: 'Payments',
+    desc: null,
+    state: 'DRAFT',
+    level: 'C2',
+    tags: [],
     componentInstances: [
-      { id: 'box', component: null, placeholder: 'Payments', isContainer: true, parent: null, position: { x: -10, y: -5 }, width: 40, height: 20 },
+      {
+        id: 'box',
+        component: null,
+        placeholder: 'Payments',
+        isContainer: true,
+        parent: null,
+        position: { x: -10, y: -5 },
+        width: 40,
+        height: 20,
+      },
       { id: 'i1', component: 'c1', placeholder: '', isContainer: false, parent: 'box', position: { x: -8, y: -1 }, width: 16, height: 8 },
       { id: 'i2', component: 'c2', placeholder: '', isContainer: false, parent: null, position: { x: 40, y: 0 }, width: 16, height: 8 },
-      { id: 'p1', component: null, placeholder: 'Someone else', isContainer: false, parent: null, position: { x: 40, y: 20 }, width: 16, height: 8 },
+      {
+        id: 'p1',
+        component: null,
+        placeholder: 'Someone else',
+        isContainer: false,
+        parent: null,
+        position: { x: 40, y: 20 },
+        width: 16,
+        height: 8,
+      },
     ],
     textareas: [{ id: 'ta', position: { x: 0, y: 30 }, width: 10, text: 'a fairly long line of text\nshort' }],
     relations: [{ id: 'r1', fromComponentInstance: 'i1', toComponentInstance: 'i2', label: 'books <entries>', desc: null, linksTo: [] }],
@@ -40,7 +72,9 @@ test('drawDiagram puts every box at its stored grid position and size, escapes m
   const svg = drawDiagram(diagram, model);
   t.true(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
   for (const i of diagram.componentInstances) {
-    const g = new RegExp(`<g class="([^"]*)" data-kind="instance" data-id="${i.id}"[^>]*><rect class="body" x="(-?\\d+)" y="(-?\\d+)" width="(\\d+)" height="(\\d+)"`).exec(svg);
+    const g = new RegExp(
+      `<g class="([^"]*)" data-kind="instance" data-id="${i.id}"[^>]*><rect class="body" x="(-?\\d+)" y="(-?\\d+)" width="(\\d+)" height="(\\d+)"`,
+    ).exec(svg);
     t.truthy(g, i.id);
     t.deepEqual(g!.slice(2).map(Number), [i.position.x * GRID_PX, i.position.y * GRID_PX, i.width * GRID_PX, i.height * GRID_PX]);
     if (i.isContainer) t.true(g![1].includes('container'));
@@ -98,7 +132,8 @@ test('a session ends after its lifetime, and at once when its key is revoked', a
 
 async function signIn(s: TestServer, key: string, extra: Record<string, string> = {}): Promise<Response> {
   return fetch(`${s.url}/sign-in`, {
-    method: 'POST', redirect: 'manual',
+    method: 'POST',
+    redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url, ...extra },
     body: new URLSearchParams({ key, next: '/' }),
   });
@@ -110,57 +145,69 @@ async function cookieOf(s: TestServer, key = s.key): Promise<string> {
 }
 
 async function oneDiagram(s: TestServer) {
-  await s.post('/api/external/component', [{ ref: 'api', name: 'API' }, { ref: 'db', name: 'DB' }]);
-  const [d] = (await s.post('/api/external/diagram', [{
-    ref: 'd', name: 'Context', level: 'C2',
-    componentInstances: [
-      { ref: 'box', isContainer: true, position: { x: 0, y: 0 }, width: 30, height: 20 },
-      { ref: 'a', component: 'api', parent: 'box', position: { x: 2, y: 4 }, width: 10, height: 6 },
-      { ref: 'b', component: 'db', position: { x: 40, y: 4 }, width: 10, height: 6 },
-    ],
-    textareas: [{ text: 'note', position: { x: 0, y: 30 }, width: 10 }],
-    relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', label: 'reads' }],
-  }])).body;
+  await s.post('/api/external/component', [
+    { ref: 'api', name: 'API' },
+    { ref: 'db', name: 'DB' },
+  ]);
+  const [d] = (
+    await s.post('/api/external/diagram', [
+      {
+        ref: 'd',
+        name: 'Context',
+        level: 'C2',
+        componentInstances: [
+          { ref: 'box', isContainer: true, position: { x: 0, y: 0 }, width: 30, height: 20 },
+          { ref: 'a', component: 'api', parent: 'box', position: { x: 2, y: 4 }, width: 10, height: 6 },
+          { ref: 'b', component: 'db', position: { x: 40, y: 4 }, width: 10, height: 6 },
+        ],
+        textareas: [{ text: 'note', position: { x: 0, y: 30 }, width: 10 }],
+        relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', label: 'reads' }],
+      },
+    ])
+  ).body;
   const byRef = (ref: string) => d.componentInstances.find((i: { ref?: string }) => i.ref === ref);
   return { d, box: byRef('box'), a: byRef('a'), b: byRef('b') };
 }
 
 function arrange(s: TestServer, cookie: string, diagramId: string, body: unknown, headers: Record<string, string> = {}) {
   return s.request('POST', `/orgs/${s.slug}/diagrams/${diagramId}/arrange`, {
-    key: null, body, headers: { cookie, origin: s.url, ...headers },
+    key: null,
+    body,
+    headers: { cookie, origin: s.url, ...headers },
   });
 }
 
-test('sign-in answers a session cookie (HttpOnly, SameSite=Strict, bounded, never the key); pages need it, the API does not take it', (t) => withServer(async (s) => {
-  const page = await fetch(`${s.url}/`, { redirect: 'manual' });
-  t.is(page.status, 302);
-  t.is(page.headers.get('location'), '/sign-in?next=%2F');
-  const form = await fetch(`${s.url}/sign-in?next=%2F`);
-  t.regex(await form.text(), /<input type="password" id="key" name="key"/);
+test('sign-in answers a session cookie (HttpOnly, SameSite=Strict, bounded, never the key); pages need it, the API does not take it', (t) =>
+  withServer(async (s) => {
+    const page = await fetch(`${s.url}/`, { redirect: 'manual' });
+    t.is(page.status, 302);
+    t.is(page.headers.get('location'), '/sign-in?next=%2F');
+    const form = await fetch(`${s.url}/sign-in?next=%2F`);
+    t.regex(await form.text(), /<input type="password" id="key" name="key"/);
 
-  const bad = await signIn(s, 'c4s_not-a-key');
-  t.is(bad.status, 401);
-  t.is(bad.headers.get('set-cookie'), null);
-  t.regex(await bad.text(), /This API key is not valid/);
+    const bad = await signIn(s, 'c4s_not-a-key');
+    t.is(bad.status, 401);
+    t.is(bad.headers.get('set-cookie'), null);
+    t.regex(await bad.text(), /This API key is not valid/);
 
-  const good = await signIn(s, s.key);
-  t.is(good.status, 303);
-  t.is(good.headers.get('location'), '/');
-  const cookie = good.headers.get('set-cookie')!;
-  t.regex(cookie, /^c4s_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict$/);
-  t.false(cookie.includes(s.key));
-  const session = cookie.split(';')[0];
-  const index = await fetch(`${s.url}/`, { headers: { cookie: session } });
-  t.is(index.status, 200);
-  t.regex(await index.text(), /<h1>Acme<\/h1>/);
-  // The API keeps requiring its key headers.
-  t.is((await s.get('/api/external/component', { key: null, headers: { cookie: session } })).status, 401);
+    const good = await signIn(s, s.key);
+    t.is(good.status, 303);
+    t.is(good.headers.get('location'), '/');
+    const cookie = good.headers.get('set-cookie')!;
+    t.regex(cookie, /^c4s_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict$/);
+    t.false(cookie.includes(s.key));
+    const session = cookie.split(';')[0];
+    const index = await fetch(`${s.url}/`, { headers: { cookie: session } });
+    t.is(index.status, 200);
+    t.regex(await index.text(), /<h1>Acme<\/h1>/);
+    // The API keeps requiring its key headers.
+    t.is((await s.get('/api/external/component', { key: null, headers: { cookie: session } })).status, 401);
 
-  const out = await fetch(`${s.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie: session, origin: s.url } });
-  t.is(out.status, 303);
-  t.regex(out.headers.get('set-cookie')!, /^c4s_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/);
-  t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie: session } })).status, 302);
-}));
+    const out = await fetch(`${s.url}/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie: session, origin: s.url } });
+    t.is(out.status, 303);
+    t.regex(out.headers.get('set-cookie')!, /^c4s_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/);
+    t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie: session } })).status, 302);
+  }));
 
 test('the session cookie is Secure when the service is reached over https', async (t) => {
   const s = await TestServer.start({ publicUrl: 'https://c4.example.com' });
@@ -173,230 +220,283 @@ test('the session cookie is Secure when the service is reached over https', asyn
   }
 });
 
-test('cross-site requests from pages are refused: sign-in, sign-out and arrange', (t) => withServer(async (s) => {
-  const { d, b } = await oneDiagram(s);
-  const cookie = await cookieOf(s);
-  const crossSignIn = await signIn(s, s.key, { origin: 'https://evil.example' });
-  t.is(crossSignIn.status, 403);
-  t.is(crossSignIn.headers.get('set-cookie'), null);
-  const before = await s.state();
-  const move = { kind: 'instance', id: b.id, position: { x: 50, y: 4 } };
-  for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }]) {
-    const answer = await arrange(s, cookie, d.id, move, headers);
-    t.is(answer.status, 403);
-    t.deepEqual(answer.body, { error: 'Cross-site request refused.' });
-  }
-  const noOrigin = await s.request('POST', `/orgs/${s.slug}/diagrams/${d.id}/arrange`, { key: null, body: move, headers: { cookie } });
-  t.is(noOrigin.status, 403);
-  t.is(await s.state(), before);
-  // A cross-site sign-out cannot end a session either.
-  t.is((await fetch(`${s.url}/sign-out`, { method: 'POST', headers: { cookie, origin: 'https://evil.example' } })).status, 403);
-  t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 200);
-}));
+test('cross-site requests from pages are refused: sign-in, sign-out and arrange', (t) =>
+  withServer(async (s) => {
+    const { d, b } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const crossSignIn = await signIn(s, s.key, { origin: 'https://evil.example' });
+    t.is(crossSignIn.status, 403);
+    t.is(crossSignIn.headers.get('set-cookie'), null);
+    const before = await s.state();
+    const move = { kind: 'instance', id: b.id, position: { x: 50, y: 4 } };
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }]) {
+      const answer = await arrange(s, cookie, d.id, move, headers);
+      t.is(answer.status, 403);
+      t.deepEqual(answer.body, { error: 'Cross-site request refused.' });
+    }
+    const noOrigin = await s.request('POST', `/orgs/${s.slug}/diagrams/${d.id}/arrange`, { key: null, body: move, headers: { cookie } });
+    t.is(noOrigin.status, 403);
+    t.is(await s.state(), before);
+    // A cross-site sign-out cannot end a session either.
+    t.is((await fetch(`${s.url}/sign-out`, { method: 'POST', headers: { cookie, origin: 'https://evil.example' } })).status, 403);
+    t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 200);
+  }));
 
-test('a drop is one commit through the write path: authored by the key, If-Match checked, sizes 1-100, readers refused', (t) => withServer(async (s) => {
-  const { d, box, a, b } = await oneDiagram(s);
-  const cookie = await cookieOf(s);
-  const head = await s.head();
-  const count = await s.commitCount();
+test('a drop is one commit through the write path: authored by the key, If-Match checked, sizes 1-100, readers refused', (t) =>
+  withServer(async (s) => {
+    const { d, box, a, b } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const head = await s.head();
+    const count = await s.commitCount();
 
-  const moved = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 44, y: 8 }, width: 12, height: 7 }, { 'if-match': `"${head}"` });
-  t.is(moved.status, 200);
-  t.is(moved.body.commit, await s.head());
-  t.is(moved.headers.get('etag'), `"${moved.body.commit}"`);
-  t.true(moved.body.svg.startsWith('<svg'));
-  t.is(await s.commitCount(), count + 1);
-  t.is((await s.git('log', '-1', '--format=%an <%ae>')).trim(), `test pipeline <test-pipeline@${s.slug}>`);
-  t.regex(await s.git('log', '-1', '--format=%B'), new RegExp(`^POST /orgs/${s.slug}/diagrams/${d.id}/arrange: update 1\n`));
-  t.is((await s.git('diff', '--name-only', 'HEAD~1', 'HEAD')).trim().split('\n').length, 1);
-  const served = (await s.get(`/api/external/diagram/${d.id}`)).body;
-  t.like(served.componentInstances.find((i: { id: string }) => i.id === b.id), { position: { x: 44, y: 8 }, width: 12, height: 7 });
-  t.is(served.apiContext, undefined, 'changed in the service\'s own interface: no apiContext');
+    const moved = await arrange(
+      s,
+      cookie,
+      d.id,
+      { kind: 'instance', id: b.id, position: { x: 44, y: 8 }, width: 12, height: 7 },
+      { 'if-match': `"${head}"` },
+    );
+    t.is(moved.status, 200);
+    t.is(moved.body.commit, await s.head());
+    t.is(moved.headers.get('etag'), `"${moved.body.commit}"`);
+    t.true(moved.body.svg.startsWith('<svg'));
+    t.is(await s.commitCount(), count + 1);
+    t.is((await s.git('log', '-1', '--format=%an <%ae>')).trim(), `test pipeline <test-pipeline@${s.slug}>`);
+    t.regex(await s.git('log', '-1', '--format=%B'), new RegExp(`^POST /orgs/${s.slug}/diagrams/${d.id}/arrange: update 1\n`));
+    t.is((await s.git('diff', '--name-only', 'HEAD~1', 'HEAD')).trim().split('\n').length, 1);
+    const served = (await s.get(`/api/external/diagram/${d.id}`)).body;
+    t.like(
+      served.componentInstances.find((i: { id: string }) => i.id === b.id),
+      { position: { x: 44, y: 8 }, width: 12, height: 7 },
+    );
+    t.is(served.apiContext, undefined, "changed in the service's own interface: no apiContext");
 
-  // The page named a commit that is no longer main.
-  const stale = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } }, { 'if-match': `"${head}"` });
-  t.is(stale.status, 412);
-  t.deepEqual(stale.body, { error: `The model has changed since ${head}.` });
+    // The page named a commit that is no longer main.
+    const stale = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } }, { 'if-match': `"${head}"` });
+    t.is(stale.status, 412);
+    t.deepEqual(stale.body, { error: `The model has changed since ${head}.` });
 
-  const before = await s.state();
-  for (const [body, error] of [
-    [{ kind: 'instance', id: b.id, position: { x: 1, y: 1 }, width: 0 }, 'Invalid JSON: width: Number must be greater than or equal to 1'],
-    [{ kind: 'instance', id: b.id, position: { x: 1, y: 1 }, height: 101 }, 'Invalid JSON: height: Number must be less than or equal to 100'],
-    [{ kind: 'instance', id: b.id, position: { x: 1.5, y: 1 } }, 'Invalid JSON: position.x: Expected integer, received float'],
-    [{ kind: 'instance', id: 'nope', position: { x: 1, y: 1 } }, "Component instance with id 'nope' does not exist in this diagram."],
-    [{ kind: 'instance', id: b.id, position: { x: 1, y: 1 }, parent: a.id }, `Parent '${a.id}' is not a container instance of this diagram.`],
-    [{ kind: 'instance', id: box.id, position: { x: 1, y: 1 }, parent: box.id }, `Container instance '${box.ref}' cannot have a parent.`],
-    [{ kind: 'textarea', id: d.textareas[0].id, position: { x: 1, y: 1 }, height: 3 }, 'A text area has no height: it follows from its text.'],
-  ] as const) {
-    const answer = await arrange(s, cookie, d.id, body);
-    t.is(answer.status, 400, error);
-    t.deepEqual(answer.body, { error });
-  }
-  t.is((await arrange(s, cookie, 'unknown', { kind: 'instance', id: b.id, position: { x: 1, y: 1 } })).status, 404);
-  const reader = await cookieOf(s, s.readerKey);
-  const refused = await arrange(s, reader, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } });
-  t.is(refused.status, 403);
-  t.deepEqual(refused.body, { error: 'This API key may only read.' });
-  // A drop where the box already is changes nothing.
-  const same = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 44, y: 8 } });
-  t.is(same.status, 200);
-  t.is(await s.state(), before);
-}));
+    const before = await s.state();
+    for (const [body, error] of [
+      [
+        { kind: 'instance', id: b.id, position: { x: 1, y: 1 }, width: 0 },
+        'Invalid JSON: width: Number must be greater than or equal to 1',
+      ],
+      [
+        { kind: 'instance', id: b.id, position: { x: 1, y: 1 }, height: 101 },
+        'Invalid JSON: height: Number must be less than or equal to 100',
+      ],
+      [{ kind: 'instance', id: b.id, position: { x: 1.5, y: 1 } }, 'Invalid JSON: position.x: Expected integer, received float'],
+      [{ kind: 'instance', id: 'nope', position: { x: 1, y: 1 } }, "Component instance with id 'nope' does not exist in this diagram."],
+      [
+        { kind: 'instance', id: b.id, position: { x: 1, y: 1 }, parent: a.id },
+        `Parent '${a.id}' is not a container instance of this diagram.`,
+      ],
+      [{ kind: 'instance', id: box.id, position: { x: 1, y: 1 }, parent: box.id }, `Container instance '${box.ref}' cannot have a parent.`],
+      [
+        { kind: 'textarea', id: d.textareas[0].id, position: { x: 1, y: 1 }, height: 3 },
+        'A text area has no height: it follows from its text.',
+      ],
+    ] as const) {
+      const answer = await arrange(s, cookie, d.id, body);
+      t.is(answer.status, 400, error);
+      t.deepEqual(answer.body, { error });
+    }
+    t.is((await arrange(s, cookie, 'unknown', { kind: 'instance', id: b.id, position: { x: 1, y: 1 } })).status, 404);
+    const reader = await cookieOf(s, s.readerKey);
+    const refused = await arrange(s, reader, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } });
+    t.is(refused.status, 403);
+    t.deepEqual(refused.body, { error: 'This API key may only read.' });
+    // A drop where the box already is changes nothing.
+    const same = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 44, y: 8 } });
+    t.is(same.status, 200);
+    t.is(await s.state(), before);
+  }));
 
-test('moving a container carries its children; a box dropped out of it loses its parent; text areas move and resize', (t) => withServer(async (s) => {
-  const { d, box, a } = await oneDiagram(s);
-  const cookie = await cookieOf(s);
-  t.is((await arrange(s, cookie, d.id, { kind: 'instance', id: box.id, position: { x: 5, y: 3 } })).status, 200);
-  let served = (await s.get(`/api/external/diagram/${d.id}`)).body;
-  const find = (id: string) => served.componentInstances.find((i: { id: string }) => i.id === id);
-  t.deepEqual(find(a.id).position, { x: 7, y: 7 });
-  t.is((await arrange(s, cookie, d.id, { kind: 'instance', id: a.id, position: { x: 60, y: 40 }, parent: null })).status, 200);
-  served = (await s.get(`/api/external/diagram/${d.id}`)).body;
-  t.is(find(a.id).parent, null);
-  const area = d.textareas[0];
-  t.is((await arrange(s, cookie, d.id, { kind: 'textarea', id: area.id, position: { x: -3, y: 31 }, width: 20 })).status, 200);
-  served = (await s.get(`/api/external/diagram/${d.id}`)).body;
-  t.like(served.textareas[0], { id: area.id, position: { x: -3, y: 31 }, width: 20, text: 'note' });
-}));
+test('moving a container carries its children; a box dropped out of it loses its parent; text areas move and resize', (t) =>
+  withServer(async (s) => {
+    const { d, box, a } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    t.is((await arrange(s, cookie, d.id, { kind: 'instance', id: box.id, position: { x: 5, y: 3 } })).status, 200);
+    let served = (await s.get(`/api/external/diagram/${d.id}`)).body;
+    const find = (id: string) => served.componentInstances.find((i: { id: string }) => i.id === id);
+    t.deepEqual(find(a.id).position, { x: 7, y: 7 });
+    t.is((await arrange(s, cookie, d.id, { kind: 'instance', id: a.id, position: { x: 60, y: 40 }, parent: null })).status, 200);
+    served = (await s.get(`/api/external/diagram/${d.id}`)).body;
+    t.is(find(a.id).parent, null);
+    const area = d.textareas[0];
+    t.is((await arrange(s, cookie, d.id, { kind: 'textarea', id: area.id, position: { x: -3, y: 31 }, width: 20 })).status, 200);
+    served = (await s.get(`/api/external/diagram/${d.id}`)).body;
+    t.like(served.textareas[0], { id: area.id, position: { x: -3, y: 31 }, width: 20, text: 'note' });
+  }));
 
-test('a revoked key ends its sessions at once: pages send to sign-in, drops are refused', (t) => withServer(async (s) => {
-  const { d, b } = await oneDiagram(s);
-  const cookie = await cookieOf(s);
-  t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 200);
-  const keys = new KeyStore(s.dataDir);
-  const editor = (await keys.list(s.slug)).find((r) => r.role === 'editor')!;
-  await keys.revoke(s.slug, editor.id);
-  t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 302);
-  const refused = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } });
-  t.is(refused.status, 401);
-}));
+test('a revoked key ends its sessions at once: pages send to sign-in, drops are refused', (t) =>
+  withServer(async (s) => {
+    const { d, b } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 200);
+    const keys = new KeyStore(s.dataDir);
+    const editor = (await keys.list(s.slug)).find((r) => r.role === 'editor')!;
+    await keys.revoke(s.slug, editor.id);
+    t.is((await fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } })).status, 302);
+    const refused = await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 1, y: 1 } });
+    t.is(refused.status, 401);
+  }));
 
-test('old diagram urls redirect to the organization\'s; another organization\'s page asks for its key', (t) => withServer(async (s) => {
-  const { d } = await oneDiagram(s);
-  t.is(d.url, `${s.url}/orgs/${s.slug}/diagrams/${d.id}`);
-  const anonymous = await fetch(`${s.url}/diagrams/${d.id}`, { redirect: 'manual' });
-  t.is(anonymous.headers.get('location'), `/sign-in?next=${encodeURIComponent(`/diagrams/${d.id}`)}`);
-  const cookie = await cookieOf(s);
-  const old = await fetch(`${s.url}/diagrams/${d.id}`, { redirect: 'manual', headers: { cookie } });
-  t.is(old.status, 301);
-  t.is(old.headers.get('location'), `/orgs/${s.slug}/diagrams/${d.id}`);
-  t.is((await fetch(`${s.url}/diagrams/${d.id}.svg?at=x`, { redirect: 'manual', headers: { cookie } })).headers.get('location'),
-    `/orgs/${s.slug}/diagrams/${d.id}.svg?at=x`);
-  t.is((await fetch(`${s.url}/diagrams/unknown`, { redirect: 'manual', headers: { cookie } })).status, 404);
-  const page = await fetch(d.url, { headers: { cookie } });
-  t.is(page.status, 200);
-  t.regex(page.headers.get('content-security-policy')!, /script-src 'self'; .*frame-ancestors 'none'/);
-  const html = await page.text();
-  t.regex(html, /<h1>Context<\/h1>/);
-  t.regex(html, /data-editable="true"/);
-  const other = await fetch(`${s.url}/orgs/other/diagrams/${d.id}`, { headers: { cookie } });
-  t.is(other.status, 403);
-  t.regex(await other.text(), /belongs to organization &#39;other&#39;/);
-}));
+test("old diagram urls redirect to the organization's; another organization's page asks for its key", (t) =>
+  withServer(async (s) => {
+    const { d } = await oneDiagram(s);
+    t.is(d.url, `${s.url}/orgs/${s.slug}/diagrams/${d.id}`);
+    const anonymous = await fetch(`${s.url}/diagrams/${d.id}`, { redirect: 'manual' });
+    t.is(anonymous.headers.get('location'), `/sign-in?next=${encodeURIComponent(`/diagrams/${d.id}`)}`);
+    const cookie = await cookieOf(s);
+    const old = await fetch(`${s.url}/diagrams/${d.id}`, { redirect: 'manual', headers: { cookie } });
+    t.is(old.status, 301);
+    t.is(old.headers.get('location'), `/orgs/${s.slug}/diagrams/${d.id}`);
+    t.is(
+      (await fetch(`${s.url}/diagrams/${d.id}.svg?at=x`, { redirect: 'manual', headers: { cookie } })).headers.get('location'),
+      `/orgs/${s.slug}/diagrams/${d.id}.svg?at=x`,
+    );
+    t.is((await fetch(`${s.url}/diagrams/unknown`, { redirect: 'manual', headers: { cookie } })).status, 404);
+    const page = await fetch(d.url, { headers: { cookie } });
+    t.is(page.status, 200);
+    t.regex(page.headers.get('content-security-policy')!, /script-src 'self'; .*frame-ancestors 'none'/);
+    const html = await page.text();
+    t.regex(html, /<h1>Context<\/h1>/);
+    t.regex(html, /data-editable="true"/);
+    const other = await fetch(`${s.url}/orgs/other/diagrams/${d.id}`, { headers: { cookie } });
+    t.is(other.status, 403);
+    t.regex(await other.text(), /belongs to organization &#39;other&#39;/);
+  }));
 
-test('the drawing alone: /orgs/<slug>/diagrams/<id>.svg and the API with Accept: image/svg+xml, as of ?at=<commit>', (t) => withServer(async (s) => {
-  const { d, b } = await oneDiagram(s);
-  const first = await s.head();
-  const cookie = await cookieOf(s);
-  await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 70, y: 4 } });
-  const boxAt = (svg: string) => Number(new RegExp(`data-id="${b.id}" data-x="(-?\\d+)"`).exec(svg)![1]);
+test('the drawing alone: /orgs/<slug>/diagrams/<id>.svg and the API with Accept: image/svg+xml, as of ?at=<commit>', (t) =>
+  withServer(async (s) => {
+    const { d, b } = await oneDiagram(s);
+    const first = await s.head();
+    const cookie = await cookieOf(s);
+    await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 70, y: 4 } });
+    const boxAt = (svg: string) => Number(new RegExp(`data-id="${b.id}" data-x="(-?\\d+)"`).exec(svg)![1]);
 
-  const now = await fetch(`${d.url}.svg`, { headers: { cookie } });
-  t.is(now.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
-  t.is(now.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'");
-  t.is(boxAt(await now.text()), 70);
-  const then = await fetch(`${d.url}.svg?at=${first}`, { headers: { cookie } });
-  t.is(then.headers.get('etag'), `"${first}"`);
-  t.is(boxAt(await then.text()), 40);
+    const now = await fetch(`${d.url}.svg`, { headers: { cookie } });
+    t.is(now.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    t.is(now.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'");
+    t.is(boxAt(await now.text()), 70);
+    const then = await fetch(`${d.url}.svg?at=${first}`, { headers: { cookie } });
+    t.is(then.headers.get('etag'), `"${first}"`);
+    t.is(boxAt(await then.text()), 40);
 
-  const api = await s.get(`/api/external/diagram/${d.id}`, { headers: { accept: 'image/svg+xml' } });
-  t.is(api.status, 200);
-  t.is(api.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
-  t.is(boxAt(api.text), 70);
-  t.is(boxAt((await s.get(`/api/external/diagram/${d.id}?at=${first}`, { headers: { accept: 'image/svg+xml' } })).text), 40);
-  t.is((await s.get(`/api/external/diagram/${d.id}`, { key: null, headers: { accept: 'image/svg+xml' } })).status, 401);
-  t.is((await s.get(`/api/external/diagram/${d.id}`)).body.id, d.id, 'JSON stays the default');
-  // The page as of an older commit shows that layout and cannot be arranged.
-  const old = await (await fetch(`${d.url}?at=${first}`, { headers: { cookie } })).text();
-  t.regex(old, /data-editable="false"/);
-  t.is(boxAt(old), 40);
-}));
+    const api = await s.get(`/api/external/diagram/${d.id}`, { headers: { accept: 'image/svg+xml' } });
+    t.is(api.status, 200);
+    t.is(api.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    t.is(boxAt(api.text), 70);
+    t.is(boxAt((await s.get(`/api/external/diagram/${d.id}?at=${first}`, { headers: { accept: 'image/svg+xml' } })).text), 40);
+    t.is((await s.get(`/api/external/diagram/${d.id}`, { key: null, headers: { accept: 'image/svg+xml' } })).status, 401);
+    t.is((await s.get(`/api/external/diagram/${d.id}`)).body.id, d.id, 'JSON stays the default');
+    // The page as of an older commit shows that layout and cannot be arranged.
+    const old = await (await fetch(`${d.url}?at=${first}`, { headers: { cookie } })).text();
+    t.regex(old, /data-editable="false"/);
+    t.is(boxAt(old), 40);
+  }));
 
-test('the index lists diagrams by level and finds components; a component page shows its details and diagrams', (t) => withServer(async (s) => {
-  const { d } = await oneDiagram(s);
-  const attribute = (await s.put('/api/external/attribute', [{ name: 'Owner', type: 'USERLIST' }, { name: 'Docs', type: 'LINK' }])).body;
-  const [api] = (await s.post('/api/external/component', [{
-    ref: 'api', name: 'API', desc: 'Serves <everything>', apiContext: 'ci',
-    attributes: [{ id: attribute[0].id, value: 'ada@example.com' }, { id: attribute[1].id, value: 'https://docs.example/api' }],
-  }])).body;
-  const cookie = await cookieOf(s);
-  const index = await (await fetch(`${s.url}/`, { headers: { cookie } })).text();
-  t.regex(index, /<h3>C2<\/h3>/);
-  t.true(index.includes(`href="/orgs/${s.slug}/diagrams/${d.id}"`));
-  t.true(index.includes('>DB</a>'));
-  const found = await (await fetch(`${s.url}/?q=everything`, { headers: { cookie } })).text();
-  t.true(found.includes('>API</a>'));
-  t.false(found.includes('>DB</a>'));
-  const page = await (await fetch(`${s.url}/orgs/${s.slug}/components/${api.id}`, { headers: { cookie } })).text();
-  t.true(page.includes('Serves &lt;everything&gt;'));
-  t.true(page.includes('Updated through the API (ci): later API updates may overwrite changes made here'));
-  t.true(page.includes('<span class="person">ada@example.com</span>'));
-  t.true(page.includes('<a href="https://docs.example/api"'));
-  t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}">Context</a>`));
-}));
+test('the index lists diagrams by level and finds components; a component page shows its details and diagrams', (t) =>
+  withServer(async (s) => {
+    const { d } = await oneDiagram(s);
+    const attribute = (
+      await s.put('/api/external/attribute', [
+        { name: 'Owner', type: 'USERLIST' },
+        { name: 'Docs', type: 'LINK' },
+      ])
+    ).body;
+    const [api] = (
+      await s.post('/api/external/component', [
+        {
+          ref: 'api',
+          name: 'API',
+          desc: 'Serves <everything>',
+          apiContext: 'ci',
+          attributes: [
+            { id: attribute[0].id, value: 'ada@example.com' },
+            { id: attribute[1].id, value: 'https://docs.example/api' },
+          ],
+        },
+      ])
+    ).body;
+    const cookie = await cookieOf(s);
+    const index = await (await fetch(`${s.url}/`, { headers: { cookie } })).text();
+    t.regex(index, /<h3>C2<\/h3>/);
+    t.true(index.includes(`href="/orgs/${s.slug}/diagrams/${d.id}"`));
+    t.true(index.includes('>DB</a>'));
+    const found = await (await fetch(`${s.url}/?q=everything`, { headers: { cookie } })).text();
+    t.true(found.includes('>API</a>'));
+    t.false(found.includes('>DB</a>'));
+    const page = await (await fetch(`${s.url}/orgs/${s.slug}/components/${api.id}`, { headers: { cookie } })).text();
+    t.true(page.includes('Serves &lt;everything&gt;'));
+    t.true(page.includes('Updated through the API (ci): later API updates may overwrite changes made here'));
+    t.true(page.includes('<span class="person">ada@example.com</span>'));
+    t.true(page.includes('<a href="https://docs.example/api"'));
+    t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}">Context</a>`));
+  }));
 
-test('the panel edits a component\'s name and description: one commit, no apiContext after, a stale page or a reader changes nothing', (t) => withServer(async (s) => {
-  const { d } = await oneDiagram(s);
-  const [api] = (await s.post('/api/external/component', [{ ref: 'api', name: 'API', apiContext: 'ci' }])).body;
-  const cookie = await cookieOf(s);
-  const page = await (await fetch(d.url, { headers: { cookie } })).text();
-  const commit = /data-commit="([0-9a-f]{40})"/.exec(page)![1];
-  t.true(page.includes(`action="/orgs/${s.slug}/components/${api.id}/edit"`));
-  const edit = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${s.url}/orgs/${s.slug}/components/${api.id}/edit`, {
-      method: 'POST', redirect: 'manual',
-      headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form),
+test("the panel edits a component's name and description: one commit, no apiContext after, a stale page or a reader changes nothing", (t) =>
+  withServer(async (s) => {
+    const { d } = await oneDiagram(s);
+    const [api] = (await s.post('/api/external/component', [{ ref: 'api', name: 'API', apiContext: 'ci' }])).body;
+    const cookie = await cookieOf(s);
+    const page = await (await fetch(d.url, { headers: { cookie } })).text();
+    const commit = /data-commit="([0-9a-f]{40})"/.exec(page)![1];
+    t.true(page.includes(`action="/orgs/${s.slug}/components/${api.id}/edit"`));
+    const edit = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${s.url}/orgs/${s.slug}/components/${api.id}/edit`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      });
+    const count = await s.commitCount();
+    const saved = await edit({
+      commit,
+      next: `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`,
+      name: ' Payments API ',
+      desc: 'Takes\r\npayments.',
     });
-  const count = await s.commitCount();
-  const saved = await edit({ commit, next: `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`, name: ' Payments API ', desc: 'Takes\r\npayments.' });
-  t.is(saved.status, 303);
-  t.is(saved.headers.get('location'), `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`);
-  t.is(await s.commitCount(), count + 1);
-  t.regex((await s.git('log', '-1', '--format=%s')).trim(), new RegExp(`^POST /orgs/${s.slug}/components/${api.id}/edit: update 1$`));
-  const stored = (await s.get(`/api/external/component/${api.id}`)).body;
-  t.like(stored, { name: 'Payments API', desc: 'Takes\npayments.', ref: 'api' });
-  t.is(stored.apiContext, undefined);
+    t.is(saved.status, 303);
+    t.is(saved.headers.get('location'), `/orgs/${s.slug}/diagrams/${d.id}#c-${api.id}`);
+    t.is(await s.commitCount(), count + 1);
+    t.regex((await s.git('log', '-1', '--format=%s')).trim(), new RegExp(`^POST /orgs/${s.slug}/components/${api.id}/edit: update 1$`));
+    const stored = (await s.get(`/api/external/component/${api.id}`)).body;
+    t.like(stored, { name: 'Payments API', desc: 'Takes\npayments.', ref: 'api' });
+    t.is(stored.apiContext, undefined);
 
-  const before = await s.state();
-  const stale = await edit({ commit, name: 'Other' });
-  t.is(stale.status, 412);
-  t.regex(await stale.text(), /The model changed since this page was loaded: reload the page/);
-  t.is((await edit({ commit: await s.head(), name: '  ' })).status, 400);
-  t.is((await edit({ name: 'Other' }, { origin: 'https://evil.example' })).status, 403);
-  const reader = await cookieOf(s, s.readerKey);
-  t.is((await edit({ name: 'Other' }, { cookie: reader })).status, 403);
-  t.is(await s.state(), before);
-  const readerPage = await (await fetch(d.url, { headers: { cookie: reader } })).text();
-  t.false(readerPage.includes('/edit"'));
-}));
+    const before = await s.state();
+    const stale = await edit({ commit, name: 'Other' });
+    t.is(stale.status, 412);
+    t.regex(await stale.text(), /The model changed since this page was loaded: reload the page/);
+    t.is((await edit({ commit: await s.head(), name: '  ' })).status, 400);
+    t.is((await edit({ name: 'Other' }, { origin: 'https://evil.example' })).status, 403);
+    const reader = await cookieOf(s, s.readerKey);
+    t.is((await edit({ name: 'Other' }, { cookie: reader })).status, 403);
+    t.is(await s.state(), before);
+    const readerPage = await (await fetch(d.url, { headers: { cookie: reader } })).text();
+    t.false(readerPage.includes('/edit"'));
+  }));
 
-test('a diagram page links its history; the history page lists the commits that changed it, each showing it as it was', (t) => withServer(async (s) => {
-  const { d, b } = await oneDiagram(s);
-  const created = await s.head();
-  const cookie = await cookieOf(s);
-  await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 70, y: 4 } });
-  const moved = await s.head();
-  await s.post('/api/external/tag', [{ name: 'unrelated', color: 'red' }]);
+test('a diagram page links its history; the history page lists the commits that changed it, each showing it as it was', (t) =>
+  withServer(async (s) => {
+    const { d, b } = await oneDiagram(s);
+    const created = await s.head();
+    const cookie = await cookieOf(s);
+    await arrange(s, cookie, d.id, { kind: 'instance', id: b.id, position: { x: 70, y: 4 } });
+    const moved = await s.head();
+    await s.post('/api/external/tag', [{ name: 'unrelated', color: 'red' }]);
 
-  const page = await (await fetch(d.url, { headers: { cookie } })).text();
-  t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}/history"`));
-  const history = await fetch(`${d.url}/history`, { headers: { cookie } });
-  t.is(history.status, 200);
-  const html = await history.text();
-  const links = [...html.matchAll(new RegExp(`href="/orgs/${s.slug}/diagrams/${d.id}\\?at=([0-9a-f]{40})"`, 'g'))].map((m) => m[1]);
-  t.deepEqual(links, [moved, created], 'newest first; the unrelated commit is not listed');
-  t.regex(html, /test pipeline/);
-  t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/nope/history`, { headers: { cookie } })).status, 404);
-  t.is((await fetch(`${d.url}/history`, { redirect: 'manual' })).status, 302, 'pages need a session');
-}));
+    const page = await (await fetch(d.url, { headers: { cookie } })).text();
+    t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}/history"`));
+    const history = await fetch(`${d.url}/history`, { headers: { cookie } });
+    t.is(history.status, 200);
+    const html = await history.text();
+    const links = [...html.matchAll(new RegExp(`href="/orgs/${s.slug}/diagrams/${d.id}\\?at=([0-9a-f]{40})"`, 'g'))].map((m) => m[1]);
+    t.deepEqual(links, [moved, created], 'newest first; the unrelated commit is not listed');
+    t.regex(html, /test pipeline/);
+    t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/nope/history`, { headers: { cookie } })).status, 404);
+    t.is((await fetch(`${d.url}/history`, { redirect: 'manual' })).status, 302, 'pages need a session');
+  }));

@@ -17,7 +17,7 @@ function heavyYaml(entries: number, tag: string): string {
   return text;
 }
 
-test('organizations take turns: B waits for the turn running, not for all of A\'s', async (t) => {
+test("organizations take turns: B waits for the turn running, not for all of A's", async (t) => {
   const queue = new FairQueue(1);
   const finished: string[] = [];
   const turn = async (owner: string, label: string) => {
@@ -37,13 +37,15 @@ test('organizations take turns: B waits for the turn running, not for all of A\'
   t.is(queue.queued, 0);
   let running = 0;
   let most = 0;
-  await Promise.all(Array.from({ length: 20 }, async (_, n) => {
-    await queue.acquire(`o${n % 3}`);
-    most = Math.max(most, ++running);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-    running--;
-    queue.release();
-  }));
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, n) => {
+      await queue.acquire(`o${n % 3}`);
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      running--;
+      queue.release();
+    }),
+  );
   t.is(most, 1);
 });
 
@@ -51,10 +53,11 @@ test('the pool: a small body is parsed while large ones keep the large-body work
   const pool = new YamlPool({ threads: 1 });
   try {
     const finished: string[] = [];
-    const parse = (owner: string, label: string, text: string) => pool.parse(text, owner).then((parsed) => {
-      finished.push(label);
-      return parsed;
-    });
+    const parse = (owner: string, label: string, text: string) =>
+      pool.parse(text, owner).then((parsed) => {
+        finished.push(label);
+        return parsed;
+      });
     const heavy = heavyYaml(3000, 'a');
     t.true(heavy.length > SMALL_BODY_BYTES);
     const a = Array.from({ length: 3 }, (_, n) => parse('a', `a${n}`, heavy));
@@ -69,7 +72,7 @@ test('the pool: a small body is parsed while large ones keep the large-body work
   }
 });
 
-test('org A\'s large YAML bodies no longer delay org B\'s YAML write (generous bound: under half of A\'s run)', async (t) => {
+test("org A's large YAML bodies no longer delay org B's YAML write (generous bound: under half of A's run)", async (t) => {
   const s = await TestServer.start({ yamlThreads: 1 });
   try {
     await new Orgs(s.dataDir).create('quiet', { author: { name: 'test', email: 'test@test' } });
@@ -77,7 +80,10 @@ test('org A\'s large YAML bodies no longer delay org B\'s YAML write (generous b
     // Each ~250 KB; refused after parsing (a mapping where a list belongs), so A's cost is the parse.
     const heavy = heavyYaml(6_000, 'notAList');
     // The worker is started first, so that the parse running when B arrives is a plain one.
-    const warm = await s.request('POST', '/api/external/tag', { raw: heavyYaml(600, 'warm'), headers: { 'content-type': 'application/yaml' } });
+    const warm = await s.request('POST', '/api/external/tag', {
+      raw: heavyYaml(600, 'warm'),
+      headers: { 'content-type': 'application/yaml' },
+    });
     t.is(warm.status, 400);
     const started = Date.now();
     const flood = Array.from({ length: 8 }, () =>
@@ -91,7 +97,11 @@ test('org A\'s large YAML bodies no longer delay org B\'s YAML write (generous b
     const body = `- ref: quiet\n  name: Quiet service\n  typeSlug: container\n  desc: ${'quiet '.repeat(12_000)}\n`;
     t.true(body.length > SMALL_BODY_BYTES);
     const quietStarted = Date.now();
-    const quiet = await s.request('POST', '/api/external/component', { raw: body, key: quietKey, headers: { 'content-type': 'application/yaml' } });
+    const quiet = await s.request('POST', '/api/external/component', {
+      raw: body,
+      key: quietKey,
+      headers: { 'content-type': 'application/yaml' },
+    });
     const quietMs = Date.now() - quietStarted;
     t.is(quiet.status, 200, quiet.text);
     const floodMs = Math.max(...(await Promise.all(flood)));

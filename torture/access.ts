@@ -18,8 +18,18 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import {
-  API, allFiles, allObjects, appRoutes, concrete, isRead, refusalMatrix, refusedCredentials, send, twoOrgs,
-  type OrgData, type Route,
+  API,
+  allFiles,
+  allObjects,
+  appRoutes,
+  concrete,
+  isRead,
+  refusalMatrix,
+  refusedCredentials,
+  send,
+  twoOrgs,
+  type OrgData,
+  type Route,
 } from '../test/support/access.js';
 import { TestServer } from '../test/support/server.js';
 
@@ -62,17 +72,28 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
     log(`access: ${matrix.cells} matrix cells, ${matrix.violations.length} problems`);
 
     // 2. Both organizations at once.
-    const sides: Side[] = [orgs.acme, orgs.other].map((org) => ({ org, label: `${org.slug.toUpperCase()}-only`, created: new Set(), commits: [], acknowledged: 0 }));
+    const sides: Side[] = [orgs.acme, orgs.other].map((org) => ({
+      org,
+      label: `${org.slug.toUpperCase()}-only`,
+      created: new Set(),
+      commits: [],
+      acknowledged: 0,
+    }));
     const startCounts = await Promise.all(sides.map((side) => commitCount(side.org)));
-    const credentials = refusedCredentials({ key: s.key, readerKey: s.readerKey, revokedKey: orgs.revokedKey, ghostKey: orgs.ghostKey }, orgs.other.key);
+    const credentials = refusedCredentials(
+      { key: s.key, readerKey: s.readerKey, revokedKey: orgs.revokedKey, ghostKey: orgs.ghostKey },
+      orgs.other.key,
+    );
     let requests = 0;
     let refusedAsExpected = 0;
     let fiveHundreds = 0;
     const deadline = Date.now() + durationMs;
     const client = async (self: Side, rival: Side, n: number) => {
       const auth = { authorization: `Bearer ${self.org.key}` };
-      const shows = (text: string) => text.includes(rival.label) || rival.org.secrets.some((id) => text.includes(id))
-        || [...rival.created].some((id) => text.includes(id));
+      const shows = (text: string) =>
+        text.includes(rival.label) ||
+        rival.org.secrets.some((id) => text.includes(id)) ||
+        [...rival.created].some((id) => text.includes(id));
       for (let i = 0; Date.now() < deadline; i++) {
         const roll = Math.random();
         requests++;
@@ -80,7 +101,13 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
           // Someone with bad credentials, on any route.
           const route = pick(routes);
           const c = pick(credentials);
-          const answer = await send(s.url, route.method, concrete(route, rival.org.ids), c.headers, isRead(route) ? undefined : { components: [] });
+          const answer = await send(
+            s.url,
+            route.method,
+            concrete(route, rival.org.ids),
+            c.headers,
+            isRead(route) ? undefined : { components: [] },
+          );
           if (answer.status === 401) refusedAsExpected++;
           else problem(`${c.name} on ${route.method} ${route.path}: ${answer.status}`);
         } else if (roll < 0.45) {
@@ -91,7 +118,13 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
             ['/attribute', [{ name, type: 'STRING' }]],
             ['/component', [{ name, typeSlug: 'container', linksTo: [self.org.ids.component] }]],
             ['/diagram', [{ name, level: 'C1', componentInstances: [{ component: self.org.ids.component }] }]],
-            ['/model', { components: [{ name, ref: `${name}-ref` }], diagrams: [{ name, level: 'C3', componentInstances: [{ component: `${name}-ref` }] }] }],
+            [
+              '/model',
+              {
+                components: [{ name, ref: `${name}-ref` }],
+                diagrams: [{ name, level: 'C3', componentInstances: [{ component: `${name}-ref` }] }],
+              },
+            ],
           ]);
           const answer = await send(s.url, 'POST', API + path, auth, body);
           if (answer.status >= 500) fiveHundreds++;
@@ -127,9 +160,12 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
       const missing = [...side.created].filter((id) => !own.includes(id));
       if (missing.length) problem(`${side.org.slug}: ${missing.length} created resources missing from its model`);
       const rivalModel = (await send(s.url, 'GET', `${API}/model`, { authorization: `Bearer ${sides[1 - k]!.org.key}` })).text;
-      if ([...side.created].some((id) => rivalModel.includes(id))) problem(`${side.org.slug}'s resources in ${sides[1 - k]!.org.slug}'s model`);
+      if ([...side.created].some((id) => rivalModel.includes(id)))
+        problem(`${side.org.slug}'s resources in ${sides[1 - k]!.org.slug}'s model`);
     }
-    log(`access: ${requests} requests by ${2 * clients} clients in ${Math.round(durationMs / 1000)} s; acknowledged writes ${sides.map((x) => `${x.org.slug} ${x.acknowledged}`).join(', ')}`);
+    log(
+      `access: ${requests} requests by ${2 * clients} clients in ${Math.round(durationMs / 1000)} s; acknowledged writes ${sides.map((x) => `${x.org.slug} ${x.acknowledged}`).join(', ')}`,
+    );
 
     // 3. Keys at rest and in the log.
     const keys = [s.key, s.readerKey, orgs.revokedKey, orgs.ghostKey, orgs.other.key];
@@ -137,7 +173,8 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
     const mode = (await stat(keysFile)).mode & 0o777;
     if (mode !== 0o600) problem(`keys.yaml has mode ${mode.toString(8)}`);
     const stored = await readFile(keysFile, 'utf8');
-    for (const key of keys) if (!stored.includes(createHash('sha256').update(key).digest('hex'))) problem('a key hash missing from keys.yaml');
+    for (const key of keys)
+      if (!stored.includes(createHash('sha256').update(key).digest('hex'))) problem('a key hash missing from keys.yaml');
     let filesScanned = 0;
     for (const { path, content } of await allFiles(s.dataDir)) {
       filesScanned++;

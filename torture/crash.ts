@@ -147,11 +147,32 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
   const baseCommits = Number((await git(gitdir, 'rev-list', '--count', 'main')).trim());
 
   const f: CrashLoopResult['figures'] = {
-    cyclesRun: 0, cyclesSurvived: 0, writesSent: 0, acknowledged: 0, acknowledgedFound: 0,
-    refusedOnPurpose: 0, refusedAndAbsent: 0, unanswered: 0, committedButUnanswered: 0, halfPresent: 0,
-    lostAcknowledged: 0, unexpectedAnswers: 0, fsckRuns: 0, fsckClean: 0, commits: 0, resourcesCompared: 0,
-    atChecks: 0, killsHoldingWriteLock: 0, killsHoldingRefLock: 0, maxFirstWriteMs: 0, meanFirstWriteMs: 0,
-    maxKillToFirstWriteMs: 0, maxDeadLockWaitMs: 0, maxAnsweredAfterStaleMs: 0, maxModelLoadMs: 0, writesPerSecond: 0,
+    cyclesRun: 0,
+    cyclesSurvived: 0,
+    writesSent: 0,
+    acknowledged: 0,
+    acknowledgedFound: 0,
+    refusedOnPurpose: 0,
+    refusedAndAbsent: 0,
+    unanswered: 0,
+    committedButUnanswered: 0,
+    halfPresent: 0,
+    lostAcknowledged: 0,
+    unexpectedAnswers: 0,
+    fsckRuns: 0,
+    fsckClean: 0,
+    commits: 0,
+    resourcesCompared: 0,
+    atChecks: 0,
+    killsHoldingWriteLock: 0,
+    killsHoldingRefLock: 0,
+    maxFirstWriteMs: 0,
+    meanFirstWriteMs: 0,
+    maxKillToFirstWriteMs: 0,
+    maxDeadLockWaitMs: 0,
+    maxAnsweredAfterStaleMs: 0,
+    maxModelLoadMs: 0,
+    writesPerSecond: 0,
   };
   /** What each client created and was told about; a client carries on with it after a restart. */
   const owned = Array.from({ length: clients }, () => ({ components: [] as string[], diagrams: [] as string[] }));
@@ -232,7 +253,9 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
     for (const commit of commits) {
       if (commit.parents.length !== 1) fail(`commit ${commit.oid} has ${commit.parents.length} parents`);
       if (commit.contexts.length !== 1) {
-        fail(`commit ${commit.oid} carries ${commit.contexts.length} request markers (${commit.contexts.join(', ')}): ${commit.message.split('\n')[0]}`);
+        fail(
+          `commit ${commit.oid} carries ${commit.contexts.length} request markers (${commit.contexts.join(', ')}): ${commit.message.split('\n')[0]}`,
+        );
         continue;
       }
       const marker = commit.contexts[0]!;
@@ -257,7 +280,10 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
       }
       for (const file of commit.files) if (file.status !== 'D') blobSpecs.push({ spec: `${commit.oid}:${file.path}`, marker });
     }
-    const blobs = await readBlobs(gitdir, blobSpecs.map((b) => b.spec));
+    const blobs = await readBlobs(
+      gitdir,
+      blobSpecs.map((b) => b.spec),
+    );
     blobs.forEach((text, i) => {
       const { spec, marker } = blobSpecs[i]!;
       if (text === null) fail(`${spec} cannot be read`);
@@ -320,7 +346,8 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
       const r = records.get(marker)!;
       const now = current.get(id);
       if (r.committed) {
-        if (now?.content.apiContext !== marker) fail(`${id} should carry the committed unanswered request ${marker}, carries ${now?.content.apiContext}`);
+        if (now?.content.apiContext !== marker)
+          fail(`${id} should carry the committed unanswered request ${marker}, carries ${now?.content.apiContext}`);
         else expected.set(id, now);
       }
     }
@@ -337,7 +364,9 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
       f.resourcesCompared++;
       if (!now || !sameResource(want.kind, want.content, now.content)) {
         f.lostAcknowledged++;
-        fail(`${want.kind} ${id} (${want.content.apiContext}) differs from what was acknowledged: ${difference(want.kind, want.content, now?.content)}`);
+        fail(
+          `${want.kind} ${id} (${want.content.apiContext}) differs from what was acknowledged: ${difference(want.kind, want.content, now?.content)}`,
+        );
       }
     }
     // Every acknowledged write, also the overwritten ones, as of its own commit.
@@ -397,19 +426,25 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
           f.maxDeadLockWaitMs = Math.max(f.maxDeadLockWaitMs, staleAt - answer.sentAt);
           f.maxAnsweredAfterStaleMs = Math.max(f.maxAnsweredAfterStaleMs, answer.answeredAt - Math.max(answer.sentAt, staleAt));
           if (answer.answeredAt < staleAt - 100) {
-            problems.add(`cycle ${cycle}: the first write was answered ${Math.round(staleAt - answer.answeredAt)} ms before the dead process's lock was stale`);
+            problems.add(
+              `cycle ${cycle}: the first write was answered ${Math.round(staleAt - answer.answeredAt)} ms before the dead process's lock was stale`,
+            );
           }
         }
         if (answer.ms > LOCK_STALE_MS + 1000) {
-          problems.add(`cycle ${cycle}: the first write after the restart took ${Math.round(answer.ms)} ms, more than the lock's stale time (${LOCK_STALE_MS} ms) + 1 s`);
+          problems.add(
+            `cycle ${cycle}: the first write after the restart took ${Math.round(answer.ms)} ms, more than the lock's stale time (${LOCK_STALE_MS} ms) + 1 s`,
+          );
         }
       }
       if (cycle > 1) {
         const survived = await verify(server.url, `after kill ${cycle - 1}`);
         if (survived) f.cyclesSurvived++;
-        log(`  cycle ${cycle - 1}/${cycles}: ${survived ? 'ok' : 'PROBLEMS'} — ${batch.filter((r) => r.outcome === 'acked').length} acknowledged, ` +
-          `${batch.filter((r) => r.outcome === 'unanswered').length} unanswered (${batch.filter((r) => r.outcome === 'unanswered' && r.committed).length} committed), ` +
-          `first write after restart ${Math.round(answer.ms)} ms`);
+        log(
+          `  cycle ${cycle - 1}/${cycles}: ${survived ? 'ok' : 'PROBLEMS'} — ${batch.filter((r) => r.outcome === 'acked').length} acknowledged, ` +
+            `${batch.filter((r) => r.outcome === 'unanswered').length} unanswered (${batch.filter((r) => r.outcome === 'unanswered' && r.committed).length} committed), ` +
+            `first write after restart ${Math.round(answer.ms)} ms`,
+        );
       } else {
         await verify(server.url, 'before the first kill');
       }
@@ -421,7 +456,8 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
       const stop = { killedAt: null as number | null };
       const started = Date.now();
       const running = Array.from({ length: clients }, (_, client) =>
-        runClient({ url: server.url, key, prefix, cycle, client, stop, record, settle, expected, problems, owned: owned[client]! }));
+        runClient({ url: server.url, key, prefix, cycle, client, stop, record, settle, expected, problems, owned: owned[client]! }),
+      );
       await sleep(randomInt(killMin, killMax));
       stop.killedAt = Date.now();
       killedAt = stop.killedAt;
@@ -504,9 +540,11 @@ function newProbe(prefix: string, cycle: number): { record: WriteRecord; body: u
 
 async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -537,7 +575,8 @@ async function runClient(ctx: ClientContext): Promise<void> {
       const answer = await call(ctx.url, ctx.key, 'GET', `/api/external/component/${id}`);
       if (answer.status === 0) {
         const k = ctx.stop.killedAt;
-        if (k === null || answer.answeredAt < k) ctx.problems.add(`${marker}: a read got no answer while the server was up (${answer.error})`);
+        if (k === null || answer.answeredAt < k)
+          ctx.problems.add(`${marker}: a read got no answer while the server was up (${answer.error})`);
         return;
       }
       const want = ctx.expected.get(id)!;
@@ -654,7 +693,10 @@ function modelWrite(marker: string, ctx: ClientContext, components: string[], di
     record,
     method: 'POST',
     body: {
-      components: [{ id: update, ...componentElement(marker, 0, components, update) }, { ref, ...componentElement(marker, 1, components) }],
+      components: [
+        { id: update, ...componentElement(marker, 0, components, update) },
+        { ref, ...componentElement(marker, 1, components) },
+      ],
       diagrams: [diagram],
     },
   };
@@ -684,7 +726,10 @@ function badWrite(marker: string, ctx: ClientContext, components: string[]) {
   }
   const record = base(marker, ctx, 'bad-model', '/api/external/model', false);
   const diagram = diagramElement(marker, 1, components);
-  diagram.componentInstances = [{ ref: 'a', component: `m-${marker}` }, { ref: 'b', component: `no-such-${marker}` }];
+  diagram.componentInstances = [
+    { ref: 'a', component: `m-${marker}` },
+    { ref: 'b', component: `no-such-${marker}` },
+  ];
   return {
     record,
     method: 'POST',
@@ -761,9 +806,15 @@ export async function traceDurableWrite(mode: 'flag' | 'env' | 'off'): Promise<D
         { name: 'Durable', desc: 'survives a power cut', typeSlug: 'container' },
         { name: 'Durable too', typeSlug: 'database' },
       ]);
-      const trace = (await readFile(traceFile, 'utf8')).split('\n').filter(Boolean).map((line) => line.replaceAll(gitdir, '$GIT'));
+      const trace = (await readFile(traceFile, 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.replaceAll(gitdir, '$GIT'));
       const after = (await git(gitdir, 'rev-parse', 'main')).trim();
-      const newObjects = (await git(gitdir, 'rev-list', '--objects', after, `^${before}`)).split('\n').filter(Boolean).map((l) => l.slice(0, 40));
+      const newObjects = (await git(gitdir, 'rev-list', '--objects', after, `^${before}`))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(0, 40));
       return { mode, status: answer.status, trace, newObjects, missing: durabilityGaps(trace, newObjects, after) };
     } finally {
       await server.stop();

@@ -70,51 +70,69 @@ async function fairness(seconds: number, problems: Problems, log: (line: string)
   const s = await TestServer.start();
   try {
     const quietKey = await addOrg(s, 'quiet');
-    const yamlOrgs = await Promise.all(['yaml-a', 'yaml-b', 'yaml-c'].map(async (slug) => {
-      const key = await addOrg(s, slug);
-      const created = await s.post('/api/external/tag', Array.from({ length: 1500 }, (_, n) => ({ name: `${slug} ${n}`, color: 'red' })), { key });
-      const resend = (created.body as Array<{ id: string; name: string }>).map((tag) => `- { id: ${tag.id}, name: "${tag.name}", color: red }`).join('\n');
-      return { slug, key, body: `${resend}\n` };
-    }));
+    const yamlOrgs = await Promise.all(
+      ['yaml-a', 'yaml-b', 'yaml-c'].map(async (slug) => {
+        const key = await addOrg(s, slug);
+        const created = await s.post(
+          '/api/external/tag',
+          Array.from({ length: 1500 }, (_, n) => ({ name: `${slug} ${n}`, color: 'red' })),
+          { key },
+        );
+        const resend = (created.body as Array<{ id: string; name: string }>)
+          .map((tag) => `- { id: ${tag.id}, name: "${tag.name}", color: red }`)
+          .join('\n');
+        return { slug, key, body: `${resend}\n` };
+      }),
+    );
     let stop = false;
     const statuses = new Map<string, number>();
     const count = (what: string) => statuses.set(what, (statuses.get(what) ?? 0) + 1);
     const floodLatencies: number[] = [];
     const jsonFlooder = async (client: number) => {
       for (let n = 0; !stop; n++) {
-        const components = Array.from({ length: 40 }, (_, i) => ({ ref: `f-${client}-${n}-${i}`, name: `F ${client}.${n}.${i}`, typeSlug: 'container' }));
+        const components = Array.from({ length: 40 }, (_, i) => ({
+          ref: `f-${client}-${n}-${i}`,
+          name: `F ${client}.${n}.${i}`,
+          typeSlug: 'container',
+        }));
         const t0 = performance.now();
         count(`json ${(await s.post('/api/external/component', components)).status}`);
         floodLatencies.push(performance.now() - t0);
       }
     };
     const yamlFlooder = async (org: { key: string; body: string }) => {
-      while (!stop) count(`yaml ${(await s.request('POST', '/api/external/tag', { key: org.key, raw: org.body, headers: YAML_TYPE })).status}`);
+      while (!stop)
+        count(`yaml ${(await s.request('POST', '/api/external/tag', { key: org.key, raw: org.body, headers: YAML_TYPE })).status}`);
     };
     const flood = [
       ...Array.from({ length: 8 }, (_, client) => jsonFlooder(client)),
       ...yamlOrgs.flatMap((org) => [yamlFlooder(org), yamlFlooder(org)]),
     ];
-    const quietYaml = (n: number) => s.request('POST', '/api/external/component', {
-      key: quietKey, headers: YAML_TYPE,
-      raw: `- ref: quiet-${n}\n  name: Quiet ${n}\n  typeSlug: container\n  desc: ${'quiet '.repeat(4000)}\n`,
-    });
+    const quietYaml = (n: number) =>
+      s.request('POST', '/api/external/component', {
+        key: quietKey,
+        headers: YAML_TYPE,
+        raw: `- ref: quiet-${n}\n  name: Quiet ${n}\n  typeSlug: container\n  desc: ${'quiet '.repeat(4000)}\n`,
+      });
     await sleep(500);
     await quietYaml(-1); // starts the small bodies' worker: once, not a matter of turns
     const latencies: number[] = [];
     const ends = Date.now() + seconds * 1000;
     for (let n = 0; Date.now() < ends; n++) {
       const t0 = performance.now();
-      const reply = n % 2 === 0 ? await s.post('/api/external/tag', [{ name: `quiet ${n}`, color: 'blue' }], { key: quietKey }) : await quietYaml(n);
+      const reply =
+        n % 2 === 0 ? await s.post('/api/external/tag', [{ name: `quiet ${n}`, color: 'blue' }], { key: quietKey }) : await quietYaml(n);
       latencies.push(performance.now() - t0);
-      if (reply.status !== 200) problems.add(`fairness: the quiet organization's write ${n} answered ${reply.status} ${reply.text.slice(0, 200)}`);
+      if (reply.status !== 200)
+        problems.add(`fairness: the quiet organization's write ${n} answered ${reply.status} ${reply.text.slice(0, 200)}`);
     }
     stop = true;
     await Promise.all(flood);
     for (const [what, n] of statuses) if (!what.endsWith(' 200')) problems.add(`fairness: ${n} flood writes answered ${what}`);
     const p99 = percentile(latencies, 99);
     const floodedP50 = percentile(floodLatencies, 50);
-    if (p99 >= Math.max(2500, floodedP50)) problems.add(`fairness: quiet p99 ${round(p99)} ms, the flooded organization's p50 ${round(floodedP50)} ms`);
+    if (p99 >= Math.max(2500, floodedP50))
+      problems.add(`fairness: quiet p99 ${round(p99)} ms, the flooded organization's p50 ${round(floodedP50)} ms`);
     log(`heavy: fairness: quiet ${latencies.length} writes, p99 ${round(p99)} ms; flood ${JSON.stringify([...statuses])}`);
     return {
       'heavy: fairness: quiet writes': latencies.length,
@@ -147,7 +165,10 @@ async function identity(recreations: number, problems: Problems, log: (line: str
       await rm(s.gitdir, { recursive: true, force: true });
       await new Orgs(s.dataDir).create(s.slug, { author: AUTHOR });
       const store = new KeyStore(s.dataDir);
-      keys = [(await store.create(s.slug, { label: `cycle ${cycle}` })).key, (await store.create(s.slug, { label: 'reader', role: 'reader' })).key];
+      keys = [
+        (await store.create(s.slug, { label: `cycle ${cycle}` })).key,
+        (await store.create(s.slug, { label: 'reader', role: 'reader' })).key,
+      ];
       for (const { key, commit: at } of old) {
         for (const path of ['/api/external/tag', `/api/external/tag?at=${at}`, '/api/external/model']) {
           const reply = await s.get(path, { key });
@@ -188,13 +209,17 @@ async function controlCharacters(writes: number, problems: Problems, log: (line:
         continue;
       }
       const back = await s.get(`/api/external/component/${reply.body[0].id}`);
-      if (back.body.name !== name || back.body.apiContext !== apiContext) problems.add(`commit messages: write ${n} did not keep the exact text`);
+      if (back.body.name !== name || back.body.apiContext !== apiContext)
+        problems.add(`commit messages: write ${n} did not keep the exact text`);
     }
     const log_ = await s.git('log', '--format=%an%n%B', 'main');
     const raw = log_.match(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g) ?? [];
     if (raw.length > 0) problems.add(`commit messages: ${raw.length} raw control characters in git log`);
     log(`heavy: commit messages: ${writes} writes, ${raw.length} raw control characters in git log`);
-    return { 'heavy: commit messages: writes with control characters': writes, 'heavy: commit messages: raw control characters in git log (problems)': raw.length };
+    return {
+      'heavy: commit messages: writes with control characters': writes,
+      'heavy: commit messages: raw control characters in git log (problems)': raw.length,
+    };
   } finally {
     await s.close();
   }
@@ -207,7 +232,12 @@ async function atCache(commits: number, problems: Problems, log: (line: string) 
   try {
     const heads: string[] = [];
     for (let round_ = 0; round_ < commits; round_++) {
-      const components = Array.from({ length: 20 }, (_, n) => ({ ref: `c-${round_}-${n}`, name: `C ${round_}.${n}`, typeSlug: 'container', desc: `${round_} `.repeat(1500) }));
+      const components = Array.from({ length: 20 }, (_, n) => ({
+        ref: `c-${round_}-${n}`,
+        name: `C ${round_}.${n}`,
+        typeSlug: 'container',
+        desc: `${round_} `.repeat(1500),
+      }));
       await s.post('/api/external/component', components);
       heads.push(await s.head());
     }
@@ -219,14 +249,19 @@ async function atCache(commits: number, problems: Problems, log: (line: string) 
         for (const yaml of [false, true]) {
           const model = await s.get(`/api/external/model?at=${commit}`, { yaml });
           reads++;
-          if (model.status !== 200 || model.body.components.length !== 20 * (i + 1)) problems.add(`?at= cache: ${commit} read wrong (${model.status})`);
+          if (model.status !== 200 || model.body.components.length !== 20 * (i + 1))
+            problems.add(`?at= cache: ${commit} read wrong (${model.status})`);
           most = Math.max(most, cache.bytes);
         }
       }
     }
     if (most > budget) problems.add(`?at= cache: held ${most} bytes, over its budget of ${budget}`);
     log(`heavy: ?at= cache: ${reads} reads of ${commits} commits, at most ${round(most / 2 ** 20, 1)} MB kept of ${budget / 2 ** 20} MB`);
-    return { 'heavy: ?at= cache: reads': reads, 'heavy: ?at= cache: most bytes kept (MB)': round(most / 2 ** 20, 1), 'heavy: ?at= cache: budget (MB)': budget / 2 ** 20 };
+    return {
+      'heavy: ?at= cache: reads': reads,
+      'heavy: ?at= cache: most bytes kept (MB)': round(most / 2 ** 20, 1),
+      'heavy: ?at= cache: budget (MB)': budget / 2 ** 20,
+    };
   } finally {
     await s.close();
   }
@@ -238,9 +273,16 @@ async function blobCacheTemps(cycles: number, problems: Problems, log: (line: st
   try {
     const key = await createOrg(dataDir, 'big');
     const setup = await startServerProcess(dataDir);
-    const components = Array.from({ length: 600 }, (_, n) => ({ ref: `c${n}`, name: `C ${n}`, typeSlug: 'container', desc: 'x'.repeat(8000) }));
+    const components = Array.from({ length: 600 }, (_, n) => ({
+      ref: `c${n}`,
+      name: `C ${n}`,
+      typeSlug: 'container',
+      desc: 'x'.repeat(8000),
+    }));
     await fetch(`${setup.url}/api/external/component`, {
-      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(components),
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(components),
     });
     await setup.stop();
     const gitdir = gitdirOf(dataDir, 'big');

@@ -18,9 +18,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  classicAttacks, createFixture, newFigures, runInvalid, runValid, tryAttack, watchLatency,
-} from '../test/support/hostile.js';
+import { classicAttacks, createFixture, newFigures, runInvalid, runValid, tryAttack, watchLatency } from '../test/support/hostile.js';
 import { TestServer } from '../test/support/server.js';
 
 export interface HostileOptions {
@@ -40,7 +38,12 @@ async function filesOutside(dataDir: string, repo: string): Promise<Map<string, 
   for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
     const path = relative(dataDir, join(entry.parentPath, entry.name));
     if (path === repo || path.startsWith(`${repo}/`) || !entry.isFile()) continue;
-    files.set(path, createHash('sha256').update(await readFile(join(dataDir, path))).digest('hex'));
+    files.set(
+      path,
+      createHash('sha256')
+        .update(await readFile(join(dataDir, path)))
+        .digest('hex'),
+    );
   }
   return files;
 }
@@ -75,9 +78,11 @@ export async function run(options: HostileOptions = {}): Promise<Record<string, 
 
     const attacks = classicAttacks(fx);
     for (let round = 0; round < rounds; round++) {
-      await Promise.all(Array.from({ length: attackers }, async (_, client) => {
-        for (let i = 0; i < attacks.length; i++) await tryAttack(s, attacks[(i + client * 5) % attacks.length]!, figures);
-      }));
+      await Promise.all(
+        Array.from({ length: attackers }, async (_, client) => {
+          for (let i = 0; i < attacks.length; i++) await tryAttack(s, attacks[(i + client * 5) % attacks.length]!, figures);
+        }),
+      );
     }
     log(`hostile: ${rounds} rounds of ${attacks.length} classic attacks by ${attackers} clients at once`);
 
@@ -89,7 +94,13 @@ export async function run(options: HostileOptions = {}): Promise<Record<string, 
     const changedOutside = [...new Set([...outside.keys(), ...after.keys()])].filter((path) => outside.get(path) !== after.get(path));
     const commits = (await s.commitCount()) - startCount;
     const unexpectedLogs = s.logs.filter((line) => line.startsWith('error'));
-    for (const line of [...figures.violations, ...fsckProblems, ...changedOutside.map((p) => `changed outside the repository: ${p}`), ...unexpectedLogs, ...latency.failures]) {
+    for (const line of [
+      ...figures.violations,
+      ...fsckProblems,
+      ...changedOutside.map((p) => `changed outside the repository: ${p}`),
+      ...unexpectedLogs,
+      ...latency.failures,
+    ]) {
       log(`  PROBLEM ${line.slice(0, 500)}`);
     }
     return {

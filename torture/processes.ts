@@ -145,8 +145,15 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
     const key = await createOrg(dataDir, slug);
     const gitdir = gitdirOf(dataDir, slug);
     orgs.push({
-      slug, key, gitdir, baseCommits: Number((await git(gitdir, 'rev-list', '--count', 'main')).trim()),
-      sharedTag: '', counter: '', counterIncrements: 0, expected: new Map(), pending: new Map(),
+      slug,
+      key,
+      gitdir,
+      baseCommits: Number((await git(gitdir, 'rev-list', '--count', 'main')).trim()),
+      sharedTag: '',
+      counter: '',
+      counterIncrements: 0,
+      expected: new Map(),
+      pending: new Map(),
     });
   }
   const servers: ServerProcess[] = await Promise.all(Array.from({ length: processCount }, () => startServerProcess(dataDir)));
@@ -158,18 +165,51 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
   const writeMs: number[] = [];
   const readMs: number[] = [];
   const f: ProcessesResult['figures'] = {
-    processes: processCount, clients: clientCount, seconds: 0, writesSent: 0, acknowledged: 0, refusedOnPurpose: 0,
-    failures: 0, status5xx: 0, status503: 0, unanswered: 0, committedButUnanswered: 0, commits: 0, lostUpdates: 0,
-    readbacks: 0, readbacksStale: 0, counterIncrements: 0, counterConflicts412: 0, sharedTagWrites: 0,
-    resourcesCompared: 0, writesPerSecond: 0, writeP50Ms: 0, writeP99Ms: 0, writeMaxMs: 0, readP50Ms: 0, readP99Ms: 0,
-    kills: 0, fsckClean: 0, fsckRuns: 0, lockRunMean: 0, lockRunMax: 0,
+    processes: processCount,
+    clients: clientCount,
+    seconds: 0,
+    writesSent: 0,
+    acknowledged: 0,
+    refusedOnPurpose: 0,
+    failures: 0,
+    status5xx: 0,
+    status503: 0,
+    unanswered: 0,
+    committedButUnanswered: 0,
+    commits: 0,
+    lostUpdates: 0,
+    readbacks: 0,
+    readbacksStale: 0,
+    counterIncrements: 0,
+    counterConflicts412: 0,
+    sharedTagWrites: 0,
+    resourcesCompared: 0,
+    writesPerSecond: 0,
+    writeP50Ms: 0,
+    writeP99Ms: 0,
+    writeMaxMs: 0,
+    readP50Ms: 0,
+    readP99Ms: 0,
+    kills: 0,
+    fsckClean: 0,
+    fsckRuns: 0,
+    lockRunMean: 0,
+    lockRunMax: 0,
   };
   const runs: number[] = [];
 
   /** Sends a write to a process picked at random (a live one) and accounts for the answer. */
   const send = async (
-    org: OrgState, orgIndex: number, op: Op, method: string, path: string, body: unknown, marker: string,
-    want = 200, headers: Record<string, string> = {}, touches: string[] = [],
+    org: OrgState,
+    orgIndex: number,
+    op: Op,
+    method: string,
+    path: string,
+    body: unknown,
+    marker: string,
+    want = 200,
+    headers: Record<string, string> = {},
+    touches: string[] = [],
   ): Promise<{ record: WriteRecord; answer: Answer }> => {
     const process = pickLive(urls);
     const record: WriteRecord = { marker, org: orgIndex, op, path, want, process };
@@ -197,7 +237,9 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
       f.counterConflicts412++;
     } else {
       f.failures++;
-      problems.add(`${marker} (${op} ${method} ${path}) to process ${process}: ${answer.status} instead of ${want}: ${answer.text.slice(0, 300)}`);
+      problems.add(
+        `${marker} (${op} ${method} ${path}) to process ${process}: ${answer.status} instead of ${want}: ${answer.text.slice(0, 300)}`,
+      );
     }
     return { record, answer };
   };
@@ -212,12 +254,28 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
   // Seeds: the shared tag and the counter of each organization.
   for (const [i, org] of orgs.entries()) {
     const marker = `seed-${org.slug}`;
-    const { answer } = await send(org, i, 'seed', 'POST', '/api/external/model', {
-      components: [{ ref: 'counter', name: 'Counter', desc: '0', typeSlug: 'component', apiContext: marker }],
-    }, marker);
+    const { answer } = await send(
+      org,
+      i,
+      'seed',
+      'POST',
+      '/api/external/model',
+      {
+        components: [{ ref: 'counter', name: 'Counter', desc: '0', typeSlug: 'component', apiContext: marker }],
+      },
+      marker,
+    );
     org.counter = answer.body?.components?.[0]?.id;
     const tagMarker = `seed-tag-${org.slug}`;
-    const tag = await send(org, i, 'seed', 'POST', '/api/external/tag', [{ ref: 'shared', name: 'Shared', color: 'gray', apiContext: tagMarker }], tagMarker);
+    const tag = await send(
+      org,
+      i,
+      'seed',
+      'POST',
+      '/api/external/tag',
+      [{ ref: 'shared', name: 'Shared', color: 'gray', apiContext: tagMarker }],
+      tagMarker,
+    );
     org.sharedTag = tag.answer.body?.[0]?.id;
     if (!org.counter || !org.sharedTag) throw new Error(`seeding ${org.slug} failed: ${answer.text} ${tag.answer.text}`);
   }
@@ -241,9 +299,18 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
       }
       const value = Number(read.body.desc);
       const marker = `x${client}-s${seq}`;
-      const { answer } = await send(org, orgIndex, 'counter', 'POST', '/api/external/component', [
-        { id: org.counter, ref: 'counter', name: 'Counter', desc: String(value + 1), typeSlug: 'component', apiContext: marker },
-      ], marker, 200, { 'if-match': `"${read.etag}"` }, [org.counter]);
+      const { answer } = await send(
+        org,
+        orgIndex,
+        'counter',
+        'POST',
+        '/api/external/component',
+        [{ id: org.counter, ref: 'counter', name: 'Counter', desc: String(value + 1), typeSlug: 'component', apiContext: marker }],
+        marker,
+        200,
+        { 'if-match': `"${read.etag}"` },
+        [org.counter],
+      );
       if (answer.status === 200) {
         org.counterIncrements++;
         f.counterIncrements++;
@@ -326,7 +393,10 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
           (diagram.componentInstances as any[])[0].component = `m-${marker}`;
           path = '/api/external/model';
           body = {
-            components: [{ id: update, ...componentFields(marker, mine, update) }, { ref: `m-${marker}`, ...componentFields(marker, mine) }],
+            components: [
+              { id: update, ...componentFields(marker, mine, update) },
+              { ref: `m-${marker}`, ...componentFields(marker, mine) },
+            ],
             diagrams: [{ ...(id ? { id } : {}), ...diagram }],
           };
           touches = id ? [update, id] : [update];
@@ -362,9 +432,10 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
       }
       const { record, answer } = await send(org, orgIndex, op, method, path, body, marker, want, headers, touches);
       if (answer.status !== 200 || want !== 200) continue;
-      const elements = op === 'model'
-        ? [...answer.body.components.map((c: any) => ['component', c]), ...answer.body.diagrams.map((d: any) => ['diagram', d])]
-        : answer.body.map((resource: any, i: number) => [kinds[i] ?? 'tag', resource]);
+      const elements =
+        op === 'model'
+          ? [...answer.body.components.map((c: any) => ['component', c]), ...answer.body.diagrams.map((d: any) => ['diagram', d])]
+          : answer.body.map((resource: any, i: number) => [kinds[i] ?? 'tag', resource]);
       if (op === 'shared-tag') continue;
       for (const [kind, content] of elements as Array<[Kind, any]>) remember(kind, content);
       // Read it back from another process right away: a write acknowledged by one process
@@ -377,7 +448,9 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
         if (read.status !== 200 || !sameResource(kind, content, read.body)) {
           f.readbacksStale++;
           f.failures++;
-          problems.add(`${marker}: ${kind} ${content.id} acknowledged by process ${record.process}, process ${read.process} answers ${read.status} ${difference(kind, content, read.body)}`);
+          problems.add(
+            `${marker}: ${kind} ${content.id} acknowledged by process ${record.process}, process ${read.process} answers ${read.status} ${difference(kind, content, read.body)}`,
+          );
         }
       }
     }
@@ -398,9 +471,11 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
     }
   };
 
-  log(`  ${processCount} processes; ${clientCount - counterClients} clients writing everything to ${orgCount} organizations, ` +
-    `${counterClients} incrementing a counter with If-Match in a third; ${Math.round(durationMs / 1000)} s` +
-    (options.killEveryMs ? `, a process killed every ${options.killEveryMs / 1000} s` : ''));
+  log(
+    `  ${processCount} processes; ${clientCount - counterClients} clients writing everything to ${orgCount} organizations, ` +
+      `${counterClients} incrementing a counter with If-Match in a third; ${Math.round(durationMs / 1000)} s` +
+      (options.killEveryMs ? `, a process killed every ${options.killEveryMs / 1000} s` : ''),
+  );
   await Promise.all([
     killer(),
     ...Array.from({ length: clientCount }, (_, client) => {
@@ -470,7 +545,9 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
     // Every process serves every acknowledged write.
     const heads = new Set<string>();
     for (const [p, url] of urls.entries()) {
-      const lists = await Promise.all((['tag', 'attribute', 'component', 'diagram'] as Kind[]).map((kind) => call(url, org.key, 'GET', `/api/external/${kind}`)));
+      const lists = await Promise.all(
+        (['tag', 'attribute', 'component', 'diagram'] as Kind[]).map((kind) => call(url, org.key, 'GET', `/api/external/${kind}`)),
+      );
       const current = new Map<string, { kind: Kind; content: any }>();
       lists.forEach((list, i) => {
         const kind = (['tag', 'attribute', 'component', 'diagram'] as Kind[])[i]!;
@@ -486,7 +563,9 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
           if (now?.content.apiContext !== pendingMarker) fail(`process ${p}: ${want.kind} ${id} should carry ${pendingMarker}`);
         } else if (!now || !sameResource(want.kind, want.content, now.content)) {
           f.lostUpdates++;
-          fail(`process ${p}: ${want.kind} ${id} is not as acknowledged (${want.content.apiContext}): ${difference(want.kind, want.content, now?.content)}`);
+          fail(
+            `process ${p}: ${want.kind} ${id} is not as acknowledged (${want.content.apiContext}): ${difference(want.kind, want.content, now?.content)}`,
+          );
         }
       }
       // The shared tag: the last write that touched it wins, and it is served as answered.
@@ -495,14 +574,20 @@ export async function severalProcesses(options: ProcessesOptions = {}): Promise<
       if (!winner) fail(`no commit touched the shared tag`);
       else if (winner.answer?.status === 200 && winner.op !== 'seed') {
         const answered = (winner.answer.body as any[]).find((t) => t.id === org.sharedTag);
-        if (!sameResource('tag', answered, tag)) fail(`process ${p}: shared tag is not the last acknowledged write ${winner.marker}: ${difference('tag', answered, tag)}`);
-      } else if (tag?.apiContext !== winner.marker) fail(`process ${p}: shared tag carries ${tag?.apiContext}, the last commit ${winner.marker}`);
+        if (!sameResource('tag', answered, tag))
+          fail(`process ${p}: shared tag is not the last acknowledged write ${winner.marker}: ${difference('tag', answered, tag)}`);
+      } else if (tag?.apiContext !== winner.marker)
+        fail(`process ${p}: shared tag carries ${tag?.apiContext}, the last commit ${winner.marker}`);
       // The counter: every acknowledged increment counted once.
       const counter = current.get(org.counter)?.content;
-      const committedUnanswered = [...records.values()].filter((r) => r.org === orgIndex && r.op === 'counter' && r.answer?.status === 0 && r.committed).length;
+      const committedUnanswered = [...records.values()].filter(
+        (r) => r.org === orgIndex && r.op === 'counter' && r.answer?.status === 0 && r.committed,
+      ).length;
       if (Number(counter?.desc) !== org.counterIncrements + committedUnanswered) {
         f.lostUpdates++;
-        fail(`process ${p}: counter is ${counter?.desc}, ${org.counterIncrements} increments acknowledged (+ ${committedUnanswered} committed unanswered)`);
+        fail(
+          `process ${p}: counter is ${counter?.desc}, ${org.counterIncrements} increments acknowledged (+ ${committedUnanswered} committed unanswered)`,
+        );
       }
     }
     if (heads.size !== 1) fail(`the processes serve ${heads.size} different heads: ${[...heads].join(', ')}`);
@@ -553,7 +638,9 @@ function diagramFields(marker: string, mine: Record<Kind, string[]>): Record<str
     apiContext: marker,
     tags: mine.tag.length && Math.random() < 0.5 ? [{ id: pick(mine.tag) }] : [],
     componentInstances: chosen.map((component, i) => ({ ref: `i${i}`, component })),
-    relations: chosen.slice(1).map((_, i) => ({ fromComponentInstance: `i${i}`, toComponentInstance: `i${i + 1}`, label: `uses (${marker})` })),
+    relations: chosen
+      .slice(1)
+      .map((_, i) => ({ fromComponentInstance: `i${i}`, toComponentInstance: `i${i + 1}`, label: `uses (${marker})` })),
   };
 }
 
@@ -566,7 +653,9 @@ function diagramFields(marker: string, mine: Record<Kind, string[]>): Record<str
 const LOCK_COMPROMISED = /write lock .* was compromised/;
 
 /** The several-process torture: 30 s steady, then 20 s with a process killed every 3 s. */
-export async function run(options: { durationMs?: number; killPhaseMs?: number; log?: (line: string) => void } = {}): Promise<Record<string, number>> {
+export async function run(
+  options: { durationMs?: number; killPhaseMs?: number; log?: (line: string) => void } = {},
+): Promise<Record<string, number>> {
   const log = options.log ?? console.log;
   const figures: Record<string, number> = {};
   let problems = 0;

@@ -154,7 +154,10 @@ export async function call(
     } catch {
       parsed = text;
     }
-    const etag = response.headers.get('etag')?.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+    const etag = response.headers
+      .get('etag')
+      ?.replace(/^W\//, '')
+      .replace(/^"(.*)"$/, '$1');
     return { status: response.status, etag, body: parsed, text, ms: performance.now() - started, sentAt, answeredAt: Date.now() };
   } catch (error) {
     const e = error as Error & { cause?: { code?: string; message?: string } };
@@ -196,8 +199,7 @@ export function difference(kind: Kind, expected: any, actual: any): string {
   const e = normalize(kind, expected);
   const a = normalize(kind, actual);
   if (a === undefined) return 'missing';
-  const fields = [...new Set([...Object.keys(e ?? {}), ...Object.keys(a ?? {})])]
-    .filter((f) => !isDeepStrictEqual(e?.[f], a?.[f]));
+  const fields = [...new Set([...Object.keys(e ?? {}), ...Object.keys(a ?? {})])].filter((f) => !isDeepStrictEqual(e?.[f], a?.[f]));
   return fields.map((f) => `${f}: expected ${short(e?.[f])}, got ${short(a?.[f])}`).join('; ');
 }
 

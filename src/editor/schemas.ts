@@ -12,7 +12,6 @@ import { type FileKind, schemaPath } from './header.js';
 
 export { SCHEMA_DIR, schemaPath } from './header.js';
 
-
 const TITLES: Record<FileKind, string> = {
   organization: 'c4store organization.yaml',
   type: 'c4store type (types/…)',
@@ -22,7 +21,6 @@ const TITLES: Record<FileKind, string> = {
   diagram: 'c4store diagram (diagrams/…)',
 };
 
-
 function schemaDocument(kind: FileKind): string {
   const schema = kind === 'organization' ? OrganizationFile : FILE_SCHEMAS[kind];
   // Plain JSON: TypeBox's own markers live in non-enumerable and symbol keys, which JSON drops.
@@ -31,18 +29,21 @@ function schemaDocument(kind: FileKind): string {
 }
 
 /** Every schema file, as a repository holds it. */
-export const SCHEMA_FILES: ReadonlyArray<{ path: string; content: string }> = (Object.keys(TITLES) as FileKind[])
-  .map((kind) => ({ path: schemaPath(kind), content: schemaDocument(kind) }));
+export const SCHEMA_FILES: ReadonlyArray<{ path: string; content: string }> = (Object.keys(TITLES) as FileKind[]).map((kind) => ({
+  path: schemaPath(kind),
+  content: schemaDocument(kind),
+}));
 
 /** The git blob id of each schema file as it should be: a tree holding other ids is out of date. */
-const BLOB_IDS = new Map(SCHEMA_FILES.map(({ path, content }) => {
-  const bytes = Buffer.from(content);
-  return [path, createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')];
-}));
+const BLOB_IDS = new Map(
+  SCHEMA_FILES.map(({ path, content }) => {
+    const bytes = Buffer.from(content);
+    return [path, createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')];
+  }),
+);
 
 /** Whether a commit's files (path → blob id) hold the current schemas. */
 export function schemasCurrent(files: ReadonlyMap<string, string>): boolean {
   for (const [path, oid] of BLOB_IDS) if (files.get(path) !== oid) return false;
   return true;
 }
-

@@ -8,7 +8,10 @@ import { walk, type Scene, type SceneElement } from './scene.js';
 
 /** A single-quoted LikeC4 string: backslash and quote escaped; line breaks may stand in it as they are. */
 export function likec4Text(text: string): string {
-  return `'${text.replace(/\r\n?/g, '\n').replace(/[\\']/g, (c) => `\\${c}`).replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')}'`;
+  return `'${text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\\']/g, (c) => `\\${c}`)
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')}'`;
 }
 
 const SPECIFICATION = `specification {

@@ -26,7 +26,13 @@ const quoted = (text: string | null) => `"${mermaidText(text ?? '')}"`;
 // The current API form's landscape, deployment and process levels have no Mermaid C4 diagram of
 // their own that takes the same elements: a landscape is drawn as a context, the others as containers.
 const HEADER: Record<Level, string> = {
-  C0: 'C4Context', C1: 'C4Context', C2: 'C4Container', C3: 'C4Component', C4: 'C4Component', D1: 'C4Container', P0: 'C4Container',
+  C0: 'C4Context',
+  C1: 'C4Context',
+  C2: 'C4Container',
+  C3: 'C4Component',
+  C4: 'C4Component',
+  D1: 'C4Container',
+  P0: 'C4Container',
 };
 
 function shape(element: SceneElement, level: Level | null): string {
@@ -44,7 +50,9 @@ function shape(element: SceneElement, level: Level | null): string {
       return `Component(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     case 'database':
     case 'queue':
-      return system ? `System${suffix}(${key}, ${quoted(name)}, ${quoted(desc)})` : `${inner}${suffix}(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return system
+        ? `System${suffix}(${key}, ${quoted(name)}, ${quoted(desc)})`
+        : `${inner}${suffix}(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     default:
       return `System(${key}, ${quoted(name)}, ${quoted(desc)})`;
   }
@@ -61,7 +69,11 @@ function nodeLines(node: ViewNode, level: Level | null, indent: string): string[
 
 export function mermaid(scene: Scene): string {
   const view = scene.views[0];
-  const boundaries = new Set(Array.from(walk(view.nodes)).filter((n) => n.boundary).map((n) => n.element.key));
+  const boundaries = new Set(
+    Array.from(walk(view.nodes))
+      .filter((n) => n.boundary)
+      .map((n) => n.element.key),
+  );
   return [
     HEADER[view.level ?? 'C1'],
     `  title ${mermaidText(view.title)}`,

@@ -35,13 +35,17 @@ function macro(element: SceneElement, level: Level | null): string {
     case 'person':
       return `Person(${key}, ${quoted(name)}, ${quoted(desc)})`;
     case 'database':
-      return system ? `SystemDb(${key}, ${quoted(name)}, ${quoted(desc)})` : `${inner}Db(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return system
+        ? `SystemDb(${key}, ${quoted(name)}, ${quoted(desc)})`
+        : `${inner}Db(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     case 'container':
       return `Container(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     case 'component':
       return `Component(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     case 'queue':
-      return system ? `System(${key}, ${quoted(name)}, ${quoted(desc)})` : `${inner}(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return system
+        ? `System(${key}, ${quoted(name)}, ${quoted(desc)})`
+        : `${inner}(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
     default:
       return `System(${key}, ${quoted(name)}, ${quoted(desc)})`;
   }

@@ -81,13 +81,15 @@ function componentElement(model: Model, id: string): SceneElement | undefined {
 
 function instanceElement(model: Model, instance: ComponentInstance): SceneElement {
   const element = instance.component === null ? undefined : componentElement(model, instance.component);
-  return element ?? {
-    key: keyOf('p', instance.id),
-    name: instance.placeholder === '' ? 'Placeholder' : instance.placeholder,
-    desc: null,
-    kind: 'placeholder',
-    typeName: null,
-  };
+  return (
+    element ?? {
+      key: keyOf('p', instance.id),
+      name: instance.placeholder === '' ? 'Placeholder' : instance.placeholder,
+      desc: null,
+      kind: 'placeholder',
+      typeName: null,
+    }
+  );
 }
 
 /** Relations keep their first occurrence of each (from, to, label): tools refuse or double duplicates. */

@@ -21,7 +21,8 @@ export function structurizrText(text: string): string {
 }
 
 /** Tags are a comma-separated list in one token: a comma in a type name would split it. */
-const tagOf = (element: SceneElement) => (element.kind === 'placeholder' ? 'Placeholder' : (element.typeName ?? 'Untyped').replace(/,/g, ' '));
+const tagOf = (element: SceneElement) =>
+  element.kind === 'placeholder' ? 'Placeholder' : (element.typeName ?? 'Untyped').replace(/,/g, ' ');
 
 function uniqueNames(elements: SceneElement[]): Map<string, string> {
   const taken = new Set<string>();

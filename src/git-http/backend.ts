@@ -117,7 +117,8 @@ function runBackend(ctx: Context, projectRoot: string, slug: string, service: st
     child.on('close', (code) => {
       if (!headersDone) {
         const body = JSON.stringify({ error: 'Internal error.' });
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+        if (!res.headersSent)
+          res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
         res.end(body);
       } else {
         res.end();

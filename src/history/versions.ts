@@ -38,7 +38,8 @@ export async function createVersion(
 
 /** git's own ref-name rules (`git check-ref-format`), plus: not mistakable for a commit id. */
 async function checkVersionName(gitdir: string, name: string): Promise<void> {
-  const rules = "Use letters, digits, '.', '-', '_' and '/' as git allows in tag names (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\\\').";
+  const rules =
+    "Use letters, digits, '.', '-', '_' and '/' as git allows in tag names (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\\\').";
   if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || name === 'main') {
     throw new ApiError(400, `Invalid version name '${name}': it must not start with '-' or look like a commit id. ${rules}`);
   }
@@ -46,7 +47,16 @@ async function checkVersionName(gitdir: string, name: string): Promise<void> {
   if (code !== 0) throw new ApiError(400, `Invalid version name '${name}'. ${rules}`);
 }
 
-const FIELDS = ['refname:strip=2', 'objecttype', 'objectname', '*objectname', 'contents', 'taggername', 'taggeremail', 'creatordate:iso-strict'];
+const FIELDS = [
+  'refname:strip=2',
+  'objecttype',
+  'objectname',
+  '*objectname',
+  'contents',
+  'taggername',
+  'taggeremail',
+  'creatordate:iso-strict',
+];
 
 /** Every version, newest first. */
 export async function listVersions(gitdir: string): Promise<Version[]> {

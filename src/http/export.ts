@@ -15,6 +15,7 @@ export function acceptedExport(ctx: Context): ExportFormat | undefined {
 
 /** Answers the whole model, or one diagram, in an export format. */
 export function sendExport(ctx: Context, snapshot: Snapshot, format: ExportFormat, diagram?: Diagram): void {
-  sendRendered(ctx, snapshot, `export:${format}:${diagram?.id ?? 'model'}`, EXPORT_FORMATS[format].mediaType,
-    () => exportModel(format, snapshot.model, diagram));
+  sendRendered(ctx, snapshot, `export:${format}:${diagram?.id ?? 'model'}`, EXPORT_FORMATS[format].mediaType, () =>
+    exportModel(format, snapshot.model, diagram),
+  );
 }

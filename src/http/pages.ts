@@ -49,7 +49,11 @@ function startAfter<T extends { id: string }>(index: ListIndex<T>, cursor: strin
 }
 
 /** Up to `limit` items after `cursor` (from the start without one), and whether more follow. */
-export function pageAfter<T extends { id: string }>(items: ReadonlyMap<string, T>, cursor: string | undefined, limit: number): { page: T[]; more: boolean } {
+export function pageAfter<T extends { id: string }>(
+  items: ReadonlyMap<string, T>,
+  cursor: string | undefined,
+  limit: number,
+): { page: T[]; more: boolean } {
   const index = indexOf(items);
   const start = cursor === undefined ? 0 : startAfter(index, cursor);
   return { page: index.list.slice(start, start + limit), more: start + limit < index.list.length };

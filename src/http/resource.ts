@@ -84,12 +84,15 @@ export function authorOf(ctx: Context): { name: string; email: string } {
 /** Runs the pure model step of a write under the organization's lock and commits its changes. */
 export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
   const { org } = state(ctx);
-  return org.write({
-    ifMatch: ifMatch(ctx),
-    author: authorOf(ctx),
-    title: `${ctx.method} ${ctx.path}`,
-    options: writeOptions(ctx),
-  }, step);
+  return org.write(
+    {
+      ifMatch: ifMatch(ctx),
+      author: authorOf(ctx),
+      title: `${ctx.method} ${ctx.path}`,
+      options: writeOptions(ctx),
+    },
+    step,
+  );
 }
 
 const MAX_PAGE = 1000;
@@ -133,7 +136,12 @@ export function sendList<T extends { id: string }>(
 
 /** `GET /api/external/<kind>/<id>`; with `byRef` (the current form's paths) `<id>` may also be a ref. */
 export function sendOne<T extends { id: string }>(
-  ctx: Context, snapshot: Snapshot, kind: StoredKind, items: ReadonlyMap<string, T>, present: (item: T) => unknown, byRef = false,
+  ctx: Context,
+  snapshot: Snapshot,
+  kind: StoredKind,
+  items: ReadonlyMap<string, T>,
+  present: (item: T) => unknown,
+  byRef = false,
 ): void {
   send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
 }

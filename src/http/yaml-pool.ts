@@ -111,11 +111,15 @@ export class YamlPool {
         finish(parsed as Parsed, true);
       };
       const onError = (err: Error & { code?: string }) => {
-        finish({
-          error: err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? 'Invalid YAML: the document needs too much memory to parse.'
-            : `Invalid YAML: ${err.message}`,
-        }, false);
+        finish(
+          {
+            error:
+              err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                ? 'Invalid YAML: the document needs too much memory to parse.'
+                : `Invalid YAML: ${err.message}`,
+          },
+          false,
+        );
       };
       const onExit = () => finish({ error: 'Invalid YAML: the parser stopped unexpectedly.' }, false);
       const timer = setTimeout(() => finish({ error: 'Invalid YAML: the document took too long to parse.' }, false), this.timeoutMs);

@@ -17,12 +17,7 @@ export function rectsOverlap(a: Rect, b: Rect): boolean {
 
 /** True when `inner` lies completely inside `outer` (edges may coincide). */
 export function rectContains(outer: Rect, inner: Rect): boolean {
-  return (
-    inner.x >= outer.x &&
-    inner.y >= outer.y &&
-    inner.x + inner.w <= outer.x + outer.w &&
-    inner.y + inner.h <= outer.y + outer.h
-  );
+  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.w <= outer.x + outer.w && inner.y + inner.h <= outer.y + outer.h;
 }
 
 export function inflate(r: Rect, d: number): Rect {
@@ -66,13 +61,7 @@ export function anyOverlap(rects: readonly Rect[]): boolean {
  * set and deterministic. `region.h` may be Infinity. Returns whole numbers when the region and
  * obstacles are whole numbers.
  */
-export function findSpot(
-  region: Rect,
-  obstacles: readonly Rect[],
-  w: number,
-  h: number,
-  gap: number,
-): { x: number; y: number } | null {
+export function findSpot(region: Rect, obstacles: readonly Rect[], w: number, h: number, gap: number): { x: number; y: number } | null {
   const x0 = Math.ceil(region.x);
   const y0 = Math.ceil(region.y);
   const xMax = region.x + region.w - w;
@@ -125,11 +114,7 @@ export function findSpot(
  * (a box wider than maxWidth gets a row of its own), rows top to bottom, `gap` between boxes.
  * Returns the top-left corner of each box, relative to (0, 0).
  */
-export function shelfPack(
-  sizes: ReadonlyArray<{ w: number; h: number }>,
-  maxWidth: number,
-  gap: number,
-): Array<{ x: number; y: number }> {
+export function shelfPack(sizes: ReadonlyArray<{ w: number; h: number }>, maxWidth: number, gap: number): Array<{ x: number; y: number }> {
   const out: Array<{ x: number; y: number }> = [];
   let x = 0;
   let y = 0;

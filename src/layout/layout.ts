@@ -65,16 +65,7 @@
  * - Deterministic: everything is processed in input order, and elk is deterministic.
  */
 import type { ElkExtendedEdge, ElkNode, LayoutOptions } from 'elkjs/lib/elk-api.js';
-import {
-  anyOverlap,
-  findSpot,
-  rectContains,
-  rectsOverlap,
-  shelfPack,
-  translate,
-  unionAll,
-  type Rect,
-} from './geometry.js';
+import { anyOverlap, findSpot, rectContains, rectsOverlap, shelfPack, translate, unionAll, type Rect } from './geometry.js';
 import { layeredPlacement } from './layers.js';
 
 export { rectsOverlap, type Rect } from './geometry.js';
@@ -783,9 +774,7 @@ function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number): 
  * boxes of the other placed elements and of their children (absolute).
  */
 async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], ctx: Ctx): Promise<Placed> {
-  const fixed: Box[] = c.kids
-    .filter((k) => k.pos)
-    .map((k) => ({ id: k.id, x: k.pos!.x - P.x, y: k.pos!.y - P.y, w: k.w, h: k.h }));
+  const fixed: Box[] = c.kids.filter((k) => k.pos).map((k) => ({ id: k.id, x: k.pos!.x - P.x, y: k.pos!.y - P.y, w: k.w, h: k.h }));
   const fresh = c.kids.filter((k) => !k.pos);
   if (fresh.length === 0) return containerFromKids(c, fixed);
 
@@ -799,9 +788,7 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
   // Arrangements of the new children: elk's; packed in rows within the width limit; packed in
   // rows within the container's current inner width (grows downwards only); one column.
   const block = await layoutBlock(fresh, ctx, innerW);
-  const order = readingOrder(fresh.map((k) => ({ inst: k, x: block.get(k)!.x, y: block.get(k)!.y }))).map(
-    (e) => e.inst,
-  );
+  const order = readingOrder(fresh.map((k) => ({ inst: k, x: block.get(k)!.x, y: block.get(k)!.y }))).map((e) => e.inst);
   const elkBoxes: Box[] = order.map((k) => ({ id: k.id, x: block.get(k)!.x, y: block.get(k)!.y, w: k.w, h: k.h }));
   const rowsWithin = (width: number): Box[] => {
     const spots = shelfPack(order, width, L.gap);

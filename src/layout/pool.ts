@@ -105,9 +105,19 @@ export class LayoutPool {
       const onError = (err: Error) => finish(false, failed(err.message));
       const onExit = () => finish(false, failed('the layout worker stopped'));
       const seconds = this.timeoutMs / 1000;
-      const timer = setTimeout(() => finish(false, () => reject(new ApiError(503,
-        `Automatic layout took longer than ${seconds} s and was cancelled; nothing was changed. ` +
-        'Give the elements of large diagrams positions, or add them in several requests.'))), this.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish(false, () =>
+            reject(
+              new ApiError(
+                503,
+                `Automatic layout took longer than ${seconds} s and was cancelled; nothing was changed. ` +
+                  'Give the elements of large diagrams positions, or add them in several requests.',
+              ),
+            ),
+          ),
+        this.timeoutMs,
+      );
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);

@@ -79,11 +79,7 @@ export function checkWriteSize(body: unknown, limits: Limits): void {
 }
 
 /** Refuses a diagram with more instances, relations or text areas than the limits. */
-export function checkDiagramSize(
-  name: string,
-  counts: { instances: number; relations: number; textareas: number },
-  limits: Limits,
-): void {
+export function checkDiagramSize(name: string, counts: { instances: number; relations: number; textareas: number }, limits: Limits): void {
   const subject = `Diagram '${name}' has`;
   if (counts.instances > limits.diagramInstances) {
     throw limitExceeded('diagramInstances', limits, subject, counts.instances, 'component instances', 'diagram');

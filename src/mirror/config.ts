@@ -53,21 +53,30 @@ export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
     throw err;
   }
   const value = parse(text) as { mirrors?: MirrorConfig[] } | null;
-  return (value?.mirrors ?? []).filter((m) => typeof m?.org === 'string' && typeof m.url === 'string')
-    .map((m) => ({ org: m.org, url: m.url, interval: typeof m.interval === 'number' && m.interval >= 0 ? m.interval : DEFAULT_MIRROR_INTERVAL }));
+  return (value?.mirrors ?? [])
+    .filter((m) => typeof m?.org === 'string' && typeof m.url === 'string')
+    .map((m) => ({
+      org: m.org,
+      url: m.url,
+      interval: typeof m.interval === 'number' && m.interval >= 0 ? m.interval : DEFAULT_MIRROR_INTERVAL,
+    }));
 }
 
 /** Changes mirrors.yaml under a cross-process lock and publishes it by rename. */
 export async function updateMirrors(dataDir: string, change: (mirrors: MirrorConfig[]) => MirrorConfig[]): Promise<MirrorConfig[]> {
   await fsp.mkdir(path.resolve(dataDir), { recursive: true });
-  return withDirectoryLock(dataDir, async () => {
-    const next = change(await readMirrors(dataDir));
-    const file = mirrorsFile(dataDir);
-    const temp = `${file}.${process.pid}.tmp`;
-    await fsp.writeFile(temp, stringify({ mirrors: next }), { mode: 0o600 });
-    await fsp.rename(temp, file);
-    return next;
-  }, 'mirrors.yaml.lock');
+  return withDirectoryLock(
+    dataDir,
+    async () => {
+      const next = change(await readMirrors(dataDir));
+      const file = mirrorsFile(dataDir);
+      const temp = `${file}.${process.pid}.tmp`;
+      await fsp.writeFile(temp, stringify({ mirrors: next }), { mode: 0o600 });
+      await fsp.rename(temp, file);
+      return next;
+    },
+    'mirrors.yaml.lock',
+  );
 }
 
 /** A cheap "has it changed?" for running servers: inode, size and times. */

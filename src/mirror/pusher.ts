@@ -119,8 +119,15 @@ export class Mirrors {
       const mirror: Mirror = {
         config,
         status: {
-          org: config.org, url: redactUrl(config.url), interval: config.interval, lastPushed: null, lastPushedAt: null,
-          lastAttemptAt: null, lastError: null, failures: 0, behind: null,
+          org: config.org,
+          url: redactUrl(config.url),
+          interval: config.interval,
+          lastPushed: null,
+          lastPushedAt: null,
+          lastAttemptAt: null,
+          lastError: null,
+          failures: 0,
+          behind: null,
         },
         dirty: true,
         inFlight: undefined,

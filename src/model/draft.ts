@@ -42,7 +42,11 @@ export interface WriteOptions {
 export type LayoutRunner = (input: LayoutInput) => Promise<LayoutResult>;
 
 const NAMES: Record<StoredKind, string> = {
-  type: 'Type', tag: 'Tag', attribute: 'Attribute', component: 'Component', diagram: 'Diagram',
+  type: 'Type',
+  tag: 'Tag',
+  attribute: 'Attribute',
+  component: 'Component',
+  diagram: 'Diagram',
 };
 
 export function kindName(kind: StoredKind): string {
@@ -72,7 +76,10 @@ export class Draft {
   readonly changes: Change[] = [];
   private readonly layered = new Map<StoredKind, LayeredMap<string, Identified>>();
 
-  constructor(readonly base: Model, readonly options: WriteOptions) {
+  constructor(
+    readonly base: Model,
+    readonly options: WriteOptions,
+  ) {
     this.model = { ...base };
   }
 
@@ -119,7 +126,12 @@ export class Draft {
     if (index && stored.ref !== undefined && index.get(stored.ref) === stored.id) index.delete(stored.ref);
     collection.delete(id);
     this.changes.push({
-      kind, action: 'delete', id, path: resourcePath(kind, id), label: stored.name ?? id, content: '',
+      kind,
+      action: 'delete',
+      id,
+      path: resourcePath(kind, id),
+      label: stored.name ?? id,
+      content: '',
     });
   }
 
@@ -146,8 +158,12 @@ export function putOrganization(draft: Draft, organization: Organization): void 
   if (serializeOrganization(organization) === serializeOrganization(draft.base.organization)) return;
   draft.model.organization = organization;
   draft.changes.push({
-    kind: 'organization', action: 'update', id: organization.slug, path: ORGANIZATION_FILE,
-    label: organization.name, content: serializeOrganization(organization),
+    kind: 'organization',
+    action: 'update',
+    id: organization.slug,
+    path: ORGANIZATION_FILE,
+    label: organization.name,
+    content: serializeOrganization(organization),
   });
 }
 
@@ -189,9 +205,11 @@ export function resolveTargets(
     }
     const id = existing?.id ?? draft.options.newId();
     if (seenIds.has(id)) {
-      throw new ModelError(existing && element.id !== undefined
-        ? `${kindName(kind)} with id '${id}' is given more than once.`
-        : `Ref '${element.ref}' is used more than once.`);
+      throw new ModelError(
+        existing && element.id !== undefined
+          ? `${kindName(kind)} with id '${id}' is given more than once.`
+          : `Ref '${element.ref}' is used more than once.`,
+      );
     }
     seenIds.add(id);
     if (element.ref !== undefined) {

@@ -2,8 +2,16 @@ import { schemaHeader, withoutSchemaHeader } from '../editor/header.js';
 import { definedFields } from './fields.js';
 import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
 import type {
-  Attribute, Component, ComponentInstance, ComponentType, Diagram, Model, Organization,
-  Relation, Tag, TextArea,
+  Attribute,
+  Component,
+  ComponentInstance,
+  ComponentType,
+  Diagram,
+  Model,
+  Organization,
+  Relation,
+  Tag,
+  TextArea,
 } from './types.js';
 import { ORGANIZATION_FILE, resourcePath, type StoredKind } from './paths.js';
 
@@ -22,17 +30,29 @@ export function stringify(value: object): string {
 export const fileOf = {
   organization: (o: Organization) => definedFields({ name: o.name, slug: o.slug, members: o.members }),
   type: (t: ComponentType) => definedFields({ id: t.id, slug: t.slug, name: t.name }),
-  tag: (t: Tag) =>
-    definedFields({ id: t.id, ref: t.ref, name: t.name, desc: t.desc, color: t.color, apiContext: t.apiContext }),
+  tag: (t: Tag) => definedFields({ id: t.id, ref: t.ref, name: t.name, desc: t.desc, color: t.color, apiContext: t.apiContext }),
   attribute: (a: Attribute) =>
     definedFields({
-      id: a.id, ref: a.ref, name: a.name, type: a.type, desc: a.desc, required: a.required,
-      forTypes: a.forTypes, apiContext: a.apiContext, list: a.list,
+      id: a.id,
+      ref: a.ref,
+      name: a.name,
+      type: a.type,
+      desc: a.desc,
+      required: a.required,
+      forTypes: a.forTypes,
+      apiContext: a.apiContext,
+      list: a.list,
     }),
   component: (c: Component) =>
     definedFields({
-      id: c.id, ref: c.ref, name: c.name, desc: c.desc, state: c.state, typeId: c.typeId,
-      apiContext: c.apiContext, linksTo: c.linksTo,
+      id: c.id,
+      ref: c.ref,
+      name: c.name,
+      desc: c.desc,
+      state: c.state,
+      typeId: c.typeId,
+      apiContext: c.apiContext,
+      linksTo: c.linksTo,
       attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
       inlineDesc: c.inlineDesc ? true : undefined,
       tags: nonEmpty(c.tags),
@@ -40,7 +60,13 @@ export const fileOf = {
     }),
   diagram: (d: Diagram) =>
     definedFields({
-      id: d.id, ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level, tags: d.tags,
+      id: d.id,
+      ref: d.ref,
+      name: d.name,
+      desc: d.desc,
+      state: d.state,
+      level: d.level,
+      tags: d.tags,
       componentInstances: d.componentInstances.map(instanceFile),
       textareas: d.textareas.map(textAreaFile),
       relations: d.relations.map(relationFile),
@@ -54,8 +80,16 @@ function nonEmpty(list: string[] | undefined): string[] | undefined {
 
 export function instanceFile(i: ComponentInstance) {
   return definedFields({
-    id: i.id, ref: i.ref, component: i.component, placeholder: i.placeholder, typeId: i.typeId, isContainer: i.isContainer,
-    parent: i.parent, position: { x: i.position.x, y: i.position.y }, width: i.width, height: i.height,
+    id: i.id,
+    ref: i.ref,
+    component: i.component,
+    placeholder: i.placeholder,
+    typeId: i.typeId,
+    isContainer: i.isContainer,
+    parent: i.parent,
+    position: { x: i.position.x, y: i.position.y },
+    width: i.width,
+    height: i.height,
   });
 }
 
@@ -65,14 +99,21 @@ export function textAreaFile(t: TextArea) {
 
 export function relationFile(r: Relation) {
   return definedFields({
-    id: r.id, ref: r.ref, fromComponentInstance: r.fromComponentInstance, toComponentInstance: r.toComponentInstance,
-    label: r.label, desc: r.desc, linksTo: r.linksTo,
+    id: r.id,
+    ref: r.ref,
+    fromComponentInstance: r.fromComponentInstance,
+    toComponentInstance: r.toComponentInstance,
+    label: r.label,
+    desc: r.desc,
+    linksTo: r.linksTo,
   });
 }
 
 /** A resource's file: its schema line (src/editor/schemas.ts), then its fields. */
 export function serialize(kind: StoredKind, resource: object): string {
-  return schemaHeader(resourcePath(kind, (resource as { id: string }).id), kind) + stringify((fileOf[kind] as (r: object) => object)(resource));
+  return (
+    schemaHeader(resourcePath(kind, (resource as { id: string }).id), kind) + stringify((fileOf[kind] as (r: object) => object)(resource))
+  );
 }
 
 /** Whether two versions of a resource would be written as the same file (JSON: far cheaper than YAML). */
@@ -87,7 +128,10 @@ export function serializeOrganization(organization: Organization): string {
 
 /** A file in the repository that does not hold a valid resource. */
 export class FileError extends Error {
-  constructor(readonly path: string, problem: string) {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
     super(`${path}: ${problem}`);
     this.name = 'FileError';
   }
@@ -129,5 +173,5 @@ export function emptyModel(organization: Organization): ModelUnderConstruction {
 export function collectionOf(model: ModelUnderConstruction, kind: StoredKind): Map<string, { id: string }>;
 export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }>;
 export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }> {
-  return ({ type: model.types, tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams })[kind];
+  return { type: model.types, tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams }[kind];
 }

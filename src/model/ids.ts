@@ -14,8 +14,8 @@ export const ID_PATTERN = /^[0-9a-hjkmnp-tv-z]{26}$/;
  * Generated ids are a subset of these.
  */
 export const CLIENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
-export const CLIENT_ID_RULE = "an id is 1 to 100 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit, "
-  + "without '..' and not ending in '.'";
+export const CLIENT_ID_RULE =
+  "an id is 1 to 100 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit, " + "without '..' and not ending in '.'";
 
 /** An id the service made: 26 characters, creation time first. */
 export function isGeneratedId(value: string): boolean {

@@ -32,7 +32,10 @@ export function resourceOfFile(path: string, kind: StoredKind, id: string, text:
   if (resource.id !== id) {
     // A name in the generated pattern names a resource; any other name (a client-chosen
     // id) is only an id at all when it is the id of the resource the file holds.
-    throw new FileError(path, isGeneratedId(id) ? `the id inside (${resource.id}) differs from the file name` : 'the file name is not a valid id');
+    throw new FileError(
+      path,
+      isGeneratedId(id) ? `the id inside (${resource.id}) differs from the file name` : 'the file name is not a valid id',
+    );
   }
   return resource;
 }
@@ -47,8 +50,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   const organizationOid = files.get(ORGANIZATION_FILE);
   if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
   const model = emptyModel(
-    source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization
-      ?? organizationOfFile(await source.read(organizationOid)),
+    source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid)),
   );
   const layout = layoutOf(files.keys());
   const placed: Placed[] = [];
@@ -70,9 +72,11 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
     if (!resource) toRead.push(file);
   }
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
-    await Promise.all(toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
-      collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
-    }));
+    await Promise.all(
+      toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
+        collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
+      }),
+    );
   }
   checkModel(model);
   return model;

@@ -14,18 +14,32 @@ export const present = {
 
   component: (c: Component, model: Model) =>
     definedFields({
-      id: c.id, ref: c.ref, name: c.name, desc: c.desc,
-      typeId: c.typeId, typeSlug: c.typeId === null ? null : (model.types.get(c.typeId)?.slug ?? null),
-      state: c.state, apiContext: c.apiContext, linksTo: c.linksTo,
+      id: c.id,
+      ref: c.ref,
+      name: c.name,
+      desc: c.desc,
+      typeId: c.typeId,
+      typeSlug: c.typeId === null ? null : (model.types.get(c.typeId)?.slug ?? null),
+      state: c.state,
+      apiContext: c.apiContext,
+      linksTo: c.linksTo,
       attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
     }),
 
   diagram: (d: Diagram, model: Model, publicUrl: string) =>
     definedFields({
-      id: d.id, ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level,
+      id: d.id,
+      ref: d.ref,
+      name: d.name,
+      desc: d.desc,
+      state: d.state,
+      level: d.level,
       // The viewer's page: the organization in the path finds the diagram (docs/api.md, "The diagram viewer").
       url: `${publicUrl}/orgs/${model.organization.slug}/diagrams/${d.id}`,
-      tags: d.tags.map((id) => model.tags.get(id)).filter((t): t is Tag => t !== undefined).map(fileOf.tag),
+      tags: d.tags
+        .map((id) => model.tags.get(id))
+        .filter((t): t is Tag => t !== undefined)
+        .map(fileOf.tag),
       componentInstances: d.componentInstances.map(instanceFile),
       textareas: d.textareas.map(textAreaFile),
       relations: d.relations.map(relationFile),

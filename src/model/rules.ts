@@ -32,7 +32,8 @@ export function checkAttributeValue(model: Model, attribute: Attribute, value: A
       if (typeof value !== 'string') throw new ModelError(`Value for STRING attribute '${id}' must be a string.`);
       return;
     case 'NUMBER':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new ModelError(`Value for NUMBER attribute '${id}' must be a number.`);
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        throw new ModelError(`Value for NUMBER attribute '${id}' must be a number.`);
       return;
     case 'BOOLEAN':
       if (typeof value !== 'boolean') throw new ModelError(`Value for BOOLEAN attribute '${id}' must be a boolean.`);
@@ -99,7 +100,12 @@ function aboutAttribute(attribute: Attribute): string {
 }
 
 /** One value a component holds (or lacks) for one attribute. */
-function checkHeldValue(model: Model, attribute: Attribute, typeSlug: string | null, held: { value: AttributeValueType } | undefined): void {
+function checkHeldValue(
+  model: Model,
+  attribute: Attribute,
+  typeSlug: string | null,
+  held: { value: AttributeValueType } | undefined,
+): void {
   concerning(aboutAttribute(attribute), () => {
     if (held !== undefined) {
       if (!appliesTo(attribute, typeSlug)) {
@@ -229,7 +235,12 @@ export function modelProblems(model: Model): ModelProblem[] {
   for (const attribute of model.attributes.values()) check('attribute', attribute.id, () => checkAttribute(model, attribute));
   for (const component of model.components.values()) check('component', component.id, () => checkComponent(model, component));
   for (const diagram of model.diagrams.values()) check('diagram', diagram.id, () => checkDiagram(model, diagram));
-  for (const [kind, resources] of [['tag', model.tags], ['attribute', model.attributes], ['component', model.components], ['diagram', model.diagrams]] as const) {
+  for (const [kind, resources] of [
+    ['tag', model.tags],
+    ['attribute', model.attributes],
+    ['component', model.components],
+    ['diagram', model.diagrams],
+  ] as const) {
     const seen = new Set<string>();
     for (const resource of resources.values()) {
       if (resource.ref === undefined) continue;

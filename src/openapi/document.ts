@@ -4,9 +4,26 @@ import { AttributeInput, ComponentInput, DiagramInput, ModelBody, TagInput } fro
 import { RevertBody, VersionBody } from '../history/schemas.js';
 import { CurrentComponent, CurrentDiagram, TemplateBody } from '../model/current-form/schemas.js';
 import {
-  AttributeResponse, ComponentResponse, ComponentSearchResult, CurrentComponentResponse, CurrentDiagramResponse, DependencySearchResult,
-  DiagramResponse, DiagramSearchResult, DiffResponse, ErrorResponse, HealthResponse, HistoryCommitResponse, HistoryEntryResponse,
-  ModelResponse, ModelWriteResponse, RevertResponse, TagResponse, TemplateResponse, TypeResponse, VersionResponse,
+  AttributeResponse,
+  ComponentResponse,
+  ComponentSearchResult,
+  CurrentComponentResponse,
+  CurrentDiagramResponse,
+  DependencySearchResult,
+  DiagramResponse,
+  DiagramSearchResult,
+  DiffResponse,
+  ErrorResponse,
+  HealthResponse,
+  HistoryCommitResponse,
+  HistoryEntryResponse,
+  ModelResponse,
+  ModelWriteResponse,
+  RevertResponse,
+  TagResponse,
+  TemplateResponse,
+  TypeResponse,
+  VersionResponse,
 } from './responses.js';
 import { PATCH_BODIES, ROUTES, type RouteDoc } from './routes.js';
 
@@ -18,17 +35,40 @@ import { PATCH_BODIES, ROUTES, type RouteDoc } from './routes.js';
 
 /** Schemas named in `components.schemas` and referred to by `$ref` (the document stays small). */
 const NAMED = new Map<unknown, string>([
-  [TypeResponse, 'Type'], [TagResponse, 'Tag'], [AttributeResponse, 'Attribute'], [ComponentResponse, 'Component'],
-  [DiagramResponse, 'Diagram'], [ModelResponse, 'Model'], [ModelWriteResponse, 'ModelWriteResult'], [HealthResponse, 'Health'],
-  [TagInput, 'TagInput'], [AttributeInput, 'AttributeInput'], [ComponentInput, 'ComponentInput'], [DiagramInput, 'DiagramInput'],
-  [ModelBody, 'ModelInput'], [ErrorResponse, 'Error'],
-  [CurrentComponent, 'CurrentComponentInput'], [CurrentDiagram, 'CurrentDiagramInput'], [TemplateBody, 'TemplateInput'],
-  [CurrentComponentResponse, 'CurrentComponent'], [CurrentDiagramResponse, 'CurrentDiagram'], [TemplateResponse, 'TemplateResult'],
-  [ComponentSearchResult, 'ComponentSearchResult'], [DiagramSearchResult, 'DiagramSearchResult'], [DependencySearchResult, 'Dependency'],
-  [HistoryEntryResponse, 'HistoryEntry'], [HistoryCommitResponse, 'HistoryCommit'], [DiffResponse, 'Diff'],
-  [PATCH_BODIES.tag, 'TagPatch'], [PATCH_BODIES.attribute, 'AttributePatch'], [PATCH_BODIES.component, 'CurrentComponentPatch'],
+  [TypeResponse, 'Type'],
+  [TagResponse, 'Tag'],
+  [AttributeResponse, 'Attribute'],
+  [ComponentResponse, 'Component'],
+  [DiagramResponse, 'Diagram'],
+  [ModelResponse, 'Model'],
+  [ModelWriteResponse, 'ModelWriteResult'],
+  [HealthResponse, 'Health'],
+  [TagInput, 'TagInput'],
+  [AttributeInput, 'AttributeInput'],
+  [ComponentInput, 'ComponentInput'],
+  [DiagramInput, 'DiagramInput'],
+  [ModelBody, 'ModelInput'],
+  [ErrorResponse, 'Error'],
+  [CurrentComponent, 'CurrentComponentInput'],
+  [CurrentDiagram, 'CurrentDiagramInput'],
+  [TemplateBody, 'TemplateInput'],
+  [CurrentComponentResponse, 'CurrentComponent'],
+  [CurrentDiagramResponse, 'CurrentDiagram'],
+  [TemplateResponse, 'TemplateResult'],
+  [ComponentSearchResult, 'ComponentSearchResult'],
+  [DiagramSearchResult, 'DiagramSearchResult'],
+  [DependencySearchResult, 'Dependency'],
+  [HistoryEntryResponse, 'HistoryEntry'],
+  [HistoryCommitResponse, 'HistoryCommit'],
+  [DiffResponse, 'Diff'],
+  [PATCH_BODIES.tag, 'TagPatch'],
+  [PATCH_BODIES.attribute, 'AttributePatch'],
+  [PATCH_BODIES.component, 'CurrentComponentPatch'],
   [PATCH_BODIES.diagram, 'CurrentDiagramPatch'],
-  [VersionBody, 'VersionInput'], [VersionResponse, 'Version'], [RevertBody, 'RevertInput'], [RevertResponse, 'RevertResult'],
+  [VersionBody, 'VersionInput'],
+  [VersionResponse, 'Version'],
+  [RevertBody, 'RevertInput'],
+  [RevertResponse, 'RevertResult'],
 ]);
 
 /** A schema as the document writes it: a `$ref` when named, arrays of named items likewise. */
@@ -73,20 +113,63 @@ function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
   if (!write && !route.absolute) {
-    parameters.push({ name: 'at', in: 'query', required: false, description: 'Serve the model as of this revision: a full or abbreviated (4+ hex digits) commit id, a version name, or `main`.', schema: { type: 'string' } });
-    parameters.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag: 304 when the model is still at that commit.', schema: { type: 'string' } });
+    parameters.push({
+      name: 'at',
+      in: 'query',
+      required: false,
+      description: 'Serve the model as of this revision: a full or abbreviated (4+ hex digits) commit id, a version name, or `main`.',
+      schema: { type: 'string' },
+    });
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'An ETag: 304 when the model is still at that commit.',
+      schema: { type: 'string' },
+    });
   }
   if (route.list) {
-    parameters.push({ name: 'limit', in: 'query', required: false, description: 'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } });
-    parameters.push({ name: 'cursor', in: 'query', required: false, description: 'The id after which the page starts (from the `Link` header).', schema: { type: 'string' } });
+    parameters.push({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: 'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow.',
+      schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+    });
+    parameters.push({
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      description: 'The id after which the page starts (from the `Link` header).',
+      schema: { type: 'string' },
+    });
   }
-  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))
+    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   for (const q of route.query ?? []) {
-    parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: plain(q.schema ?? { type: 'string' }) });
+    parameters.push({
+      name: q.name,
+      in: 'query',
+      required: q.required ?? false,
+      description: q.description,
+      schema: plain(q.schema ?? { type: 'string' }),
+    });
   }
   if (write) {
-    parameters.push({ name: 'layout', in: 'query', required: false, description: '`auto` lays out afresh every element the request gives no position.', schema: { enum: ['auto'] } });
-    parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'Refuse (412) unless `main` is still at this commit.', schema: { type: 'string' } });
+    parameters.push({
+      name: 'layout',
+      in: 'query',
+      required: false,
+      description: '`auto` lays out afresh every element the request gives no position.',
+      schema: { enum: ['auto'] },
+    });
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'Refuse (412) unless `main` is still at this commit.',
+      schema: { type: 'string' },
+    });
   }
 
   const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? {} : { ETag: ETAG };
@@ -98,7 +181,11 @@ function operation(route: RouteDoc) {
     if (route.exports) {
       for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
     }
-    responses[200] = { description: 'Success', headers, content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok };
+    responses[200] = {
+      description: 'Success',
+      headers,
+      content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok,
+    };
   }
   if (route.created) responses[201] = { description: 'Created', headers: { ETag: ETAG }, content: content(schemaRef(route.created)) };
   if (!route.absolute) {
@@ -154,8 +241,9 @@ export function openapiDocument(version = API_VERSION): Record<string, unknown> 
     info: {
       title: 'c4store external API',
       version,
-      description: 'A git-backed store for C4 architecture models. Every write is one git commit. '
-        + 'Bodies and answers are JSON, or YAML with `Content-Type`/`Accept: application/yaml`. See docs/api.md.',
+      description:
+        'A git-backed store for C4 architecture models. Every write is one git commit. ' +
+        'Bodies and answers are JSON, or YAML with `Content-Type`/`Accept: application/yaml`. See docs/api.md.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { apiKey: [] }],
@@ -166,7 +254,9 @@ export function openapiDocument(version = API_VERSION): Record<string, unknown> 
         bearer: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <API key>`' },
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: '`x-api-key: <API key>`' },
       },
-      responses: Object.fromEntries(Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, { description, content: content(ERROR) }])),
+      responses: Object.fromEntries(
+        Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, { description, content: content(ERROR) }]),
+      ),
       schemas: Object.fromEntries(Array.from(NAMED, ([schema, name]) => [name, plain(schema)])),
     },
   };

@@ -8,7 +8,10 @@ import { DIRECTORIES, type StoredKind } from '../model/paths.js';
  * diagrams their `url` and full tag objects.
  */
 
-export const ErrorResponse = Type.Object({ error: Type.String() }, { description: 'Every failure: one string field, in the words of CONTRACT.md §3.' });
+export const ErrorResponse = Type.Object(
+  { error: Type.String() },
+  { description: 'Every failure: one string field, in the words of CONTRACT.md §3.' },
+);
 
 export const TypeResponse = FILE_SCHEMAS.type;
 export const TagResponse = FILE_SCHEMAS.tag;
@@ -53,8 +56,14 @@ const { state: State, level: Level, ref: Ref, apiContext: ApiContext } = FILE_SC
 const AttributeValues = FILE_SCHEMAS.component.properties.attributes;
 
 export const CurrentComponentResponse = Type.Object({
-  id: Type.String(), ref: Ref, name: Type.String(), desc: Text, inlineDesc: Type.Boolean(), state: State,
-  typeId: NullableId, typeSlug: NullableId,
+  id: Type.String(),
+  ref: Ref,
+  name: Type.String(),
+  desc: Text,
+  inlineDesc: Type.Boolean(),
+  state: State,
+  typeId: NullableId,
+  typeSlug: NullableId,
   tags: Type.Array(Type.String(), { description: 'Tag ids.' }),
   linksTo: Type.Array(Type.String(), { description: 'Diagram ids.' }),
   attributes: AttributeValues,
@@ -62,21 +71,41 @@ export const CurrentComponentResponse = Type.Object({
 });
 
 export const CurrentDiagramResponse = Type.Object({
-  id: Type.String(), ref: Ref, name: Type.String(), desc: Text, state: State, level: Level,
+  id: Type.String(),
+  ref: Ref,
+  name: Type.String(),
+  desc: Text,
+  state: State,
+  level: Level,
   url: Type.String({ description: '`<public url>/diagrams/<id>`' }),
   tags: Type.Array(Type.String(), { description: 'Tag ids.' }),
-  componentInstances: Type.Array(Type.Object({
-    id: Type.String(), ref: Ref, componentId: NullableId,
-    placeholder: Type.Union([Type.Object({ text: Type.String(), typeId: NullableId }), Type.Null()], { description: '`null` unless the instance has no component.' }),
-    isContainer: Type.Boolean(), parentId: NullableId, position: Position, width: Size, height: Size,
-  })),
+  componentInstances: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      ref: Ref,
+      componentId: NullableId,
+      placeholder: Type.Union([Type.Object({ text: Type.String(), typeId: NullableId }), Type.Null()], {
+        description: '`null` unless the instance has no component.',
+      }),
+      isContainer: Type.Boolean(),
+      parentId: NullableId,
+      position: Position,
+      width: Size,
+      height: Size,
+    }),
+  ),
   textareas: Type.Array(Type.Object({ id: Type.String(), ref: Ref, position: Position, width: Size, text: Type.String() })),
-  relations: Type.Array(Type.Object({
-    id: Type.String(), ref: Ref,
-    fromRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
-    toRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
-    label: Text, desc: Text, linksTo: Type.Array(Type.String()),
-  })),
+  relations: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      ref: Ref,
+      fromRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
+      toRef: Type.String({ description: 'The instance’s ref where it has one, else its id.' }),
+      label: Text,
+      desc: Text,
+      linksTo: Type.Array(Type.String()),
+    }),
+  ),
   apiContext: ApiContext,
 });
 
@@ -90,14 +119,22 @@ export const TemplateResponse = Type.Object({
 const Named = Type.Object({ id: Type.String(), name: Type.String() });
 
 export const ComponentSearchResult = Type.Object({
-  id: Type.String(), name: Type.String(), state: State, desc: Text,
+  id: Type.String(),
+  name: Type.String(),
+  state: State,
+  desc: Text,
   type: Type.Union([Named, Type.Null()]),
   tags: Type.Array(Type.String()),
   attributes: AttributeValues,
 });
 
 export const DiagramSearchResult = Type.Object({
-  id: Type.String(), name: Type.String(), url: Type.String(), state: State, level: Level, tags: Type.Array(Type.String()),
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  state: State,
+  level: Level,
+  tags: Type.Array(Type.String()),
 });
 
 export const DependencySearchResult = Type.Object({
@@ -117,14 +154,18 @@ const ResourceRef = Type.Object({ kind: Kind, id: Type.String(), name: Text });
 export const ModelDiffResponse = Type.Object({
   added: Type.Array(ResourceRef),
   removed: Type.Array(ResourceRef),
-  changed: Type.Array(Type.Object({
-    ...ResourceRef.properties,
-    fields: Type.Array(Type.Object({
-      field: Type.String({ description: 'Dotted path; items of nested arrays are named by id (`componentInstances.<id>.position`).' }),
-      old: Type.Unknown(),
-      new: Type.Unknown(),
-    })),
-  })),
+  changed: Type.Array(
+    Type.Object({
+      ...ResourceRef.properties,
+      fields: Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'Dotted path; items of nested arrays are named by id (`componentInstances.<id>.position`).' }),
+          old: Type.Unknown(),
+          new: Type.Unknown(),
+        }),
+      ),
+    }),
+  ),
 });
 
 export const HistoryEntryResponse = Type.Object({
@@ -134,13 +175,15 @@ export const HistoryEntryResponse = Type.Object({
   time: Type.String({ description: 'ISO 8601.' }),
   summary: Type.String(),
   apiContext: Text,
-  resources: Type.Array(Type.Object({
-    kind: Type.Union([Kind, Type.Literal('organization')]),
-    id: Type.String(),
-    name: Text,
-    action: Type.Enum(['create', 'update', 'delete', 'move']),
-    path: Type.String(),
-  })),
+  resources: Type.Array(
+    Type.Object({
+      kind: Type.Union([Kind, Type.Literal('organization')]),
+      id: Type.String(),
+      name: Text,
+      action: Type.Enum(['create', 'update', 'delete', 'move']),
+      path: Type.String(),
+    }),
+  ),
 });
 
 export const HistoryCommitResponse = Type.Object({ ...HistoryEntryResponse.properties, diff: ModelDiffResponse });

@@ -4,9 +4,25 @@ import { CURRENT_SCHEMAS, TemplateBody, type WritableKind } from '../model/curre
 import { AttributeBody, ComponentBody, DiagramBody, ModelBody, TagBody } from '../model/schemas.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS } from '../search/search.js';
 import {
-  AttributeResponse, ComponentResponse, ComponentSearchResult, CurrentComponentResponse, CurrentDiagramResponse, DependencySearchResult,
-  DiagramResponse, DiagramSearchResult, DiffResponse, HealthResponse, HistoryCommitResponse, HistoryEntryResponse, ModelResponse,
-  ModelWriteResponse, RevertResponse, TagResponse, TemplateResponse, TypeResponse, VersionResponse,
+  AttributeResponse,
+  ComponentResponse,
+  ComponentSearchResult,
+  CurrentComponentResponse,
+  CurrentDiagramResponse,
+  DependencySearchResult,
+  DiagramResponse,
+  DiagramSearchResult,
+  DiffResponse,
+  HealthResponse,
+  HistoryCommitResponse,
+  HistoryEntryResponse,
+  ModelResponse,
+  ModelWriteResponse,
+  RevertResponse,
+  TagResponse,
+  TemplateResponse,
+  TypeResponse,
+  VersionResponse,
 } from './responses.js';
 
 /**
@@ -57,7 +73,8 @@ function resource(tag: string, path: string, item: TSchema): RouteDoc[] {
 const PLURAL = { tag: '/tags', attribute: '/attributes', component: '/components', diagram: '/diagrams' } as const;
 
 const CASCADE: QueryParam = {
-  name: 'cascade', schema: Type.Boolean({ default: false }),
+  name: 'cascade',
+  schema: Type.Boolean({ default: false }),
   description: '`true` also removes what refers to it; without it a delete of something referred to is refused (409).',
 };
 
@@ -77,94 +94,230 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
   const path = PLURAL[kind];
   const name = kind;
   return [
-    ...(kind === 'attribute' ? [] : [
-      { method: 'GET', path, summary: `List ${tag.toLowerCase()} (current form)`, tag, response: list(item), list: true },
-      { method: 'POST', path, summary: `Create one ${name}`, tag, request: CURRENT_SCHEMAS[kind], created: item, conflict: true },
-      { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item },
-    ] satisfies RouteDoc[]),
+    ...(kind === 'attribute'
+      ? []
+      : ([
+          { method: 'GET', path, summary: `List ${tag.toLowerCase()} (current form)`, tag, response: list(item), list: true },
+          { method: 'POST', path, summary: `Create one ${name}`, tag, request: CURRENT_SCHEMAS[kind], created: item, conflict: true },
+          { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item },
+        ] satisfies RouteDoc[])),
     {
-      method: 'PATCH', path: `${path}/upsert-batch`, summary: `Create or partially update ${tag.toLowerCase()} by id or ref`, tag,
-      request: Type.Array(CURRENT_SCHEMAS[kind]), response: list(item), conflict: true,
+      method: 'PATCH',
+      path: `${path}/upsert-batch`,
+      summary: `Create or partially update ${tag.toLowerCase()} by id or ref`,
+      tag,
+      request: Type.Array(CURRENT_SCHEMAS[kind]),
+      response: list(item),
+      conflict: true,
     },
-    { method: 'PATCH', path: `${path}/:id`, summary: `Update one ${name} partially (by id or ref)`, tag, request: PATCH_BODIES[kind], response: item, conflict: true },
-    { method: 'DELETE', path: `${path}/:id`, summary: `Delete one ${name}, answering it`, tag, response: item, conflict: true, query: [CASCADE] },
-    { method: 'DELETE', path: `/${kind}/:id`, summary: `Delete one ${name}, answering it in the seed's shape`, tag, response: seedItem, conflict: true, query: [CASCADE] },
+    {
+      method: 'PATCH',
+      path: `${path}/:id`,
+      summary: `Update one ${name} partially (by id or ref)`,
+      tag,
+      request: PATCH_BODIES[kind],
+      response: item,
+      conflict: true,
+    },
+    {
+      method: 'DELETE',
+      path: `${path}/:id`,
+      summary: `Delete one ${name}, answering it`,
+      tag,
+      response: item,
+      conflict: true,
+      query: [CASCADE],
+    },
+    {
+      method: 'DELETE',
+      path: `/${kind}/:id`,
+      summary: `Delete one ${name}, answering it in the seed's shape`,
+      tag,
+      response: seedItem,
+      conflict: true,
+      query: [CASCADE],
+    },
   ];
 }
 
 function searchFilters(names: readonly string[], required = false): QueryParam[] {
   return names.map((name) => ({
-    name, required,
-    description: name === 'name' ? 'Part of the name, any case.' : name === 'attributeValue' ? 'With `attributeId`: its value as text.' : `Equal to \`${name}\`.`,
+    name,
+    required,
+    description:
+      name === 'name'
+        ? 'Part of the name, any case.'
+        : name === 'attributeValue'
+          ? 'With `attributeId`: its value as text.'
+          : `Equal to \`${name}\`.`,
   }));
 }
 
 export const ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/healthz', summary: 'Liveness', tag: 'Service', response: HealthResponse, absolute: true },
-  { method: 'GET', path: '/api/external/openapi.json', summary: 'This document', tag: 'Service', response: Type.Object({}), absolute: true },
+  {
+    method: 'GET',
+    path: '/api/external/openapi.json',
+    summary: 'This document',
+    tag: 'Service',
+    response: Type.Object({}),
+    absolute: true,
+  },
 
   ...resource('Types', '/type', TypeResponse),
   ...resource('Types', '/types', TypeResponse),
 
   ...resource('Tags', '/tag', TagResponse),
-  { method: 'POST', path: '/tag', summary: 'Create or update tags (element with id updates)', tag: 'Tags', request: TagBody, response: list(TagResponse) },
+  {
+    method: 'POST',
+    path: '/tag',
+    summary: 'Create or update tags (element with id updates)',
+    tag: 'Tags',
+    request: TagBody,
+    response: list(TagResponse),
+  },
 
   ...['/attribute', '/attributes'].flatMap((path): RouteDoc[] => [
     ...resource('Attributes', path, AttributeResponse),
-    { method: 'PUT', path, summary: 'Create attributes (no id)', tag: 'Attributes', request: AttributeBody, response: list(AttributeResponse) },
+    {
+      method: 'PUT',
+      path,
+      summary: 'Create attributes (no id)',
+      tag: 'Attributes',
+      request: AttributeBody,
+      response: list(AttributeResponse),
+    },
     path === '/attributes'
       ? {
-        method: 'POST', path, tag: 'Attributes', conflict: true,
-        summary: 'An array: create or update attributes (full overwrite, 200); one object: create one attribute (the current form, 201)',
-        request: Type.Union([AttributeBody, CURRENT_SCHEMAS.attribute]), response: list(AttributeResponse), created: AttributeResponse,
-      }
-      : { method: 'POST', path, summary: 'Create or update attributes (full overwrite)', tag: 'Attributes', request: AttributeBody, response: list(AttributeResponse) },
+          method: 'POST',
+          path,
+          tag: 'Attributes',
+          conflict: true,
+          summary: 'An array: create or update attributes (full overwrite, 200); one object: create one attribute (the current form, 201)',
+          request: Type.Union([AttributeBody, CURRENT_SCHEMAS.attribute]),
+          response: list(AttributeResponse),
+          created: AttributeResponse,
+        }
+      : {
+          method: 'POST',
+          path,
+          summary: 'Create or update attributes (full overwrite)',
+          tag: 'Attributes',
+          request: AttributeBody,
+          response: list(AttributeResponse),
+        },
   ]),
 
   ...resource('Components', '/component', ComponentResponse),
-  { method: 'PUT', path: '/component', summary: 'Create components (an existing id updates)', tag: 'Components', request: ComponentBody, response: list(ComponentResponse) },
-  { method: 'POST', path: '/component', summary: 'Create or update components (full overwrite)', tag: 'Components', request: ComponentBody, response: list(ComponentResponse) },
+  {
+    method: 'PUT',
+    path: '/component',
+    summary: 'Create components (an existing id updates)',
+    tag: 'Components',
+    request: ComponentBody,
+    response: list(ComponentResponse),
+  },
+  {
+    method: 'POST',
+    path: '/component',
+    summary: 'Create or update components (full overwrite)',
+    tag: 'Components',
+    request: ComponentBody,
+    response: list(ComponentResponse),
+  },
 
   { method: 'GET', path: '/diagram', summary: 'List diagrams', tag: 'Diagrams', response: list(DiagramResponse), list: true },
-  { method: 'GET', path: '/diagram/:id', summary: 'One diagram by id, or exported by Accept', tag: 'Diagrams', response: DiagramResponse, exports: true },
-  { method: 'POST', path: '/diagram', summary: 'Create or update diagrams (nested elements replaced)', tag: 'Diagrams', request: DiagramBody, response: list(DiagramResponse) },
+  {
+    method: 'GET',
+    path: '/diagram/:id',
+    summary: 'One diagram by id, or exported by Accept',
+    tag: 'Diagrams',
+    response: DiagramResponse,
+    exports: true,
+  },
+  {
+    method: 'POST',
+    path: '/diagram',
+    summary: 'Create or update diagrams (nested elements replaced)',
+    tag: 'Diagrams',
+    request: DiagramBody,
+    response: list(DiagramResponse),
+  },
 
   ...currentForm('tag', 'Tags', TagResponse, TagResponse),
   ...currentForm('attribute', 'Attributes', AttributeResponse, AttributeResponse),
   ...currentForm('component', 'Components', CurrentComponentResponse, ComponentResponse),
   ...currentForm('diagram', 'Diagrams', CurrentDiagramResponse, DiagramResponse),
-  ...['/type/:id', '/types/:id'].map((path): RouteDoc => ({ method: 'DELETE', path, summary: 'Refused: types cannot be deleted (405)', tag: 'Types' })),
+  ...['/type/:id', '/types/:id'].map(
+    (path): RouteDoc => ({ method: 'DELETE', path, summary: 'Refused: types cannot be deleted (405)', tag: 'Types' }),
+  ),
   {
-    method: 'POST', path: '/template', tag: 'Model', conflict: true, request: TemplateBody, response: TemplateResponse,
+    method: 'POST',
+    path: '/template',
+    tag: 'Model',
+    conflict: true,
+    request: TemplateBody,
+    response: TemplateResponse,
     summary: 'Components and diagrams in the current form, one commit; an element with a known id or ref updates it partially',
   },
 
   {
-    method: 'GET', path: '/search/components', summary: 'Components matching every filter given (at least one)', tag: 'Search',
-    response: list(ComponentSearchResult), query: searchFilters(COMPONENT_FILTERS),
+    method: 'GET',
+    path: '/search/components',
+    summary: 'Components matching every filter given (at least one)',
+    tag: 'Search',
+    response: list(ComponentSearchResult),
+    query: searchFilters(COMPONENT_FILTERS),
   },
   {
-    method: 'GET', path: '/search/diagrams', summary: 'Diagrams matching every filter given (at least one)', tag: 'Search',
-    response: list(DiagramSearchResult), query: searchFilters(DIAGRAM_FILTERS),
+    method: 'GET',
+    path: '/search/diagrams',
+    summary: 'Diagrams matching every filter given (at least one)',
+    tag: 'Search',
+    response: list(DiagramSearchResult),
+    query: searchFilters(DIAGRAM_FILTERS),
   },
   {
-    method: 'GET', path: '/search/dependencies', summary: 'The components directly related to a component', tag: 'Search',
-    response: list(DependencySearchResult), query: searchFilters(['componentId'], true),
+    method: 'GET',
+    path: '/search/dependencies',
+    summary: 'The components directly related to a component',
+    tag: 'Search',
+    response: list(DependencySearchResult),
+    query: searchFilters(['componentId'], true),
   },
 
   {
-    method: 'GET', path: '/history', summary: 'The commits of `main`, newest first', tag: 'History', response: list(HistoryEntryResponse), link: true,
+    method: 'GET',
+    path: '/history',
+    summary: 'The commits of `main`, newest first',
+    tag: 'History',
+    response: list(HistoryEntryResponse),
+    link: true,
     query: [
-      { name: 'limit', description: 'At most this many entries (1–1000, default 50); a full page answers a `Link` to the next.', schema: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }) },
+      {
+        name: 'limit',
+        description: 'At most this many entries (1–1000, default 50); a full page answers a `Link` to the next.',
+        schema: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+      },
       { name: 'before', description: 'Start below this commit, version or abbreviation (exclusive; from the `Link` header).' },
       { name: 'since', description: 'Only commits at or after this ISO 8601 time.' },
       { name: 'until', description: 'Only commits at or before this ISO 8601 time.' },
       { name: 'resource', description: 'Only commits that touched the resource with this id.' },
     ],
   },
-  { method: 'GET', path: '/history/:commit', summary: 'One commit and what it changed against its first parent', tag: 'History', response: HistoryCommitResponse },
   {
-    method: 'GET', path: '/diff', summary: 'What changed in the model between two commits or versions', tag: 'History', response: DiffResponse,
+    method: 'GET',
+    path: '/history/:commit',
+    summary: 'One commit and what it changed against its first parent',
+    tag: 'History',
+    response: HistoryCommitResponse,
+  },
+  {
+    method: 'GET',
+    path: '/diff',
+    summary: 'What changed in the model between two commits or versions',
+    tag: 'History',
+    response: DiffResponse,
     query: [
       { name: 'from', description: 'The commit, abbreviation or version to compare from.', required: true },
       { name: 'to', description: 'The commit, abbreviation or version to compare to (default `main`).' },
@@ -172,15 +325,41 @@ export const ROUTES: RouteDoc[] = [
   },
   ...['/version', '/versions'].flatMap((path): RouteDoc[] => [
     { method: 'GET', path, summary: 'The named versions (git tags)', tag: 'History', response: list(VersionResponse) },
-    { method: 'POST', path, summary: 'Name the current `main` (an annotated git tag)', tag: 'History', request: VersionBody, created: VersionResponse, conflict: true },
+    {
+      method: 'POST',
+      path,
+      summary: 'Name the current `main` (an annotated git tag)',
+      tag: 'History',
+      request: VersionBody,
+      created: VersionResponse,
+      conflict: true,
+    },
   ]),
   {
-    method: 'POST', path: '/revert', summary: 'One new commit restoring the model as of a commit or version', tag: 'History',
-    request: RevertBody, response: RevertResponse,
+    method: 'POST',
+    path: '/revert',
+    summary: 'One new commit restoring the model as of a commit or version',
+    tag: 'History',
+    request: RevertBody,
+    response: RevertResponse,
   },
 
-  { method: 'GET', path: '/model', summary: 'The whole model, or exported by Accept', tag: 'Model', response: ModelResponse, exports: true },
-  { method: 'POST', path: '/model', summary: 'Components and diagrams in one request and one commit', tag: 'Model', request: ModelBody, response: ModelWriteResponse },
+  {
+    method: 'GET',
+    path: '/model',
+    summary: 'The whole model, or exported by Accept',
+    tag: 'Model',
+    response: ModelResponse,
+    exports: true,
+  },
+  {
+    method: 'POST',
+    path: '/model',
+    summary: 'Components and diagrams in one request and one commit',
+    tag: 'Model',
+    request: ModelBody,
+    response: ModelWriteResponse,
+  },
 ];
 
 /** `METHOD /full/path` of a route, the key tests compare the router against. */

@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url';
  * `c4store hook pre-receive` (src/push/check.ts) with the node that runs this service.
  */
 
-const CLI = resolve(dirname(fileURLToPath(import.meta.url)), fileURLToPath(import.meta.url).endsWith('.ts') ? '../../dist/cli.js' : './cli.js');
+const CLI = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  fileURLToPath(import.meta.url).endsWith('.ts') ? '../../dist/cli.js' : './cli.js',
+);
 
 function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;

@@ -24,16 +24,21 @@ export function searchComponents(model: Model, f: Filters) {
   requireSome(f, COMPONENT_FILTERS);
   if (f.attributeValue !== undefined && f.attributeId === undefined) throw new SearchError('attributeValue needs attributeId.');
   const matches = (c: Component) =>
-    (f.name === undefined || contains(c.name, f.name))
-    && (f.typeId === undefined || c.typeId === f.typeId)
-    && (f.tagId === undefined || (c.tags ?? []).includes(f.tagId))
-    && (f.state === undefined || c.state === f.state)
-    && (f.attributeId === undefined || c.attributes.some((a) => a.id === f.attributeId
-      && (f.attributeValue === undefined || (a.value === null ? '' : String(a.value)) === f.attributeValue)));
+    (f.name === undefined || contains(c.name, f.name)) &&
+    (f.typeId === undefined || c.typeId === f.typeId) &&
+    (f.tagId === undefined || (c.tags ?? []).includes(f.tagId)) &&
+    (f.state === undefined || c.state === f.state) &&
+    (f.attributeId === undefined ||
+      c.attributes.some(
+        (a) => a.id === f.attributeId && (f.attributeValue === undefined || (a.value === null ? '' : String(a.value)) === f.attributeValue),
+      ));
   return [...model.components.values()].filter(matches).map((c) => {
     const type = c.typeId === null ? undefined : model.types.get(c.typeId);
     return {
-      id: c.id, name: c.name, state: c.state, desc: c.desc,
+      id: c.id,
+      name: c.name,
+      state: c.state,
+      desc: c.desc,
       type: type ? { id: type.id, name: type.name } : null,
       tags: c.tags ?? [],
       attributes: c.attributes.map((a) => ({ id: a.id, value: a.value })),
@@ -44,13 +49,18 @@ export function searchComponents(model: Model, f: Filters) {
 export function searchDiagrams(model: Model, f: Filters, publicUrl: string) {
   requireSome(f, DIAGRAM_FILTERS);
   const matches = (d: Diagram) =>
-    (f.name === undefined || contains(d.name, f.name))
-    && (f.componentId === undefined || d.componentInstances.some((i) => i.component === f.componentId))
-    && (f.tagId === undefined || d.tags.includes(f.tagId))
-    && (f.level === undefined || (d.level ?? 'null') === f.level)
-    && (f.state === undefined || d.state === f.state);
+    (f.name === undefined || contains(d.name, f.name)) &&
+    (f.componentId === undefined || d.componentInstances.some((i) => i.component === f.componentId)) &&
+    (f.tagId === undefined || d.tags.includes(f.tagId)) &&
+    (f.level === undefined || (d.level ?? 'null') === f.level) &&
+    (f.state === undefined || d.state === f.state);
   return [...model.diagrams.values()].filter(matches).map((d) => ({
-    id: d.id, name: d.name, url: `${publicUrl}/diagrams/${d.id}`, state: d.state, level: d.level, tags: d.tags,
+    id: d.id,
+    name: d.name,
+    url: `${publicUrl}/diagrams/${d.id}`,
+    state: d.state,
+    level: d.level,
+    tags: d.tags,
   }));
 }
 
@@ -63,7 +73,10 @@ export function searchDiagrams(model: Model, f: Filters, publicUrl: string) {
 export function searchDependencies(model: Model, f: Filters) {
   requireSome(f, ['componentId']);
   const self = f.componentId!;
-  const found = new Map<string, { component: { id: string; name: string }; direction: 'upstream' | 'downstream'; diagrams: Array<{ id: string; name: string }> }>();
+  const found = new Map<
+    string,
+    { component: { id: string; name: string }; direction: 'upstream' | 'downstream'; diagrams: Array<{ id: string; name: string }> }
+  >();
   const add = (other: string, direction: 'upstream' | 'downstream', diagram?: Diagram) => {
     const component = model.components.get(other);
     if (!component || other === self) return;

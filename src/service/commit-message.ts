@@ -7,7 +7,11 @@ import type { Change } from '../model/draft.js';
  */
 export function commitMessage(title: string, changes: readonly Change[], apiContext: string): string {
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
-  const summary = [['create', count('create')], ['update', count('update')], ['delete', count('delete')]]
+  const summary = [
+    ['create', count('create')],
+    ['update', count('update')],
+    ['delete', count('delete')],
+  ]
     .filter(([, n]) => n !== 0)
     .map(([action, n]) => `${action} ${n}`)
     .join(', ');
@@ -30,7 +34,5 @@ const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\
  * an ESC sequence would run: each control character is written as its `\u` escape instead.
  */
 export function oneLine(text: string): string {
-  return text
-    .replace(/[\r\n]+/g, ' ')
-    .replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[\r\n]+/g, ' ').replace(TERMINAL_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

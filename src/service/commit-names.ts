@@ -32,9 +32,13 @@ export async function resolveCommitName(repo: Repo, name: string): Promise<strin
     const head = await repo.readHead();
     if (head !== null) return head;
   } else if (VERSION_NAME.test(name) && !name.includes('..')) {
-    const { code, stdout } = await runGit(repo.gitdir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/tags/${name}^{commit}`], {
-      okCodes: [1, 128],
-    });
+    const { code, stdout } = await runGit(
+      repo.gitdir,
+      ['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/tags/${name}^{commit}`],
+      {
+        okCodes: [1, 128],
+      },
+    );
     if (code === 0) return stdout.toString('utf8').trim();
   }
   throw new ApiError(404, `Commit '${name}' does not exist.`);

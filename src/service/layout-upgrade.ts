@@ -28,8 +28,10 @@ export function shardingMoves(files: ReadonlyMap<string, string>): TreeChange[] 
 }
 
 export function layoutUpgradeMessage(moved: number): string {
-  return `${LAYOUT_UPGRADE_TITLE}: move ${moved}\n\n` +
+  return (
+    `${LAYOUT_UPGRADE_TITLE}: move ${moved}\n\n` +
     'components/<id>.yaml -> components/<shard>/<id>.yaml and diagrams/<id>.yaml -> diagrams/<shard>/<id>.yaml,\n' +
     'where <shard> is the first two hex digits of the SHA-256 of the id. Contents are unchanged:\n' +
-    '`git log --follow <new path>` shows each file\'s earlier history.\n';
+    "`git log --follow <new path>` shows each file's earlier history.\n"
+  );
 }

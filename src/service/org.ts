@@ -208,7 +208,10 @@ export class OrgModel {
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const commit = await this.repo.commit({
         parent,
-        changes: [...draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
+        changes: [
+          ...draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
+          ...schemas,
+        ],
         author: request.author,
         message: commitMessage(request.title, draft.changes, request.options.apiContext),
       });
@@ -273,7 +276,13 @@ export class OrgModel {
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
       });
       const layout = layoutOf(files.keys());
-      return { commit, model, responses: new ResponseCache(), schemasCurrent: schemasCurrent(files), ...(layout === 'flat' ? { layout } : {}) };
+      return {
+        commit,
+        model,
+        responses: new ResponseCache(),
+        schemasCurrent: schemasCurrent(files),
+        ...(layout === 'flat' ? { layout } : {}),
+      };
     } catch (err) {
       if (err instanceof FileError || err instanceof ModelError) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);

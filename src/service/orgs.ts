@@ -3,7 +3,16 @@ import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { collectionOf, DIRECTORIES, emptyModel, ORGANIZATION_FILE, resourcePath, serialize, serializeOrganization, type StoredKind } from '../model/files.js';
+import {
+  collectionOf,
+  DIRECTORIES,
+  emptyModel,
+  ORGANIZATION_FILE,
+  resourcePath,
+  serialize,
+  serializeOrganization,
+  type StoredKind,
+} from '../model/files.js';
 import { SCHEMA_FILES } from '../editor/schemas.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
@@ -69,7 +78,11 @@ export class Orgs {
 
   async list(): Promise<string[]> {
     const names = await readdir(join(this.dataDir, 'orgs')).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith('.git')).map((n) => n.slice(0, -4)).filter((s) => SLUG_PATTERN.test(s)).sort();
+    return names
+      .filter((n) => n.endsWith('.git'))
+      .map((n) => n.slice(0, -4))
+      .filter((s) => SLUG_PATTERN.test(s))
+      .sort();
   }
 
   /**
@@ -146,17 +159,23 @@ export class Orgs {
       members: [...new Set([...model.organization.members, ...(options.members ?? [])])],
     };
     if (model.types.size === 0) {
-      model.types = new Map(DEFAULT_TYPES.map(([typeSlug, name]) => {
-        const id = newId();
-        return [id, { id, slug: typeSlug, name }];
-      }));
+      model.types = new Map(
+        DEFAULT_TYPES.map(([typeSlug, name]) => {
+          const id = newId();
+          return [id, { id, slug: typeSlug, name }];
+        }),
+      );
     }
-    await Repo.init(this.gitdir(slug), {
-      identity: newOrgIdentity(),
-      files: modelFiles(model),
-      author: options.author,
-      message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,
-    }, this.options);
+    await Repo.init(
+      this.gitdir(slug),
+      {
+        identity: newOrgIdentity(),
+        files: modelFiles(model),
+        author: options.author,
+        message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,
+      },
+      this.options,
+    );
     await installPreReceiveHook(this.gitdir(slug));
     return this.get(slug);
   }

@@ -36,7 +36,10 @@ export const DEFAULT_SNAPSHOT_CACHE_BYTES = 256 * 1024 * 1024;
  */
 export function estimateModelBytes(model: Model): number {
   let text = JSON.stringify(model.organization).length;
-  for (const collection of [model.types, model.tags, model.attributes, model.components, model.diagrams] as ReadonlyMap<string, unknown>[]) {
+  for (const collection of [model.types, model.tags, model.attributes, model.components, model.diagrams] as ReadonlyMap<
+    string,
+    unknown
+  >[]) {
     for (const resource of collection.values()) text += JSON.stringify(resource).length;
   }
   return 3 * text;

@@ -52,7 +52,6 @@ const BLOB_CACHE_REFRESH_AFTER = 256;
 /** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
 const BLOB_READ_WORKER_MIN_BLOBS = 1024;
 
-
 export class Repo {
   readonly gitdir: string;
   private readonly durable: boolean;
@@ -251,10 +250,7 @@ export class Repo {
     }
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
     const parents = args.parent ? [args.parent] : [];
-    const commit = await writer.write(
-      'commit',
-      serializeCommit({ tree, parents, author: who, committer: who, message: args.message }),
-    );
+    const commit = await writer.write('commit', serializeCommit({ tree, parents, author: who, committer: who, message: args.message }));
     // The ref update is prepared (lock taken, checked, written and synced) while the objects
     // are still being synced: in durable mode that saves one round of fsync per commit.
     const [objects, ref] = await Promise.allSettled([

@@ -31,7 +31,8 @@ export function arrangeDiagram(draft: Draft, diagramId: string, move: ArrangeInp
   if (move.kind === 'textarea') {
     if (move.height !== undefined) throw new ModelError('A text area has no height: it follows from its text.');
     if (move.parent !== undefined) throw new ModelError('A text area has no parent.');
-    if (!stored.textareas.some((t) => t.id === move.id)) throw new ModelError(`Text area with id '${move.id}' does not exist in this diagram.`);
+    if (!stored.textareas.some((t) => t.id === move.id))
+      throw new ModelError(`Text area with id '${move.id}' does not exist in this diagram.`);
     next = {
       ...stored,
       textareas: stored.textareas.map((t) => (t.id === move.id ? { ...t, position: move.position, width: move.width ?? t.width } : t)),
@@ -43,10 +44,17 @@ export function arrangeDiagram(draft: Draft, diagramId: string, move: ArrangeInp
     const dy = move.position.y - moved.position.y;
     const place = (i: ComponentInstance): ComponentInstance => {
       if (i.id === move.id) {
-        return { ...i, position: move.position, width: move.width ?? i.width, height: move.height ?? i.height, parent: move.parent === undefined ? i.parent : move.parent };
+        return {
+          ...i,
+          position: move.position,
+          width: move.width ?? i.width,
+          height: move.height ?? i.height,
+          parent: move.parent === undefined ? i.parent : move.parent,
+        };
       }
       // A container carries its children along: they belong inside its box.
-      if (moved.isContainer && i.parent === moved.id && (dx !== 0 || dy !== 0)) return { ...i, position: { x: i.position.x + dx, y: i.position.y + dy } };
+      if (moved.isContainer && i.parent === moved.id && (dx !== 0 || dy !== 0))
+        return { ...i, position: { x: i.position.x + dx, y: i.position.y + dy } };
       return i;
     };
     next = { ...stored, componentInstances: stored.componentInstances.map(place) };

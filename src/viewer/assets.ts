@@ -4,7 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 
-const STATIC_DIR = import.meta.url.endsWith('.ts') ? new URL('./static/', import.meta.url) : new URL('../src/viewer/static/', import.meta.url);
+const STATIC_DIR = import.meta.url.endsWith('.ts')
+  ? new URL('./static/', import.meta.url)
+  : new URL('../src/viewer/static/', import.meta.url);
 
 export interface Asset {
   type: string;
@@ -16,7 +18,10 @@ const cache = new Map<string, Asset>();
 export function asset(name: 'viewer.css' | 'viewer.js'): Asset {
   let found = cache.get(name);
   if (!found) {
-    found = { type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8', body: readFileSync(new URL(name, STATIC_DIR)) };
+    found = {
+      type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+      body: readFileSync(new URL(name, STATIC_DIR)),
+    };
     cache.set(name, found);
   }
   return found;

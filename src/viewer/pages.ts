@@ -37,12 +37,14 @@ function layout(title: string, context: PageContext, body: string, script = fals
     ? `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
       '<form method="post" action="/sign-out" class="sign-out"><button type="submit">Sign out</button></form>'
     : '';
-  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+  return (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${esc(title)} · c4store</title><link rel="stylesheet" href="${ASSETS.css}">` +
     (script ? `<script src="${ASSETS.js}" defer></script>` : '') +
     `</head><body><header class="top"><a class="home" href="/">c4store</a>${account}</header>` +
-    `<main>${body}</main></body></html>\n`;
+    `<main>${body}</main></body></html>\n`
+  );
 }
 
 function tagChips(tags: readonly Tag[]): string {
@@ -67,28 +69,43 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
   const sections = LEVELS.map((level) => {
     const diagrams = [...model.diagrams.values()].filter((d) => d.level === level);
     if (diagrams.length === 0) return '';
-    const rows = diagrams.map((d) =>
-      `<tr><td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
-      `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`).join('');
-    return `<section class="level"><h3>${level}</h3><table><thead><tr><th>Diagram</th><th>State</th><th>Tags</th>` +
-      `<th class="num">Boxes</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+    const rows = diagrams
+      .map(
+        (d) =>
+          `<tr><td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
+          `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`,
+      )
+      .join('');
+    return (
+      `<section class="level"><h3>${level}</h3><table><thead><tr><th>Diagram</th><th>State</th><th>Tags</th>` +
+      `<th class="num">Boxes</th></tr></thead><tbody>${rows}</tbody></table></section>`
+    );
   }).join('');
   const needle = query.trim().toLowerCase();
-  const components = [...model.components.values()].filter((c) => needle === '' ||
-    `${c.name}\n${c.desc ?? ''}\n${typeName(c, model)}`.toLowerCase().includes(needle));
+  const components = [...model.components.values()].filter(
+    (c) => needle === '' || `${c.name}\n${c.desc ?? ''}\n${typeName(c, model)}`.toLowerCase().includes(needle),
+  );
   const shown = components.slice(0, MAX_LISTED_COMPONENTS);
-  const rows = shown.map((c) =>
-    `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${esc(c.name)}</a>` +
-    `${c.apiContext === undefined ? '' : ` <span class="api-badge" title="${esc(apiNotice(c))}">API</span>`}</td>` +
-    `<td>${esc(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`).join('');
-  const body = `<h1>${esc(model.organization.name)}</h1>` +
+  const rows = shown
+    .map(
+      (c) =>
+        `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${esc(c.name)}</a>` +
+        `${c.apiContext === undefined ? '' : ` <span class="api-badge" title="${esc(apiNotice(c))}">API</span>`}</td>` +
+        `<td>${esc(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`,
+    )
+    .join('');
+  const body =
+    `<h1>${esc(model.organization.name)}</h1>` +
     `<h2>Diagrams</h2>${sections || '<p>No diagrams yet.</p>'}` +
     '<h2 id="components">Components</h2>' +
     `<form method="get" action="/#components" class="search" role="search"><label for="q">Search components</label> ` +
     `<input type="search" id="q" name="q" value="${esc(query)}" placeholder="name, description or type"> <button type="submit">Search</button></form>` +
-    (components.length === 0 ? '<p>No component matches.</p>'
+    (components.length === 0
+      ? '<p>No component matches.</p>'
       : `<table class="components"><thead><tr><th>Component</th><th>Type</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`) +
-    (shown.length < components.length ? `<p class="more">The first ${shown.length} of ${components.length} components; search to find the others.</p>` : '');
+    (shown.length < components.length
+      ? `<p class="more">The first ${shown.length} of ${components.length} components; search to find the others.</p>`
+      : '');
   return layout(model.organization.name, context, body);
 }
 
@@ -105,34 +122,45 @@ function attributeValue(value: unknown, type: string | undefined): string {
 
 /** The details of one component: on the diagram page as a panel, and as a page of its own. */
 export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2): string {
-  const attributes = component.attributes.map((v) => {
-    const attribute = model.attributes.get(v.id);
-    return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
-  }).join('');
+  const attributes = component.attributes
+    .map((v) => {
+      const attribute = model.attributes.get(v.id);
+      return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
+    })
+    .join('');
   const diagrams = [...model.diagrams.values()].filter((d) => d.componentInstances.some((i) => i.component === component.id));
   const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
-  return `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
+  return (
+    `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
     `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
     (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>') +
     (attributes === '' ? '' : `<h${headingLevel + 1}>Attributes</h${headingLevel + 1}><dl class="attributes">${attributes}</dl>`) +
     `<h${headingLevel + 1}>Appears on</h${headingLevel + 1}>` +
-    (diagrams.length === 0 ? '<p class="none">No diagram.</p>'
-      : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${esc(d.name)}</a> (${d.level})</li>`).join('')}</ul>`);
+    (diagrams.length === 0
+      ? '<p class="none">No diagram.</p>'
+      : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${esc(d.name)}</a> (${d.level})</li>`).join('')}</ul>`)
+  );
 }
 
 /** Name and description, edited in the panel; saved as one commit (src/viewer/edit.ts). */
 function editForm(component: Component, slug: string, commit: string, back: string): string {
   const id = esc(component.id);
-  return `<details class="edit"><summary>Edit name and description</summary>` +
+  return (
+    `<details class="edit"><summary>Edit name and description</summary>` +
     `<form class="edit-form" method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
     `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
     `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
     `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
-    '<button type="submit">Save</button></form></details>';
+    '<button type="submit">Save</button></form></details>'
+  );
 }
 
 export function componentPage(component: Component, model: Model, context: PageContext & { slug: string }): string {
-  return layout(component.name, context, `<article class="component-page">${componentDetails(component, model, context.slug, 1)}</article>`);
+  return layout(
+    component.name,
+    context,
+    `<article class="component-page">${componentDetails(component, model, context.slug, 1)}</article>`,
+  );
 }
 
 export interface DiagramView {
@@ -142,39 +170,65 @@ export interface DiagramView {
 }
 
 /** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
-export function diagramPage(diagram: Diagram, model: Model, context: PageContext & { slug: string; key: KeyRecord }, view: DiagramView): string {
+export function diagramPage(
+  diagram: Diagram,
+  model: Model,
+  context: PageContext & { slug: string; key: KeyRecord },
+  view: DiagramView,
+): string {
   const editable = context.key.role === 'editor' && view.at === undefined;
   const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
   const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
   const path = diagramPath(context.slug, diagram.id);
-  const panels = componentIds.map((id) => model.components.get(id)).filter((c): c is Component => c !== undefined).map((c) =>
-    `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
-    `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
-    (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') + '</section>').join('');
+  const panels = componentIds
+    .map((id) => model.components.get(id))
+    .filter((c): c is Component => c !== undefined)
+    .map(
+      (c) =>
+        `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
+        `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
+        (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') +
+        '</section>',
+    )
+    .join('');
   const svgLink = view.at === undefined ? `${path}.svg` : `${path}.svg?at=${encodeURIComponent(view.at)}`;
-  const body = `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
+  const body =
+    `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
     `<h1>${esc(diagram.name)}</h1>` +
     `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>` +
-    (view.at === undefined ? '' : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
+    (view.at === undefined
+      ? ''
+      : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
     (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
     `<div id="notice" class="notice" role="alert" hidden></div>` +
-    (editable ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>' : '') +
+    (editable
+      ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>'
+      : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
     `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
   return layout(diagram.name, context, body, editable);
 }
 
 /** The commits that changed a diagram, newest first, each a link to the diagram as it was then. */
-export function diagramHistoryPage(diagram: { id: string; name: string }, entries: readonly HistoryEntry[], context: PageContext & { slug: string; key: KeyRecord }): string {
+export function diagramHistoryPage(
+  diagram: { id: string; name: string },
+  entries: readonly HistoryEntry[],
+  context: PageContext & { slug: string; key: KeyRecord },
+): string {
   const path = diagramPath(context.slug, diagram.id);
-  const rows = entries.map((entry) => {
-    const action = entry.resources.find((r) => r.id === diagram.id)?.action ?? 'update';
-    return `<tr><td><a href="${esc(path)}?at=${esc(entry.id)}"><code>${esc(entry.id.slice(0, 10))}</code></a></td>` +
-      `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').slice(0, 19))}</time></td>` +
-      `<td>${esc(entry.author.name)}</td><td>${esc(action)}</td><td>${esc(entry.summary)}</td>` +
-      `<td>${entry.apiContext === null ? '' : esc(entry.apiContext)}</td></tr>`;
-  }).join('');
-  const body = `<section class="history-page"><h1>History of ${esc(diagram.name)}</h1>` +
+  const rows = entries
+    .map((entry) => {
+      const action = entry.resources.find((r) => r.id === diagram.id)?.action ?? 'update';
+      return (
+        `<tr><td><a href="${esc(path)}?at=${esc(entry.id)}"><code>${esc(entry.id.slice(0, 10))}</code></a></td>` +
+        `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').slice(0, 19))}</time></td>` +
+        `<td>${esc(entry.author.name)}</td><td>${esc(action)}</td><td>${esc(entry.summary)}</td>` +
+        `<td>${entry.apiContext === null ? '' : esc(entry.apiContext)}</td></tr>`
+      );
+    })
+    .join('');
+  const body =
+    `<section class="history-page"><h1>History of ${esc(diagram.name)}</h1>` +
     `<p><a href="${esc(path)}">The current diagram</a></p>` +
     '<table><thead><tr><th>Commit</th><th>Time (UTC)</th><th>Author</th><th>Change</th><th>Summary</th><th>apiContext</th></tr></thead>' +
     `<tbody>${rows}</tbody></table></section>`;
@@ -182,7 +236,8 @@ export function diagramHistoryPage(diagram: { id: string; name: string }, entrie
 }
 
 export function signInPage(options: { next: string; message?: string; error?: string }): string {
-  const body = '<section class="sign-in"><h1>Sign in</h1>' +
+  const body =
+    '<section class="sign-in"><h1>Sign in</h1>' +
     (options.message ? `<p class="message">${esc(options.message)}</p>` : '') +
     (options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : '') +
     '<p>Paste an API key of your organization once. The key is not stored in your browser: the server answers with a session that ends after eight hours or when you sign out.</p>' +
@@ -193,5 +248,9 @@ export function signInPage(options: { next: string; message?: string; error?: st
 }
 
 export function errorPage(status: number, message: string, context: PageContext): string {
-  return layout(`Error ${status}`, context, `<section class="error-page"><h1>${status}</h1><p>${esc(message)}</p><p><a href="/">All diagrams</a></p></section>`);
+  return layout(
+    `Error ${status}`,
+    context,
+    `<section class="error-page"><h1>${status}</h1><p>${esc(message)}</p><p><a href="/">All diagrams</a></p></section>`,
+  );
 }

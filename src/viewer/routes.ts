@@ -77,7 +77,8 @@ function localPath(next: unknown): string {
 }
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type || '(none)'}.`);
+  if (ctx.request.type !== 'application/x-www-form-urlencoded')
+    throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type || '(none)'}.`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -93,7 +94,8 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
  * escaping were ever missed), and no other site may frame them: a framed page could be tricked
  * into drops.
  */
-const PAGE_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+const PAGE_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.status = status;
@@ -133,10 +135,14 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { key } = ctx.state.viewer as Viewer;
     if (ctx.params.slug !== key.org) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ApiError(403, 'This page belongs to another organization.');
-      sendHtml(ctx, signInPage({
-        next: ctx.originalUrl,
-        message: `This page belongs to organization '${ctx.params.slug}', and you are signed in to '${key.org}'. Sign in with one of its API keys.`,
-      }), 403);
+      sendHtml(
+        ctx,
+        signInPage({
+          next: ctx.originalUrl,
+          message: `This page belongs to organization '${ctx.params.slug}', and you are signed in to '${key.org}'. Sign in with one of its API keys.`,
+        }),
+        403,
+      );
       return;
     }
     await next();
@@ -228,8 +234,9 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const id = String(ctx.params.id);
     const { org } = state(ctx);
     const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, paths: pathsOfResource(id) }) : [];
-    const diagram = (await org.head()).model.diagrams.get(id)
-      ?? (entries.length > 0 ? { id, name: entries[0].resources.find((r) => r.id === id)?.name ?? id } : undefined);
+    const diagram =
+      (await org.head()).model.diagrams.get(id) ??
+      (entries.length > 0 ? { id, name: entries[0].resources.find((r) => r.id === id)?.name ?? id } : undefined);
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
     sendHtml(ctx, diagramHistoryPage(diagram, entries, { key, slug: key.org }));
   });
@@ -243,15 +250,25 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   });
 
   /** One drop of the page's script: one write through the API's write path, one commit. */
-  router.post('/orgs/:slug/diagrams/:id/arrange', sameOrigin, signedIn, ownOrg, requireEditor,
-    parseBody({ ...bodySettingsOf(deps), limitBytes: ARRANGE_BODY_LIMIT }), async (ctx) => {
+  router.post(
+    '/orgs/:slug/diagrams/:id/arrange',
+    sameOrigin,
+    signedIn,
+    ownOrg,
+    requireEditor,
+    parseBody({ ...bodySettingsOf(deps), limitBytes: ARRANGE_BODY_LIMIT }),
+    async (ctx) => {
       const move = checkBody(ArrangeInput, ctx.request.body);
       const id = String(ctx.params.id);
       const { snapshot, result } = await write(ctx, (draft) => arrangeDiagram(draft, id, move));
       setEtag(ctx, snapshot);
       ctx.type = 'application/json; charset=utf-8';
-      ctx.body = JSON.stringify({ commit: snapshot.commit, svg: drawDiagram(result, snapshot.model, { componentHref: (c) => `#c-${c}`, editable: true }) });
-    });
+      ctx.body = JSON.stringify({
+        commit: snapshot.commit,
+        svg: drawDiagram(result, snapshot.model, { componentHref: (c) => `#c-${c}`, editable: true }),
+      });
+    },
+  );
 
   /** The panel's form: a component's name and description, one commit; back to the page it came from. */
   router.post('/orgs/:slug/components/:id/edit', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
@@ -264,7 +281,10 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       await write(ctx, (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }));
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
-        throw new ApiError(412, 'The model changed since this page was loaded: reload the page and make your change again. Nothing was saved.');
+        throw new ApiError(
+          412,
+          'The model changed since this page was loaded: reload the page and make your change again. Nothing was saved.',
+        );
       }
       throw err;
     }

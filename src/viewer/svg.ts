@@ -76,7 +76,10 @@ function wrapWords(text: string, width: number): string[] {
   const w = Math.max(1, width);
   const lines: string[] = [];
   let line = '';
-  for (const word of text.trim().split(/\s+/).filter((s) => s !== '')) {
+  for (const word of text
+    .trim()
+    .split(/\s+/)
+    .filter((s) => s !== '')) {
     let rest = word;
     while ([...rest].length > w) {
       if (line !== '') lines.push(line);
@@ -126,8 +129,10 @@ function bounds(boxes: Box[]): Box {
 function apiMarker(b: Box, component: Component): string {
   const x = px(b.x + b.w) - 30;
   const y = px(b.y) + 3;
-  return `<g class="api-marker"><title>Updated through the API (${esc(component.apiContext)})</title>` +
-    `<rect x="${x}" y="${y}" width="27" height="13" rx="3"/><text x="${x + 4}" y="${y + 10}">API</text></g>`;
+  return (
+    `<g class="api-marker"><title>Updated through the API (${esc(component.apiContext)})</title>` +
+    `<rect x="${x}" y="${y}" width="27" height="13" rx="3"/><text x="${x + 4}" y="${y + 10}">API</text></g>`
+  );
 }
 
 function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): string {
@@ -135,9 +140,12 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
   const component = i.component === null ? undefined : model.components.get(i.component);
   const type = component?.typeId == null ? undefined : model.types.get(component.typeId);
   const classes = ['box', i.isContainer ? 'container' : '', component ? 'component' : 'placeholder', options.editable ? 'draggable' : '']
-    .filter((c) => c !== '').join(' ');
+    .filter((c) => c !== '')
+    .join(' ');
   const maxChars = Math.max(1, b.w - 2);
-  const parts: string[] = [`<rect class="body" x="${px(b.x)}" y="${px(b.y)}" width="${px(b.w)}" height="${px(b.h)}" rx="${i.isContainer ? 0 : 6}"/>`];
+  const parts: string[] = [
+    `<rect class="body" x="${px(b.x)}" y="${px(b.y)}" width="${px(b.w)}" height="${px(b.h)}" rx="${i.isContainer ? 0 : 6}"/>`,
+  ];
   const lines: Array<[cls: string, text: string]> = [];
   if (component) {
     for (const line of wrapWords(component.name, maxChars)) lines.push(['name', line]);
@@ -149,13 +157,17 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
   const lineHeight = 16;
   if (i.isContainer) {
     // One line, within the strip the layout leaves above the children (LAYOUT.padTop).
-    const title = component ? `${component.name} ` : (i.placeholder === '' ? 'placeholder' : i.placeholder);
+    const title = component ? `${component.name} ` : i.placeholder === '' ? 'placeholder' : i.placeholder;
     const kind = component ? `<tspan class="kind">[${esc(type?.name ?? 'no type')}]</tspan>` : '';
-    parts.push(`<text class="${component ? 'name' : 'placeholder-text'}" x="${px(b.x) + 8}" y="${px(b.y) + 17}">${esc(title)}${kind}</text>`);
+    parts.push(
+      `<text class="${component ? 'name' : 'placeholder-text'}" x="${px(b.x) + 8}" y="${px(b.y) + 17}">${esc(title)}${kind}</text>`,
+    );
   } else {
     const top = px(b.y) + px(b.h) / 2 - ((lines.length - 1) * lineHeight) / 2 + 4;
     lines.forEach(([cls, text], n) => {
-      parts.push(`<text class="${cls}" x="${px(b.x + b.w / 2)}" y="${round(top + n * lineHeight)}" text-anchor="middle">${esc(text)}</text>`);
+      parts.push(
+        `<text class="${cls}" x="${px(b.x + b.w / 2)}" y="${round(top + n * lineHeight)}" text-anchor="middle">${esc(text)}</text>`,
+      );
     });
   }
   if (component?.apiContext !== undefined) parts.push(apiMarker(b, component));
@@ -167,7 +179,8 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
     const label = `${component.name} [${type?.name ?? 'no type'}]: details`;
     inner = `<a href="${esc(options.componentHref(component.id))}" aria-label="${esc(label)}">${inner}</a>`;
   }
-  const data = `data-kind="instance" data-id="${esc(i.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}"` +
+  const data =
+    `data-kind="instance" data-id="${esc(i.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}"` +
     ` data-container="${i.isContainer}" data-parent="${esc(i.parent ?? '')}"` +
     (component ? ` data-component="${esc(component.id)}"` : '');
   return `<g class="${classes}" ${data}>${inner}</g>`;
@@ -175,12 +188,17 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
 
 function textAreaSvg(t: TextArea, options: DrawOptions): string {
   const b = textAreaBox(t);
-  const lines = textAreaLines(t.text, t.width).map((line, n) =>
-    `<text x="${px(b.x)}" y="${px(b.y + n) + 11}" xml:space="preserve">${esc(line)}</text>`);
-  const handle = options.editable ? `<rect class="handle" x="${px(b.x + b.w) - 10}" y="${px(b.y + b.h) - 10}" width="10" height="10"/>` : '';
+  const lines = textAreaLines(t.text, t.width).map(
+    (line, n) => `<text x="${px(b.x)}" y="${px(b.y + n) + 11}" xml:space="preserve">${esc(line)}</text>`,
+  );
+  const handle = options.editable
+    ? `<rect class="handle" x="${px(b.x + b.w) - 10}" y="${px(b.y + b.h) - 10}" width="10" height="10"/>`
+    : '';
   const frame = `<rect class="frame" x="${px(b.x)}" y="${px(b.y)}" width="${px(b.w)}" height="${px(b.h)}" fill="transparent"/>`;
-  return `<g class="textarea${options.editable ? ' draggable' : ''}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}">` +
-    `${frame}${lines.join('')}${handle}</g>`;
+  return (
+    `<g class="textarea${options.editable ? ' draggable' : ''}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}">` +
+    `${frame}${lines.join('')}${handle}</g>`
+  );
 }
 
 /** The diagram as a standalone SVG document fragment (carries its own namespace and style). */
@@ -201,14 +219,19 @@ export function drawDiagram(diagram: Diagram, model: Model, options: DrawOptions
     const z = edgePoint(to, centre(from));
     const data = `data-id="${esc(r.id)}" data-from="${esc(r.fromComponentInstance)}" data-to="${esc(r.toComponentInstance)}"`;
     const title = r.desc === null ? '' : `<title>${esc(r.desc)}</title>`;
-    lines.push(`<g class="relation" ${data}>${title}<line x1="${round(px(a.x))}" y1="${round(px(a.y))}" x2="${round(px(z.x))}" y2="${round(px(z.y))}" marker-end="url(#c4-arrow)"/></g>`);
+    lines.push(
+      `<g class="relation" ${data}>${title}<line x1="${round(px(a.x))}" y1="${round(px(a.y))}" x2="${round(px(z.x))}" y2="${round(px(z.y))}" marker-end="url(#c4-arrow)"/></g>`,
+    );
     if (r.label !== null && r.label !== '') {
       const mid = { x: px((a.x + z.x) / 2), y: px((a.y + z.y) / 2) };
-      labels.push(`<g class="relation-label" data-id="${esc(r.id)}"><text class="label" x="${round(mid.x)}" y="${round(mid.y)}" text-anchor="middle">${esc(r.label)}</text></g>`);
+      labels.push(
+        `<g class="relation-label" data-id="${esc(r.id)}"><text class="label" x="${round(mid.x)}" y="${round(mid.y)}" text-anchor="middle">${esc(r.label)}</text></g>`,
+      );
     }
   }
   const textareas = diagram.textareas.map((t) => textAreaSvg(t, options));
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="c4-diagram${options.editable ? ' editable' : ''}" ` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" class="c4-diagram${options.editable ? ' editable' : ''}" ` +
     `viewBox="${px(view.x)} ${px(view.y)} ${px(view.w)} ${px(view.h)}" width="${px(view.w)}" height="${px(view.h)}" ` +
     `data-grid="${GRID_PX}" role="${options.componentHref ? 'group' : 'img'}" aria-label="${esc(`${diagram.name} (${diagram.level})`)}">` +
     `<title>${esc(diagram.name)}</title><style>${STYLE}</style>` +
@@ -216,5 +239,6 @@ export function drawDiagram(diagram: Diagram, model: Model, options: DrawOptions
     '<path d="M0,0 L10,5 L0,10 z" fill="#52606d"/></marker></defs>' +
     `<g class="containers">${containers.join('')}</g><g class="relations">${lines.join('')}</g>` +
     `<g class="instances">${others.join('')}</g><g class="relation-labels">${labels.join('')}</g>` +
-    `<g class="textareas">${textareas.join('')}</g></svg>`;
+    `<g class="textareas">${textareas.join('')}</g></svg>`
+  );
 }

@@ -108,9 +108,7 @@ function isPlainKey(key: string): boolean {
 /** JSON string syntax is YAML double-quoted syntax; also escape what YAML does not allow raw. */
 function quote(s: string): string {
   const q = JSON.stringify(s);
-  return UNSAFE_CHAR.test(q)
-    ? q.replace(UNSAFE_CHAR_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    : q;
+  return UNSAFE_CHAR.test(q) ? q.replace(UNSAFE_CHAR_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : q;
 }
 
 /**
@@ -366,9 +364,7 @@ function nestedValue(indent: number): unknown {
   if (li >= lineCount) fail();
   const line = lines[li];
   if (indentOf(line) !== indent) fail();
-  return line.charCodeAt(indent) === 45 && line.charCodeAt(indent + 1) === 32
-    ? parseSequence(indent, false)
-    : parseMapping(indent, false);
+  return line.charCodeAt(indent) === 45 && line.charCodeAt(indent + 1) === 32 ? parseSequence(indent, false) : parseMapping(indent, false);
 }
 
 /**
@@ -561,4 +557,3 @@ export function yamlNestingExceeds(text: string, max: number): boolean {
   }
   return false;
 }
-

@@ -26,7 +26,13 @@ export interface Route {
 export function appRoutes(dataDir: string): Route[] {
   const pool = new YamlPool();
   const app = createApp({
-    orgs: new Orgs(dataDir), keys: new KeyStore(dataDir), log: () => {}, publicUrl: '', bodyLimit: 1, bodyBudget: 1, yamlPool: pool,
+    orgs: new Orgs(dataDir),
+    keys: new KeyStore(dataDir),
+    log: () => {},
+    publicUrl: '',
+    bodyLimit: 1,
+    bodyBudget: 1,
+    yamlPool: pool,
   });
   const routes: Route[] = [];
   for (const middleware of app.middleware as Array<{ router?: { stack: Array<{ methods: string[]; path: string }> } }>) {
@@ -85,7 +91,8 @@ export function concrete(route: Route, ids: Record<string, string>): string {
   const match = /^\/api\/external\/(types?|tags?|attributes?|components?|diagrams?)\/:id$/.exec(route.path);
   if (match) return `${API}/${match[1]}/${ids[match[1]!.replace(/s$/, '')]}`;
   // Search needs one filter (400 without); any matches for the matrix.
-  if (route.path.startsWith(`${API}/search/`)) return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;
+  if (route.path.startsWith(`${API}/search/`))
+    return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;
   // History and diff take revisions; `main` names one in every organization.
   if (route.path === `${API}/history/:commit`) return `${API}/history/main`;
   if (route.path === `${API}/diff`) return `${API}/diff?from=main`;
@@ -101,8 +108,16 @@ export interface Credentials {
 }
 
 /** Every way of presenting credentials that must be refused for organization `org`. */
-export function refusedCredentials(acme: { key: string; readerKey: string; revokedKey: string; ghostKey: string }, otherKey: string): Credentials[] {
-  const invalid = (name: string, headers: Record<string, string>): Credentials => ({ name, headers, status: 401, error: 'Invalid API key.' });
+export function refusedCredentials(
+  acme: { key: string; readerKey: string; revokedKey: string; ghostKey: string },
+  otherKey: string,
+): Credentials[] {
+  const invalid = (name: string, headers: Record<string, string>): Credentials => ({
+    name,
+    headers,
+    status: 401,
+    error: 'Invalid API key.',
+  });
   const wrong = `c4s_${'A'.repeat(43)}`;
   const flipped = acme.key.slice(0, -1) + (acme.key.endsWith('A') ? 'B' : 'A');
   return [
@@ -148,7 +163,10 @@ export async function send(url: string, method: string, path: string, headers: R
 
 /** Every id an organization's model holds (resources and their nested elements) and every commit id. */
 export async function secretsOf(s: TestServer, key: string, gitdir: string): Promise<{ secrets: string[]; commits: string[] }> {
-  const model = await (await fetch(`${s.url}${API}/model`, { headers: { authorization: `Bearer ${key}` } })).json() as Record<string, any[]>;
+  const model = (await (await fetch(`${s.url}${API}/model`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<
+    string,
+    any[]
+  >;
   const ids = new Set<string>();
   const collect = (value: unknown) => {
     if (Array.isArray(value)) value.forEach(collect);
@@ -179,7 +197,8 @@ export async function allFiles(dir: string): Promise<Array<{ path: string; conte
 /** The content of every object of a repository (loose or packed), as `git cat-file --batch-all-objects` prints it. */
 export async function allObjects(gitdir: string): Promise<Buffer> {
   const { stdout } = await run('git', ['--git-dir', gitdir, 'cat-file', '--batch-all-objects', '--batch'], {
-    encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024,
+    encoding: 'buffer',
+    maxBuffer: 1024 * 1024 * 1024,
   });
   return stdout as unknown as Buffer;
 }
@@ -198,18 +217,38 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
   const label = slug.toUpperCase();
   const tag = (await created(s.url, key, '/tag', [{ name: `${label}-only tag`, color: 'red', ref: `${slug}-tag` }]))[0];
   const attribute = (await created(s.url, key, '/attribute', [{ name: `${label}-only attribute`, type: 'STRING' }]))[0];
-  const component = (await created(s.url, key, '/component', [{
-    name: `${label}-only component`, typeSlug: 'container', ref: `${slug}-c`, attributes: [{ id: attribute.id, value: `${label}-only value` }],
-  }]))[0];
-  const diagram = (await created(s.url, key, '/diagram', [{
-    name: `${label}-only diagram`, level: 'C2', tags: [{ id: tag.id }],
-    componentInstances: [{ ref: 'a', component: component.id }, { ref: 'b', placeholder: `${label}-only placeholder` }],
-    relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', label: `${label}-only relation` }],
-  }]))[0];
+  const component = (
+    await created(s.url, key, '/component', [
+      {
+        name: `${label}-only component`,
+        typeSlug: 'container',
+        ref: `${slug}-c`,
+        attributes: [{ id: attribute.id, value: `${label}-only value` }],
+      },
+    ])
+  )[0];
+  const diagram = (
+    await created(s.url, key, '/diagram', [
+      {
+        name: `${label}-only diagram`,
+        level: 'C2',
+        tags: [{ id: tag.id }],
+        componentInstances: [
+          { ref: 'a', component: component.id },
+          { ref: 'b', placeholder: `${label}-only placeholder` },
+        ],
+        relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', label: `${label}-only relation` }],
+      },
+    ])
+  )[0];
   const types = JSON.parse((await send(s.url, 'GET', `${API}/type`, { authorization: `Bearer ${key}` })).text);
   const { secrets, commits } = await secretsOf(s, key, gitdir);
   return {
-    slug, key, gitdir, secrets, commits,
+    slug,
+    key,
+    gitdir,
+    secrets,
+    commits,
     ids: { tag: tag.id, attribute: attribute.id, component: component.id, diagram: diagram.id, type: types[0].id },
   };
 }
@@ -230,7 +269,11 @@ export async function twoOrgs(s: TestServer): Promise<TwoOrgs> {
   const revoked = await keys.create('acme', { label: 'revoked one' });
   await keys.revoke('acme', revoked.record.id);
   const ghostKey = (await keys.create('ghost', { label: 'no such organization' })).key;
-  await new Orgs(s.dataDir).create('other', { name: 'Other', members: ['eve@other.example'], author: { name: 'test', email: 'test@test' } });
+  await new Orgs(s.dataDir).create('other', {
+    name: 'Other',
+    members: ['eve@other.example'],
+    author: { name: 'test', email: 'test@test' },
+  });
   const otherKey = (await keys.create('other', { label: 'other pipeline' })).key;
   const acme = await populate(s, 'acme', s.key, s.gitdir);
   const other = await populate(s, 'other', otherKey, join(s.dataDir, 'orgs', 'other.git'));
@@ -256,8 +299,16 @@ export function withAt(path: string, commit: string): string {
 }
 
 /** Every route × every refused credential: 401, the exact text, `WWW-Authenticate: Bearer`. */
-export async function refusalMatrix(s: TestServer, routes: Route[], orgs: TwoOrgs, answers: Answer[] = []): Promise<{ cells: number; violations: string[] }> {
-  const credentials = refusedCredentials({ key: s.key, readerKey: s.readerKey, revokedKey: orgs.revokedKey, ghostKey: orgs.ghostKey }, orgs.other.key);
+export async function refusalMatrix(
+  s: TestServer,
+  routes: Route[],
+  orgs: TwoOrgs,
+  answers: Answer[] = [],
+): Promise<{ cells: number; violations: string[] }> {
+  const credentials = refusedCredentials(
+    { key: s.key, readerKey: s.readerKey, revokedKey: orgs.revokedKey, ghostKey: orgs.ghostKey },
+    orgs.other.key,
+  );
   const violations: string[] = [];
   let cells = 0;
   for (const route of routes) {

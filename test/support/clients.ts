@@ -92,37 +92,46 @@ async function repeat(times: number, once: () => Promise<Outcome>): Promise<Try[
 
 export const nodeFetch: Client = {
   name: 'fetch',
-  run: (url, c, bodies, times) => repeat(times, async () => {
-    let body: RequestInit['body'];
-    if (c.body === 'chunked') {
-      const chunks = pieces(bodies.chunked);
-      body = new ReadableStream({
-        pull(controller) {
-          const next = chunks.next();
-          if (next.done) controller.close();
-          else controller.enqueue(new Uint8Array(next.value));
-        },
-      });
-    } else if (c.body !== 'none') {
-      body = bodies[c.body];
-    }
-    const response = await fetch(url + c.path, { method: c.method, headers: headersOf(c), body, duplex: 'half' } as RequestInit);
-    return { status: response.status, body: await response.text() };
-  }),
+  run: (url, c, bodies, times) =>
+    repeat(times, async () => {
+      let body: RequestInit['body'];
+      if (c.body === 'chunked') {
+        const chunks = pieces(bodies.chunked);
+        body = new ReadableStream({
+          pull(controller) {
+            const next = chunks.next();
+            if (next.done) controller.close();
+            else controller.enqueue(new Uint8Array(next.value));
+          },
+        });
+      } else if (c.body !== 'none') {
+        body = bodies[c.body];
+      }
+      const response = await fetch(url + c.path, { method: c.method, headers: headersOf(c), body, duplex: 'half' } as RequestInit);
+      return { status: response.status, body: await response.text() };
+    }),
 };
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 
 export const axiosClient: Client = {
   name: 'axios',
-  run: (url, c, bodies, times) => repeat(times, async () => {
-    const data = c.body === 'none' ? undefined : c.body === 'chunked' ? Readable.from(pieces(bodies.chunked)) : bodies[c.body];
-    const response = await axios.request({
-      url: url + c.path, method: c.method, headers: headersOf(c), data, httpAgent: keepAlive,
-      responseType: 'text', transformResponse: (text: string) => text, validateStatus: () => true, maxRedirects: 0,
-    });
-    return { status: response.status, body: response.data as string, port: response.request?.socket?.localPort };
-  }),
+  run: (url, c, bodies, times) =>
+    repeat(times, async () => {
+      const data = c.body === 'none' ? undefined : c.body === 'chunked' ? Readable.from(pieces(bodies.chunked)) : bodies[c.body];
+      const response = await axios.request({
+        url: url + c.path,
+        method: c.method,
+        headers: headersOf(c),
+        data,
+        httpAgent: keepAlive,
+        responseType: 'text',
+        transformResponse: (text: string) => text,
+        validateStatus: () => true,
+        maxRedirects: 0,
+      });
+      return { status: response.status, body: response.data as string, port: response.request?.socket?.localPort };
+    }),
 };
 
 /** curl: one process per case, its tries chained with `--next` (so curl reuses its connection where it may). */

@@ -8,7 +8,11 @@ export const API = '/api/external';
  * the previous head (checked with git). Returns the parsed body.
  */
 export async function ok(
-  t: ExecutionContext, s: TestServer, method: string, path: string, body: unknown,
+  t: ExecutionContext,
+  s: TestServer,
+  method: string,
+  path: string,
+  body: unknown,
   { status = 200, commits = 1, ...options }: RequestOptions & { status?: number; commits?: 0 | 1 } = {},
 ): Promise<any> {
   const head = await s.head();
@@ -25,7 +29,13 @@ export async function ok(
 
 /** A write that must be refused with `status` and `error`, leaving refs, history and every list as they were. */
 export async function no(
-  t: ExecutionContext, s: TestServer, method: string, path: string, body: unknown, status: number, error: string | RegExp,
+  t: ExecutionContext,
+  s: TestServer,
+  method: string,
+  path: string,
+  body: unknown,
+  status: number,
+  error: string | RegExp,
   options: RequestOptions = {},
 ): Promise<void> {
   const before = await stateOf(s);
@@ -46,7 +56,11 @@ async function stateOf(s: TestServer): Promise<string> {
 /** The files the last commit touched, as `git show --name-status` prints them. */
 export async function lastCommitFiles(s: TestServer): Promise<string[]> {
   const out = await s.git('show', '--name-status', '--format=', 'main');
-  return out.trim().split('\n').filter(Boolean).map((line) => line.replace(/\t/g, ' '));
+  return out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replace(/\t/g, ' '));
 }
 
 export async function lastCommitMessage(s: TestServer): Promise<string> {

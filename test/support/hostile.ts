@@ -26,9 +26,21 @@ type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
 /** Ids made to name files outside the repository, or nothing at all. */
 export const ESCAPING_IDS = [
-  UNKNOWN_ID, '../../keys.yaml', '..%2F..%2Fkeys.yaml', '%2e%2e%2f%2e%2e%2fkeys.yaml', '/etc/passwd',
-  '../orgs/other.git/HEAD', 'a\u0000b', '\u0000', '..\\..\\keys.yaml', 'components/../../../x', '', ' ',
-  `${UNKNOWN_ID}/../../keys.yaml`, 'file:///etc/passwd', '~/.ssh/id_rsa',
+  UNKNOWN_ID,
+  '../../keys.yaml',
+  '..%2F..%2Fkeys.yaml',
+  '%2e%2e%2f%2e%2e%2fkeys.yaml',
+  '/etc/passwd',
+  '../orgs/other.git/HEAD',
+  'a\u0000b',
+  '\u0000',
+  '..\\..\\keys.yaml',
+  'components/../../../x',
+  '',
+  ' ',
+  `${UNKNOWN_ID}/../../keys.yaml`,
+  'file:///etc/passwd',
+  '~/.ssh/id_rsa',
 ];
 
 export interface Write {
@@ -77,16 +89,32 @@ export async function createFixture(s: TestServer): Promise<Fixture> {
   ]);
   const listItems = ['low', 'medium', 'high'];
   const attributes = await ok(s, 'PUT', '/attribute', [
-    ...ATTRIBUTE_TYPES.map((type) => ({ ref: `fx-attr-${type}`, name: `Fixture ${type}`, type, ...(type === 'LIST' ? { list: listItems } : {}) })),
+    ...ATTRIBUTE_TYPES.map((type) => ({
+      ref: `fx-attr-${type}`,
+      name: `Fixture ${type}`,
+      type,
+      ...(type === 'LIST' ? { list: listItems } : {}),
+    })),
     { ref: 'fx-attr-required', name: 'Queue owner', type: 'STRING', required: true, forTypes: ['queue'] },
   ]);
-  const components = await ok(s, 'POST', '/component', [1, 2, 3].map((n) => ({
-    ref: `fx-comp-${n}`, name: `Fixture component ${n}`, typeSlug: n === 1 ? 'container' : 'database',
-  })));
-  const diagrams = await ok(s, 'POST', '/diagram', [{
-    ref: 'fx-diagram-1', name: 'Fixture diagram', level: 'C2',
-    componentInstances: [{ ref: 'i1', component: components[0].id, position: { x: 0, y: 0 }, width: 10, height: 5 }],
-  }]);
+  const components = await ok(
+    s,
+    'POST',
+    '/component',
+    [1, 2, 3].map((n) => ({
+      ref: `fx-comp-${n}`,
+      name: `Fixture component ${n}`,
+      typeSlug: n === 1 ? 'container' : 'database',
+    })),
+  );
+  const diagrams = await ok(s, 'POST', '/diagram', [
+    {
+      ref: 'fx-diagram-1',
+      name: 'Fixture diagram',
+      level: 'C2',
+      componentInstances: [{ ref: 'i1', component: components[0].id, position: { x: 0, y: 0 }, width: 10, height: 5 }],
+    },
+  ]);
   const byType = Object.fromEntries(ATTRIBUTE_TYPES.map((type, i) => [type, attributes[i].id])) as Record<AttributeType, string>;
   return {
     types,
@@ -103,7 +131,10 @@ export async function createFixture(s: TestServer): Promise<Fixture> {
 
 /** A value the service chooses: any value passing the check. */
 class Chosen {
-  constructor(readonly what: string, readonly check: (value: unknown) => boolean) {}
+  constructor(
+    readonly what: string,
+    readonly check: (value: unknown) => boolean,
+  ) {}
 }
 const anyId = new Chosen('a service id', (v) => typeof v === 'string' && SERVICE_ID.test(v));
 const defaultApiContext = new Chosen('the default apiContext', (v) => typeof v === 'string' && API_CONTEXT.test(v));
@@ -113,7 +144,8 @@ const anyPosition = { x: wholeNumber, y: wholeNumber };
 
 /** Where `actual` differs from `expected` (objects must have exactly the expected keys). */
 export function differences(actual: unknown, expected: unknown, path = ''): string[] {
-  if (expected instanceof Chosen) return expected.check(actual) ? [] : [`${path || '.'}: expected ${expected.what}, got ${JSON.stringify(actual)}`];
+  if (expected instanceof Chosen)
+    return expected.check(actual) ? [] : [`${path || '.'}: expected ${expected.what}, got ${JSON.stringify(actual)}`];
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) {
       return [`${path || '.'}: expected ${expected.length} items, got ${JSON.stringify(actual)?.slice(0, 200)}`];
@@ -121,7 +153,8 @@ export function differences(actual: unknown, expected: unknown, path = ''): stri
     return expected.flatMap((e, i) => differences(actual[i], e, `${path}.${i}`));
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path || '.'}: expected an object, got ${JSON.stringify(actual)?.slice(0, 200)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path || '.'}: expected an object, got ${JSON.stringify(actual)?.slice(0, 200)}`];
     const keys = new Set([...Object.keys(expected), ...Object.keys(actual)]);
     return [...keys].flatMap((key) => {
       if (!(key in expected)) return [`${path}.${key}: unexpected field (${JSON.stringify((actual as any)[key])?.slice(0, 100)})`];
@@ -129,7 +162,9 @@ export function differences(actual: unknown, expected: unknown, path = ''): stri
       return differences((actual as any)[key], (expected as any)[key], `${path}.${key}`);
     });
   }
-  return Object.is(actual, expected) ? [] : [`${path || '.'}: expected ${JSON.stringify(expected)?.slice(0, 200)}, got ${JSON.stringify(actual)?.slice(0, 200)}`];
+  return Object.is(actual, expected)
+    ? []
+    : [`${path || '.'}: expected ${JSON.stringify(expected)?.slice(0, 200)}, got ${JSON.stringify(actual)?.slice(0, 200)}`];
 }
 
 const withRef = (ref: string | undefined) => (ref === undefined ? {} : { ref });
@@ -144,10 +179,56 @@ const freshRef = (base: string) => `${base}·${process.pid}·${++refCounter}`;
 
 /** Strings that break naive YAML, path or shell handling, mixed with generated ones. */
 const TRICKY = [
-  '', ' ', 'null', 'Null', '~', 'true', 'no', 'off', 'y', '1e3', '0x1F', '0o7', '.inf', '-.nan', '1_000', '12:30:00',
-  '2026-11-22', '- a', 'a: b', '#c', '&a', '*a', '!!str x', '|', '>-', "'", '"', '\\', '\n', '\r\n', '\t', ' lead', 'trail ',
-  '---', '...', '../../keys.yaml', '/etc/passwd', 'a\u0000b', '%2e%2e%2f', '__proto__', 'constructor', 'toString',
-  '\ud800', '\udfff x', '\u2028', '\u0085', '\ufeff', 'ümlaut ✓ 漢字 🏗️', '<script>alert(1)</script>', "'; DROP TABLE x; --",
+  '',
+  ' ',
+  'null',
+  'Null',
+  '~',
+  'true',
+  'no',
+  'off',
+  'y',
+  '1e3',
+  '0x1F',
+  '0o7',
+  '.inf',
+  '-.nan',
+  '1_000',
+  '12:30:00',
+  '2026-11-22',
+  '- a',
+  'a: b',
+  '#c',
+  '&a',
+  '*a',
+  '!!str x',
+  '|',
+  '>-',
+  "'",
+  '"',
+  '\\',
+  '\n',
+  '\r\n',
+  '\t',
+  ' lead',
+  'trail ',
+  '---',
+  '...',
+  '../../keys.yaml',
+  '/etc/passwd',
+  'a\u0000b',
+  '%2e%2e%2f',
+  '__proto__',
+  'constructor',
+  'toString',
+  '\ud800',
+  '\udfff x',
+  '\u2028',
+  '\u0085',
+  '\ufeff',
+  'ümlaut ✓ 漢字 🏗️',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE x; --",
   'x'.repeat(3000),
 ];
 export const text = fc.oneof(
@@ -168,47 +249,81 @@ export interface ValidCase {
 }
 
 function tagCase() {
-  return fc.record({ ref: text, name: text, desc: nullableText, color: fc.constantFrom(...COLORS), apiContext: text },
-    { requiredKeys: ['name', 'color'] }).map((raw) => {
-    const input = { ...raw, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
-    return {
-      input,
-      expected: { id: anyId, ...withRef(input.ref), name: input.name, desc: input.desc ?? null, color: input.color, apiContext: apiContextOf(input.apiContext) },
-    };
-  });
+  return fc
+    .record(
+      { ref: text, name: text, desc: nullableText, color: fc.constantFrom(...COLORS), apiContext: text },
+      { requiredKeys: ['name', 'color'] },
+    )
+    .map((raw) => {
+      const input = { ...raw, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
+      return {
+        input,
+        expected: {
+          id: anyId,
+          ...withRef(input.ref),
+          name: input.name,
+          desc: input.desc ?? null,
+          color: input.color,
+          apiContext: apiContextOf(input.apiContext),
+        },
+      };
+    });
 }
 
 function attributeCase(fx: Fixture) {
   const slugs = [...fx.types.keys()].filter((s) => s !== 'queue');
   return fc.constantFrom(...ATTRIBUTE_TYPES).chain((type) =>
-    fc.record({
-      ref: text, name: text, desc: nullableText, required: fc.constant(false), forTypes: fc.subarray(slugs), apiContext: text,
-      list: fc.uniqueArray(text, { maxLength: 5 }),
-      requiredForQueue: fc.boolean(),
-    }, { requiredKeys: ['name', 'requiredForQueue'] }).map(({ requiredForQueue, list, ...raw }) => {
-      const input: Record<string, unknown> = { ...raw, type, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
-      if (type === 'LIST') input.list = list ?? [];
-      // A required attribute is only safe where no component needs it: queues (none are made).
-      if (requiredForQueue) Object.assign(input, { required: true, forTypes: ['queue'] });
-      return {
-        input,
-        expected: {
-          id: anyId, ...withRef(input.ref as string | undefined), name: input.name, type, desc: input.desc ?? null,
-          required: input.required ?? false, forTypes: input.forTypes ?? [], apiContext: apiContextOf(input.apiContext as string | undefined),
-          ...(type === 'LIST' ? { list: input.list } : {}),
+    fc
+      .record(
+        {
+          ref: text,
+          name: text,
+          desc: nullableText,
+          required: fc.constant(false),
+          forTypes: fc.subarray(slugs),
+          apiContext: text,
+          list: fc.uniqueArray(text, { maxLength: 5 }),
+          requiredForQueue: fc.boolean(),
         },
-      };
-    }));
+        { requiredKeys: ['name', 'requiredForQueue'] },
+      )
+      .map(({ requiredForQueue, list, ...raw }) => {
+        const input: Record<string, unknown> = { ...raw, type, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
+        if (type === 'LIST') input.list = list ?? [];
+        // A required attribute is only safe where no component needs it: queues (none are made).
+        if (requiredForQueue) Object.assign(input, { required: true, forTypes: ['queue'] });
+        return {
+          input,
+          expected: {
+            id: anyId,
+            ...withRef(input.ref as string | undefined),
+            name: input.name,
+            type,
+            desc: input.desc ?? null,
+            required: input.required ?? false,
+            forTypes: input.forTypes ?? [],
+            apiContext: apiContextOf(input.apiContext as string | undefined),
+            ...(type === 'LIST' ? { list: input.list } : {}),
+          },
+        };
+      }),
+  );
 }
 
 function attributeValue(fx: Fixture, type: AttributeType): fc.Arbitrary<string | number | boolean | null> {
   switch (type) {
-    case 'STRING': return text;
-    case 'NUMBER': return finite;
-    case 'BOOLEAN': return fc.boolean();
-    case 'LINK': return fc.oneof(fc.constantFrom('', 'https://example.com/a?b=c#d', 'http://10.0.0.1:8080/x'), fc.webUrl().filter(isWebUrl));
-    case 'LIST': return fc.constantFrom(...fx.listItems);
-    case 'USERLIST': return fc.constantFrom(...MEMBERS, null);
+    case 'STRING':
+      return text;
+    case 'NUMBER':
+      return finite;
+    case 'BOOLEAN':
+      return fc.boolean();
+    case 'LINK':
+      return fc.oneof(fc.constantFrom('', 'https://example.com/a?b=c#d', 'http://10.0.0.1:8080/x'), fc.webUrl().filter(isWebUrl));
+    case 'LIST':
+      return fc.constantFrom(...fx.listItems);
+    case 'USERLIST':
+      return fc.constantFrom(...MEMBERS, null);
   }
 }
 
@@ -235,27 +350,44 @@ function componentCase(fx: Fixture, refRequired = false) {
     fc.constantFrom(...slugs).map((slug) => ({ typeId: fx.types.get(slug)!, typeSlug: slug })),
     fc.constant({ typeId: null }),
   );
-  const values = fc.subarray([...ATTRIBUTE_TYPES]).chain((types) =>
-    fc.tuple(...types.map((type) => attributeValue(fx, type).map((value) => ({ id: fx.attributes[type], value })))));
-  return fc.record({
-    ref: text, name: text, desc: nullableText, state: fc.constantFrom(...STATES), apiContext: text,
-    linksTo: fc.uniqueArray(existingComponent(fx), { maxLength: 3, selector: (c) => c.id }),
-    attributes: values,
-    type: typeChoice,
-  }, { requiredKeys: refRequired ? ['name', 'type', 'ref'] : ['name', 'type'] }).map(({ type, linksTo, ...raw }) => {
-    const input: Record<string, unknown> = { ...raw, ...type, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
-    if (linksTo !== undefined) input.linksTo = linksTo.map((c) => c.name);
-    const typeId = (type as { typeId?: string | null }).typeId ?? fx.types.get((type as { typeSlug?: string }).typeSlug ?? '') ?? null;
-    const typeSlug = typeId === null ? null : [...fx.types].find(([, id]) => id === typeId)![0];
-    return {
-      input,
-      expected: {
-        id: anyId, ...withRef(input.ref as string | undefined), name: input.name, desc: input.desc ?? null, typeId, typeSlug,
-        state: input.state ?? 'DRAFT', apiContext: apiContextOf(input.apiContext as string | undefined),
-        linksTo: (linksTo ?? []).map((c) => c.id), attributes: input.attributes ?? [],
+  const values = fc
+    .subarray([...ATTRIBUTE_TYPES])
+    .chain((types) => fc.tuple(...types.map((type) => attributeValue(fx, type).map((value) => ({ id: fx.attributes[type], value })))));
+  return fc
+    .record(
+      {
+        ref: text,
+        name: text,
+        desc: nullableText,
+        state: fc.constantFrom(...STATES),
+        apiContext: text,
+        linksTo: fc.uniqueArray(existingComponent(fx), { maxLength: 3, selector: (c) => c.id }),
+        attributes: values,
+        type: typeChoice,
       },
-    };
-  });
+      { requiredKeys: refRequired ? ['name', 'type', 'ref'] : ['name', 'type'] },
+    )
+    .map(({ type, linksTo, ...raw }) => {
+      const input: Record<string, unknown> = { ...raw, ...type, ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}) };
+      if (linksTo !== undefined) input.linksTo = linksTo.map((c) => c.name);
+      const typeId = (type as { typeId?: string | null }).typeId ?? fx.types.get((type as { typeSlug?: string }).typeSlug ?? '') ?? null;
+      const typeSlug = typeId === null ? null : [...fx.types].find(([, id]) => id === typeId)![0];
+      return {
+        input,
+        expected: {
+          id: anyId,
+          ...withRef(input.ref as string | undefined),
+          name: input.name,
+          desc: input.desc ?? null,
+          typeId,
+          typeSlug,
+          state: input.state ?? 'DRAFT',
+          apiContext: apiContextOf(input.apiContext as string | undefined),
+          linksTo: (linksTo ?? []).map((c) => c.id),
+          attributes: input.attributes ?? [],
+        },
+      };
+    });
 }
 
 interface InstanceDraft {
@@ -281,32 +413,70 @@ function diagramCase(fx: Fixture, newComponents: fc.Arbitrary<Array<{ ref: strin
       fc.constant(null),
       ...(created.length > 0 ? [fc.constantFrom(...created).map((c) => ({ name: c.ref, id: `ref:${c.ref}` }))] : []),
     );
-    const instance = fc.record({
-      component, placeholder: nullableText, isContainer: fc.boolean(), parentPick: fc.nat(), parentSpelling: fc.constantFrom('parent', 'parentId'),
-      position, width: sizeArb, height: sizeArb,
-    }, { requiredKeys: [] }) as fc.Arbitrary<InstanceDraft>;
+    const instance = fc.record(
+      {
+        component,
+        placeholder: nullableText,
+        isContainer: fc.boolean(),
+        parentPick: fc.nat(),
+        parentSpelling: fc.constantFrom('parent', 'parentId'),
+        position,
+        width: sizeArb,
+        height: sizeArb,
+      },
+      { requiredKeys: [] },
+    ) as fc.Arbitrary<InstanceDraft>;
     const textarea = fc.record({ text: nullableText, position, width: sizeArb }, { requiredKeys: [] });
-    return fc.record({
-      ref: text, name: text, desc: nullableText, state: fc.constantFrom(...STATES), level: fc.constantFrom(...LEVELS), apiContext: text,
-      tags: fc.subarray(fx.tags),
-      instances: fc.array(instance, { maxLength: 6 }),
-      textareas: fc.array(textarea, { maxLength: 3 }),
-      relations: fc.array(fc.record({
-        from: fc.nat(), to: fc.nat(), label: nullableText, desc: nullableText,
-        linksTo: fc.subarray(fx.diagrams.map((d) => d.id), { maxLength: 1 }),
-      }, { requiredKeys: ['from', 'to'] }), { maxLength: 4 }),
-    }, { requiredKeys: ['name', 'level', 'instances', 'textareas', 'relations'] }).map((raw) => buildDiagramCase(raw));
+    return fc
+      .record(
+        {
+          ref: text,
+          name: text,
+          desc: nullableText,
+          state: fc.constantFrom(...STATES),
+          level: fc.constantFrom(...LEVELS),
+          apiContext: text,
+          tags: fc.subarray(fx.tags),
+          instances: fc.array(instance, { maxLength: 6 }),
+          textareas: fc.array(textarea, { maxLength: 3 }),
+          relations: fc.array(
+            fc.record(
+              {
+                from: fc.nat(),
+                to: fc.nat(),
+                label: nullableText,
+                desc: nullableText,
+                linksTo: fc.subarray(
+                  fx.diagrams.map((d) => d.id),
+                  { maxLength: 1 },
+                ),
+              },
+              { requiredKeys: ['from', 'to'] },
+            ),
+            { maxLength: 4 },
+          ),
+        },
+        { requiredKeys: ['name', 'level', 'instances', 'textareas', 'relations'] },
+      )
+      .map((raw) => buildDiagramCase(raw));
   });
 }
 
 function buildDiagramCase(raw: {
-  ref?: string; name: string; desc?: string | null; state?: string; level: string; apiContext?: string;
-  tags?: Array<{ id: string; ref: string }>; instances: InstanceDraft[];
+  ref?: string;
+  name: string;
+  desc?: string | null;
+  state?: string;
+  level: string;
+  apiContext?: string;
+  tags?: Array<{ id: string; ref: string }>;
+  instances: InstanceDraft[];
   textareas: Array<{ text?: string | null; position?: { x: number; y: number }; width?: number }>;
   relations: Array<{ from: number; to: number; label?: string | null; desc?: string | null; linksTo?: string[] }>;
 }) {
   const input: Record<string, unknown> = {
-    name: raw.name, level: raw.level,
+    name: raw.name,
+    level: raw.level,
     ...(raw.ref !== undefined ? { ref: freshRef(raw.ref) } : {}),
     ...(raw.desc !== undefined ? { desc: raw.desc } : {}),
     ...(raw.state !== undefined ? { state: raw.state } : {}),
@@ -331,13 +501,16 @@ function buildDiagramCase(raw: {
   });
   input.componentInstances = instances.map((i) => i.element);
   input.textareas = raw.textareas.map((t) => ({ ...t }));
-  const relations = instances.length === 0 ? [] : raw.relations.map((r) => ({
-    fromComponentInstance: `inst-${r.from % instances.length}`,
-    toComponentInstance: `inst-${r.to % instances.length}`,
-    ...(r.label !== undefined ? { label: r.label } : {}),
-    ...(r.desc !== undefined ? { desc: r.desc } : {}),
-    ...(r.linksTo !== undefined ? { linksTo: r.linksTo } : {}),
-  }));
+  const relations =
+    instances.length === 0
+      ? []
+      : raw.relations.map((r) => ({
+          fromComponentInstance: `inst-${r.from % instances.length}`,
+          toComponentInstance: `inst-${r.to % instances.length}`,
+          ...(r.label !== undefined ? { label: r.label } : {}),
+          ...(r.desc !== undefined ? { desc: r.desc } : {}),
+          ...(r.linksTo !== undefined ? { linksTo: r.linksTo } : {}),
+        }));
   input.relations = relations;
   // Instance ids are chosen by the service: the expectation names instances by ref and the
   // check maps refs to the ids served (see expectDiagram).
@@ -346,21 +519,44 @@ function buildDiagramCase(raw: {
     expected: (served: any) => {
       const idOfRef = new Map<string, string>((served?.componentInstances ?? []).map((i: any) => [i.ref, i.id]));
       const componentId = (c: InstanceDraft['component']) =>
-        c == null ? null : c.id.startsWith('ref:') ? new Chosen(`the id of component ref ${c.name}`, (v) => typeof v === 'string' && SERVICE_ID.test(v)) : c.id;
+        c == null
+          ? null
+          : c.id.startsWith('ref:')
+            ? new Chosen(`the id of component ref ${c.name}`, (v) => typeof v === 'string' && SERVICE_ID.test(v))
+            : c.id;
       return {
-        id: anyId, ...withRef(input.ref as string | undefined), name: raw.name, desc: raw.desc ?? null, state: raw.state ?? 'DRAFT',
-        level: raw.level, url: new Chosen('<public url>/diagrams/<id>', (v) => typeof v === 'string' && v.endsWith(`/diagrams/${served?.id}`)),
+        id: anyId,
+        ...withRef(input.ref as string | undefined),
+        name: raw.name,
+        desc: raw.desc ?? null,
+        state: raw.state ?? 'DRAFT',
+        level: raw.level,
+        url: new Chosen('<public url>/diagrams/<id>', (v) => typeof v === 'string' && v.endsWith(`/diagrams/${served?.id}`)),
         tags: (raw.tags ?? []).map((t) => new Chosen(`tag ${t.id}`, (v) => (v as any)?.id === t.id && (v as any)?.ref === t.ref)),
         componentInstances: instances.map(({ element, parent, draft }) => ({
-          id: anyId, ref: element.ref, component: componentId(draft.component), placeholder: draft.placeholder ?? '',
-          isContainer: draft.isContainer ?? false, parent: parent === null ? null : (idOfRef.get(`inst-${parent}`) ?? 'unresolved'),
-          position: draft.position ?? anyPosition, width: draft.width ?? size, height: draft.height ?? size,
+          id: anyId,
+          ref: element.ref,
+          component: componentId(draft.component),
+          placeholder: draft.placeholder ?? '',
+          isContainer: draft.isContainer ?? false,
+          parent: parent === null ? null : (idOfRef.get(`inst-${parent}`) ?? 'unresolved'),
+          position: draft.position ?? anyPosition,
+          width: draft.width ?? size,
+          height: draft.height ?? size,
         })),
-        textareas: raw.textareas.map((t) => ({ id: anyId, position: t.position ?? anyPosition, width: t.width ?? size, text: t.text ?? '' })),
+        textareas: raw.textareas.map((t) => ({
+          id: anyId,
+          position: t.position ?? anyPosition,
+          width: t.width ?? size,
+          text: t.text ?? '',
+        })),
         relations: relations.map((r) => ({
-          id: anyId, fromComponentInstance: idOfRef.get(r.fromComponentInstance) ?? 'unresolved',
+          id: anyId,
+          fromComponentInstance: idOfRef.get(r.fromComponentInstance) ?? 'unresolved',
           toComponentInstance: idOfRef.get(r.toComponentInstance) ?? 'unresolved',
-          label: r.label ?? null, desc: r.desc ?? null, linksTo: r.linksTo ?? [],
+          label: r.label ?? null,
+          desc: r.desc ?? null,
+          linksTo: r.linksTo ?? [],
         })),
         apiContext: apiContextOf(raw.apiContext),
       };
@@ -371,19 +567,27 @@ function buildDiagramCase(raw: {
 /** A valid body for `write`, with what the response must hold. */
 export function validCase(fx: Fixture, write: Write): fc.Arbitrary<ValidCase> {
   const many = <T>(arb: fc.Arbitrary<{ input: unknown; expected: T }>, max = 3) =>
-    fc.array(arb, { minLength: 1, maxLength: max }).map((cases) => ({ body: cases.map((c) => c.input), expected: cases.map((c) => c.expected) }));
+    fc
+      .array(arb, { minLength: 1, maxLength: max })
+      .map((cases) => ({ body: cases.map((c) => c.input), expected: cases.map((c) => c.expected) }));
   switch (write.kind) {
-    case 'tag': return many(tagCase());
-    case 'attribute': return many(attributeCase(fx));
-    case 'component': return many(componentCase(fx));
-    case 'diagram': return many(diagramCase(fx), 2);
+    case 'tag':
+      return many(tagCase());
+    case 'attribute':
+      return many(attributeCase(fx));
+    case 'component':
+      return many(componentCase(fx));
+    case 'diagram':
+      return many(diagramCase(fx), 2);
     case 'model': {
       return fc.array(componentCase(fx, true), { maxLength: 3 }).chain((components) =>
-        fc.array(diagramCase(fx, fc.constant(components.map((c) => ({ ref: (c.input as { ref: string }).ref })))), { maxLength: 2 })
+        fc
+          .array(diagramCase(fx, fc.constant(components.map((c) => ({ ref: (c.input as { ref: string }).ref })))), { maxLength: 2 })
           .map((diagrams) => ({
             body: { components: components.map((c) => c.input), diagrams: diagrams.map((d) => d.input) },
             expected: { components: components.map((c) => c.expected), diagrams: diagrams.map((d) => d.expected) },
-          })));
+          })),
+      );
     }
   }
 }
@@ -401,7 +605,8 @@ export function checkValidResponse(served: any, expected: any, kind: Write['kind
 }
 
 function checkDiagrams(served: any, expected: Array<(served: any) => unknown>, path: string): string[] {
-  if (!Array.isArray(served) || served.length !== expected.length) return [`${path}: expected ${expected.length} diagrams, got ${JSON.stringify(served)?.slice(0, 200)}`];
+  if (!Array.isArray(served) || served.length !== expected.length)
+    return [`${path}: expected ${expected.length} diagrams, got ${JSON.stringify(served)?.slice(0, 200)}`];
   return expected.flatMap((make, i) => differences(served[i], make(served[i]), `${path}.${i}`));
 }
 
@@ -437,29 +642,71 @@ const enumOf = (values: string[], required = false): FieldSpec => ({ types: ['st
 const SPECS: Record<'tag' | 'attribute' | 'component' | 'diagram', Record<string, FieldSpec>> = {
   tag: { id: S, ref: S, name: REQ_S, desc: NS, color: enumOf(COLORS, true), apiContext: S },
   attribute: {
-    id: S, ref: S, name: REQ_S, type: enumOf([...ATTRIBUTE_TYPES], true), desc: NS, required: { types: ['boolean'] },
-    forTypes: STRINGS, apiContext: S, list: STRINGS,
+    id: S,
+    ref: S,
+    name: REQ_S,
+    type: enumOf([...ATTRIBUTE_TYPES], true),
+    desc: NS,
+    required: { types: ['boolean'] },
+    forTypes: STRINGS,
+    apiContext: S,
+    list: STRINGS,
   },
   component: {
-    id: S, ref: S, name: S, desc: NS, state: enumOf(STATES), typeId: NS, typeSlug: NS, apiContext: S, linksTo: STRINGS,
-    attributes: { types: ['array'], items: { types: ['object'], fields: { id: REQ_S, value: { types: ['string', 'number', 'boolean', 'null'], required: true } } } },
+    id: S,
+    ref: S,
+    name: S,
+    desc: NS,
+    state: enumOf(STATES),
+    typeId: NS,
+    typeSlug: NS,
+    apiContext: S,
+    linksTo: STRINGS,
+    attributes: {
+      types: ['array'],
+      items: { types: ['object'], fields: { id: REQ_S, value: { types: ['string', 'number', 'boolean', 'null'], required: true } } },
+    },
   },
   diagram: {
-    id: S, ref: S, name: REQ_S, desc: NS, state: enumOf(STATES), level: enumOf(LEVELS, true), apiContext: S,
+    id: S,
+    ref: S,
+    name: REQ_S,
+    desc: NS,
+    state: enumOf(STATES),
+    level: enumOf(LEVELS, true),
+    apiContext: S,
     tags: { types: ['array'], items: { types: ['object'], fields: { id: REQ_S } } },
     componentInstances: {
-      types: ['array'], items: {
-        types: ['object'], fields: {
-          id: S, ref: S, component: NS, placeholder: NS, isContainer: { types: ['boolean'] }, parent: NS, parentId: NS,
-          position: POSITION, width: SIZE, height: SIZE,
+      types: ['array'],
+      items: {
+        types: ['object'],
+        fields: {
+          id: S,
+          ref: S,
+          component: NS,
+          placeholder: NS,
+          isContainer: { types: ['boolean'] },
+          parent: NS,
+          parentId: NS,
+          position: POSITION,
+          width: SIZE,
+          height: SIZE,
         },
       },
     },
     textareas: { types: ['array'], items: { types: ['object'], fields: { id: S, ref: S, position: POSITION, width: SIZE, text: NS } } },
     relations: {
-      types: ['array'], items: {
-        types: ['object'], fields: {
-          id: S, ref: S, fromComponentInstance: REQ_S, toComponentInstance: REQ_S, label: NS, desc: NS, linksTo: STRINGS,
+      types: ['array'],
+      items: {
+        types: ['object'],
+        fields: {
+          id: S,
+          ref: S,
+          fromComponentInstance: REQ_S,
+          toComponentInstance: REQ_S,
+          label: NS,
+          desc: NS,
+          linksTo: STRINGS,
         },
       },
     },
@@ -523,7 +770,9 @@ function breakSchema(site: Site, choice: number): InvalidCase {
   const { holder, field, spec, path } = site;
   const at = new RegExp(`^Invalid JSON: ${escapeRegExp(path)}: `);
   const options: Array<() => InvalidCase> = [];
-  const wrong = Object.values(SAMPLES).flat().filter((v) => !accepts(spec, v));
+  const wrong = Object.values(SAMPLES)
+    .flat()
+    .filter((v) => !accepts(spec, v));
   if (wrong.length > 0) {
     options.push(() => {
       holder[field] = wrong[choice % wrong.length];
@@ -553,14 +802,22 @@ function breakSchema(site: Site, choice: number): InvalidCase {
       const [min, max] = spec.range;
       options.push(() => {
         holder[field] = [min - 1, max + 1, -1_000_000, 1e9][Math.floor(choice / 3) % 4];
-        return { body: null, error: new RegExp(`${at.source}Number must be (greater|less) than or equal to ${(holder[field] as number) < min ? min : max}$`), what: `${path}: out of range ${holder[field]}` };
+        return {
+          body: null,
+          error: new RegExp(`${at.source}Number must be (greater|less) than or equal to ${(holder[field] as number) < min ? min : max}$`),
+          what: `${path}: out of range ${holder[field]}`,
+        };
       });
     }
   }
   if (spec.items && !spec.items.fields) {
     options.push(() => {
       holder[field] = ['ok', 7];
-      return { body: null, error: new RegExp(`^Invalid JSON: ${escapeRegExp(path)}\\.1: Expected string, received number$`), what: `${path}.1: number in string list` };
+      return {
+        body: null,
+        error: new RegExp(`^Invalid JSON: ${escapeRegExp(path)}\\.1: Expected string, received number$`),
+        what: `${path}.1: number in string list`,
+      };
     });
   }
   if (spec.items?.fields) {
@@ -588,7 +845,8 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
         const element = elements[pick % elements.length];
         delete element.ref;
         element.id = escaping;
-        if (kind === 'attribute' && write.method === 'PUT') return 'An id must not be supplied when creating attributes with PUT; use POST to update.';
+        if (kind === 'attribute' && write.method === 'PUT')
+          return 'An id must not be supplied when creating attributes with PUT; use POST to update.';
         return `${kindName} with id '${escaping}' does not exist.`;
       },
     });
@@ -605,10 +863,36 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   if (kind === 'attribute' && elements.length > 0) {
     const element = () => elements[pick % elements.length];
     const at = () => ` (element ${pick % elements.length} '${element().name}')`;
-    list.push({ what: 'list on a non-LIST attribute', apply: () => { Object.assign(element(), { type: 'NUMBER', list: ['a'] }); return 'Only a LIST attribute may have a list; this one is NUMBER.' + at(); } });
-    list.push({ what: 'LIST without list', apply: () => { element().type = 'LIST'; delete element().list; return 'A LIST attribute needs a list of values.' + at(); } });
-    list.push({ what: 'duplicate list values', apply: () => { Object.assign(element(), { type: 'LIST', list: ['v', 'w', 'v'] }); return 'Duplicate list values are not allowed, got several of: v' + at(); } });
-    list.push({ what: 'unknown forTypes slug', apply: () => { element().forTypes = ['person', 'no-such-type']; delete element().required; return "Type with slug 'no-such-type' does not exist." + at(); } });
+    list.push({
+      what: 'list on a non-LIST attribute',
+      apply: () => {
+        Object.assign(element(), { type: 'NUMBER', list: ['a'] });
+        return 'Only a LIST attribute may have a list; this one is NUMBER.' + at();
+      },
+    });
+    list.push({
+      what: 'LIST without list',
+      apply: () => {
+        element().type = 'LIST';
+        delete element().list;
+        return 'A LIST attribute needs a list of values.' + at();
+      },
+    });
+    list.push({
+      what: 'duplicate list values',
+      apply: () => {
+        Object.assign(element(), { type: 'LIST', list: ['v', 'w', 'v'] });
+        return 'Duplicate list values are not allowed, got several of: v' + at();
+      },
+    });
+    list.push({
+      what: 'unknown forTypes slug',
+      apply: () => {
+        element().forTypes = ['person', 'no-such-type'];
+        delete element().required;
+        return "Type with slug 'no-such-type' does not exist." + at();
+      },
+    });
   }
   const components = elementsOf('component');
   if (components.length > 0) {
@@ -616,25 +900,61 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     const c = () => components[i];
     const path = kind === 'model' ? `components.${i}` : `${i}`;
     const at = (attribute?: string) => ` (${attribute === undefined ? '' : `attribute '${attribute}', `}element ${path} '${c().name}')`;
-    list.push({ what: 'component without name', apply: () => { delete c().name; return `Invalid JSON: ${path}.name: Required`; } });
-    list.push({ what: 'unknown typeSlug', apply: () => { delete c().typeId; c().typeSlug = escaping; return `Type with slug '${escaping}' does not exist.${at()}`; } });
-    list.push({ what: 'unknown typeId', apply: () => { delete c().typeSlug; c().typeId = escaping; return `Type with id '${escaping}' does not exist.${at()}`; } });
+    list.push({
+      what: 'component without name',
+      apply: () => {
+        delete c().name;
+        return `Invalid JSON: ${path}.name: Required`;
+      },
+    });
+    list.push({
+      what: 'unknown typeSlug',
+      apply: () => {
+        delete c().typeId;
+        c().typeSlug = escaping;
+        return `Type with slug '${escaping}' does not exist.${at()}`;
+      },
+    });
+    list.push({
+      what: 'unknown typeId',
+      apply: () => {
+        delete c().typeSlug;
+        c().typeId = escaping;
+        return `Type with id '${escaping}' does not exist.${at()}`;
+      },
+    });
     list.push({
       what: 'typeId and typeSlug disagree',
-      apply: () => { c().typeId = fx.types.get('person'); c().typeSlug = 'database'; return `typeId '${fx.types.get('person')}' and typeSlug 'database' name different types.${at()}`; },
+      apply: () => {
+        c().typeId = fx.types.get('person');
+        c().typeSlug = 'database';
+        return `typeId '${fx.types.get('person')}' and typeSlug 'database' name different types.${at()}`;
+      },
     });
     list.push({
       what: 'dangling linksTo',
       apply: () => {
         const name = pick % 2 === 0 ? UNKNOWN_ID : `no-such-component-${pick}`;
         c().linksTo = [...(c().linksTo ?? []), name];
-        return (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) + at();
+        return (
+          (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) +
+          at()
+        );
       },
     });
-    list.push({ what: 'unknown attribute', apply: () => { c().attributes = [{ id: escaping, value: 'x' }]; return `Attribute with id '${escaping}' does not exist.${at()}`; } });
+    list.push({
+      what: 'unknown attribute',
+      apply: () => {
+        c().attributes = [{ id: escaping, value: 'x' }];
+        return `Attribute with id '${escaping}' does not exist.${at()}`;
+      },
+    });
     const wrongValues: Array<[AttributeType, unknown, string]> = [
-      ['STRING', 5, 'must be a string.'], ['NUMBER', '5', 'must be a number.'], ['BOOLEAN', 'true', 'must be a boolean.'],
-      ['LINK', 'javascript:alert(1)', 'must be a valid URL.'], ['LINK', 'not a url', 'must be a valid URL.'],
+      ['STRING', 5, 'must be a string.'],
+      ['NUMBER', '5', 'must be a number.'],
+      ['BOOLEAN', 'true', 'must be a boolean.'],
+      ['LINK', 'javascript:alert(1)', 'must be a valid URL.'],
+      ['LINK', 'not a url', 'must be a valid URL.'],
       ['LIST', 'LOW', `must be one of: ${fx.listItems.join(', ')}.`],
       ['USERLIST', 'mallory@example.com', 'must be the e-mail address of an organization member.'],
     ];
@@ -650,11 +970,22 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     });
     list.push({
       what: 'attribute given twice',
-      apply: () => { c().attributes = [{ id: fx.attributes.BOOLEAN, value: true }, { id: fx.attributes.BOOLEAN, value: false }]; return `Attribute '${fx.attributes.BOOLEAN}' is given more than once.${at('Fixture BOOLEAN')}`; },
+      apply: () => {
+        c().attributes = [
+          { id: fx.attributes.BOOLEAN, value: true },
+          { id: fx.attributes.BOOLEAN, value: false },
+        ];
+        return `Attribute '${fx.attributes.BOOLEAN}' is given more than once.${at('Fixture BOOLEAN')}`;
+      },
     });
     list.push({
       what: 'required attribute missing',
-      apply: () => { delete c().typeId; c().typeSlug = 'queue'; c().attributes = []; return `Required attribute '${fx.attributes.requiredForQueue}' has no value.${at('Queue owner')}`; },
+      apply: () => {
+        delete c().typeId;
+        c().typeSlug = 'queue';
+        c().attributes = [];
+        return `Required attribute '${fx.attributes.requiredForQueue}' has no value.${at('Queue owner')}`;
+      },
     });
   }
   const diagrams = elementsOf('diagram');
@@ -662,13 +993,22 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     const d = () => diagrams[pick % diagrams.length];
     const instances = () => d().componentInstances as any[];
     const at = () => ` (element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${d().name}')`;
-    list.push({ what: 'unknown diagram tag', apply: () => { d().tags = [{ id: escaping }]; return `Tag with id '${escaping}' does not exist.${at()}`; } });
+    list.push({
+      what: 'unknown diagram tag',
+      apply: () => {
+        d().tags = [{ id: escaping }];
+        return `Tag with id '${escaping}' does not exist.${at()}`;
+      },
+    });
     list.push({
       what: 'instance of an unknown component',
       apply: () => {
         const name = pick % 2 === 0 ? UNKNOWN_ID : `no-such-ref-${pick}`;
         instances().push({ ref: 'extra', component: name });
-        return (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) + at();
+        return (
+          (name === UNKNOWN_ID ? `Component with id '${UNKNOWN_ID}' does not exist.` : `Ref '${name}' does not resolve to a component.`) +
+          at()
+        );
       },
     });
     list.push({
@@ -680,7 +1020,10 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     });
     list.push({
       what: 'container with a parent',
-      apply: () => { instances().push({ ref: 'box', isContainer: true }, { ref: 'inner-box', isContainer: true, parent: 'box' }); return `Container instance 'inner-box' cannot have a parent.${at()}`; },
+      apply: () => {
+        instances().push({ ref: 'box', isContainer: true }, { ref: 'inner-box', isContainer: true, parent: 'box' });
+        return `Container instance 'inner-box' cannot have a parent.${at()}`;
+      },
     });
     list.push({
       what: 'relation to an unknown instance',
@@ -698,7 +1041,13 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
         return `Diagram with id '${UNKNOWN_ID}' does not exist.${at()}`;
       },
     });
-    list.push({ what: 'instance ref twice', apply: () => { instances().push({ ref: 'same' }, { ref: 'same' }); return `Ref 'same' is used more than once.${at()}`; } });
+    list.push({
+      what: 'instance ref twice',
+      apply: () => {
+        instances().push({ ref: 'same' }, { ref: 'same' });
+        return `Ref 'same' is used more than once.${at()}`;
+      },
+    });
     list.push({
       what: 'parent and parentId differ',
       apply: () => {
@@ -708,7 +1057,10 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     });
     list.push({
       what: 'instance id unknown in this diagram',
-      apply: () => { instances().push({ id: escaping }); return `Component instance with id '${escaping}' does not exist in this diagram.${at()}`; },
+      apply: () => {
+        instances().push({ id: escaping });
+        return `Component instance with id '${escaping}' does not exist in this diagram.${at()}`;
+      },
     });
   }
   if (list.length === 0) return null;
@@ -729,7 +1081,11 @@ export function invalidCase(fx: Fixture, write: Write): fc.Arbitrary<InvalidCase
         if (Array.isArray(whole) || whole === null || typeof whole !== 'object') {
           return { body: whole, error: /^Invalid JSON: Expected object, received /, what: `model body ${JSON.stringify(whole)}` };
         }
-        return { body: { components: 'x' }, error: /^Invalid JSON: components: Expected array, received string$/, what: 'model components not an array' };
+        return {
+          body: { components: 'x' },
+          error: /^Invalid JSON: components: Expected array, received string$/,
+          what: 'model components not an array',
+        };
       }
       if (!Array.isArray(whole)) {
         // POST /attributes with one object is the current form's single create (issue 11): an object is checked as one attribute.
@@ -802,7 +1158,10 @@ export async function tryInvalid(s: TestServer, write: Write, c: InvalidCase, ya
   const exact = reply.body !== null && typeof reply.body === 'object' && Object.keys(reply.body).length === 1 && typeof error === 'string';
   const expected = typeof c.error === 'string' ? error === c.error : c.error.test(error ?? '');
   if (reply.status !== 400 || !exact || !expected) {
-    violation(figures, `${label}: ${reply.status} ${reply.text.slice(0, 300)} (expected 400 ${c.error}) body ${JSON.stringify(c.body)?.slice(0, 300)}`);
+    violation(
+      figures,
+      `${label}: ${reply.status} ${reply.text.slice(0, 300)} (expected 400 ${c.error}) body ${JSON.stringify(c.body)?.slice(0, 300)}`,
+    );
   }
   const after = await headOf(s.gitdir);
   if (after !== before) violation(figures, `${label}: refused, yet main moved ${before} → ${after}`);
@@ -815,30 +1174,40 @@ export async function tryValid(s: TestServer, write: Write, c: ValidCase, yaml: 
   count(figures, reply);
   const label = `${write.method} ${write.path} (${yaml ? 'YAML' : 'JSON'})`;
   if (reply.status !== 200) {
-    violation(figures, `${label}: valid body refused: ${reply.status} ${reply.text.slice(0, 300)} body ${JSON.stringify(c.body)?.slice(0, 500)}`);
+    violation(
+      figures,
+      `${label}: valid body refused: ${reply.status} ${reply.text.slice(0, 300)} body ${JSON.stringify(c.body)?.slice(0, 500)}`,
+    );
     return;
   }
   figures.validAccepted++;
   const after = await headOf(s.gitdir);
-  const creates = write.kind === 'model'
-    ? (c.body as { components: unknown[]; diagrams: unknown[] }).components.length + (c.body as { diagrams: unknown[] }).diagrams.length > 0
-    : (c.body as unknown[]).length > 0;
+  const creates =
+    write.kind === 'model'
+      ? (c.body as { components: unknown[]; diagrams: unknown[] }).components.length + (c.body as { diagrams: unknown[] }).diagrams.length >
+        0
+      : (c.body as unknown[]).length > 0;
   if (after !== before) figures.commitsMade++;
-  if ((after !== before) !== creates) violation(figures, `${label}: ${creates ? 'created resources without a commit' : 'a commit that changes nothing'}`);
+  if ((after !== before) !== creates)
+    violation(figures, `${label}: ${creates ? 'created resources without a commit' : 'a commit that changes nothing'}`);
   if (reply.headers.get('etag') !== `"${after}"`) violation(figures, `${label}: ETag ${reply.headers.get('etag')}, main is ${after}`);
   const problems = checkValidResponse(reply.body, c.expected, write.kind);
   if (problems.length > 0) {
     violation(figures, `${label}: response differs: ${problems.slice(0, 5).join('; ')} body ${JSON.stringify(c.body)?.slice(0, 500)}`);
   }
-  const served: Array<[string, any]> = write.kind === 'model'
-    ? [...reply.body.components.map((r: any) => ['component', r]), ...reply.body.diagrams.map((r: any) => ['diagram', r])]
-    : reply.body.map((r: any) => [write.kind, r]);
+  const served: Array<[string, any]> =
+    write.kind === 'model'
+      ? [...reply.body.components.map((r: any) => ['component', r]), ...reply.body.diagrams.map((r: any) => ['diagram', r])]
+      : reply.body.map((r: any) => [write.kind, r]);
   for (const [kind, resource] of served) {
     const again = await s.get(`${API}/${kind}/${encodeURIComponent(resource.id)}`, { yaml });
     count(figures, again);
     const diff = differences(again.body, resource);
     if (again.status !== 200 || diff.length > 0) {
-      violation(figures, `${label}: GET /${kind}/${resource.id} differs from the write's response: ${again.status} ${diff.slice(0, 5).join('; ')}`);
+      violation(
+        figures,
+        `${label}: GET /${kind}/${resource.id} differs from the write's response: ${again.status} ${diff.slice(0, 5).join('; ')}`,
+      );
     }
   }
 }
@@ -856,7 +1225,10 @@ export function yamlSafe(value: unknown): boolean {
 
 /** Runs `runs` generated invalid bodies against every write in `writes`. */
 export async function runInvalid(
-  s: TestServer, fx: Fixture, figures: Figures, options: { runs: number; seed?: number; writes?: Write[] },
+  s: TestServer,
+  fx: Fixture,
+  figures: Figures,
+  options: { runs: number; seed?: number; writes?: Write[] },
 ): Promise<void> {
   for (const write of options.writes ?? WRITES) {
     const cases = fc.sample(fc.tuple(invalidCase(fx, write), fc.boolean()), { numRuns: options.runs, seed: options.seed });
@@ -866,7 +1238,10 @@ export async function runInvalid(
 
 /** Runs `runs` generated valid bodies against every write in `writes`. */
 export async function runValid(
-  s: TestServer, fx: Fixture, figures: Figures, options: { runs: number; seed?: number; writes?: Write[] },
+  s: TestServer,
+  fx: Fixture,
+  figures: Figures,
+  options: { runs: number; seed?: number; writes?: Write[] },
 ): Promise<void> {
   for (const write of options.writes ?? WRITES) {
     const cases = fc.sample(fc.tuple(validCase(fx, write), fc.boolean()), { numRuns: options.runs, seed: options.seed });
@@ -936,26 +1311,150 @@ export function classicAttacks(fx: Fixture): Attack[] {
   const Y = 'application/yaml';
   const n = 100_000;
   const levels = 'abcdefghij'.split('');
-  const laughs = [`${levels[0]}: &${levels[0]} [lol, lol, lol, lol, lol, lol, lol, lol, lol]`,
-    ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`)].join('\n');
+  const laughs = [
+    `${levels[0]}: &${levels[0]} [lol, lol, lol, lol, lol, lol, lol, lol, lol]`,
+    ...levels.slice(1).map((l, i) => `${l}: &${l} [${Array(9).fill(`*${levels[i]}`).join(', ')}]`),
+  ].join('\n');
   const attacks: Attack[] = [
-    { name: 'JSON nested 100,000 deep', method: 'POST', path: '/tag', body: () => '['.repeat(n) + ']'.repeat(n), type: J, status: 400, error: 'Invalid JSON: nested more than 100 levels deep.' },
-    { name: 'YAML nested 100,000 deep', method: 'POST', path: '/model', body: () => '['.repeat(n) + ']'.repeat(n), type: Y, status: 400, error: 'Invalid YAML: nested too deeply.' },
-    { name: 'YAML compact sequences 100,000 deep', method: 'POST', path: '/diagram', body: () => '- '.repeat(n) + 'x', type: Y, status: 400, error: 'Invalid YAML: nested too deeply.' },
-    { name: 'YAML billion laughs', method: 'POST', path: '/model', body: () => laughs, type: Y, status: 400, error: /^Invalid YAML: Excessive alias count/ },
-    { name: '100,000 bad elements', method: 'POST', path: '/tag', body: () => JSON.stringify(Array(n).fill({ name: 1 })), type: J, status: 400, error: /^Invalid JSON: 0\.name: Expected string, received number, .*, \.\.\.$/ },
-    { name: '11 MB body', method: 'POST', path: '/component', body: () => ' '.repeat(11 * 1024 * 1024), type: J, status: 413, error: 'Request body too large.' },
-    { name: 'invalid UTF-8', method: 'POST', path: '/tag', body: () => Buffer.from([0x5b, 0x22, 0xff, 0xfe, 0x22, 0x5d]), type: J, status: 400, error: 'Invalid JSON: the request body is not valid UTF-8.' },
-    { name: 'malformed JSON', method: 'POST', path: '/attribute', body: () => '[{"name": "x", "type": "STRING"', type: J, status: 400, error: /^Invalid JSON: / },
+    {
+      name: 'JSON nested 100,000 deep',
+      method: 'POST',
+      path: '/tag',
+      body: () => '['.repeat(n) + ']'.repeat(n),
+      type: J,
+      status: 400,
+      error: 'Invalid JSON: nested more than 100 levels deep.',
+    },
+    {
+      name: 'YAML nested 100,000 deep',
+      method: 'POST',
+      path: '/model',
+      body: () => '['.repeat(n) + ']'.repeat(n),
+      type: Y,
+      status: 400,
+      error: 'Invalid YAML: nested too deeply.',
+    },
+    {
+      name: 'YAML compact sequences 100,000 deep',
+      method: 'POST',
+      path: '/diagram',
+      body: () => '- '.repeat(n) + 'x',
+      type: Y,
+      status: 400,
+      error: 'Invalid YAML: nested too deeply.',
+    },
+    {
+      name: 'YAML billion laughs',
+      method: 'POST',
+      path: '/model',
+      body: () => laughs,
+      type: Y,
+      status: 400,
+      error: /^Invalid YAML: Excessive alias count/,
+    },
+    {
+      name: '100,000 bad elements',
+      method: 'POST',
+      path: '/tag',
+      body: () => JSON.stringify(Array(n).fill({ name: 1 })),
+      type: J,
+      status: 400,
+      error: /^Invalid JSON: 0\.name: Expected string, received number, .*, \.\.\.$/,
+    },
+    {
+      name: '11 MB body',
+      method: 'POST',
+      path: '/component',
+      body: () => ' '.repeat(11 * 1024 * 1024),
+      type: J,
+      status: 413,
+      error: 'Request body too large.',
+    },
+    {
+      name: 'invalid UTF-8',
+      method: 'POST',
+      path: '/tag',
+      body: () => Buffer.from([0x5b, 0x22, 0xff, 0xfe, 0x22, 0x5d]),
+      type: J,
+      status: 400,
+      error: 'Invalid JSON: the request body is not valid UTF-8.',
+    },
+    {
+      name: 'malformed JSON',
+      method: 'POST',
+      path: '/attribute',
+      body: () => '[{"name": "x", "type": "STRING"',
+      type: J,
+      status: 400,
+      error: /^Invalid JSON: /,
+    },
     { name: 'malformed YAML', method: 'PUT', path: '/component', body: () => '- name: [x', type: Y, status: 400, error: /^Invalid YAML: / },
-    { name: 'wrong content type', method: 'POST', path: '/tag', body: () => '[]', type: 'text/plain', status: 415, error: 'Unsupported Content-Type: text/plain.' },
-    { name: 'JSON __proto__', method: 'POST', path: '/tag', body: () => '[{"__proto__":{"x":1},"name":"a","color":"red"}]', type: J, status: 400, error: 'Invalid JSON: Object contains forbidden prototype property' },
-    { name: 'path id escaping', method: 'GET', path: '/component/..%2F..%2Fkeys.yaml', status: 404, error: "Component with id '../../keys.yaml' does not exist." },
-    { name: '?at= escaping', method: 'GET', path: '/model?at=..%2F..%2Fkeys.yaml', status: 404, error: "Commit '../../keys.yaml' does not exist." },
-    { name: '?cursor= escaping', method: 'GET', path: '/tag?limit=1&cursor=%2Fetc%2Fpasswd', status: 400, error: "Invalid cursor '/etc/passwd'." },
-    { name: 'unknown tag id escaping', method: 'POST', path: '/tag', body: () => JSON.stringify([{ id: '../../keys.yaml', name: 'x', color: 'red' }]), type: J, status: 400, error: "Tag with id '../../keys.yaml' does not exist." },
-    { name: 'dangling instance component', method: 'POST', path: '/diagram', body: () => JSON.stringify([{ name: 'd', level: 'C1', componentInstances: [{ component: 'nowhere' }] }]), type: J, status: 400, error: "Ref 'nowhere' does not resolve to a component." },
-    { name: 'bad attribute value', method: 'POST', path: '/component', body: () => JSON.stringify([{ name: 'c', attributes: [{ id: fx.attributes.NUMBER, value: 'NaN' }] }]), type: J, status: 400, error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number.` },
+    {
+      name: 'wrong content type',
+      method: 'POST',
+      path: '/tag',
+      body: () => '[]',
+      type: 'text/plain',
+      status: 415,
+      error: 'Unsupported Content-Type: text/plain.',
+    },
+    {
+      name: 'JSON __proto__',
+      method: 'POST',
+      path: '/tag',
+      body: () => '[{"__proto__":{"x":1},"name":"a","color":"red"}]',
+      type: J,
+      status: 400,
+      error: 'Invalid JSON: Object contains forbidden prototype property',
+    },
+    {
+      name: 'path id escaping',
+      method: 'GET',
+      path: '/component/..%2F..%2Fkeys.yaml',
+      status: 404,
+      error: "Component with id '../../keys.yaml' does not exist.",
+    },
+    {
+      name: '?at= escaping',
+      method: 'GET',
+      path: '/model?at=..%2F..%2Fkeys.yaml',
+      status: 404,
+      error: "Commit '../../keys.yaml' does not exist.",
+    },
+    {
+      name: '?cursor= escaping',
+      method: 'GET',
+      path: '/tag?limit=1&cursor=%2Fetc%2Fpasswd',
+      status: 400,
+      error: "Invalid cursor '/etc/passwd'.",
+    },
+    {
+      name: 'unknown tag id escaping',
+      method: 'POST',
+      path: '/tag',
+      body: () => JSON.stringify([{ id: '../../keys.yaml', name: 'x', color: 'red' }]),
+      type: J,
+      status: 400,
+      error: "Tag with id '../../keys.yaml' does not exist.",
+    },
+    {
+      name: 'dangling instance component',
+      method: 'POST',
+      path: '/diagram',
+      body: () => JSON.stringify([{ name: 'd', level: 'C1', componentInstances: [{ component: 'nowhere' }] }]),
+      type: J,
+      status: 400,
+      error: "Ref 'nowhere' does not resolve to a component.",
+    },
+    {
+      name: 'bad attribute value',
+      method: 'POST',
+      path: '/component',
+      body: () => JSON.stringify([{ name: 'c', attributes: [{ id: fx.attributes.NUMBER, value: 'NaN' }] }]),
+      type: J,
+      status: 400,
+      error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number.`,
+    },
   ];
   return attacks;
 }
@@ -965,7 +1464,8 @@ export async function tryAttack(s: TestServer, attack: Attack, figures: Figures)
   const before = await headOf(s.gitdir);
   const body = attack.body?.();
   const reply = await s.request(attack.method, API + attack.path, {
-    raw: body, headers: { ...(attack.type ? { 'content-type': attack.type } : {}), ...attack.headers },
+    raw: body,
+    headers: { ...(attack.type ? { 'content-type': attack.type } : {}), ...attack.headers },
   });
   figures.badInputsTried++;
   count(figures, reply);

@@ -5,9 +5,7 @@
  * - `layoutOf` / `checkLayout`: a served diagram's layout, checked with the layout module's own checks.
  */
 import type { ExecutionContext } from 'ava';
-import {
-  findChildrenOutside, findOverlaps, type LayoutInput, type LayoutResult,
-} from '../../src/layout/layout.js';
+import { findChildrenOutside, findOverlaps, type LayoutInput, type LayoutResult } from '../../src/layout/layout.js';
 import type { RequestOptions, TestServer } from './server.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -88,8 +86,13 @@ interface ServedDiagram {
 export function layoutOf(diagram: ServedDiagram): { input: LayoutInput; result: LayoutResult } {
   const input: LayoutInput = {
     instances: diagram.componentInstances.map((i) => ({
-      id: i.id, parent: i.parent, isContainer: i.isContainer, label: i.placeholder,
-      position: i.position, width: i.width, height: i.height,
+      id: i.id,
+      parent: i.parent,
+      isContainer: i.isContainer,
+      label: i.placeholder,
+      position: i.position,
+      width: i.width,
+      height: i.height,
     })),
     textareas: diagram.textareas.map((a) => ({ id: a.id, text: a.text, position: a.position, width: a.width })),
     relations: diagram.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),

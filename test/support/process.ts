@@ -57,7 +57,11 @@ export async function serveProcess(dataDir: string, ...args: string[]): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const url = await untilListening(child, (line) => output.push(line), () => output.join('\n'));
+  const url = await untilListening(
+    child,
+    (line) => output.push(line),
+    () => output.join('\n'),
+  );
   return {
     url,
     child,

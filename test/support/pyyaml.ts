@@ -19,7 +19,8 @@ async function canImportYaml(python: string): Promise<boolean> {
 }
 
 async function install(): Promise<void> {
-  const apt = (...args: string[]) => run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const apt = (...args: string[]) =>
+    run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   try {
     await apt('install', '-y', 'python3-yaml');
   } catch {
@@ -73,7 +74,10 @@ export async function pyyamlLoad(texts: string[]): Promise<Array<{ value?: unkno
 /** What PyYAML's `safe_dump` writes for a JSON value (as a YAML 1.1 client would send it). */
 export async function pyyamlDump(value: unknown, options = ''): Promise<string> {
   const python = await pyyamlPython();
-  const { stdout } = await run(python, ['-c',
-    `import json, sys, yaml\nsys.stdout.write(yaml.safe_dump(json.loads(sys.argv[1])${options ? `, ${options}` : ''}))`, JSON.stringify(value)]);
+  const { stdout } = await run(python, [
+    '-c',
+    `import json, sys, yaml\nsys.stdout.write(yaml.safe_dump(json.loads(sys.argv[1])${options ? `, ${options}` : ''}))`,
+    JSON.stringify(value),
+  ]);
   return stdout;
 }

@@ -32,7 +32,14 @@ export async function tool(command: string, args: string[], options: { timeout?:
 export const likec4Validate = (dir: string) => tool(join(BIN, 'likec4'), ['validate', '--no-layout', dir]);
 
 /** The model LikeC4 read from project `project` of the workspace DIR, as its own JSON export. */
-export async function likec4Model(dir: string, project: string): Promise<{ elements: Record<string, { title: string; description?: { txt: string } }>; views: Record<string, unknown>; relations: Record<string, { title?: string }> }> {
+export async function likec4Model(
+  dir: string,
+  project: string,
+): Promise<{
+  elements: Record<string, { title: string; description?: { txt: string } }>;
+  views: Record<string, unknown>;
+  relations: Record<string, { title?: string }>;
+}> {
   const out = join(dir, `${project}.json`);
   const run = await tool(join(BIN, 'likec4'), ['export', 'json', '--skip-layout', '-p', project, '-o', out, dir]);
   if (run.code !== 0) throw new Error(`likec4 export json failed: ${run.stderr}`);

@@ -30,7 +30,10 @@ export function capConnections(server: Server, caps: ConnectionCaps): { guard: (
     const address = socket.remoteAddress ?? '';
     const fromAddress = byAddress.get(address) ?? 0;
     if (open >= caps.total || fromAddress >= caps.perAddress) {
-      refused.set(socket, open >= caps.total ? 'Too many open connections; retry shortly.' : 'Too many open connections from this address; retry shortly.');
+      refused.set(
+        socket,
+        open >= caps.total ? 'Too many open connections; retry shortly.' : 'Too many open connections from this address; retry shortly.',
+      );
       setTimeout(() => socket.destroy(), REFUSED_GRACE_MS).unref();
       return;
     }
@@ -49,7 +52,10 @@ export function capConnections(server: Server, caps: ConnectionCaps): { guard: (
       if (refusal === undefined) return handle(req, res);
       const body = JSON.stringify({ error: refusal });
       res.writeHead(503, {
-        'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Retry-After': '1', Connection: 'close',
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        'Retry-After': '1',
+        Connection: 'close',
       });
       res.end(body);
     },

@@ -14,7 +14,9 @@ export const DEFAULT_LINGER_MS = 5_000;
 const currentRequest = new WeakMap<Socket, IncomingMessage>();
 
 function hasUnreadBody(req: IncomingMessage | undefined): req is IncomingMessage {
-  return req !== undefined && !req.complete && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined);
+  return (
+    req !== undefined && !req.complete && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+  );
 }
 
 /**

@@ -31,7 +31,9 @@ export function boundSends(bounds: SendBounds): Middleware {
     const held = inFlight.get(key) ?? 0;
     // Writes have been done by now: their (small) answers are counted, never refused.
     if (ctx.method === 'GET' && held > 0 && held + body.length > bounds.bytesPerKey) {
-      throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", { 'Retry-After': '1' });
+      throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
+        'Retry-After': '1',
+      });
     }
     inFlight.set(key, held + body.length);
     const socket = ctx.req.socket;

@@ -31,8 +31,10 @@ export function attributeRoutes(router: Router, writing: Middleware[], settings:
     });
     router.put(path, ...writing, writeHandler(true));
     const update = writeHandler(false);
-    router.post(path, ...writing, path === '/attributes'
-      ? (ctx) => (Array.isArray(ctx.request.body) ? update(ctx) : createOne(ctx))
-      : update);
+    router.post(
+      path,
+      ...writing,
+      path === '/attributes' ? (ctx) => (Array.isArray(ctx.request.body) ? update(ctx) : createOne(ctx)) : update,
+    );
   }
 }

@@ -15,9 +15,12 @@ import { send } from '../respond.js';
 export function componentRoutes(router: Router, writing: Middleware[]): void {
   const writeHandler = async (ctx: Context) => {
     const body = checkRequestBody(ctx, ComponentBody);
-    const { snapshot, result } = await write(ctx, (draft) =>
-      writeModel(draft, { components: body }, ''));
-    send(ctx, result.components.map((c) => present.component(c, snapshot.model)), snapshot);
+    const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, { components: body }, ''));
+    send(
+      ctx,
+      result.components.map((c) => present.component(c, snapshot.model)),
+      snapshot,
+    );
   };
   const presentIn = (model: Model) => (c: Component) => present.component(c, model);
   router.get('/component', async (ctx) => {

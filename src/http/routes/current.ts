@@ -25,10 +25,14 @@ type Presenter = (kind: WritableKind, model: Model) => (resource: { id: string }
 function currentPresenter(settings: RouteSettings): Presenter {
   return (kind, model) => {
     switch (kind) {
-      case 'tag': return presentCurrent.tag as (r: { id: string }) => unknown;
-      case 'attribute': return presentCurrent.attribute as (r: { id: string }) => unknown;
-      case 'component': return ((c: Component) => presentCurrent.component(c, model)) as (r: { id: string }) => unknown;
-      case 'diagram': return ((d: Diagram) => presentCurrent.diagram(d, settings.publicUrl)) as (r: { id: string }) => unknown;
+      case 'tag':
+        return presentCurrent.tag as (r: { id: string }) => unknown;
+      case 'attribute':
+        return presentCurrent.attribute as (r: { id: string }) => unknown;
+      case 'component':
+        return ((c: Component) => presentCurrent.component(c, model)) as (r: { id: string }) => unknown;
+      case 'diagram':
+        return ((d: Diagram) => presentCurrent.diagram(d, settings.publicUrl)) as (r: { id: string }) => unknown;
     }
   };
 }
@@ -36,16 +40,20 @@ function currentPresenter(settings: RouteSettings): Presenter {
 function seedPresenter(settings: RouteSettings): Presenter {
   return (kind, model) => {
     switch (kind) {
-      case 'tag': return present.tag as (r: { id: string }) => unknown;
-      case 'attribute': return present.attribute as (r: { id: string }) => unknown;
-      case 'component': return ((c: Component) => present.component(c, model)) as (r: { id: string }) => unknown;
-      case 'diagram': return ((d: Diagram) => present.diagram(d, model, settings.publicUrl)) as (r: { id: string }) => unknown;
+      case 'tag':
+        return present.tag as (r: { id: string }) => unknown;
+      case 'attribute':
+        return present.attribute as (r: { id: string }) => unknown;
+      case 'component':
+        return ((c: Component) => present.component(c, model)) as (r: { id: string }) => unknown;
+      case 'diagram':
+        return ((d: Diagram) => present.diagram(d, model, settings.publicUrl)) as (r: { id: string }) => unknown;
     }
   };
 }
 
 function collection(model: Model, kind: WritableKind): ReadonlyMap<string, { id: string }> {
-  return ({ tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams })[kind];
+  return { tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams }[kind];
 }
 
 function resultOf(result: CurrentResult, kind: WritableKind): unknown[] {
@@ -55,7 +63,10 @@ function resultOf(result: CurrentResult, kind: WritableKind): unknown[] {
 function objectBody(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError(400, `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`);
+    throw new ApiError(
+      400,
+      `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`,
+    );
   }
   return body as Record<string, unknown>;
 }
@@ -116,7 +127,11 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
       });
       router.post(path, ...writing, createHandler(kind, settings));
     }
-    router.patch(`${path}/upsert-batch`, ...writing, write1('upsert', (ctx) => ({ [PLURAL[kind]]: arrayBody(ctx) }), 'array'));
+    router.patch(
+      `${path}/upsert-batch`,
+      ...writing,
+      write1('upsert', (ctx) => ({ [PLURAL[kind]]: arrayBody(ctx) }), 'array'),
+    );
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);

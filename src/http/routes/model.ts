@@ -27,11 +27,14 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
   router.post('/model', ...writing, async (ctx) => {
     acceptRelationAliases((ctx.request.body as { diagrams?: unknown } | null)?.diagrams);
     const body = checkRequestBody(ctx, ModelBody);
-    const { snapshot, result } = await write(ctx, (draft) =>
-      writeModel(draft, body, 'components.'));
-    send(ctx, {
-      components: result.components.map((c) => present.component(c, snapshot.model)),
-      diagrams: result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)),
-    }, snapshot);
+    const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, body, 'components.'));
+    send(
+      ctx,
+      {
+        components: result.components.map((c) => present.component(c, snapshot.model)),
+        diagrams: result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)),
+      },
+      snapshot,
+    );
   });
 }

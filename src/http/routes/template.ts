@@ -15,14 +15,22 @@ export function templateRoutes(router: Router, writing: Middleware[], settings: 
   router.post('/template', ...writing, async (ctx) => {
     const body = ctx.request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new ApiError(400, `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`);
+      throw new ApiError(
+        400,
+        `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`,
+      );
     }
     const { components = [], diagrams = [] } = body as { components?: unknown; diagrams?: unknown };
     const { snapshot, result } = await write(ctx, (draft) =>
-      writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'template', 'template'));
-    send(ctx, {
-      components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
-      diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, settings.publicUrl)),
-    }, snapshot);
+      writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'template', 'template'),
+    );
+    send(
+      ctx,
+      {
+        components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
+        diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, settings.publicUrl)),
+      },
+      snapshot,
+    );
   });
 }

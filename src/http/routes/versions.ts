@@ -24,7 +24,10 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
         throw new ApiError(412, `The model has changed since ${expected}.`);
       }
       const version = await createVersion(org.repo.gitdir, {
-        name: body.name, desc: body.desc ?? null, commit: head.commit, tagger: authorOf(ctx),
+        name: body.name,
+        desc: body.desc ?? null,
+        commit: head.commit,
+        tagger: authorOf(ctx),
       });
       ctx.status = 201;
       send(ctx, version, head);

@@ -12,11 +12,21 @@ import type { CurrentComponent, CurrentDiagram, CurrentInstance, CurrentRelation
  */
 
 /** A checked current-form component → the internal input; the seed form's `linksTo` (components) is kept as stored. */
-export function componentFromCurrent(c: CurrentComponent, existing: Component | undefined): { input: ComponentInput; extras: ComponentExtras } {
+export function componentFromCurrent(
+  c: CurrentComponent,
+  existing: Component | undefined,
+): { input: ComponentInput; extras: ComponentExtras } {
   return {
     input: {
-      ref: c.ref, name: c.name, desc: c.desc, state: c.state, typeId: c.typeId, typeSlug: c.typeSlug,
-      apiContext: c.apiContext, linksTo: existing?.linksTo ?? [], attributes: c.attributes,
+      ref: c.ref,
+      name: c.name,
+      desc: c.desc,
+      state: c.state,
+      typeId: c.typeId,
+      typeSlug: c.typeSlug,
+      apiContext: c.apiContext,
+      linksTo: existing?.linksTo ?? [],
+      attributes: c.attributes,
     },
     extras: { inlineDesc: c.inlineDesc ?? false, tags: c.tags ?? [], linksToDiagrams: c.linksTo ?? [] },
   };
@@ -32,10 +42,16 @@ function instanceFromCurrent(i: CurrentInstance, path: string): { input: Compone
   const text = typeof placeholder === 'string' ? placeholder : (placeholder?.text ?? undefined);
   return {
     input: {
-      id: i.id, ref: i.ref,
+      id: i.id,
+      ref: i.ref,
       component: either(path, 'componentId', 'component', i.componentId, i.component),
-      placeholder: text, isContainer: i.isContainer, parent: i.parent, parentId: i.parentId,
-      position: i.position, width: i.width, height: i.height,
+      placeholder: text,
+      isContainer: i.isContainer,
+      parent: i.parent,
+      parentId: i.parentId,
+      position: i.position,
+      width: i.width,
+      height: i.height,
     },
     typeId: typeof placeholder === 'object' && placeholder !== null ? (placeholder.typeId ?? null) : null,
   };
@@ -54,7 +70,11 @@ export function diagramFromCurrent(d: CurrentDiagram, path: string): { input: Di
   const instances = (d.componentInstances ?? []).map((i, n) => instanceFromCurrent(i, `${path}componentInstances.${n}.`));
   return {
     input: {
-      ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level ?? null,
+      ref: d.ref,
+      name: d.name,
+      desc: d.desc,
+      state: d.state,
+      level: d.level ?? null,
       tags: d.tags?.map((t) => ({ id: typeof t === 'string' ? t : t.id })),
       componentInstances: instances.map((i) => i.input),
       textareas: d.textareas?.map((t) => ({ id: t.id, ref: t.ref, position: t.position, width: t.width, text: t.text })),
@@ -73,22 +93,52 @@ export function diagramFromCurrent(d: CurrentDiagram, path: string): { input: Di
 export const asCurrentInput = {
   tag: (t: Tag): Record<string, unknown> => ({ ref: t.ref, name: t.name, desc: t.desc, color: t.color }),
   attribute: (a: Attribute): Record<string, unknown> => ({
-    ref: a.ref, name: a.name, type: a.type, desc: a.desc, required: a.required, forTypes: a.forTypes, list: a.list,
+    ref: a.ref,
+    name: a.name,
+    type: a.type,
+    desc: a.desc,
+    required: a.required,
+    forTypes: a.forTypes,
+    list: a.list,
   }),
   component: (c: Component): Record<string, unknown> => ({
-    ref: c.ref, name: c.name, desc: c.desc, inlineDesc: c.inlineDesc ?? false, state: c.state, typeId: c.typeId,
-    tags: c.tags ?? [], linksTo: c.linksToDiagrams ?? [], attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
+    ref: c.ref,
+    name: c.name,
+    desc: c.desc,
+    inlineDesc: c.inlineDesc ?? false,
+    state: c.state,
+    typeId: c.typeId,
+    tags: c.tags ?? [],
+    linksTo: c.linksToDiagrams ?? [],
+    attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),
   }),
   diagram: (d: Diagram): Record<string, unknown> => ({
-    ref: d.ref, name: d.name, desc: d.desc, state: d.state, level: d.level, tags: [...d.tags],
+    ref: d.ref,
+    name: d.name,
+    desc: d.desc,
+    state: d.state,
+    level: d.level,
+    tags: [...d.tags],
     componentInstances: d.componentInstances.map((i) => ({
-      id: i.id, ref: i.ref, componentId: i.component, placeholder: { text: i.placeholder, typeId: i.typeId ?? null },
-      isContainer: i.isContainer, parentId: i.parent, position: { ...i.position }, width: i.width, height: i.height,
+      id: i.id,
+      ref: i.ref,
+      componentId: i.component,
+      placeholder: { text: i.placeholder, typeId: i.typeId ?? null },
+      isContainer: i.isContainer,
+      parentId: i.parent,
+      position: { ...i.position },
+      width: i.width,
+      height: i.height,
     })),
     textareas: d.textareas.map((t) => ({ id: t.id, ref: t.ref, position: { ...t.position }, width: t.width, text: t.text })),
     relations: d.relations.map((r) => ({
-      id: r.id, ref: r.ref, fromRef: r.fromComponentInstance, toRef: r.toComponentInstance,
-      label: r.label, desc: r.desc, linksTo: [...r.linksTo],
+      id: r.id,
+      ref: r.ref,
+      fromRef: r.fromComponentInstance,
+      toRef: r.toComponentInstance,
+      label: r.label,
+      desc: r.desc,
+      linksTo: [...r.linksTo],
     })),
   }),
 };

@@ -11,7 +11,8 @@ export function acceptRelationAliases(diagrams: unknown): void {
     if (!Array.isArray(relations)) continue;
     for (const relation of relations) {
       if (!isRecord(relation)) continue;
-      if (relation.fromComponentInstance === undefined && typeof relation.fromRef === 'string') relation.fromComponentInstance = relation.fromRef;
+      if (relation.fromComponentInstance === undefined && typeof relation.fromRef === 'string')
+        relation.fromComponentInstance = relation.fromRef;
       if (relation.toComponentInstance === undefined && typeof relation.toRef === 'string') relation.toComponentInstance = relation.toRef;
     }
   }

@@ -9,25 +9,33 @@ export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly
   const targets = resolveTargets(draft, 'attribute', body, {
     refuseIds: createOnly ? 'An id must not be supplied when creating attributes with PUT; use POST to update.' : undefined,
   });
-  return writeAttributesResolved(draft, body.map((input, i) => ({ input, target: targets[i] })));
+  return writeAttributesResolved(
+    draft,
+    body.map((input, i) => ({ input, target: targets[i] })),
+  );
 }
 
 /** Attributes whose targets are decided (by resolveTargets, or by the current form's rules in current.ts). */
 export function writeAttributesResolved(draft: Draft, items: Array<{ input: AttributeInput; target: Target }>): Attribute[] {
   const attributes = items.map(({ input, target }) =>
-    draft.put<Attribute>('attribute', {
-      id: target.id,
-      ref: input.ref,
-      name: input.name,
-      type: input.type,
-      desc: input.desc ?? null,
-      required: input.required ?? false,
-      forTypes: input.forTypes ?? [],
-      apiContext: input.apiContext ?? draft.options.apiContext,
-      list: input.list,
-    }, input.apiContext !== undefined),
+    draft.put<Attribute>(
+      'attribute',
+      {
+        id: target.id,
+        ref: input.ref,
+        name: input.name,
+        type: input.type,
+        desc: input.desc ?? null,
+        required: input.required ?? false,
+        forTypes: input.forTypes ?? [],
+        apiContext: input.apiContext ?? draft.options.apiContext,
+        list: input.list,
+      },
+      input.apiContext !== undefined,
+    ),
   );
-  for (const [i, attribute] of attributes.entries()) concerning(`element ${i} '${attribute.name}'`, () => checkAttribute(draft.model, attribute));
+  for (const [i, attribute] of attributes.entries())
+    concerning(`element ${i} '${attribute.name}'`, () => checkAttribute(draft.model, attribute));
   // Only what changed is checked against the components; an unchanged attribute is the stored object.
   for (const [i, attribute] of attributes.entries()) {
     if (attribute === draft.base.attributes.get(attribute.id)) continue;

@@ -52,7 +52,10 @@ export function buildComponent(
   // A form writes only the fields it knows: the seed's forms keep the diagram links as stored,
   // and `inlineDesc` and `tags` unless they send them.
   const linksToDiagrams = extras
-    ? distinct(extras.linksToDiagrams.map((name) => diagrams!.resolve(name)), (id) => `Diagram with id '${id}' is given more than once in linksTo.`)
+    ? distinct(
+        extras.linksToDiagrams.map((name) => diagrams!.resolve(name)),
+        (id) => `Diagram with id '${id}' is given more than once in linksTo.`,
+      )
     : existing?.linksToDiagrams;
   const tagIds = extras ? extras.tags : (input.tags ?? existing?.tags);
   const tags = tagIds && distinct(tagIds, (id) => `Tag with id '${id}' is given more than once.`);
@@ -65,8 +68,10 @@ export function buildComponent(
     state: input.state ?? 'DRAFT',
     typeId: resolveType(draft.base, input),
     apiContext: input.apiContext ?? draft.options.apiContext,
-    linksTo: distinct((input.linksTo ?? []).map((name) => components.resolve(name)),
-      (id) => `Component with id '${id}' is given more than once in linksTo.`),
+    linksTo: distinct(
+      (input.linksTo ?? []).map((name) => components.resolve(name)),
+      (id) => `Component with id '${id}' is given more than once in linksTo.`,
+    ),
     attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
     inlineDesc: inlineDesc || undefined,
     tags: tags?.length ? tags : undefined,

@@ -48,11 +48,16 @@ export function checkNewId(draft: Draft, kind: StoredKind, id: string, taken: Re
     throw new ModelError(`Invalid id '${id}': ${CLIENT_ID_RULE}${RESERVED_IDS.has(id) ? `; '${id}' is reserved` : ''}.`);
   }
   // CON, NUL, COM1… name devices on Windows, with any extension: such a file cannot be checked out there.
-  if (WINDOWS_DEVICE.test(id)) throw new ModelError(`Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
+  if (WINDOWS_DEVICE.test(id))
+    throw new ModelError(`Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
   const kinds: StoredKind[] = ['type', 'tag', 'attribute', 'component', 'diagram'];
   const holder = kinds.find((k) => collectionOf(draft.base, k).has(id));
   if (taken.has(id) || holder === kind) throw new ApiError(409, `${kindName(kind)} with id '${id}' already exists.`);
-  if (holder !== undefined) throw new ApiError(409, `${kindName(kind)} with id '${id}' already exists: the ${holder} '${id}' has this id, and ids are unique across the organization.`);
+  if (holder !== undefined)
+    throw new ApiError(
+      409,
+      `${kindName(kind)} with id '${id}' already exists: the ${holder} '${id}' has this id, and ids are unique across the organization.`,
+    );
 }
 
 /**
@@ -120,12 +125,15 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
       }
     } else if (ref !== undefined) {
       const holder = byRef.get(ref);
-      if (holder !== undefined && mode === 'create') throw new ApiError(409, `${kindName(kind)} with ref '${ref}' already exists (id '${holder}').`);
+      if (holder !== undefined && mode === 'create')
+        throw new ApiError(409, `${kindName(kind)} with ref '${ref}' already exists (id '${holder}').`);
       existing = holder === undefined ? undefined : stored.get(holder);
     }
     const targetId = existing?.id ?? id ?? draft.options.newId();
     if (seen.has(targetId)) {
-      throw new ModelError(id !== undefined ? `${kindName(kind)} with id '${targetId}' is given more than once.` : `Ref '${ref}' is used more than once.`);
+      throw new ModelError(
+        id !== undefined ? `${kindName(kind)} with id '${targetId}' is given more than once.` : `Ref '${ref}' is used more than once.`,
+      );
     }
     seen.add(targetId);
     return { kind, target: { id: targetId, existing }, merged: existing ? mergePatch(kind, existing, raw) : stripId(raw) };
@@ -171,7 +179,12 @@ const PLURAL = { tag: 'tags', attribute: 'attributes', component: 'components', 
  * One write of the current form. `shape` says how the body held its elements, for error
  * paths: `single` (one object), `array` (upsert-batch) or `template` ({components, diagrams}).
  */
-export async function writeCurrent(draft: Draft, request: CurrentRequest, mode: Mode, shape: 'single' | 'array' | 'template'): Promise<CurrentResult> {
+export async function writeCurrent(
+  draft: Draft,
+  request: CurrentRequest,
+  mode: Mode,
+  shape: 'single' | 'array' | 'template',
+): Promise<CurrentResult> {
   const kinds = (['tag', 'attribute', 'component', 'diagram'] as const).filter((k) => request[PLURAL[k]] !== undefined);
   const bodyOf = (byKind: Partial<Record<WritableKind, unknown[]>>): unknown => {
     if (shape === 'template') return { components: byKind.component ?? [], diagrams: byKind.diagram ?? [] };
@@ -179,17 +192,26 @@ export async function writeCurrent(draft: Draft, request: CurrentRequest, mode: 
     return shape === 'single' ? only[0] : only;
   };
   const schemaOf = (element: (k: WritableKind) => TSchema): TSchema => {
-    if (shape === 'template') return Type.Object({ components: Type.Array(element('component')), diagrams: Type.Array(element('diagram')) });
+    if (shape === 'template')
+      return Type.Object({ components: Type.Array(element('component')), diagrams: Type.Array(element('diagram')) });
     return shape === 'single' ? element(kinds[0]) : Type.Array(element(kinds[0]));
   };
   const pathOf = (kind: WritableKind, i: number) => (shape === 'template' ? `${PLURAL[kind]}.${i}.` : shape === 'array' ? `${i}.` : '');
 
   // The id and ref of every element first: they decide what the element writes.
-  checkBody(schemaOf(() => ELEMENT_KEYS), bodyOf(Object.fromEntries(kinds.map((k) => [k, request[PLURAL[k]]]))));
+  checkBody(
+    schemaOf(() => ELEMENT_KEYS),
+    bodyOf(Object.fromEntries(kinds.map((k) => [k, request[PLURAL[k]]]))),
+  );
   const taken = new Set<string>();
-  const planned = Object.fromEntries(kinds.map((k) => [k, plan(draft, k, request[PLURAL[k]]!, mode, taken)])) as Partial<Record<WritableKind, Planned[]>>;
+  const planned = Object.fromEntries(kinds.map((k) => [k, plan(draft, k, request[PLURAL[k]]!, mode, taken)])) as Partial<
+    Record<WritableKind, Planned[]>
+  >;
   // Then the whole of every element, merged: one message lists every failure, as for a full write.
-  const checked = checkBody(schemaOf((k) => CURRENT_SCHEMAS[k]), bodyOf(Object.fromEntries(kinds.map((k) => [k, planned[k]!.map((p) => p.merged)])))) as unknown;
+  const checked = checkBody(
+    schemaOf((k) => CURRENT_SCHEMAS[k]),
+    bodyOf(Object.fromEntries(kinds.map((k) => [k, planned[k]!.map((p) => p.merged)]))),
+  ) as unknown;
   const checkedOf = (kind: WritableKind): Array<Record<string, unknown>> => {
     if (shape === 'template') return (checked as Record<string, Array<Record<string, unknown>>>)[PLURAL[kind]];
     return shape === 'single' ? [checked as Record<string, unknown>] : (checked as Array<Record<string, unknown>>);
@@ -198,18 +220,25 @@ export async function writeCurrent(draft: Draft, request: CurrentRequest, mode: 
 
   const result: CurrentResult = { tags: [], attributes: [], components: [], diagrams: [] };
   if (planned.tag) {
-    result.tags = writeTagsResolved(draft, planned.tag.map((p, i) => ({ input: checkedOf('tag')[i] as TagInput, target: p.target })));
+    result.tags = writeTagsResolved(
+      draft,
+      planned.tag.map((p, i) => ({ input: checkedOf('tag')[i] as TagInput, target: p.target })),
+    );
   }
   if (planned.attribute) {
-    result.attributes = writeAttributesResolved(draft,
-      planned.attribute.map((p, i) => ({ input: checkedOf('attribute')[i] as AttributeInput, target: p.target })));
+    result.attributes = writeAttributesResolved(
+      draft,
+      planned.attribute.map((p, i) => ({ input: checkedOf('attribute')[i] as AttributeInput, target: p.target })),
+    );
   }
   if (planned.component || planned.diagram) {
     const components = (planned.component ?? []).map((p, i) => ({
-      target: p.target, ...componentFromCurrent(checkedOf('component')[i] as CurrentComponent, p.target.existing as Component | undefined),
+      target: p.target,
+      ...componentFromCurrent(checkedOf('component')[i] as CurrentComponent, p.target.existing as Component | undefined),
     }));
     const diagrams = (planned.diagram ?? []).map((p, i) => ({
-      target: p.target, ...diagramFromCurrent(checkedOf('diagram')[i] as CurrentDiagram, pathOf('diagram', i)),
+      target: p.target,
+      ...diagramFromCurrent(checkedOf('diagram')[i] as CurrentDiagram, pathOf('diagram', i)),
     }));
     const written = await writeResolved(draft, components, diagrams, shape === 'template' ? 'components.' : shape === 'array' ? '' : null);
     result.components = written.components;

@@ -56,9 +56,16 @@ function diagramReferrers(model: Model, kind: DeletableKind, id: string): Referr
       // An instance of a deleted component stays where it was drawn, as a placeholder carrying its name.
       next = {
         ...next,
-        componentInstances: next.componentInstances.map((i) => (i.component !== id ? i : {
-          ...i, component: null, placeholder: component.name, typeId: component.typeId ?? undefined,
-        })),
+        componentInstances: next.componentInstances.map((i) =>
+          i.component !== id
+            ? i
+            : {
+                ...i,
+                component: null,
+                placeholder: component.name,
+                typeId: component.typeId ?? undefined,
+              },
+        ),
       };
     }
     if (kind === 'tag' && d.tags.includes(id)) {
@@ -84,12 +91,16 @@ export function deleteResource(draft: Draft, kind: DeletableKind, id: string, ca
   const model = draft.base;
   const stored = (collectionOf(model, kind) as ReadonlyMap<string, Identified>).get(id);
   if (!stored) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);
-  const referrers = [...componentReferrers(model, kind, id), ...diagramReferrers(model, kind, id)]
-    .filter((r) => !(r.kind === kind && r.id === id));
+  const referrers = [...componentReferrers(model, kind, id), ...diagramReferrers(model, kind, id)].filter(
+    (r) => !(r.kind === kind && r.id === id),
+  );
   if (referrers.length > 0 && !cascade) {
     const list = referrers.map((r) => `${r.kind} '${r.id}' (${r.name}: ${r.how})`).join(', ');
-    throw new ApiError(409, `${kindName(kind)} with id '${id}' is still referred to by ${list}. `
-      + 'Remove those references first, or delete with ?cascade=true to remove them in the same commit.');
+    throw new ApiError(
+      409,
+      `${kindName(kind)} with id '${id}' is still referred to by ${list}. ` +
+        'Remove those references first, or delete with ?cascade=true to remove them in the same commit.',
+    );
   }
   draft.remove(kind, id);
   for (const referrer of referrers) {

@@ -100,11 +100,15 @@ export async function buildDiagram(
   const instanceInputs = input.componentInstances ?? [];
   const textareaInputs = input.textareas ?? [];
   const relationInputs = input.relations ?? [];
-  checkDiagramSize(input.name ?? input.ref ?? target.id, {
-    instances: instanceInputs.length,
-    relations: relationInputs.length,
-    textareas: textareaInputs.length,
-  }, draft.options.limits ?? DEFAULT_LIMITS);
+  checkDiagramSize(
+    input.name ?? input.ref ?? target.id,
+    {
+      instances: instanceInputs.length,
+      relations: relationInputs.length,
+      textareas: textareaInputs.length,
+    },
+    draft.options.limits ?? DEFAULT_LIMITS,
+  );
 
   const componentOf = (i: { component?: string | null; componentId?: string | null }) => {
     if (i.component != null && i.componentId != null && i.component !== i.componentId) {
@@ -189,8 +193,10 @@ export async function buildDiagram(
     toComponentInstance: instanceEnd(r.toComponentInstance),
     label: r.label ?? null,
     desc: r.desc ?? null,
-    linksTo: distinct((r.linksTo ?? []).map((name) => diagrams.resolve(name)),
-      (id) => `Diagram with id '${id}' is given more than once in linksTo.`),
+    linksTo: distinct(
+      (r.linksTo ?? []).map((name) => diagrams.resolve(name)),
+      (id) => `Diagram with id '${id}' is given more than once in linksTo.`,
+    ),
   }));
   const relationKey = (r: Omit<Relation, 'id'>) =>
     JSON.stringify([r.fromComponentInstance, r.toComponentInstance, r.label, r.desc, r.linksTo]);
@@ -215,7 +221,10 @@ export async function buildDiagram(
     desc: input.desc ?? null,
     state: input.state ?? 'DRAFT',
     level: input.level,
-    tags: distinct((input.tags ?? []).map((t) => t.id), (id) => `Tag with id '${id}' is given more than once.`),
+    tags: distinct(
+      (input.tags ?? []).map((t) => t.id),
+      (id) => `Tag with id '${id}' is given more than once.`,
+    ),
     componentInstances: instances.map((p) => p.element),
     textareas: textareas.map((p) => p.element),
     relations,
@@ -243,8 +252,7 @@ async function placeElements(
       id: element.id,
       parent: element.parent,
       isContainer: element.isContainer,
-      label: (element.component !== null ? draft.model.components.get(element.component)?.name : undefined)
-        ?? element.placeholder,
+      label: (element.component !== null ? draft.model.components.get(element.component)?.name : undefined) ?? element.placeholder,
       position,
       width,
       height,

@@ -28,10 +28,12 @@ export async function writeModel(
   const diagramInputs = body.diagrams ?? [];
   const componentTargets = resolveTargets(draft, 'component', componentInputs);
   const diagramTargets = resolveTargets(draft, 'diagram', diagramInputs);
-  return writeResolved(draft,
+  return writeResolved(
+    draft,
     componentInputs.map((input, i) => ({ input, target: componentTargets[i] })),
     diagramInputs.map((input, i) => ({ input, target: diagramTargets[i] })),
-    componentPath);
+    componentPath,
+  );
 }
 
 export interface ComponentItem {
@@ -59,8 +61,16 @@ export async function writeResolved(
   /** How the body names its elements: `` (an array), `components.` (the model), or null (one object). */
   componentPath: string | null,
 ): Promise<{ components: Component[]; diagrams: Diagram[] }> {
-  const componentRefs = componentReferences(draft, componentItems.map((c) => c.input), componentItems.map((c) => c.target));
-  const diagramRefs = diagramReferences(draft, diagramItems.map((d) => d.input), diagramItems.map((d) => d.target));
+  const componentRefs = componentReferences(
+    draft,
+    componentItems.map((c) => c.input),
+    componentItems.map((c) => c.target),
+  );
+  const diagramRefs = diagramReferences(
+    draft,
+    diagramItems.map((d) => d.input),
+    diagramItems.map((d) => d.target),
+  );
 
   // A refusal names the element of the body it concerns: `element components.0 'Shop API'`,
   // or, for a body of one object, `component 'Shop API'`.
@@ -70,15 +80,19 @@ export async function writeResolved(
     path === null ? `${kind}${named(name)}` : `element ${path}${i}${named(name)}`;
   const components = componentItems.map(({ input, target, extras }, i) =>
     concerning(element(componentPath, i, input.name ?? (target.existing as Component | undefined)?.name, 'component'), () =>
-      draft.put('component',
+      draft.put(
+        'component',
         buildComponent(draft, input, target, componentRefs, componentPath === null ? '' : `${componentPath}${i}`, extras, diagramRefs),
-        input.apiContext !== undefined)),
+        input.apiContext !== undefined,
+      ),
+    ),
   );
   checkOrgSize(draft.base.components.size, draft.model.components.size, draft.options.limits ?? DEFAULT_LIMITS);
   const diagrams: Diagram[] = [];
   for (const [i, { input, target, extras }] of diagramItems.entries()) {
     const diagram = await concerning(element(diagramPath, i, input.name, 'diagram'), () =>
-      buildDiagram(draft, input, target, componentRefs, diagramRefs, extras));
+      buildDiagram(draft, input, target, componentRefs, diagramRefs, extras),
+    );
     diagrams.push(draft.put('diagram', diagram, input.apiContext !== undefined));
     await nextTurn(draft, diagram.componentInstances.length + diagram.relations.length);
   }

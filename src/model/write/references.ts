@@ -23,8 +23,7 @@ export class References {
   }
 
   resolve(name: string): string {
-    const id = this.requestRefs.get(name)
-      ?? (this.stored.has(name) || this.requestIds.has(name) ? name : refIndex(this.stored).get(name));
+    const id = this.requestRefs.get(name) ?? (this.stored.has(name) || this.requestIds.has(name) ? name : refIndex(this.stored).get(name));
     if (id === undefined) throw new ModelError(this.unresolved(name));
     return id;
   }
@@ -32,12 +31,14 @@ export class References {
 
 export function componentReferences(draft: Draft, elements: ReadonlyArray<{ ref?: string }>, targets: Target[]) {
   return new References(draft.base.components, elements, targets, (name) =>
-    isGeneratedId(name) ? `Component with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a component.`);
+    isGeneratedId(name) ? `Component with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a component.`,
+  );
 }
 
 export function diagramReferences(draft: Draft, elements: ReadonlyArray<{ ref?: string }>, targets: Target[]) {
   return new References(draft.base.diagrams, elements, targets, (name) =>
-    isGeneratedId(name) ? `Diagram with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a diagram.`);
+    isGeneratedId(name) ? `Diagram with id '${name}' does not exist.` : `Ref '${name}' does not resolve to a diagram.`,
+  );
 }
 
 /** `ids` as given, refused when one of them is named twice (directly, or by id and by ref). */

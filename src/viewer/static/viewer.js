@@ -43,7 +43,8 @@
     for (const g of svg().querySelectorAll('g.box[data-container="true"]')) {
       if (g === self) continue;
       const c = boxOf(g);
-      if (cx >= c.x && cx <= c.x + c.w && cy >= c.y && cy <= c.y + c.h && (!best || c.w * c.h < best.area)) best = { id: g.dataset.id, area: c.w * c.h };
+      if (cx >= c.x && cx <= c.x + c.w && cy >= c.y && cy <= c.y + c.h && (!best || c.w * c.h < best.area))
+        best = { id: g.dataset.id, area: c.w * c.h };
     }
     return best ? best.id : null;
   }
@@ -60,7 +61,8 @@
     const shift = `translate(${(now.x - start.x) * size},${(now.y - start.y) * size})`;
     g.setAttribute('transform', shift);
     if (g.dataset.container === 'true') {
-      for (const child of svg().querySelectorAll(`g.box[data-parent="${CSS.escape(g.dataset.id)}"]`)) child.setAttribute('transform', shift);
+      for (const child of svg().querySelectorAll(`g.box[data-parent="${CSS.escape(g.dataset.id)}"]`))
+        child.setAttribute('transform', shift);
     }
   }
 
@@ -90,7 +92,8 @@
         return;
       }
       preview(g, start, start, resize);
-      if (response.status === 412) show('The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.', true);
+      if (response.status === 412)
+        show('The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.', true);
       else if (response.status === 401) show('Your session has ended: sign in again. Your change was not saved.', true);
       else show(`Not saved: ${answer.error || response.statusText}`, false);
     } catch {
@@ -137,10 +140,14 @@
   });
 
   // A drag ends with a click on the box's link; it must not open the panel.
-  canvas.addEventListener('click', (event) => {
-    if (!swallowClick) return;
-    swallowClick = false;
-    event.preventDefault();
-    event.stopPropagation();
-  }, true);
+  canvas.addEventListener(
+    'click',
+    (event) => {
+      if (!swallowClick) return;
+      swallowClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+    },
+    true,
+  );
 })();
