@@ -2,6 +2,11 @@ import { definedFields } from './fields.js';
 import { fileOf, instanceFile, relationFile, textAreaFile } from './files.js';
 import type { Component, Diagram, Model, Tag } from './types.js';
 
+/** The slug of a component's type, for answers that carry both `typeId` and `typeSlug`. */
+export function typeSlugOf(typeId: string | null, model: Model): string | null {
+  return typeId === null ? null : (model.types.get(typeId)?.slug ?? null);
+}
+
 /**
  * Resources as the API returns them: as stored, except that components carry both `typeId`
  * and `typeSlug` (so clients of either contract form work) and diagrams carry their `url` and
@@ -19,7 +24,7 @@ export const present = {
       name: c.name,
       desc: c.desc,
       typeId: c.typeId,
-      typeSlug: c.typeId === null ? null : (model.types.get(c.typeId)?.slug ?? null),
+      typeSlug: typeSlugOf(c.typeId, model),
       state: c.state,
       apiContext: c.apiContext,
       linksTo: c.linksTo,

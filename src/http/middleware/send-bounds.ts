@@ -18,31 +18,42 @@ export const DEFAULT_SEND_TIMEOUT = 60_000;
 
 /**
  * Slow readers: a client that stops reading its answer keeps the answer's bytes in memory.
- * Each response is counted against its key until it has been handed over (or the connection
- * is gone), and cut off, connection closed, when it takes longer than the send timeout.
+ * Each response body is counted against its key until it has been handed over (or the
+ * connection is gone), and cut off, connection closed, when it takes longer than the send
+ * timeout. A body is counted once however many of the key's responses carry it: answers
+ * served from a snapshot share one buffer (respond.ts), so sixteen clients reading the same
+ * model hold it once, while sixteen paused readers of freshly built pages hold sixteen.
  */
 export function boundSends(bounds: SendBounds): Middleware {
-  const inFlight = new Map<string, number>();
+  const held = new Map<string, { bytes: number; bodies: Map<Buffer, number> }>();
   return async (ctx, next) => {
     await next();
     const body = ctx.body;
     if (!Buffer.isBuffer(body) || ctx.method === 'HEAD') return;
     const key = state(ctx).key.id;
-    const held = inFlight.get(key) ?? 0;
+    const mine = held.get(key) ?? { bytes: 0, bodies: new Map<Buffer, number>() };
+    const added = mine.bodies.has(body) ? 0 : body.length;
     // Writes have been done by now: their (small) answers are counted, never refused.
-    if (ctx.method === 'GET' && held > 0 && held + body.length > bounds.bytesPerKey) {
+    if (ctx.method === 'GET' && mine.bytes > 0 && mine.bytes + added > bounds.bytesPerKey) {
       throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
         'Retry-After': '1',
       });
     }
-    inFlight.set(key, held + body.length);
+    mine.bodies.set(body, (mine.bodies.get(body) ?? 0) + 1);
+    mine.bytes += added;
+    held.set(key, mine);
     const socket = ctx.req.socket;
     const timer = setTimeout(() => socket.destroy(), bounds.timeoutMs);
     ctx.res.once('close', () => {
       clearTimeout(timer);
-      const left = (inFlight.get(key) ?? 0) - body.length;
-      if (left > 0) inFlight.set(key, left);
-      else inFlight.delete(key);
+      const count = (mine.bodies.get(body) ?? 1) - 1;
+      if (count > 0) {
+        mine.bodies.set(body, count);
+        return;
+      }
+      mine.bodies.delete(body);
+      mine.bytes -= body.length;
+      if (mine.bodies.size === 0) held.delete(key);
     });
   };
 }

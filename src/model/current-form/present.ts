@@ -1,6 +1,7 @@
 import { definedFields } from '../fields.js';
 import { fileOf } from '../files.js';
 import type { Component, ComponentInstance, Diagram, Model, Relation } from '../types.js';
+import { typeSlugOf } from '../present.js';
 
 /**
  * Resources as the current form of the API answers them (the plural paths). Tags, attributes
@@ -22,7 +23,7 @@ export const presentCurrent = {
       inlineDesc: c.inlineDesc ?? false,
       state: c.state,
       typeId: c.typeId,
-      typeSlug: c.typeId === null ? null : (model.types.get(c.typeId)?.slug ?? null),
+      typeSlug: typeSlugOf(c.typeId, model),
       tags: c.tags ?? [],
       linksTo: c.linksToDiagrams ?? [],
       attributes: c.attributes.map((v) => ({ id: v.id, value: v.value })),

@@ -9,7 +9,7 @@
  * schemas, so a partial update fails exactly as the full write would.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import { AttributeInput, AttributeValueInput, PositionInput, StateInput, TagInput } from '../schemas.js';
+import { AttributeInput, AttributeValueInput, PositionInput, StateInput, TagInput, TextAreaInput } from '../schemas.js';
 import { ALL_LEVELS } from '../types.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -61,13 +61,8 @@ export const CurrentInstance = Type.Object({
 });
 export type CurrentInstance = Static<typeof CurrentInstance>;
 
-export const CurrentTextArea = Type.Object({
-  id: Id,
-  ref: Ref,
-  position: Type.Optional(PositionInput),
-  width: Size,
-  text: Type.Optional(Nullable(Type.String())),
-});
+/** Text areas are the same in both forms. */
+export const CurrentTextArea = TextAreaInput;
 
 /** One end is required in either spelling: normalize.ts says `fromRef: Required` when neither is sent. */
 export const CurrentRelation = Type.Object({
