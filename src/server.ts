@@ -96,7 +96,7 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /**
    * Pack a repository's loose objects with `git gc --auto` in the background after this
-   * many commits of the service, and once at start (0: never; default 1000).
+   * many commits of the service, and once 30 s after start (0: never; default 1000).
    */
   packEvery?: number;
 }
