@@ -3,6 +3,8 @@
  * writes and reads; no acknowledged write is lost, no read fails, and git fsck stays clean.
  */
 import test from 'ava';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { TestServer } from './support/server.js';
 
@@ -59,5 +61,29 @@ test('packing every 10 commits during 4 writers and a reader: all writes kept, l
     t.deepEqual(served.sort(), names.sort(), 'a restart on the packed repository serves every write');
   } finally {
     await s.close().catch(() => {});
+  }
+});
+
+test('writes after a repack pruned the fan-out directories the writer knew: every object is written again where it belongs', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const many = (tag: string) => Array.from({ length: 300 }, (_, i) => ({ name: `${tag} ${i}` }));
+    t.is((await s.post('/api/external/component', many('first'))).status, 200);
+    // git repack -d packs every loose object and removes the fan-out directories it emptied,
+    // which the server's object writer remembers as existing.
+    await s.git('repack', '-d', '-q');
+    t.deepEqual(
+      (await readdir(join(s.gitdir, 'objects'))).filter((d) => /^[0-9a-f]{2}$/.test(d)),
+      [],
+    );
+    const second = await s.post('/api/external/component', many('second'));
+    t.is(second.status, 200, second.text);
+    t.deepEqual(
+      s.logs.filter((line) => line.startsWith('error')),
+      [],
+    );
+    t.is((await s.git('fsck', '--full', '--strict')).trim(), '');
+  } finally {
+    await s.close();
   }
 });

@@ -41,6 +41,8 @@ const TEMP_NAME_PREFIX = `${process.pid}_${randomBytes(4).toString('hex')}_`;
 let nextTempNumber = 0;
 // Fan-out directories (objects/xx) known to exist, so a write does not mkdir each time.
 const FANOUT_DIRS = new Set<string>();
+/** Tries of one object write whose fan-out directory keeps vanishing (a repack beside it). */
+const MAX_STORE_ATTEMPTS = 5;
 // Those created by this process whose entry in objects/ may not be synced yet (durable mode:
 // whichever commit next puts an object in one syncs objects/ too).
 const UNSYNCED_FANOUT_DIRS = new Set<string>();
@@ -257,7 +259,7 @@ export class ObjectWriter {
     return Promise.resolve(oid);
   }
 
-  private async storeObject(oid: string, wrapped: Buffer): Promise<void> {
+  private async storeObject(oid: string, wrapped: Buffer, attempt = 1): Promise<void> {
     const target = this.store.loosePath(oid);
     if (await runSyncIo(() => freshenIfPresent(target))) return;
     const dir = path.dirname(target);
@@ -274,8 +276,13 @@ export class ObjectWriter {
       nodeFs.renameSync(temp, target);
     } catch (error) {
       nodeFs.rmSync(temp, { force: true });
-      // Someone (git gc --prune, rm -rf) removed the fan-out directory under us.
-      if (isCode(error, 'ENOENT') && FANOUT_DIRS.delete(dir)) return this.storeObject(oid, wrapped);
+      // The fan-out directory went away under us: background packing (git repack -d prunes the
+      // loose objects it packed, and their emptied directories) or someone's rm. Every writer
+      // that meets this makes the directory again, however many saw it at once.
+      if (isCode(error, 'ENOENT') && attempt < MAX_STORE_ATTEMPTS) {
+        FANOUT_DIRS.delete(dir);
+        return this.storeObject(oid, wrapped, attempt + 1);
+      }
       throw error;
     }
     this.touchedDirs.add(dir);
