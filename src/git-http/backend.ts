@@ -21,6 +21,7 @@ const BASIC = { 'WWW-Authenticate': 'Basic realm="c4store", charset="UTF-8"' };
 export interface GitHttpDependencies {
   orgs: Orgs;
   keys: KeyStore;
+  log: (line: string) => void;
 }
 
 /** The key of a git request: HTTP Basic's password, or the API's own key headers. */
@@ -63,12 +64,19 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
       throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
     }
     ctx.state.org = org;
-    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record);
+    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps.log);
   };
 }
 
 /** Runs `git http-backend` for one request: the request body in, its CGI answer out. */
-function runBackend(ctx: Context, projectRoot: string, slug: string, service: string, key: KeyRecord): Promise<void> {
+function runBackend(
+  ctx: Context,
+  projectRoot: string,
+  slug: string,
+  service: string,
+  key: KeyRecord,
+  log: (line: string) => void,
+): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...gitEnvironment(),
     GIT_PROJECT_ROOT: projectRoot,
@@ -123,7 +131,9 @@ function runBackend(ctx: Context, projectRoot: string, slug: string, service: st
       } else {
         res.end();
       }
-      if (code !== 0) ctx.app.emit('git-http-error', Buffer.concat(stderr).toString('utf8'));
+      // A refused push is git's answer to the client, not a fault of ours; anything else is logged.
+      if (code !== 0)
+        log(`git http-backend ${slug} ${service} exited ${code}: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 500)}`);
       resolve();
     });
     child.on('error', () => {
