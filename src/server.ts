@@ -99,6 +99,8 @@ export interface ServerOptions {
    * many commits of the service, and once 30 s after start (0: never; default 1000).
    */
   packEvery?: number;
+  /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
+  gitBodyLimit?: number;
 }
 
 export interface RunningServer {
@@ -179,6 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     yamlPool,
     mirrors,
     limits,
+    gitBodyLimit: options.gitBodyLimit,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,

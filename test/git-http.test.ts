@@ -4,11 +4,12 @@
  * Needs dist/cli.js (npm test builds it first): the hook runs the built command line.
  */
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../src/store/keys.js';
-import { run, withServer, type TestServer } from './support/server.js';
+import { run, TestServer, withServer } from './support/server.js';
 
 const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
 
@@ -173,3 +174,22 @@ test('a broken push with file access is refused by git itself through the hook',
       await rm(parent, { recursive: true, force: true });
     }
   }));
+
+test('a push over the git body limit is cut off and moves nothing', async (t) => {
+  const s = await TestServer.start({ gitBodyLimit: 256 * 1024 });
+  try {
+    const before = await s.state();
+    await withClone(s, s.key, async (dir) => {
+      // Random bytes do not compress: the pack is as large as the file.
+      await writeFile(join(dir, 'blob.bin'), randomBytes(1024 * 1024));
+      await git(dir, 'add', 'blob.bin');
+      await git(dir, 'commit', '-qm', 'A large file');
+      const output = await gitFails(dir, 'push', 'origin', 'main');
+      t.regex(output, /413|remote end hung up|unexpected disconnect|broken pipe|RPC failed/i, output);
+    });
+    t.is(await s.state(), before);
+    t.true(s.logs.some((line) => line.includes('request body over 262144 bytes, cut off')));
+  } finally {
+    await s.close();
+  }
+});

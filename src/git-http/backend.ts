@@ -22,7 +22,12 @@ export interface GitHttpDependencies {
   orgs: Orgs;
   keys: KeyStore;
   log: (line: string) => void;
+  /** Bytes one fetch or push request may send (git's pack data); beyond, the request is cut off. */
+  gitBodyLimit?: number;
 }
+
+/** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
+export const DEFAULT_GIT_BODY_LIMIT = 256 * 1024 * 1024;
 
 /** The key of a git request: HTTP Basic's password, or the API's own key headers. */
 function presentedKey(ctx: Context): string | undefined {
@@ -64,7 +69,10 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
       throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
     }
     ctx.state.org = org;
-    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps.log);
+    const declared = Number(ctx.get('content-length') || 0);
+    const limit = deps.gitBodyLimit ?? DEFAULT_GIT_BODY_LIMIT;
+    if (declared > limit) throw new ApiError(413, 'Request body too large.');
+    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps.log, limit);
   };
 }
 
@@ -76,6 +84,7 @@ function runBackend(
   service: string,
   key: KeyRecord,
   log: (line: string) => void,
+  limit: number,
 ): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...gitEnvironment(),
@@ -142,8 +151,22 @@ function runBackend(
       resolve();
     });
     child.stdin.on('error', () => {});
-    if (ctx.method === 'POST') ctx.req.pipe(child.stdin);
-    else child.stdin.end();
+    if (ctx.method === 'POST') {
+      // Counted as it arrives (git sends pushes chunked): past the limit, git gets no more and
+      // the connection is closed; a receive-pack cut short moves no ref.
+      let received = 0;
+      ctx.req.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limit) {
+          log(`git ${slug} ${service}: request body over ${limit} bytes, cut off`);
+          child.kill();
+          ctx.req.destroy();
+        }
+      });
+      ctx.req.pipe(child.stdin);
+    } else {
+      child.stdin.end();
+    }
     ctx.req.on('aborted', () => child.kill());
   });
 }

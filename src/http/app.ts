@@ -35,6 +35,8 @@ import { viewerRouter } from '../viewer/routes.js';
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
   keys: KeyStore;
+  /** Bytes one git fetch or push request may send (default 256 MB). */
+  gitBodyLimit?: number;
 
   log: (line: string) => void;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
