@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.js';
-import { organizationOf } from '../http/middleware/auth.js';
+import { organizationOf, presentedKey } from '../http/middleware/auth.js';
 import type { Orgs } from '../service/orgs.js';
 import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
@@ -29,18 +29,24 @@ export interface GitHttpDependencies {
 /** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
 export const DEFAULT_GIT_BODY_LIMIT = 256 * 1024 * 1024;
 
-/** The key of a git request: HTTP Basic's password, or the API's own key headers. */
-function presentedKey(ctx: Context): string | undefined {
-  const authorization = ctx.get('authorization');
-  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(authorization);
+/**
+ * The key of a git request: HTTP Basic's password (what git sends), or the API's own key
+ * headers read as the API reads them, refused with the Basic challenge git answers to.
+ */
+function gitKey(ctx: Context): string {
+  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(ctx.get('authorization'));
   if (basic) {
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    return colon < 0 ? undefined : decoded.slice(colon + 1);
+    if (colon < 0) throw new ApiError(401, 'Invalid API key.', BASIC);
+    return decoded.slice(colon + 1);
   }
-  const bearer = /^Bearer +(\S+) *$/i.exec(authorization);
-  if (bearer) return bearer[1];
-  return ctx.get('x-api-key').trim() || undefined;
+  try {
+    return presentedKey(ctx);
+  } catch (err) {
+    if (err instanceof ApiError) throw new ApiError(err.status, err.message, BASIC);
+    throw err;
+  }
 }
 
 function wantsPush(ctx: Context, service: string): boolean {
@@ -58,9 +64,7 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
       ctx.set('Allow', post ? 'POST' : 'GET, HEAD');
       throw new ApiError(405, 'Method not allowed.');
     }
-    const key = presentedKey(ctx);
-    if (key === undefined) throw new ApiError(401, 'Missing API key.', BASIC);
-    const record = await deps.keys.verify(key);
+    const record = await deps.keys.verify(gitKey(ctx));
     const org = organizationOf(record, deps.orgs);
     // Another organization's key learns nothing about this one, not even that it exists.
     if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);

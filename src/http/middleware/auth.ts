@@ -8,8 +8,12 @@ import { state } from '../resource.js';
 /** RFC 9110: a 401 names the scheme the client should use. */
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
 
-/** The key of a request, from `Authorization: Bearer <key>` or `x-api-key: <key>`. */
-function presentedKey(ctx: Context): string {
+/**
+ * The key of a request, from `Authorization: Bearer <key>` or `x-api-key: <key>`; 401 for none,
+ * a malformed one, or two different ones. The one reading of the key headers: the API, git over
+ * HTTP and /healthz all take it from here.
+ */
+export function presentedKey(ctx: Context): string {
   // Node keeps only the first of several Authorization headers; all of them are here.
   const authorizations = new Set((ctx.req.headersDistinct.authorization ?? []).map((value) => value.trim()));
   if (authorizations.size > 1) throw new ApiError(401, 'Invalid API key.', CHALLENGE);

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Mirrors } from '../../mirror/pusher.js';
 import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
-import { organizationOf } from '../middleware/auth.js';
+import { organizationOf, presentedKey } from '../middleware/auth.js';
 import { send } from '../respond.js';
 
 /**
@@ -11,8 +11,13 @@ import { send } from '../respond.js';
  */
 export function healthRoutes(router: Router, deps: { keys: KeyStore; orgs: Orgs; mirrors?: Mirrors }): void {
   router.get('/healthz', async (ctx) => {
-    const bearer = /^Bearer +(\S+) *$/i.exec(ctx.get('authorization'))?.[1];
-    const key = bearer ?? (ctx.get('x-api-key').trim() || undefined);
+    // A health check never answers 401: without a usable key it only says it is up.
+    let key: string | undefined;
+    try {
+      key = presentedKey(ctx);
+    } catch {
+      key = undefined;
+    }
     const record = key === undefined ? undefined : await deps.keys.verify(key);
     if (!record || !organizationOf(record, deps.orgs) || !deps.mirrors) {
       send(ctx, { ok: true });
