@@ -18,14 +18,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { resourcePath } from '../src/model/paths.js';
-import { pick } from './baselines.js';
-import { buildOrg, updateBody, type BenchOrg } from './fixture.js';
-import { load } from './load.js';
+import { buildOrg, type BenchOrg } from './fixture.js';
 import { machine } from './report.js';
 import { ROOT, serveProcess, type ServerProcess } from './server.js';
 import { measureStartup, type StartupFigures } from './startup.js';
 import { interleave, log, median, percentile, setQuiet, type Figure, type Measurement } from './stats.js';
-import { settle } from './write.js';
+import { settle, updateMeasurement } from './write.js';
 
 export interface ScaleOptions {
   sizes: number[];
@@ -69,7 +67,6 @@ interface SizeFigures {
 
 const PAGE = 1000;
 const headers = (org: BenchOrg) => ({ authorization: `Bearer ${org.key}`, 'content-type': 'application/json' });
-let edits = 0;
 
 function git(gitdir: string, ...args: string[]): string {
   return execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 }).trim();
@@ -92,25 +89,11 @@ async function timedGets(server: ServerProcess, org: BenchOrg, path: string, cou
 }
 
 function updates(server: ServerProcess, org: BenchOrg, connections: number): Measurement {
-  return {
+  return updateMeasurement(server, org, connections, {
     key: `${org.components.length}:update${connections}`,
     label: `${org.components.length} update, ${connections} client${connections > 1 ? 's' : ''}`,
-    async round(durationMs) {
-      await settle(server, org);
-      return load({
-        url: server.url,
-        connections,
-        durationMs,
-        method: 'POST',
-        path: '/api/external/component',
-        headers: headers(org),
-        body: () => {
-          const n = edits++;
-          return JSON.stringify([updateBody(pick(org.components, n), `scale edit ${n}`)]);
-        },
-      });
-    },
-  };
+    edit: 'scale edit',
+  });
 }
 
 /** The trees a commit adds over its parent (bytes), read from the repository. */

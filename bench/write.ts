@@ -34,6 +34,38 @@ export async function settle(
 }
 
 /**
+ * `connections` clients each posting one component's update at a time, every request a new
+ * `desc` (`<edit> <n>`), after the server has settled.
+ */
+export function updateMeasurement(
+  server: ServerProcess,
+  org: BenchOrg,
+  connections: number,
+  figure: { key: string; label: string; durationMs?: number; edit: string },
+): Measurement {
+  return {
+    key: figure.key,
+    label: figure.label,
+    durationMs: figure.durationMs,
+    async round(durationMs) {
+      await settle(server, org);
+      return load({
+        url: server.url,
+        connections,
+        durationMs,
+        method: 'POST',
+        path: '/api/external/component',
+        headers: headers(org),
+        body: () => {
+          const n = edits++;
+          return JSON.stringify([updateBody(pick(org.components, n), `${figure.edit} ${n}`)]);
+        },
+      });
+    },
+  };
+}
+
+/**
  * `prefix` names the figures (`${prefix}update1`, …). Updates: `connections` clients each
  * posting one component's update at a time, every request a new `desc`. Import: one client
  * posting 100 components by ref and 10 laid-out diagrams, all changed, `imports` times a round
@@ -47,26 +79,13 @@ export function writeMeasurements(
   imports100: number,
   oneClientRoundMs?: number,
 ): Measurement[] {
-  const update = (connections: number): Measurement => ({
-    key: `update${connections}`,
-    label: `${name} update, ${connections} client${connections > 1 ? 's' : ''}`,
-    durationMs: connections === 1 ? oneClientRoundMs : undefined,
-    async round(durationMs) {
-      await settle(server, org);
-      return load({
-        url: server.url,
-        connections,
-        durationMs,
-        method: 'POST',
-        path: '/api/external/component',
-        headers: headers(org),
-        body: () => {
-          const n = edits++;
-          return JSON.stringify([updateBody(pick(org.components, n), `http edit ${n}`)]);
-        },
-      });
-    },
-  });
+  const update = (connections: number): Measurement =>
+    updateMeasurement(server, org, connections, {
+      key: `update${connections}`,
+      label: `${name} update, ${connections} client${connections > 1 ? 's' : ''}`,
+      durationMs: connections === 1 ? oneClientRoundMs : undefined,
+      edit: 'http edit',
+    });
   let warm = false;
   const importOnce: Measurement = {
     key: 'import100',
