@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import { emitYaml, parseYaml, parseYamlFast, type Plain } from '../src/yaml/format.js';
+import { emitYaml, emitYamlPieces, parseYaml, parseYamlFast, type Plain } from '../src/yaml/format.js';
+import { jsonPieces, mapped, textInSlices } from '../src/slices.js';
 import { fileOf, stringify } from '../src/model/files.js';
 import type { Attribute, Component, ComponentType, Diagram, Organization, Tag } from '../src/model/types.js';
 import { pyyamlLoad } from './support/pyyaml.js';
@@ -687,6 +688,30 @@ test('property: emitYaml output reads back identically through parseYaml, the fa
       t.is(emitYaml(value), text); // deterministic
     }),
     { numRuns: 5000 * SCALE },
+  );
+});
+
+/** `value` with its top-level lists, and the lists under its top-level keys, as lazy iterables. */
+function lazily(value: Doc): unknown {
+  const lazy = (v: Plain) => (Array.isArray(v) ? mapped(v, (x) => x) : v);
+  if (Array.isArray(value)) return lazy(value);
+  const out: { [key: string]: unknown } = {};
+  for (const [k, v] of Object.entries(value)) {
+    Object.defineProperty(out, k, { value: lazy(v), writable: true, enumerable: true, configurable: true });
+  }
+  return out;
+}
+
+test('property: the pieces of a large answer join to exactly emitYaml / JSON.stringify, lists eager or lazy', async (t) => {
+  await fc.assert(
+    fc.asyncProperty(docArb, async (value) => {
+      t.is([...emitYamlPieces(value)].join(''), emitYaml(value));
+      t.is([...emitYamlPieces(lazily(value))].join(''), emitYaml(value));
+      t.is([...jsonPieces(value)].join(''), JSON.stringify(value));
+      t.is([...jsonPieces(lazily(value))].join(''), JSON.stringify(value));
+      t.is((await textInSlices(emitYamlPieces(lazily(value)))).toString('utf8'), emitYaml(value));
+    }),
+    { numRuns: 2000 * SCALE },
   );
 });
 

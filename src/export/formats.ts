@@ -1,4 +1,5 @@
 import type { Diagram, Model } from '../model/types.js';
+import { type Piece, textOf } from '../slices.js';
 import { likec4 } from './likec4.js';
 import { mermaid } from './mermaid.js';
 import { plantuml } from './plantuml.js';
@@ -11,7 +12,7 @@ export const EXPORT_FORMATS = {
   plantuml: { mediaType: 'text/x-plantuml', extension: 'puml', render: plantuml },
   mermaid: { mediaType: 'text/vnd.mermaid', extension: 'mmd', render: mermaid },
   likec4: { mediaType: 'text/vnd.likec4', extension: 'c4', render: likec4 },
-} as const satisfies Record<string, { mediaType: string; extension: string; render: (scene: Scene) => string }>;
+} as const satisfies Record<string, { mediaType: string; extension: string; render: (scene: Scene) => Iterable<Piece> }>;
 
 export type ExportFormat = keyof typeof EXPORT_FORMATS;
 
@@ -25,7 +26,16 @@ export function isExportFormat(name: string): name is ExportFormat {
   return Object.hasOwn(EXPORT_FORMATS, name);
 }
 
-/** The whole model, or one of its diagrams, in `format`. */
+/**
+ * The whole model, or one of its diagrams, in `format`, as pieces of text and pauses for a
+ * builder that lets other work in between (src/slices.ts).
+ */
+export function* exportPieces(format: ExportFormat, model: Model, diagram?: Diagram): Generator<Piece> {
+  const scene = diagram === undefined ? yield* modelScene(model) : diagramScene(model, diagram);
+  yield* EXPORT_FORMATS[format].render(scene);
+}
+
+/** The whole model, or one of its diagrams, in `format`, in one pass. */
 export function exportModel(format: ExportFormat, model: Model, diagram?: Diagram): string {
-  return EXPORT_FORMATS[format].render(diagram === undefined ? modelScene(model) : diagramScene(model, diagram));
+  return textOf(exportPieces(format, model, diagram));
 }

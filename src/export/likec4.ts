@@ -40,37 +40,36 @@ const SPECIFICATION = `specification {
   }
 }`;
 
-function elementLines(element: SceneElement): string[] {
-  const body = [
-    ...(element.desc ? [`    description ${likec4Text(element.desc)}`] : []),
-    ...(element.typeName ? [`    technology ${likec4Text(element.typeName)}`] : []),
-  ];
+function* elementLines(element: SceneElement): Generator<string> {
   const head = `  ${element.key} = ${element.kind} ${likec4Text(element.name)}`;
-  return body.length === 0 ? [head] : [`${head} {`, ...body, '  }'];
+  if (!element.desc && !element.typeName) {
+    yield `${head}\n`;
+    return;
+  }
+  yield `${head} {\n`;
+  if (element.desc) yield `    description ${likec4Text(element.desc)}\n`;
+  if (element.typeName) yield `    technology ${likec4Text(element.typeName)}\n`;
+  yield '  }\n';
 }
 
-export function likec4(scene: Scene): string {
-  const relations = scene.relations.filter((r) => r.from !== r.to);
-  return [
-    SPECIFICATION,
-    '',
-    'model {',
-    ...scene.elements.flatMap(elementLines),
-    ...relations.map((r) => `  ${r.from} -> ${r.to}${r.label ? ` ${likec4Text(r.label)}` : ''}`),
-    '}',
-    '',
-    'views {',
-    ...scene.views.flatMap((view) => {
-      const keys = Array.from(walk(view.nodes), (n) => n.element.key);
-      return [
-        `  view ${view.key} {`,
-        `    title ${likec4Text(view.title)}`,
-        ...(view.desc ? [`    description ${likec4Text(view.desc)}`] : []),
-        ...(keys.length > 0 ? [`    include ${keys.join(', ')}`] : []),
-        '  }',
-      ];
-    }),
-    '}',
-    '',
-  ].join('\n');
+/** The LikeC4 source, line by line (each ending in a line break). */
+export function* likec4(scene: Scene): Generator<string> {
+  yield `${SPECIFICATION}\n\nmodel {\n`;
+  for (const element of scene.elements) yield* elementLines(element);
+  for (const r of scene.relations) if (r.from !== r.to) yield `  ${r.from} -> ${r.to}${r.label ? ` ${likec4Text(r.label)}` : ''}\n`;
+  yield '}\n\nviews {\n';
+  for (const view of scene.views) {
+    yield `  view ${view.key} {\n`;
+    yield `    title ${likec4Text(view.title)}\n`;
+    if (view.desc) yield `    description ${likec4Text(view.desc)}\n`;
+    // Key by key: the landscape of every component includes them all on this one line.
+    let first = true;
+    for (const node of walk(view.nodes)) {
+      yield `${first ? '    include ' : ', '}${node.element.key}`;
+      first = false;
+    }
+    if (!first) yield '\n';
+    yield '  }\n';
+  }
+  yield '}\n';
 }

@@ -58,29 +58,25 @@ function shape(element: SceneElement, level: Level | null): string {
   }
 }
 
-function nodeLines(node: ViewNode, level: Level | null, indent: string): string[] {
-  if (!node.boundary) return [indent + shape(node.element, level)];
-  return [
-    `${indent}Boundary(${node.element.key}, ${quoted(node.element.name)}) {`,
-    ...node.children.flatMap((child) => nodeLines(child, level, `${indent}  `)),
-    `${indent}}`,
-  ];
+function* nodeLines(node: ViewNode, level: Level | null, indent: string): Generator<string> {
+  if (!node.boundary) {
+    yield `${indent}${shape(node.element, level)}\n`;
+    return;
+  }
+  yield `${indent}Boundary(${node.element.key}, ${quoted(node.element.name)}) {\n`;
+  for (const child of node.children) yield* nodeLines(child, level, `${indent}  `);
+  yield `${indent}}\n`;
 }
 
-export function mermaid(scene: Scene): string {
+/** The first view as a Mermaid C4 diagram, line by line (each ending in a line break). */
+export function* mermaid(scene: Scene): Generator<string> {
   const view = scene.views[0];
-  const boundaries = new Set(
-    Array.from(walk(view.nodes))
-      .filter((n) => n.boundary)
-      .map((n) => n.element.key),
-  );
-  return [
-    HEADER[view.level ?? 'C1'],
-    `  title ${mermaidText(view.title)}`,
-    ...view.nodes.flatMap((node) => nodeLines(node, view.level, '  ')),
-    ...view.relations
-      .filter((r) => !boundaries.has(r.from) && !boundaries.has(r.to))
-      .map((r) => `  Rel(${r.from}, ${r.to}, ${quoted(r.label)})`),
-    '',
-  ].join('\n');
+  const boundaries = new Set<string>();
+  for (const node of walk(view.nodes)) if (node.boundary) boundaries.add(node.element.key);
+  yield `${HEADER[view.level ?? 'C1']}\n`;
+  yield `  title ${mermaidText(view.title)}\n`;
+  for (const node of view.nodes) yield* nodeLines(node, view.level, '  ');
+  for (const r of view.relations) {
+    if (!boundaries.has(r.from) && !boundaries.has(r.to)) yield `  Rel(${r.from}, ${r.to}, ${quoted(r.label)})\n`;
+  }
 }

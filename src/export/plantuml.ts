@@ -51,27 +51,29 @@ function macro(element: SceneElement, level: Level | null): string {
   }
 }
 
-function nodeLines(node: ViewNode, level: Level | null, indent: string): string[] {
-  if (!node.boundary) return [indent + macro(node.element, level)];
-  return [
-    `${indent}Boundary(${node.element.key}, ${quoted(node.element.name)}) {`,
-    ...node.children.flatMap((child) => nodeLines(child, level, `${indent}  `)),
-    `${indent}}`,
-  ];
+function* nodeLines(node: ViewNode, level: Level | null, indent: string): Generator<string> {
+  if (!node.boundary) {
+    yield `${indent}${macro(node.element, level)}\n`;
+    return;
+  }
+  yield `${indent}Boundary(${node.element.key}, ${quoted(node.element.name)}) {\n`;
+  for (const child of node.children) yield* nodeLines(child, level, `${indent}  `);
+  yield `${indent}}\n`;
 }
 
-export function plantumlView(view: SceneView): string {
-  return [
-    `@startuml ${view.key}`,
-    '!include <C4/C4_Component>',
-    `title ${plantumlText(view.title)}`,
-    ...view.nodes.flatMap((node) => nodeLines(node, view.level, '')),
-    ...view.relations.map((r) => `Rel(${r.from}, ${r.to}, ${quoted(r.label)})`),
-    '@enduml',
-    '',
-  ].join('\n');
+function* plantumlView(view: SceneView): Generator<string> {
+  yield `@startuml ${view.key}\n`;
+  yield '!include <C4/C4_Component>\n';
+  yield `title ${plantumlText(view.title)}\n`;
+  for (const node of view.nodes) yield* nodeLines(node, view.level, '');
+  for (const r of view.relations) yield `Rel(${r.from}, ${r.to}, ${quoted(r.label)})\n`;
+  yield '@enduml\n';
 }
 
-export function plantuml(scene: Scene): string {
-  return scene.views.map(plantumlView).join('\n');
+/** One `@startuml … @enduml` block per view, a blank line between them, line by line. */
+export function* plantuml(scene: Scene): Generator<string> {
+  for (let i = 0; i < scene.views.length; i++) {
+    if (i > 0) yield '\n';
+    yield* plantumlView(scene.views[i]!);
+  }
 }

@@ -109,7 +109,9 @@ export function diagramView(model: Model, diagram: Diagram): { view: SceneView; 
   const childrenOf = new Map<string | null, ComponentInstance[]>();
   for (const instance of diagram.componentInstances) {
     const parent = instance.parent !== null && elementOfInstance.has(instance.parent) ? instance.parent : null;
-    childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), instance]);
+    const siblings = childrenOf.get(parent);
+    if (siblings) siblings.push(instance);
+    else childrenOf.set(parent, [instance]);
   }
   const drawn = new Map<string, ViewNode>();
   const build = (parent: string | null): ViewNode[] => {
@@ -152,13 +154,16 @@ export function diagramScene(model: Model, diagram: Diagram): Scene {
 /**
  * The whole model: every component; the relations of every diagram, plus a component's
  * `linksTo` where no diagram relates the two already; a landscape view of all components
- * (key `v_index`) and one view per diagram.
+ * (key `v_index`) and one view per diagram. A generator that pauses (yields) after each
+ * component and diagram, so that a large model's scene can be built in slices (src/slices.ts);
+ * its return value is the scene.
  */
-export function modelScene(model: Model): Scene {
+export function* modelScene(model: Model): Generator<undefined, Scene> {
   const elements = new Map<string, SceneElement>();
   for (const id of model.components.keys()) {
     const element = componentElement(model, id) as SceneElement;
     elements.set(element.key, element);
+    yield;
   }
   const landscape = Array.from(elements.values(), (element): ViewNode => ({ element, boundary: false, children: [] }));
   const relations: SceneRelation[] = [];
@@ -169,8 +174,13 @@ export function modelScene(model: Model): Scene {
     for (const element of drawn) if (!elements.has(element.key)) elements.set(element.key, element);
     for (const relation of view.relations) addRelation(relations, seen, relation);
     views.push(view);
+    yield;
   }
-  const related = new Set(relations.map((r) => `${r.from} ${r.to}`));
+  const related = new Set<string>();
+  for (const r of relations) {
+    related.add(`${r.from} ${r.to}`);
+    yield;
+  }
   for (const component of model.components.values()) {
     for (const target of component.linksTo) {
       const from = keyOf('c', component.id);
@@ -180,15 +190,22 @@ export function modelScene(model: Model): Scene {
         relations.push({ from, to, label: null, desc: null });
       }
     }
+    yield;
   }
-  const components = new Set(landscape.map((n) => n.element.key));
+  const components = new Set<string>();
+  for (const node of landscape) components.add(node.element.key);
+  const between: SceneRelation[] = [];
+  for (const r of relations) {
+    if (components.has(r.from) && components.has(r.to)) between.push(r);
+    yield;
+  }
   const index: SceneView = {
     key: 'v_index',
     title: `${model.organization.name}: all components`,
     desc: null,
     level: null,
     nodes: landscape,
-    relations: relations.filter((r) => components.has(r.from) && components.has(r.to)),
+    relations: between,
   };
   return { name: model.organization.name, desc: null, elements: Array.from(elements.values()), relations, views: [index, ...views] };
 }

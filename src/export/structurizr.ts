@@ -24,7 +24,8 @@ export function structurizrText(text: string): string {
 const tagOf = (element: SceneElement) =>
   element.kind === 'placeholder' ? 'Placeholder' : (element.typeName ?? 'Untyped').replace(/,/g, ' ');
 
-function uniqueNames(elements: SceneElement[]): Map<string, string> {
+/** Pauses after each element, as the scene's builder does (src/slices.ts); returns the names. */
+function* uniqueNames(elements: SceneElement[]): Generator<undefined, Map<string, string>> {
   const taken = new Set<string>();
   const names = new Map<string, string>();
   for (const element of elements) {
@@ -32,35 +33,37 @@ function uniqueNames(elements: SceneElement[]): Map<string, string> {
     for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${element.name} (${n})`;
     taken.add(name.toLowerCase());
     names.set(element.key, name);
+    yield;
   }
   return names;
 }
 
-export function structurizr(scene: Scene): string {
-  const names = uniqueNames(scene.elements);
-  const relations = scene.relations.filter((r) => r.from !== r.to);
-  const elementLine = (e: SceneElement) =>
-    `        ${e.key} = ${e.kind === 'person' ? 'person' : 'softwareSystem'} ${structurizrText(names.get(e.key) as string)} ${structurizrText(e.desc ?? '')} ${structurizrText(tagOf(e))}`;
-  return [
-    `workspace ${structurizrText(scene.name)} ${structurizrText(scene.desc ?? '')} {`,
-    '    model {',
-    ...scene.elements.map(elementLine),
-    ...relations.map((r) => `        ${r.from} -> ${r.to} ${structurizrText(r.label ?? '')}`),
-    '    }',
-    '    views {',
-    ...scene.views.flatMap((view) => {
-      const keys = Array.from(walk(view.nodes), (n) => n.element.key);
-      return [
-        `        systemLandscape ${view.key} {`,
-        `            title ${structurizrText(view.title)}`,
-        ...(view.desc ? [`            description ${structurizrText(view.desc)}`] : []),
-        ...(keys.length > 0 ? [`            include ${keys.join(' ')}`] : []),
-        '            autoLayout',
-        '        }',
-      ];
-    }),
-    '    }',
-    '}',
-    '',
-  ].join('\n');
+/** The workspace, line by line (each ending in a line break). */
+export function* structurizr(scene: Scene): Generator<string | undefined> {
+  const names = yield* uniqueNames(scene.elements);
+  yield `workspace ${structurizrText(scene.name)} ${structurizrText(scene.desc ?? '')} {\n`;
+  yield '    model {\n';
+  for (const e of scene.elements) {
+    const kind = e.kind === 'person' ? 'person' : 'softwareSystem';
+    yield `        ${e.key} = ${kind} ${structurizrText(names.get(e.key) as string)} ${structurizrText(e.desc ?? '')} ${structurizrText(tagOf(e))}\n`;
+  }
+  for (const r of scene.relations) if (r.from !== r.to) yield `        ${r.from} -> ${r.to} ${structurizrText(r.label ?? '')}\n`;
+  yield '    }\n';
+  yield '    views {\n';
+  for (const view of scene.views) {
+    yield `        systemLandscape ${view.key} {\n`;
+    yield `            title ${structurizrText(view.title)}\n`;
+    if (view.desc) yield `            description ${structurizrText(view.desc)}\n`;
+    // Key by key: the landscape of every component includes them all on this one line.
+    let first = true;
+    for (const node of walk(view.nodes)) {
+      yield `${first ? '            include' : ''} ${node.element.key}`;
+      first = false;
+    }
+    if (!first) yield '\n';
+    yield '            autoLayout\n';
+    yield '        }\n';
+  }
+  yield '    }\n';
+  yield '}\n';
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, exportModel, formatOfMediaType, type ExportFormat } from '../export/formats.js';
+import { EXPORT_FORMATS, EXPORT_MEDIA_TYPES, exportPieces, formatOfMediaType, type ExportFormat } from '../export/formats.js';
 import type { Diagram } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
 import { sendRendered, YAML_TYPES } from './respond.js';
@@ -14,8 +14,8 @@ export function acceptedExport(ctx: Context): ExportFormat | undefined {
 }
 
 /** Answers the whole model, or one diagram, in an export format. */
-export function sendExport(ctx: Context, snapshot: Snapshot, format: ExportFormat, diagram?: Diagram): void {
-  sendRendered(ctx, snapshot, `export:${format}:${diagram?.id ?? 'model'}`, EXPORT_FORMATS[format].mediaType, () =>
-    exportModel(format, snapshot.model, diagram),
+export function sendExport(ctx: Context, snapshot: Snapshot, format: ExportFormat, diagram?: Diagram): Promise<void> {
+  return sendRendered(ctx, snapshot, `export:${format}:${diagram?.id ?? 'model'}`, EXPORT_FORMATS[format].mediaType, () =>
+    exportPieces(format, snapshot.model, diagram),
   );
 }

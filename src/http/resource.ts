@@ -7,6 +7,7 @@ import type { Draft } from '../model/draft.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
 import { pageAfter } from './pages.js';
+import { mapped } from '../slices.js';
 import { send, sendFromSnapshot } from './respond.js';
 
 /** What the middleware leaves on `ctx.state` for the handlers. */
@@ -101,7 +102,7 @@ const MAX_PAGE = 1000;
  * A list GET. Without `?limit=`/`?cursor=` the whole list, serialized once per commit; with
  * them one page, and a `Link: <…>; rel="next"` header while more follow.
  */
-export function sendList<T extends { id: string }>(
+export async function sendList<T extends { id: string }>(
   ctx: Context,
   snapshot: Snapshot,
   kind: StoredKind,
@@ -109,12 +110,12 @@ export function sendList<T extends { id: string }>(
   present: (item: T) => unknown,
   /** Which form's shapes `present` gives: whole lists are cached per commit under kind and form. */
   form = '',
-): void {
+): Promise<void> {
   const limitText = queryValue(ctx, 'limit');
   const cursor = queryValue(ctx, 'cursor');
   if (limitText === undefined && cursor === undefined) {
-    sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => Array.from(items.values(), present));
-    return;
+    // Presented lazily, item by item inside the slices of the build (src/slices.ts).
+    return sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => mapped(items.values(), present));
   }
   const limit = limitText === undefined ? 100 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
@@ -131,7 +132,7 @@ export function sendList<T extends { id: string }>(
     if (ctx.query.at !== undefined) next.set('at', snapshot.commit);
     ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
   }
-  send(ctx, page.map(present), snapshot);
+  return send(ctx, page.map(present), snapshot);
 }
 
 /** `GET /api/external/<kind>/<id>`; with `byRef` (the current form's paths) `<id>` may also be a ref. */
@@ -142,8 +143,8 @@ export function sendOne<T extends { id: string }>(
   items: ReadonlyMap<string, T>,
   present: (item: T) => unknown,
   byRef = false,
-): void {
-  send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
+): Promise<void> {
+  return send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
 }
 
 /** The resource named by the path's `:id`, by id or (with `byRef`) by ref; 404 if none. */

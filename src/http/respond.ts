@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
-import { emitYaml, type Plain } from '../yaml/format.js';
 import type { Snapshot } from '../service/org.js';
+import { jsonPieces, type Piece, textInSlices } from '../slices.js';
+import { emitYaml, emitYamlPieces, type Plain } from '../yaml/format.js';
 
 export const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 
@@ -9,8 +10,33 @@ export function wantsYaml(ctx: Context): boolean {
   return typeof chosen === 'string' && YAML_TYPES.includes(chosen);
 }
 
-function serialize(data: unknown, yaml: boolean): Buffer {
-  return Buffer.from(yaml ? emitYaml(data as { [key: string]: Plain } | Plain[]) : JSON.stringify(data));
+/**
+ * An answer's bytes, built in slices of the event loop (src/slices.ts): lists may be lazy
+ * iterables (`mapped`), so that presenting their items happens inside the slices too.
+ */
+function serialize(data: unknown, yaml: boolean): Promise<Buffer> {
+  return textInSlices(yaml ? emitYamlPieces(data) : jsonPieces(data));
+}
+
+/** Builds that are under way, per snapshot's cache: a second request of one waits for it. */
+const building = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
+
+/** The cached body of `key`, or the one being built, or a new build (`build` runs only then). */
+function cachedBody(snapshot: Snapshot, key: string, build: () => Promise<Buffer>): Promise<Buffer> {
+  const done = snapshot.responses.get(key);
+  if (done) return Promise.resolve(done);
+  let underWay = building.get(snapshot.responses);
+  if (!underWay) building.set(snapshot.responses, (underWay = new Map()));
+  const existing = underWay.get(key);
+  if (existing !== undefined) return existing;
+  const body = build().then((bytes) => {
+    snapshot.responses.set(key, bytes);
+    return bytes;
+  });
+  const forget = () => underWay.delete(key);
+  body.then(forget, forget);
+  underWay.set(key, body);
+  return body;
 }
 
 function sendBuffer(ctx: Context, body: Buffer, yaml: boolean): void {
@@ -46,25 +72,20 @@ function notModified(ctx: Context, snapshot: Snapshot): boolean {
 }
 
 /** Answers `data` as JSON, or as YAML when the client accepts YAML. */
-export function send(ctx: Context, data: unknown, snapshot?: Snapshot): void {
+export async function send(ctx: Context, data: unknown, snapshot?: Snapshot): Promise<void> {
   if (snapshot && notModified(ctx, snapshot)) return;
   const yaml = wantsYaml(ctx);
-  sendBuffer(ctx, serialize(data, yaml), yaml);
+  sendBuffer(ctx, await serialize(data, yaml), yaml);
 }
 
 /**
  * Answers a read that depends only on the snapshot: serialized once per commit and format,
  * then every later request of it sends the same bytes.
  */
-export function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, build: () => unknown): void {
+export async function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, build: () => unknown): Promise<void> {
   if (notModified(ctx, snapshot)) return;
   const yaml = wantsYaml(ctx);
-  const cacheKey = `${key}:${yaml ? 'yaml' : 'json'}`;
-  let body = snapshot.responses.get(cacheKey);
-  if (!body) {
-    body = serialize(build(), yaml);
-    snapshot.responses.set(cacheKey, body);
-  }
+  const body = await cachedBody(snapshot, `${key}:${yaml ? 'yaml' : 'json'}`, () => serialize(build(), yaml));
   sendBuffer(ctx, body, yaml);
 }
 
@@ -72,13 +93,15 @@ export function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, 
  * Answers a text rendering of the snapshot (an export) of media type `type`, built once per
  * commit and cache key. JSON, YAML and the exports share one ETag, so caches must keep them apart.
  */
-export function sendRendered(ctx: Context, snapshot: Snapshot, key: string, type: string, build: () => string): void {
+export async function sendRendered(
+  ctx: Context,
+  snapshot: Snapshot,
+  key: string,
+  type: string,
+  build: () => Iterable<Piece>,
+): Promise<void> {
   if (notModified(ctx, snapshot)) return;
-  let body = snapshot.responses.get(key);
-  if (!body) {
-    body = Buffer.from(build());
-    snapshot.responses.set(key, body);
-  }
+  const body = await cachedBody(snapshot, key, () => textInSlices(build()));
   ctx.vary('Accept');
   ctx.type = `${type}; charset=utf-8`;
   ctx.body = body;
@@ -87,5 +110,5 @@ export function sendRendered(ctx: Context, snapshot: Snapshot, key: string, type
 export function sendError(ctx: Context, status: number, message: string): void {
   ctx.status = status;
   const yaml = wantsYaml(ctx);
-  sendBuffer(ctx, serialize({ error: message }, yaml), yaml);
+  sendBuffer(ctx, Buffer.from(yaml ? emitYaml({ error: message } as { [key: string]: Plain }) : JSON.stringify({ error: message })), yaml);
 }

@@ -1,4 +1,5 @@
 import YAML, { Lexer } from 'yaml';
+import { isList } from '../slices.js';
 
 /**
  * A small, fast YAML emitter and parser for the files c4store writes.
@@ -235,6 +236,43 @@ export function emitYaml(value: { [key: string]: Plain } | Plain[]): string {
     return keys.length === 0 ? '{}\n' : emitMapping(value, keys, 0, false);
   }
   throw new TypeError('emitYaml expects a plain object or an array');
+}
+
+/**
+ * The text of `emitYaml(value)` in pieces, for a caller that yields to other work between them
+ * (src/slices.ts): one piece per item of a top-level sequence, or of a sequence directly under a
+ * top-level key (a list of resources, the whole model); those sequences may be lazy iterables.
+ * Joined, the pieces are exactly `emitYaml` of the same value with its sequences as arrays.
+ */
+export function* emitYamlPieces(value: unknown): Generator<string> {
+  if (isList(value)) {
+    let empty = true;
+    for (const item of value) {
+      empty = false;
+      yield '-' + emitValue(item, 0, true);
+    }
+    if (empty) yield '[]\n';
+    return;
+  }
+  if (value === null || typeof value !== 'object' || !isPlainObject(value))
+    throw new TypeError('emitYaml expects a plain object or an array');
+  const keys = definedKeys(value);
+  if (keys.length === 0) yield '{}\n';
+  for (const key of keys) {
+    const item = value[key];
+    const emittedKey = emitKey(key);
+    if (!isList(item) || emittedKey.length > MAX_IMPLICIT_KEY) {
+      yield emitMapping({ [key]: isList(item) ? Array.from(item) : item }, [key], 0, false);
+      continue;
+    }
+    let empty = true;
+    for (const element of item) {
+      if (empty) yield emittedKey + ':\n';
+      empty = false;
+      yield '  -' + emitValue(element, 2, true);
+    }
+    if (empty) yield emittedKey + ': []\n';
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,16 +18,16 @@ export function attributeRoutes(router: Router, writing: Middleware[], settings:
   const writeHandler = (createOnly: boolean) => async (ctx: Context) => {
     const body = checkRequestBody(ctx, AttributeBody);
     const { snapshot, result } = await write(ctx, (draft) => writeAttributes(draft, body, createOnly));
-    send(ctx, result.map(present.attribute), snapshot);
+    await send(ctx, result.map(present.attribute), snapshot);
   };
   for (const path of ['/attribute', '/attributes']) {
     router.get(path, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      sendList(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
+      await sendList(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
     });
     router.get(`${path}/:id`, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute, path === '/attributes');
+      await sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute, path === '/attributes');
     });
     router.put(path, ...writing, writeHandler(true));
     const update = writeHandler(false);

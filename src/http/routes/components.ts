@@ -16,7 +16,7 @@ export function componentRoutes(router: Router, writing: Middleware[]): void {
   const writeHandler = async (ctx: Context) => {
     const body = checkRequestBody(ctx, ComponentBody);
     const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, { components: body }, ''));
-    send(
+    await send(
       ctx,
       result.components.map((c) => present.component(c, snapshot.model)),
       snapshot,
@@ -25,11 +25,11 @@ export function componentRoutes(router: Router, writing: Middleware[]): void {
   const presentIn = (model: Model) => (c: Component) => present.component(c, model);
   router.get('/component', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    sendList(ctx, snapshot, 'component', snapshot.model.components, presentIn(snapshot.model));
+    await sendList(ctx, snapshot, 'component', snapshot.model.components, presentIn(snapshot.model));
   });
   router.get('/component/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    sendOne(ctx, snapshot, 'component', snapshot.model.components, presentIn(snapshot.model));
+    await sendOne(ctx, snapshot, 'component', snapshot.model.components, presentIn(snapshot.model));
   });
   router.put('/component', ...writing, writeHandler);
   router.post('/component', ...writing, writeHandler);

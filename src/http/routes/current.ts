@@ -91,7 +91,7 @@ export function createHandler(kind: WritableKind, settings: RouteSettings) {
     const body = objectBody(ctx);
     const request: CurrentRequest = { [PLURAL[kind]]: [body] };
     const { snapshot, result } = await write(ctx, (draft) => writeCurrent(draft, request, 'create', 'single'));
-    send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
+    await send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
     ctx.status = 201;
   };
 }
@@ -107,7 +107,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
       const id = findOne(ctx, kind, collection(draft.base, kind), true).id;
       deleted = presentIn(kind, draft.base)(deleteResource(draft, kind, id, cascade));
     });
-    send(ctx, deleted, snapshot);
+    await send(ctx, deleted, snapshot);
   };
 
   for (const kind of ['tag', 'attribute', 'component', 'diagram'] as const) {
@@ -116,14 +116,14 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
       const body = request(ctx);
       const { snapshot, result } = await write(ctx, (draft) => writeCurrent(draft, body, mode, shape));
       const shown = resultOf(result, kind).map((r) => presenter(kind, snapshot.model)(r as { id: string }));
-      send(ctx, shape === 'single' ? shown[0] : shown, snapshot);
+      await send(ctx, shape === 'single' ? shown[0] : shown, snapshot);
     };
 
     // /attributes and its GETs and POST are shared with the seed's forms (routes/attributes.ts).
     if (kind !== 'attribute') {
       router.get(path, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        sendList(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), ':current');
+        await sendList(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), ':current');
       });
       router.post(path, ...writing, createHandler(kind, settings));
     }
@@ -135,7 +135,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), true);
+        await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), true);
       });
     }
     router.patch(`${path}/:id`, ...writing, async (ctx) => {
@@ -144,7 +144,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
         const id = findOne(ctx, kind, collection(draft.base, kind), true).id;
         return writeCurrent(draft, { [PLURAL[kind]]: [{ ...patch, id }] }, 'upsert', 'single');
       });
-      send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
+      await send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
     });
     router.delete(`${path}/:id`, requireEditor, deleteHandler(kind, presenter));
     // The seed's singular paths delete too, answering in the seed's shapes.

@@ -15,7 +15,9 @@ import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.get('/diagram', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    sendList(ctx, snapshot, 'diagram', snapshot.model.diagrams, (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
+    await sendList(ctx, snapshot, 'diagram', snapshot.model.diagrams, (d: Diagram) =>
+      present.diagram(d, snapshot.model, settings.publicUrl),
+    );
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
@@ -28,13 +30,15 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
     const format = acceptedExport(ctx);
     const diagram = snapshot.model.diagrams.get(String(ctx.params.id));
     if (format && diagram) return sendExport(ctx, snapshot, format, diagram);
-    sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams, (d: Diagram) => present.diagram(d, snapshot.model, settings.publicUrl));
+    await sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams, (d: Diagram) =>
+      present.diagram(d, snapshot.model, settings.publicUrl),
+    );
   });
   router.post('/diagram', ...writing, async (ctx) => {
     acceptRelationAliases(ctx.request.body);
     const body = checkRequestBody(ctx, DiagramBody);
     const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, { diagrams: body }, ''));
-    send(
+    await send(
       ctx,
       result.diagrams.map((d) => present.diagram(d, snapshot.model, settings.publicUrl)),
       snapshot,

@@ -20,9 +20,9 @@ export function healthRoutes(router: Router, deps: { keys: KeyStore; orgs: Orgs;
     }
     const record = key === undefined ? undefined : await deps.keys.verify(key);
     if (!record || !organizationOf(record, deps.orgs) || !deps.mirrors) {
-      send(ctx, { ok: true });
+      await send(ctx, { ok: true });
       return;
     }
-    send(ctx, { ok: true, org: record.org, mirrors: await deps.mirrors.statusOf(record.org) });
+    await send(ctx, { ok: true, org: record.org, mirrors: await deps.mirrors.statusOf(record.org) });
   });
 }

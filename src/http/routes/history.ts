@@ -53,7 +53,7 @@ export function historyRoutes(router: Router): void {
       next.set('before', entries[entries.length - 1].id);
       ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
     }
-    send(ctx, entries, head);
+    await send(ctx, entries, head);
   });
 
   router.get('/history/:commit', async (ctx) => {
@@ -61,7 +61,7 @@ export function historyRoutes(router: Router): void {
     const head = await readSnapshot(ctx);
     const commit = await resolveCommitName(org.repo, String(ctx.params.commit));
     const [entry] = await readHistory(org.repo.gitdir, { single: commit, limit: 1 });
-    send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
+    await send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
   });
 
   router.get('/diff', async (ctx) => {
@@ -72,7 +72,7 @@ export function historyRoutes(router: Router): void {
     const from = await resolveCommitName(org.repo, fromText);
     const to = await resolveCommitName(org.repo, queryValue(ctx, 'to') ?? 'main');
     const [before, after] = await Promise.all([org.at(from), org.at(to)]);
-    send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
+    await send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
   });
 }
 

@@ -9,26 +9,28 @@ import type { Model } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, write, type RouteSettings } from '../resource.js';
 import { send, sendFromSnapshot } from '../respond.js';
+import { mapped } from '../../slices.js';
 
 export function modelRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
+  // Lists presented lazily, item by item inside the slices of the build (src/slices.ts).
   const presentModel = (model: Model) => ({
-    types: Array.from(model.types.values(), present.type),
-    tags: Array.from(model.tags.values(), present.tag),
-    attributes: Array.from(model.attributes.values(), present.attribute),
-    components: Array.from(model.components.values(), (c) => present.component(c, model)),
-    diagrams: Array.from(model.diagrams.values(), (d) => present.diagram(d, model, settings.publicUrl)),
+    types: mapped(model.types.values(), present.type),
+    tags: mapped(model.tags.values(), present.tag),
+    attributes: mapped(model.attributes.values(), present.attribute),
+    components: mapped(model.components.values(), (c) => present.component(c, model)),
+    diagrams: mapped(model.diagrams.values(), (d) => present.diagram(d, model, settings.publicUrl)),
   });
   router.get('/model', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
     const format = acceptedExport(ctx);
     if (format) return sendExport(ctx, snapshot, format);
-    sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
+    await sendFromSnapshot(ctx, snapshot, 'model', () => presentModel(snapshot.model));
   });
   router.post('/model', ...writing, async (ctx) => {
     acceptRelationAliases((ctx.request.body as { diagrams?: unknown } | null)?.diagrams);
     const body = checkRequestBody(ctx, ModelBody);
     const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, body, 'components.'));
-    send(
+    await send(
       ctx,
       {
         components: result.components.map((c) => present.component(c, snapshot.model)),

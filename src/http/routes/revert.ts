@@ -24,6 +24,6 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
       before = draft.base;
       revertTo(draft, target.model);
     });
-    send(ctx, { commit: snapshot.commit, restored, changes: diffModels(before, snapshot.model) }, snapshot);
+    await send(ctx, { commit: snapshot.commit, restored, changes: diffModels(before, snapshot.model) }, snapshot);
   });
 }

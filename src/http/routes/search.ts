@@ -24,7 +24,7 @@ export function searchRoutes(router: Router, settings: RouteSettings): void {
         if (err instanceof SearchError) throw new ApiError(400, err.message);
         throw err;
       }
-      send(ctx, found, snapshot);
+      await send(ctx, found, snapshot);
     });
   route('/search/components', ['name', 'typeId', 'tagId', 'attributeId', 'attributeValue', 'state'], searchComponents);
   route('/search/diagrams', ['componentId', 'tagId', 'name', 'level', 'state'], (m, f) => searchDiagrams(m, f, settings.publicUrl));

@@ -10,15 +10,15 @@ import { send } from '../respond.js';
 export function tagRoutes(router: Router, writing: Middleware[]): void {
   router.get('/tag', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    sendList(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
+    await sendList(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
   });
   router.get('/tag/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    sendOne(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
+    await sendOne(ctx, snapshot, 'tag', snapshot.model.tags, present.tag);
   });
   router.post('/tag', ...writing, async (ctx) => {
     const body = checkRequestBody(ctx, TagBody);
     const { snapshot, result } = await write(ctx, (draft) => writeTags(draft, body));
-    send(ctx, result.map(present.tag), snapshot);
+    await send(ctx, result.map(present.tag), snapshot);
   });
 }

@@ -24,7 +24,7 @@ export function templateRoutes(router: Router, writing: Middleware[], settings: 
     const { snapshot, result } = await write(ctx, (draft) =>
       writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'template', 'template'),
     );
-    send(
+    await send(
       ctx,
       {
         components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),

@@ -6,11 +6,11 @@ export function typeRoutes(router: Router): void {
   for (const path of ['/type', '/types']) {
     router.get(path, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      sendList(ctx, snapshot, 'type', snapshot.model.types, present.type);
+      await sendList(ctx, snapshot, 'type', snapshot.model.types, present.type);
     });
     router.get(`${path}/:id`, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      sendOne(ctx, snapshot, 'type', snapshot.model.types, present.type);
+      await sendOne(ctx, snapshot, 'type', snapshot.model.types, present.type);
     });
   }
 }

@@ -13,7 +13,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
     router.get(path, async (ctx) => {
       const { org } = state(ctx);
       const head = await readSnapshot(ctx);
-      send(ctx, await listVersions(org.repo.gitdir), head);
+      await send(ctx, await listVersions(org.repo.gitdir), head);
     });
     router.post(path, ...writing, async (ctx) => {
       const body = checkBody(VersionBody, ctx.request.body);
@@ -30,7 +30,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
         tagger: authorOf(ctx),
       });
       ctx.status = 201;
-      send(ctx, version, head);
+      await send(ctx, version, head);
     });
   }
 }
