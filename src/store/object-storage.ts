@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import path from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
+import { closeAfterSync, createFileSync, isCode, syncDirectory } from './durable-files.js';
 import {
   EMPTY_TREE_OID,
   type GitObject,
@@ -261,19 +261,30 @@ export class ObjectWriter {
 
   private async storeObject(oid: string, wrapped: Buffer, attempt = 1): Promise<void> {
     const target = this.store.loosePath(oid);
-    if (await runSyncIo(() => freshenIfPresent(target))) return;
     const dir = path.dirname(target);
-    if (!FANOUT_DIRS.has(dir)) {
-      if (nodeFs.mkdirSync(dir, { recursive: true }) !== undefined) UNSYNCED_FANOUT_DIRS.add(dir);
-      FANOUT_DIRS.add(dir);
-    }
     // Published by rename, so a file under the final name is always complete: readers
     // and a crash never see half an object, and "exists" means "exists and is whole".
     const temp = path.join(dir, `tmp_obj_${TEMP_NAME_PREFIX}${nextTempNumber++}`);
-    const deflated = deflateSync(wrapped, { level: compressionLevelFor(wrapped.length) });
     try {
-      await writeNewFile(temp, deflated, 0o444, this.durable);
-      nodeFs.renameSync(temp, target);
+      // Everything but the fsync is one short synchronous job of runSyncIo, so that a commit of
+      // tens of thousands of blobs is written a slice of the event loop at a time. (Work after
+      // an await runs as a microtask: a commit's blobs would all be written in one go, holding
+      // the event loop 1.8 s for 45,000 of them.)
+      const unsynced = await runSyncIo(() => {
+        if (freshenIfPresent(target)) return null;
+        if (!FANOUT_DIRS.has(dir)) {
+          if (nodeFs.mkdirSync(dir, { recursive: true }) !== undefined) UNSYNCED_FANOUT_DIRS.add(dir);
+          FANOUT_DIRS.add(dir);
+        }
+        const fd = createFileSync(temp, deflateSync(wrapped, { level: compressionLevelFor(wrapped.length) }), 0o444);
+        if (this.durable) return fd;
+        nodeFs.closeSync(fd);
+        nodeFs.renameSync(temp, target);
+        return null;
+      });
+      if (unsynced === null) return;
+      await closeAfterSync(unsynced, true);
+      await runSyncIo(() => nodeFs.renameSync(temp, target));
     } catch (error) {
       nodeFs.rmSync(temp, { force: true });
       // The fan-out directory went away under us: background packing (git repack -d prunes the
@@ -313,7 +324,9 @@ export class ObjectWriter {
 
 class Semaphore {
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  // A queue with a head index: shift() on an array of 45,000 waiters moved them all each time.
+  private waiting: Array<() => void> = [];
+  private head = 0;
 
   constructor(private readonly limit: number) {}
 
@@ -324,9 +337,17 @@ class Semaphore {
       return await task();
     } finally {
       // Hand the slot straight to the next waiter, or free it.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
+      if (this.head < this.waiting.length) {
+        const next = this.waiting[this.head]!;
+        this.waiting[this.head++] = undefined as unknown as () => void;
+        if (this.head === this.waiting.length) {
+          this.waiting = [];
+          this.head = 0;
+        }
+        next();
+      } else {
+        this.active--;
+      }
     }
   }
 }

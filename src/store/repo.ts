@@ -234,7 +234,7 @@ export class Repo {
   }
 
   private async writeCommit(args: Omit<CommitArgs, 'parent'> & { parent: string | null }): Promise<string> {
-    const edits = toTreeEdits(args.changes);
+    const edits = await toTreeEdits(args.changes);
     // Cheap early refusal; the compare-and-swap below is what actually decides.
     const head = await this.readHead();
     if (head !== args.parent) throw new StaleHeadError(args.parent, head);

@@ -30,6 +30,15 @@ export function runSyncIo<T>(operation: () => T): Promise<T> {
   });
 }
 
+/**
+ * Resolves at once while the current slice of the event loop has time left, else once other
+ * work has had a turn: for a loop of short synchronous steps (hashing a commit's blobs) that
+ * would otherwise run back to back, each `await` of a settled promise being only a microtask.
+ */
+export async function nextIoSlice(): Promise<void> {
+  while (!sliceHasTime()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 function sliceHasTime(): boolean {
   if (sliceStartedAt === null) {
     startSlice();

@@ -5,6 +5,7 @@
  */
 import type { ObjectStore, ObjectWriter } from './object-storage.js';
 import { DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, isOid, makeTreeEntry } from './git-format.js';
+import { nextIoSlice } from './sync-io.js';
 
 /** content null deletes the file. */
 export interface FileChange {
@@ -48,22 +49,27 @@ export async function writeEditedTree(objects: ObjectStore, writer: ObjectWriter
 /** Returns the new tree's oid, or null when it ends up empty (empty trees are dropped). */
 async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: string | null, edits: TreeEdits): Promise<string | null> {
   const base = baseOid ? await objects.readTree(baseOid) : [];
-  // Blobs and subtrees do not depend on each other: write them concurrently.
-  const updates = await Promise.all(
-    [...edits].map(async ([name, edit]) => {
-      const nameBytes = Buffer.from(name, 'utf8');
-      if (!(edit instanceof Map)) {
-        if ('content' in edit && edit.content === null) return { name, nameBytes, isDir: false, oid: null };
-        if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-        const oid = 'blob' in edit ? edit.blob : await writer.write('blob', Buffer.from(edit.content!, 'utf8'));
-        return { name, nameBytes, isDir: false, oid };
+  // One entry after the other: a blob is only hashed here (the writer stores it in the
+  // background), and a commit of 45,000 new files hashes them a slice of the event loop at a time.
+  const updates: Array<{ name: string; nameBytes: Buffer; isDir: boolean; oid: string | null }> = [];
+  for (const [name, edit] of edits) {
+    await nextIoSlice();
+    const nameBytes = Buffer.from(name, 'utf8');
+    if (!(edit instanceof Map)) {
+      if ('content' in edit && edit.content === null) {
+        updates.push({ name, nameBytes, isDir: false, oid: null });
+        continue;
       }
-      if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
-      const at = findEntry(base, nameBytes, true);
-      const oid = await rewriteTree(objects, writer, at.found ? base[at.index]!.oid : null, edit);
-      return { name, nameBytes, isDir: true, oid };
-    }),
-  );
+      if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
+      const oid = 'blob' in edit ? edit.blob : await writer.write('blob', Buffer.from(edit.content!, 'utf8'));
+      updates.push({ name, nameBytes, isDir: false, oid });
+      continue;
+    }
+    if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
+    const at = findEntry(base, nameBytes, true);
+    const oid = await rewriteTree(objects, writer, at.found ? base[at.index]!.oid : null, edit);
+    updates.push({ name, nameBytes, isDir: true, oid });
+  }
   const entries = [...base];
   for (const { name, nameBytes, isDir, oid } of updates) {
     const at = findEntry(entries, nameBytes, isDir);
@@ -74,10 +80,11 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
 }
 
 /** The changes grouped by directory; throws on an invalid path, a path changed twice, or a file that is also a directory. */
-export function toTreeEdits(changes: readonly TreeChange[]): TreeEdits {
+export async function toTreeEdits(changes: readonly TreeChange[]): Promise<TreeEdits> {
   const root: TreeEdits = new Map();
   const seen = new Set<string>();
   for (const change of changes) {
+    await nextIoSlice();
     const segments = checkedSegments(change.path);
     if (seen.has(change.path)) throw new Error(`Path '${change.path}' is changed twice in one commit.`);
     seen.add(change.path);

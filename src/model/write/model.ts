@@ -7,7 +7,7 @@ import { checkComponent, checkDiagram } from '../rules.js';
 import { buildComponent, type ComponentExtras } from './components.js';
 import { buildDiagram, type DiagramExtras, type DiagramWrite } from './diagrams.js';
 import { componentReferences, diagramReferences } from './references.js';
-import { nextTurn } from './turns.js';
+import { nextTurn, turnIfDue } from './turns.js';
 
 export interface ModelWrite {
   components?: ComponentInput[];
@@ -78,15 +78,19 @@ export async function writeResolved(
   const named = (name: string | undefined) => (name === undefined ? '' : ` '${name}'`);
   const element = (path: string | null, i: number, name: string | undefined, kind: string) =>
     path === null ? `${kind}${named(name)}` : `element ${path}${i}${named(name)}`;
-  const components = componentItems.map(({ input, target, extras }, i) =>
-    concerning(element(componentPath, i, input.name ?? (target.existing as Component | undefined)?.name, 'component'), () =>
-      draft.put(
-        'component',
-        buildComponent(draft, input, target, componentRefs, componentPath === null ? '' : `${componentPath}${i}`, extras, diagramRefs),
-        input.apiContext !== undefined,
+  const components: Component[] = [];
+  for (const [i, { input, target, extras }] of componentItems.entries()) {
+    components.push(
+      concerning(element(componentPath, i, input.name ?? (target.existing as Component | undefined)?.name, 'component'), () =>
+        draft.put(
+          'component',
+          buildComponent(draft, input, target, componentRefs, componentPath === null ? '' : `${componentPath}${i}`, extras, diagramRefs),
+          input.apiContext !== undefined,
+        ),
       ),
-    ),
-  );
+    );
+    await turnIfDue(draft);
+  }
   checkOrgSize(draft.base.components.size, draft.model.components.size, draft.options.limits ?? DEFAULT_LIMITS);
   const diagrams: Diagram[] = [];
   for (const [i, { input, target, extras }] of diagramItems.entries()) {
@@ -98,6 +102,7 @@ export async function writeResolved(
   }
   for (const [i, component] of components.entries()) {
     concerning(element(componentPath, i, component.name, 'component'), () => checkComponent(draft.model, component));
+    await turnIfDue(draft);
   }
   for (const [i, diagram] of diagrams.entries()) {
     concerning(element(diagramPath, i, diagram.name, 'diagram'), () => checkDiagram(draft.model, diagram));
