@@ -19,3 +19,42 @@ export function startModuleWorker(url: URL, options: WorkerOptions = {}): Worker
 export function moduleBeside(callerUrl: string, name: string): URL {
   return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
 }
+
+/** How one task given to a worker ended. */
+export type WorkerOutcome<R> =
+  | { kind: 'answer'; message: R }
+  | { kind: 'error'; error: Error & { code?: string } }
+  | { kind: 'exit' }
+  | { kind: 'timeout' };
+
+/**
+ * Posts `{ id, ...task }` to `worker` and waits for whichever comes first: its answer (the
+ * message carrying that id), an error, its exit, or `timeoutMs`. The listeners are removed
+ * either way; what becomes of the worker is the caller's choice.
+ */
+export function askWorker<R extends { id: number }>(
+  worker: Worker,
+  id: number,
+  task: object,
+  timeoutMs: number,
+): Promise<WorkerOutcome<R>> {
+  return new Promise((resolve) => {
+    const finish = (outcome: WorkerOutcome<R>) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      resolve(outcome);
+    };
+    const onMessage = (message: R) => {
+      if (message.id === id) finish({ kind: 'answer', message });
+    };
+    const onError = (error: Error) => finish({ kind: 'error', error });
+    const onExit = () => finish({ kind: 'exit' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage({ id, ...task });
+  });
+}

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { moduleBeside, startModuleWorker } from '../threads.js';
+import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
 import type { Parsed } from './body-parse.js';
 import { FairQueue } from './fair-queue.js';
 
@@ -85,48 +85,31 @@ export class YamlPool {
     return worker;
   }
 
-  private parseOnWorker(text: string): Promise<Parsed> {
+  private async parseOnWorker(text: string): Promise<Parsed> {
     const worker = this.worker();
-    const id = this.nextId++;
-    return new Promise<Parsed>((resolve) => {
-      let settled = false;
-      const finish = (parsed: Parsed, keepWorker: boolean) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        if (keepWorker && !this.closed) {
-          this.idle.push(worker);
-        } else {
-          this.all.delete(worker);
-          void worker.terminate();
-        }
-        resolve(parsed);
-      };
-      const onMessage = (message: { id: number } & Parsed) => {
-        if (message.id !== id) return;
-        const { id: _id, ...parsed } = message;
-        finish(parsed as Parsed, true);
-      };
-      const onError = (err: Error & { code?: string }) => {
-        finish(
-          {
-            error:
-              err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-                ? 'Invalid YAML: the document needs too much memory to parse.'
-                : `Invalid YAML: ${err.message}`,
-          },
-          false,
-        );
-      };
-      const onExit = () => finish({ error: 'Invalid YAML: the parser stopped unexpectedly.' }, false);
-      const timer = setTimeout(() => finish({ error: 'Invalid YAML: the document took too long to parse.' }, false), this.timeoutMs);
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage({ id, text });
-    });
+    const outcome = await askWorker<{ id: number } & Parsed>(worker, this.nextId++, { text }, this.timeoutMs);
+    if (outcome.kind === 'answer' && !this.closed) {
+      this.idle.push(worker);
+    } else {
+      this.all.delete(worker);
+      void worker.terminate();
+    }
+    switch (outcome.kind) {
+      case 'answer': {
+        const { id: _id, ...parsed } = outcome.message;
+        return parsed as Parsed;
+      }
+      case 'error':
+        return {
+          error:
+            outcome.error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? 'Invalid YAML: the document needs too much memory to parse.'
+              : `Invalid YAML: ${outcome.error.message}`,
+        };
+      case 'exit':
+        return { error: 'Invalid YAML: the parser stopped unexpectedly.' };
+      case 'timeout':
+        return { error: 'Invalid YAML: the document took too long to parse.' };
+    }
   }
 }

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
-import { moduleBeside, startModuleWorker } from '../threads.js';
+import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
 import type { LayoutInput, LayoutResult } from './layout.js';
 
 export interface LayoutPoolOptions {
@@ -80,48 +80,32 @@ export class LayoutPool {
     return worker;
   }
 
-  private onWorker(input: LayoutInput): Promise<LayoutResult> {
+  private async onWorker(input: LayoutInput): Promise<LayoutResult> {
     const worker = this.worker();
-    const id = this.nextId++;
-    return new Promise<LayoutResult>((resolve, reject) => {
-      let settled = false;
-      const finish = (keepWorker: boolean, outcome: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        this.all.delete(worker);
-        if (keepWorker && !this.closed && idle.length < MAX_IDLE) idle.push(worker);
-        else void worker.terminate();
-        outcome();
-      };
-      const failed = (why: string) => () => reject(new Error(`Automatic layout failed: ${why}`));
-      const onMessage = (message: { id: number; result?: LayoutResult; error?: string }) => {
-        if (message.id !== id) return;
-        finish(true, message.result ? () => resolve(message.result!) : failed(message.error ?? 'no result'));
-      };
-      const onError = (err: Error) => finish(false, failed(err.message));
-      const onExit = () => finish(false, failed('the layout worker stopped'));
-      const seconds = this.timeoutMs / 1000;
-      const timer = setTimeout(
-        () =>
-          finish(false, () =>
-            reject(
-              new ApiError(
-                503,
-                `Automatic layout took longer than ${seconds} s and was cancelled; nothing was changed. ` +
-                  'Give the elements of large diagrams positions, or add them in several requests.',
-              ),
-            ),
-          ),
-        this.timeoutMs,
-      );
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage({ id, input });
-    });
+    const outcome = await askWorker<{ id: number; result?: LayoutResult; error?: string }>(
+      worker,
+      this.nextId++,
+      { input },
+      this.timeoutMs,
+    );
+    this.all.delete(worker);
+    if (outcome.kind === 'answer' && !this.closed && idle.length < MAX_IDLE) idle.push(worker);
+    else void worker.terminate();
+    const failed = (why: string) => new Error(`Automatic layout failed: ${why}`);
+    switch (outcome.kind) {
+      case 'answer':
+        if (outcome.message.result) return outcome.message.result;
+        throw failed(outcome.message.error ?? 'no result');
+      case 'error':
+        throw failed(outcome.error.message);
+      case 'exit':
+        throw failed('the layout worker stopped');
+      case 'timeout':
+        throw new ApiError(
+          503,
+          `Automatic layout took longer than ${this.timeoutMs / 1000} s and was cancelled; nothing was changed. ` +
+            'Give the elements of large diagrams positions, or add them in several requests.',
+        );
+    }
   }
 }
