@@ -38,7 +38,7 @@ export interface ScaleOptions {
   quiet?: boolean;
 }
 
-export const SCALE_DEFAULTS: ScaleOptions = { sizes: [1000, 10000, 100000], rounds: 5, updateMs: 1000, warmupMs: 300, reads: 15 };
+export const SCALE_DEFAULTS: ScaleOptions = { sizes: [1000, 10000, 100000], rounds: 7, updateMs: 2000, warmupMs: 500, reads: 50 };
 
 interface ReadTimes {
   p50: number;
