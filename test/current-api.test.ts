@@ -95,6 +95,45 @@ test('a reloaded repository serves client-chosen ids (read back from git, not me
   }
 });
 
+test('a commit lists its resources in one order, id order, whether written, reloaded or read ?at=', async (t) => {
+  const { TestServer } = await import('./support/server.js');
+  const s = await TestServer.start();
+  try {
+    for (const id of ['zeta', 'alpha']) await ok(t, s, 'POST', `${API}/components`, { id, name: id }, { status: 201 });
+    await ok(t, s, 'POST', `${API}/components`, { name: 'generated' }, { status: 201 });
+    await ok(t, s, 'POST', `${API}/components`, { id: 'mid', name: 'mid' }, { status: 201 });
+    const written = await s.get(`${API}/components`);
+    const ids = written.body.map((x: any) => x.id);
+    t.deepEqual(
+      ids,
+      [...ids].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+    t.deepEqual(ids.slice(1), ['alpha', 'mid', 'zeta']); // the generated id starts with a digit
+    const seed = (await s.get('/api/external/component')).body.map((x: any) => x.id);
+    t.deepEqual(seed, ids);
+    await s.server.close();
+    const { startServer } = await import('../src/server.js');
+    const again = await startServer({ dataDir: s.dataDir, port: 0, log: () => {} });
+    try {
+      const get = async (path: string) => {
+        const reply = await fetch(`${again.url}${path}`, { headers: { authorization: `Bearer ${s.key}` } });
+        return { etag: reply.headers.get('etag'), ids: ((await reply.json()) as any[]).map((x) => x.id) };
+      };
+      const reloaded = await get(`${API}/components`);
+      t.is(reloaded.etag, written.headers.get('etag'));
+      t.deepEqual(reloaded.ids, ids, 'one commit, one ETag, one order');
+      const commit = JSON.parse(reloaded.etag!);
+      t.deepEqual((await get(`${API}/components?at=${commit}`)).ids, ids);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await s.server.close().catch(() => {}); // closed already, unless an assertion above failed
+    const { rm } = await import('node:fs/promises');
+    await rm(s.dataDir, { recursive: true, force: true });
+  }
+});
+
 test('GET list, GET by id or by ref, paging, ?at=, YAML on the plural paths', (t) =>
   withServer(async (s) => {
     const first = await ok(t, s, 'POST', `${API}/components`, { id: 'one', ref: 'first', name: 'One' }, { status: 201 });

@@ -4,10 +4,10 @@
  * list order, and each id's place) is built once, in one pass, and kept while the collection
  * is: a snapshot's collections never change.
  *
- * List order is creation order. Generated ids sort by creation time, ids chosen by clients do
- * not (`zeta` may come before `alpha`), so the cursor is a place in the list, not a point in the
- * ids' order. A cursor whose resource is gone since (deleted between two pages) continues at
- * the first item created after it, found by binary search over the ids.
+ * List order is the collections' own: id order (model/layered-map.ts keeps a write's snapshot
+ * in it, loads fill in it), which for generated ids is creation order. A cursor whose resource
+ * is gone since (deleted between two pages) continues at the first item after it, found by
+ * binary search over the ids.
  */
 interface ListIndex<T extends { id: string }> {
   list: readonly T[];

@@ -3,9 +3,12 @@
  * of copying a 10,000-entry Map (~3 ms per write at 10,000 components, more than the commit)
  * to change one entry in it.
  *
- * It iterates like a Map to which the changes were applied: a changed key keeps its place, a
- * new key comes after all others, in the order it was first set. (One difference: a base key
- * deleted and then set again keeps its old place, where a Map would move it to the end.)
+ * It iterates in key order, given a base in key order: a changed key keeps its place and new
+ * keys are merged in where they sort. The model's collections are keyed by id and loaded in id
+ * order, so every snapshot of a commit lists its resources in one order, whether it was loaded
+ * or made by a write (where a Map would put new keys last: a client-chosen id `alpha` created
+ * after `zeta` came after it until the next restart, and two processes answered one commit, and
+ * one ETag, with two orders).
  *
  * Layers never stack: a map over a LayeredMap shares that map's base and copies only its
  * changes. Once there are more than √(2n) of them (n: the base's size) they are merged into a
@@ -19,6 +22,9 @@
 const REMOVED: unique symbol = Symbol('removed');
 
 export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
+  /** The keys set here that the base does not have, in key order (built when first iterated). */
+  private added: K[] | null = null;
+
   private constructor(
     private readonly base: ReadonlyMap<K, V>,
     private readonly changes: Map<K, V | typeof REMOVED>,
@@ -54,12 +60,14 @@ export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
   set(key: K, value: V): this {
     if (!this.has(key)) this.count++;
     this.changes.set(key, value);
+    this.added = null;
     return this;
   }
 
   delete(key: K): boolean {
     if (!this.has(key)) return false;
     this.count--;
+    this.added = null;
     if (this.base.has(key)) this.changes.set(key, REMOVED);
     else this.changes.delete(key);
     return true;
@@ -70,16 +78,26 @@ export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
       yield* this.base.entries();
       return;
     }
+    const added = this.addedInOrder();
+    let next = 0;
     for (const [key, value] of this.base) {
+      for (; next < added.length && added[next]! < key; next++) yield [added[next]!, this.changes.get(added[next]!) as V];
       if (!this.changes.has(key)) yield [key, value];
       else {
         const changed = this.changes.get(key)!;
         if (changed !== REMOVED) yield [key, changed];
       }
     }
-    for (const [key, value] of this.changes) {
-      if (value !== REMOVED && !this.base.has(key)) yield [key, value];
+    for (; next < added.length; next++) yield [added[next]!, this.changes.get(added[next]!) as V];
+  }
+
+  private addedInOrder(): K[] {
+    if (this.added === null) {
+      this.added = [];
+      for (const [key, value] of this.changes) if (value !== REMOVED && !this.base.has(key)) this.added.push(key);
+      this.added.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     }
+    return this.added;
   }
 
   *keys(): MapIterator<K> {
