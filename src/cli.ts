@@ -248,6 +248,7 @@ async function run(argv: string[]): Promise<void> {
         author: CLI_AUTHOR,
         title: 'c4store upgrade',
         options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
+        mayRewriteUnchanged: true,
       },
       rewriteEveryFile,
     );

@@ -112,6 +112,14 @@ test('an older repository (no schemas, no schema lines) gets the schemas with it
   t.is((await s.git('show', '--name-only', '--format=', 'main')).trim().split('\n').length, 1, 'schemas added once');
 
   await cli('upgrade', s.slug, '--data', s.dataDir);
+  // The message lists exactly the files the commit changed: not the two tags written since,
+  // which already have their schema line.
+  const files = (await s.git('show', '--name-only', '--format=', 'main')).trim().split('\n').sort();
+  const listed = [...(await s.git('log', '-1', '--format=%B', 'main')).matchAll(/^update (\S+)/gm)].map((m) => m[1]).sort();
+  t.deepEqual(listed, files);
+  const upgradeCommit = (await s.git('rev-parse', 'main')).trim();
+  await cli('upgrade', s.slug, '--data', s.dataDir);
+  t.is((await s.git('rev-parse', 'main')).trim(), upgradeCommit, 'a second upgrade has nothing to change');
   const upgraded = await clone(s);
   t.teardown(() => rm(upgraded, { recursive: true, force: true }));
   t.deepEqual(await editorProblems(upgraded), []);

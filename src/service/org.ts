@@ -40,6 +40,12 @@ export interface WriteRequest {
   /** First words of the commit message: `POST /api/external/component`. */
   title: string;
   options: WriteOptions;
+  /**
+   * The step may write files exactly as they are stored (`c4store upgrade` rewrites every
+   * file): such files are left out of the commit and of its message, which lists only what
+   * changed in git.
+   */
+  mayRewriteUnchanged?: boolean;
 }
 
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
@@ -206,14 +212,12 @@ export class OrgModel {
       const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author)).commit : base.commit;
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
+      const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
       const commit = await this.repo.commit({
         parent,
-        changes: [
-          ...draft.changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
-          ...schemas,
-        ],
+        changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
-        message: commitMessage(request.title, draft.changes, request.options.apiContext),
+        message: commitMessage(request.title, changes, request.options.apiContext),
       });
       this.current = { commit, model: draft.model, responses: new ResponseCache() };
       this.lastValid = this.current;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
-import { BLOB_MODES, isDirMode, isOid, serializeCommit } from './git-format.js';
+import { BLOB_MODES, hashObject, isDirMode, isOid, serializeCommit, wrapObject } from './git-format.js';
 import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
 import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
@@ -142,6 +142,15 @@ export class Repo {
       tree = entry.oid;
     }
     return (await this.objects.readTree(tree)).filter((e) => BLOB_MODES.has(e.mode)).map((e) => e.name);
+  }
+
+  /** `changes` without the writes of a file exactly as `commit` holds it (deletes are kept). */
+  async withoutUnchanged<C extends { path: string; action: string; content: string }>(commit: string, changes: readonly C[]): Promise<C[]> {
+    const files = await this.listFiles(commit);
+    return changes.filter((change) => {
+      const stored = files.get(change.path);
+      return change.action === 'delete' || stored === undefined || hashObject(wrapObject('blob', Buffer.from(change.content))) !== stored;
+    });
   }
 
   readBlob(oid: string): Promise<Buffer> {
