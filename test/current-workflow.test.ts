@@ -150,13 +150,14 @@ test('the published workflow, end to end', (t) =>
       ['payments-c2'],
     );
     const deps = (await s.get(`${API}/search/dependencies?componentId=payment-api`)).body;
+    // In list order, id order: the generated id (it starts with a digit) before 'ledger-db'.
     t.deepEqual(deps, [
-      { component: { id: 'ledger-db', name: 'Ledger DB' }, direction: 'downstream', diagrams: [{ id: 'payments-c2', name: 'Payments' }] },
       {
         component: { id: json.components[0].id, name: 'Web Shop' },
         direction: 'upstream',
         diagrams: [{ id: json.diagrams[0].id, name: 'Shop' }],
       },
+      { component: { id: 'ledger-db', name: 'Ledger DB' }, direction: 'downstream', diagrams: [{ id: 'payments-c2', name: 'Payments' }] },
     ]);
 
     // 7. Delete: refused while the diagram holds it, then with cascade in one commit.
