@@ -58,16 +58,16 @@ test('a write yields the next model and exactly the files it changed, leaving th
 
 test('re-applying the same request to its result changes nothing', async (t) => {
   const first = new Draft(baseModel(), options());
-  writeTags(first, [{ ref: 'pci', name: 'PCI', color: 'red' }]);
+  await writeTags(first, [{ ref: 'pci', name: 'PCI', color: 'red' }]);
   const second = new Draft(first.model, { ...options(), apiContext: '2026-02-02 00:00:00' });
-  const [tag] = writeTags(second, [{ ref: 'pci', name: 'PCI', color: 'red' }]);
+  const [tag] = await writeTags(second, [{ ref: 'pci', name: 'PCI', color: 'red' }]);
   t.is(second.changes.length, 0);
   t.is(tag.apiContext, '2026-01-01 00:00:00', 'a defaulted apiContext is not a change');
 });
 
 test('rules refuse with the contract texts', async (t) => {
   const draft = new Draft(baseModel(), options());
-  const [tier] = writeAttributes(draft, [{ name: 'Tier', type: 'LIST', list: ['gold'] }], true);
+  const [tier] = await writeAttributes(draft, [{ name: 'Tier', type: 'LIST', list: ['gold'] }], true);
   await t.throwsAsync(
     writeModel(new Draft(draft.model, options()), { components: [{ name: 'X', attributes: [{ id: tier.id, value: 'bronze' }] }] }, ''),
     { instanceOf: ModelError, message: `Value for LIST attribute '${tier.id}' must be one of: gold. (attribute 'Tier', element 0 'X')` },
@@ -80,7 +80,7 @@ test('rules refuse with the contract texts', async (t) => {
     ),
     { instanceOf: ModelError, message: `Ref 'nope' does not resolve to a component. (element 0 'D')` },
   );
-  t.throws(() => writeAttributes(new Draft(draft.model, options()), [{ name: 'L', type: 'LIST', list: ['a', 'a'] }], false), {
+  await t.throwsAsync(writeAttributes(new Draft(draft.model, options()), [{ name: 'L', type: 'LIST', list: ['a', 'a'] }], false), {
     message: "Duplicate list values are not allowed, got several of: a (element 0 'L')",
   });
 });

@@ -5,6 +5,7 @@ import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, 
 import { LayeredMap } from './layered-map.js';
 import { forgetRequiredIndex } from './rules.js';
 import type { Attribute, Model, Organization } from './types.js';
+import { turnIfDue } from './write/turns.js';
 
 export interface Identified {
   id: string;
@@ -183,17 +184,20 @@ export interface Target {
  * creates. Also refuses a request that names one resource twice or leaves two resources
  * with one ref.
  */
-export function resolveTargets(
+export async function resolveTargets(
   draft: Draft,
   kind: StoredKind,
   elements: ReadonlyArray<{ id?: string; ref?: string }>,
   options: { refuseIds?: string } = {},
-): Target[] {
+): Promise<Target[]> {
   const stored = collectionOf(draft.base, kind) as ReadonlyMap<string, Identified>;
   const byRef = refIndex(stored);
   const seenIds = new Set<string>();
   const seenRefs = new Map<string, string>();
-  const targets = elements.map((element): Target => {
+  const targets: Target[] = [];
+  for (const element of elements) {
+    // A request of 45,000 elements: other requests get turns in between (turns.ts).
+    await turnIfDue(draft);
     let existing: Identified | undefined;
     if (element.id !== undefined) {
       if (options.refuseIds) throw new ModelError(options.refuseIds);
@@ -216,8 +220,8 @@ export function resolveTargets(
       if (seenRefs.has(element.ref)) throw new ModelError(`Ref '${element.ref}' is used more than once.`);
       seenRefs.set(element.ref, id);
     }
-    return { id, existing };
-  });
+    targets.push({ id, existing });
+  }
   // A ref moved onto a resource by id must not stay on another resource the request leaves alone.
   for (const [ref, id] of seenRefs) {
     const holder = byRef.get(ref);

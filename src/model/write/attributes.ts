@@ -5,8 +5,8 @@ import { concerning } from '../../errors.js';
 import { checkAttribute, checkComponentsAgainstAttribute } from '../rules.js';
 
 /** `createOnly`: the PUT form, where an element with an id is refused. */
-export function writeAttributes(draft: Draft, body: AttributeInput[], createOnly: boolean): Attribute[] {
-  const targets = resolveTargets(draft, 'attribute', body, {
+export async function writeAttributes(draft: Draft, body: AttributeInput[], createOnly: boolean): Promise<Attribute[]> {
+  const targets = await resolveTargets(draft, 'attribute', body, {
     refuseIds: createOnly ? 'An id must not be supplied when creating attributes with PUT; use POST to update.' : undefined,
   });
   return writeAttributesResolved(

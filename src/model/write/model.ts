@@ -26,8 +26,8 @@ export async function writeModel(
 ): Promise<{ components: Component[]; diagrams: Diagram[] }> {
   const componentInputs = body.components ?? [];
   const diagramInputs = body.diagrams ?? [];
-  const componentTargets = resolveTargets(draft, 'component', componentInputs);
-  const diagramTargets = resolveTargets(draft, 'diagram', diagramInputs);
+  const componentTargets = await resolveTargets(draft, 'component', componentInputs);
+  const diagramTargets = await resolveTargets(draft, 'diagram', diagramInputs);
   return writeResolved(
     draft,
     componentInputs.map((input, i) => ({ input, target: componentTargets[i] })),

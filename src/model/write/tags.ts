@@ -2,8 +2,8 @@ import type { TagInput } from '../schemas.js';
 import type { Tag } from '../types.js';
 import { resolveTargets, type Draft, type Target } from '../draft.js';
 
-export function writeTags(draft: Draft, body: TagInput[]): Tag[] {
-  const targets = resolveTargets(draft, 'tag', body);
+export async function writeTags(draft: Draft, body: TagInput[]): Promise<Tag[]> {
+  const targets = await resolveTargets(draft, 'tag', body);
   return writeTagsResolved(
     draft,
     body.map((input, i) => ({ input, target: targets[i] })),
