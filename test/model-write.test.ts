@@ -7,6 +7,7 @@ import type { Model } from '../src/model/types.js';
 import { writeAttributes } from '../src/model/write/attributes.js';
 import { writeModel } from '../src/model/write/model.js';
 import { writeTags } from '../src/model/write/tags.js';
+import { turnIfDue } from '../src/model/write/turns.js';
 
 // The write step is pure: a model and a request in, the next model and the changed files
 // out. These tests run it with no git, no file system and no HTTP.
@@ -83,4 +84,19 @@ test('rules refuse with the contract texts', async (t) => {
   await t.throwsAsync(writeAttributes(new Draft(draft.model, options()), [{ name: 'L', type: 'LIST', list: ['a', 'a'] }], false), {
     message: "Duplicate list values are not allowed, got several of: a (element 0 'L')",
   });
+});
+
+test.serial('a write step takes a turn of the event loop only after running 8 ms in one go', async (t) => {
+  const draft = new Draft(baseModel(), options());
+  let turns = 0;
+  const watch = () => setImmediate(() => turns++);
+  watch();
+  for (let i = 0; i < 1000; i++) await turnIfDue(draft); // quick: no turn
+  t.is(turns, 0);
+  const until = performance.now() + 10;
+  while (performance.now() < until) {
+    // A long element.
+  }
+  await turnIfDue(draft);
+  t.is(turns, 1, 'past 8 ms, other work ran before the step went on');
 });

@@ -10,15 +10,19 @@ import type { Draft } from '../draft.js';
 const LARGE = 500;
 /** Longest run of a write step inside a phase before other requests get a turn (ms). */
 const SLICE_MS = 8;
-let lastTurn = 0;
+/** When each step running now began, or last had a turn. */
+const sliceStarts = new WeakMap<Draft, number>();
 
 /**
  * Inside a phase that goes through many elements (45,000 components in one request): waits for
- * the event loop's next turn once the step has run SLICE_MS since the last turn.
+ * the event loop's next turn once the step has run SLICE_MS since its first look or its last turn. A
+ * small write never waits.
  */
 export async function turnIfDue(draft: Draft): Promise<void> {
-  if (performance.now() - lastTurn < SLICE_MS) return;
-  await takeTurn(draft);
+  const now = performance.now();
+  const start = sliceStarts.get(draft);
+  if (start === undefined) sliceStarts.set(draft, now);
+  else if (now - start >= SLICE_MS) await takeTurn(draft);
 }
 
 /** Waits for the event loop's next turn when `size` elements were just processed in one go. */
@@ -29,7 +33,7 @@ export async function nextTurn(draft: Draft, size: number): Promise<void> {
 
 async function takeTurn(draft: Draft): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
-  lastTurn = performance.now();
+  sliceStarts.set(draft, performance.now());
   const { deadline } = draft.options;
   if (deadline !== undefined && Date.now() > deadline.at) {
     throw new ApiError(503, `This write took longer than ${deadline.seconds} s and was cancelled; nothing was changed.`);
