@@ -7,7 +7,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { rm } from 'node:fs/promises';
 import { buildOrg } from '../bench/fixture.js';
-import { heavyDiagram, LARGE_READS, largeRead, lightRead, scheduledReads } from '../bench/heavy.js';
+import { heavyDiagram, LARGE_READS, largeRead, lightRead, manyComponents, scheduledReads } from '../bench/heavy.js';
 import { type RunningServer, startServer } from '../src/server.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
@@ -76,8 +76,7 @@ test.serial("a write of 20,000 components to one organization does not hold anot
     // Before the write step and the commit took turns inside their phases, this write held
     // the event loop ~0.8 s (its blobs were hashed, compressed and written in one go).
     await lightReadsHold(t, await quietReader(s.dataDir, s.server), 300, async (round) => {
-      const body = Array.from({ length: 20_000 }, (_, i) => ({ ref: `r${round}-${i}`, name: `Service ${i}`, desc: `Part ${i}.` }));
-      const reply = await s.post('/api/external/component', body);
+      const reply = await s.post('/api/external/component', manyComponents(20_000, `r${round}`));
       t.is(reply.status, 200, reply.text.slice(0, 200));
       t.is(reply.body.length, 20_000);
       return 'a write of 20,000 new components';
