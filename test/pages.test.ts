@@ -4,7 +4,7 @@ import { idFrom } from '../src/model/ids.js';
 import { LayeredMap } from '../src/model/layered-map.js';
 import { TestServer } from './support/server.js';
 
-/** What paging did before it searched: walk the list from its start, skip up to the cursor. */
+/** What paging did before it looked the cursor up: walk the list from its start, skip up to the cursor. */
 function scanned<T extends { id: string }>(items: ReadonlyMap<string, T>, cursor: string | undefined, limit: number) {
   const page: T[] = [];
   let more = false;
@@ -19,7 +19,7 @@ function scanned<T extends { id: string }>(items: ReadonlyMap<string, T>, cursor
   return { page, more };
 }
 
-test('a page found by binary search holds the items the scan found, for every cursor and limit', (t) => {
+test("a page found by its cursor's place (or, for a deleted cursor, by binary search) holds the items the scan found", (t) => {
   const ids = Array.from({ length: 300 }, (_, i) => idFrom(1_700_000_000_000 + i * 3, BigInt(i) * 7919n));
   const items = new Map(ids.map((id) => [id, { id }]));
   // A snapshot after writes: a LayeredMap with a new item at the end and one deleted.
