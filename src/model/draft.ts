@@ -107,16 +107,17 @@ export class Draft {
     }
     collection.set(resource.id, resource);
     if (kind === 'attribute') forgetRequiredIndex(collection as unknown as ReadonlyMap<string, Attribute>);
-    this.changes.push({
-      kind,
-      action: stored ? 'update' : 'create',
-      id: resource.id,
-      path: resourcePath(kind, resource.id),
-      label: resource.name ?? resource.id,
-      content,
-      apiContext: resource.apiContext,
-    });
+    this.changes.push({ ...fileChange(kind, resource, stored ? 'update' : 'create', content), apiContext: resource.apiContext });
     return resource;
+  }
+
+  /**
+   * Writes a stored resource's file again as the service writes it today, as it is (`c4store
+   * upgrade`). The request's apiContext stands for it; a file that comes out unchanged is no
+   * change to git (WriteRequest.mayRewriteUnchanged).
+   */
+  rewrite(kind: StoredKind, resource: Identified): void {
+    this.changes.push(fileChange(kind, resource, 'update', serialize(kind, resource)));
   }
 
   /** Removes a stored resource: its file is deleted by the commit (its history stays in git). */
@@ -154,18 +155,27 @@ export class Draft {
   }
 }
 
-/** The organization file changes only through the command line (members). */
-export function putOrganization(draft: Draft, organization: Organization): void {
-  if (serializeOrganization(organization) === serializeOrganization(draft.base.organization)) return;
-  draft.model.organization = organization;
-  draft.changes.push({
+function fileChange(kind: StoredKind, resource: Identified, action: 'create' | 'update', content: string): Change {
+  return { kind, action, id: resource.id, path: resourcePath(kind, resource.id), label: resource.name ?? resource.id, content };
+}
+
+/** The change that writes the organization file with `organization`, as the service writes it today. */
+export function organizationChange(organization: Organization): Change {
+  return {
     kind: 'organization',
     action: 'update',
     id: organization.slug,
     path: ORGANIZATION_FILE,
     label: organization.name,
     content: serializeOrganization(organization),
-  });
+  };
+}
+
+/** The organization file changes only through the command line (members). */
+export function putOrganization(draft: Draft, organization: Organization): void {
+  if (serializeOrganization(organization) === serializeOrganization(draft.base.organization)) return;
+  draft.model.organization = organization;
+  draft.changes.push(organizationChange(organization));
 }
 
 function collectionKey(kind: StoredKind): keyof Model {
