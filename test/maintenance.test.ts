@@ -6,6 +6,7 @@ import test from 'ava';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
+import { gitText } from '../src/store/git-cli.js';
 import { TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
@@ -83,6 +84,20 @@ test('writes after a repack pruned the fan-out directories the writer knew: ever
       [],
     );
     t.is((await s.git('fsck', '--full', '--strict')).trim(), '');
+  } finally {
+    await s.close();
+  }
+});
+
+test('git for background work (packing) runs at the lowest CPU priority: the processes it starts inherit nice 19', async (t) => {
+  const s = await TestServer.start();
+  try {
+    const gitdir = join(s.dataDir, 'orgs', `${s.slug}.git`);
+    // `nice` without arguments prints the niceness it runs at; git runs the alias in a child.
+    const niceness = async (lowPriority: boolean) =>
+      (await gitText(gitdir, ['-c', 'alias.niceness=!nice', 'niceness'], { lowPriority })).trim();
+    t.is(await niceness(true), '19');
+    t.not(await niceness(false), '19');
   } finally {
     await s.close();
   }

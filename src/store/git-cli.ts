@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 
 /**
  * git's own command line, for what it does better than code of ours would: walking history
@@ -21,6 +22,11 @@ export interface GitRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Exit codes that are answers, not failures (e.g. 1 of `merge-base --is-ancestor`). */
   okCodes?: readonly number[];
+  /**
+   * Background work (packing): git runs at the lowest CPU priority (nice 19, inherited by the
+   * processes it starts), so that on busy cores it takes only the time the server leaves over.
+   */
+  lowPriority?: boolean;
 }
 
 export interface GitResult {
@@ -33,6 +39,13 @@ export interface GitResult {
 export function runGit(gitdir: string, args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawnGit(gitdir, args, options.env);
+    if (options.lowPriority && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // Not allowed here (some containers): it runs at the server's priority, as before.
+      }
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
