@@ -3,7 +3,9 @@
  * writes and reads; no acknowledged write is lost, no read fails, and git fsck stays clean.
  */
 import test from 'ava';
-import { readdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
@@ -98,6 +100,12 @@ test('git for background work (packing) runs at the lowest CPU priority: the pro
       (await gitText(gitdir, ['-c', 'alias.niceness=!nice', 'niceness'], { lowPriority })).trim();
     t.is(await niceness(true), '19');
     t.not(await niceness(false), '19');
+    // Where there is no `nice` to start it with, the work is done all the same.
+    const onlyGit = await mkdtemp(join(tmpdir(), 'c4store-path-'));
+    t.teardown(() => rm(onlyGit, { recursive: true, force: true }));
+    await symlink(execFileSync('sh', ['-c', 'command -v git']).toString().trim(), join(onlyGit, 'git'));
+    const noNice = await gitText(gitdir, ['rev-parse', '--is-bare-repository'], { lowPriority: true, env: { PATH: onlyGit } });
+    t.is(noNice.trim(), 'true');
   } finally {
     await s.close();
   }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { isCode } from './durable-files.js';
 
 /**
  * git's own command line, for what it does better than code of ours would: walking history
@@ -38,19 +38,18 @@ export interface GitResult {
 /** Runs `git --git-dir <gitdir> <args>` with no prompt, no pager and no user configuration. */
 export function runGit(gitdir: string, args: readonly string[], options: GitRunOptions = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnGit(gitdir, args, options.env);
-    if (options.lowPriority && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, 19);
-      } catch {
-        // Not allowed here (some containers): it runs at the server's priority, as before.
-      }
-    }
+    // Started by POSIX `nice`, so that git and every process it starts run at the lowest
+    // priority from their first instruction (setting it after spawn raced git's own children).
+    const child = options.lowPriority ? spawnGit(gitdir, args, options.env, ['nice', '-n', '19']) : spawnGit(gitdir, args, options.env);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
+    child.on('error', (error) => {
+      // No `nice` on this machine: the same work at the server's priority.
+      if (options.lowPriority && isCode(error, 'ENOENT')) resolve(runGit(gitdir, args, { ...options, lowPriority: false }));
+      else reject(error);
+    });
     child.on('close', (code) => {
       const stderr = Buffer.concat(err).toString('utf8');
       if (code === 0 || (code !== null && options.okCodes?.includes(code))) {
@@ -68,8 +67,15 @@ export async function gitText(gitdir: string, args: readonly string[], options: 
   return (await runGit(gitdir, args, options)).stdout.toString('utf8');
 }
 
-export function spawnGit(gitdir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn('git', ['--git-dir', gitdir, ...args], {
+/** `git --git-dir <gitdir> <args>`, or `<prefix…> git …` (e.g. `nice -n 19`). */
+export function spawnGit(
+  gitdir: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  prefix: readonly string[] = [],
+): ChildProcess {
+  const command = [...prefix, 'git', '--git-dir', gitdir, ...args];
+  return spawn(command[0]!, command.slice(1), {
     env: { ...gitEnvironment(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
