@@ -85,7 +85,7 @@ test('the published workflow, end to end', (t) =>
     });
     t.like(diagram.componentInstances[2], { ref: 'bank', componentId: null, placeholder: { text: 'Bank', typeId: container } });
     t.like(diagram.relations[0], { fromRef: 'api', toRef: 'db', label: 'SQL' });
-    t.is(diagram.url, `${s.url}/diagrams/payments-c2`);
+    t.is(diagram.url, `${s.url}/orgs/${s.slug}/diagrams/payments-c2`);
 
     // 4. Fetch it back, by id and by ref; the seed's form reads the same diagram in its own shapes.
     t.deepEqual((await s.get(`${API}/diagrams/payments-c2`)).body, diagram);
@@ -149,6 +149,9 @@ test('the published workflow, end to end', (t) =>
       (await s.get(`${API}/search/diagrams?componentId=ledger-db`)).body.map((d: any) => d.id),
       ['payments-c2'],
     );
+    // One diagram, one url, in every answer that carries it (model/present.ts diagramUrl).
+    t.is((await s.get(`${API}/search/diagrams?componentId=ledger-db`)).body[0].url, diagram.url);
+    t.is((await s.get(`/api/external/diagram/payments-c2`)).body.url, diagram.url);
     const deps = (await s.get(`${API}/search/dependencies?componentId=payment-api`)).body;
     // In list order, id order: the generated id (it starts with a digit) before 'ledger-db'.
     t.deepEqual(deps, [

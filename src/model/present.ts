@@ -2,6 +2,14 @@ import { definedFields } from './fields.js';
 import { fileOf, instanceFile, relationFile, textAreaFile } from './files.js';
 import type { Component, Diagram, Model, Tag } from './types.js';
 
+/**
+ * A diagram's page in the viewer: the organization in the path finds the diagram (docs/api.md,
+ * "The diagram viewer"). Every answer that carries a diagram's `url` takes it from here.
+ */
+export function diagramUrl(publicUrl: string, model: Model, diagramId: string): string {
+  return `${publicUrl}/orgs/${model.organization.slug}/diagrams/${diagramId}`;
+}
+
 /** The slug of a component's type, for answers that carry both `typeId` and `typeSlug`. */
 export function typeSlugOf(typeId: string | null, model: Model): string | null {
   return typeId === null ? null : (model.types.get(typeId)?.slug ?? null);
@@ -39,8 +47,7 @@ export const present = {
       desc: d.desc,
       state: d.state,
       level: d.level,
-      // The viewer's page: the organization in the path finds the diagram (docs/api.md, "The diagram viewer").
-      url: `${publicUrl}/orgs/${model.organization.slug}/diagrams/${d.id}`,
+      url: diagramUrl(publicUrl, model, d.id),
       tags: d.tags
         .map((id) => model.tags.get(id))
         .filter((t): t is Tag => t !== undefined)

@@ -24,7 +24,7 @@ export const ComponentResponse = Type.Object({
 
 export const DiagramResponse = Type.Object({
   ...FILE_SCHEMAS.diagram.properties,
-  url: Type.String({ description: '`<public url>/diagrams/<id>`' }),
+  url: Type.String({ description: '`<public url>/orgs/<slug>/diagrams/<id>`: the diagram viewer' }),
   tags: Type.Array(TagResponse),
 });
 
@@ -77,7 +77,7 @@ export const CurrentDiagramResponse = Type.Object({
   desc: Text,
   state: State,
   level: Level,
-  url: Type.String({ description: '`<public url>/diagrams/<id>`' }),
+  url: Type.String({ description: '`<public url>/orgs/<slug>/diagrams/<id>`: the diagram viewer' }),
   tags: Type.Array(Type.String(), { description: 'Tag ids.' }),
   componentInstances: Type.Array(
     Type.Object({

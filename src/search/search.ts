@@ -1,4 +1,5 @@
 import type { Component, Diagram, Model } from '../model/types.js';
+import { diagramUrl } from '../model/present.js';
 
 /**
  * The current form's search (issue 11): pure functions over one model snapshot. Filters
@@ -57,7 +58,7 @@ export function searchDiagrams(model: Model, f: Filters, publicUrl: string) {
   return [...model.diagrams.values()].filter(matches).map((d) => ({
     id: d.id,
     name: d.name,
-    url: `${publicUrl}/diagrams/${d.id}`,
+    url: diagramUrl(publicUrl, model, d.id),
     state: d.state,
     level: d.level,
     tags: d.tags,

@@ -32,7 +32,7 @@ function currentPresenter(settings: RouteSettings): Presenter {
       case 'component':
         return ((c: Component) => presentCurrent.component(c, model)) as (r: { id: string }) => unknown;
       case 'diagram':
-        return ((d: Diagram) => presentCurrent.diagram(d, settings.publicUrl)) as (r: { id: string }) => unknown;
+        return ((d: Diagram) => presentCurrent.diagram(d, model, settings.publicUrl)) as (r: { id: string }) => unknown;
     }
   };
 }

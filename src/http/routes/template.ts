@@ -28,7 +28,7 @@ export function templateRoutes(router: Router, writing: Middleware[], settings: 
       ctx,
       {
         components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
-        diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, settings.publicUrl)),
+        diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, snapshot.model, settings.publicUrl)),
       },
       snapshot,
     );

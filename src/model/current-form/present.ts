@@ -1,7 +1,7 @@
 import { definedFields } from '../fields.js';
 import { fileOf } from '../files.js';
 import type { Component, ComponentInstance, Diagram, Model, Relation } from '../types.js';
-import { typeSlugOf } from '../present.js';
+import { diagramUrl, typeSlugOf } from '../present.js';
 
 /**
  * Resources as the current form of the API answers them (the plural paths). Tags, attributes
@@ -30,7 +30,7 @@ export const presentCurrent = {
       apiContext: c.apiContext,
     }),
 
-  diagram: (d: Diagram, publicUrl: string) => {
+  diagram: (d: Diagram, model: Model, publicUrl: string) => {
     const names = new Map(d.componentInstances.map((i) => [i.id, i.ref ?? i.id]));
     return definedFields({
       id: d.id,
@@ -39,7 +39,7 @@ export const presentCurrent = {
       desc: d.desc,
       state: d.state,
       level: d.level,
-      url: `${publicUrl}/diagrams/${d.id}`,
+      url: diagramUrl(publicUrl, model, d.id),
       tags: d.tags,
       componentInstances: d.componentInstances.map(instance),
       textareas: d.textareas.map((t) =>
