@@ -8,6 +8,7 @@ import {
   DIR_MODE,
   FILE_MODE,
   compareTreeNames,
+  blobOid,
   hashObject,
   isDirMode,
   makeTreeEntry,
@@ -60,6 +61,7 @@ test('a blob is framed and hashed as git hash-object does it', async (t) => {
     const wrapped = wrapObject('blob', content);
     const oid = gitText(gitdir, ['hash-object', '-w', '--stdin'], content);
     t.is(hashObject(wrapped), oid);
+    t.is(blobOid(content), oid);
     t.deepEqual(git(gitdir, ['cat-file', 'blob', oid]), content);
     t.deepEqual(unwrapObject(wrapped, oid), { type: 'blob', content });
   }

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { FILE_SCHEMAS, OrganizationFile } from '../model/file-schemas.js';
+import { blobOid } from '../store/git-format.js';
 import { type FileKind, schemaPath } from './header.js';
 
 /**
@@ -35,12 +35,7 @@ export const SCHEMA_FILES: ReadonlyArray<{ path: string; content: string }> = (O
 }));
 
 /** The git blob id of each schema file as it should be: a tree holding other ids is out of date. */
-const BLOB_IDS = new Map(
-  SCHEMA_FILES.map(({ path, content }) => {
-    const bytes = Buffer.from(content);
-    return [path, createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')];
-  }),
-);
+const BLOB_IDS = new Map(SCHEMA_FILES.map(({ path, content }) => [path, blobOid(Buffer.from(content))]));
 
 /** Whether a commit's files (path → blob id) hold the current schemas. */
 export function schemasCurrent(files: ReadonlyMap<string, string>): boolean {

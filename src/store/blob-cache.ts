@@ -10,11 +10,12 @@
  *
  * Format: MAGIC, then per blob its 20-byte id, its length (uint32, big-endian) and its bytes.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isCode } from './durable-files.js';
+import { blobOid } from './git-format.js';
 import { nextIoSlice } from './sync-io.js';
 
 export const BLOB_CACHE_FILE = 'c4store-blob-cache';
@@ -43,14 +44,10 @@ export async function readBlobCache(gitdir: string): Promise<Map<string, Buffer>
     const start = offset + OID_BYTES + LENGTH_BYTES;
     if (start + length > data.length) break; // cut short, e.g. by a full disk
     const content = data.subarray(start, start + length);
-    if (blobId(content) === oid) blobs.set(oid, content);
+    if (blobOid(content) === oid) blobs.set(oid, content);
     offset = start + length;
   }
   return blobs;
-}
-
-function blobId(content: Buffer): string {
-  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 const TEMP_PREFIX = `${BLOB_CACHE_FILE}.tmp-`;

@@ -72,6 +72,11 @@ export function hashObject(wrapped: Buffer): string {
   return createHash('sha1').update(wrapped).digest('hex');
 }
 
+/** The id git gives a blob of `content` (what `git hash-object` prints), without framing a copy. */
+export function blobOid(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+}
+
 /** The object framed in `wrapped` (an object as stored, once inflated); `oid` only names it in the error. */
 export function unwrapObject(wrapped: Buffer, oid: string): GitObject {
   const space = wrapped.indexOf(0x20);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
-import { BLOB_MODES, hashObject, isDirMode, isOid, serializeCommit, wrapObject } from './git-format.js';
+import { BLOB_MODES, blobOid, isDirMode, isOid, serializeCommit } from './git-format.js';
 import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
 import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
 import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
@@ -149,7 +149,7 @@ export class Repo {
     const files = await this.listFiles(commit);
     return changes.filter((change) => {
       const stored = files.get(change.path);
-      return change.action === 'delete' || stored === undefined || hashObject(wrapObject('blob', Buffer.from(change.content))) !== stored;
+      return change.action === 'delete' || stored === undefined || blobOid(Buffer.from(change.content)) !== stored;
     });
   }
 
