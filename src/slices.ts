@@ -6,12 +6,31 @@
  * letting other requests in between, and gives the same bytes a single pass would.
  */
 
-/** Longest run of building before other work gets a turn (ms). */
+/** Longest run of one task before other work gets a turn (ms). */
 const SLICE_MS = 8;
 /** Pieces built between looks at the clock. */
 const PIECES_PER_LOOK = 32;
 /** Text gathered before it is encoded: large enough that encoding costs little per call. */
 const ENCODE_CHARS = 64 * 1024;
+
+/**
+ * One task's share of the event loop (an answer being built, a write step): it runs SLICE_MS,
+ * then lets other work have a turn. The share starts when the Slice is made.
+ */
+export class Slice {
+  private start = performance.now();
+
+  /** Whether the task has run its share since the Slice was made or its last turn. */
+  get spent(): boolean {
+    return performance.now() - this.start >= SLICE_MS;
+  }
+
+  /** Waits for the event loop's next turn; a new share starts then. */
+  async giveTurn(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    this.start = performance.now();
+  }
+}
 
 /**
  * A piece of text, or `undefined`: a point where the builder may pause without output
@@ -24,11 +43,9 @@ export async function textInSlices(pieces: Iterable<Piece>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let bytes = 0;
   let pending = '';
-  let sliceStart = performance.now();
+  const slice = new Slice();
   const turn = async () => {
-    if (performance.now() - sliceStart < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
+    if (slice.spent) await slice.giveTurn();
   };
   const encode = () => {
     const chunk = Buffer.from(pending);

@@ -5,24 +5,22 @@
  * turn a write past its deadline is cancelled; it has committed nothing yet.
  */
 import { ApiError } from '../../errors.js';
+import { Slice } from '../../slices.js';
 import type { Draft } from '../draft.js';
 
 const LARGE = 500;
-/** Longest run of a write step inside a phase before other requests get a turn (ms). */
-const SLICE_MS = 8;
-/** When each step running now began, or last had a turn. */
-const sliceStarts = new WeakMap<Draft, number>();
+/** The share of the event loop of each step running now, from its first look (slices.ts). */
+const slices = new WeakMap<Draft, Slice>();
 
 /**
  * Inside a phase that goes through many elements (45,000 components in one request): waits for
- * the event loop's next turn once the step has run SLICE_MS since its first look or its last turn. A
- * small write never waits.
+ * the event loop's next turn once the step has run its share (8 ms) since its first look or its
+ * last turn. A small write never waits.
  */
 export async function turnIfDue(draft: Draft): Promise<void> {
-  const now = performance.now();
-  const start = sliceStarts.get(draft);
-  if (start === undefined) sliceStarts.set(draft, now);
-  else if (now - start >= SLICE_MS) await takeTurn(draft);
+  const slice = slices.get(draft);
+  if (slice === undefined) slices.set(draft, new Slice());
+  else if (slice.spent) await takeTurn(draft);
 }
 
 /** Waits for the event loop's next turn when `size` elements were just processed in one go. */
@@ -32,8 +30,9 @@ export async function nextTurn(draft: Draft, size: number): Promise<void> {
 }
 
 async function takeTurn(draft: Draft): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  sliceStarts.set(draft, performance.now());
+  let slice = slices.get(draft);
+  if (slice === undefined) slices.set(draft, (slice = new Slice()));
+  await slice.giveTurn();
   const { deadline } = draft.options;
   if (deadline !== undefined && Date.now() > deadline.at) {
     throw new ApiError(503, `This write took longer than ${deadline.seconds} s and was cancelled; nothing was changed.`);
