@@ -111,7 +111,8 @@ export function lightRead(server: RunningServer, key: string): () => Promise<voi
   };
 }
 
-async function lightOrg(dataDir: string): Promise<string> {
+/** A second organization, `light`, in `dataDir`: the key of its light reads. */
+export async function lightOrg(dataDir: string): Promise<string> {
   await new Orgs(dataDir).create('light', { name: 'Light', author: { name: 'bench', email: 'bench@bench' } });
   return (await new KeyStore(dataDir).create('light', { label: 'light' })).key;
 }

@@ -7,12 +7,10 @@
 import test, { type ExecutionContext } from 'ava';
 import { rm } from 'node:fs/promises';
 import { buildOrg } from '../bench/fixture.js';
-import { heavyDiagram, LARGE_READS, largeRead, lightRead, manyComponents, scheduledReads } from '../bench/heavy.js';
+import { heavyDiagram, LARGE_READS, largeRead, lightOrg, lightRead, manyComponents, scheduledReads } from '../bench/heavy.js';
 import { type RunningServer, startServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
 import { accepted, refused } from './support/models.js';
-import { MEMBERS, TestServer } from './support/server.js';
+import { TestServer } from './support/server.js';
 
 const D = '/api/external/diagram';
 
@@ -48,10 +46,9 @@ async function lightReadsHold(
   t.true(worst < limitMs, `worst read latency ${worst.toFixed(0)} ms in the best round`);
 }
 
-/** A light read of a second organization, `quiet`, made in `dataDir`. */
+/** Light reads of a second organization, made in `dataDir` (bench/heavy.ts). */
 async function quietReader(dataDir: string, server: RunningServer): Promise<() => Promise<void>> {
-  await new Orgs(dataDir).create('quiet', { name: 'Quiet', members: MEMBERS, author: { name: 'test', email: 'test@test' } });
-  return lightRead(server, (await new KeyStore(dataDir).create('quiet', { label: 'reader' })).key);
+  return lightRead(server, await lightOrg(dataDir));
 }
 
 test.serial("a large diagram posted to one organization does not hold another organization's reads (worst under 500 ms)", async (t) => {
