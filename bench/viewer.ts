@@ -7,7 +7,7 @@ import { emptyModel } from '../src/model/files.js';
 import type { ComponentInstance, Diagram, Relation } from '../src/model/types.js';
 import type { KeyRecord } from '../src/store/keys.js';
 import { diagramPage } from '../src/viewer/pages.js';
-import { drawDiagram } from '../src/viewer/svg.js';
+import { drawDiagram } from '../src/drawing/svg.js';
 import { median } from './stats.js';
 
 export interface ViewerFigures {

@@ -9,7 +9,7 @@ import { emptyModel } from '../src/model/files.js';
 import type { Diagram, Model } from '../src/model/types.js';
 import { KeyStore } from '../src/store/keys.js';
 import { Sessions } from '../src/viewer/sessions.js';
-import { drawDiagram, GRID_PX, textAreaLines } from '../src/viewer/svg.js';
+import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
 import { TestServer, withServer } from './support/server.js';
 
 // ---------------------------------------------------------------------------------------

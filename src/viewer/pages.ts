@@ -5,8 +5,8 @@ import type { HistoryEntry } from '../history/log.js';
  */
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
-import { esc } from './escape.js';
-import { drawDiagram } from './svg.js';
+import { esc } from '../escape.js';
+import { drawDiagram } from '../drawing/svg.js';
 
 export interface PageContext {
   /** The signed-in key, or none on the sign-in page. */

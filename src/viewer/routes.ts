@@ -21,7 +21,7 @@ import { componentPage, diagramHistoryPage, diagramPage, diagramPath, errorPage,
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
-import { drawDiagram } from './svg.js';
+import { drawDiagram } from '../drawing/svg.js';
 import { sendSvg } from './svg-response.js';
 
 export interface ViewerDependencies {

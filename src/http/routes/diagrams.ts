@@ -9,7 +9,7 @@ import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, setEtag } from '../respond.js';
-import { drawDiagram } from '../../viewer/svg.js';
+import { drawDiagram } from '../../drawing/svg.js';
 import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {

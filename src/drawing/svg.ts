@@ -9,7 +9,7 @@
  */
 import { textAreaHeight } from '../layout/layout.js';
 import type { Component, ComponentInstance, Diagram, Model, TextArea } from '../model/types.js';
-import { esc } from './escape.js';
+import { esc } from '../escape.js';
 
 /** Pixels per editor grid unit. */
 export const GRID_PX = 14;
