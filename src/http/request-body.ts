@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
 import type { Static, TSchema } from 'typebox';
 import { checkBody } from '../model/check-body.js';
 import { ignoredFields } from '../model/ignored-fields.js';
@@ -37,4 +39,38 @@ export function checkRequestBody<S extends TSchema>(ctx: Context, schema: S): St
     ctx.set(IGNORED_FIELDS_HEADER, cut ? `${header}, ...` : header);
   }
   return checkBody(schema, ctx.request.body);
+}
+
+/**
+ * A small body (a viewer's form) read whole, or a 413 once it passes `limit` bytes. It stops
+ * reading there without destroying the request: the answer must still reach a client that is
+ * busy writing, and the rest is read and discarded by lingering close (connections/linger.ts).
+ */
+export function readSmallBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () => new ApiError(413, 'Request body too large.', { Connection: 'close' });
+  if (Number(req.headers['content-length']) > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (settle: () => void) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      req.pause();
+      settle();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) stop(() => reject(tooLarge()));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => stop(() => resolve(Buffer.concat(chunks)));
+    const onError = (err: Error) => stop(() => reject(err));
+    const onAborted = () => stop(() => reject(new ApiError(400, 'The request body was cut off.')));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
 }

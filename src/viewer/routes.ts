@@ -7,6 +7,7 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { checkBody } from '../model/check-body.js';
+import { readSmallBody } from '../http/request-body.js';
 import { readSnapshot, state, write } from '../http/resource.js';
 import { setEtag } from '../http/respond.js';
 import { bodySettingsOf, parseBody } from '../http/middleware/body.js';
@@ -76,17 +77,10 @@ function localPath(next: unknown): string {
   return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
-async function readForm(ctx: Context): Promise<URLSearchParams> {
+async function readForm(ctx: Context, limit: number): Promise<URLSearchParams> {
   if (ctx.request.type !== 'application/x-www-form-urlencoded')
     throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type || '(none)'}.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > SIGN_IN_BODY_LIMIT) throw new ApiError(413, 'Request body too large.', { Connection: 'close' });
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  return new URLSearchParams((await readSmallBody(ctx.req, limit)).toString('utf8'));
 }
 
 /**
@@ -173,7 +167,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   });
 
   router.post('/sign-in', htmlErrors, sameOrigin, async (ctx) => {
-    const form = await readForm(ctx);
+    const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
     const next = localPath(form.get('next'));
     const key = await deps.keys.verify((form.get('key') ?? '').trim());
     if (!key || !organizationOf(key, deps.orgs)) {
@@ -272,7 +266,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
 
   /** The panel's form: a component's name and description, one commit; back to the page it came from. */
   router.post('/orgs/:slug/components/:id/edit', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
-    const form = await readForm(ctx);
+    const form = await readForm(ctx, deps.bodyLimit);
     const commit = form.get('commit') ?? '';
     // The commit the page showed, as the script's If-Match: a stale page changes nothing.
     if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;

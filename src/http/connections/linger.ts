@@ -46,10 +46,13 @@ export function canDrainAfterAnswer(req: IncomingMessage, settings: LingerSettin
  */
 export function lingerBeforeClose(server: Server, settings: LingerSettings): void {
   const watch = (req: IncomingMessage, res: ServerResponse) => {
-    currentRequest.set(req.socket, req);
+    // Held from the start: once a request is destroyed (a reader that stopped early), Node
+    // sets its `socket` to null, and these listeners run outside Koa's error handling, where
+    // a throw ends the process.
+    const socket = req.socket;
+    currentRequest.set(socket, req);
     res.once('finish', () => {
-      if (!hasUnreadBody(req)) return;
-      const socket = req.socket;
+      if (!hasUnreadBody(req) || socket.destroyed) return;
       const done = () => {
         clearTimeout(timer);
         req.off('end', done);
@@ -98,10 +101,12 @@ function linger(socket: Socket, req: IncomingMessage, settings: LingerSettings):
  * hands them over, so no burst gets past it.
  */
 export function discardAtMost(req: IncomingMessage, bytes: number): void {
+  const socket = req.socket;
+  if (socket === null || req.destroyed) return;
   let discarded = 0;
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
-    if (discarded > bytes) req.socket.destroy();
+    if (discarded > bytes) socket.destroy();
   });
   req.resume();
 }
