@@ -117,3 +117,27 @@ test('a large repository prints progress lines while it is checked', async (t) =
   t.true(progress.length >= 1);
   t.regex(progress[0], /^checked \d+ of \d+ files$/);
 });
+
+test('a file in the wrong shard folder: check reports it as a push refuses it, naming where it belongs', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await cp(SAMPLE, dir, { recursive: true });
+  const [, shard, name] = COMPONENT.split('/');
+  const wrongShard = shard === '00' ? '01' : '00';
+  const { mkdir, rename } = await import('node:fs/promises');
+  await mkdir(join(dir, 'components', wrongShard), { recursive: true });
+  await rename(join(dir, COMPONENT), join(dir, 'components', wrongShard, name!));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  t.is(result.stdout, `components/${wrongShard}/${name}:1: the file is in the wrong place: it belongs at ${COMPONENT}\n`);
+});
+
+test('one bad value is one problem: what other files say of the unreadable resource is not reported again', async (t) => {
+  const dir = await brokenCopy(COMPONENT, (text) => text.replace(/^state: \w+$/m, 'state: LIVE'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  const lines = result.stdout.trim().split('\n');
+  t.is(lines.length, 1, result.stdout);
+  t.regex(lines[0]!, new RegExp(`^${COMPONENT}:\\d+: state: Invalid enum value`));
+});

@@ -1,17 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { classifyPath, collectionOf, emptyModel, FileError, ORGANIZATION_FILE, resourcePath } from '../model/files.js';
-import { organizationOfFile, resourceOfFile } from '../model/load.js';
-import { modelProblems } from '../model/rules.js';
-import type { Organization } from '../model/types.js';
+import { relative, sep } from 'node:path';
+import { type FileProblem, loadModel } from '../model/load.js';
 import { lineOf } from './lines.js';
 import { modelFilesOf } from './directory.js';
 
 /**
- * `c4store check [DIR]`: a directory in the repository layout against every model rule, with
- * the service's own code — each file through `resourceOfFile` (shape, id) as `loadModel` reads
- * it, then the files that hold a resource through `modelProblems`, the rules `checkModel` runs
- * before a commit is served. Unlike a load, which stops at the first problem, every problem
- * is listed.
+ * `c4store check [DIR]`: a directory in the repository layout against every model rule, by
+ * the code that checks every commit the service serves and every push (`loadModel`), so the
+ * two never disagree; unlike a load, which stops at the first problem, every problem is listed.
  */
 
 export interface Problem {
@@ -31,52 +27,28 @@ export const PROGRESS_EVERY = 5000;
 
 export async function checkDirectory(dir: string, progress: (line: string) => void = () => {}): Promise<CheckReport> {
   const files = await modelFilesOf(dir);
-  const problems: Problem[] = [];
   const texts = new Map<string, string>();
-  const report = (file: string, message: string) => {
+  let done = 0;
+  const collect = { problems: [] as FileProblem[] };
+  // The path of each file is its own handle (directory.ts), so a read knows which file it is.
+  await loadModel(
+    files,
+    {
+      read: async (full) => {
+        const text = await readFile(full, 'utf8');
+        const path = relative(dir, full).split(sep).join('/');
+        texts.set(path, text);
+        if (++done % PROGRESS_EVERY === 0) progress(`checked ${done} of ${files.size} files`);
+        return text;
+      },
+    },
+    collect,
+  );
+  const problems: Problem[] = [];
+  for (const { path, message } of collect.problems) {
     // A schema message lists every failing field (`a: …, b.c: …`): one problem, and one line, each.
     for (const part of message.split(/, (?=[A-Za-z0-9_.]+: )/)) {
-      const text = texts.get(file) ?? '';
-      problems.push({ file, line: lineOf(text, part), message: part.split('\n')[0].trim() });
-    }
-  };
-  const unwrap = (file: string, err: unknown) => {
-    if (!(err instanceof FileError)) throw err;
-    report(file, err.message.slice(file.length + 2));
-  };
-
-  let organization: Organization | undefined;
-  const organizationFile = files.get(ORGANIZATION_FILE);
-  if (organizationFile === undefined) {
-    problems.push({ file: ORGANIZATION_FILE, line: 1, message: 'missing' });
-  } else {
-    texts.set(ORGANIZATION_FILE, await readFile(organizationFile, 'utf8'));
-    try {
-      organization = organizationOfFile(texts.get(ORGANIZATION_FILE) as string);
-    } catch (err) {
-      unwrap(ORGANIZATION_FILE, err);
-    }
-  }
-  const model = emptyModel(organization ?? { name: '', slug: '', members: [] });
-  // Where each resource lives: rule problems name a resource, the report names its file.
-  const fileOf = new Map<string, string>();
-  let done = 0;
-  for (const [path, full] of files) {
-    const place = classifyPath(path);
-    if (place === null || place === 'organization') continue;
-    if (++done % PROGRESS_EVERY === 0) progress(`checked ${done} of ${files.size - 1} files`);
-    const text = await readFile(full, 'utf8');
-    texts.set(path, text);
-    try {
-      collectionOf(model, place.kind).set(place.id, resourceOfFile(path, place.kind, place.id, text));
-      fileOf.set(`${place.kind}/${place.id}`, path);
-    } catch (err) {
-      unwrap(path, err);
-    }
-  }
-  if (organization !== undefined) {
-    for (const problem of modelProblems(model)) {
-      report(fileOf.get(`${problem.kind}/${problem.id}`) ?? resourcePath(problem.kind, problem.id), problem.message);
+      problems.push({ file: path, line: lineOf(texts.get(path) ?? '', part), message: part.split('\n')[0].trim() });
     }
   }
   problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));

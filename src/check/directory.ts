@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { classifyPath, ORGANIZATION_FILE } from '../model/files.js';
 
@@ -26,5 +26,3 @@ export async function modelFilesOf(dir: string): Promise<Map<string, string>> {
   }
   return owned;
 }
-
-export const readFromDisk = { read: (file: string) => readFile(file, 'utf8') };

@@ -1,8 +1,8 @@
 import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js';
 import { collectionOf, emptyModel, FileError, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
-import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, type StoredKind } from './paths.js';
-import { checkModel } from './rules.js';
+import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, resourcePath, type StoredKind } from './paths.js';
+import { checkModel, modelProblems } from './rules.js';
 import type { Model, Organization } from './types.js';
 
 export interface ModelSource {
@@ -40,27 +40,53 @@ export function resourceOfFile(path: string, kind: StoredKind, id: string, text:
   return resource;
 }
 
+/** A problem of one file, as `c4store check` lists it: the message without the path. */
+export interface FileProblem {
+  path: string;
+  message: string;
+}
+
 /**
  * The model held by a tree of files (path → blob id), checked against every model rule and
  * against the repository layout (paths.ts): a resource file anywhere but where the tree's
  * layout keeps it is refused, naming the right path. Files c4store does not own (a README,
  * say) are left alone.
+ *
+ * Serving a commit and checking a push throw at the first problem. `c4store check` passes
+ * `problems` and gets every problem instead, by the same code: a file that cannot be read
+ * is one problem, and what other resources say about it (a link to that component, say) is
+ * not reported again, since its cause already is.
  */
-export async function loadModel(files: Map<string, string>, source: ModelSource): Promise<Model> {
+export async function loadModel(files: Map<string, string>, source: ModelSource, collect?: { problems: FileProblem[] }): Promise<Model> {
+  const unreadable = new Set<string>();
+  const fileProblem = (err: unknown, kind?: StoredKind, id?: string) => {
+    if (!(err instanceof FileError) || collect === undefined) throw err;
+    collect.problems.push({ path: err.path, message: err.message.slice(err.path.length + 2) });
+    if (kind !== undefined && id !== undefined) unreadable.add(id);
+  };
   const organizationOid = files.get(ORGANIZATION_FILE);
-  if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
-  const model = emptyModel(
-    source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid)),
-  );
+  let organization: Organization = { name: '', slug: '', members: [] };
+  try {
+    if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
+    organization =
+      source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid));
+  } catch (err) {
+    fileProblem(err);
+  }
+  const model = emptyModel(organization);
   const layout = layoutOf(files.keys());
   const placed: Placed[] = [];
   for (const [path, oid] of files) {
     const place = classifyPath(path);
     if (place === null || place === 'organization') continue;
-    if (!isId(place.id)) throw new FileError(path, 'the file name is not a valid id');
-    const problem = placementProblem(path, place, layout);
-    if (problem !== null) throw new FileError(path, problem);
-    placed.push({ path, oid, kind: place.kind, id: place.id });
+    try {
+      if (!isId(place.id)) throw new FileError(path, 'the file name is not a valid id');
+      const problem = placementProblem(path, place, layout);
+      if (problem !== null) throw new FileError(path, problem);
+      placed.push({ path, oid, kind: place.kind, id: place.id });
+    } catch (err) {
+      fileProblem(err, place.kind, place.id);
+    }
   }
   // Each collection is filled in id order, which is creation order: shards scatter ids across the tree.
   if (!inIdOrder(placed)) placed.sort((a, b) => compare(a.kind, b.kind) || compare(a.id, b.id));
@@ -74,12 +100,39 @@ export async function loadModel(files: Map<string, string>, source: ModelSource)
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(
       toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
-        collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
+        try {
+          collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
+        } catch (err) {
+          collectionOf(model, kind).delete(id);
+          fileProblem(err, kind, id);
+        }
       }),
     );
   }
-  checkModel(model);
+  if (collect === undefined) {
+    checkModel(model);
+    return model;
+  }
+  if (organizationOid !== undefined && collect.problems.every((problem) => problem.path !== ORGANIZATION_FILE)) {
+    for (const problem of modelProblems(model)) {
+      if (namesAnyOf(problem.message, unreadable)) continue;
+      collect.problems.push({ path: resourcePathIn(files, problem.kind, problem.id, layout), message: problem.message });
+    }
+  }
   return model;
+}
+
+/** Whether a rule's message names (in quotes, as every message does) one of `ids`. */
+function namesAnyOf(message: string, ids: ReadonlySet<string>): boolean {
+  if (ids.size === 0) return false;
+  for (const [, quoted] of message.matchAll(/'([^']*)'/g)) if (ids.has(quoted!)) return true;
+  return false;
+}
+
+/** Where a resource of the model is in `files`: its path in the tree's layout. */
+function resourcePathIn(files: Map<string, string>, kind: StoredKind, id: string, layout: ReturnType<typeof layoutOf>): string {
+  const path = resourcePath(kind, id, layout);
+  return files.has(path) ? path : resourcePath(kind, id);
 }
 
 function compare(a: string, b: string): number {
