@@ -13,7 +13,7 @@ import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
-import { checkPush, parseRefUpdates, quarantineEnvironment } from './push/check.js';
+import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
@@ -370,7 +370,12 @@ async function run(argv: string[]): Promise<void> {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       const gitdir = resolve(process.env.GIT_DIR ?? '.');
-      const problems = await checkPush(gitdir, parseRefUpdates(Buffer.concat(chunks).toString('utf8')), quarantineEnvironment());
+      const problems = await checkPush(
+        gitdir,
+        parseRefUpdates(Buffer.concat(chunks).toString('utf8')),
+        quarantineEnvironment(),
+        pushLimits(),
+      );
       for (const problem of problems) console.error(`c4store: ${problem}`);
       if (problems.length > 0) process.exit(1);
       return;

@@ -6,7 +6,7 @@ import { checkContinue } from './http/connections/continue.js';
 import { DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT } from './http/middleware/send-bounds.js';
 import { DEFAULT_LINGER_MS, lingerBeforeClose } from './http/connections/linger.js';
 import { YamlPool } from './http/yaml-pool.js';
-import { installPreReceiveHook } from './push/hook.js';
+import { guardPushes } from './push/hook.js';
 import { Mirrors } from './mirror/pusher.js';
 import { Maintenance } from './store/maintenance.js';
 import { LayoutPool } from './layout/pool.js';
@@ -168,7 +168,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await orgs.prepare(keys);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();
-  for (const slug of slugs) await installPreReceiveHook(orgs.gitdir(slug));
+  for (const slug of slugs) await guardPushes(orgs.gitdir(slug));
   maintenance.packInTurn(slugs.map((slug) => orgs.gitdir(slug)));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import type { Context, Middleware } from 'koa';
+import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { LIMITS_VARIABLE } from '../push/check.js';
 import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
 import type { Orgs } from '../service/orgs.js';
@@ -24,6 +26,8 @@ export interface GitHttpDependencies {
   log: (line: string) => void;
   /** Bytes one fetch or push request may send (git's pack data); beyond, the request is cut off. */
   gitBodyLimit?: number;
+  /** The server's size limits: a push is held to them as an API write is (push/check.ts). */
+  limits?: Limits;
 }
 
 /** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
@@ -76,7 +80,7 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
     const declared = Number(ctx.get('content-length') || 0);
     const limit = deps.gitBodyLimit ?? DEFAULT_GIT_BODY_LIMIT;
     if (declared > limit) throw new ApiError(413, 'Request body too large.');
-    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps.log, limit);
+    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps, limit);
   };
 }
 
@@ -87,7 +91,7 @@ function runBackend(
   slug: string,
   service: string,
   key: KeyRecord,
-  log: (line: string) => void,
+  { log, limits = DEFAULT_LIMITS }: GitHttpDependencies,
   limit: number,
 ): Promise<void> {
   const env: NodeJS.ProcessEnv = {
@@ -103,6 +107,8 @@ function runBackend(
     REMOTE_USER: key.label,
     GIT_PROTOCOL: ctx.get('git-protocol'),
     HTTP_CONTENT_ENCODING: ctx.get('content-encoding'),
+    // Read by the pre-receive hook that receive-pack runs.
+    [LIMITS_VARIABLE]: JSON.stringify(limits),
   };
   if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });

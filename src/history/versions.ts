@@ -36,15 +36,12 @@ export async function createVersion(
   return created;
 }
 
-/** git's own ref-name rules (`git check-ref-format`), plus: not mistakable for a commit id. */
+/** versionNameProblem's rule, then git's own (`git check-ref-format`). */
 async function checkVersionName(gitdir: string, name: string): Promise<void> {
-  const rules =
-    "Use letters, digits, '.', '-', '_' and '/' as git allows in tag names (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\\\').";
-  if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || name === 'main') {
-    throw new ApiError(400, `Invalid version name '${name}': it must not start with '-' or look like a commit id. ${rules}`);
-  }
+  const problem = versionNameProblem(name);
+  if (problem !== null) throw new ApiError(400, problem);
   const { code } = await runGit(gitdir, ['check-ref-format', `refs/tags/${name}`], { okCodes: [1] });
-  if (code !== 0) throw new ApiError(400, `Invalid version name '${name}'. ${rules}`);
+  if (code !== 0) throw new ApiError(400, `Invalid version name '${name}': git does not accept it as a tag name.`);
 }
 
 const FIELDS = [
@@ -78,3 +75,22 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
   }
   return versions;
 }
+
+/**
+ * Why `name` cannot be a version's name, or null: the one rule for versions made through the API
+ * and pushed as tags. A name that git would read as something else (`main`, `HEAD`, a commit id)
+ * would make clones and revisions ambiguous.
+ */
+export function versionNameProblem(name: string): string | null {
+  if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name)) {
+    return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')}.`;
+  }
+  if (!VERSION_NAME.test(name) || name.includes('..') || name.includes('//')) {
+    return `Invalid version name '${name}': use 1 to 100 of letters, digits, '.', '-', '_' and '/', starting with a letter or digit.`;
+  }
+  return null;
+}
+
+const RESERVED_NAMES = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD']);
+/** Names every revision can name (no '@', '+', spaces, non-ASCII), short enough for every tool. */
+const VERSION_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]{0,98}[A-Za-z0-9_])?$/;

@@ -88,3 +88,24 @@ export function placementProblem(path: string, place: PathPlace, layout: TreeLay
   if (path === expected) return null;
   return `the file is in the wrong place: it belongs at ${expected}`;
 }
+
+/** Folders the store writes into: a file in the place of one would make every later write there fail. */
+const STORE_FOLDER = /^(?:types|tags|attributes|components|diagrams|\.c4store|\.c4store\/schemas|(?:components|diagrams)\/[0-9a-f]{2})$/;
+const TREE_MODE = '040000';
+const FILE_MODE = '100644';
+
+/**
+ * Why an entry of a pushed tree (path, git mode) is not as the store would write it, or null:
+ * a folder the store writes into must be a folder, and a file the store reads or writes (a
+ * resource, organization.yaml, a schema) a plain file. Other entries are not c4store's.
+ */
+export function treeEntryProblem(path: string, mode: string): string | null {
+  if (STORE_FOLDER.test(path)) {
+    return mode === TREE_MODE ? null : `${path}: c4store keeps a folder here; a file in its place would make every write into it fail.`;
+  }
+  const owned = path.startsWith('.c4store/schemas/') || classifyPath(path) !== null;
+  if (owned && mode !== FILE_MODE) {
+    return `${path}: must be a plain file (mode ${FILE_MODE}) as c4store writes it, not ${mode === TREE_MODE ? 'a folder' : `mode ${mode}`}.`;
+  }
+  return null;
+}

@@ -1,7 +1,10 @@
-import { ModelError } from '../errors.js';
+import { ApiError, ModelError } from '../errors.js';
+import { checkDiagramSize, checkOrgSize, DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
+import { treeEntryProblem } from '../model/paths.js';
 import type { Model } from '../model/types.js';
+import { versionNameProblem } from '../history/versions.js';
 import { CatFile, gitText, runGit } from '../store/git-cli.js';
 
 /**
@@ -9,6 +12,11 @@ import { CatFile, gitText, runGit } from '../store/git-cli.js';
  * HTTP route lets receive-pack move a ref: `main` only moves forward, and every commit it
  * gains holds a valid model — checked by `loadModel`, the same code that loads every commit
  * the service serves, with the same rules that refuse API writes.
+ *
+ * A push is held to every rule and bound an API write is held to: git's own object checks
+ * (`receive.fsckObjects`, set on every repository by push/hook.ts), the shape of the tree as
+ * the store writes it, the model rules, the size limits, and versions named and placed as the
+ * API makes them.
  *
  * It reads through git's command line, not the service's object store: during a push the
  * new objects sit in git's quarantine directory, which only git (told by the environment
@@ -46,21 +54,57 @@ export function quarantineEnvironment(env: NodeJS.ProcessEnv = process.env): Nod
   return kept;
 }
 
+/** The environment variable that carries the server's limits to the hook (JSON of `Limits`). */
+export const LIMITS_VARIABLE = 'C4STORE_LIMITS';
+
+/** The limits a push is checked against: the server's, when it started the push's git, else the defaults. */
+export function pushLimits(env: NodeJS.ProcessEnv = process.env): Limits {
+  const given = env[LIMITS_VARIABLE];
+  return given ? { ...DEFAULT_LIMITS, ...(JSON.parse(given) as Partial<Limits>) } : DEFAULT_LIMITS;
+}
+
 /** The problems of a push, one line each; none means it may go through. */
-export async function checkPush(gitdir: string, updates: readonly RefUpdate[], env: NodeJS.ProcessEnv = {}): Promise<string[]> {
+export async function checkPush(
+  gitdir: string,
+  updates: readonly RefUpdate[],
+  env: NodeJS.ProcessEnv = {},
+  limits: Limits = DEFAULT_LIMITS,
+): Promise<string[]> {
   const problems: string[] = [];
+  const mainUpdate = updates.find((update) => update.ref === MAIN);
   for (const update of updates) {
-    if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env)));
-    else if (update.ref.startsWith('refs/tags/')) {
-      if (!ZERO.test(update.old)) problems.push(`${update.ref}: versions are never moved or deleted; make a new one.`);
-    } else {
+    if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env, limits)));
+    else if (update.ref.startsWith('refs/tags/')) problems.push(...(await checkVersionTag(gitdir, update, mainUpdate, env)));
+    else {
       problems.push(`${update.ref}: only main (and new version tags) can be pushed; the model lives on main.`);
     }
   }
   return problems;
 }
 
-async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessEnv): Promise<string[]> {
+/** A version pushed as a tag: new, named as the API names versions, on a commit of `main` (so one that was checked). */
+async function checkVersionTag(
+  gitdir: string,
+  update: RefUpdate,
+  mainUpdate: RefUpdate | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  if (!ZERO.test(update.old)) return [`${update.ref}: versions are never moved or deleted; make a new one.`];
+  const name = update.ref.slice('refs/tags/'.length);
+  const nameProblem = versionNameProblem(name);
+  if (nameProblem !== null) return [`${update.ref}: ${nameProblem}`];
+  const main =
+    mainUpdate && !ZERO.test(mainUpdate.new)
+      ? mainUpdate.new
+      : (await gitText(gitdir, ['rev-parse', '--verify', '-q', MAIN], { env })).trim();
+  const { stdout, code } = await runGit(gitdir, ['rev-parse', '--verify', '-q', `${update.new}^{commit}`], { okCodes: [1], env });
+  const commit = stdout.toString('utf8').trim();
+  if (code !== 0 || commit === '') return [`${update.ref}: a version must name a commit of main.`];
+  const onMain = await runGit(gitdir, ['merge-base', '--is-ancestor', commit, main], { okCodes: [1], env });
+  return onMain.code === 0 ? [] : [`${update.ref}: a version must name a commit of main; ${commit.slice(0, 12)} is not on it.`];
+}
+
+async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessEnv, limits: Limits): Promise<string[]> {
   if (ZERO.test(update.new)) return ['main cannot be deleted.'];
   if (!ZERO.test(update.old)) {
     const { code } = await runGit(gitdir, ['merge-base', '--is-ancestor', update.old, update.new], { okCodes: [1], env });
@@ -70,21 +114,21 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
   const commits = (await gitText(gitdir, ['rev-list', '--reverse', '--topo-order', ...range, '--'], { env })).split('\n').filter(Boolean);
   const catFile = new CatFile(gitdir, env);
   try {
-    let previous: { files: Map<string, string>; model: Model } | undefined;
+    // What main held before: the bounds count from it. A broken main (committed past the hook)
+    // counts as nothing, so that a push can still repair it.
+    let previous =
+      ZERO.test(update.old) || commits.length === 0 ? undefined : await loadCommit(gitdir, update.old, catFile, env).catch(() => undefined);
     for (const commit of commits) {
-      const files = await treeFiles(gitdir, commit, env);
+      const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
+      if (shapeProblem !== null) return [`commit ${commit.slice(0, 12)}: ${shapeProblem}`];
       try {
-        const model = await loadModel(files, {
-          read: async (oid) => {
-            const content = await catFile.read(oid);
-            if (content === null) throw new Error(`object ${oid} is missing`);
-            return content.toString('utf8');
-          },
-          reuse: previous ? reuseFrom(previous) : undefined,
-        });
+        const model = await loadModel(files, sourceOf(catFile, previous));
+        checkBounds(model, previous?.model, limits);
         previous = { files, model };
       } catch (err) {
-        if (err instanceof FileError || err instanceof ModelError) return [`commit ${commit.slice(0, 12)}: ${err.message}`];
+        if (err instanceof FileError || err instanceof ModelError || (err instanceof ApiError && err.status === 413)) {
+          return [`commit ${commit.slice(0, 12)}: ${err.message}`];
+        }
         throw err;
       }
     }
@@ -94,8 +138,70 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
   }
 }
 
+async function loadCommit(
+  gitdir: string,
+  commit: string,
+  catFile: CatFile,
+  env: NodeJS.ProcessEnv,
+): Promise<{ files: Map<string, string>; model: Model }> {
+  const files = await treeFiles(gitdir, commit, env);
+  return { files, model: await loadModel(files, sourceOf(catFile, undefined)) };
+}
+
+function sourceOf(catFile: CatFile, previous: { files: Map<string, string>; model: Model } | undefined) {
+  return {
+    read: async (oid: string) => {
+      const content = await catFile.read(oid);
+      if (content === null) throw new Error(`object ${oid} is missing`);
+      return content.toString('utf8');
+    },
+    reuse: previous ? reuseFrom(previous) : undefined,
+  };
+}
+
+/**
+ * The size limits an API write is held to, on what a commit changed: each diagram whose file
+ * changed, and the number of components (a repository already above a lowered limit can still
+ * be pushed to, as it can be written to).
+ */
+function checkBounds(model: Model, previous: Model | undefined, limits: Limits): void {
+  checkOrgSize(previous?.components.size ?? 0, model.components.size, limits);
+  for (const diagram of model.diagrams.values()) {
+    // A diagram whose file did not change is the very object loaded before (reuse): checked then.
+    if (previous?.diagrams.get(diagram.id) === diagram) continue;
+    checkDiagramSize(
+      diagram.name,
+      { instances: diagram.componentInstances.length, relations: diagram.relations.length, textareas: diagram.textareas.length },
+      limits,
+    );
+  }
+}
+
 function reuseFrom(previous: { files: Map<string, string>; model: Model }) {
   return (path: string, oid: string) => (previous.files.get(path) === oid ? previous.model : undefined);
+}
+
+/**
+ * path → blob id of every file in a commit's tree, in git's order, and the first entry that is
+ * not shaped as the store writes it (paths.ts, treeEntryProblem).
+ */
+export async function treeEntries(
+  gitdir: string,
+  commit: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ files: Map<string, string>; shapeProblem: string | null }> {
+  const { stdout } = await runGit(gitdir, ['ls-tree', '-r', '-t', '-z', '--full-tree', commit], { env });
+  const files = new Map<string, string>();
+  let shapeProblem: string | null = null;
+  for (const entry of stdout.toString('utf8').split('\0')) {
+    if (entry === '') continue;
+    const tab = entry.indexOf('\t');
+    const [mode, type, oid] = entry.slice(0, tab).split(' ');
+    const path = entry.slice(tab + 1);
+    shapeProblem ??= treeEntryProblem(path, mode!);
+    if (type === 'blob') files.set(path, oid!);
+  }
+  return { files, shapeProblem };
 }
 
 /** path → blob id of every file in a commit's tree, in git's order. */

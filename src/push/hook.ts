@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gitText, runGit } from '../store/git-cli.js';
 
 /**
  * git's own pre-receive hook in every organization repository, so that a push made with file
@@ -27,8 +28,45 @@ export function hookScript(): string {
   ].join('\n');
 }
 
+/**
+ * Every push to an organization repository checked, by git and by c4store: the pre-receive hook,
+ * and git's own object checks on everything received, fetched or transferred (a tree with
+ * unsorted entries or a `.GIT` path is refused before any hook runs). Run on every repository at
+ * every start, so that repositories made before these settings get them too.
+ */
+export async function guardPushes(gitdir: string): Promise<void> {
+  await installPreReceiveHook(gitdir);
+  await requireObjectChecks(gitdir);
+}
+
+/** git's settings that check every object a push brings (git fsck's rules), each `true`. */
+export const OBJECT_CHECKS = ['receive.fsckObjects', 'transfer.fsckObjects', 'fetch.fsckObjects'] as const;
+
+async function requireObjectChecks(gitdir: string): Promise<void> {
+  // As git config writes them: a start with many organizations reads files, and runs no git.
+  const text = readFileSync(join(gitdir, 'config'), 'utf8');
+  if (OBJECT_CHECKS.every((name) => new RegExp(`\\[${name.split('.')[0]}\\][^[]*\\bfsckObjects = true`, 'i').test(text))) return;
+  const set = await gitText(gitdir, ['config', '--bool', '--get-regexp', '^(receive|transfer|fetch)\\.fsckobjects$'], { okCodes: [1] });
+  const on = new Set(
+    set
+      .split('\n')
+      .filter((line) => line.endsWith(' true'))
+      .map((line) => line.split(' ')[0]),
+  );
+  for (const name of OBJECT_CHECKS) {
+    if (on.has(name.toLowerCase())) continue;
+    try {
+      await runGit(gitdir, ['config', name, 'true']);
+    } catch (err) {
+      // Another process starting on the same data directory may hold config.lock: it is setting the same.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if ((await gitText(gitdir, ['config', '--bool', '--get', name], { okCodes: [1] })).trim() !== 'true') throw err;
+    }
+  }
+}
+
 /** Writes the hook unless it is already there as it should be; atomically, so git never runs half a script. */
-export async function installPreReceiveHook(gitdir: string): Promise<void> {
+async function installPreReceiveHook(gitdir: string): Promise<void> {
   const file = join(gitdir, 'hooks', 'pre-receive');
   const script = hookScript();
   if (existsSync(file) && readFileSync(file, 'utf8') === script) return;

@@ -17,7 +17,7 @@ import { SCHEMA_FILES } from '../editor/schemas.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
-import { installPreReceiveHook } from '../push/hook.js';
+import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
@@ -176,7 +176,7 @@ export class Orgs {
       },
       this.options,
     );
-    await installPreReceiveHook(this.gitdir(slug));
+    await guardPushes(this.gitdir(slug));
     return this.get(slug);
   }
 }

@@ -1,0 +1,222 @@
+/**
+ * A push is held to every check an API write is held to (issue 24.3 and 24.10): git's own object
+ * checks, the shape of the tree as the store writes it, the size limits, and versions named and
+ * placed as the API makes them. Each push is made of real git objects (`git mktree`,
+ * `git hash-object`, a tree written byte by byte where git's own tools refuse to make it), sent
+ * over smart HTTP; each refusal leaves main and every tag where they were.
+ */
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { OBJECT_CHECKS } from '../src/push/hook.js';
+import { startServer } from '../src/server.js';
+import { run, TestServer } from './support/server.js';
+
+const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
+const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+
+function remote(s: TestServer): string {
+  const url = new URL(`${s.url}/git/${s.slug}.git`);
+  url.username = 'ci';
+  url.password = s.key;
+  return url.href;
+}
+
+async function git(cwd: string, args: string[], input?: string): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(Object.assign(err, { stderr })) : resolve(stdout.trim()),
+    );
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+async function pushRefused(cwd: string, refspec: string): Promise<string> {
+  try {
+    await git(cwd, ['push', 'origin', refspec]);
+  } catch (err) {
+    return String((err as { stderr?: string }).stderr);
+  }
+  throw new Error(`git push ${refspec} succeeded`);
+}
+
+/** A clone of the organization, and the tree of its main as `git ls-tree` lines. */
+async function cloneOf(s: TestServer): Promise<{ dir: string; tree: string[]; done: () => Promise<void> }> {
+  const parent = await mkdtemp(join(tmpdir(), 'c4store-push-'));
+  const dir = join(parent, 'model');
+  await run('git', ['clone', '-q', remote(s), dir], { env: ENV });
+  const tree = (await git(dir, ['ls-tree', 'HEAD'])).split('\n');
+  return { dir, tree, done: () => rm(parent, { recursive: true, force: true }) };
+}
+
+/** A commit on top of main with `tree`, as `git commit-tree` makes it. */
+function commitOnMain(dir: string, tree: string, message = 'pushed'): Promise<string> {
+  return git(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message]);
+}
+
+/** Writes a loose object as git would, for what git's own tools refuse to write (an unsorted tree). */
+async function writeRawObject(dir: string, type: string, body: Buffer): Promise<string> {
+  const object = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+  const oid = createHash('sha1').update(object).digest('hex');
+  const path = join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2));
+  await mkdir(join(path, '..'), { recursive: true });
+  await writeFile(path, deflateSync(object));
+  return oid;
+}
+
+async function unchanged(t: import('ava').ExecutionContext, s: TestServer, head: string, tags: string): Promise<void> {
+  t.is(await s.head(), head, 'main did not move');
+  t.is(await s.git('tag', '--list'), tags, 'no tag was made');
+}
+
+test('every organization repository checks pushed objects with git fsck rules, old ones from the next start', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  for (const name of OBJECT_CHECKS) t.is((await s.git('config', '--bool', '--get', name)).trim(), 'true', name);
+  // A repository from before: the settings removed, then a server started on the data directory again.
+  for (const name of OBJECT_CHECKS) await s.git('config', '--unset', name);
+  const again = await startServer({ dataDir: s.dataDir, port: 0, log: () => {} });
+  t.teardown(() => again.close());
+  for (const name of OBJECT_CHECKS) t.is((await s.git('config', '--bool', '--get', name)).trim(), 'true', `${name} after a start`);
+});
+
+test('a tree with unsorted entries is refused by git: acknowledged API writes survive a restart', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const written = await s.post('/api/external/component', [{ name: 'Acknowledged' }]);
+  t.is(written.status, 200);
+  const { dir, tree, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  // The root tree of main with two of its entries swapped: the same entries, out of git's order.
+  const entries = tree.map((line) => {
+    const [meta, name] = line.split('\t');
+    const [mode, , oid] = meta!.split(' ');
+    return Buffer.concat([Buffer.from(`${mode!.replace(/^0+/, '')} ${name}\0`), Buffer.from(oid!, 'hex')]);
+  });
+  [entries[0], entries[1]] = [entries[1]!, entries[0]!];
+  const unsorted = await writeRawObject(dir, 'tree', Buffer.concat(entries));
+  const output = await pushRefused(dir, `${await commitOnMain(dir, unsorted)}:refs/heads/main`);
+  t.regex(output, /treeNotSorted|not properly sorted|unpacker error/);
+  await unchanged(t, s, head, tags);
+  const restarted = await startServer({ dataDir: s.dataDir, port: 0, log: () => {} });
+  t.teardown(() => restarted.close());
+  const list = (await (
+    await fetch(`${restarted.url}/api/external/component`, { headers: { authorization: `Bearer ${s.key}` } })
+  ).json()) as {
+    name: string;
+  }[];
+  t.true(list.some((c) => c.name === 'Acknowledged'));
+});
+
+test('a .GIT path, a plain file where a shard folder belongs, a symlink resource: refused, nothing moves', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  await s.post('/api/external/component', [{ name: 'First' }]);
+  const { dir, tree, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  const blob = await git(dir, ['hash-object', '-w', '--stdin'], 'hello\n');
+  const withEntry = (entry: string) => git(dir, ['mktree'], `${[...tree, entry].join('\n')}\n`);
+
+  const dotGit = await pushRefused(dir, `${await commitOnMain(dir, await withEntry(`100644 blob ${blob}\t.GIT`))}:refs/heads/main`);
+  t.regex(dotGit, /hasDotgit|\.git|unpacker error/i);
+  await unchanged(t, s, head, tags);
+
+  // components/36 as a plain file: every later API create in shard 36 would fail.
+  const components = tree.find((line) => line.endsWith('\tcomponents'))!.split(/\s/)[2]!;
+  const componentsTree = (await git(dir, ['ls-tree', components])).split('\n');
+  const withFile = await git(
+    dir,
+    ['mktree'],
+    `${[...componentsTree.filter((l) => !l.endsWith('\t36')), `100644 blob ${blob}\t36`].join('\n')}\n`,
+  );
+  const root = await git(
+    dir,
+    ['mktree'],
+    `${tree.map((line) => (line.endsWith('\tcomponents') ? `040000 tree ${withFile}\tcomponents` : line)).join('\n')}\n`,
+  );
+  const shard = await pushRefused(dir, `${await commitOnMain(dir, root)}:refs/heads/main`);
+  t.regex(shard, /components\/36: c4store keeps a folder here/);
+  await unchanged(t, s, head, tags);
+
+  // organization.yaml as a symbolic link.
+  const organization = tree.find((line) => line.endsWith('\torganization.yaml'))!;
+  const link = await git(dir, ['hash-object', '-w', '--stdin'], 'types/x.yaml');
+  const linked = await git(
+    dir,
+    ['mktree'],
+    `${tree.map((line) => (line === organization ? `120000 blob ${link}\torganization.yaml` : line)).join('\n')}\n`,
+  );
+  const symlink = await pushRefused(dir, `${await commitOnMain(dir, linked)}:refs/heads/main`);
+  t.regex(symlink, /organization\.yaml: must be a plain file \(mode 100644\)/);
+  await unchanged(t, s, head, tags);
+
+  // The API still creates components in every shard.
+  t.is(
+    (
+      await s.post(
+        '/api/external/component',
+        Array.from({ length: 40 }, (_, i) => ({ name: `C${i}` })),
+      )
+    ).status,
+    200,
+  );
+  const { stdout } = await run('git', ['--git-dir', s.gitdir, 'fsck', '--strict']);
+  t.is(stdout, '');
+});
+
+test('a pushed diagram beyond the write bounds is refused with the API write limit text', async (t) => {
+  const s = await TestServer.start({ limits: { diagramInstances: 3 } as never });
+  t.teardown(() => s.close());
+  const made = await s.post('/api/external/diagram', [{ name: 'Small', level: 'C1', componentInstances: [{}, {}] }]);
+  t.is(made.status, 200);
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  const file = (await git(dir, ['ls-files', 'diagrams'])).split('\n')[0]!;
+  const text = await readFile(join(dir, file), 'utf8');
+  // Two more copies of the first instance, with new ids: four instances, over the limit of three.
+  const first = /^( *)- id: (\S+)\n(?:\1 {2}.*\n)+/m.exec(text);
+  t.truthy(first, text);
+  const copies = ['x', 'y'].map((last) => first![0].replace(first![2]!, `${first![2]!.slice(0, -1)}${last}`)).join('');
+  const more = text.replace(first![0], first![0] + copies);
+  await writeFile(join(dir, file), more);
+  await git(dir, ['commit', '-qam', 'four instances']);
+  const output = await pushRefused(dir, 'HEAD:refs/heads/main');
+  t.regex(output, /Diagram 'Small' has 4 component instances; the limit is 3 component instances per diagram/);
+  await unchanged(t, s, head, tags);
+});
+
+test('version tags: main, HEAD and names no revision can name are refused, as are tags on commits that are not on main', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const { dir, tree, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  for (const name of ['main', 'HEAD', 'v+1', 'a@b', 'vé']) {
+    await git(dir, ['tag', '-f', name, 'HEAD']);
+    const output = await pushRefused(dir, `refs/tags/${name}:refs/tags/${name}`);
+    t.regex(output, /Invalid version name/, name);
+    await unchanged(t, s, head, tags);
+  }
+  // A commit that never was on main (and so was never checked).
+  const aside = await commitOnMain(dir, await git(dir, ['mktree'], `${tree.join('\n')}\n`), 'aside');
+  await git(dir, ['tag', 'aside', aside]);
+  const output = await pushRefused(dir, 'refs/tags/aside:refs/tags/aside');
+  t.regex(output, /a version must name a commit of main/);
+  await unchanged(t, s, head, tags);
+  // A good version on main goes through.
+  await git(dir, ['tag', '-a', '-m', 'first', 'v1.0', 'HEAD']);
+  await git(dir, ['push', '-q', 'origin', 'refs/tags/v1.0:refs/tags/v1.0']);
+  t.is((await s.git('tag', '--list')).trim(), 'v1.0');
+  t.is((await s.get('/api/external/component?at=v1.0')).status, 200);
+});
