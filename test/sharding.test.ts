@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { serialize } from '../src/model/files.js';
 import { idFrom, newId } from '../src/model/ids.js';
 import { classifyPath, DIRECTORIES, layoutOf, resourcePath, shardOf, type StoredKind } from '../src/model/paths.js';
+import { pathsOfResource } from '../src/history/log.js';
 import { Repo } from '../src/store/repo.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
@@ -211,3 +212,47 @@ test.serial('a file in the wrong place is refused naming the right path: flat in
     await s.close();
   }
 });
+
+test.serial(
+  'the history of one resource across the layout move, a rename and a delete is what git answers for all its paths at once',
+  async (t) => {
+    const s = await TestServer.start();
+    try {
+      const history = await writeFlatHistory(s);
+      const { a, b } = history.ids;
+      t.is((await s.post(`${API}/component`, [{ name: 'C' }])).status, 200, 'moves the repository, then writes');
+      t.is((await s.post(`${API}/component`, [{ id: a, name: 'A, renamed again' }])).status, 200);
+      t.is((await s.request('DELETE', `${API}/components/${a}`)).status, 200);
+      for (const [id, expectedActions] of [
+        [a, ['delete', 'update', 'move', 'update', 'create']],
+        [b, ['move', 'create']],
+      ] as const) {
+        // One git log over every path the resource can have had: slow on long histories, but the reference.
+        const all = pathsOfResource(id);
+        const reference = (await s.git('log', '-M', '--format=%H', 'refs/heads/main', '--', ...all)).trim().split('\n');
+        const reply = await s.get(`${API}/history?resource=${id}`);
+        t.is(reply.status, 200);
+        t.deepEqual(
+          reply.body.map((entry: { id: string }) => entry.id),
+          reference,
+        );
+        t.deepEqual(
+          reply.body.map((entry: { resources: { id: string; action: string }[] }) => entry.resources.find((r) => r.id === id)?.action),
+          expectedActions,
+        );
+        // Paging by `before` gives the same commits, one at a time.
+        const paged: string[] = [];
+        let before = '';
+        for (;;) {
+          const page = await s.get(`${API}/history?resource=${id}&limit=1${before}`);
+          if (page.body.length === 0) break;
+          paged.push(page.body[0].id);
+          before = `&before=${page.body[0].id}`;
+        }
+        t.deepEqual(paged, reference);
+      }
+    } finally {
+      await s.close();
+    }
+  },
+);

@@ -13,7 +13,7 @@ import type {
   Tag,
   TextArea,
 } from './types.js';
-import { ORGANIZATION_FILE, resourcePath, type StoredKind } from './paths.js';
+import { DIRECTORIES, ORGANIZATION_FILE, resourcePath, type StoredKind } from './paths.js';
 
 /**
  * How the model is laid out as files in git: one YAML file per resource, keys in the order
@@ -174,4 +174,9 @@ export function collectionOf(model: ModelUnderConstruction, kind: StoredKind): M
 export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }>;
 export function collectionOf(model: Model, kind: StoredKind): ReadonlyMap<string, { id: string }> {
   return { type: model.types, tag: model.tags, attribute: model.attributes, component: model.components, diagram: model.diagrams }[kind];
+}
+
+/** The kind of the resource with this id in the model, if it holds one (ids are unique across kinds). */
+export function kindOfId(model: Model, id: string): StoredKind | undefined {
+  return (Object.keys(DIRECTORIES) as StoredKind[]).find((kind) => collectionOf(model, kind).has(id));
 }

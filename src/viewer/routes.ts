@@ -227,7 +227,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { key } = ctx.state.viewer as Viewer;
     const id = String(ctx.params.id);
     const { org } = state(ctx);
-    const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, paths: pathsOfResource(id) }) : [];
+    const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, paths: pathsOfResource(id, 'diagram') }) : [];
     const diagram =
       (await org.head()).model.diagrams.get(id) ??
       (entries.length > 0 ? { id, name: entries[0].resources.find((r) => r.id === id)?.name ?? id } : undefined);

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
 import { pathsOfResource, readHistory, type HistoryEntry } from '../../history/log.js';
-import { emptyModel } from '../../model/files.js';
+import { emptyModel, kindOfId } from '../../model/files.js';
 import { isId } from '../../model/ids.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { queryValue, readSnapshot, state } from '../resource.js';
@@ -45,7 +45,7 @@ export function historyRoutes(router: Router): void {
       since: isoTime(ctx, 'since'),
       until: isoTime(ctx, 'until'),
       limit,
-      paths: resource === undefined ? undefined : pathsOfResource(resource),
+      paths: resource === undefined ? undefined : pathsOfResource(resource, kindOfId((await org.head()).model, resource)),
     });
     if (entries.length === limit) {
       const next = new URLSearchParams();
