@@ -31,6 +31,8 @@ import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
+import { mcpRouter } from '../mcp/endpoint.js';
+import { MCP_TOOLS } from '../mcp/tools.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -88,6 +90,25 @@ export function apiRouter(deps: AppDependencies): Router {
   return api;
 }
 
+/** `/mcp` for AI agents (src/mcp/): the same key check, rates, send bounds and body reading as the API. */
+function agentRouter(deps: AppDependencies): Router {
+  const settings = {
+    get publicUrl() {
+      return deps.publicUrl;
+    },
+    tools: MCP_TOOLS,
+  };
+  return mcpRouter(
+    [
+      authenticate(deps.keys, deps.orgs),
+      rateLimit(deps.rateLimits ?? {}),
+      boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }),
+    ],
+    parseBody(bodySettingsOf(deps)),
+    settings,
+  );
+}
+
 /**
  * Every request: log → errors in the contract's format → route. API routes then run
  * authentication, and writes the key's role and body parsing, in that order: a reader
@@ -111,7 +132,7 @@ export function createApp(deps: AppDependencies): Koa {
 
   // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
   const viewer = viewerRouter(deps);
-  for (const router of [health, apiRouter(deps), viewer]) {
+  for (const router of [health, apiRouter(deps), viewer, agentRouter(deps)]) {
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.

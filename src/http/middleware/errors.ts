@@ -5,7 +5,7 @@ import { sendError } from '../respond.js';
 import { redactKeys } from './log.js';
 
 /** Our own errors, and Koa's and the router's, in the contract's words. */
-function toApiError(err: unknown): ApiError | undefined {
+export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof SchemaError) return new ApiError(400, err.message);
   const status = (err as { status?: unknown })?.status;

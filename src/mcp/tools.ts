@@ -1,0 +1,262 @@
+import type { Context } from 'koa';
+import { type Static, type TSchema, Type } from 'typebox';
+import { drawDiagram } from '../drawing/svg.js';
+import { ApiError } from '../errors.js';
+import { diffModels } from '../history/diff.js';
+import { pathsOfResource, readHistory } from '../history/log.js';
+import { readSnapshot, state } from '../http/resource.js';
+import { checkBody } from '../model/check-body.js';
+import { presentCurrent } from '../model/current-form/present.js';
+import { kindOfId } from '../model/files.js';
+import type { Model } from '../model/types.js';
+import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
+import { resolveCommitName } from '../service/commit-names.js';
+import { emitYaml, type Plain } from '../yaml/format.js';
+
+/**
+ * The tools an agent is given (CONTRACT.md §10): what each does, its input as a TypeBox schema
+ * (the JSON Schema the agent sees and the check its arguments pass, one declaration), whether it
+ * only reads, and how it runs against the model of the request's organization. Every answer is
+ * text an agent reads well plus the same as `structuredContent`, and stays prompt-sized.
+ */
+
+export interface ToolContext {
+  /** The HTTP request that carries the call: its key and organization (http/resource.ts `state`). */
+  ctx: Context;
+  publicUrl: string;
+  /** The MCP client's name, from its `initialize`: named in the `Agent:` trailer of its commits. */
+  clientName: string;
+}
+
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+export interface Tool<S extends TSchema = TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  readOnly: boolean;
+  run(args: Static<S>, context: ToolContext): Promise<ToolAnswer>;
+}
+
+/** The most characters of text one tool answer carries: a large model is paged, never one huge result. */
+export const ANSWER_CHARS = 60_000;
+
+function tool<S extends TSchema>(definition: Tool<S>): Tool {
+  return definition as unknown as Tool;
+}
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+const Revision = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** A list answer cut to the answer size: as many items as fit, and how many there were. */
+function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
+  const shown: unknown[] = [];
+  let size = 0;
+  for (const item of items) {
+    const text = JSON.stringify(item);
+    if (size + text.length > ANSWER_CHARS) break;
+    shown.push(item);
+    size += text.length;
+  }
+  const cut = shown.length < items.length ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
+  return {
+    text: `${items.length} ${noun}${cut}:\n${json(shown)}`,
+    structured: { total: items.length, items: shown },
+  };
+}
+
+function diagramsShowing(model: Model, componentId: string) {
+  return [...model.diagrams.values()]
+    .filter((d) => d.componentInstances.some((i) => i.component === componentId))
+    .map((d) => ({ id: d.id, name: d.name, level: d.level }));
+}
+
+const SearchInput = Type.Object({
+  kind: Type.Union([Type.Literal('components'), Type.Literal('diagrams'), Type.Literal('dependencies')], {
+    description: 'What to search: components, diagrams, or the dependencies (relations) of one component.',
+  }),
+  name: Type.Optional(Type.String({ description: 'Case-insensitive part of the name (components, diagrams).' })),
+  typeId: Type.Optional(Type.String({ description: 'Components of this type id.' })),
+  tagId: Type.Optional(Type.String({ description: 'Components or diagrams with this tag id.' })),
+  attributeId: Type.Optional(Type.String({ description: 'Components with a value for this attribute id.' })),
+  attributeValue: Type.Optional(Type.String({ description: 'With attributeId: components whose value is this.' })),
+  state: Type.Optional(Type.String({ description: 'DRAFT, ACTIVE or ARCHIVED.' })),
+  componentId: Type.Optional(Type.String({ description: 'Diagrams showing this component; for dependencies, required.' })),
+  level: Type.Optional(Type.String({ description: 'Diagrams of this C4 level: C1, C2, C3 or C4.' })),
+});
+
+const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id.`) });
+
+const RenderInput = Type.Object({
+  id: Id("The diagram's id."),
+});
+
+const ModelInput = Type.Object({
+  offset: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Where to go on in the YAML (characters), as the previous answer named it.' }),
+  ),
+});
+
+const HistoryInput = Type.Object({
+  resource: Type.Optional(Id('Only the commits that changed this resource (any kind).')),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Commits, newest first (default 20).' })),
+  before: Type.Optional(Revision('Go on after this commit (paging).')),
+});
+
+const DiffInput = Type.Object({
+  from: Revision('A commit id, version name or main~N to compare from.'),
+  to: Type.Optional(Revision('What to compare to (default: main).')),
+});
+
+async function model(context: ToolContext) {
+  return (await readSnapshot(context.ctx)).model;
+}
+
+function search(model: Model, args: Static<typeof SearchInput>, publicUrl: string): unknown[] {
+  const { kind, ...filters } = args;
+  try {
+    if (kind === 'components') return searchComponents(model, filters);
+    if (kind === 'diagrams') return searchDiagrams(model, filters, publicUrl);
+    return searchDependencies(model, filters);
+  } catch (err) {
+    if (err instanceof SearchError) throw new ApiError(400, err.message);
+    throw err;
+  }
+}
+
+export const READ_TOOLS: readonly Tool[] = [
+  tool({
+    name: 'search',
+    title: 'Search the architecture',
+    description:
+      'Finds components (by name, type, tag, attribute, state), diagrams (by name, component shown, tag, level, state) or the dependencies of one component. Search before creating anything, to reuse what exists.',
+    input: SearchInput,
+    readOnly: true,
+    async run(args, context) {
+      return listAnswer(search(await model(context), args, context.publicUrl), args.kind);
+    },
+  }),
+  tool({
+    name: 'get_component',
+    title: 'Read a component',
+    description: 'One component with its type, attributes, tags and links, and the diagrams it appears on.',
+    input: GetById('component'),
+    readOnly: true,
+    async run({ id }, context) {
+      const m = await model(context);
+      const component = m.components.get(id);
+      if (!component) throw new ApiError(404, `Component with id '${id}' does not exist.`);
+      const answer = { ...presentCurrent.component(component, m), diagrams: diagramsShowing(m, id) };
+      return { text: json(answer), structured: answer };
+    },
+  }),
+  tool({
+    name: 'get_diagram',
+    title: 'Read a diagram',
+    description: 'One diagram: its component instances (with positions), containers, text areas and relations.',
+    input: GetById('diagram'),
+    readOnly: true,
+    async run({ id }, context) {
+      const m = await model(context);
+      const diagram = m.diagrams.get(id);
+      if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+      const answer = presentCurrent.diagram(diagram, m, context.publicUrl);
+      return { text: json(answer), structured: answer };
+    },
+  }),
+  tool({
+    name: 'render_diagram',
+    title: 'Draw a diagram',
+    description: 'The drawing of one diagram as SVG, as the viewer shows it, and the address where a person sees it.',
+    input: RenderInput,
+    readOnly: true,
+    async run({ id }, context) {
+      const m = await model(context);
+      const diagram = m.diagrams.get(id);
+      if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+      const svg = drawDiagram(diagram, m);
+      const url = `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/diagrams/${id}`;
+      return { text: svg, structured: { id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) } };
+    },
+  }),
+  tool({
+    name: 'get_model',
+    title: 'Read the whole model as YAML',
+    description: `The organization's whole model (types, tags, attributes, components, diagrams) as YAML, ${ANSWER_CHARS.toLocaleString('en')} characters at a time: call again with the offset the answer names for the rest.`,
+    input: ModelInput,
+    readOnly: true,
+    async run({ offset = 0 }, context) {
+      const m = await model(context);
+      const yaml = emitYaml({
+        types: [...m.types.values()],
+        tags: [...m.tags.values()],
+        attributes: [...m.attributes.values()],
+        components: [...m.components.values()].map((c) => presentCurrent.component(c, m)),
+        diagrams: [...m.diagrams.values()].map((d) => presentCurrent.diagram(d, m, context.publicUrl)),
+      } as unknown as { [key: string]: Plain });
+      const end = Math.min(yaml.length, offset + ANSWER_CHARS);
+      const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
+      const next = cut < yaml.length ? cut : null;
+      const text =
+        yaml.slice(offset, cut) + (next === null ? '' : `\n# … ${yaml.length - cut} more characters: call get_model with offset ${next}\n`);
+      return {
+        text,
+        structured: { offset, nextOffset: next, totalChars: yaml.length, components: m.components.size, diagrams: m.diagrams.size },
+      };
+    },
+  }),
+  tool({
+    name: 'history',
+    title: 'Read the history',
+    description:
+      'Commits of the model, newest first: who changed what and when, with the resources each touched. Give a resource id for the history of that one resource.',
+    input: HistoryInput,
+    readOnly: true,
+    async run({ resource, limit = 20, before }, context) {
+      const { org } = state(context.ctx);
+      const entries = await readHistory(org.repo.gitdir, {
+        limit,
+        before: before === undefined ? undefined : await resolveCommitName(org.repo, before),
+        paths: resource === undefined ? undefined : pathsOfResource(resource, kindOfId((await org.head()).model, resource)),
+      });
+      return listAnswer(entries, 'commits');
+    },
+  }),
+  tool({
+    name: 'diff',
+    title: 'Compare two states of the model',
+    description:
+      'What changed between two revisions (commit ids, version names, main~N): resources added, removed and changed, field by field.',
+    input: DiffInput,
+    readOnly: true,
+    async run({ from, to = 'main' }, context) {
+      const { org } = state(context.ctx);
+      const [fromCommit, toCommit] = await Promise.all([resolveCommitName(org.repo, from), resolveCommitName(org.repo, to)]);
+      const [before, after] = await Promise.all([org.at(fromCommit), org.at(toCommit)]);
+      const answer = { from: fromCommit, to: toCommit, ...diffModels(before.model, after.model) };
+      const text = json(answer);
+      return text.length <= ANSWER_CHARS
+        ? { text, structured: answer }
+        : {
+            text: `${text.slice(0, ANSWER_CHARS)}\n… (cut: compare nearer revisions for the whole of it)`,
+            structured: { from: fromCommit, to: toCommit, cut: true },
+          };
+    },
+  }),
+];
+
+/** Arguments checked by the tool's own schema, with the REST API's error texts. */
+export function checkArguments(definition: Tool, args: unknown): unknown {
+  return checkBody(definition.input, args ?? {});
+}
+
+/** Every tool, reading ones first: a reader key is given only those. */
+export const MCP_TOOLS: readonly Tool[] = [...READ_TOOLS];

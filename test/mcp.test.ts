@@ -1,0 +1,126 @@
+/**
+ * `/mcp` with the official SDK's own client (StreamableHTTPClientTransport) over real HTTP
+ * against a real server of the sample organization (CONTRACT.md §10, issue 28).
+ */
+import test from 'ava';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { TestServer } from './support/server.js';
+
+const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
+let s: TestServer;
+
+test.before(async () => {
+  s = await TestServer.start({ from: SAMPLE, slug: 'demo' });
+});
+test.after.always(() => s?.close());
+
+async function connect(key: string, name = 'test-agent'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  return client;
+}
+
+type Text = { type: 'text'; text: string };
+
+test('tools are listed for an editor key, only the read tools for a reader key, each with a schema and annotations', async (t) => {
+  const editor = await connect(s.key);
+  t.teardown(() => editor.close());
+  const reader = await connect(s.readerKey);
+  t.teardown(() => reader.close());
+  const all = (await editor.listTools()).tools;
+  const read = (await reader.listTools()).tools;
+  for (const name of ['search', 'get_component', 'get_diagram', 'render_diagram', 'get_model', 'history', 'diff']) {
+    const listed = all.find((tool) => tool.name === name);
+    t.truthy(listed, name);
+    t.is(listed!.inputSchema.type, 'object');
+    t.true(listed!.annotations?.readOnlyHint, name);
+    t.true((listed!.description ?? '').length > 30, name);
+  }
+  t.true(read.every((tool) => tool.annotations?.readOnlyHint === true));
+  t.deepEqual(
+    read.map((tool) => tool.name),
+    all.filter((tool) => tool.annotations?.readOnlyHint).map((tool) => tool.name),
+  );
+});
+
+test('every read tool answers on the sample organization, as text and as structured content', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  const components = (await s.get('/api/external/components')).body as { id: string; name: string }[];
+  const diagrams = (await s.get('/api/external/diagrams')).body as { id: string; name: string }[];
+  const component = components[0]!;
+
+  const found = await client.callTool({ name: 'search', arguments: { kind: 'components', name: component.name.slice(0, 4) } });
+  t.falsy(found.isError);
+  t.true((found.structuredContent as { items: { id: string }[] }).items.some((c) => c.id === component.id));
+
+  const one = await client.callTool({ name: 'get_component', arguments: { id: component.id } });
+  t.is((one.structuredContent as { name: string }).name, component.name);
+  t.true(Array.isArray((one.structuredContent as { diagrams: unknown[] }).diagrams));
+
+  const diagram = await client.callTool({ name: 'get_diagram', arguments: { id: diagrams[0]!.id } });
+  t.is((diagram.structuredContent as { name: string }).name, diagrams[0]!.name);
+
+  const drawn = await client.callTool({ name: 'render_diagram', arguments: { id: diagrams[0]!.id } });
+  t.regex((drawn.content as Text[])[0]!.text, /^<svg[\s>]/);
+  t.regex((drawn.structuredContent as { url: string }).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
+
+  const model = await client.callTool({ name: 'get_model', arguments: {} });
+  t.regex((model.content as Text[])[0]!.text, /components:/);
+  t.is((model.structuredContent as { components: number }).components, components.length);
+
+  const history = await client.callTool({ name: 'history', arguments: { limit: 5 } });
+  t.true((history.structuredContent as { total: number }).total >= 1);
+
+  const diff = await client.callTool({ name: 'diff', arguments: { from: 'main', to: 'main' } });
+  t.deepEqual((diff.structuredContent as { added: unknown[] }).added, []);
+});
+
+test('bad arguments and unknown ids are tool errors with the REST texts; the server goes on answering', async (t) => {
+  const client = await connect(s.key);
+  t.teardown(() => client.close());
+  const bad = await client.callTool({ name: 'get_component', arguments: { id: 42 } });
+  t.true(bad.isError);
+  t.is((bad.content as Text[])[0]!.text, 'Invalid JSON: id: Expected string, received number');
+  const missing = await client.callTool({ name: 'get_diagram', arguments: { id: 'nope' } });
+  t.true(missing.isError);
+  t.is((missing.content as Text[])[0]!.text, "Diagram with id 'nope' does not exist.");
+  const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
+  t.true(unknown.isError);
+  t.is((await client.listTools()).tools.length > 0, true, 'the session still answers');
+  t.is((await s.get('/healthz')).status, 200);
+});
+
+test('without a key 401, with a wrong key 401, from another site 403, and a session is its key’s alone', async (t) => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+  const none = await post({});
+  t.is(none.status, 401);
+  t.deepEqual(await none.json(), { error: 'Missing API key.' });
+  t.is((await post({ authorization: 'Bearer nope' })).status, 401);
+  const foreign = await post({ authorization: `Bearer ${s.key}`, origin: 'https://evil.example' });
+  t.is(foreign.status, 403);
+  const made = await post({ authorization: `Bearer ${s.key}` });
+  t.is(made.status, 200);
+  const session = made.headers.get('mcp-session-id')!;
+  t.truthy(session);
+  const stolen = await post(
+    { authorization: `Bearer ${s.readerKey}`, 'mcp-session-id': session },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  );
+  t.is(stolen.status, 404);
+});
