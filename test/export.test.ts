@@ -162,8 +162,20 @@ test("Mermaid's own parser accepts the sample exports and reads hostile names ba
   const sampleRun = await mermaidParse(files);
   t.is(sampleRun.code, 0, sampleRun.stderr);
   t.true(sampleRun.parsed.every((p) => p.diagramType === 'c4' && p.shapes.length > 0));
+  // The whole model holds every diagram, each a boundary of its own, and every component.
   const components = (await sample.get('/api/external/component')).body as Array<{ name: string }>;
-  t.is(sampleRun.parsed[0].shapes.length, components.length);
+  const model = sampleRun.parsed[0];
+  for (const [i, id] of diagramIds.entries())
+    t.true(
+      model.boundaries.some((b) => b.alias === `d${i + 1}_v_${id}`),
+      id,
+    );
+  const modelShapes = new Set(model.shapes.map((s) => mermaidShown(s.label)));
+  for (const { name } of components) t.true(modelShapes.has(name), name);
+  for (const [i, diagram] of sampleRun.parsed.slice(1).entries()) {
+    const own = model.shapes.filter((s) => s.alias.startsWith(`d${i + 1}_`)).map((s) => s.alias.slice(`d${i + 1}_`.length));
+    t.deepEqual(own.sort(), diagram.shapes.map((s) => s.alias).sort(), 'each diagram in the model as exported alone');
+  }
 
   const hostileFiles = await exportsOf(hostile, 'mermaid', join(root, 'hostile'));
   const run = await mermaidParse(hostileFiles);
@@ -226,10 +238,11 @@ test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own 
 test('Structurizr DSL: a workspace with model and views; every string a single DSL token', async (t) => {
   const reply = await sample.get('/api/external/model', { headers: { accept: TYPES.structurizr } });
   const lines = reply.text.split('\n');
-  t.is(lines[0], 'workspace "Northwind Traders" "" {');
+  t.regex(lines[0], /^!const C4STORE_DOLLAR_* "\$"$/);
+  t.is(lines[2], 'workspace "Northwind Traders" "" {');
   t.true(lines.includes('    model {'));
   t.true(lines.includes('    views {'));
-  t.is(lines.filter((l) => l.trim().startsWith('systemLandscape ')).length, 1 + diagramIds.length);
+  t.is(lines.filter((l) => /^ {8}(systemLandscape|systemContext|container|component) .*\{$/.test(l)).length, 1 + diagramIds.length);
   // Outside quoted tokens, braces balance, an opening brace ends its line and a closing one stands alone, as the DSL requires.
   const bare = lines.map((l) => l.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
   t.false(
