@@ -62,10 +62,12 @@ function tagIdentifiers(names: string[], reserved: Set<string>): Map<string, str
 
 class Writer {
   readonly fqn = new Map<string, string>();
+  readonly parentOf = new Map<string, string | null>();
   readonly tag: Map<string, string>;
   readonly viewsWithScope: Set<string>;
 
   constructor(readonly scene: Scene) {
+    for (const e of scene.elements) this.parentOf.set(e.key, e.parent);
     for (const e of scene.elements) this.fqn.set(e.key, e.parent === null ? e.key : `${this.fqn.get(e.parent)}.${e.key}`);
     this.viewsWithScope = new Set(scene.views.filter((v) => v.key !== 'v_index').map((v) => v.key));
     this.tag = tagIdentifiers(scene.tags, new Set([ARCHIVED_TAG, ...this.viewsWithScope]));
@@ -131,6 +133,15 @@ class Writer {
       first = false;
     }
     if (!first) yield '\n';
+    // LikeC4 draws the enclosing element of nested ones even when not included: not what the diagram drew.
+    const drawn = new Set(Array.from(walk(view.nodes), (n) => n.element.key));
+    const undrawnAncestors = new Set<string>();
+    for (const key of drawn) {
+      for (let parent = this.parentOf.get(key); parent; parent = this.parentOf.get(parent)) {
+        if (!drawn.has(parent)) undrawnAncestors.add(parent);
+      }
+    }
+    if (undrawnAncestors.size > 0) yield `    exclude ${Array.from(undrawnAncestors, (k) => this.fqn.get(k)).join(', ')}\n`;
     if (this.viewsWithScope.has(view.key)) yield `    exclude * -> * where tag is not #${view.key}\n`;
     yield '  }\n';
   }
