@@ -1,12 +1,21 @@
 import test from 'ava';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plantumlText } from '../src/export/plantuml.js';
 import { structurizrText } from '../src/export/structurizr.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
-import { likec4Model, likec4Validate, mermaidParse, mermaidShown, plantumlCheck, plantumlMissing, plantumlSvg } from './support/tools.js';
+import {
+  likec4Model,
+  likec4Validate,
+  mermaidParse,
+  mermaidShown,
+  plantumlCheck,
+  plantumlMissing,
+  plantumlSvg,
+  tool,
+} from './support/tools.js';
 
 /**
  * Every export of the sample model, and of a model of hostile names, is loaded by the format's
@@ -272,4 +281,25 @@ test('c4store export writes each format of the model and of one diagram to stand
   const one = await cli('export', 'demo', '--format', 'mermaid', '--diagram', diagramIds[1], '--data', sample.dataDir);
   t.is(one, (await sample.get(`/api/external/diagram/${diagramIds[1]}`, { headers: { accept: TYPES.mermaid } })).text);
   t.true(plantumlText('a "b" %c').includes('<U+0022>'));
+  // --diagram takes a ref as well as an id.
+  const diagram = (await sample.get(`/api/external/diagram/${diagramIds[1]}`)).body as { ref?: string };
+  t.truthy(diagram.ref);
+  t.is(await cli('export', 'demo', '--format', 'mermaid', '--diagram', diagram.ref as string, '--data', sample.dataDir), one);
+  await t.throwsAsync(cli('export', 'demo', '--format', 'mermaid', '--diagram', 'no-such-ref', '--data', sample.dataDir), {
+    message: /Diagram with id 'no-such-ref' does not exist\./,
+  });
+});
+
+test("README's LikeC4 line runs as printed, in the folder `npm start` ran in (likec4 validate standing in for the dev server)", async (t) => {
+  const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.includes('--format likec4 >')) as string;
+  t.regex(line, /&& npx likec4 start model$/);
+  const cwd = await mkdtemp(join(tmpdir(), 'c4store-readme-likec4-'));
+  const root = join(import.meta.dirname, '..');
+  await symlink(sample.dataDir, join(cwd, 'data'));
+  await symlink(join(root, 'dist'), join(cwd, 'dist'));
+  await symlink(join(root, 'node_modules'), join(cwd, 'node_modules'));
+  const run = await tool('sh', ['-c', line.replace(/npx likec4 start model$/, 'npx likec4 validate --no-layout model')], { cwd });
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.regex(await readFile(join(cwd, 'model', 'model.c4'), 'utf8'), /^specification \{/);
 });

@@ -17,9 +17,13 @@ export interface ToolRun {
   stderr: string;
 }
 
-export async function tool(command: string, args: string[], options: { timeout?: number } = {}): Promise<ToolRun> {
+export async function tool(command: string, args: string[], options: { timeout?: number; cwd?: string } = {}): Promise<ToolRun> {
   try {
-    const { stdout, stderr } = await exec(command, args, { timeout: options.timeout ?? 120_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(command, args, {
+      timeout: options.timeout ?? 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+      cwd: options.cwd,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
