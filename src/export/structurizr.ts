@@ -218,8 +218,8 @@ function planView(view: SceneView, tree: Tree, isPerson: (key: string) => boolea
   const top = distinct(drawn.map((k) => tree.at(k, 0)));
   if (level !== null && level !== 'C0') {
     const ends = view.relations.flatMap((r) => [tree.at(r.from, 0), tree.at(r.to, 0)]);
-    const systems = top.filter((k) => !isPerson(k));
-    const subject = most([...systems, ...ends.filter((k) => systems.includes(k))]);
+    const systems = new Set(top.filter((k) => !isPerson(k)));
+    const subject = most([...systems, ...ends.filter((k) => systems.has(k))]);
     if (subject !== undefined) return { header: `systemContext ${subject} ${view.key}`, include: top };
   }
   return { header: `systemLandscape ${view.key}`, include: top };

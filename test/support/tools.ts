@@ -17,10 +17,14 @@ export interface ToolRun {
   stderr: string;
 }
 
+/**
+ * Runs a tool; its exit code and output. The default timeout is generous: a JVM or LikeC4's
+ * language server on a busy 2-core machine can take minutes, and a kill is not a verdict.
+ */
 export async function tool(command: string, args: string[], options: { timeout?: number; cwd?: string } = {}): Promise<ToolRun> {
   try {
     const { stdout, stderr } = await exec(command, args, {
-      timeout: options.timeout ?? 120_000,
+      timeout: options.timeout ?? 600_000,
       maxBuffer: 64 * 1024 * 1024,
       cwd: options.cwd,
     });
