@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkDirectory } from './check/check.js';
-import { EXPORT_FORMATS, exportModel, isExportFormat } from './export/formats.js';
+import { EXPORT_FORMATS, exportModel, findDiagram, isExportFormat } from './export/formats.js';
 import { openapiJson } from './openapi/document.js';
 import { rewriteEveryFile } from './editor/upgrade.js';
 import { SCHEMA_DIR } from './editor/schemas.js';
@@ -36,7 +36,7 @@ Usage:
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
   c4store upgrade <slug> [--data DIR]
-  c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID] [--data DIR]
+  c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID|REF] [--data DIR]
   c4store check [DIR]
   c4store openapi                      # the OpenAPI 3.1 document (docs/openapi.json)
 
@@ -205,7 +205,7 @@ async function exportOrg(orgs: Orgs, slug: string, values: Values): Promise<void
   const format = values.format ?? '';
   if (!isExportFormat(format)) throw new UsageError(`--format must be one of ${Object.keys(EXPORT_FORMATS).join(', ')}`);
   const { model } = await orgs.get(slug).head();
-  const diagram = values.diagram === undefined ? undefined : model.diagrams.get(values.diagram);
+  const diagram = values.diagram === undefined ? undefined : findDiagram(model, values.diagram);
   if (values.diagram !== undefined && diagram === undefined) throw new Error(`Diagram with id '${values.diagram}' does not exist.`);
   process.stdout.write(exportModel(format, model, diagram));
 }

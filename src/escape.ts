@@ -1,6 +1,13 @@
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Text and attribute values for HTML and SVG alike: model text is user input. */
+/**
+ * Text and attribute values for HTML and SVG alike: model text is user input. Characters XML 1.0
+ * forbids even as references (C0 controls other than tab, line feed and carriage return, and the
+ * non-characters U+FFFE and U+FFFF) would make the SVG ill-formed, so they become U+FFFD, the
+ * replacement character a reader recognises.
+ */
 export function esc(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return String(value)
+    .replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
 }

@@ -1,12 +1,21 @@
 import test from 'ava';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plantumlText } from '../src/export/plantuml.js';
 import { structurizrText } from '../src/export/structurizr.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
-import { likec4Model, likec4Validate, mermaidParse, mermaidShown, plantumlCheck, plantumlMissing, plantumlSvg } from './support/tools.js';
+import {
+  likec4Model,
+  likec4Validate,
+  mermaidParse,
+  mermaidShown,
+  plantumlCheck,
+  plantumlMissing,
+  plantumlSvg,
+  tool,
+} from './support/tools.js';
 
 /**
  * Every export of the sample model, and of a model of hostile names, is loaded by the format's
@@ -162,8 +171,20 @@ test("Mermaid's own parser accepts the sample exports and reads hostile names ba
   const sampleRun = await mermaidParse(files);
   t.is(sampleRun.code, 0, sampleRun.stderr);
   t.true(sampleRun.parsed.every((p) => p.diagramType === 'c4' && p.shapes.length > 0));
+  // The whole model holds every diagram, each a boundary of its own, and every component.
   const components = (await sample.get('/api/external/component')).body as Array<{ name: string }>;
-  t.is(sampleRun.parsed[0].shapes.length, components.length);
+  const model = sampleRun.parsed[0];
+  for (const [i, id] of diagramIds.entries())
+    t.true(
+      model.boundaries.some((b) => b.alias === `d${i + 1}_v_${id}`),
+      id,
+    );
+  const modelShapes = new Set(model.shapes.map((s) => mermaidShown(s.label)));
+  for (const { name } of components) t.true(modelShapes.has(name), name);
+  for (const [i, diagram] of sampleRun.parsed.slice(1).entries()) {
+    const own = model.shapes.filter((s) => s.alias.startsWith(`d${i + 1}_`)).map((s) => s.alias.slice(`d${i + 1}_`.length));
+    t.deepEqual(own.sort(), diagram.shapes.map((s) => s.alias).sort(), 'each diagram in the model as exported alone');
+  }
 
   const hostileFiles = await exportsOf(hostile, 'mermaid', join(root, 'hostile'));
   const run = await mermaidParse(hostileFiles);
@@ -226,10 +247,11 @@ test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own 
 test('Structurizr DSL: a workspace with model and views; every string a single DSL token', async (t) => {
   const reply = await sample.get('/api/external/model', { headers: { accept: TYPES.structurizr } });
   const lines = reply.text.split('\n');
-  t.is(lines[0], 'workspace "Northwind Traders" "" {');
+  t.regex(lines[0], /^!const C4STORE_DOLLAR_* "\$"$/);
+  t.is(lines[2], 'workspace "Northwind Traders" "" {');
   t.true(lines.includes('    model {'));
   t.true(lines.includes('    views {'));
-  t.is(lines.filter((l) => l.trim().startsWith('systemLandscape ')).length, 1 + diagramIds.length);
+  t.is(lines.filter((l) => /^ {8}(systemLandscape|systemContext|container|component) .*\{$/.test(l)).length, 1 + diagramIds.length);
   // Outside quoted tokens, braces balance, an opening brace ends its line and a closing one stands alone, as the DSL requires.
   const bare = lines.map((l) => l.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
   t.false(
@@ -259,4 +281,25 @@ test('c4store export writes each format of the model and of one diagram to stand
   const one = await cli('export', 'demo', '--format', 'mermaid', '--diagram', diagramIds[1], '--data', sample.dataDir);
   t.is(one, (await sample.get(`/api/external/diagram/${diagramIds[1]}`, { headers: { accept: TYPES.mermaid } })).text);
   t.true(plantumlText('a "b" %c').includes('<U+0022>'));
+  // --diagram takes a ref as well as an id.
+  const diagram = (await sample.get(`/api/external/diagram/${diagramIds[1]}`)).body as { ref?: string };
+  t.truthy(diagram.ref);
+  t.is(await cli('export', 'demo', '--format', 'mermaid', '--diagram', diagram.ref as string, '--data', sample.dataDir), one);
+  await t.throwsAsync(cli('export', 'demo', '--format', 'mermaid', '--diagram', 'no-such-ref', '--data', sample.dataDir), {
+    message: /Diagram with id 'no-such-ref' does not exist\./,
+  });
+});
+
+test("README's LikeC4 line runs as printed, in the folder `npm start` ran in (likec4 validate standing in for the dev server)", async (t) => {
+  const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const line = readme.split('\n').find((l) => l.includes('--format likec4 >')) as string;
+  t.regex(line, /&& npx likec4 start model$/);
+  const cwd = await mkdtemp(join(tmpdir(), 'c4store-readme-likec4-'));
+  const root = join(import.meta.dirname, '..');
+  await symlink(sample.dataDir, join(cwd, 'data'));
+  await symlink(join(root, 'dist'), join(cwd, 'dist'));
+  await symlink(join(root, 'node_modules'), join(cwd, 'node_modules'));
+  const run = await tool('sh', ['-c', line.replace(/npx likec4 start model$/, 'npx likec4 validate --no-layout model')], { cwd });
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.regex(await readFile(join(cwd, 'model', 'model.c4'), 'utf8'), /^specification \{/);
 });

@@ -1,3 +1,4 @@
+import { refIndex } from '../model/draft.js';
 import type { Diagram, Model } from '../model/types.js';
 import { type Piece, textOf } from '../slices.js';
 import { likec4 } from './likec4.js';
@@ -38,4 +39,10 @@ export function* exportPieces(format: ExportFormat, model: Model, diagram?: Diag
 /** The whole model, or one of its diagrams, in `format`, in one pass. */
 export function exportModel(format: ExportFormat, model: Model, diagram?: Diagram): string {
   return textOf(exportPieces(format, model, diagram));
+}
+
+/** The diagram named by its id or, failing that, by its ref (as the current form's paths take them). */
+export function findDiagram(model: Model, idOrRef: string): Diagram | undefined {
+  const id = model.diagrams.has(idOrRef) ? idOrRef : refIndex(model.diagrams).get(idOrRef);
+  return id === undefined ? undefined : model.diagrams.get(id);
 }

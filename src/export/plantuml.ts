@@ -1,10 +1,11 @@
 import type { Level } from '../model/types.js';
-import type { Scene, SceneElement, SceneView, ViewNode } from './scene.js';
+import { LINE_BREAK, type Scene, type SceneElement, type SceneRelation, type SceneView, type ViewNode } from './scene.js';
 
 /**
  * PlantUML with the C4-PlantUML macros of PlantUML's own standard library (`!include <C4/…>`,
- * in every PlantUML jar, so it renders offline). One `@startuml … @enduml` block per view.
- * Only macros of the C4-PlantUML that older jars carry are used (no queue macros, no tags).
+ * in every PlantUML jar, so it renders offline). One `@startuml … @enduml` block per view, its
+ * text areas as floating notes. Only macros of the C4-PlantUML that older jars carry are used (no
+ * queue macros, no tags: tags and the archived state are a line of the description).
  */
 
 const unicode = (c: string) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`;
@@ -13,11 +14,11 @@ const unicode = (c: string) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().
  * A label inside a macro's double quotes. Characters the preprocessor or Creole would act on
  * (`"`, `%` functions, `$` variables, `\` escapes, `<b>` tags, `~`, and doubled markup such as
  * `**`, `//`, `--`, `[[`) are written as PlantUML's `<U+XXXX>` character escapes; a line break
- * is C4-PlantUML's `\n`.
+ * in any form is C4-PlantUML's `\n` (PlantUML refuses a file holding U+0085, U+2028 or U+2029).
  */
 export function plantumlText(text: string): string {
   return text
-    .replace(/\r\n?/g, '\n')
+    .replace(LINE_BREAK, '\n')
     .replace(/["\\%$<>~]/g, unicode)
     .replace(/([-/_*^=[\]`'#|])\1+/g, (run) => Array.from(run, unicode).join(''))
     .replace(/\n/g, '\\n')
@@ -26,9 +27,18 @@ export function plantumlText(text: string): string {
 
 const quoted = (text: string | null) => `"${plantumlText(text ?? '')}"`;
 
+/** The description, then the element's tags (C4-PlantUML of older jars has no `$tags`), archived first. */
+function describe(element: SceneElement): string | null {
+  const tags = [...(element.archived ? ['archived'] : []), ...element.tags];
+  if (tags.length === 0) return element.desc;
+  const line = `tags: ${tags.join(', ')}`;
+  return element.desc ? `${element.desc}\n${line}` : line;
+}
+
 function macro(element: SceneElement, level: Level | null): string {
-  const { key, name, desc } = element;
-  const technology = quoted(element.typeName);
+  const { key, name } = element;
+  const desc = describe(element);
+  const technology = quoted(element.technology);
   const system = level === null || level === 'C1';
   const inner = level === 'C3' || level === 'C4' ? 'Component' : 'Container';
   switch (element.kind) {
@@ -56,9 +66,23 @@ function* nodeLines(node: ViewNode, level: Level | null, indent: string): Genera
     yield `${indent}${macro(node.element, level)}\n`;
     return;
   }
-  yield `${indent}Boundary(${node.element.key}, ${quoted(node.element.name)}) {\n`;
+  const boundary =
+    node.element.kind === 'system' ? 'System_Boundary' : node.element.kind === 'container' ? 'Container_Boundary' : 'Boundary';
+  yield `${indent}${boundary}(${node.element.key}, ${quoted(node.element.name)}) {\n`;
   for (const child of node.children) yield* nodeLines(child, level, `${indent}  `);
   yield `${indent}}\n`;
+}
+
+/**
+ * C4-PlantUML's `Rel` writes its label in bold markup, which an empty label turns into a stray
+ * `=`: a relation without a label is a plain arrow. A relation's description is a second line.
+ */
+function relation(r: SceneRelation): string {
+  if (r.label) {
+    const text = r.desc ? `${plantumlText(r.label)}\\n<i>${plantumlText(r.desc)}</i>` : plantumlText(r.label);
+    return `Rel(${r.from}, ${r.to}, "${text}")\n`;
+  }
+  return r.desc ? `${r.from} --> ${r.to} : <i>${plantumlText(r.desc)}</i>\n` : `${r.from} --> ${r.to}\n`;
 }
 
 function* plantumlView(view: SceneView): Generator<string> {
@@ -66,7 +90,8 @@ function* plantumlView(view: SceneView): Generator<string> {
   yield '!include <C4/C4_Component>\n';
   yield `title ${plantumlText(view.title)}\n`;
   for (const node of view.nodes) yield* nodeLines(node, view.level, '');
-  for (const r of view.relations) yield `Rel(${r.from}, ${r.to}, ${quoted(r.label)})\n`;
+  for (const r of view.relations) yield relation(r);
+  for (const [i, note] of view.notes.entries()) yield `note ${quoted(note)} as N_${i + 1}\n`;
   yield '@enduml\n';
 }
 

@@ -17,9 +17,17 @@ export interface ToolRun {
   stderr: string;
 }
 
-export async function tool(command: string, args: string[], options: { timeout?: number } = {}): Promise<ToolRun> {
+/**
+ * Runs a tool; its exit code and output. The default timeout is generous: a JVM or LikeC4's
+ * language server on a busy 2-core machine can take minutes, and a kill is not a verdict.
+ */
+export async function tool(command: string, args: string[], options: { timeout?: number; cwd?: string } = {}): Promise<ToolRun> {
   try {
-    const { stdout, stderr } = await exec(command, args, { timeout: options.timeout ?? 120_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(command, args, {
+      timeout: options.timeout ?? 600_000,
+      maxBuffer: 64 * 1024 * 1024,
+      cwd: options.cwd,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number | string; stdout?: string; stderr?: string; message: string };
@@ -50,9 +58,13 @@ export async function likec4Model(
 export interface MermaidParse {
   file: string;
   diagramType: string;
-  shapes: Array<{ alias: string; label: string; descr: string }>;
-  rels: Array<{ from: string; to: string; label: string }>;
-  boundaries: Array<{ alias: string; label: string }>;
+  /** What the text made Mermaid apply: directives and front matter. */
+  config: { theme: string; themeCSS: string; fontFamily: string };
+  /** What `UpdateLayoutConfig` set. */
+  layout: { shapeInRow: number; boundaryInRow: number };
+  shapes: Array<{ alias: string; label: string; descr: string; techn: string; parent: string; tags: string; fontColor: string }>;
+  rels: Array<{ from: string; to: string; label: string; descr: string }>;
+  boundaries: Array<{ alias: string; label: string; parent: string }>;
 }
 
 /** Mermaid's own parser over each file (test/support/mermaid-parse.mjs). */
@@ -94,3 +106,29 @@ export const plantumlCheck = (files: string[]) => tool('plantuml', ['-checkonly'
 
 /** Renders the files to SVG beside them; the drawn text is what a reader sees. */
 export const plantumlSvg = (files: string[]) => tool('plantuml', ['-tsvg', '-failfast2', ...files]);
+
+/**
+ * `text` read by a real XML parser (jsdom's DOMParser, `image/svg+xml`): the parser's error if it
+ * refuses the text, the root element's name and the content of every `<text>` element.
+ */
+export async function parseSvg(text: string): Promise<{ error: string | null; root: string; texts: string[] }> {
+  // jsdom ships no type declarations; only these few members are used.
+  interface Node {
+    localName: string;
+    textContent: string | null;
+  }
+  interface XmlDocument {
+    documentElement: Node;
+    getElementsByTagName(name: string): ArrayLike<Node>;
+  }
+  const { JSDOM } = (await import('jsdom' as string)) as {
+    JSDOM: new (html: string) => { window: { DOMParser: new () => { parseFromString(text: string, type: string): XmlDocument } } };
+  };
+  const document = new new JSDOM('').window.DOMParser().parseFromString(text, 'image/svg+xml');
+  const errors = document.getElementsByTagName('parsererror');
+  return {
+    error: errors.length > 0 ? (errors[0].textContent ?? 'parsererror') : null,
+    root: document.documentElement.localName,
+    texts: Array.from(document.getElementsByTagName('text'), (e) => e.textContent ?? ''),
+  };
+}
