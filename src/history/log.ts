@@ -1,3 +1,5 @@
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { classifyPath, DIRECTORIES, ORGANIZATION_FILE, resourcePath, type StoredKind } from '../model/files.js';
 import { CatFile, runGit } from '../store/git-cli.js';
 import { parseYaml } from '../yaml/format.js';
@@ -72,8 +74,26 @@ export async function readHistory(gitdir: string, query: HistoryQuery): Promise<
   // with several, it diffs the trees of every commit (seconds on 20,000 commits). So one git log
   // per path, side by side, merged; the paths of one resource never hold it in the same commit,
   // except the layout move, which git then shows as a delete and a create, merged back into one move.
-  const logs = paths.length <= 1 ? [await gitLog(gitdir, query, paths)] : await Promise.all(paths.map((path) => gitLog(gitdir, query, [path])));
+  // Without a commit graph (a repository never packed) there are no filters, and one walk over
+  // every path costs less than one walk per path.
+  const split = paths.length > 1 && (await hasCommitGraph(gitdir));
+  const logs = split ? await Promise.all(paths.map((path) => gitLog(gitdir, query, [path]))) : [await gitLog(gitdir, query, paths)];
   return withNames(gitdir, logs.length === 1 ? logs[0]! : mergeLogs(logs, query.limit));
+}
+
+/** Whether git has a commit graph for the repository (written after packing: store/maintenance.ts). */
+async function hasCommitGraph(gitdir: string): Promise<boolean> {
+  const info = join(gitdir, 'objects', 'info');
+  for (const file of [join(info, 'commit-graph'), join(info, 'commit-graphs', 'commit-graph-chain')]) {
+    if (
+      await access(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+  }
+  return false;
 }
 
 async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly string[]): Promise<ParsedEntry[]> {
@@ -105,10 +125,10 @@ function mergeLogs(logs: ParsedEntry[][], limit: number): ParsedEntry[] {
     }
   }
   const order = new Map<string, number>();
-  logs.forEach((log, which) => log.forEach((entry, at) => order.has(entry.id) || order.set(entry.id, which * 1e9 + at)));
-  return [...byId.values()]
-    .sort((a, b) => b.committed - a.committed || order.get(a.id)! - order.get(b.id)!)
-    .slice(0, limit);
+  for (const [which, log] of logs.entries()) {
+    for (const [at, entry] of log.entries()) if (!order.has(entry.id)) order.set(entry.id, which * 1e9 + at);
+  }
+  return [...byId.values()].sort((a, b) => b.committed - a.committed || order.get(a.id)! - order.get(b.id)!).slice(0, limit);
 }
 
 function asMoves(changes: RawChange[]): RawChange[] {
