@@ -37,7 +37,7 @@ async function seeded(): Promise<Model> {
         },
       ],
     },
-    'template',
+    'upsert',
     'template',
   );
   return draft.model;

@@ -20,11 +20,11 @@ import { writeTagsResolved } from './tags.js';
  * rules as every other write (writeResolved, writeTagsResolved, writeAttributesResolved).
  *
  * - `create`: a new resource; a given `id` is the client's choice (409 if taken).
- * - `upsert`: with `id` an existing resource (else 400), updated partially; with a `ref`
- *   held by a stored resource, that one; otherwise created.
- * - `template`: as upsert, except that an unknown `id` creates the resource with that id.
+ * - `upsert` (upsert-batch, template, PATCH): with an `id` the resource of that id, updated
+ *   partially, or created with that id when there is none; with a `ref` held by a stored
+ *   resource, that one; otherwise created.
  */
-export type Mode = 'create' | 'upsert' | 'template';
+export type Mode = 'create' | 'upsert';
 
 /** A path segment that is not an id: `PATCH /<plural>/upsert-batch`. */
 const RESERVED_IDS = new Set(['upsert-batch']);
@@ -115,13 +115,12 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
     const ref = raw.ref as string | undefined;
     let existing: Identified | undefined;
     if (id !== undefined) {
+      if (seen.has(id)) throw new ModelError(`${kindName(kind)} with id '${id}' is given more than once.`);
       existing = stored.get(id);
-      if (mode === 'create' || (mode === 'template' && !existing)) {
+      if (mode === 'create' || !existing) {
         checkNewId(draft, kind, id, taken);
         existing = undefined;
         taken.add(id);
-      } else if (!existing) {
-        throw new ModelError(`${kindName(kind)} with id '${id}' does not exist.`);
       }
     } else if (ref !== undefined) {
       const holder = byRef.get(ref);
