@@ -6,6 +6,9 @@ import test from 'ava';
 import { type TestServer, withServer } from './support/server.js';
 import { API, lastCommitFiles, lastCommitMessage, no, ok } from './support/current.js';
 import { resourcePath } from '../src/model/files.js';
+import { checkRequestsAgainstOpenApi } from './support/requests.js';
+
+checkRequestsAgainstOpenApi();
 
 async function typeId(s: TestServer, slug: string): Promise<string> {
   return (await s.get(`${API}/types`)).body.find((x: any) => x.slug === slug).id;

@@ -2,7 +2,13 @@ import Type, { type TSchema } from 'typebox';
 import { ApiError, ModelError } from '../../errors.js';
 import { checkBody } from '../check-body.js';
 import { asCurrentInput, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
-import { CURRENT_SCHEMAS, type CurrentComponent, type CurrentDiagram, type WritableKind } from '../current-form/schemas.js';
+import {
+  CURRENT_SCHEMAS,
+  CURRENT_UPDATE_SCHEMAS,
+  type CurrentComponent,
+  type CurrentDiagram,
+  type WritableKind,
+} from '../current-form/schemas.js';
 import { kindName, refIndex, type Draft, type Identified, type Target } from '../draft.js';
 import { collectionOf, type StoredKind } from '../files.js';
 import { CLIENT_ID_RULE, isClientId } from '../ids.js';
@@ -31,7 +37,10 @@ const RESERVED_IDS = new Set(['upsert-batch']);
 
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
 
-const ELEMENT_KEYS = Type.Object({ id: Type.Optional(Type.String()), ref: Type.Optional(Type.String()) });
+/** What decides which resource an element writes: its id and ref, as the element's schema has them. */
+const ELEMENT_KEYS = Object.fromEntries(
+  Object.entries(CURRENT_UPDATE_SCHEMAS).map(([kind, schema]) => [kind, Type.Pick(schema, ['id', 'ref'])]),
+) as unknown as Record<WritableKind, TSchema>;
 
 export type Written = Tag | Attribute | Component | Diagram;
 
@@ -199,7 +208,7 @@ export async function writeCurrent(
 
   // The id and ref of every element first: they decide what the element writes.
   checkBody(
-    schemaOf(() => ELEMENT_KEYS),
+    schemaOf((k) => ELEMENT_KEYS[k]),
     bodyOf(Object.fromEntries(kinds.map((k) => [k, request[PLURAL[k]]]))),
   );
   const taken = new Set<string>();
