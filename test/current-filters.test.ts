@@ -223,7 +223,7 @@ test("the seed's singular GETs and the search filters take refs too", (t) =>
     t.deepEqual(await names('/search/diagrams?componentId=payments'), ['pay-c2']);
   }));
 
-test('forTypes takes type ids as well as slugs, and stores slugs', (t) =>
+test('forTypes on the plural paths takes type ids as well as slugs, and stores slugs', (t) =>
   withServer(async (s) => {
     const container = await typeId(s, 'container');
     const byId = await ok(
@@ -237,8 +237,9 @@ test('forTypes takes type ids as well as slugs, and stores slugs', (t) =>
     t.deepEqual(byId.forTypes, ['container']);
     const both = await ok(t, s, 'PATCH', `${API}/attributes/cost`, { forTypes: ['database', container, 'container'] });
     t.deepEqual(both.forTypes, ['database', 'container']);
-    const seedForm = await ok(t, s, 'POST', `${API}/attribute`, [{ name: 'Owner', type: 'STRING', forTypes: [container] }]);
-    t.deepEqual(seedForm[0].forTypes, ['container']);
+    const batch = await ok(t, s, 'PATCH', `${API}/attributes/upsert-batch`, [{ name: 'Owner', type: 'STRING', forTypes: [container] }]);
+    t.deepEqual(batch[0].forTypes, ['container']);
+    // The seed's paths keep their contract: slugs only (test/http-attributes.test.ts).
     t.regex(await s.git('show', `main:attributes/cost.yaml`), /forTypes:\n {2}- database\n {2}- container\n/);
     await no(t, s, 'PATCH', `${API}/attributes/cost`, { forTypes: ['nope'] }, 400, /^Type with slug 'nope' does not exist\./);
   }));

@@ -1,18 +1,8 @@
 import type { AttributeInput } from '../schemas.js';
-import type { Attribute, Model } from '../types.js';
+import type { Attribute } from '../types.js';
 import { resolveTargets, type Draft, type Target } from '../draft.js';
 import { concerning } from '../../errors.js';
 import { checkAttribute, checkComponentsAgainstAttribute } from '../rules.js';
-
-/**
- * `forTypes` names types by slug (as stored) or by id (as the current form's clients do): each
- * becomes the slug. A name that is neither stays as sent, for the rule to refuse.
- */
-function typeSlugsOf(model: Model, names: readonly string[]): string[] {
-  const slugs = new Set<string>();
-  for (const type of model.types.values()) slugs.add(type.slug);
-  return [...new Set(names.map((name) => (slugs.has(name) ? name : (model.types.get(name)?.slug ?? name))))];
-}
 
 /** `createOnly`: the PUT form, where an element with an id is refused. */
 export async function writeAttributes(draft: Draft, body: AttributeInput[], createOnly: boolean): Promise<Attribute[]> {
@@ -37,7 +27,7 @@ export function writeAttributesResolved(draft: Draft, items: Array<{ input: Attr
         type: input.type,
         desc: input.desc ?? null,
         required: input.required ?? false,
-        forTypes: typeSlugsOf(draft.model, input.forTypes ?? []),
+        forTypes: input.forTypes ?? [],
         apiContext: input.apiContext ?? draft.options.apiContext,
         list: input.list,
       },

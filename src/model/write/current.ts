@@ -1,7 +1,7 @@
 import Type, { type TSchema } from 'typebox';
 import { ApiError, ModelError } from '../../errors.js';
 import { checkBody } from '../check-body.js';
-import { asCurrentInput, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
+import { asCurrentInput, attributeFromCurrent, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
 import {
   CURRENT_SCHEMAS,
   CURRENT_UPDATE_SCHEMAS,
@@ -236,7 +236,10 @@ export async function writeCurrent(
   if (planned.attribute) {
     result.attributes = writeAttributesResolved(
       draft,
-      planned.attribute.map((p, i) => ({ input: checkedOf('attribute')[i] as AttributeInput, target: p.target })),
+      planned.attribute.map((p, i) => ({
+        input: attributeFromCurrent(checkedOf('attribute')[i] as AttributeInput, draft.model),
+        target: p.target,
+      })),
     );
   }
   if (planned.component || planned.diagram) {
