@@ -81,7 +81,7 @@ export class FilteredAnswers {
   }
 }
 
-/** The server's store of filtered answers (every organization's, every snapshot's). */
+/** The server's store of filtered answers (every organization's, every snapshot's; also a component's dependencies). */
 export const filteredAnswers = new FilteredAnswers();
 
 /** Items scanned between looks at the clock. */

@@ -8,9 +8,9 @@ import type { Component, Diagram, Model } from '../../model/types.js';
 import { writeCurrent, type CurrentRequest, type CurrentResult, type Mode } from '../../model/write/current.js';
 import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
-import { asBadRequest, sendFilteredList } from '../filtered-list.js';
+import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
 import { findOne, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
-import { send, setEtag } from '../respond.js';
+import { send, sendFromSnapshot, setEtag } from '../respond.js';
 import { drawDiagram } from '../../drawing/svg.js';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
@@ -165,11 +165,18 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
   }
 
   // The components directly related to one (by id or ref), as `/search/dependencies` finds them.
+  // Kept per commit like a filtered list: an agent asks this of each component it looks at.
   router.get('/components/:id/dependencies', async (ctx) => {
-    const snapshot = await readSnapshot(ctx);
     asBadRequest(() => readFilters(ctx.query, [], ['at', 'draft'], `GET ${ctx.path}`));
+    const snapshot = await readSnapshot(ctx);
     const component = findOne(ctx, 'component', snapshot.model.components, true);
-    await send(ctx, dependenciesOf(snapshot.model, component.id), snapshot);
+    await sendFromSnapshot(
+      ctx,
+      snapshot,
+      `dependencies:${component.id}`,
+      () => dependenciesOf(snapshot.model, component.id),
+      filteredAnswers.of(snapshot),
+    );
   });
 
   for (const path of ['/type/:id', '/types/:id']) {
