@@ -9,6 +9,7 @@
  *   npm run bench -- --out DIR          write results.md and latency.svg to DIR instead of bench/
  *   npm run bench -- --no-write         print only
  *   npm run bench -- --scale            the scale section instead (bench/scale.ts: 1k, 10k, 100k)
+ *   npm run bench -- --filters          the filtered-lists section instead (bench/filters.ts: 100k)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { baselineMeasurements, type BaselineFigures } from './baselines.js';
 import { measureChoices, type ChoiceFigures } from './choices.js';
+import { filtersCli, filtersSectionOf, withFiltersSection } from './filters.js';
 import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
 import { readMeasurements, startBufferRoute, type ReadFigures } from './read.js';
 import { measureRules, type RulesFigures } from './rules.js';
@@ -317,8 +319,12 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
   if (options.outDir) {
     const file = join(options.outDir, 'results.md');
     // The scale section (npm run bench -- --scale) is measured apart: keep it.
-    const scale = scaleSectionOf(await readFile(file, 'utf8').catch(() => ''));
-    await writeFile(file, scale ? withScaleSection(markdown, scale.slice(SCALE_BEGIN.length, -SCALE_END.length)) : markdown);
+    const previous = await readFile(file, 'utf8').catch(() => '');
+    const scale = scaleSectionOf(previous);
+    const withScale = scale ? withScaleSection(markdown, scale.slice(SCALE_BEGIN.length, -SCALE_END.length)) : markdown;
+    // So is the filters section (npm run bench -- --filters).
+    const filters = filtersSectionOf(previous);
+    await writeFile(file, filters ? withFiltersSection(withScale, filters) : withScale);
     await writeFile(join(options.outDir, 'latency.svg'), renderChart(results));
     log(`wrote ${join(options.outDir, 'results.md')} and ${join(options.outDir, 'latency.svg')}`);
   }
@@ -327,6 +333,8 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--scale')) {
   scaleCli(process.argv.slice(2));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv.includes('--filters')) {
+  filtersCli(process.argv.slice(2));
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
     options: {

@@ -84,3 +84,27 @@ test.serial('the scale section runs end to end at a tiny size and keeps its plac
     await rm(outDir, { recursive: true, force: true });
   }
 });
+
+test.serial('the filters section runs end to end at a tiny size and keeps its place in results.md', async (t) => {
+  t.timeout(120_000);
+  const { runFilters, FILTERS_BEGIN, filtersSectionOf, withFiltersSection } = await import('../bench/filters.js');
+  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const outDir = await mkdtemp(join(tmpdir(), 'c4store-filters-smoke-'));
+  try {
+    await writeFile(join(outDir, 'results.md'), '# c4store benchmark\n\nthe main run\n');
+    const figures = await runFilters({ size: 20, rounds: 1, perRound: 1, searches: 1, outDir, quiet: true });
+    for (const [path, value] of numbers(figures, 'filters')) t.true(isPositiveFinite(value), `${path} = ${value}`);
+    t.is(figures.filteredAll.bytes, figures.wholeList.bytes, 'every fixture component is ACTIVE: the same list');
+    const written = await readFile(join(outDir, 'results.md'), 'utf8');
+    t.true(written.startsWith('# c4store benchmark\n\nthe main run\n'), 'the main run is kept');
+    const section = filtersSectionOf(written);
+    t.regex(section, /## Filtered lists \(issue 30, point 3\)[\s\S]*within 1\.5× of the cached whole list/);
+    t.false(section.includes('NaN'));
+    t.is(withFiltersSection(written, 'x').split(FILTERS_BEGIN).length, 2, 'one section, never two');
+    t.is(withFiltersSection(written, section), written, 'a whole block puts back what it was');
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+});

@@ -6,6 +6,9 @@ import test from 'ava';
 import { type TestServer, withServer } from './support/server.js';
 import { API, lastCommitFiles, lastCommitMessage, no, ok } from './support/current.js';
 import { resourcePath } from '../src/model/files.js';
+import { checkRequestsAgainstOpenApi } from './support/requests.js';
+
+checkRequestsAgainstOpenApi();
 
 async function typeId(s: TestServer, slug: string): Promise<string> {
   return (await s.get(`${API}/types`)).body.find((x: any) => x.slug === slug).id;
@@ -391,7 +394,7 @@ test('the two linksTo: components in the seed form, diagrams in the current form
     );
   }));
 
-test('upsert-batch: with id updates partially, without creates, in request order, one commit or nothing', (t) =>
+test('upsert-batch: with id updates partially or creates with that id, without creates, in request order, one commit or nothing', (t) =>
   withServer(async (s) => {
     await ok(t, s, 'POST', `${API}/components`, { id: 'a', name: 'A', desc: 'first' }, { status: 201 });
     const result = await ok(t, s, 'PATCH', `${API}/components/upsert-batch`, [
@@ -408,15 +411,37 @@ test('upsert-batch: with id updates partially, without creates, in request order
     // A stored ref without id updates that one.
     const again = await ok(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ ref: 'r', desc: 'by ref' }]);
     t.like(again[0], { id: result[2].id, name: 'R', desc: 'by ref' });
+    // An id that does not exist creates the resource with that id (as POST and /template do).
+    const created = await ok(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ name: 'ok' }, { id: 'ghost', name: 'Ghost' }]);
+    t.like(created[1], { id: 'ghost', name: 'Ghost' });
+    t.regex(await lastCommitMessage(s), /: create 2\n/);
+    t.true((await lastCommitFiles(s)).includes(`A ${resourcePath('component', 'ghost')}`));
+    t.is((await s.get(`${API}/components/ghost`)).body.name, 'Ghost');
+    // … by the id rule, and unique across kinds.
+    await no(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ id: 'Ghost 2', name: 'x' }], 400, `Invalid id 'Ghost 2': ${RULE}.`);
+    await no(
+      t,
+      s,
+      'PATCH',
+      `${API}/tags/upsert-batch`,
+      [{ id: 'ghost', name: 'x', color: 'red' }],
+      409,
+      /^Tag with id 'ghost' already exists: the component 'ghost'/,
+    );
     await no(
       t,
       s,
       'PATCH',
       `${API}/components/upsert-batch`,
-      [{ name: 'ok' }, { id: 'ghost', name: 'x' }],
+      [
+        { id: 'twice', name: 'x' },
+        { id: 'twice', name: 'y' },
+      ],
       400,
-      "Component with id 'ghost' does not exist.",
+      "Component with id 'twice' is given more than once.",
     );
+    // A new id needs what a create needs.
+    await no(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ id: 'nameless', desc: 'x' }], 400, 'Invalid JSON: 0.name: Required');
     await no(
       t,
       s,

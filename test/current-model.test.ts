@@ -5,6 +5,9 @@ import type { Model } from '../src/model/types.js';
 import { mergePatch, writeCurrent } from '../src/model/write/current.js';
 import { deleteResource } from '../src/model/write/delete.js';
 import { emptyModel, resourcePath } from '../src/model/files.js';
+import { checkRequestsAgainstOpenApi } from './support/requests.js';
+
+checkRequestsAgainstOpenApi();
 
 // The current form's model steps (issue 11) with no git, no file system and no HTTP: the merge
 // of a partial object, client-chosen ids, and delete with its referrer check and cascade.
@@ -37,7 +40,7 @@ async function seeded(): Promise<Model> {
         },
       ],
     },
-    'template',
+    'upsert',
     'template',
   );
   return draft.model;

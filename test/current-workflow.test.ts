@@ -8,6 +8,9 @@ import test from 'ava';
 import { withServer } from './support/server.js';
 import { API, lastCommitFiles, lastCommitMessage, no, ok } from './support/current.js';
 import { resourcePath } from '../src/model/files.js';
+import { checkRequestsAgainstOpenApi } from './support/requests.js';
+
+checkRequestsAgainstOpenApi();
 
 test('the published workflow, end to end', (t) =>
   withServer(async (s) => {

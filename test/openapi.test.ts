@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { apiRouter, type AppDependencies } from '../src/http/app.js';
 import { openapiDocument, openapiPath } from '../src/openapi/document.js';
 import { ROUTES, routeKey } from '../src/openapi/routes.js';
+import { requestOutsideDocument } from './support/requests.js';
 import { withServer } from './support/server.js';
 
 const COMMITTED = join(import.meta.dirname, '..', 'docs', 'openapi.json');
@@ -119,4 +120,76 @@ test('the current form, search and history are described with their statuses, pa
     'summary',
     'time',
   ]);
+});
+
+test('partial updates are requests the document allows: upsert-batch of every kind, template and PATCH (a validating client sends them)', (t) => {
+  const allowed: Array<[string, string, unknown]> = [
+    [
+      'PATCH',
+      '/components/upsert-batch',
+      [
+        { id: 'ledger-db', desc: 'Double-entry ledger' },
+        { ref: 'fraud', name: 'Fraud check' },
+      ],
+    ],
+    ['PATCH', '/diagrams/upsert-batch', [{ id: 'payments-c2', state: 'ACTIVE' }]],
+    ['PATCH', '/tags/upsert-batch', [{ id: 'pci', color: 'red' }]],
+    ['PATCH', '/attributes/upsert-batch', [{ id: 'tier', required: true }]],
+    ['POST', '/template', { components: [{ id: 'web-shop', desc: 'Storefront' }], diagrams: [{ id: 'shop-c1', relations: [] }] }],
+    ['PATCH', '/components/payment-api', { state: 'ACTIVE', desc: null }],
+    ['POST', '/diagram', [{ name: 'D', level: 'C1', relations: [{ fromRef: 'a', toComponentInstance: 'b' }] }]],
+    ['POST', '/model', { diagrams: [{ name: 'D', level: 'C1', relations: [{ fromRef: 'a', toRef: 'b' }] }] }],
+  ];
+  for (const [method, path, body] of allowed)
+    t.is(requestOutsideDocument(method, `/api/external${path}`, 200, body), undefined, `${method} ${path}`);
+  // … and what the service refuses, the document refuses too.
+  const refused: Array<[string, string, unknown]> = [
+    ['PATCH', '/components/upsert-batch', [{ id: 7 }]],
+    ['PATCH', '/components/upsert-batch', { id: 'x' }],
+    ['POST', '/template', { components: [{ state: 'LIVE' }] }],
+    ['POST', '/diagram', [{ name: 'D', level: 'C1', relations: [{ toRef: 'b' }] }]],
+    ['POST', '/components', { desc: 'no name' }],
+  ];
+  for (const [method, path, body] of refused)
+    t.regex(
+      requestOutsideDocument(method, `/api/external${path}`, 200, body) ?? '',
+      /refused by docs\/openapi\.json: body: /,
+      `${method} ${path}`,
+    );
+  t.regex(requestOutsideDocument('GET', '/api/external/components?nmae=x', 200, undefined) ?? '', /query parameter 'nmae' is not declared/);
+  t.is(requestOutsideDocument('GET', '/api/external/components?name=x&state=ACTIVE&limit=5', 200, undefined), undefined);
+  t.regex(requestOutsideDocument('GET', '/api/external/components?limit=5000', 200, undefined) ?? '', /query parameter 'limit'/);
+});
+
+test('429 on every operation behind a key, with Retry-After; the drawing and the list filters are described', (t) => {
+  const doc = openapiDocument() as { paths: Record<string, Record<string, any>>; components: { responses: Record<string, any> } };
+  for (const route of ROUTES) {
+    const responses = doc.paths[openapiPath(route)][route.method.toLowerCase()].responses;
+    if (route.absolute) t.falsy(responses[429], routeKey(route));
+    else t.deepEqual(responses[429], { $ref: '#/components/responses/Error429' }, routeKey(route));
+  }
+  t.truthy(doc.components.responses.Error429.headers['Retry-After']);
+  for (const path of ['/diagram/{id}', '/diagrams/{id}']) {
+    t.truthy(doc.paths[`/api/external${path}`].get.responses[200].content['image/svg+xml'], path);
+  }
+  const params = (path: string) => doc.paths[`/api/external${path}`].get.parameters.map((p: { name: string }) => p.name).sort();
+  t.deepEqual(params('/components'), [
+    'If-None-Match',
+    'at',
+    'attributeId',
+    'attributeValue',
+    'cursor',
+    'limit',
+    'name',
+    'state',
+    'tagId',
+    'typeId',
+  ]);
+  t.deepEqual(params('/diagrams'), ['If-None-Match', 'at', 'componentId', 'cursor', 'level', 'limit', 'name', 'state', 'tagId']);
+  t.deepEqual(params('/types'), ['If-None-Match', 'at', 'cursor', 'limit', 'name']);
+  t.deepEqual(params('/type'), ['If-None-Match', 'at', 'cursor', 'limit']);
+  t.deepEqual(doc.paths['/api/external/components/{id}/dependencies'].get.responses[200].content['application/json'].schema, {
+    type: 'array',
+    items: { $ref: '#/components/schemas/Dependency' },
+  });
 });

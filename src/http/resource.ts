@@ -128,23 +128,28 @@ export async function sendList<T extends { id: string }>(
   }
   const { page, more } = pageAfter(items, cursor, limit);
   if (more) {
-    const next = new URLSearchParams({ limit: String(limit), cursor: page[page.length - 1].id });
+    // The next page of the same list: filters and other parameters stay, `at` pins the commit.
+    const next = new URLSearchParams();
+    for (const [name, value] of Object.entries(ctx.query)) {
+      if (typeof value === 'string' && !['limit', 'cursor', 'at'].includes(name)) next.set(name, value);
+    }
+    next.set('limit', String(limit));
+    next.set('cursor', page[page.length - 1].id);
     if (ctx.query.at !== undefined) next.set('at', snapshot.commit);
     ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
   }
   return send(ctx, page.map(present), snapshot);
 }
 
-/** `GET /api/external/<kind>/<id>`; with `byRef` (the current form's paths) `<id>` may also be a ref. */
+/** `GET /api/external/<kind>/<id>`, in every form: `<id>` is an id, or else a ref. */
 export function sendOne<T extends { id: string }>(
   ctx: Context,
   snapshot: Snapshot,
   kind: StoredKind,
   items: ReadonlyMap<string, T>,
   present: (item: T) => unknown,
-  byRef = false,
 ): Promise<void> {
-  return send(ctx, present(findOne(ctx, kind, items, byRef)), snapshot);
+  return send(ctx, present(findOne(ctx, kind, items, true)), snapshot);
 }
 
 /** The resource named by the path's `:id`, by id or (with `byRef`) by ref; 404 if none. */

@@ -18,19 +18,28 @@ function serialize(data: unknown, yaml: boolean): Promise<Buffer> {
   return textInSlices(yaml ? emitYamlPieces(data) : jsonPieces(data));
 }
 
-/** Builds that are under way, per snapshot's cache: a second request of one waits for it. */
-const building = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
+/**
+ * Where serialized answers are kept: a snapshot's own `responses` (whole lists, exports), or a
+ * store of bounded size for answers whose keys a client can vary without end (filtered lists).
+ */
+export interface AnswerStore {
+  get(key: string): Buffer | undefined;
+  set(key: string, body: Buffer): unknown;
+}
+
+/** Builds that are under way, per store: a second request of one waits for it. */
+const building = new WeakMap<AnswerStore, Map<string, Promise<Buffer>>>();
 
 /** The cached body of `key`, or the one being built, or a new build (`build` runs only then). */
-function cachedBody(snapshot: Snapshot, key: string, build: () => Promise<Buffer>): Promise<Buffer> {
-  const done = snapshot.responses.get(key);
+function cachedBody(store: AnswerStore, key: string, build: () => Promise<Buffer>): Promise<Buffer> {
+  const done = store.get(key);
   if (done) return Promise.resolve(done);
-  let underWay = building.get(snapshot.responses);
-  if (!underWay) building.set(snapshot.responses, (underWay = new Map()));
+  let underWay = building.get(store);
+  if (!underWay) building.set(store, (underWay = new Map()));
   const existing = underWay.get(key);
   if (existing !== undefined) return existing;
   const body = build().then((bytes) => {
-    snapshot.responses.set(key, bytes);
+    store.set(key, bytes);
     return bytes;
   });
   const forget = () => underWay.delete(key);
@@ -80,12 +89,19 @@ export async function send(ctx: Context, data: unknown, snapshot?: Snapshot): Pr
 
 /**
  * Answers a read that depends only on the snapshot: serialized once per commit and format,
- * then every later request of it sends the same bytes.
+ * then every later request of it sends the same bytes. `build` may take its time (in slices);
+ * it runs only when neither the store nor a build under way has the answer.
  */
-export async function sendFromSnapshot(ctx: Context, snapshot: Snapshot, key: string, build: () => unknown): Promise<void> {
+export async function sendFromSnapshot(
+  ctx: Context,
+  snapshot: Snapshot,
+  key: string,
+  build: () => unknown,
+  store: AnswerStore = snapshot.responses,
+): Promise<void> {
   if (notModified(ctx, snapshot)) return;
   const yaml = wantsYaml(ctx);
-  const body = await cachedBody(snapshot, `${key}:${yaml ? 'yaml' : 'json'}`, () => serialize(build(), yaml));
+  const body = await cachedBody(store, `${key}:${yaml ? 'yaml' : 'json'}`, async () => serialize(await build(), yaml));
   sendBuffer(ctx, body, yaml);
 }
 
@@ -101,7 +117,7 @@ export async function sendRendered(
   build: () => Iterable<Piece>,
 ): Promise<void> {
   if (notModified(ctx, snapshot)) return;
-  const body = await cachedBody(snapshot, key, () => textInSlices(build()));
+  const body = await cachedBody(snapshot.responses, key, () => textInSlices(build()));
   ctx.vary('Accept');
   ctx.type = `${type}; charset=utf-8`;
   ctx.body = body;

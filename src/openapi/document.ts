@@ -1,8 +1,9 @@
 import { EXPORT_FORMATS } from '../export/formats.js';
 import type { TSchema } from 'typebox';
-import { AttributeInput, ComponentInput, DiagramInput, ModelBody, TagInput } from '../model/schemas.js';
+import { AttributeInput, ComponentInput, TagInput } from '../model/schemas.js';
+import { DiagramWire, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
-import { CurrentComponent, CurrentDiagram, TemplateBody } from '../model/current-form/schemas.js';
+import { CURRENT_UPDATE_SCHEMAS, CurrentComponent, CurrentDiagram, TemplateBody } from '../model/current-form/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -25,7 +26,7 @@ import {
   TypeResponse,
   VersionResponse,
 } from './responses.js';
-import { PATCH_BODIES, ROUTES, type RouteDoc } from './routes.js';
+import { ROUTES, type RouteDoc } from './routes.js';
 
 /**
  * The OpenAPI 3.1 document of the API as served, built from the route table (routes.ts) and
@@ -46,8 +47,8 @@ const NAMED = new Map<unknown, string>([
   [TagInput, 'TagInput'],
   [AttributeInput, 'AttributeInput'],
   [ComponentInput, 'ComponentInput'],
-  [DiagramInput, 'DiagramInput'],
-  [ModelBody, 'ModelInput'],
+  [DiagramWire, 'DiagramInput'],
+  [ModelWireBody, 'ModelInput'],
   [ErrorResponse, 'Error'],
   [CurrentComponent, 'CurrentComponentInput'],
   [CurrentDiagram, 'CurrentDiagramInput'],
@@ -61,10 +62,10 @@ const NAMED = new Map<unknown, string>([
   [HistoryEntryResponse, 'HistoryEntry'],
   [HistoryCommitResponse, 'HistoryCommit'],
   [DiffResponse, 'Diff'],
-  [PATCH_BODIES.tag, 'TagPatch'],
-  [PATCH_BODIES.attribute, 'AttributePatch'],
-  [PATCH_BODIES.component, 'CurrentComponentPatch'],
-  [PATCH_BODIES.diagram, 'CurrentDiagramPatch'],
+  [CURRENT_UPDATE_SCHEMAS.tag, 'TagPatch'],
+  [CURRENT_UPDATE_SCHEMAS.attribute, 'AttributePatch'],
+  [CURRENT_UPDATE_SCHEMAS.component, 'CurrentComponentPatch'],
+  [CURRENT_UPDATE_SCHEMAS.diagram, 'CurrentDiagramPatch'],
   [VersionBody, 'VersionInput'],
   [VersionResponse, 'Version'],
   [RevertBody, 'RevertInput'],
@@ -102,10 +103,20 @@ const ERRORS: Record<number, string> = {
   412: '`If-Match` names a commit that is no longer `main`.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
+  429: "The key's rate of reads or writes a minute is spent (`c4store serve --reads-per-minute`/`--writes-per-minute`); retry after `Retry-After` seconds.",
   500: '`Internal error.`',
   503: 'Too many writes waiting for this organization; retry after `Retry-After`.',
 };
 const errorResponse = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
+/** Headers an error answer carries besides its body. */
+const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  429: { 'Retry-After': { description: 'Seconds until the key may try again.', schema: { type: 'integer' } } },
+};
+
+/** A diagram's drawing (src/drawing/svg.ts), answered for `Accept: image/svg+xml`. */
+const DRAWING = {
+  'image/svg+xml': { schema: { type: 'string', description: 'The diagram drawn as an SVG document.' } },
+};
 
 const ETAG = { description: 'The commit the answer reads or wrote, quoted.', schema: { type: 'string' } };
 
@@ -181,6 +192,7 @@ function operation(route: RouteDoc) {
     if (route.exports) {
       for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
     }
+    if (route.drawing) Object.assign(ok, DRAWING);
     responses[200] = {
       description: 'Success',
       headers,
@@ -194,6 +206,7 @@ function operation(route: RouteDoc) {
     responses[401] = errorResponse(401);
     responses[404] = errorResponse(404);
     responses[405] = errorResponse(405);
+    responses[429] = errorResponse(429);
   }
   if (write) {
     responses[403] = errorResponse(403);
@@ -255,7 +268,10 @@ export function openapiDocument(version = API_VERSION): Record<string, unknown> 
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: '`x-api-key: <API key>`' },
       },
       responses: Object.fromEntries(
-        Object.entries(ERRORS).map(([status, description]) => [`Error${status}`, { description, content: content(ERROR) }]),
+        Object.entries(ERRORS).map(([status, description]) => [
+          `Error${status}`,
+          { description, ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}), content: content(ERROR) },
+        ]),
       ),
       schemas: Object.fromEntries(Array.from(NAMED, ([schema, name]) => [name, plain(schema)])),
     },

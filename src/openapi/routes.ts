@@ -1,8 +1,9 @@
 import Type, { type TSchema } from 'typebox';
 import { RevertBody, VersionBody } from '../history/schemas.js';
-import { CURRENT_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
-import { AttributeBody, ComponentBody, DiagramBody, ModelBody, TagBody } from '../model/schemas.js';
-import { COMPONENT_FILTERS, DIAGRAM_FILTERS } from '../search/search.js';
+import { CURRENT_SCHEMAS, CURRENT_UPDATE_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
+import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
+import { DiagramWireBody, ModelWireBody } from '../model/current-form/seed-aliases.js';
+import { COMPONENT_FILTERS, DIAGRAM_FILTERS, LIST_FILTERS, type ListKind } from '../search/filters.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -50,6 +51,8 @@ export interface RouteDoc {
   list?: boolean;
   /** GET answers these export media types too (src/export/). */
   exports?: boolean;
+  /** GET answers the diagram's drawing too, by `Accept` (src/drawing/). */
+  drawing?: boolean;
   /** Outside `/api/external` and without a key. */
   absolute?: boolean;
 }
@@ -63,9 +66,10 @@ export interface QueryParam {
 
 const list = (schema: TSchema) => Type.Array(schema);
 
-function resource(tag: string, path: string, item: TSchema): RouteDoc[] {
+function resource(tag: string, path: string, item: TSchema, filters?: ListKind): RouteDoc[] {
+  const query = filters === undefined ? undefined : listFilters(filters);
   return [
-    { method: 'GET', path, summary: `List ${tag.toLowerCase()}`, tag, response: list(item), list: true },
+    { method: 'GET', path, summary: `List ${tag.toLowerCase()}`, tag, response: list(item), list: true, query },
     { method: 'GET', path: `${path}/:id`, summary: `One ${tag.toLowerCase().replace(/s$/, '')} by id`, tag, response: item },
   ];
 }
@@ -76,14 +80,6 @@ const CASCADE: QueryParam = {
   name: 'cascade',
   schema: Type.Boolean({ default: false }),
   description: '`true` also removes what refers to it; without it a delete of something referred to is refused (409).',
-};
-
-/** The request schemas of PATCH `/<plural>/:id`: any part of the create body, merged into the stored resource. */
-export const PATCH_BODIES: Record<WritableKind, TSchema> = {
-  tag: Type.Partial(CURRENT_SCHEMAS.tag),
-  attribute: Type.Partial(CURRENT_SCHEMAS.attribute),
-  component: Type.Partial(CURRENT_SCHEMAS.component),
-  diagram: Type.Partial(CURRENT_SCHEMAS.diagram),
 };
 
 /**
@@ -97,16 +93,31 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
     ...(kind === 'attribute'
       ? []
       : ([
-          { method: 'GET', path, summary: `List ${tag.toLowerCase()} (current form)`, tag, response: list(item), list: true },
+          {
+            method: 'GET',
+            path,
+            summary: `List ${tag.toLowerCase()} (current form), all or those matching every filter given`,
+            tag,
+            response: list(item),
+            list: true,
+            query: listFilters(kind),
+          },
           { method: 'POST', path, summary: `Create one ${name}`, tag, request: CURRENT_SCHEMAS[kind], created: item, conflict: true },
-          { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item },
+          {
+            method: 'GET',
+            path: `${path}/:id`,
+            summary: kind === 'diagram' ? 'One diagram by id or ref, or its drawing by Accept' : `One ${name} by id or ref`,
+            tag,
+            response: item,
+            drawing: kind === 'diagram',
+          },
         ] satisfies RouteDoc[])),
     {
       method: 'PATCH',
       path: `${path}/upsert-batch`,
       summary: `Create or partially update ${tag.toLowerCase()} by id or ref`,
       tag,
-      request: Type.Array(CURRENT_SCHEMAS[kind]),
+      request: Type.Array(CURRENT_UPDATE_SCHEMAS[kind]),
       response: list(item),
       conflict: true,
     },
@@ -115,7 +126,7 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       path: `${path}/:id`,
       summary: `Update one ${name} partially (by id or ref)`,
       tag,
-      request: PATCH_BODIES[kind],
+      request: CURRENT_UPDATE_SCHEMAS[kind],
       response: item,
       conflict: true,
     },
@@ -140,18 +151,23 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
   ];
 }
 
+const FILTER_TEXTS: Record<string, string> = {
+  name: 'Part of the name, any case.',
+  typeId: 'The type: its id or its slug.',
+  tagId: 'Carries this tag: its id or its ref.',
+  attributeId: 'Holds a value for this attribute: its id or its ref.',
+  attributeValue: "With `attributeId`: the attribute's value, as text.",
+  componentId: 'The component (its id or its ref).',
+  state: '`DRAFT`, `ACTIVE` or `ARCHIVED`.',
+  level: '`C0`–`C4`, `D1`, `P0`, or `null` for none.',
+};
+
 function searchFilters(names: readonly string[], required = false): QueryParam[] {
-  return names.map((name) => ({
-    name,
-    required,
-    description:
-      name === 'name'
-        ? 'Part of the name, any case.'
-        : name === 'attributeValue'
-          ? 'With `attributeId`: its value as text.'
-          : `Equal to \`${name}\`.`,
-  }));
+  return names.map((name) => ({ name, required, description: FILTER_TEXTS[name] ?? `Equal to \`${name}\`.` }));
 }
+
+/** A list's filters (src/search/filters.ts); a parameter the list does not take is refused (400). */
+const listFilters = (kind: ListKind) => searchFilters(LIST_FILTERS[kind]);
 
 export const ROUTES: RouteDoc[] = [
   { method: 'GET', path: '/healthz', summary: 'Liveness', tag: 'Service', response: HealthResponse, absolute: true },
@@ -165,7 +181,7 @@ export const ROUTES: RouteDoc[] = [
   },
 
   ...resource('Types', '/type', TypeResponse),
-  ...resource('Types', '/types', TypeResponse),
+  ...resource('Types', '/types', TypeResponse, 'type'),
 
   ...resource('Tags', '/tag', TagResponse),
   {
@@ -178,7 +194,7 @@ export const ROUTES: RouteDoc[] = [
   },
 
   ...['/attribute', '/attributes'].flatMap((path): RouteDoc[] => [
-    ...resource('Attributes', path, AttributeResponse),
+    ...resource('Attributes', path, AttributeResponse, path === '/attributes' ? 'attribute' : undefined),
     {
       method: 'PUT',
       path,
@@ -230,17 +246,18 @@ export const ROUTES: RouteDoc[] = [
   {
     method: 'GET',
     path: '/diagram/:id',
-    summary: 'One diagram by id, or exported by Accept',
+    summary: 'One diagram by id or ref, its drawing or an export by Accept',
     tag: 'Diagrams',
     response: DiagramResponse,
     exports: true,
+    drawing: true,
   },
   {
     method: 'POST',
     path: '/diagram',
     summary: 'Create or update diagrams (nested elements replaced)',
     tag: 'Diagrams',
-    request: DiagramBody,
+    request: DiagramWireBody,
     response: list(DiagramResponse),
   },
 
@@ -276,6 +293,13 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Search',
     response: list(DiagramSearchResult),
     query: searchFilters(DIAGRAM_FILTERS),
+  },
+  {
+    method: 'GET',
+    path: '/components/:id/dependencies',
+    summary: 'The components directly related to a component (by id or ref)',
+    tag: 'Components',
+    response: list(DependencySearchResult),
   },
   {
     method: 'GET',
@@ -357,7 +381,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/model',
     summary: 'Components and diagrams in one request and one commit',
     tag: 'Model',
-    request: ModelBody,
+    request: ModelWireBody,
     response: ModelWriteResponse,
   },
 ];

@@ -1,38 +1,30 @@
-import type { Component, Diagram, Model } from '../model/types.js';
+import type { Diagram, Model } from '../model/types.js';
 import { diagramUrl } from '../model/present.js';
+import {
+  componentMatcher,
+  COMPONENT_FILTERS,
+  diagramMatcher,
+  DIAGRAM_FILTERS,
+  hasFilters,
+  idOf,
+  SearchError,
+  type Filters,
+} from './filters.js';
 
 /**
- * The current form's search (issue 11): pure functions over one model snapshot. Filters
- * combine with AND; `name` matches a part of the name, ignoring case; an attribute value is
- * compared as text. At least one filter is required: SearchError otherwise.
+ * The current form's search paths (issue 11): pure functions over one model snapshot, with the
+ * filters of ./filters.ts (the list GETs' too). At least one filter is required: SearchError
+ * otherwise.
  */
-export class SearchError extends Error {}
-
-export type Filters = Partial<Record<string, string>>;
+export { COMPONENT_FILTERS, DIAGRAM_FILTERS, SearchError, type Filters };
 
 function requireSome(filters: Filters, names: readonly string[]): void {
-  if (!names.some((n) => filters[n] !== undefined)) {
-    throw new SearchError(`Give at least one filter: ${names.join(', ')}.`);
-  }
+  if (!hasFilters(filters)) throw new SearchError(`Give at least one filter: ${names.join(', ')}.`);
 }
-
-const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
-
-export const COMPONENT_FILTERS = ['name', 'typeId', 'tagId', 'attributeId', 'attributeValue', 'state'] as const;
-export const DIAGRAM_FILTERS = ['componentId', 'tagId', 'name', 'level', 'state'] as const;
 
 export function searchComponents(model: Model, f: Filters) {
   requireSome(f, COMPONENT_FILTERS);
-  if (f.attributeValue !== undefined && f.attributeId === undefined) throw new SearchError('attributeValue needs attributeId.');
-  const matches = (c: Component) =>
-    (f.name === undefined || contains(c.name, f.name)) &&
-    (f.typeId === undefined || c.typeId === f.typeId) &&
-    (f.tagId === undefined || (c.tags ?? []).includes(f.tagId)) &&
-    (f.state === undefined || c.state === f.state) &&
-    (f.attributeId === undefined ||
-      c.attributes.some(
-        (a) => a.id === f.attributeId && (f.attributeValue === undefined || (a.value === null ? '' : String(a.value)) === f.attributeValue),
-      ));
+  const matches = componentMatcher(model, f);
   return [...model.components.values()].filter(matches).map((c) => {
     const type = c.typeId === null ? undefined : model.types.get(c.typeId);
     return {
@@ -49,12 +41,7 @@ export function searchComponents(model: Model, f: Filters) {
 
 export function searchDiagrams(model: Model, f: Filters, publicUrl: string) {
   requireSome(f, DIAGRAM_FILTERS);
-  const matches = (d: Diagram) =>
-    (f.name === undefined || contains(d.name, f.name)) &&
-    (f.componentId === undefined || d.componentInstances.some((i) => i.component === f.componentId)) &&
-    (f.tagId === undefined || d.tags.includes(f.tagId)) &&
-    (f.level === undefined || (d.level ?? 'null') === f.level) &&
-    (f.state === undefined || d.state === f.state);
+  const matches = diagramMatcher(model, f);
   return [...model.diagrams.values()].filter(matches).map((d) => ({
     id: d.id,
     name: d.name,
@@ -65,19 +52,20 @@ export function searchDiagrams(model: Model, f: Filters, publicUrl: string) {
   }));
 }
 
+export interface Dependency {
+  component: { id: string; name: string };
+  direction: 'upstream' | 'downstream';
+  diagrams: Array<{ id: string; name: string }>;
+}
+
 /**
- * The components directly related to `componentId`: by a relation between instances of the
- * two on any diagram (downstream: the relation goes from it; upstream: to it), each with the
- * diagrams that draw it, and by the component's own links (seed form `linksTo`: downstream)
+ * The components directly related to component `self` (an id): by a relation between instances
+ * of the two on any diagram (downstream: the relation goes from it; upstream: to it), each with
+ * the diagrams that draw it, and by the component's own links (seed form `linksTo`: downstream)
  * and links to it (upstream), which are drawn on no diagram.
  */
-export function searchDependencies(model: Model, f: Filters) {
-  requireSome(f, ['componentId']);
-  const self = f.componentId!;
-  const found = new Map<
-    string,
-    { component: { id: string; name: string }; direction: 'upstream' | 'downstream'; diagrams: Array<{ id: string; name: string }> }
-  >();
+export function dependenciesOf(model: Model, self: string): Dependency[] {
+  const found = new Map<string, Dependency>();
   const add = (other: string, direction: 'upstream' | 'downstream', diagram?: Diagram) => {
     const component = model.components.get(other);
     if (!component || other === self) return;
@@ -98,4 +86,10 @@ export function searchDependencies(model: Model, f: Filters) {
   for (const target of model.components.get(self)?.linksTo ?? []) add(target, 'downstream');
   for (const c of model.components.values()) if (c.linksTo.includes(self)) add(c.id, 'upstream');
   return [...found.values()];
+}
+
+/** `/search/dependencies?componentId=`: the component by id or ref. */
+export function searchDependencies(model: Model, f: Filters): Dependency[] {
+  requireSome(f, ['componentId']);
+  return dependenciesOf(model, idOf(model.components, f.componentId!));
 }

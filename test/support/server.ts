@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { undocumented } from './documented.js';
+import { requestChecks, requestOutsideDocument } from './requests.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { Orgs } from '../../src/service/orgs.js';
 import { KeyStore } from '../../src/store/keys.js';
@@ -80,7 +81,9 @@ export class TestServer {
     const type = response.headers.get('content-type') ?? '';
     let parsed: unknown;
     if (text !== '') parsed = type.includes('yaml') ? YAML.parse(text) : type.includes('json') ? JSON.parse(text) : text;
-    const mismatch = undocumented(method, path, response.status, type, parsed);
+    const mismatch =
+      undocumented(method, path, response.status, type, parsed) ??
+      (requestChecks.on ? requestOutsideDocument(method, path, response.status, options.body) : undefined);
     if (mismatch) throw new Error(mismatch);
     return { status: response.status, headers: response.headers, text, body: parsed };
   }

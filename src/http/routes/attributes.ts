@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { sendFilteredList } from '../filtered-list.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
 import { AttributeBody } from '../../model/schemas.js';
@@ -11,7 +12,7 @@ import { createHandler } from './current.js';
 /**
  * Served at `/attribute` and, for clients of the other contract form, `/attributes`. The
  * current form shares `/attributes`: there a POST of one object (not an array) is its single
- * create, and `/attributes/<id>` also finds an attribute by ref.
+ * create.
  */
 export function attributeRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   const createOne = createHandler('attribute', settings);
@@ -23,11 +24,13 @@ export function attributeRoutes(router: Router, writing: Middleware[], settings:
   for (const path of ['/attribute', '/attributes']) {
     router.get(path, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      await sendList(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
+      // The current form's list takes filters; the seed's takes none (and ignores what it is sent).
+      const list = path === '/attributes' ? sendFilteredList : sendList;
+      await list(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
     });
     router.get(`${path}/:id`, async (ctx) => {
       const snapshot = await readSnapshot(ctx);
-      await sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute, path === '/attributes');
+      await sendOne(ctx, snapshot, 'attribute', snapshot.model.attributes, present.attribute);
     });
     router.put(path, ...writing, writeHandler(true));
     const update = writeHandler(false);

@@ -8,8 +8,13 @@ import type { Component, Diagram, Model } from '../../model/types.js';
 import { writeCurrent, type CurrentRequest, type CurrentResult, type Mode } from '../../model/write/current.js';
 import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
-import { findOne, readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
-import { send } from '../respond.js';
+import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
+import { findOne, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
+import { send, sendFromSnapshot, setEtag } from '../respond.js';
+import { drawDiagram } from '../../drawing/svg.js';
+import { readFilters } from '../../search/filters.js';
+import { dependenciesOf } from '../../search/search.js';
+import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 
 /**
  * The current form of the API (issue 11, CONTRACT.md §7) on the plural paths: GET list,
@@ -123,7 +128,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(path, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        await sendList(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), ':current');
+        await sendFilteredList(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), ':current');
       });
       router.post(path, ...writing, createHandler(kind, settings));
     }
@@ -135,7 +140,15 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), true);
+        const items = collection(snapshot.model, kind);
+        // A diagram's drawing by Accept, as the seed's `GET /diagram/:id` answers it.
+        if (kind === 'diagram' && wantsSvg(ctx)) {
+          const diagram = findOne(ctx, kind, items, true) as Diagram;
+          setEtag(ctx, snapshot);
+          sendSvg(ctx, drawDiagram(diagram, snapshot.model));
+          return;
+        }
+        await sendOne(ctx, snapshot, kind, items, presenter(kind, snapshot.model));
       });
     }
     router.patch(`${path}/:id`, ...writing, async (ctx) => {
@@ -150,6 +163,21 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     // The seed's singular paths delete too, answering in the seed's shapes.
     router.delete(`/${kind}/:id`, requireEditor, deleteHandler(kind, seed));
   }
+
+  // The components directly related to one (by id or ref), as `/search/dependencies` finds them.
+  // Kept per commit like a filtered list: an agent asks this of each component it looks at.
+  router.get('/components/:id/dependencies', async (ctx) => {
+    asBadRequest(() => readFilters(ctx.query, [], ['at', 'draft'], `GET ${ctx.path}`));
+    const snapshot = await readSnapshot(ctx);
+    const component = findOne(ctx, 'component', snapshot.model.components, true);
+    await sendFromSnapshot(
+      ctx,
+      snapshot,
+      `dependencies:${component.id}`,
+      () => dependenciesOf(snapshot.model, component.id),
+      filteredAnswers.of(snapshot),
+    );
+  });
 
   for (const path of ['/type/:id', '/types/:id']) {
     router.delete(path, requireEditor, () => {

@@ -7,7 +7,7 @@ import { present } from '../../model/present.js';
 import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
-import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
+import { findOne, readSnapshot, sendList, write, type RouteSettings } from '../resource.js';
 import { send, setEtag } from '../respond.js';
 import { drawDiagram } from '../../drawing/svg.js';
 import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
@@ -21,18 +21,15 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    const drawn = wantsSvg(ctx) ? snapshot.model.diagrams.get(String(ctx.params.id)) : undefined;
-    if (drawn) {
+    const diagram = findOne(ctx, 'diagram', snapshot.model.diagrams, true);
+    if (wantsSvg(ctx)) {
       setEtag(ctx, snapshot);
-      sendSvg(ctx, drawDiagram(drawn, snapshot.model));
+      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
       return;
     }
     const format = acceptedExport(ctx);
-    const diagram = snapshot.model.diagrams.get(String(ctx.params.id));
-    if (format && diagram) return sendExport(ctx, snapshot, format, diagram);
-    await sendOne(ctx, snapshot, 'diagram', snapshot.model.diagrams, (d: Diagram) =>
-      present.diagram(d, snapshot.model, settings.publicUrl),
-    );
+    if (format) return sendExport(ctx, snapshot, format, diagram);
+    await send(ctx, present.diagram(diagram, snapshot.model, settings.publicUrl), snapshot);
   });
   router.post('/diagram', ...writing, async (ctx) => {
     acceptRelationAliases(ctx.request.body);

@@ -1,32 +1,35 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ApiError } from '../../errors.js';
 import type { Model } from '../../model/types.js';
-import { searchComponents, searchDependencies, searchDiagrams, SearchError, type Filters } from '../../search/search.js';
+import { readFilters } from '../../search/filters.js';
+import {
+  COMPONENT_FILTERS,
+  DIAGRAM_FILTERS,
+  searchComponents,
+  searchDependencies,
+  searchDiagrams,
+  type Filters,
+} from '../../search/search.js';
+import { asBadRequest } from '../filtered-list.js';
 import { readSnapshot, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
+
+/** What the search paths take besides their filters. */
+const SEARCH_PARAMETERS = ['at', 'draft'];
 
 /** The current form's search endpoints; `?at=` searches an earlier commit. */
 export function searchRoutes(router: Router, settings: RouteSettings): void {
   const route = (path: string, names: readonly string[], search: (model: Model, filters: Filters) => unknown) =>
     router.get(path, async (ctx: Context) => {
-      const filters: Filters = {};
-      for (const name of names) {
-        const value = ctx.query[name];
-        if (Array.isArray(value)) throw new ApiError(400, `Query parameter '${name}' is given more than once.`);
-        if (value !== undefined) filters[name] = value;
-      }
+      const filters = asBadRequest(() => readFilters(ctx.query, names, SEARCH_PARAMETERS, `GET ${ctx.path}`));
       const snapshot = await readSnapshot(ctx);
-      let found: unknown;
-      try {
-        found = search(snapshot.model, filters);
-      } catch (err) {
-        if (err instanceof SearchError) throw new ApiError(400, err.message);
-        throw err;
-      }
-      await send(ctx, found, snapshot);
+      await send(
+        ctx,
+        asBadRequest(() => search(snapshot.model, filters)),
+        snapshot,
+      );
     });
-  route('/search/components', ['name', 'typeId', 'tagId', 'attributeId', 'attributeValue', 'state'], searchComponents);
-  route('/search/diagrams', ['componentId', 'tagId', 'name', 'level', 'state'], (m, f) => searchDiagrams(m, f, settings.publicUrl));
+  route('/search/components', COMPONENT_FILTERS, searchComponents);
+  route('/search/diagrams', DIAGRAM_FILTERS, (m, f) => searchDiagrams(m, f, settings.publicUrl));
   route('/search/dependencies', ['componentId'], searchDependencies);
 }

@@ -22,7 +22,7 @@ export function templateRoutes(router: Router, writing: Middleware[], settings: 
     }
     const { components = [], diagrams = [] } = body as { components?: unknown; diagrams?: unknown };
     const { snapshot, result } = await write(ctx, (draft) =>
-      writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'template', 'template'),
+      writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'upsert', 'template'),
     );
     await send(
       ctx,

@@ -1,6 +1,6 @@
 import { ModelError } from '../../errors.js';
-import type { ComponentInput, ComponentInstanceInput, RelationInput } from '../schemas.js';
-import type { Attribute, Component, Diagram, Tag } from '../types.js';
+import type { AttributeInput, ComponentInput, ComponentInstanceInput, RelationInput } from '../schemas.js';
+import type { Attribute, Component, Diagram, Model, Tag } from '../types.js';
 import type { ComponentExtras } from '../write/components.js';
 import type { DiagramExtras, DiagramWrite } from '../write/diagrams.js';
 import type { CurrentComponent, CurrentDiagram, CurrentInstance, CurrentRelation } from './schemas.js';
@@ -30,6 +30,19 @@ export function componentFromCurrent(
     },
     extras: { inlineDesc: c.inlineDesc ?? false, tags: c.tags ?? [], linksToDiagrams: c.linksTo ?? [] },
   };
+}
+
+/**
+ * A checked current-form attribute → the internal input: `forTypes` names types by slug (as
+ * stored) or, as the current form's clients do, by id; each becomes the slug. A name that is
+ * neither stays as sent, for the rule to refuse (`Type with slug 'x' does not exist.`).
+ */
+export function attributeFromCurrent(a: AttributeInput, model: Model): AttributeInput {
+  if (a.forTypes === undefined) return a;
+  const slugs = new Set<string>();
+  for (const type of model.types.values()) slugs.add(type.slug);
+  const forTypes = a.forTypes.map((name) => (slugs.has(name) ? name : (model.types.get(name)?.slug ?? name)));
+  return { ...a, forTypes: [...new Set(forTypes)] };
 }
 
 function either(path: string, a: string, b: string, first: string | null | undefined, second: string | null | undefined) {

@@ -95,13 +95,6 @@ export const CurrentDiagram = Type.Object({
 });
 export type CurrentDiagram = Static<typeof CurrentDiagram>;
 
-/** `POST /api/external/template`: both arrays default to `[]`. */
-export const TemplateBody = Type.Object({
-  components: Type.Optional(Type.Array(CurrentComponent)),
-  diagrams: Type.Optional(Type.Array(CurrentDiagram)),
-});
-export type TemplateBody = Static<typeof TemplateBody>;
-
 export const CURRENT_SCHEMAS = {
   tag: CurrentTag,
   attribute: CurrentAttribute,
@@ -109,3 +102,24 @@ export const CURRENT_SCHEMAS = {
   diagram: CurrentDiagram,
 } as const;
 export type WritableKind = keyof typeof CURRENT_SCHEMAS;
+
+/**
+ * An element of PATCH, upsert-batch and template: any part of the create body. What it leaves
+ * out comes from the stored resource it names; one that names none is created, and the merged
+ * element is then checked against CURRENT_SCHEMAS (a new component without `name` is refused
+ * there). The OpenAPI document describes these requests with these schemas, so a generated
+ * client accepts every partial update the service does.
+ */
+export const CURRENT_UPDATE_SCHEMAS = {
+  tag: Type.Partial(CurrentTag),
+  attribute: Type.Partial(CurrentAttribute),
+  component: Type.Partial(CurrentComponent),
+  diagram: Type.Partial(CurrentDiagram),
+} as const;
+
+/** `POST /api/external/template`: both arrays default to `[]`. */
+export const TemplateBody = Type.Object({
+  components: Type.Optional(Type.Array(CURRENT_UPDATE_SCHEMAS.component)),
+  diagrams: Type.Optional(Type.Array(CURRENT_UPDATE_SCHEMAS.diagram)),
+});
+export type TemplateBody = Static<typeof TemplateBody>;

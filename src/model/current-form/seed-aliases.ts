@@ -1,3 +1,6 @@
+import Type from 'typebox';
+import { ComponentInput, DiagramInput, RelationInput } from '../schemas.js';
+
 /**
  * The seed's paths (`/diagram`, `/model`) accept the current form's relation ends too:
  * `fromRef`/`toRef` stand for `fromComponentInstance`/`toComponentInstance` where those are
@@ -21,3 +24,26 @@ export function acceptRelationAliases(diagrams: unknown): void {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/**
+ * The seed's diagram bodies as clients send them, for the OpenAPI document: each relation end in
+ * either spelling (one of the two required), which acceptRelationAliases turns into the seed's
+ * before the seed's own schema (../schemas.ts) checks the body with its own texts.
+ */
+const eitherEnd = (a: string, b: string) => ({ anyOf: [{ required: [a] }, { required: [b] }] });
+export const RelationWire = Type.Object(
+  {
+    ...RelationInput.properties,
+    fromComponentInstance: Type.Optional(Type.String()),
+    toComponentInstance: Type.Optional(Type.String()),
+    fromRef: Type.Optional(Type.String({ description: 'Another spelling of `fromComponentInstance`.' })),
+    toRef: Type.Optional(Type.String({ description: 'Another spelling of `toComponentInstance`.' })),
+  },
+  { allOf: [eitherEnd('fromComponentInstance', 'fromRef'), eitherEnd('toComponentInstance', 'toRef')] } as never,
+);
+export const DiagramWire = Type.Object({ ...DiagramInput.properties, relations: Type.Optional(Type.Array(RelationWire)) });
+export const DiagramWireBody = Type.Array(DiagramWire);
+export const ModelWireBody = Type.Object({
+  components: Type.Optional(Type.Array(ComponentInput)),
+  diagrams: Type.Optional(Type.Array(DiagramWire)),
+});

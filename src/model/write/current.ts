@@ -1,8 +1,14 @@
 import Type, { type TSchema } from 'typebox';
 import { ApiError, ModelError } from '../../errors.js';
 import { checkBody } from '../check-body.js';
-import { asCurrentInput, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
-import { CURRENT_SCHEMAS, type CurrentComponent, type CurrentDiagram, type WritableKind } from '../current-form/schemas.js';
+import { asCurrentInput, attributeFromCurrent, componentFromCurrent, diagramFromCurrent } from '../current-form/normalize.js';
+import {
+  CURRENT_SCHEMAS,
+  CURRENT_UPDATE_SCHEMAS,
+  type CurrentComponent,
+  type CurrentDiagram,
+  type WritableKind,
+} from '../current-form/schemas.js';
 import { kindName, refIndex, type Draft, type Identified, type Target } from '../draft.js';
 import { collectionOf, type StoredKind } from '../files.js';
 import { CLIENT_ID_RULE, isClientId } from '../ids.js';
@@ -20,18 +26,21 @@ import { writeTagsResolved } from './tags.js';
  * rules as every other write (writeResolved, writeTagsResolved, writeAttributesResolved).
  *
  * - `create`: a new resource; a given `id` is the client's choice (409 if taken).
- * - `upsert`: with `id` an existing resource (else 400), updated partially; with a `ref`
- *   held by a stored resource, that one; otherwise created.
- * - `template`: as upsert, except that an unknown `id` creates the resource with that id.
+ * - `upsert` (upsert-batch, template, PATCH): with an `id` the resource of that id, updated
+ *   partially, or created with that id when there is none; with a `ref` held by a stored
+ *   resource, that one; otherwise created.
  */
-export type Mode = 'create' | 'upsert' | 'template';
+export type Mode = 'create' | 'upsert';
 
 /** A path segment that is not an id: `PATCH /<plural>/upsert-batch`. */
 const RESERVED_IDS = new Set(['upsert-batch']);
 
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
 
-const ELEMENT_KEYS = Type.Object({ id: Type.Optional(Type.String()), ref: Type.Optional(Type.String()) });
+/** What decides which resource an element writes: its id and ref, as the element's schema has them. */
+const ELEMENT_KEYS = Object.fromEntries(
+  Object.entries(CURRENT_UPDATE_SCHEMAS).map(([kind, schema]) => [kind, Type.Pick(schema, ['id', 'ref'])]),
+) as unknown as Record<WritableKind, TSchema>;
 
 export type Written = Tag | Attribute | Component | Diagram;
 
@@ -115,13 +124,12 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
     const ref = raw.ref as string | undefined;
     let existing: Identified | undefined;
     if (id !== undefined) {
+      if (seen.has(id)) throw new ModelError(`${kindName(kind)} with id '${id}' is given more than once.`);
       existing = stored.get(id);
-      if (mode === 'create' || (mode === 'template' && !existing)) {
+      if (mode === 'create' || !existing) {
         checkNewId(draft, kind, id, taken);
         existing = undefined;
         taken.add(id);
-      } else if (!existing) {
-        throw new ModelError(`${kindName(kind)} with id '${id}' does not exist.`);
       }
     } else if (ref !== undefined) {
       const holder = byRef.get(ref);
@@ -200,7 +208,7 @@ export async function writeCurrent(
 
   // The id and ref of every element first: they decide what the element writes.
   checkBody(
-    schemaOf(() => ELEMENT_KEYS),
+    schemaOf((k) => ELEMENT_KEYS[k]),
     bodyOf(Object.fromEntries(kinds.map((k) => [k, request[PLURAL[k]]]))),
   );
   const taken = new Set<string>();
@@ -228,7 +236,10 @@ export async function writeCurrent(
   if (planned.attribute) {
     result.attributes = writeAttributesResolved(
       draft,
-      planned.attribute.map((p, i) => ({ input: checkedOf('attribute')[i] as AttributeInput, target: p.target })),
+      planned.attribute.map((p, i) => ({
+        input: attributeFromCurrent(checkedOf('attribute')[i] as AttributeInput, draft.model),
+        target: p.target,
+      })),
     );
   }
   if (planned.component || planned.diagram) {

@@ -21,31 +21,62 @@ interface Nested {
   ref?: string;
 }
 
+/** How a stored element and a sent one are compared when the sent one has neither id nor ref. */
+interface Likeness<T, I> {
+  stored: (element: T) => string;
+  input: (input: I, index: number) => string;
+}
+
 /**
  * Nested elements are replaced by what the request sends; one sent back with its id, or with
  * the ref of an element already in the diagram, keeps its id (and its layout). One sent with
  * neither keeps the id of a stored element without ref whose content it repeats (`same`), so
- * that re-posting an unchanged diagram changes nothing; otherwise it gets a new id.
+ * that re-posting an unchanged diagram changes nothing; failing that, of one left unmatched that
+ * it resembles (`near`: a relation between the same two instances whose label was edited is
+ * still that relation); otherwise it gets a new id.
  */
 function matchNested<T extends Nested, I extends { id?: string; ref?: string }>(
   stored: readonly T[],
   inputs: readonly I[],
   what: string,
   newId: () => string,
-  same: { stored: (element: T) => string; input: (input: I, index: number) => string },
+  same: Likeness<T, I>,
+  near?: Likeness<T, I>,
 ): Array<{ id: string; existing: T | undefined }> {
   const byId = new Map(stored.map((e) => [e.id, e]));
   const byRef = new Map(stored.filter((e) => e.ref !== undefined).map((e) => [e.ref!, e]));
-  const unnamed = new Map<string, T[]>();
-  for (const element of stored) {
-    if (element.ref !== undefined) continue;
-    const key = same.stored(element);
-    unnamed.set(key, [...(unnamed.get(key) ?? []), element]);
-  }
-  const explicitIds = new Set(inputs.map((input) => input.id).filter((id) => id !== undefined));
-  const seenIds = new Set<string>();
+  const unnamed = stored.filter((e) => e.ref === undefined);
+  const claimed = new Set(inputs.map((input) => input.id).filter((id) => id !== undefined));
+  // Elements without ref by likeness key, in stored order; `next` skips those already claimed.
+  const buckets = new Map<Likeness<T, I>, Map<string, { items: T[]; next: number }>>();
+  const bucketsOf = (likeness: Likeness<T, I>) => {
+    let byKey = buckets.get(likeness);
+    if (byKey === undefined) {
+      byKey = new Map();
+      for (const element of unnamed) {
+        const key = likeness.stored(element);
+        const bucket = byKey.get(key);
+        if (bucket) bucket.items.push(element);
+        else byKey.set(key, { items: [element], next: 0 });
+      }
+      buckets.set(likeness, byKey);
+    }
+    return byKey;
+  };
+  /** The first unclaimed element without ref that `likeness` finds equal to input `index`, claimed. */
+  const claim = (likeness: Likeness<T, I>, input: I, index: number): T | undefined => {
+    const bucket = bucketsOf(likeness).get(likeness.input(input, index));
+    while (bucket !== undefined && bucket.next < bucket.items.length) {
+      const element = bucket.items[bucket.next++]!;
+      if (!claimed.has(element.id)) {
+        claimed.add(element.id);
+        return element;
+      }
+    }
+    return undefined;
+  };
   const seenRefs = new Set<string>();
-  return inputs.map((input, index) => {
+  const matched = inputs.map((input, index) => {
     let existing: T | undefined;
     if (input.id !== undefined) {
       existing = byId.get(input.id);
@@ -53,14 +84,22 @@ function matchNested<T extends Nested, I extends { id?: string; ref?: string }>(
     } else if (input.ref !== undefined) {
       existing = byRef.get(input.ref);
     } else {
-      const candidates = unnamed.get(same.input(input, index)) ?? [];
-      const free = candidates.findIndex((c) => !seenIds.has(c.id) && !explicitIds.has(c.id));
-      if (free >= 0) existing = candidates.splice(free, 1)[0];
+      existing = claim(same, input, index);
     }
     if (input.ref !== undefined) {
       if (seenRefs.has(input.ref)) throw new ModelError(`Ref '${input.ref}' is used more than once.`);
       seenRefs.add(input.ref);
     }
+    return existing;
+  });
+  // Only once every exact repetition has its element may a resemblance take one.
+  if (near) {
+    inputs.forEach((input, index) => {
+      if (matched[index] === undefined && input.id === undefined && input.ref === undefined) matched[index] = claim(near, input, index);
+    });
+  }
+  const seenIds = new Set<string>();
+  return matched.map((existing) => {
     const id = existing?.id ?? newId();
     if (seenIds.has(id)) throw new ModelError(`${what} with id '${id}' is given more than once.`);
     seenIds.add(id);
@@ -200,10 +239,15 @@ export async function buildDiagram(
   }));
   const relationKey = (r: Omit<Relation, 'id'>) =>
     JSON.stringify([r.fromComponentInstance, r.toComponentInstance, r.label, r.desc, r.linksTo]);
-  const relationTargets = matchNested(stored?.relations ?? [], relationInputs, 'Relation', newId, {
-    stored: relationKey,
-    input: (_, n) => relationKey(relationContents[n]),
-  });
+  const relationEnds = (r: Omit<Relation, 'id'>) => JSON.stringify([r.fromComponentInstance, r.toComponentInstance]);
+  const relationTargets = matchNested(
+    stored?.relations ?? [],
+    relationInputs,
+    'Relation',
+    newId,
+    { stored: relationKey, input: (_, n) => relationKey(relationContents[n]) },
+    { stored: relationEnds, input: (_, n) => relationEnds(relationContents[n]) },
+  );
   const relations: Relation[] = relationInputs.map((r, n) => ({
     id: relationTargets[n].id,
     ref: r.ref,
