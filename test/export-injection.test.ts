@@ -50,6 +50,21 @@ test.before(async () => {
   });
   if (reply.status !== 200) throw new Error(`model refused: ${reply.text}`);
   diagramId = reply.body.diagrams[0].id;
+  // Tags carry names too: on every component and on the diagram.
+  for (const [id, name] of [
+    ['t1', `Tag "one" ${DIRECTIVE}`],
+    ['t2', `a-b, c ${ENVIRONMENT}`],
+    ['t3', SEPARATORS],
+  ]) {
+    const tag = await server.post('/api/external/tags', { id, name, color: 'red' });
+    if (tag.status !== 201) throw new Error(`tag refused: ${tag.text}`);
+  }
+  for (const component of reply.body.components as Array<{ id: string }>) {
+    const patched = await server.request('PATCH', `/api/external/components/${component.id}`, { body: { tags: ['t1', 't2', 't3'] } });
+    if (patched.status !== 200) throw new Error(`tags refused: ${patched.text}`);
+  }
+  const tagged = await server.request('PATCH', `/api/external/diagrams/${diagramId}`, { body: { tags: ['t1', 't2', 't3'] } });
+  if (tagged.status !== 200) throw new Error(`diagram tags refused: ${tagged.text}`);
 });
 
 test.after.always(() => server?.close());

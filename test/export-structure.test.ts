@@ -1,8 +1,10 @@
 import test from 'ava';
+import { chromium } from 'playwright-core';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UniqueNames } from '../src/export/structurizr.js';
+import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
 import { TestServer } from './support/server.js';
 import { mermaidParse, mermaidShown, plantumlCheck, plantumlMissing, plantumlSvg, tool } from './support/tools.js';
 
@@ -315,4 +317,50 @@ test("Mermaid: a layout config, the Technology attribute, tags and relation desc
       parsed.rels.some((r) => mermaidShown(r.descr) === desc),
       desc as string,
     );
+});
+
+test("Mermaid's renderer in Chromium draws the whole model: every diagram, every component, no box over another", async (t) => {
+  const executablePath = await ensureChromium();
+  if (executablePath === null) {
+    t.log('SKIPPED LOUDLY: no chromium');
+    t.pass();
+    return;
+  }
+  const text = await exported('text/vnd.mermaid');
+  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    await page.setContent('<html><body><div id="drawing"></div></body></html>');
+    await page.addScriptTag({ path: join(import.meta.dirname, '..', 'node_modules', 'mermaid', 'dist', 'mermaid.min.js') });
+    // A script in the page, as text: what tsx compiles would refer to its own helpers there.
+    const drawn = (await page.evaluate(`(async () => {
+      mermaid.initialize({ startOnLoad: false });
+      const { svg } = await mermaid.render('model', ${JSON.stringify(text)});
+      const holder = document.getElementById('drawing');
+      holder.innerHTML = svg;
+      return {
+        shapes: Array.from(holder.querySelectorAll('g.c4-shape'), (g) => {
+          const r = g.getBoundingClientRect();
+          return { id: g.id, text: g.textContent ?? '', x: r.x, y: r.y, width: r.width, height: r.height };
+        }),
+        text: holder.textContent ?? '',
+      };
+    })()`)) as { shapes: Array<{ id: string; text: string; x: number; y: number; width: number; height: number }>; text: string };
+    for (const diagram of diagrams) t.true(drawn.text.includes(diagram.name), diagram.name);
+    for (const component of components)
+      t.true(
+        drawn.shapes.some((s) => s.text.includes(component.name)),
+        component.name,
+      );
+    const overlapping: string[] = [];
+    for (const [i, a] of drawn.shapes.entries()) {
+      for (const b of drawn.shapes.slice(i + 1)) {
+        const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+        if (!apart) overlapping.push(`${a.id} / ${b.id}`);
+      }
+    }
+    t.deepEqual(overlapping, []);
+  } finally {
+    await browser.close();
+  }
 });

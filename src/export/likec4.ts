@@ -44,14 +44,14 @@ const KINDS = `  element person {
 export const ARCHIVED_TAG = 'archived';
 
 /**
- * LikeC4 tags are identifiers: each c4store tag name becomes its letters, digits, `-` and `_`
+ * LikeC4 tags are identifiers: each c4store tag name becomes `t_` and its letters, digits and `_`
  * (others `_`), made unique by a numeric suffix, and never one of the tags this export adds.
  */
 function tagIdentifiers(names: string[], reserved: Set<string>): Map<string, string> {
   const taken = new Set(reserved);
   const identifiers = new Map<string, string>();
   for (const name of names) {
-    const base = `t_${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+    const base = `t_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
     let identifier = base;
     for (let n = 2; taken.has(identifier.toLowerCase()); n++) identifier = `${base}_${n}`;
     taken.add(identifier.toLowerCase());

@@ -118,7 +118,8 @@ class ViewWriter {
         if (node.element.archived) yield `${indent}UpdateElementStyle(${alias}, $fontColor="#777777", $borderColor="#999999")\n`;
         continue;
       }
-      yield `${indent}Boundary(${alias}, ${quoted(node.element.name)}) {\n`;
+      // Mermaid labels a boundary `[system]` unless told its type.
+      yield `${indent}Boundary(${alias}, ${quoted(node.element.name)}, ${quoted(node.element.typeName ?? node.element.kind)}) {\n`;
       yield* this.nodes(node.children, `${indent}  `);
       yield `${indent}}\n`;
     }

@@ -39,7 +39,7 @@ function macro(element: SceneElement, level: Level | null): string {
   const { key, name } = element;
   const desc = describe(element);
   const technology = quoted(element.technology);
-  const system = level === null || level === 'C1';
+  const system = level === null || level === 'C0' || level === 'C1';
   const inner = level === 'C3' || level === 'C4' ? 'Component' : 'Container';
   switch (element.kind) {
     case 'person':

@@ -91,13 +91,11 @@ class Tree {
   readonly children = new Map<string | null, SceneElement[]>();
 
   constructor(scene: Scene) {
-    const sceneDepth = new Map<string, number>();
     for (const e of scene.elements) {
       let parent = e.parent;
-      // Elements come parents first: a parent's own place is known.
-      while (parent !== null && (sceneDepth.get(parent) ?? 0) > 1) parent = this.parent.get(parent) ?? null;
+      // Elements come parents first, so a parent's own place is known: climb to one that may hold children.
+      while (parent !== null && (this.depth.get(parent) as number) > 1) parent = this.parent.get(parent) ?? null;
       const depth = parent === null ? 0 : (this.depth.get(parent) as number) + 1;
-      sceneDepth.set(e.key, depth);
       this.parent.set(e.key, parent);
       this.depth.set(e.key, depth);
       const siblings = this.children.get(parent);
