@@ -105,6 +105,9 @@
     }
   }
 
+  /** A press becomes a drag only past this many pixels: anything less is a click on the box's link. */
+  const DRAG_THRESHOLD_PX = 4;
+
   canvas.addEventListener('pointerdown', (event) => {
     swallowClick = false;
     if (busy || event.button !== 0) return;
@@ -113,10 +116,21 @@
     const resize = event.target.classList.contains('handle');
     const start = boxOf(g);
     const from = toSvg(event);
+    const pressed = { x: event.clientX, y: event.clientY };
     let now = start;
+    let dragging = false;
+    // No text selection or native drag of the link; the click still comes (it is not a mouse event).
     event.preventDefault();
-    canvas.setPointerCapture(event.pointerId);
+    // No capture yet: a captured pointer sends its click to the canvas, never to the box's link,
+    // so a plain click could not open the panel (issue 24.16). Capture begins with the drag.
     const move = (e) => {
+      if (e.pointerId !== event.pointerId) return;
+      if (!dragging) {
+        if (Math.hypot(e.clientX - pressed.x, e.clientY - pressed.y) < DRAG_THRESHOLD_PX) return;
+        dragging = true;
+        canvas.setPointerCapture(event.pointerId);
+      }
+      e.preventDefault();
       const at = toSvg(e);
       const du = Math.round((at.x - from.x) / grid());
       const dv = Math.round((at.y - from.y) / grid());
@@ -125,21 +139,23 @@
         : { ...start, x: start.x + du, y: start.y + dv };
       preview(g, start, now, resize);
     };
-    const up = () => {
-      canvas.removeEventListener('pointermove', move);
-      canvas.removeEventListener('pointerup', up);
-      canvas.removeEventListener('pointercancel', up);
-      const changed = now.x !== start.x || now.y !== start.y || now.w !== start.w || now.h !== start.h;
-      if (!changed) return;
+    const up = (e) => {
+      if (e.pointerId !== event.pointerId) return;
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+      window.removeEventListener('pointercancel', up);
+      if (!dragging) return;
+      // A drag ends with a click on the canvas or the box's link; it must not open the panel.
       swallowClick = true;
-      void save(g, start, now, resize);
+      const changed = now.x !== start.x || now.y !== start.y || now.w !== start.w || now.h !== start.h;
+      if (changed) void save(g, start, now, resize);
     };
-    canvas.addEventListener('pointermove', move);
-    canvas.addEventListener('pointerup', up);
-    canvas.addEventListener('pointercancel', up);
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+    window.addEventListener('pointercancel', up);
   });
 
-  // A drag ends with a click on the box's link; it must not open the panel.
+  // Swallows the click that ends a drag.
   canvas.addEventListener(
     'click',
     (event) => {
