@@ -120,6 +120,30 @@ function attributeValue(value: unknown, type: string | undefined): string {
   return esc(String(value));
 }
 
+const appearances = new WeakMap<ReadonlyMap<string, Diagram>, Map<string, Diagram[]>>();
+
+/**
+ * The diagrams that show a component, in the model's order. One pass over every instance of
+ * every diagram, once per snapshot (a snapshot's maps never change): a diagram page with a panel
+ * per box then costs its boxes' appearances, not boxes × every instance of the organization.
+ */
+export function diagramsShowing(model: Model, componentId: string): readonly Diagram[] {
+  let index = appearances.get(model.diagrams);
+  if (!index) {
+    index = new Map();
+    for (const diagram of model.diagrams.values()) {
+      for (const instance of diagram.componentInstances) {
+        if (instance.component === null) continue;
+        const list = index.get(instance.component);
+        if (!list) index.set(instance.component, [diagram]);
+        else if (list[list.length - 1] !== diagram) list.push(diagram);
+      }
+    }
+    appearances.set(model.diagrams, index);
+  }
+  return index.get(componentId) ?? [];
+}
+
 /** The details of one component: on the diagram page as a panel, and as a page of its own. */
 export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2): string {
   const attributes = component.attributes
@@ -128,7 +152,7 @@ export function componentDetails(component: Component, model: Model, slug: strin
       return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
     })
     .join('');
-  const diagrams = [...model.diagrams.values()].filter((d) => d.componentInstances.some((i) => i.component === component.id));
+  const diagrams = diagramsShowing(model, component.id);
   const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
   return (
     `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
