@@ -7,6 +7,7 @@ import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../m
 import type { KeyRecord } from '../store/keys.js';
 import { esc } from '../escape.js';
 import { drawDiagram } from '../drawing/svg.js';
+import { diagramSegment } from '../model/present.js';
 
 export interface PageContext {
   /** The signed-in key, or none on the sign-in page. */
@@ -21,7 +22,7 @@ const MAX_LISTED_COMPONENTS = 500;
 export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js' };
 
 export function diagramPath(slug: string, id: string): string {
-  return `/orgs/${encodeURIComponent(slug)}/diagrams/${encodeURIComponent(id)}`;
+  return `/orgs/${encodeURIComponent(slug)}/diagrams/${diagramSegment(id)}`;
 }
 
 export function componentPath(slug: string, id: string): string {
@@ -215,7 +216,7 @@ export function diagramPage(
         '</section>',
     )
     .join('');
-  const svgLink = view.at === undefined ? `${path}.svg` : `${path}.svg?at=${encodeURIComponent(view.at)}`;
+  const asOf = view.at === undefined ? '' : `?at=${encodeURIComponent(view.at)}`;
   const body =
     `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
     `<h1>${esc(diagram.name)}</h1>` +
@@ -229,7 +230,7 @@ export function diagramPage(
       ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>'
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
+    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
   return layout(diagram.name, context, body, editable);
 }
 

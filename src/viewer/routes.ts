@@ -22,7 +22,8 @@ import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
-import { sendSvg } from './svg-response.js';
+import type { Model } from '../model/types.js';
+import { type DrawingFormat, sendDrawing } from './svg-response.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -105,6 +106,33 @@ function sendHtml(ctx: Context, html: string, status = 200): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = html;
+}
+
+/**
+ * The diagram and what of it the last path segment asks for: its page, or its drawing when the
+ * segment, as sent, ends in `.svg` or `.png`. An id that itself ends so is written with `%2E`
+ * (diagramSegment); typed with a plain dot, it still finds its page when no diagram is named
+ * like its stem.
+ */
+function addressed(ctx: Context, model: Model): { id: string; format?: DrawingFormat } {
+  const sent = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  const name = String(ctx.params.name);
+  const suffix = /\.(svg|png)$/.exec(sent)?.[1] as DrawingFormat | undefined;
+  if (suffix) {
+    const stem = decodeSegment(sent.slice(0, -suffix.length - 1));
+    if (stem !== undefined && model.diagrams.has(stem)) return { id: stem, format: suffix };
+    if (!model.diagrams.has(name)) throw new ApiError(404, `Diagram with id '${stem ?? name}' does not exist.`);
+  }
+  if (!model.diagrams.has(name)) throw new ApiError(404, `Diagram with id '${name}' does not exist.`);
+  return { id: name };
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 export function viewerRouter(deps: ViewerDependencies): Router {
@@ -203,28 +231,20 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   /** The url of the API before it carried the organization: the signed-in organization's diagram. */
   router.get('/diagrams/:name', htmlErrors, signedIn, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
-    const name = String(ctx.params.name);
-    const id = name.endsWith('.svg') ? name.slice(0, -4) : name;
     // Found at the tip; `?at=` travels along and is the new address's business.
     const snapshot = await state(ctx).org.head();
-    if (!snapshot.model.diagrams.has(id)) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { id, format } = addressed(ctx, snapshot.model);
     ctx.status = 301;
-    ctx.redirect(`${diagramPath(key.org, id)}${name.endsWith('.svg') ? '.svg' : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    ctx.redirect(`${diagramPath(key.org, id)}${format ? `.${format}` : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   });
 
   router.get('/orgs/:slug/diagrams/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
-    const name = String(ctx.params.name);
-    const svg = name.endsWith('.svg');
-    const id = svg ? name.slice(0, -4) : name;
     const snapshot = await readSnapshot(ctx);
-    const diagram = snapshot.model.diagrams.get(id);
-    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { id, format } = addressed(ctx, snapshot.model);
+    const diagram = snapshot.model.diagrams.get(id)!;
+    if (format) return sendDrawing(ctx, snapshot, diagram, format);
     setEtag(ctx, snapshot);
-    if (svg) {
-      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
-      return;
-    }
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
     sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
   });

@@ -10,6 +10,7 @@ import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
 import { findOne, readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
+import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
 
 /**
  * The current form of the API (issue 11, CONTRACT.md §7) on the plural paths: GET list,
@@ -135,6 +136,9 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
+        // `Accept: image/svg+xml` or `image/png` on a diagram: its drawing (docs/api.md §8).
+        const drawing = kind === 'diagram' ? acceptedDrawing(ctx) : undefined;
+        if (drawing) return sendDrawing(ctx, snapshot, findOne(ctx, 'diagram', snapshot.model.diagrams, true), drawing);
         await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model), true);
       });
     }

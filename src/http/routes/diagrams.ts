@@ -8,9 +8,8 @@ import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
-import { send, setEtag } from '../respond.js';
-import { drawDiagram } from '../../drawing/svg.js';
-import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
+import { send } from '../respond.js';
+import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.get('/diagram', async (ctx) => {
@@ -21,12 +20,9 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    const drawn = wantsSvg(ctx) ? snapshot.model.diagrams.get(String(ctx.params.id)) : undefined;
-    if (drawn) {
-      setEtag(ctx, snapshot);
-      sendSvg(ctx, drawDiagram(drawn, snapshot.model));
-      return;
-    }
+    const drawing = acceptedDrawing(ctx);
+    const drawn = drawing ? snapshot.model.diagrams.get(String(ctx.params.id)) : undefined;
+    if (drawing && drawn) return sendDrawing(ctx, snapshot, drawn, drawing);
     const format = acceptedExport(ctx);
     const diagram = snapshot.model.diagrams.get(String(ctx.params.id));
     if (format && diagram) return sendExport(ctx, snapshot, format, diagram);
