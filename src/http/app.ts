@@ -31,6 +31,8 @@ import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
+import { ShareLinks } from '../share/links.js';
+import { shareLinkRoutes } from './routes/share-links.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -85,6 +87,8 @@ export function apiRouter(deps: AppDependencies): Router {
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);
+  let shareLinks: ShareLinks | undefined;
+  shareLinkRoutes(api, writing, () => (shareLinks ??= new ShareLinks(deps.keys.dataDir)), deps);
   return api;
 }
 

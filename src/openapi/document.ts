@@ -181,6 +181,16 @@ function operation(route: RouteDoc) {
     if (route.exports) {
       for (const format of Object.values(EXPORT_FORMATS)) ok[format.mediaType] = { schema: { type: 'string' } };
     }
+    if (route.drawing) {
+      ok['image/svg+xml'] = { schema: { type: 'string', description: 'The drawing (`Accept: image/svg+xml`)' } };
+      ok['image/png'] = {
+        schema: {
+          type: 'string',
+          contentMediaType: 'image/png',
+          description: 'The drawing as PNG (`Accept: image/png`, `?scale=` 0.25–4)',
+        },
+      };
+    }
     responses[200] = {
       description: 'Success',
       headers,

@@ -3,6 +3,7 @@ import { RevertBody, VersionBody } from '../history/schemas.js';
 import { CURRENT_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
 import { AttributeBody, ComponentBody, DiagramBody, ModelBody, TagBody } from '../model/schemas.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS } from '../search/search.js';
+import { ShareLinkBody, ShareLinkCreatedResponse, ShareLinkResponse } from '../share/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -50,6 +51,8 @@ export interface RouteDoc {
   list?: boolean;
   /** GET answers these export media types too (src/export/). */
   exports?: boolean;
+  /** GET answers the diagram's drawing too: `image/svg+xml`, `image/png` (src/viewer/svg-response.ts). */
+  drawing?: boolean;
   /** Outside `/api/external` and without a key. */
   absolute?: boolean;
 }
@@ -99,7 +102,7 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       : ([
           { method: 'GET', path, summary: `List ${tag.toLowerCase()} (current form)`, tag, response: list(item), list: true },
           { method: 'POST', path, summary: `Create one ${name}`, tag, request: CURRENT_SCHEMAS[kind], created: item, conflict: true },
-          { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item },
+          { method: 'GET', path: `${path}/:id`, summary: `One ${name} by id or ref`, tag, response: item, drawing: kind === 'diagram' },
         ] satisfies RouteDoc[])),
     {
       method: 'PATCH',
@@ -230,10 +233,11 @@ export const ROUTES: RouteDoc[] = [
   {
     method: 'GET',
     path: '/diagram/:id',
-    summary: 'One diagram by id, or exported by Accept',
+    summary: 'One diagram by id, or exported or drawn by Accept',
     tag: 'Diagrams',
     response: DiagramResponse,
     exports: true,
+    drawing: true,
   },
   {
     method: 'POST',
@@ -242,6 +246,40 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Diagrams',
     request: DiagramBody,
     response: list(DiagramResponse),
+  },
+
+  ...['/diagram/:id/share-links', '/diagrams/:id/share-links'].flatMap((path): RouteDoc[] => [
+    {
+      method: 'POST',
+      path,
+      summary: 'Make a read-only share link to the diagram (editor keys; no commit)',
+      tag: 'Share links',
+      request: ShareLinkBody,
+      created: ShareLinkCreatedResponse,
+      conflict: true,
+    },
+    {
+      method: 'GET',
+      path,
+      summary: "The diagram's share links, without their tokens",
+      tag: 'Share links',
+      response: Type.Array(ShareLinkResponse),
+    },
+  ]),
+  {
+    method: 'GET',
+    path: '/share-links',
+    summary: "The organization's share links",
+    tag: 'Share links',
+    response: Type.Array(ShareLinkResponse),
+  },
+  { method: 'GET', path: '/share-links/:id', summary: 'One share link', tag: 'Share links', response: ShareLinkResponse },
+  {
+    method: 'DELETE',
+    path: '/share-links/:id',
+    summary: 'Revoke a share link: it answers 404 at once',
+    tag: 'Share links',
+    response: ShareLinkResponse,
   },
 
   ...currentForm('tag', 'Tags', TagResponse, TagResponse),

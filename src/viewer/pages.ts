@@ -145,8 +145,17 @@ export function diagramsShowing(model: Model, componentId: string): readonly Dia
   return index.get(componentId) ?? [];
 }
 
-/** The details of one component: on the diagram page as a panel, and as a page of its own. */
-export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2): string {
+/**
+ * The details of one component: on the diagram page as a panel, and as a page of its own.
+ * `shared` (a share link's page): only what belongs to the diagram shown, its name, type,
+ * state and description; no attributes and no other diagram, not even their names.
+ */
+export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2, shared = false): string {
+  const heading = `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>`;
+  const facts =
+    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
+    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>');
+  if (shared) return heading + facts;
   const attributes = component.attributes
     .map((v) => {
       const attribute = model.attributes.get(v.id);
@@ -156,9 +165,9 @@ export function componentDetails(component: Component, model: Model, slug: strin
   const diagrams = diagramsShowing(model, component.id);
   const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
   return (
-    `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
-    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
-    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>') +
+    heading +
+    notice +
+    facts +
     (attributes === '' ? '' : `<h${headingLevel + 1}>Attributes</h${headingLevel + 1}><dl class="attributes">${attributes}</dl>`) +
     `<h${headingLevel + 1}>Appears on</h${headingLevel + 1}>` +
     (diagrams.length === 0
@@ -194,6 +203,28 @@ export interface DiagramView {
   at?: string;
 }
 
+/** The panel of each component on the diagram, opened by clicking its box (`#c-<id>`). */
+function panelsOf(diagram: Diagram, model: Model, details: (c: Component) => string): string {
+  const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
+  return componentIds
+    .map((id) => model.components.get(id))
+    .filter((c): c is Component => c !== undefined)
+    .map(
+      (c) =>
+        `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
+        `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${details(c)}</section>`,
+    )
+    .join('');
+}
+
+/** The diagram's name, level, state, tags and description. */
+function diagramHeading(diagram: Diagram, model: Model): string {
+  return (
+    `<h1>${esc(diagram.name)}</h1>` +
+    `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>`
+  );
+}
+
 /** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
 export function diagramPage(
   diagram: Diagram,
@@ -203,24 +234,16 @@ export function diagramPage(
 ): string {
   const editable = context.key.role === 'editor' && view.at === undefined;
   const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
-  const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
   const path = diagramPath(context.slug, diagram.id);
-  const panels = componentIds
-    .map((id) => model.components.get(id))
-    .filter((c): c is Component => c !== undefined)
-    .map(
-      (c) =>
-        `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
-        `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
-        (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') +
-        '</section>',
-    )
-    .join('');
+  const panels = panelsOf(
+    diagram,
+    model,
+    (c) => componentDetails(c, model, context.slug) + (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : ''),
+  );
   const asOf = view.at === undefined ? '' : `?at=${encodeURIComponent(view.at)}`;
   const body =
     `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
-    `<h1>${esc(diagram.name)}</h1>` +
-    `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>` +
+    diagramHeading(diagram, model) +
     (view.at === undefined
       ? ''
       : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
@@ -231,7 +254,23 @@ export function diagramPage(
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
     `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
-  return layout(diagram.name, context, body, editable);
+  return layout(diagram.name, context, body, true);
+}
+
+/**
+ * A share link's page (`sharePath`: `/share/<token>`): the diagram as it is now, read only, with
+ * nothing that leads elsewhere in the organization — no other diagram, no attributes, no history.
+ */
+export function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): string {
+  const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}` });
+  const panels = panelsOf(diagram, model, (c) => componentDetails(c, model, '', 2, true));
+  const body =
+    `<article class="diagram-page shared" data-editable="false">` +
+    diagramHeading(diagram, model) +
+    (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
+    `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
+    `<p class="links">The drawing as <a href="${esc(`${sharePath}.svg`)}">SVG</a> or <a href="${esc(`${sharePath}.png`)}">PNG</a> · shared read only from ${esc(model.organization.name)}</p></article>`;
+  return layout(diagram.name, {}, body, true);
 }
 
 /** The commits that changed a diagram, newest first, each a link to the diagram as it was then. */

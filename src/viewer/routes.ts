@@ -17,7 +17,17 @@ import type { KeyRecord, KeyStore } from '../store/keys.js';
 import { ArrangeInput, arrangeDiagram } from './arrange.js';
 import { editComponent } from './edit.js';
 import { asset } from './assets.js';
-import { componentPage, diagramHistoryPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
+import {
+  componentPage,
+  diagramHistoryPage,
+  diagramPage,
+  diagramPath,
+  errorPage,
+  indexPage,
+  sharedDiagramPage,
+  signInPage,
+} from './pages.js';
+import { ShareLinks } from '../share/links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
@@ -37,6 +47,7 @@ export interface ViewerDependencies {
   bodyStallTimeout?: number;
   yamlPool: YamlPool;
   sessions?: Sessions;
+  shareLinks?: ShareLinks;
 }
 
 const SIGN_IN_BODY_LIMIT = 4096;
@@ -98,11 +109,18 @@ async function readForm(ctx: Context): Promise<URLSearchParams> {
 const PAGE_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
-function sendHtml(ctx: Context, html: string, status = 200): void {
+/**
+ * A share link's page may be framed anywhere (Confluence, Backstage): it only reads, so there
+ * is nothing to trick a visitor into; it posts no form either.
+ */
+const SHARED_PAGE_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'none'; base-uri 'none'";
+
+function sendHtml(ctx: Context, html: string, status = 200, policy = PAGE_POLICY): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', PAGE_POLICY);
+  ctx.set('Content-Security-Policy', policy);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = html;
@@ -137,6 +155,7 @@ function decodeSegment(segment: string): string | undefined {
 
 export function viewerRouter(deps: ViewerDependencies): Router {
   const sessions = deps.sessions ?? new Sessions(deps.keys);
+  const shareLinks = deps.shareLinks ?? new ShareLinks(deps.keys.dataDir);
   const router = new Router({ sensitive: true });
   const sameOrigin = requireSameOrigin(deps);
 
@@ -247,6 +266,27 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     setEtag(ctx, snapshot);
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
     sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
+  });
+
+  /**
+   * A share link (src/share/links.ts): the diagram's page, SVG or PNG at the tip of `main`, with
+   * neither session nor key. Anything a token does not open — malformed, unknown, revoked, its
+   * diagram deleted, its organization gone or made anew — is the same 404.
+   */
+  router.get('/share/:token', htmlErrors, async (ctx) => {
+    const sent = String(ctx.params.token);
+    const format = /\.(svg|png)$/.exec(sent)?.[1] as DrawingFormat | undefined;
+    const link = await shareLinks.resolve(format ? sent.slice(0, -4) : sent);
+    const org = link && deps.orgs.find(link.org);
+    const snapshot = org && org.identity === link.orgId ? (await org.readable()).snapshot : undefined;
+    const diagram = snapshot?.model.diagrams.get(link!.diagram);
+    if (!snapshot || !diagram) throw new ApiError(404, 'This share link does not exist or was revoked.');
+    // No address of the page may travel on to another site: it is the key to the drawing.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Robots-Tag', 'noindex');
+    if (format) return sendDrawing(ctx, snapshot, diagram, format, 'shared');
+    sendHtml(ctx, sharedDiagramPage(diagram, snapshot.model, ctx.path), 200, SHARED_PAGE_POLICY);
+    ctx.set('Referrer-Policy', 'no-referrer');
   });
 
   router.get('/orgs/:slug/diagrams/:id/history', htmlErrors, signedIn, ownOrg, async (ctx) => {
