@@ -235,3 +235,29 @@ browserTest('Escape closes the open panel and gives the focus back to its box', 
   t.true(await page.locator('.diagram-page h1').isVisible());
   await context.close();
 });
+
+browserTest('the diagram list shows a picture of each diagram, drawn from the diagram itself', async (t) => {
+  const { context, page } = await signIn(t, t.context.readerKey);
+  await page.goto(`${t.context.server.url}/`);
+  const rows = page.locator('section.level tbody tr');
+  const count = await rows.count();
+  t.is(count, 4);
+  for (let n = 0; n < count; n++) {
+    const row = rows.nth(n);
+    const image = row.locator('td.thumb img');
+    await image.scrollIntoViewIfNeeded();
+    await page.waitForFunction((img: any) => img.complete, await image.elementHandle());
+    const loaded = await image.evaluate((img: any) => ({
+      width: img.naturalWidth,
+      height: img.naturalHeight,
+      src: img.getAttribute('src'),
+    }));
+    const name = await row.locator('td:nth-child(2) a').getAttribute('href');
+    t.is(loaded.src, `${name}.png?scale=0.25`);
+    t.true(loaded.width > 50 && loaded.height > 20, `${name}: ${loaded.width} × ${loaded.height}`);
+    // The picture leads to the diagram, and is not a second stop for the keyboard.
+    t.is(await row.locator('td.thumb a').getAttribute('href'), name);
+    t.is(await row.locator('td.thumb a').getAttribute('tabindex'), '-1');
+  }
+  await context.close();
+});

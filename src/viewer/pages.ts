@@ -65,6 +65,20 @@ function stateBadge(state: string): string {
   return `<span class="state state-${esc(state.toLowerCase())}">${esc(state)}</span>`;
 }
 
+/**
+ * A diagram's small picture: its PNG at a quarter of its size (drawn on a worker and kept with
+ * the snapshot, src/viewer/svg-response.ts), loaded only when scrolled into view. The name
+ * beside it is the link a screen reader or keyboard uses; the picture is one for the mouse.
+ */
+function thumbnail(path: string): string {
+  return (
+    `<a href="${esc(path)}" tabindex="-1" aria-hidden="true">` +
+    `<img src="${esc(path)}.png?scale=${THUMBNAIL_SCALE}" alt="" loading="lazy" decoding="async" width="160" height="100"></a>`
+  );
+}
+
+const THUMBNAIL_SCALE = 0.25;
+
 /** `GET /`: the organization's diagrams by level, and its components with a search box. */
 export function indexPage(model: Model, context: PageContext & { slug: string }, query: string): string {
   const sections = LEVELS.map((level) => {
@@ -73,12 +87,13 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
     const rows = diagrams
       .map(
         (d) =>
-          `<tr><td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
+          `<tr><td class="thumb">${thumbnail(diagramPath(context.slug, d.id))}</td>` +
+          `<td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
           `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`,
       )
       .join('');
     return (
-      `<section class="level"><h3>${level}</h3><table><thead><tr><th>Diagram</th><th>State</th><th>Tags</th>` +
+      `<section class="level"><h3>${level}</h3><table><thead><tr><th><span class="visually-hidden">Picture</span></th><th>Diagram</th><th>State</th><th>Tags</th>` +
       `<th class="num">Boxes</th></tr></thead><tbody>${rows}</tbody></table></section>`
     );
   }).join('');
