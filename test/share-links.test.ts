@@ -97,6 +97,10 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
     // `?at=` is not a share link's business: always the tip.
     t.true((await anonymous(`${made.body.svgUrl}?at=${etag.slice(1, -1)}`)).text.includes('Shop v2'));
 
+    // The server's log never holds a token: it is the key to the drawing.
+    t.true(s.logs.some((line) => line.startsWith('GET /share/[redacted].svg 200')));
+    t.false(s.logs.some((line) => line.includes(token)));
+
     const revoked = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
     t.is(revoked.status, 200);
     t.deepEqual(Object.keys(revoked.body).sort(), ['created', 'createdBy', 'diagramId', 'id', 'label']);
