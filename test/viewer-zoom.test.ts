@@ -2,8 +2,11 @@
  * Looking at a diagram in real Chromium: it opens fitted to the window, zooms with the buttons,
  * the wheel and two fingers, pans by dragging the background or with one finger, and Escape
  * closes the open panel. The demo's C2 (1708 × 980 px) in a 1400 × 900 window, as in issue 25.
+ * The list's pictures, and a share link made on the page, opened by a stranger and framed by a wiki.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
@@ -261,3 +264,60 @@ browserTest('the diagram list shows a picture of each diagram, drawn from the di
   }
   await context.close();
 });
+
+browserTest(
+  'an editor makes a share link on the page; anyone opens it, also framed by another site; revoked there, it is gone',
+  async (t) => {
+    const { context, page } = await signIn(t, t.context.editorKey);
+    await page.locator('details.share summary').click();
+    await page.fill('#share-label', 'Team wiki');
+    await page.click('form.make-share button[type=submit]');
+    await page.locator('.share-made').waitFor();
+    const url = await page.inputValue('#share-url');
+    t.regex(url, new RegExp(`^${t.context.server.url}/share/[A-Za-z0-9_-]{43}$`));
+    t.is(
+      await page.inputValue('#share-markdown'),
+      `[![${await page
+        .locator('.share-made h1')
+        .textContent()
+        .then((h) => h!.replace('Share link to ', ''))}](${url}.svg)](${url})`,
+    );
+
+    // Anyone: a browser with no session at all, the diagram zooms there too.
+    const stranger = await t.context.browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const visitor = await stranger.newPage();
+    await visitor.goto(url);
+    t.true((await visitor.locator('.diagram-page h1').textContent())!.length > 0);
+    t.is(await visitor.locator('g.box').count(), t.context.c2.instances.length);
+    const before = Number(await visitor.locator('.canvas').getAttribute('data-scale'));
+    await visitor.click('.zoom-bar button[data-zoom="in"]');
+    t.true(Number(await visitor.locator('.canvas').getAttribute('data-scale')) > before);
+    t.is(await visitor.locator('header.top .who').count(), 0);
+
+    // Framed by another site, as a wiki would.
+    const wiki = createServer((_, response) => {
+      response.setHeader('content-type', 'text/html');
+      response.end(`<!doctype html><h1>Wiki</h1><iframe src="${url}" width="900" height="600"></iframe>`);
+    });
+    await new Promise<void>((resolve) => wiki.listen(0, '127.0.0.1', resolve));
+    try {
+      await visitor.goto(`http://127.0.0.1:${(wiki.address() as AddressInfo).port}/`);
+      const framed = visitor.frameLocator('iframe');
+      await framed.locator('svg.c4-diagram').waitFor();
+      t.is(await framed.locator('g.box').count(), t.context.c2.instances.length);
+    } finally {
+      wiki.close();
+    }
+
+    // Back on the diagram page: listed with its label, and revoked from there.
+    await page.click('.share-made a');
+    const listed = page.locator('.share-links li', { hasText: 'Team wiki' });
+    await listed.waitFor();
+    await Promise.all([page.waitForURL(`${t.context.c2.url}#share`), listed.locator('button').click()]);
+    t.is(await page.locator('.share-links li', { hasText: 'Team wiki' }).count(), 0);
+    const gone = await visitor.goto(url);
+    t.is(gone!.status(), 404);
+    await stranger.close();
+    await context.close();
+  },
+);

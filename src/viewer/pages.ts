@@ -5,6 +5,7 @@ import type { HistoryEntry } from '../history/log.js';
  */
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
+import type { ShareLink } from '../share/links.js';
 import { esc } from '../escape.js';
 import { drawDiagram } from '../drawing/svg.js';
 import { diagramSegment } from '../model/present.js';
@@ -216,6 +217,47 @@ export interface DiagramView {
   commit: string;
   /** `?at=<commit>`: the diagram as it was; nothing can be moved. */
   at?: string;
+  /** The diagram's share links, for an editor's page (made and revoked there). */
+  shareLinks?: readonly ShareLink[];
+}
+
+/** An editor's list of the diagram's share links, a revoke button each, and the form making one. */
+function shareSection(path: string, slug: string, links: readonly ShareLink[]): string {
+  const rows = links
+    .map(
+      (link) =>
+        `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : esc(link.label)}</span> · ` +
+        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 10))}</time> by ${esc(link.createdBy)} ` +
+        `<form method="post" action="/orgs/${esc(encodeURIComponent(slug))}/share-links/${esc(link.id)}/revoke" class="revoke">` +
+        `<input type="hidden" name="next" value="${esc(path)}#share"><button type="submit">Revoke</button></form></li>`,
+    )
+    .join('');
+  return (
+    `<details class="share" id="share"${links.length > 0 ? ' open' : ''}><summary>Share links (${links.length})</summary>` +
+    '<p class="hint">A share link shows this diagram as it is now, read only, to anyone who has the link, without signing in: ' +
+    'for a wiki, a README or Backstage. Revoked, it stops working at once.</p>' +
+    (rows === '' ? '' : `<ul class="share-links">${rows}</ul>`) +
+    `<form method="post" action="${esc(path)}/share-links" class="make-share"><label for="share-label">Where it will be used</label> ` +
+    '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> <button type="submit">Make a share link</button></form></details>'
+  );
+}
+
+/** The one page that shows a new link's addresses (only their hash is kept), with snippets to paste. */
+export function shareMadePage(
+  diagram: Diagram,
+  urls: { url: string; svgUrl: string; pngUrl: string },
+  context: PageContext & { slug: string; key: KeyRecord },
+): string {
+  const field = (id: string, label: string, value: string) =>
+    `<label for="${id}">${label}</label><input id="${id}" readonly value="${esc(value)}">`;
+  const body =
+    `<section class="share-made"><h1>Share link to ${esc(diagram.name)}</h1>` +
+    '<p>Copy the addresses now: they are shown only this once. Anyone who has them sees this diagram, read only.</p>' +
+    `<div class="fields">${field('share-url', 'The page', urls.url)}${field('share-svg', 'The drawing (SVG)', urls.svgUrl)}${field('share-png', 'The drawing (PNG)', urls.pngUrl)}` +
+    field('share-markdown', 'Markdown', `[![${diagram.name}](${urls.svgUrl})](${urls.url})`) +
+    field('share-iframe', 'Frame (Confluence, Backstage)', `<iframe src="${urls.url}" width="100%" height="700"></iframe>`) +
+    `</div><p><a href="${esc(diagramPath(context.slug, diagram.id))}#share">Back to the diagram</a></p></section>`;
+  return layout(`Share link to ${diagram.name}`, context, body);
 }
 
 /** The panel of each component on the diagram, opened by clicking its box (`#c-<id>`). */
@@ -268,7 +310,9 @@ export function diagramPage(
       ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>'
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
+    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p>` +
+    (editable && view.shareLinks ? shareSection(path, context.slug, view.shareLinks) : '') +
+    '</article>';
   return layout(diagram.name, context, body, true);
 }
 

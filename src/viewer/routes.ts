@@ -24,10 +24,13 @@ import {
   diagramPath,
   errorPage,
   indexPage,
+  shareMadePage,
   sharedDiagramPage,
   signInPage,
 } from './pages.js';
 import { ShareLinks } from '../share/links.js';
+import { ShareLinkBody } from '../share/schemas.js';
+import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
@@ -81,6 +84,11 @@ function requireSameOrigin(deps: ViewerDependencies): Middleware {
     if (!sameSite) throw new ApiError(403, 'Cross-site request refused.');
     await next();
   };
+}
+
+/** Where readers reach the service: `--public-url`, else the address this request came to. */
+function publicOrigin(ctx: Context, deps: ViewerDependencies): string {
+  return deps.publicUrl !== '' ? deps.publicUrl : ctx.origin;
 }
 
 /** Only a local path may follow sign-in: no open redirect to another site. */
@@ -265,7 +273,28 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (format) return sendDrawing(ctx, snapshot, diagram, format);
     setEtag(ctx, snapshot);
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
-    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
+    const links = key.role === 'editor' && at === undefined ? await shareLinks.list(key.org, id) : undefined;
+    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at, shareLinks: links }));
+  });
+
+  /** The page's share section: a new link, shown once on a page of its own. */
+  router.post('/orgs/:slug/diagrams/:id/share-links', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const form = await readForm(ctx);
+    const { label } = checkBody(ShareLinkBody, { label: form.get('label') ?? '' });
+    const id = String(ctx.params.id);
+    const diagram = (await state(ctx).org.head()).model.diagrams.get(id);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { token } = await makeShareLink(ctx, shareLinks, id, label ?? '');
+    sendHtml(ctx, shareMadePage(diagram, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
+  });
+
+  router.post('/orgs/:slug/share-links/:id/revoke', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const form = await readForm(ctx);
+    const removed = await shareLinks.revoke(String(ctx.params.slug), String(ctx.params.id));
+    if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
+    ctx.status = 303;
+    ctx.redirect(localPath(form.get('next')));
   });
 
   /**

@@ -33,30 +33,29 @@ function optionalBody(parse: Middleware): Middleware {
   };
 }
 
+/** A new link to the diagram `diagramId` of the request's organization, made by the request's key (the API's and the viewer's). */
+export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, label: string) {
+  const { key, org } = state(ctx);
+  if (org.identity === undefined) throw new ApiError(503, 'This organization has no identity yet: restart the server once.');
+  try {
+    return await store.create({ org: org.slug, orgId: org.identity, diagram: diagramId, label: label.trim(), createdBy: key.label });
+  } catch (err) {
+    if (err instanceof TooManyLinks) throw new ApiError(409, err.message);
+    throw err;
+  }
+}
+
 /** `storeOf`: the data directory's links, made when first asked for. */
 export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: () => ShareLinks, settings: RouteSettings): void {
   const [, parse] = writing;
   const create = async (ctx: Context, byRef: boolean) => {
-    const { key, org } = state(ctx);
     const body = checkRequestBody(ctx, ShareLinkBody);
-    const diagram = findOne(ctx, 'diagram', (await org.head()).model.diagrams, byRef);
-    if (org.identity === undefined) throw new ApiError(503, 'This organization has no identity yet: restart the server once.');
-    try {
-      const { token, link } = await storeOf().create({
-        org: org.slug,
-        orgId: org.identity,
-        diagram: diagram.id,
-        label: (body.label ?? '').trim(),
-        createdBy: key.label,
-      });
-      ctx.status = 201;
-      ctx.set('Location', `/api/external/share-links/${link.id}`);
-      await send(ctx, { ...presentLink(link), ...shareUrls(settings.publicUrl, token) });
-      ctx.status = 201;
-    } catch (err) {
-      if (err instanceof TooManyLinks) throw new ApiError(409, err.message);
-      throw err;
-    }
+    const diagram = findOne(ctx, 'diagram', (await state(ctx).org.head()).model.diagrams, byRef);
+    const { token, link } = await makeShareLink(ctx, storeOf(), diagram.id, body.label ?? '');
+    ctx.status = 201;
+    ctx.set('Location', `/api/external/share-links/${link.id}`);
+    await send(ctx, { ...presentLink(link), ...shareUrls(settings.publicUrl, token) });
+    ctx.status = 201;
   };
   const list = async (ctx: Context, byRef: boolean) => {
     const { org } = state(ctx);
