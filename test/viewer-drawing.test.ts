@@ -213,3 +213,36 @@ test('PNG: the .png address and Accept: image/png on both forms, the SVG rasteri
     await s.close();
   }
 });
+
+test('a large PNG is drawn off the event loop: light requests are answered while it is drawn, and it is bounded in pixels', (t) =>
+  withServer(async (s) => {
+    await components(s);
+    // Far apart: 12,600 × 7,000 px at scale 1, over the 16 Mpx bound at any scale.
+    const reply = await s.post(`${API}/diagrams`, {
+      id: 'wide',
+      name: 'Wide',
+      level: 'C2',
+      componentInstances: [
+        { ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 12, height: 6 },
+        { ref: 'b', componentId: 'db', position: { x: 880, y: 490 }, width: 12, height: 6 },
+      ],
+    });
+    t.is(reply.status, 201, reply.text);
+    let drawn = false;
+    const png = fetch(`${s.url}${API}/diagram/wide?scale=4`, { headers: { authorization: `Bearer ${s.key}`, accept: 'image/png' } }).then(
+      async (answer) => {
+        drawn = true;
+        return { status: answer.status, bytes: Buffer.from(await answer.arrayBuffer()) };
+      },
+    );
+    // Ordered, not timed: each of these is answered before the picture is done.
+    for (let n = 0; n < 3; n++) {
+      t.is((await s.get('/healthz')).status, 200);
+      t.false(drawn, `light request ${n + 1} answered while the PNG is drawn`);
+    }
+    const { status, bytes } = await png;
+    t.is(status, 200);
+    const { width, height } = readPng(bytes);
+    t.true(width * height <= 16_000_000, `${width} × ${height}`);
+    t.true(width * height > 15_500_000, 'as large as the bound allows');
+  }));

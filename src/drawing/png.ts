@@ -13,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
 
 /** The largest picture drawn, in pixels (RGBA: 4 bytes each while rendering); larger ones are scaled down to it. */
-export const MAX_PNG_PIXELS = 32_000_000;
+export const MAX_PNG_PIXELS = 16_000_000;
 /** The longest side drawn, in pixels. */
 export const MAX_PNG_SIDE = 16_384;
 /** The scales a client may ask for (`?scale=`). */
@@ -56,7 +56,14 @@ let nextId = 0;
 export function boundedZoom(width: number, height: number, scale: number): number {
   const w = Math.max(1, width);
   const h = Math.max(1, height);
-  return Math.min(scale, MAX_PNG_SIDE / w, MAX_PNG_SIDE / h, Math.sqrt(MAX_PNG_PIXELS / (w * h)));
+  let zoom = Math.min(scale, MAX_PNG_SIDE / w, MAX_PNG_SIDE / h, Math.sqrt(MAX_PNG_PIXELS / (w * h)));
+  // The picture's sides are whole pixels, rounded up: a little less zoom keeps them within the bounds.
+  const fits = (z: number) => {
+    const [pw, ph] = [Math.ceil(w * z), Math.ceil(h * z)];
+    return pw <= MAX_PNG_SIDE && ph <= MAX_PNG_SIDE && pw * ph <= MAX_PNG_PIXELS;
+  };
+  while (!fits(zoom)) zoom *= 0.999;
+  return zoom;
 }
 
 /** The drawing's size at scale 1: the outer `<svg>` element's `width` and `height`, else its `viewBox`. */
