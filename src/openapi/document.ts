@@ -146,6 +146,15 @@ function operation(route: RouteDoc) {
   }
   for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))
     parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  if (route.drawing) {
+    parameters.push({
+      name: 'scale',
+      in: 'query',
+      required: false,
+      description: 'With `Accept: image/png`: pixels per SVG unit, 0.25 to 4 (default 1).',
+      schema: { type: 'number', minimum: 0.25, maximum: 4 },
+    });
+  }
   for (const q of route.query ?? []) {
     parameters.push({
       name: q.name,
