@@ -9,7 +9,7 @@ import { type ShareLink, type ShareLinks, TooManyLinks } from '../../share/links
 import { ShareLinkBody } from '../../share/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
-import { findOne, state, type RouteSettings } from '../resource.js';
+import { findOne, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
 
 /** A link as lists show it: never its token (only its hash is kept). */
@@ -21,6 +21,14 @@ export function presentLink(link: ShareLink) {
 export function shareUrls(publicUrl: string, token: string) {
   const page = `${publicUrl}/share/${token}`;
   return { url: page, svgUrl: `${page}.svg`, pngUrl: `${page}.png` };
+}
+
+/**
+ * Links have no history: `?at=` is checked like on every GET (an unknown commit is a 404), and
+ * the answer is the links as they are now.
+ */
+async function checkAt(ctx: Context): Promise<void> {
+  if (queryValue(ctx, 'at') !== undefined) await readSnapshot(ctx);
 }
 
 /** A body is optional: a POST without one makes a link without a label. */
@@ -58,6 +66,7 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
     ctx.status = 201;
   };
   const list = async (ctx: Context, byRef: boolean) => {
+    await checkAt(ctx);
     const { org } = state(ctx);
     const diagram = findOne(ctx, 'diagram', (await org.head()).model.diagrams, byRef);
     await send(ctx, (await storeOf().list(org.slug, diagram.id)).map(presentLink));
@@ -67,9 +76,11 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
   router.get('/diagram/:id/share-links', (ctx) => list(ctx, false));
   router.get('/diagrams/:id/share-links', (ctx) => list(ctx, true));
   router.get('/share-links', async (ctx) => {
+    await checkAt(ctx);
     await send(ctx, (await storeOf().list(state(ctx).org.slug)).map(presentLink));
   });
   router.get('/share-links/:id', async (ctx) => {
+    await checkAt(ctx);
     const link = (await storeOf().list(state(ctx).org.slug)).find((l) => l.id === ctx.params.id);
     if (!link) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     await send(ctx, presentLink(link));
