@@ -166,8 +166,12 @@
       if (onBox) return;
       const start = { x: event.clientX, y: event.clientY, vx: state.x, vy: state.y };
       let panning = false;
+      let pinched = false;
       const move = (e) => {
-        if (e.pointerId !== event.pointerId || pinch) return;
+        if (e.pointerId !== event.pointerId) return;
+        // Once a second finger joins, this press pans no more: the finger left after a pinch would jump the view.
+        if (pinch) pinched = true;
+        if (pinched) return;
         const dx = e.clientX - start.x;
         const dy = e.clientY - start.y;
         if (!panning) {
