@@ -3,8 +3,14 @@
  * image/svg+xml` / `image/png` (both forms), their headers, `?scale=`, and ids that end in
  * `.svg` or `.png` themselves.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import test from 'ava';
+import { Orgs } from '../src/service/orgs.js';
+import { KeyStore } from '../src/store/keys.js';
+import { serveProcess } from './support/process.js';
 import { TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
@@ -246,3 +252,21 @@ test('a large PNG is drawn off the event loop: light requests are answered while
     t.true(width * height <= 16_000_000, `${width} × ${height}`);
     t.true(width * height > 15_500_000, 'as large as the bound allows');
   }));
+
+test('the built server (dist/, npm run build first) draws PNGs too: its worker and resvg are found beside cli.js', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-png-dist-'));
+  await new Orgs(dataDir).create('demo', { from: join(import.meta.dirname, '..', 'sample-repo'), author: { name: 't', email: 't@t' } });
+  const { key } = await new KeyStore(dataDir).create('demo');
+  const server = await serveProcess(dataDir);
+  try {
+    const headers = { authorization: `Bearer ${key}` };
+    const [diagram] = (await (await fetch(`${server.url}/api/external/diagram`, { headers })).json()) as Array<{ id: string }>;
+    const answer = await fetch(`${server.url}/api/external/diagram/${diagram.id}`, { headers: { ...headers, accept: 'image/png' } });
+    t.is(answer.status, 200, server.output.join('\n'));
+    const png = readPng(Buffer.from(await answer.arrayBuffer()));
+    t.true(png.width > 100 && png.dark > 0);
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
