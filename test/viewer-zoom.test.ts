@@ -321,3 +321,24 @@ browserTest(
     await context.close();
   },
 );
+
+browserTest('keys zoom (+, −, 1 for actual size, 0 to fit), but not while typing into a field', async (t) => {
+  const { context, page } = await signIn(t, t.context.editorKey);
+  const scale = async () => Number(await page.locator('.canvas').getAttribute('data-scale'));
+  const fitted = await scale();
+  await page.keyboard.press('+');
+  t.true(Math.abs((await scale()) / fitted - 1.25) < 0.001);
+  await page.keyboard.press('-');
+  t.true(Math.abs((await scale()) - fitted) < 0.001);
+  await page.keyboard.press('1');
+  t.is(await scale(), 1);
+  await page.keyboard.press('0');
+  t.true(Math.abs((await scale()) - fitted) < 0.001);
+  await page.locator('details.share summary').click();
+  await page.fill('#share-label', '');
+  await page.locator('#share-label').press('+');
+  await page.locator('#share-label').press('1');
+  t.true(Math.abs((await scale()) - fitted) < 0.001, 'typing does not zoom');
+  t.is(await page.inputValue('#share-label'), '+1');
+  await context.close();
+});

@@ -125,18 +125,34 @@
       bar.append(b);
       return b;
     };
-    button('−', 'Zoom out', () => zoomCentre(1 / STEP)).dataset.zoom = 'out';
-    button('+', 'Zoom in', () => zoomCentre(STEP)).dataset.zoom = 'in';
-    button('Fit', 'Fit the drawing to the window', () => {
+    button('−', 'Zoom out (−)', () => zoomCentre(1 / STEP)).dataset.zoom = 'out';
+    button('+', 'Zoom in (+)', () => zoomCentre(STEP)).dataset.zoom = 'in';
+    function fitButton() {
       fitToCanvas(true);
       touched = true;
-    }).dataset.zoom = 'fit';
-    button('1:1', 'Actual size', actualSize).dataset.zoom = 'actual';
+    }
+    button('Fit', 'Fit the drawing to the window (0)', fitButton).dataset.zoom = 'fit';
+    button('1:1', 'Actual size (1)', actualSize).dataset.zoom = 'actual';
     const label = document.createElement('span');
     label.className = 'zoom-level';
     label.setAttribute('aria-live', 'polite');
     bar.append(label);
     canvas.closest('.layout').before(bar);
+
+    // Keys, as in map and image viewers; never while typing into a field.
+    document.addEventListener('keydown', (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest('input, textarea, select, [contenteditable]')) return;
+      const action = {
+        '+': () => zoomCentre(STEP),
+        '=': () => zoomCentre(STEP),
+        '-': () => zoomCentre(1 / STEP),
+        0: fitButton,
+        1: actualSize,
+      }[event.key];
+      if (!action) return;
+      action();
+      event.preventDefault();
+    });
 
     canvas.addEventListener(
       'wheel',
