@@ -20,6 +20,7 @@ await build({
     'yaml-worker': 'src/http/yaml-worker.ts',
     'loose-reader-worker': 'src/store/loose-reader-worker.ts',
     'layout-worker': 'src/layout/layout-worker.ts',
+    'png-worker': 'src/drawing/png-worker.ts',
   },
   outdir: 'dist',
   bundle: true,
@@ -27,7 +28,8 @@ await build({
   format: 'esm',
   target: 'node20',
   sourcemap: true,
-  external: ['isomorphic-git', 'elkjs'],
+  // resvg is a native addon: it cannot be bundled.
+  external: ['isomorphic-git', 'elkjs', '@resvg/resvg-js'],
   // CommonJS dependencies (koa, proper-lockfile) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',

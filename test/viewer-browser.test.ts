@@ -121,16 +121,26 @@ function drawn(page: Page): Promise<Drawn> {
   });
 }
 
+/** Screen pixels per drawing unit of the element `selector`'s body or frame. */
+function screenScale(page: Page, selector: string): Promise<number> {
+  return page
+    .locator(`${selector} rect.body, ${selector} rect.frame`)
+    .first()
+    .evaluate((el: any) => el.getBoundingClientRect().width / Number(el.getAttribute('width')));
+}
+
 /** Drags the box of `selector` by whole grid units, from the middle of its top edge zone. */
 async function drag(page: Page, selector: string, units: { dx: number; dy: number }, handle = false): Promise<void> {
   const target = page.locator(handle ? `${selector} rect.handle` : `${selector} rect.body, ${selector} rect.frame`).first();
   await target.scrollIntoViewIfNeeded();
   const box = (await target.boundingBox())!;
+  // The page shows the drawing zoomed to fit: screen pixels per grid unit, from the box itself.
+  const unit = GRID * (await screenScale(page, selector));
   const start = handle ? { x: box.x + box.width / 2, y: box.y + box.height / 2 } : { x: box.x + 6, y: box.y + 6 };
   await page.mouse.move(start.x, start.y);
   await page.mouse.down();
-  await page.mouse.move(start.x + (units.dx * GRID) / 2, start.y + (units.dy * GRID) / 2, { steps: 3 });
-  await page.mouse.move(start.x + units.dx * GRID, start.y + units.dy * GRID, { steps: 3 });
+  await page.mouse.move(start.x + (units.dx * unit) / 2, start.y + (units.dy * unit) / 2, { steps: 3 });
+  await page.mouse.move(start.x + units.dx * unit, start.y + units.dy * unit, { steps: 3 });
   await page.mouse.up();
 }
 
@@ -290,6 +300,41 @@ browserTest(
     await page.context().close();
   },
 );
+
+browserTest('a real mouse click on a box opens its panel for an editor key, and changes nothing', async (t) => {
+  const model = await api(t, 'GET', '/api/external/model');
+  const diagram = model.diagrams.find((d: any) => d.level === 'C2');
+  const instance = diagram.componentInstances.find((i: any) => !i.isContainer && i.component !== null);
+  const page = await signIn(t, t.context.editorKey);
+  const arranged: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('/arrange')) arranged.push(request.url());
+  });
+  await page.goto(diagram.url);
+  t.is(await page.locator('.diagram-page').getAttribute('data-editable'), 'true');
+  const before = await commitCount(t);
+  const body = page.locator(`g.box[data-id="${instance.id}"] rect.body`);
+  await body.scrollIntoViewIfNeeded();
+  const box = (await body.boundingBox())!;
+  // The middle of the box: its name's text, inside the link, as a person would click.
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const panel = page.locator(`#c-${instance.component}`);
+  await panel.waitFor({ state: 'visible' });
+  t.true(page.url().endsWith(`#c-${instance.component}`));
+  // A click a few pixels off its press is still a click, not a drop.
+  await page.goto(diagram.url);
+  const other = diagram.componentInstances.find((i: any) => !i.isContainer && i.component !== null && i.component !== instance.component);
+  const otherBody = (await page.locator(`g.box[data-id="${other.id}"] rect.body`).boundingBox())!;
+  await page.mouse.move(otherBody.x + otherBody.width / 2, otherBody.y + otherBody.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(otherBody.x + otherBody.width / 2 + 2, otherBody.y + otherBody.height / 2 + 1);
+  await page.mouse.up();
+  await page.locator(`#c-${other.component}`).waitFor({ state: 'visible' });
+  await page.waitForTimeout(200);
+  t.deepEqual(arranged, []);
+  t.is(await commitCount(t), before);
+  await page.context().close();
+});
 
 browserTest('dropping a box inside a container makes it a child of that container', async (t) => {
   const model = await api(t, 'GET', '/api/external/model');

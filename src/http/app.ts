@@ -33,6 +33,8 @@ import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
 import { mcpRouter } from '../mcp/endpoint.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
+import { ShareLinks } from '../share/links.js';
+import { shareLinkRoutes } from './routes/share-links.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -87,6 +89,8 @@ export function apiRouter(deps: AppDependencies): Router {
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);
+  let shareLinks: ShareLinks | undefined;
+  shareLinkRoutes(api, writing, () => (shareLinks ??= new ShareLinks(deps.keys.dataDir)), deps);
   return api;
 }
 

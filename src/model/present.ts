@@ -7,7 +7,16 @@ import type { Component, Diagram, Model, Tag } from './types.js';
  * "The diagram viewer"). Every answer that carries a diagram's `url` takes it from here.
  */
 export function diagramUrl(publicUrl: string, model: Model, diagramId: string): string {
-  return `${publicUrl}/orgs/${model.organization.slug}/diagrams/${diagramId}`;
+  return `${publicUrl}/orgs/${model.organization.slug}/diagrams/${diagramSegment(diagramId)}`;
+}
+
+/**
+ * A diagram id as the last segment of its page's path. `<id>.svg` and `<id>.png` are the
+ * drawing's addresses, so an id that itself ends so has that dot written `%2E`: its page is
+ * then never taken for another diagram's drawing.
+ */
+export function diagramSegment(diagramId: string): string {
+  return encodeURIComponent(diagramId).replace(/\.(svg|png)$/, '%2E$1');
 }
 
 /** The slug of a component's type, for answers that carry both `typeId` and `typeSlug`. */

@@ -115,7 +115,10 @@ const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
 
 /** A diagram's drawing (src/drawing/svg.ts), answered for `Accept: image/svg+xml`. */
 const DRAWING = {
-  'image/svg+xml': { schema: { type: 'string', description: 'The diagram drawn as an SVG document.' } },
+  'image/svg+xml': { schema: { type: 'string', description: 'The diagram drawn as an SVG document (`Accept: image/svg+xml`).' } },
+  'image/png': {
+    schema: { type: 'string', contentMediaType: 'image/png', description: 'The drawing as PNG (`Accept: image/png`, `?scale=` 0.25–4).' },
+  },
 };
 
 const ETAG = { description: 'The commit the answer reads or wrote, quoted.', schema: { type: 'string' } };
@@ -157,6 +160,15 @@ function operation(route: RouteDoc) {
   }
   for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))
     parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  if (route.drawing) {
+    parameters.push({
+      name: 'scale',
+      in: 'query',
+      required: false,
+      description: 'With `Accept: image/png`: pixels per SVG unit, 0.25 to 4 (default 1).',
+      schema: { type: 'number', minimum: 0.25, maximum: 4 },
+    });
+  }
   for (const q of route.query ?? []) {
     parameters.push({
       name: q.name,

@@ -4,6 +4,7 @@ import { CURRENT_SCHEMAS, CURRENT_UPDATE_SCHEMAS, TemplateBody, type WritableKin
 import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
 import { DiagramWireBody, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS, LIST_FILTERS, type ListKind } from '../search/filters.js';
+import { ShareLinkBody, ShareLinkCreatedResponse, ShareLinkResponse } from '../share/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -51,7 +52,7 @@ export interface RouteDoc {
   list?: boolean;
   /** GET answers these export media types too (src/export/). */
   exports?: boolean;
-  /** GET answers the diagram's drawing too, by `Accept` (src/drawing/). */
+  /** GET answers the diagram's drawing too: `image/svg+xml`, `image/png` (src/viewer/svg-response.ts). */
   drawing?: boolean;
   /** Outside `/api/external` and without a key. */
   absolute?: boolean;
@@ -259,6 +260,40 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Diagrams',
     request: DiagramWireBody,
     response: list(DiagramResponse),
+  },
+
+  ...['/diagram/:id/share-links', '/diagrams/:id/share-links'].flatMap((path): RouteDoc[] => [
+    {
+      method: 'POST',
+      path,
+      summary: 'Make a read-only share link to the diagram (editor keys; no commit)',
+      tag: 'Share links',
+      request: ShareLinkBody,
+      created: ShareLinkCreatedResponse,
+      conflict: true,
+    },
+    {
+      method: 'GET',
+      path,
+      summary: "The diagram's share links, without their tokens",
+      tag: 'Share links',
+      response: Type.Array(ShareLinkResponse),
+    },
+  ]),
+  {
+    method: 'GET',
+    path: '/share-links',
+    summary: "The organization's share links",
+    tag: 'Share links',
+    response: Type.Array(ShareLinkResponse),
+  },
+  { method: 'GET', path: '/share-links/:id', summary: 'One share link', tag: 'Share links', response: ShareLinkResponse },
+  {
+    method: 'DELETE',
+    path: '/share-links/:id',
+    summary: 'Revoke a share link: it answers 404 at once',
+    tag: 'Share links',
+    response: ShareLinkResponse,
   },
 
   ...currentForm('tag', 'Tags', TagResponse, TagResponse),

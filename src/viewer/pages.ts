@@ -5,8 +5,10 @@ import type { HistoryEntry } from '../history/log.js';
  */
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
+import type { ShareLink } from '../share/links.js';
 import { esc } from '../escape.js';
 import { drawDiagram } from '../drawing/svg.js';
+import { diagramSegment } from '../model/present.js';
 
 export interface PageContext {
   /** The signed-in key, or none on the sign-in page. */
@@ -21,7 +23,7 @@ const MAX_LISTED_COMPONENTS = 500;
 export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js' };
 
 export function diagramPath(slug: string, id: string): string {
-  return `/orgs/${encodeURIComponent(slug)}/diagrams/${encodeURIComponent(id)}`;
+  return `/orgs/${encodeURIComponent(slug)}/diagrams/${diagramSegment(id)}`;
 }
 
 export function componentPath(slug: string, id: string): string {
@@ -64,6 +66,20 @@ function stateBadge(state: string): string {
   return `<span class="state state-${esc(state.toLowerCase())}">${esc(state)}</span>`;
 }
 
+/**
+ * A diagram's small picture: its PNG at a quarter of its size (drawn on a worker and kept with
+ * the snapshot, src/viewer/svg-response.ts), loaded only when scrolled into view. The name
+ * beside it is the link a screen reader or keyboard uses; the picture is one for the mouse.
+ */
+function thumbnail(path: string): string {
+  return (
+    `<a href="${esc(path)}" tabindex="-1" aria-hidden="true">` +
+    `<img src="${esc(path)}.png?scale=${THUMBNAIL_SCALE}" alt="" loading="lazy" decoding="async" width="160" height="100"></a>`
+  );
+}
+
+const THUMBNAIL_SCALE = 0.25;
+
 /** `GET /`: the organization's diagrams by level, and its components with a search box. */
 export function indexPage(model: Model, context: PageContext & { slug: string }, query: string): string {
   const sections = LEVELS.map((level) => {
@@ -72,12 +88,13 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
     const rows = diagrams
       .map(
         (d) =>
-          `<tr><td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
+          `<tr><td class="thumb">${thumbnail(diagramPath(context.slug, d.id))}</td>` +
+          `<td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
           `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`,
       )
       .join('');
     return (
-      `<section class="level"><h3>${level}</h3><table><thead><tr><th>Diagram</th><th>State</th><th>Tags</th>` +
+      `<section class="level"><h3>${level}</h3><table><thead><tr><th><span class="visually-hidden">Picture</span></th><th>Diagram</th><th>State</th><th>Tags</th>` +
       `<th class="num">Boxes</th></tr></thead><tbody>${rows}</tbody></table></section>`
     );
   }).join('');
@@ -120,20 +137,53 @@ function attributeValue(value: unknown, type: string | undefined): string {
   return esc(String(value));
 }
 
-/** The details of one component: on the diagram page as a panel, and as a page of its own. */
-export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2): string {
+const appearances = new WeakMap<ReadonlyMap<string, Diagram>, Map<string, Diagram[]>>();
+
+/**
+ * The diagrams that show a component, in the model's order. One pass over every instance of
+ * every diagram, once per snapshot (a snapshot's maps never change): a diagram page with a panel
+ * per box then costs its boxes' appearances, not boxes × every instance of the organization.
+ */
+export function diagramsShowing(model: Model, componentId: string): readonly Diagram[] {
+  let index = appearances.get(model.diagrams);
+  if (!index) {
+    index = new Map();
+    for (const diagram of model.diagrams.values()) {
+      for (const instance of diagram.componentInstances) {
+        if (instance.component === null) continue;
+        const list = index.get(instance.component);
+        if (!list) index.set(instance.component, [diagram]);
+        else if (list[list.length - 1] !== diagram) list.push(diagram);
+      }
+    }
+    appearances.set(model.diagrams, index);
+  }
+  return index.get(componentId) ?? [];
+}
+
+/**
+ * The details of one component: on the diagram page as a panel, and as a page of its own.
+ * `shared` (a share link's page): only what belongs to the diagram shown, its name, type,
+ * state and description; no attributes and no other diagram, not even their names.
+ */
+export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2, shared = false): string {
+  const heading = `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>`;
+  const facts =
+    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
+    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>');
+  if (shared) return heading + facts;
   const attributes = component.attributes
     .map((v) => {
       const attribute = model.attributes.get(v.id);
       return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
     })
     .join('');
-  const diagrams = [...model.diagrams.values()].filter((d) => d.componentInstances.some((i) => i.component === component.id));
+  const diagrams = diagramsShowing(model, component.id);
   const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
   return (
-    `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>${notice}` +
-    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
-    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>') +
+    heading +
+    notice +
+    facts +
     (attributes === '' ? '' : `<h${headingLevel + 1}>Attributes</h${headingLevel + 1}><dl class="attributes">${attributes}</dl>`) +
     `<h${headingLevel + 1}>Appears on</h${headingLevel + 1}>` +
     (diagrams.length === 0
@@ -167,6 +217,69 @@ export interface DiagramView {
   commit: string;
   /** `?at=<commit>`: the diagram as it was; nothing can be moved. */
   at?: string;
+  /** The diagram's share links, for an editor's page (made and revoked there). */
+  shareLinks?: readonly ShareLink[];
+}
+
+/** An editor's list of the diagram's share links, a revoke button each, and the form making one. */
+function shareSection(path: string, slug: string, links: readonly ShareLink[]): string {
+  const rows = links
+    .map(
+      (link) =>
+        `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : esc(link.label)}</span> · ` +
+        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 10))}</time> by ${esc(link.createdBy)} ` +
+        `<form method="post" action="/orgs/${esc(encodeURIComponent(slug))}/share-links/${esc(link.id)}/revoke" class="revoke">` +
+        `<input type="hidden" name="next" value="${esc(path)}#share"><button type="submit">Revoke</button></form></li>`,
+    )
+    .join('');
+  return (
+    `<details class="share" id="share"${links.length > 0 ? ' open' : ''}><summary>Share links (${links.length})</summary>` +
+    '<p class="hint">A share link shows this diagram as it is now, read only, to anyone who has the link, without signing in: ' +
+    'for a wiki, a README or Backstage. Revoked, it stops working at once.</p>' +
+    (rows === '' ? '' : `<ul class="share-links">${rows}</ul>`) +
+    `<form method="post" action="${esc(path)}/share-links" class="make-share"><label for="share-label">Where it will be used</label> ` +
+    '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> <button type="submit">Make a share link</button></form></details>'
+  );
+}
+
+/** The one page that shows a new link's addresses (only their hash is kept), with snippets to paste. */
+export function shareMadePage(
+  diagram: Diagram,
+  urls: { url: string; svgUrl: string; pngUrl: string },
+  context: PageContext & { slug: string; key: KeyRecord },
+): string {
+  const field = (id: string, label: string, value: string) =>
+    `<label for="${id}">${label}</label><input id="${id}" readonly value="${esc(value)}">`;
+  const body =
+    `<section class="share-made"><h1>Share link to ${esc(diagram.name)}</h1>` +
+    '<p>Copy the addresses now: they are shown only this once. Anyone who has them sees this diagram, read only.</p>' +
+    `<div class="fields">${field('share-url', 'The page', urls.url)}${field('share-svg', 'The drawing (SVG)', urls.svgUrl)}${field('share-png', 'The drawing (PNG)', urls.pngUrl)}` +
+    field('share-markdown', 'Markdown', `[![${diagram.name}](${urls.svgUrl})](${urls.url})`) +
+    field('share-iframe', 'Frame (Confluence, Backstage)', `<iframe src="${urls.url}" width="100%" height="700"></iframe>`) +
+    `</div><p><a href="${esc(diagramPath(context.slug, diagram.id))}#share">Back to the diagram</a></p></section>`;
+  return layout(`Share link to ${diagram.name}`, context, body);
+}
+
+/** The panel of each component on the diagram, opened by clicking its box (`#c-<id>`). */
+function panelsOf(diagram: Diagram, model: Model, details: (c: Component) => string): string {
+  const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
+  return componentIds
+    .map((id) => model.components.get(id))
+    .filter((c): c is Component => c !== undefined)
+    .map(
+      (c) =>
+        `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
+        `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${details(c)}</section>`,
+    )
+    .join('');
+}
+
+/** The diagram's name, level, state, tags and description. */
+function diagramHeading(diagram: Diagram, model: Model): string {
+  return (
+    `<h1>${esc(diagram.name)}</h1>` +
+    `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>`
+  );
 }
 
 /** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
@@ -178,24 +291,16 @@ export function diagramPage(
 ): string {
   const editable = context.key.role === 'editor' && view.at === undefined;
   const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
-  const componentIds = [...new Set(diagram.componentInstances.map((i) => i.component).filter((c): c is string => c !== null))];
   const path = diagramPath(context.slug, diagram.id);
-  const panels = componentIds
-    .map((id) => model.components.get(id))
-    .filter((c): c is Component => c !== undefined)
-    .map(
-      (c) =>
-        `<section class="panel" id="c-${esc(c.id)}" tabindex="-1" aria-label="${esc(c.name)}">` +
-        `<a class="close" href="#" aria-label="Close details of ${esc(c.name)}">×</a>${componentDetails(c, model, context.slug)}` +
-        (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : '') +
-        '</section>',
-    )
-    .join('');
-  const svgLink = view.at === undefined ? `${path}.svg` : `${path}.svg?at=${encodeURIComponent(view.at)}`;
+  const panels = panelsOf(
+    diagram,
+    model,
+    (c) => componentDetails(c, model, context.slug) + (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : ''),
+  );
+  const asOf = view.at === undefined ? '' : `?at=${encodeURIComponent(view.at)}`;
   const body =
     `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
-    `<h1>${esc(diagram.name)}</h1>` +
-    `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>` +
+    diagramHeading(diagram, model) +
     (view.at === undefined
       ? ''
       : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
@@ -205,8 +310,26 @@ export function diagramPage(
       ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>'
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links"><a href="${esc(svgLink)}">The drawing as SVG</a> · <a href="${esc(path)}/history">History of this diagram</a></p></article>`;
-  return layout(diagram.name, context, body, editable);
+    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p>` +
+    (editable && view.shareLinks ? shareSection(path, context.slug, view.shareLinks) : '') +
+    '</article>';
+  return layout(diagram.name, context, body, true);
+}
+
+/**
+ * A share link's page (`sharePath`: `/share/<token>`): the diagram as it is now, read only, with
+ * nothing that leads elsewhere in the organization — no other diagram, no attributes, no history.
+ */
+export function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): string {
+  const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}` });
+  const panels = panelsOf(diagram, model, (c) => componentDetails(c, model, '', 2, true));
+  const body =
+    `<article class="diagram-page shared" data-editable="false">` +
+    diagramHeading(diagram, model) +
+    (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
+    `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
+    `<p class="links">The drawing as <a href="${esc(`${sharePath}.svg`)}">SVG</a> or <a href="${esc(`${sharePath}.png`)}">PNG</a> · shared read only from ${esc(model.organization.name)}</p></article>`;
+  return layout(diagram.name, {}, body, true);
 }
 
 /** The commits that changed a diagram, newest first, each a link to the diagram as it was then. */

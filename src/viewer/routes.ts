@@ -18,12 +18,26 @@ import type { KeyRecord, KeyStore } from '../store/keys.js';
 import { ArrangeInput, arrangeDiagram } from './arrange.js';
 import { editComponent } from './edit.js';
 import { asset } from './assets.js';
-import { componentPage, diagramHistoryPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
+import {
+  componentPage,
+  diagramHistoryPage,
+  diagramPage,
+  diagramPath,
+  errorPage,
+  indexPage,
+  shareMadePage,
+  sharedDiagramPage,
+  signInPage,
+} from './pages.js';
+import { ShareLinks } from '../share/links.js';
+import { ShareLinkBody } from '../share/schemas.js';
+import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
-import { sendSvg } from './svg-response.js';
+import type { Model } from '../model/types.js';
+import { type DrawingFormat, sendDrawing } from './svg-response.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -37,8 +51,10 @@ export interface ViewerDependencies {
   bodyStallTimeout?: number;
   yamlPool: YamlPool;
   sessions?: Sessions;
+  shareLinks?: ShareLinks;
 }
 
+/** Sign-in and the share forms: a key, a label. */
 const SIGN_IN_BODY_LIMIT = 4096;
 const ARRANGE_BODY_LIMIT = 16 * 1024;
 
@@ -72,6 +88,11 @@ function requireSameOrigin(deps: ViewerDependencies): Middleware {
   };
 }
 
+/** Where readers reach the service: `--public-url`, else the address this request came to. */
+function publicOrigin(ctx: Context, deps: ViewerDependencies): string {
+  return deps.publicUrl !== '' ? deps.publicUrl : ctx.origin;
+}
+
 /** Only a local path may follow sign-in: no open redirect to another site. */
 function localPath(next: unknown): string {
   return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
@@ -91,18 +112,53 @@ async function readForm(ctx: Context, limit: number): Promise<URLSearchParams> {
 const PAGE_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
-function sendHtml(ctx: Context, html: string, status = 200): void {
+/**
+ * A share link's page may be framed anywhere (Confluence, Backstage): it only reads, so there
+ * is nothing to trick a visitor into; it posts no form either.
+ */
+const SHARED_PAGE_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'none'; base-uri 'none'";
+
+function sendHtml(ctx: Context, html: string, status = 200, policy = PAGE_POLICY): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', PAGE_POLICY);
+  ctx.set('Content-Security-Policy', policy);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = html;
 }
 
+/**
+ * The diagram and what of it the last path segment asks for: its page, or its drawing when the
+ * segment, as sent, ends in `.svg` or `.png`. An id that itself ends so is written with `%2E`
+ * (diagramSegment); typed with a plain dot, it still finds its page when no diagram is named
+ * like its stem.
+ */
+function addressed(ctx: Context, model: Model): { id: string; format?: DrawingFormat } {
+  const sent = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  const name = String(ctx.params.name);
+  const suffix = /\.(svg|png)$/.exec(sent)?.[1] as DrawingFormat | undefined;
+  if (suffix) {
+    const stem = decodeSegment(sent.slice(0, -suffix.length - 1));
+    if (stem !== undefined && model.diagrams.has(stem)) return { id: stem, format: suffix };
+    if (!model.diagrams.has(name)) throw new ApiError(404, `Diagram with id '${stem ?? name}' does not exist.`);
+  }
+  if (!model.diagrams.has(name)) throw new ApiError(404, `Diagram with id '${name}' does not exist.`);
+  return { id: name };
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export function viewerRouter(deps: ViewerDependencies): Router {
   const sessions = deps.sessions ?? new Sessions(deps.keys);
+  const shareLinks = deps.shareLinks ?? new ShareLinks(deps.keys.dataDir);
   const router = new Router({ sensitive: true });
   const sameOrigin = requireSameOrigin(deps);
 
@@ -197,30 +253,64 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   /** The url of the API before it carried the organization: the signed-in organization's diagram. */
   router.get('/diagrams/:name', htmlErrors, signedIn, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
-    const name = String(ctx.params.name);
-    const id = name.endsWith('.svg') ? name.slice(0, -4) : name;
     // Found at the tip; `?at=` travels along and is the new address's business.
     const snapshot = await state(ctx).org.head();
-    if (!snapshot.model.diagrams.has(id)) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { id, format } = addressed(ctx, snapshot.model);
     ctx.status = 301;
-    ctx.redirect(`${diagramPath(key.org, id)}${name.endsWith('.svg') ? '.svg' : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    ctx.redirect(`${diagramPath(key.org, id)}${format ? `.${format}` : ''}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   });
 
   router.get('/orgs/:slug/diagrams/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
-    const name = String(ctx.params.name);
-    const svg = name.endsWith('.svg');
-    const id = svg ? name.slice(0, -4) : name;
     const snapshot = await readSnapshot(ctx);
-    const diagram = snapshot.model.diagrams.get(id);
-    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { id, format } = addressed(ctx, snapshot.model);
+    const diagram = snapshot.model.diagrams.get(id)!;
+    if (format) return sendDrawing(ctx, snapshot, diagram, format);
     setEtag(ctx, snapshot);
-    if (svg) {
-      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
-      return;
-    }
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
-    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at }));
+    const links = key.role === 'editor' && at === undefined ? await shareLinks.list(key.org, id) : undefined;
+    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at, shareLinks: links }));
+  });
+
+  /** The page's share section: a new link, shown once on a page of its own. */
+  router.post('/orgs/:slug/diagrams/:id/share-links', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const { key } = ctx.state.viewer as Viewer;
+    const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
+    const { label } = checkBody(ShareLinkBody, { label: form.get('label') ?? '' });
+    const id = String(ctx.params.id);
+    const diagram = (await state(ctx).org.head()).model.diagrams.get(id);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+    const { token } = await makeShareLink(ctx, shareLinks, id, label ?? '');
+    sendHtml(ctx, shareMadePage(diagram, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
+  });
+
+  router.post('/orgs/:slug/share-links/:id/revoke', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
+    const removed = await shareLinks.revoke(String(ctx.params.slug), String(ctx.params.id));
+    if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
+    ctx.status = 303;
+    ctx.redirect(localPath(form.get('next')));
+  });
+
+  /**
+   * A share link (src/share/links.ts): the diagram's page, SVG or PNG at the tip of `main`, with
+   * neither session nor key. Anything a token does not open — malformed, unknown, revoked, its
+   * diagram deleted, its organization gone or made anew — is the same 404.
+   */
+  router.get('/share/:token', htmlErrors, async (ctx) => {
+    const sent = String(ctx.params.token);
+    const format = /\.(svg|png)$/.exec(sent)?.[1] as DrawingFormat | undefined;
+    const link = await shareLinks.resolve(format ? sent.slice(0, -4) : sent);
+    const org = link && deps.orgs.find(link.org);
+    const snapshot = org && org.identity === link.orgId ? (await org.readable()).snapshot : undefined;
+    const diagram = snapshot?.model.diagrams.get(link!.diagram);
+    if (!snapshot || !diagram) throw new ApiError(404, 'This share link does not exist or was revoked.');
+    // No address of the page may travel on to another site: it is the key to the drawing.
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Robots-Tag', 'noindex');
+    if (format) return sendDrawing(ctx, snapshot, diagram, format, 'shared');
+    sendHtml(ctx, sharedDiagramPage(diagram, snapshot.model, ctx.path), 200, SHARED_PAGE_POLICY);
+    ctx.set('Referrer-Policy', 'no-referrer');
   });
 
   router.get('/orgs/:slug/diagrams/:id/history', htmlErrors, signedIn, ownOrg, async (ctx) => {

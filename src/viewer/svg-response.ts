@@ -1,18 +1,109 @@
-/** Answering with the drawing (./svg.ts): the viewer's `.svg` address and the API's `Accept: image/svg+xml`. */
+/**
+ * Answering with the drawing (src/drawing/): the viewer's `.svg` and `.png` addresses, a share
+ * link's, and the API's `Accept: image/svg+xml` / `Accept: image/png` on a diagram's GET.
+ */
 import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import { FairQueue } from '../http/fair-queue.js';
+import { drawDiagram } from '../drawing/svg.js';
+import { PNG_SCALES, renderPng } from '../drawing/png.js';
+import type { Diagram } from '../model/types.js';
+import type { Snapshot } from '../service/org.js';
 
-const SVG_TYPE = 'image/svg+xml; charset=utf-8';
+export type DrawingFormat = 'svg' | 'png';
+
+export const DRAWING_TYPES: Record<DrawingFormat, string> = { svg: 'image/svg+xml; charset=utf-8', png: 'image/png' };
 /** An SVG opened on its own is a document too: no script at all. */
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
-/** `Accept: image/svg+xml` on the API's diagram GET: the drawing instead of JSON. */
-export function wantsSvg(ctx: Context): boolean {
-  return ctx.accepts('application/json', 'image/svg+xml') === 'image/svg+xml';
+/**
+ * Who may see the answer. `signed-in`: a key or a session, so no cache may keep it (`no-store`).
+ * `shared`: a share link, which anyone holding it may read and a cache may keep, asking again
+ * every time (`no-cache` with the commit as ETag), so a revoked link is gone at once.
+ */
+export type Audience = 'signed-in' | 'shared';
+
+/** `Accept: image/svg+xml` or `image/png` on a diagram's GET: the drawing instead of JSON (JSON stays the default). */
+export function acceptedDrawing(ctx: Context): DrawingFormat | undefined {
+  const chosen = ctx.accepts('application/json', 'image/svg+xml', 'image/png');
+  return chosen === 'image/svg+xml' ? 'svg' : chosen === 'image/png' ? 'png' : undefined;
 }
 
-export function sendSvg(ctx: Context, svg: string): void {
+/** `?scale=` of a PNG: 1 (one pixel per SVG unit) unless asked. */
+function scaleOf(ctx: Context): number {
+  const raw = ctx.query.scale;
+  if (raw === undefined) return 1;
+  const scale = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(scale >= PNG_SCALES.min && scale <= PNG_SCALES.max))
+    throw new ApiError(400, `Invalid scale '${String(raw)}': a number from ${PNG_SCALES.min} to ${PNG_SCALES.max}.`);
+  return scale;
+}
+
+/**
+ * One PNG at a time in the process (rasterizing takes a core), organizations in turn: one
+ * organization's stream of PNG requests delays another's by one render, not by its whole queue.
+ */
+const pngTurns = new FairQueue(1);
+/** Renders under way, so that a second request for the same picture waits for the first. */
+const rendering = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
+
+/** The PNG of one diagram at one scale, kept with the snapshot's other answers. */
+function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
+  const key = `png:${diagram.id}:${scale}`;
+  const done = snapshot.responses.get(key);
+  if (done) return Promise.resolve(done);
+  let underWay = rendering.get(snapshot.responses);
+  if (!underWay) rendering.set(snapshot.responses, (underWay = new Map()));
+  const existing = underWay.get(key);
+  if (existing !== undefined) return existing;
+  const owner = snapshot.model.organization.slug;
+  const png = (async () => {
+    await pngTurns.acquire(owner);
+    try {
+      return await renderPng(drawDiagram(diagram, snapshot.model), scale);
+    } finally {
+      pngTurns.release();
+    }
+  })();
+  const forget = () => underWay.delete(key);
+  png.then((bytes) => {
+    snapshot.responses.set(key, bytes);
+    forget();
+  }, forget);
+  underWay.set(key, png);
+  return png;
+}
+
+/** True (and 304 set) when the request already holds this commit's drawing. */
+function notModified(ctx: Context, snapshot: Snapshot): boolean {
+  const current = `"${snapshot.commit}"`;
+  const header = ctx.get('if-none-match').trim();
+  if (header === '' || !header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current || tag.trim() === '*')) return false;
+  ctx.status = 304;
+  return true;
+}
+
+/** Answers the drawing of `diagram` at the snapshot's commit as SVG or PNG. */
+export async function sendDrawing(
+  ctx: Context,
+  snapshot: Snapshot,
+  diagram: Diagram,
+  format: DrawingFormat,
+  audience: Audience = 'signed-in',
+): Promise<void> {
+  const scale = format === 'png' ? scaleOf(ctx) : 1;
   ctx.vary('Accept');
-  ctx.set('Content-Security-Policy', SVG_POLICY);
-  ctx.type = SVG_TYPE;
-  ctx.body = svg;
+  ctx.set('ETag', `"${snapshot.commit}"`);
+  ctx.set('Cache-Control', audience === 'shared' ? 'no-cache' : 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (audience === 'shared' && notModified(ctx, snapshot)) return;
+  if (format === 'svg') {
+    ctx.set('Content-Security-Policy', SVG_POLICY);
+    ctx.type = DRAWING_TYPES.svg;
+    ctx.body = drawDiagram(diagram, snapshot.model);
+    return;
+  }
+  const png = await pngOf(snapshot, diagram, scale);
+  ctx.type = DRAWING_TYPES.png;
+  ctx.body = png;
 }

@@ -75,12 +75,20 @@ const WRITE_BODIES: Record<string, unknown> = {
   version: { name: 'intruder' },
   versions: { name: 'intruder' },
   revert: { commit: 'main' },
+  // Share links: not the model, but a write all the same (an editor's).
+  'share-links': { label: 'intruder' },
 };
 
 /** A body that would make a commit if the request got through. */
 export function writeBody(path: string): unknown {
   const rest = path.slice(API.length + 1);
-  const kind = /\/:id$/.test(rest) ? ':id' : /\/upsert-batch$/.test(rest) ? 'upsert-batch' : rest;
+  const kind = /\/:id$/.test(rest)
+    ? ':id'
+    : /\/upsert-batch$/.test(rest)
+      ? 'upsert-batch'
+      : /\/share-links$/.test(rest)
+        ? 'share-links'
+        : rest;
   const body = WRITE_BODIES[kind];
   if (body === undefined) throw new Error(`No write body for ${path}: add it to the access matrix.`);
   return body;
@@ -90,6 +98,9 @@ export function writeBody(path: string): unknown {
 export function concrete(route: Route, ids: Record<string, string>): string {
   const match = /^\/api\/external\/(types?|tags?|attributes?|components?|diagrams?)\/:id$/.exec(route.path);
   if (match) return `${API}/${match[1]}/${ids[match[1]!.replace(/s$/, '')]}`;
+  const shareLinks = /^\/api\/external\/(diagrams?)\/:id\/share-links$/.exec(route.path);
+  if (shareLinks) return `${API}/${shareLinks[1]}/${ids.diagram}/share-links`;
+  if (route.path === `${API}/share-links/:id`) return `${API}/share-links/${ids.shareLink}`;
   // Search needs one filter (400 without); any matches for the matrix.
   if (route.path.startsWith(`${API}/search/`))
     return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;
@@ -242,6 +253,9 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
     ])
   )[0];
   const types = JSON.parse((await send(s.url, 'GET', `${API}/type`, { authorization: `Bearer ${key}` })).text);
+  const shareLink = JSON.parse(
+    (await send(s.url, 'POST', `${API}/diagram/${diagram.id}/share-links`, { authorization: `Bearer ${key}` }, {})).text,
+  );
   const { secrets, commits } = await secretsOf(s, key, gitdir);
   return {
     slug,
@@ -249,7 +263,7 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
     gitdir,
     secrets,
     commits,
-    ids: { tag: tag.id, attribute: attribute.id, component: component.id, diagram: diagram.id, type: types[0].id },
+    ids: { tag: tag.id, attribute: attribute.id, component: component.id, diagram: diagram.id, type: types[0].id, shareLink: shareLink.id },
   };
 }
 

@@ -10,11 +10,10 @@ import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
 import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
 import { findOne, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
-import { send, sendFromSnapshot, setEtag } from '../respond.js';
-import { drawDiagram } from '../../drawing/svg.js';
+import { send, sendFromSnapshot } from '../respond.js';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
-import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
+import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
 
 /**
  * The current form of the API (issue 11, CONTRACT.md §7) on the plural paths: GET list,
@@ -140,15 +139,10 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        const items = collection(snapshot.model, kind);
-        // A diagram's drawing by Accept, as the seed's `GET /diagram/:id` answers it.
-        if (kind === 'diagram' && wantsSvg(ctx)) {
-          const diagram = findOne(ctx, kind, items, true) as Diagram;
-          setEtag(ctx, snapshot);
-          sendSvg(ctx, drawDiagram(diagram, snapshot.model));
-          return;
-        }
-        await sendOne(ctx, snapshot, kind, items, presenter(kind, snapshot.model));
+        // `Accept: image/svg+xml` or `image/png` on a diagram: its drawing (docs/api.md §8).
+        const drawing = kind === 'diagram' ? acceptedDrawing(ctx) : undefined;
+        if (drawing) return sendDrawing(ctx, snapshot, findOne(ctx, 'diagram', snapshot.model.diagrams, true), drawing);
+        await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model));
       });
     }
     router.patch(`${path}/:id`, ...writing, async (ctx) => {

@@ -8,9 +8,8 @@ import { DiagramBody } from '../../model/schemas.js';
 import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { findOne, readSnapshot, sendList, write, type RouteSettings } from '../resource.js';
-import { send, setEtag } from '../respond.js';
-import { drawDiagram } from '../../drawing/svg.js';
-import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
+import { send } from '../respond.js';
+import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.get('/diagram', async (ctx) => {
@@ -22,11 +21,8 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
     const diagram = findOne(ctx, 'diagram', snapshot.model.diagrams, true);
-    if (wantsSvg(ctx)) {
-      setEtag(ctx, snapshot);
-      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
-      return;
-    }
+    const drawing = acceptedDrawing(ctx);
+    if (drawing) return sendDrawing(ctx, snapshot, diagram, drawing);
     const format = acceptedExport(ctx);
     if (format) return sendExport(ctx, snapshot, format, diagram);
     await send(ctx, present.diagram(diagram, snapshot.model, settings.publicUrl), snapshot);

@@ -1,0 +1,111 @@
+/**
+ * The drawing as PNG: the very SVG of svg.ts, rasterized by resvg with the DejaVu fonts bundled
+ * in node_modules (dejavu-fonts-ttf), never the machine's own, so a PNG is the same on every
+ * machine. Rasterizing is synchronous and grows with the picture's pixels, so it runs on a
+ * worker thread; one that takes longer than the timeout is ended and the request refused.
+ * Callers take turns (the viewer's answer queues organizations fairly); this module runs what
+ * it is given.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { ApiError } from '../errors.js';
+import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
+
+/** The largest picture drawn, in pixels (RGBA: 4 bytes each while rendering); larger ones are scaled down to it. */
+export const MAX_PNG_PIXELS = 16_000_000;
+/** The longest side drawn, in pixels. */
+export const MAX_PNG_SIDE = 16_384;
+/** The scales a client may ask for (`?scale=`). */
+export const PNG_SCALES = { min: 0.25, max: 4 } as const;
+export const DEFAULT_PNG_TIMEOUT = 30_000;
+
+export interface PngTask {
+  svg: string;
+  zoom: number;
+  fontFiles: string[];
+}
+
+const FONT_FILES = [
+  'DejaVuSans.ttf',
+  'DejaVuSans-Bold.ttf',
+  'DejaVuSans-Oblique.ttf',
+  'DejaVuSans-BoldOblique.ttf',
+  'DejaVuSansMono.ttf',
+  'DejaVuSansMono-Bold.ttf',
+  'DejaVuSerif.ttf',
+];
+
+let fontFiles: string[] | undefined;
+
+/** The bundled fonts' files, found through Node's own resolution (source and dist alike). */
+function bundledFonts(): string[] {
+  if (!fontFiles) {
+    const root = path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json'));
+    fontFiles = FONT_FILES.map((name) => path.join(root, 'ttf', name));
+  }
+  return fontFiles;
+}
+
+const WORKER_URL = moduleBeside(import.meta.url, 'png-worker');
+/** One worker kept between renders (resvg and the fonts loaded), unreferenced: it never keeps the process alive. */
+let idle: Worker | undefined;
+let nextId = 0;
+
+/** The zoom that draws `width` × `height` at `scale`, or less when that would exceed the pixel bounds. */
+export function boundedZoom(width: number, height: number, scale: number): number {
+  const w = Math.max(1, width);
+  const h = Math.max(1, height);
+  let zoom = Math.min(scale, MAX_PNG_SIDE / w, MAX_PNG_SIDE / h, Math.sqrt(MAX_PNG_PIXELS / (w * h)));
+  // The picture's sides are whole pixels, rounded up: a little less zoom keeps them within the bounds.
+  const fits = (z: number) => {
+    const [pw, ph] = [Math.ceil(w * z), Math.ceil(h * z)];
+    return pw <= MAX_PNG_SIDE && ph <= MAX_PNG_SIDE && pw * ph <= MAX_PNG_PIXELS;
+  };
+  while (!fits(zoom)) zoom *= 0.999;
+  return zoom;
+}
+
+/** The drawing's size at scale 1: the outer `<svg>` element's `width` and `height`, else its `viewBox`. */
+export function svgSize(svg: string): { width: number; height: number } {
+  const open = /<svg\b[^>]*>/.exec(svg)?.[0] ?? '';
+  const attribute = (name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(open)?.[1];
+  let width = Number(attribute('width'));
+  let height = Number(attribute('height'));
+  if (!(width > 0 && height > 0)) {
+    const box = (attribute('viewBox') ?? '')
+      .trim()
+      .split(/[\s,]+/)
+      .map(Number);
+    [width, height] = [box[2] ?? Number.NaN, box[3] ?? Number.NaN];
+  }
+  if (!(width > 0 && height > 0)) throw new Error('The drawing has no size: neither width and height nor a viewBox.');
+  return { width, height };
+}
+
+/** PNG bytes of `svg` at `scale` (1: one pixel per SVG unit), within MAX_PNG_PIXELS and MAX_PNG_SIDE. */
+export async function renderPng(svg: string, scale = 1, timeoutMs = DEFAULT_PNG_TIMEOUT): Promise<Buffer> {
+  const { width, height } = svgSize(svg);
+  const task: PngTask = { svg, zoom: boundedZoom(width, height, scale), fontFiles: bundledFonts() };
+  const worker = idle ?? startModuleWorker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
+  idle = undefined;
+  worker.unref();
+  const outcome = await askWorker<{ id: number; png?: Uint8Array; error?: string }>(worker, nextId++, task, timeoutMs);
+  if (outcome.kind === 'answer' && idle === undefined) idle = worker;
+  else void worker.terminate();
+  switch (outcome.kind) {
+    case 'answer':
+      if (outcome.message.png)
+        return Buffer.from(outcome.message.png.buffer, outcome.message.png.byteOffset, outcome.message.png.byteLength);
+      throw new Error(`PNG rendering failed: ${outcome.message.error ?? 'no result'}`);
+    case 'error':
+      throw new Error(`PNG rendering failed: ${outcome.error.message}`);
+    case 'exit':
+      throw new Error('PNG rendering failed: the worker stopped');
+    case 'timeout':
+      throw new ApiError(
+        503,
+        `Drawing the PNG took longer than ${timeoutMs / 1000} s and was cancelled; ask for a smaller scale or use the SVG.`,
+      );
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * Share links: read-only, revocable addresses of one diagram's page and drawings that need no
+ * session and no key, for embedding in wikis and READMEs (docs/api.md §16). Kept in
+ * `<dataDir>/share-links.yaml`, outside every model repository (a link is not part of the
+ * model and must not travel with clones), beside keys.yaml and the same way: only the SHA-256
+ * of a token is stored (the token is shown once, when made); writers take a cross-process lock
+ * and publish by rename; readers notice a new file by its stat signature on every call, so a
+ * link revoked by any process of the data directory answers 404 on the next request.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as nodeFs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { isCode, syncDirectory } from '../store/durable-files.js';
+import { withDirectoryLock } from '../store/lock.js';
+
+export interface ShareLink {
+  /** Names the link in lists and revocations; not the token. */
+  id: string;
+  org: string;
+  /** The identity of the organization the link was made in: a link opens nothing in a new organization under the same slug. */
+  orgId: string;
+  diagram: string;
+  /** Where the link is used ("README", "Confluence: Payments"), as its maker said; may be empty. */
+  label: string;
+  /** Hex SHA-256 of the token. */
+  hash: string;
+  /** ISO time. */
+  created: string;
+  /** The label of the key that made it. */
+  createdBy: string;
+}
+
+export const SHARE_LINKS_FILE_NAME = 'share-links.yaml';
+const LOCK_NAME = 'share-links.yaml.lock';
+/** 256 random bits, base64url: 43 characters no one guesses. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** Links an organization may hold at once: each is a line every request's lookup keeps in memory. */
+export const MAX_LINKS_PER_ORG = 1_000;
+
+interface Snapshot {
+  signature: string;
+  links: ShareLink[];
+  byHash: Map<string, ShareLink>;
+}
+
+export class ShareLinks {
+  readonly file: string;
+  private snapshot: Snapshot | null = null;
+
+  constructor(dataDir: string) {
+    this.file = path.join(path.resolve(dataDir), SHARE_LINKS_FILE_NAME);
+  }
+
+  /** A new link to `diagram`; the token is returned here and never again. */
+  async create(link: Omit<ShareLink, 'id' | 'hash' | 'created'>): Promise<{ token: string; link: ShareLink }> {
+    const token = randomBytes(32).toString('base64url');
+    const made: ShareLink = {
+      id: randomBytes(8).toString('hex'),
+      org: link.org,
+      orgId: link.orgId,
+      diagram: link.diagram,
+      label: link.label,
+      hash: sha256Hex(token),
+      created: new Date().toISOString(),
+      createdBy: link.createdBy,
+    };
+    await this.modify((links) => {
+      if (links.filter((l) => l.org === link.org).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
+      return [...links, made];
+    });
+    return { token, link: { ...made } };
+  }
+
+  /** The organization's links, oldest first; `diagram` narrows them to one diagram. */
+  async list(org: string, diagram?: string): Promise<ShareLink[]> {
+    const { links } = await this.current();
+    return links.filter((l) => l.org === org && (diagram === undefined || l.diagram === diagram)).map((l) => ({ ...l }));
+  }
+
+  /** Removes the link; the removed link, or undefined when the organization has no link with that id. */
+  async revoke(org: string, id: string): Promise<ShareLink | undefined> {
+    let removed: ShareLink | undefined;
+    await this.modify((links) => {
+      removed = links.find((l) => l.org === org && l.id === id);
+      return removed ? links.filter((l) => l !== removed) : null;
+    });
+    return removed && { ...removed };
+  }
+
+  /** The link a token opens, or null for a malformed, unknown or revoked one. */
+  async resolve(token: string): Promise<ShareLink | null> {
+    if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return null;
+    // Looked up by the token's hash: nothing an attacker can steer byte by byte.
+    const link = (await this.current()).byHash.get(sha256Hex(token));
+    return link ? { ...link } : null;
+  }
+
+  private async current(): Promise<Snapshot> {
+    const signature = statSignature(this.file);
+    if (this.snapshot?.signature !== signature) this.snapshot = await readLinks(this.file);
+    return this.snapshot;
+  }
+
+  /** `change` returns the new list, or null when there is nothing to write. */
+  private async modify(change: (links: ShareLink[]) => ShareLink[] | null): Promise<void> {
+    await fsp.mkdir(path.dirname(this.file), { recursive: true });
+    await withDirectoryLock(
+      path.dirname(this.file),
+      async () => {
+        // Re-read under the lock: another process may have written since our last look.
+        const changed = change((await readLinks(this.file)).links);
+        if (changed) await writeLinks(this.file, changed);
+        this.snapshot = await readLinks(this.file);
+      },
+      LOCK_NAME,
+    );
+  }
+}
+
+export class TooManyLinks extends Error {
+  constructor() {
+    super(`An organization holds at most ${MAX_LINKS_PER_ORG.toLocaleString('en-US')} share links: revoke some first.`);
+  }
+}
+
+function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function statSignature(file: string): string {
+  const stat = nodeFs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
+}
+
+async function readLinks(file: string): Promise<Snapshot> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return { signature: 'missing', links: [], byHash: new Map() };
+    throw error;
+  }
+  try {
+    const stat = await handle.stat({ bigint: true });
+    const links = parseLinks(await handle.readFile('utf8'), file);
+    return {
+      signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+      links,
+      byHash: new Map(links.map((link) => [link.hash, link])),
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+// A file we cannot read is an error, never "no links": an empty list would be written over it.
+function parseLinks(text: string, file: string): ShareLink[] {
+  const document = (parse(text) ?? {}) as { links?: unknown };
+  const links = document.links ?? [];
+  if (!Array.isArray(links)) throw new Error(`${file}: 'links' must be a list.`);
+  const fields = ['id', 'org', 'orgId', 'diagram', 'label', 'hash', 'created', 'createdBy'] as const;
+  return links.map((item: unknown, index) => {
+    const link = item as Record<string, unknown> | null;
+    const valid =
+      link !== null &&
+      typeof link === 'object' &&
+      fields.every((f) => typeof link[f] === 'string') &&
+      /^[0-9a-f]{64}$/.test(String(link.hash));
+    if (!valid) throw new Error(`${file}: link #${index + 1} is malformed.`);
+    return Object.fromEntries(fields.map((f) => [f, link[f]])) as unknown as ShareLink;
+  });
+}
+
+async function writeLinks(file: string, links: ShareLink[]): Promise<void> {
+  const text = `# c4store share links: SHA-256 hashes of their tokens only. Made and revoked through the API.\n${stringify({ links })}`;
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await fsp.open(temp, 'wx', 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await fsp.rename(temp, file).catch(async (error: unknown) => {
+    await fsp.rm(temp, { force: true });
+    throw error;
+  });
+  await syncDirectory(path.dirname(file));
+}

@@ -1,0 +1,187 @@
+/**
+ * Share links: made by an editor key on a diagram, they open its page, SVG and PNG without a
+ * session or key; listed without their token; revoked, they answer 404 at once, in every
+ * process of the data directory.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import test from 'ava';
+import { startServer } from '../src/server.js';
+import { Orgs } from '../src/service/orgs.js';
+import { KeyStore } from '../src/store/keys.js';
+import { TestServer, withServer } from './support/server.js';
+
+const API = '/api/external';
+
+async function shopDiagram(s: TestServer): Promise<{ id: string; url: string }> {
+  const made = await s.post(`${API}/component`, [
+    { ref: 'api', name: 'Shop API', desc: 'Takes orders.' },
+    { ref: 'db', name: 'Orders DB' },
+  ]);
+  if (made.status !== 200) throw new Error(made.text);
+  const diagrams = await s.post(`${API}/diagram`, [
+    {
+      ref: 'shop',
+      name: 'Shop containers',
+      level: 'C2',
+      componentInstances: [
+        { ref: 'a', component: 'api', position: { x: 0, y: 0 }, width: 12, height: 6 },
+        { ref: 'b', component: 'db', position: { x: 30, y: 0 }, width: 12, height: 6 },
+      ],
+      relations: [{ fromComponentInstance: 'a', toComponentInstance: 'b', label: 'reads' }],
+    },
+    {
+      ref: 'secret',
+      name: 'Secret plans',
+      level: 'C1',
+      componentInstances: [{ ref: 'x', component: 'api', position: { x: 0, y: 0 }, width: 10, height: 5 }],
+    },
+  ]);
+  if (diagrams.status !== 200) throw new Error(diagrams.text);
+  return diagrams.body[0];
+}
+
+/** A GET as anyone on the internet: no cookie, no key. */
+async function anonymous(url: string, headers: Record<string, string> = {}) {
+  const answer = await fetch(url, { headers, redirect: 'manual' });
+  const body = Buffer.from(await answer.arrayBuffer());
+  return { status: answer.status, headers: answer.headers, body, text: body.toString('utf8') };
+}
+
+test('an editor makes a link; it opens the page, the SVG and the PNG without session or key; revoked, 404 at once', (t) =>
+  withServer(async (s) => {
+    const d = await shopDiagram(s);
+    const made = await s.request('POST', `${API}/diagram/${d.id}/share-links`);
+    t.is(made.status, 201, made.text);
+    const token = /\/share\/([^/.]+)$/.exec(made.body.url)![1]!;
+    t.regex(token, /^[A-Za-z0-9_-]{43}$/);
+    t.like(made.body, {
+      diagramId: d.id,
+      label: '',
+      createdBy: 'test pipeline',
+      url: `${s.url}/share/${token}`,
+      svgUrl: `${s.url}/share/${token}.svg`,
+      pngUrl: `${s.url}/share/${token}.png`,
+    });
+    t.is(made.headers.get('location'), `/api/external/share-links/${made.body.id}`);
+
+    const page = await anonymous(made.body.url);
+    t.is(page.status, 200);
+    t.true(page.text.includes('<h1>Shop containers</h1>'));
+    t.true(page.text.includes('Takes orders.'), 'the panels show descriptions');
+    t.false(page.text.includes('Secret plans'), 'no other diagram, not even its name');
+    t.false(page.text.includes('/orgs/'), 'no address inside the organization');
+    t.false(page.text.includes('Sign out'));
+    t.is(page.headers.get('referrer-policy'), 'no-referrer');
+    t.false(page.headers.get('content-security-policy')!.includes('frame-ancestors'), 'wikis may frame it');
+    t.true(page.text.includes(`href="/share/${token}.svg"`));
+
+    const svg = await anonymous(made.body.svgUrl);
+    t.is(svg.status, 200);
+    t.is(svg.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    t.is(svg.headers.get('cache-control'), 'no-cache');
+    t.is(svg.headers.get('x-content-type-options'), 'nosniff');
+    t.true(svg.text.includes('Shop API'));
+    const etag = svg.headers.get('etag')!;
+    t.is(etag, `"${await s.head()}"`);
+    t.is((await anonymous(made.body.svgUrl, { 'if-none-match': etag })).status, 304);
+    const png = await anonymous(made.body.pngUrl);
+    t.is(png.status, 200);
+    t.is(png.headers.get('content-type'), 'image/png');
+    t.true(png.body.subarray(1, 4).equals(Buffer.from('PNG')));
+
+    // The link follows the diagram: a change shows on the next request.
+    t.is((await s.request('PATCH', `${API}/components/api`, { body: { name: 'Shop v2' } })).status, 200);
+    t.true((await anonymous(made.body.svgUrl)).text.includes('Shop v2'));
+    t.is((await anonymous(made.body.svgUrl, { 'if-none-match': etag })).status, 200);
+    // `?at=` is not a share link's business: always the tip.
+    t.true((await anonymous(`${made.body.svgUrl}?at=${etag.slice(1, -1)}`)).text.includes('Shop v2'));
+
+    // The server's log never holds a token: it is the key to the drawing.
+    t.true(s.logs.some((line) => line.startsWith('GET /share/[redacted].svg 200')));
+    t.false(s.logs.some((line) => line.includes(token)));
+
+    const revoked = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
+    t.is(revoked.status, 200);
+    t.deepEqual(Object.keys(revoked.body).sort(), ['created', 'createdBy', 'diagramId', 'id', 'label']);
+    for (const url of [made.body.url, made.body.svgUrl, made.body.pngUrl]) t.is((await anonymous(url)).status, 404, url);
+    t.is((await anonymous(made.body.svgUrl, { 'if-none-match': etag })).status, 404);
+    const again = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
+    t.is(again.status, 404);
+    t.deepEqual(again.body, { error: `Share link with id '${made.body.id}' does not exist.` });
+  }));
+
+test('links are listed without their token, per organization and per diagram; readers list, only editors make and revoke', (t) =>
+  withServer(async (s) => {
+    const d = await shopDiagram(s);
+    const first = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'README' });
+    t.is(first.status, 201);
+    // The current form names the diagram by ref too.
+    const second = await s.post(`${API}/diagrams/shop/share-links`, { label: 'Confluence: Shop' });
+    t.is(second.status, 201, second.text);
+    t.is(second.body.diagramId, d.id);
+    t.not(first.body.url, second.body.url);
+
+    const all = await s.get(`${API}/share-links`, { key: s.readerKey });
+    t.is(all.status, 200);
+    t.deepEqual(
+      all.body.map((l: any) => l.label),
+      ['README', 'Confluence: Shop'],
+    );
+    for (const link of all.body) t.deepEqual(Object.keys(link).sort(), ['created', 'createdBy', 'diagramId', 'id', 'label']);
+    t.is((await s.get(`${API}/diagrams/shop/share-links`)).body.length, 2);
+    t.is((await s.get(`${API}/share-links/${first.body.id}`)).body.label, 'README');
+
+    // Readers read only; refusals change nothing.
+    t.is((await s.request('POST', `${API}/diagram/${d.id}/share-links`, { key: s.readerKey })).status, 403);
+    t.is((await s.request('DELETE', `${API}/share-links/${first.body.id}`, { key: s.readerKey })).status, 403);
+    t.is((await s.request('POST', `${API}/diagram/${d.id}/share-links`, { key: null })).status, 401);
+    t.is((await s.request('GET', `${API}/share-links`, { key: null })).status, 401);
+    const missing = await s.request('POST', `${API}/diagram/nope/share-links`);
+    t.is(missing.status, 404);
+    t.deepEqual(missing.body, { error: "Diagram with id 'nope' does not exist." });
+    const long = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'x'.repeat(201) });
+    t.is(long.status, 400);
+    t.is((await s.get(`${API}/share-links`)).body.length, 2);
+
+    // Only hashes on disk, readable by the server's user alone, outside the model repository.
+    const file = join(s.dataDir, 'share-links.yaml');
+    const text = await readFile(file, 'utf8');
+    for (const url of [first.body.url, second.body.url]) t.false(text.includes(url.split('/share/')[1]));
+    t.is((await stat(file)).mode & 0o777, 0o600);
+    t.false((await s.git('ls-tree', '-r', '--name-only', 'main')).includes('share'));
+    t.is((await s.git('log', '--format=%s', '-1')).trim().includes('share'), false, 'a link is no commit');
+
+    // Another organization sees none of them and cannot revoke them.
+    await new Orgs(s.dataDir).create('other', { name: 'Other', members: [], author: { name: 't', email: 't@t' } });
+    const { key: otherKey } = await new KeyStore(s.dataDir).create('other');
+    t.deepEqual((await s.get(`${API}/share-links`, { key: otherKey })).body, []);
+    t.is((await s.request('DELETE', `${API}/share-links/${first.body.id}`, { key: otherKey })).status, 404);
+    t.is((await anonymous(first.body.url)).status, 200);
+    // A deleted diagram's links open nothing.
+    await s.request('DELETE', `${API}/diagram/${d.id}`);
+    t.is((await anonymous(first.body.url)).status, 404);
+  }));
+
+test('tokens that are not links, and a link revoked by another process of the same data directory, answer 404', async (t) => {
+  const s = await TestServer.start();
+  const other = await startServer({ dataDir: s.dataDir, port: 0, log: () => {} });
+  try {
+    const d = await shopDiagram(s);
+    const made = await s.request('POST', `${API}/diagram/${d.id}/share-links`);
+    const token = made.body.url.split('/share/')[1];
+    const elsewhere = `${other.url}/share/${token}`;
+    t.is((await anonymous(`${elsewhere}.svg`)).status, 200, 'made in one process, open in the other');
+    for (const bad of ['x', `${token.slice(0, -1)}A`, `${token}x`, `${token}.gif`, `${token}.svg.svg`])
+      t.is((await anonymous(`${s.url}/share/${encodeURIComponent(bad)}`)).status, 404, bad);
+    const revoked = await fetch(`${other.url}${API}/share-links/${made.body.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${s.key}` },
+    });
+    t.is(revoked.status, 200);
+    t.is((await anonymous(made.body.url)).status, 404, 'revoked in the other process: gone here at once');
+  } finally {
+    await other.close();
+    await s.close();
+  }
+});
