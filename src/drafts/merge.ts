@@ -168,6 +168,9 @@ function mergeFields(
     let value: unknown;
     if (same(m, b)) value = d;
     else if (same(d, b) || same(m, d)) value = m;
+    // `apiContext` is when (and by what) a resource was last written, defaulted to the time of
+    // the write: both sides writing one resource is no disagreement about it; the later stands.
+    else if (key === 'apiContext' && path === '' && typeof m === 'string' && typeof d === 'string') value = [m, d].sort()[1];
     else if (nested && isIdList(b ?? []) && isIdList(m ?? []) && isIdList(d ?? [])) {
       value = mergeIdLists((b ?? []) as Resource[], (m ?? []) as Resource[], (d ?? []) as Resource[], `${field}.`, conflict);
     } else value = conflict(field, b, m, d);

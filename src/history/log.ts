@@ -30,6 +30,8 @@ export interface HistoryEntry {
 export interface HistoryQuery {
   /** Start from this commit's parents instead of from `main` (paging). */
   before?: string;
+  /** Start from this commit instead of `main` (a draft's head). */
+  tip?: string;
   since?: string;
   until?: string;
   limit: number;
@@ -67,7 +69,7 @@ export async function readHistory(gitdir: string, query: HistoryQuery): Promise<
   if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
-  else args.push(query.before === undefined ? 'refs/heads/main' : `${query.before}^@`);
+  else args.push(query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^@`);
   args.push('--');
   if (query.paths) args.push(...query.paths);
   const { stdout } = await runGit(gitdir, args);

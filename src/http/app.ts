@@ -21,6 +21,7 @@ import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
 import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
+import { draftRoutes } from './routes/drafts.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
@@ -85,6 +86,7 @@ export function apiRouter(deps: AppDependencies): Router {
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);
+  draftRoutes(api, writing);
   return api;
 }
 

@@ -44,6 +44,12 @@ export interface WriteRequest {
    * even when the tree stays as it was, so that the branch records what it has taken in.
    */
   mergedParent?: string;
+  /**
+   * Run under the organization's lock once the write is done (with its commit, or the
+   * unchanged tip when it made none), so that what goes with the commit (a merged draft's
+   * ref) moves before any other write. A failure here does not undo the commit.
+   */
+  whileLocked?: (commit: string) => Promise<void>;
   author: Author;
   /** First words of the commit message: `POST /api/external/component`. */
   title: string;
@@ -235,7 +241,10 @@ export class OrgModel {
         deadline: request.options.deadline ?? this.deadline(),
       });
       const result = await step(draft);
-      if (draft.changes.length === 0 && request.mergedParent === undefined) return { snapshot: base, result };
+      if (draft.changes.length === 0 && request.mergedParent === undefined) {
+        await request.whileLocked?.(base.commit);
+        return { snapshot: base, result };
+      }
       // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved
       // first, in a commit of its own; a refused or empty write moves nothing.
       const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author, ref)).commit : base.commit;
@@ -258,6 +267,7 @@ export class OrgModel {
         this.keep(snapshot);
       }
       this.settings.afterCommit?.(commit, ref);
+      await request.whileLocked?.(commit);
       return { snapshot, result };
     });
   }
