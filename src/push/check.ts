@@ -3,6 +3,7 @@ import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import type { Model } from '../model/types.js';
 import { CatFile, gitText, runGit } from '../store/git-cli.js';
+import { checkDraftPush } from './drafts.js';
 
 /**
  * The check of a push, by git's own pre-receive hook (src/push/hook.ts) or before the smart
@@ -51,10 +52,11 @@ export async function checkPush(gitdir: string, updates: readonly RefUpdate[], e
   const problems: string[] = [];
   for (const update of updates) {
     if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env)));
+    else if (update.ref.startsWith('refs/heads/drafts/')) problems.push(...(await checkDraftPush(gitdir, update, env)));
     else if (update.ref.startsWith('refs/tags/')) {
       if (!ZERO.test(update.old)) problems.push(`${update.ref}: versions are never moved or deleted; make a new one.`);
     } else {
-      problems.push(`${update.ref}: only main (and new version tags) can be pushed; the model lives on main.`);
+      problems.push(`${update.ref}: only main, drafts/<name> and new version tags can be pushed; the model lives on main.`);
     }
   }
   return problems;
@@ -66,7 +68,11 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
     const { code } = await runGit(gitdir, ['merge-base', '--is-ancestor', update.old, update.new], { okCodes: [1], env });
     if (code !== 0) return ['main can only move forward: fetch, rebase your commits onto it, and push again (no force-push).'];
   }
-  const range = ZERO.test(update.old) ? [update.new] : [update.new, `^${update.old}`];
+  return checkCommits(gitdir, ZERO.test(update.old) ? [update.new] : [update.new, `^${update.old}`], env);
+}
+
+/** Every commit of a `git rev-list` range, oldest first, loaded and checked as the service loads a commit; the first problem. */
+export async function checkCommits(gitdir: string, range: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const commits = (await gitText(gitdir, ['rev-list', '--reverse', '--topo-order', ...range, '--'], { env })).split('\n').filter(Boolean);
   const catFile = new CatFile(gitdir, env);
   try {
