@@ -52,7 +52,7 @@ export async function checkPush(gitdir: string, updates: readonly RefUpdate[], e
   const problems: string[] = [];
   for (const update of updates) {
     if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env)));
-    else if (update.ref.startsWith('refs/heads/drafts/')) problems.push(...(await checkDraftPush(gitdir, update, env)));
+    else if (update.ref.startsWith('refs/heads/drafts/')) problems.push(...(await checkDraftPush(gitdir, update, env, checkCommits)));
     else if (update.ref.startsWith('refs/tags/')) {
       if (!ZERO.test(update.old)) problems.push(`${update.ref}: versions are never moved or deleted; make a new one.`);
     } else {

@@ -1,6 +1,8 @@
 import { draftOfRef, draftRef } from '../store/branches.js';
 import { runGit } from '../store/git-cli.js';
-import { checkCommits, type RefUpdate } from './check.js';
+
+/** check.ts's check of new commits, handed in (check.ts calls this module). */
+type CheckCommits = (gitdir: string, range: readonly string[], env: NodeJS.ProcessEnv) => Promise<string[]>;
 
 const ZERO = /^0{40}$/;
 
@@ -10,7 +12,12 @@ const ZERO = /^0{40}$/;
  * is a proposal, so it may be rewritten (force-pushed); `main` alone only moves forward.
  * A draft is closed or merged through the API, where its branch is kept, not by deleting it.
  */
-export async function checkDraftPush(gitdir: string, update: RefUpdate, env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function checkDraftPush(
+  gitdir: string,
+  update: { old: string; new: string; ref: string },
+  env: NodeJS.ProcessEnv,
+  checkCommits: CheckCommits,
+): Promise<string[]> {
   const name = draftOfRef(update.ref);
   if (name === undefined) {
     return [
