@@ -20,6 +20,7 @@ import { readRef, MAIN_REF } from '../store/refs.js';
 import type { Author } from '../store/repo.js';
 import { emitDraftEvent } from './events.js';
 import { mergeModels, type MergeConflict, type Resolution } from './merge.js';
+import { visualDiff, type VisualDiff } from './visual-diff.js';
 
 /**
  * Drafts (CONTRACT §8): proposed changes to the model, each the git branch `drafts/<name>`.
@@ -167,6 +168,24 @@ export class Drafts {
     const base = (await mergeBase(this.gitdir, await this.mainCommit(), head)) ?? head;
     const [before, after] = await Promise.all([this.org.at(base), this.org.tip(location.ref)]);
     return { snapshot: after, diff: { from: base, to: after.commit, ...diffModels(before.model, after.model) } };
+  }
+
+  /**
+   * One diagram of the draft against `main` at the draft's base, ready to draw: what the draft
+   * adds, removes and changes on it (visual-diff.ts). Against the base, not main's tip, so
+   * that only the draft's own work is marked.
+   */
+  async comparison(name: string, diagramId: string): Promise<{ snapshot: Snapshot } & VisualDiff> {
+    const location = await locateDraft(this.org, name);
+    const after = await this.org.tip(location.ref);
+    const diagram = after.model.diagrams.get(diagramId);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
+    const base = (await mergeBase(this.gitdir, await this.mainCommit(), after.commit)) ?? after.commit;
+    const before = await this.org.at(base);
+    return {
+      snapshot: after,
+      ...visualDiff({ diagram: before.model.diagrams.get(diagramId), model: before.model }, { diagram, model: after.model }),
+    };
   }
 
   /**

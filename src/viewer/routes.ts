@@ -23,6 +23,7 @@ import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
 import { sendSvg } from './svg-response.js';
+import { diagramSvg } from '../http/drawing.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -222,7 +223,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
     setEtag(ctx, snapshot);
     if (svg) {
-      sendSvg(ctx, drawDiagram(diagram, snapshot.model));
+      sendSvg(ctx, await diagramSvg(ctx, snapshot, diagram));
       return;
     }
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;

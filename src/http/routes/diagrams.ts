@@ -9,7 +9,7 @@ import type { Diagram } from '../../model/types.js';
 import { writeModel } from '../../model/write/model.js';
 import { readSnapshot, sendList, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, setEtag } from '../respond.js';
-import { drawDiagram } from '../../drawing/svg.js';
+import { diagramSvg } from '../drawing.js';
 import { sendSvg, wantsSvg } from '../../viewer/svg-response.js';
 
 export function diagramRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
@@ -24,7 +24,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
     const drawn = wantsSvg(ctx) ? snapshot.model.diagrams.get(String(ctx.params.id)) : undefined;
     if (drawn) {
       setEtag(ctx, snapshot);
-      sendSvg(ctx, drawDiagram(drawn, snapshot.model));
+      sendSvg(ctx, await diagramSvg(ctx, snapshot, drawn));
       return;
     }
     const format = acceptedExport(ctx);
