@@ -1,5 +1,4 @@
 import test from 'ava';
-import { JSDOM } from 'jsdom';
 import { type TestServer, withServer } from './support/server.js';
 
 // The visual diff of a diagram in a draft (CONTRACT §8), drawn by the real server: the API's
@@ -20,11 +19,10 @@ async function cookieOf(s: TestServer): Promise<string> {
 
 /** Each element group's mark: data-id → the c4-* class on it, or '' (groups of relations and their labels alike). */
 function marksOf(svg: string): Map<string, string> {
-  const document = new JSDOM(svg, { contentType: 'image/svg+xml' }).window.document;
   const marks = new Map<string, string>();
-  for (const group of document.querySelectorAll('g[data-id]')) {
-    const mark = [...group.classList].find((c) => c.startsWith('c4-')) ?? '';
-    const id = group.getAttribute('data-id')!;
+  // The drawing's groups are written as <g class="…" …data-id="…"> (src/drawing/svg.ts).
+  for (const [, classes, id] of svg.matchAll(/<g class="([^"]*)"[^>]*? data-id="([^"]+)"/g)) {
+    const mark = classes.split(' ').find((c) => c.startsWith('c4-')) ?? '';
     if (marks.has(id) && marks.get(id) !== mark) throw new Error(`${id}: two marks`);
     marks.set(id, mark);
   }

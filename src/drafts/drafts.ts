@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { diffModels, type ModelDiff } from '../history/diff.js';
 import type { WriteOptions } from '../model/draft.js';
+import type { Model } from '../model/types.js';
 import { revertTo } from '../model/write/revert.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
@@ -159,6 +160,13 @@ export class Drafts {
       conflicts,
       ...(problem === undefined ? {} : { problem }),
     };
+  }
+
+  /** What the draft page shows: the draft as GET gives it, and the models at its base and head. */
+  async review(name: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
+    const details = await this.get(name);
+    const [before, after] = await Promise.all([this.org.at(details.base), this.org.at(details.head)]);
+    return { details, before: before.model, after: after.model };
   }
 
   /** The draft against `main` at its base: what a reviewer reads. */

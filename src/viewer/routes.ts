@@ -24,6 +24,7 @@ import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
 import { sendSvg } from './svg-response.js';
 import { diagramSvg } from '../http/drawing.js';
+import { draftPageRoutes } from './draft-routes.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -293,5 +294,6 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.redirect(localPath(form.get('next')));
   });
 
+  draftPageRoutes(router, { htmlErrors, sameOrigin, signedIn, ownOrg, readForm, sendHtml });
   return router;
 }
