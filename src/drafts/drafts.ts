@@ -119,7 +119,16 @@ export class Drafts {
       // No commit: the branch starts at `from`.
       await moveRefs(this.gitdir, [{ action: 'create', ref: draftRef(request.name), commit: start }]);
       const { author: who, created } = record;
-      return { name: record.name, title: record.title, desc: record.desc, state: 'open' as const, base: start, head: start, author: who, created };
+      return {
+        name: record.name,
+        title: record.title,
+        desc: record.desc,
+        state: 'open' as const,
+        base: start,
+        head: start,
+        author: who,
+        created,
+      };
     });
     emitDraftEvent({ type: 'opened', org: this.org.slug, draft: summary.name, commit: summary.head });
     return summary;

@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import { Drafts, MergeConflicts, type DraftState } from '../../drafts/drafts.js';
 import { DraftBody, MergeBody } from '../../drafts/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
-import { authorOf, ifMatch, queryValue, state, writeOptions } from '../resource.js';
+import { authorOf, ifMatch, queryValue, readSnapshot, state, writeOptions } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send, wantsYaml } from '../respond.js';
 import { emitYaml, type Plain } from '../../yaml/format.js';
@@ -25,7 +25,13 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
     await send(ctx, draft);
   });
 
-  router.get('/drafts', async (ctx) => {
+  // Drafts are always read as they are now; `?at=` (which every GET takes) must still name a commit.
+  const checkAt: Middleware = async (ctx, next) => {
+    if (ctx.query.at !== undefined) await readSnapshot(ctx);
+    await next();
+  };
+
+  router.get('/drafts', checkAt, async (ctx) => {
     const wanted = queryValue(ctx, 'state') ?? 'open';
     if (!['open', 'merged', 'closed'].includes(wanted)) {
       throw new ApiError(400, `Invalid state '${wanted}': use open, merged or closed.`);
@@ -36,13 +42,13 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
     await send(ctx, drafts);
   });
 
-  router.get('/drafts/:name', async (ctx) => {
+  router.get('/drafts/:name', checkAt, async (ctx) => {
     const draft = await new Drafts(state(ctx).org).get(String(ctx.params.name));
     etag(ctx, draft.head);
     await send(ctx, draft);
   });
 
-  router.get('/drafts/:name/diff', async (ctx) => {
+  router.get('/drafts/:name/diff', checkAt, async (ctx) => {
     const { snapshot, diff } = await new Drafts(state(ctx).org).diff(String(ctx.params.name));
     await send(ctx, diff, snapshot);
   });
