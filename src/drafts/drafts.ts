@@ -154,7 +154,7 @@ export class Drafts {
       (await readDraftRecords(this.gitdir)).get(name),
       main,
     );
-    const [baseSnapshot, headSnapshot] = await Promise.all([this.org.at(summary.base), this.org.tip(location.ref)]);
+    const [baseSnapshot, headSnapshot] = await Promise.all([this.org.revision(summary.base), this.org.tip(location.ref)]);
     const behind = await commitsBetween(this.gitdir, summary.base, main);
     let conflicts: MergeConflict[] = [];
     let problem: string | undefined;
@@ -175,7 +175,7 @@ export class Drafts {
   /** What the draft page shows: the draft as GET gives it, and the models at its base and head. */
   async review(name: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
     const details = await this.get(name);
-    const [before, after] = await Promise.all([this.org.at(details.base), this.org.at(details.head)]);
+    const [before, after] = await Promise.all([this.org.revision(details.base), this.org.revision(details.head)]);
     return { details, before: before.model, after: after.model };
   }
 
@@ -184,7 +184,7 @@ export class Drafts {
     const location = await locateDraft(this.org, name);
     const head = await this.headOf(location);
     const base = (await mergeBase(this.gitdir, await this.mainCommit(), head)) ?? head;
-    const [before, after] = await Promise.all([this.org.at(base), this.org.tip(location.ref)]);
+    const [before, after] = await Promise.all([this.org.revision(base), this.org.tip(location.ref)]);
     return { snapshot: after, diff: { from: base, to: after.commit, ...diffModels(before.model, after.model) } };
   }
 
@@ -199,7 +199,7 @@ export class Drafts {
     const diagram = after.model.diagrams.get(diagramId);
     if (!diagram) throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
     const base = (await mergeBase(this.gitdir, await this.mainCommit(), after.commit)) ?? after.commit;
-    const before = await this.org.at(base);
+    const before = await this.org.revision(base);
     return {
       snapshot: after,
       ...visualDiff({ diagram: before.model.diagrams.get(diagramId), model: before.model }, { diagram, model: after.model }),
@@ -228,7 +228,7 @@ export class Drafts {
       const targetRef = into === 'main' ? MAIN_REF : location.ref;
       // Already taken in: nothing to commit (a draft merged this way is still marked merged).
       const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
-      const baseModel = (await this.org.at(base)).model;
+      const baseModel = (await this.org.revision(base)).model;
       let merged: DraftSummary | undefined;
       try {
         const { snapshot } = await this.org.write(

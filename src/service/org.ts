@@ -62,6 +62,13 @@ export interface WriteRequest {
   mayRewriteUnchanged?: boolean;
 }
 
+/**
+ * Snapshots of the latest tips (of main and of drafts) kept beside the byte-bounded cache: a
+ * draft's next write, and a merge's base (main where a draft began), are found here without a
+ * load. They share almost all of their model with main's, so a few cost little memory, and
+ * keeping one costs nothing (the cache's byte estimate walks the whole model).
+ */
+const RECENT_TIPS = 8;
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
 const KEPT_VERDICTS = 8;
 let opened = 0;
@@ -92,6 +99,7 @@ export class OrgModel {
    */
   private readonly invalid = new Map<string, ApiError>();
   private waitingWrites = 0;
+  private readonly recentTips = new Map<string, Snapshot>();
   /** The newest snapshot of `main` that held a valid model: what reads serve while `main` is broken. */
   private lastValid: Snapshot | undefined;
 
@@ -174,7 +182,12 @@ export class OrgModel {
     if (this.current?.commit === name) return this.current;
     const kept = this.older.get(this.owner, name);
     if (kept) return kept;
-    return this.snapshotOf(await resolveCommitName(this.repo, name));
+    return this.snapshotOf(await resolveCommitName(this.repo, name), false);
+  }
+
+  /** The model at a commit known to exist (a full id), from the recent tips where it is one of them (a draft's base). */
+  revision(commit: string): Promise<Snapshot> {
+    return this.snapshotOf(commit, true);
   }
 
   /**
@@ -186,17 +199,25 @@ export class OrgModel {
     if (ref === MAIN_REF) return this.head();
     const commit = await this.repo.readBranch(ref);
     if (commit === null) throw new Error(`Organization ${this.slug} has no branch ${ref}`);
-    return this.snapshotOf(commit);
+    return this.snapshotOf(commit, true);
   }
 
-  /** The snapshot of a known commit id: main's, a kept one, or loaded and kept. */
-  private async snapshotOf(commit: string): Promise<Snapshot> {
+  /** The snapshot of a known commit id: main's, a recent tip (`recent`), a kept one, or loaded and kept. */
+  private async snapshotOf(commit: string, recent: boolean): Promise<Snapshot> {
     if (this.current?.commit === commit) return this.current;
+    const tip = recent ? this.recentTips.get(commit) : undefined;
+    if (tip) return tip;
     const known = this.older.get(this.owner, commit);
     if (known) return known;
     const snapshot = await this.load(commit, this.current);
     this.keep(snapshot);
     return snapshot;
+  }
+
+  private rememberTip(snapshot: Snapshot): void {
+    this.recentTips.delete(snapshot.commit);
+    this.recentTips.set(snapshot.commit, snapshot);
+    if (this.recentTips.size > RECENT_TIPS) this.recentTips.delete(this.recentTips.keys().next().value!);
   }
 
   private keep(snapshot: Snapshot): void {
@@ -261,10 +282,12 @@ export class OrgModel {
       });
       const snapshot: Snapshot = { commit, model: draft.model, responses: new ResponseCache() };
       if (ref === MAIN_REF) {
+        // The tip it replaces may be a draft's base: its model kept a while (not its answers).
+        if (base === this.current) this.rememberTip({ ...base, responses: new ResponseCache() });
         this.current = snapshot;
         this.lastValid = snapshot;
       } else {
-        this.keep(snapshot);
+        this.rememberTip(snapshot);
       }
       this.settings.afterCommit?.(commit, ref);
       await request.whileLocked?.(commit);
