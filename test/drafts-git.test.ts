@@ -7,7 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath } from '../src/model/paths.js';
-import { run, type TestServer, withServer } from './support/server.js';
+import { cli } from './support/process.js';
+import { run, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
@@ -123,3 +124,29 @@ test('a draft merged over the API shows in git log --graph of a fresh clone', (t
       t.is((await git(dir, 'branch', '-r', '--list', 'origin/drafts/*')).trim(), '');
     });
   }));
+
+test('a draft branch is mirrored like main', async (t) => {
+  const s = await TestServer.start();
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-drafts-mirror-'));
+  const mirror = join(dir, 'remote.git');
+  try {
+    await run('git', ['init', '-q', '--bare', '--initial-branch=main', mirror]);
+    await cli('mirror', 'add', s.slug, mirror, '--interval', '0', '--data', s.dataDir);
+    await s.post(`${API}/drafts`, { name: 'mirrored' });
+    await s.post(`${API}/components?draft=mirrored`, { id: 'queue', name: 'Queue' });
+    const head = (await s.git('rev-parse', 'drafts/mirrored')).trim();
+    const deadline = Date.now() + 15_000;
+    let there = '';
+    while (there !== head && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      there = (
+        await run('git', ['--git-dir', mirror, 'rev-parse', '--verify', '-q', 'refs/heads/drafts/mirrored']).catch(() => ({ stdout: '' }))
+      ).stdout.trim();
+    }
+    t.is(there, head);
+    t.is((await run('git', ['--git-dir', mirror, 'rev-parse', 'main'])).stdout.trim(), await s.head());
+  } finally {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
