@@ -198,7 +198,8 @@ export class OrgModel {
   async tip(ref: string = MAIN_REF): Promise<Snapshot> {
     if (ref === MAIN_REF) return this.head();
     const commit = await this.repo.readBranch(ref);
-    if (commit === null) throw new Error(`Organization ${this.slug} has no branch ${ref}`);
+    // Moved away (a draft closed or merged) between finding it and reading it.
+    if (commit === null) throw new ApiError(409, `Branch '${ref.replace(/^refs\/heads\//, '')}' no longer exists.`);
     return this.snapshotOf(commit, true);
   }
 
