@@ -1,4 +1,5 @@
 import test from 'ava';
+import { type DraftEvent, onDraftEvent } from '../src/drafts/events.js';
 import { resourcePath } from '../src/model/paths.js';
 import { type TestServer, withServer } from './support/server.js';
 
@@ -245,4 +246,32 @@ test('close keeps the branch as refs/drafts-closed/<name>; reopen brings it back
     t.is(await ref(s, 'refs/heads/drafts/idea'), head);
     t.is(await ref(s, 'refs/drafts-closed/idea'), null);
     t.is((await s.post(`${API}/component?draft=idea`, [{ name: 'Surely' }])).status, 200);
+  }));
+
+test('the events seam is told when a draft opens, catches up, merges, closes and reopens', (t) =>
+  withServer(async (s) => {
+    const events: DraftEvent[] = [];
+    const stop = onDraftEvent((event) => {
+      // Other tests of this file run beside it, on organizations of the same slug: its own drafts only.
+      if (event.draft === 'told' || event.draft === 'shelved') events.push(event);
+    });
+    try {
+      await open(s, 'told');
+      await s.post(`${API}/components?draft=told`, { id: 'queue', name: 'Queue' });
+      await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });
+      await s.request('POST', `${API}/drafts/told/update`);
+      const updated = (await s.git('rev-parse', 'drafts/told')).trim();
+      await s.request('POST', `${API}/drafts/told/merge`);
+      await open(s, 'shelved');
+      await s.request('DELETE', `${API}/drafts/shelved`);
+      await s.request('POST', `${API}/drafts/shelved/reopen`);
+      t.deepEqual(
+        events.map((e) => `${e.type} ${e.draft}`),
+        ['opened told', 'updated told', 'merged told', 'opened shelved', 'closed shelved', 'reopened shelved'],
+      );
+      t.is(events[1]!.commit, updated);
+      t.is(events[2]!.commit, await s.head());
+    } finally {
+      stop();
+    }
   }));
