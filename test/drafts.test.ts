@@ -63,6 +63,13 @@ test('opening a draft makes a branch at main and no commit; its writes never tou
     const tip = await ref(s, 'refs/heads/drafts/payments-v2');
     t.is((await s.post(`${API}/component?draft=payments-v2`, [{ ref: 'ledger', name: 'Ledger' }])).status, 200);
     t.is(await ref(s, 'refs/heads/drafts/payments-v2'), tip);
+    // A delete, a template and a YAML write of the current form: on the draft too.
+    t.is((await s.request('DELETE', `${API}/components/fraud?draft=payments-v2`)).status, 200);
+    t.is((await s.get(`${API}/components/fraud?draft=payments-v2`)).status, 404);
+    const yaml = await s.request('POST', `${API}/tags?draft=payments-v2`, { body: { id: 'pci', name: 'PCI', color: 'red' }, yaml: true });
+    t.is(yaml.status, 201, yaml.text);
+    t.is(await s.head(), main, 'main never moves');
+    t.is((await s.git('rev-list', '--count', 'main..drafts/payments-v2')).trim(), '4');
     await s.git('fsck', '--strict');
   }));
 
