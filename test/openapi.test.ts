@@ -60,7 +60,7 @@ test('GET /api/external/openapi.json needs no key and serves the committed docum
     t.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'bearer']);
     t.is(doc.components.securitySchemes.apiKey.name, 'x-api-key');
     const listTags = doc.paths['/api/external/tag'].get;
-    t.deepEqual(listTags.parameters.map((p: { name: string }) => p.name).sort(), ['If-None-Match', 'at', 'cursor', 'limit']);
+    t.deepEqual(listTags.parameters.map((p: { name: string }) => p.name).sort(), ['If-None-Match', 'at', 'cursor', 'draft', 'limit']);
     t.truthy(listTags.responses[200].content['application/yaml']);
     t.truthy(listTags.responses[200].headers.Link);
     t.deepEqual(doc.components.schemas.Error.required, ['error']);
@@ -96,13 +96,14 @@ test('the current form, search and history are described with their statuses, pa
     'at',
     'attributeId',
     'attributeValue',
+    'draft',
     'name',
     'state',
     'tagId',
     'typeId',
   ]);
   t.true(op('get', '/search/dependencies').parameters.find((p: { name: string }) => p.name === 'componentId').required);
-  t.deepEqual(params(op('get', '/history')), ['If-None-Match', 'at', 'before', 'limit', 'resource', 'since', 'until']);
+  t.deepEqual(params(op('get', '/history')), ['If-None-Match', 'at', 'before', 'draft', 'limit', 'resource', 'since', 'until']);
   t.truthy(op('get', '/history').responses[200].headers.Link);
   t.deepEqual(op('get', '/history/{commit}').parameters.find((p: { in: string }) => p.in === 'path').name, 'commit');
   t.true(op('get', '/diff').parameters.find((p: { name: string }) => p.name === 'from').required);

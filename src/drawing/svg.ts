@@ -21,6 +21,13 @@ export interface DrawOptions {
   componentHref?: (componentId: string) => string;
   /** Adds the handles the page's script drags. */
   editable?: boolean;
+  /** Element id → what a draft did to it: the class `c4-added`, `c4-removed` or `c4-changed` on its group (removed ones faded). */
+  marks?: ReadonlyMap<string, 'added' | 'removed' | 'changed'>;
+}
+
+function markClass(options: DrawOptions, id: string): string {
+  const mark = options.marks?.get(id);
+  return mark === undefined ? '' : ` c4-${mark}`;
 }
 
 interface Box {
@@ -47,6 +54,10 @@ const STYLE = `
 .c4-diagram.editable .draggable{cursor:move}
 .c4-diagram.editable .draggable:hover .handle,.c4-diagram.editable .draggable:focus-within .handle{opacity:.6}
 .c4-diagram a:focus-visible rect.body{stroke:#d64545;stroke-width:3}
+.c4-diagram .c4-added rect.body,.c4-diagram .c4-added line{stroke:#1f8a4c;stroke-width:3}
+.c4-diagram .c4-changed rect.body,.c4-diagram .c4-changed line{stroke:#c77700;stroke-width:3}
+.c4-diagram .c4-removed{opacity:.35}
+.c4-diagram .c4-removed rect.body,.c4-diagram .c4-removed line{stroke:#c0392b;stroke-dasharray:5 4}
 `;
 
 const px = (units: number) => units * GRID_PX;
@@ -183,7 +194,7 @@ function instanceSvg(i: ComponentInstance, model: Model, options: DrawOptions): 
     `data-kind="instance" data-id="${esc(i.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}"` +
     ` data-container="${i.isContainer}" data-parent="${esc(i.parent ?? '')}"` +
     (component ? ` data-component="${esc(component.id)}"` : '');
-  return `<g class="${classes}" ${data}>${inner}</g>`;
+  return `<g class="${classes}${markClass(options, i.id)}" ${data}>${inner}</g>`;
 }
 
 function textAreaSvg(t: TextArea, options: DrawOptions): string {
@@ -196,7 +207,7 @@ function textAreaSvg(t: TextArea, options: DrawOptions): string {
     : '';
   const frame = `<rect class="frame" x="${px(b.x)}" y="${px(b.y)}" width="${px(b.w)}" height="${px(b.h)}" fill="transparent"/>`;
   return (
-    `<g class="textarea${options.editable ? ' draggable' : ''}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}">` +
+    `<g class="textarea${options.editable ? ' draggable' : ''}${markClass(options, t.id)}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}">` +
     `${frame}${lines.join('')}${handle}</g>`
   );
 }
@@ -220,12 +231,12 @@ export function drawDiagram(diagram: Diagram, model: Model, options: DrawOptions
     const data = `data-id="${esc(r.id)}" data-from="${esc(r.fromComponentInstance)}" data-to="${esc(r.toComponentInstance)}"`;
     const title = r.desc === null ? '' : `<title>${esc(r.desc)}</title>`;
     lines.push(
-      `<g class="relation" ${data}>${title}<line x1="${round(px(a.x))}" y1="${round(px(a.y))}" x2="${round(px(z.x))}" y2="${round(px(z.y))}" marker-end="url(#c4-arrow)"/></g>`,
+      `<g class="relation${markClass(options, r.id)}" ${data}>${title}<line x1="${round(px(a.x))}" y1="${round(px(a.y))}" x2="${round(px(z.x))}" y2="${round(px(z.y))}" marker-end="url(#c4-arrow)"/></g>`,
     );
     if (r.label !== null && r.label !== '') {
       const mid = { x: px((a.x + z.x) / 2), y: px((a.y + z.y) / 2) };
       labels.push(
-        `<g class="relation-label" data-id="${esc(r.id)}"><text class="label" x="${round(mid.x)}" y="${round(mid.y)}" text-anchor="middle">${esc(r.label)}</text></g>`,
+        `<g class="relation-label${markClass(options, r.id)}" data-id="${esc(r.id)}"><text class="label" x="${round(mid.x)}" y="${round(mid.y)}" text-anchor="middle">${esc(r.label)}</text></g>`,
       );
     }
   }

@@ -32,6 +32,8 @@ export interface HistoryEntry {
 export interface HistoryQuery {
   /** Start from this commit's parents instead of from `main` (paging). */
   before?: string;
+  /** Start from this commit instead of `main` (a draft's head). */
+  tip?: string;
   since?: string;
   until?: string;
   limit: number;
@@ -104,7 +106,7 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
   if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
-  else args.push(query.before === undefined ? 'refs/heads/main' : `${query.before}^@`);
+  else args.push(query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^@`);
   args.push('--', ...paths);
   const { stdout } = await runGit(gitdir, args);
   return parseLog(stdout.toString('utf8'));

@@ -21,6 +21,7 @@ import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
 import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
+import { draftRoutes } from './routes/drafts.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
@@ -91,6 +92,7 @@ export function apiRouter(deps: AppDependencies): Router {
   searchRoutes(api, deps);
   let shareLinks: ShareLinks | undefined;
   shareLinkRoutes(api, writing, () => (shareLinks ??= new ShareLinks(deps.keys.dataDir)), deps);
+  draftRoutes(api, writing);
   return api;
 }
 

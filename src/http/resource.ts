@@ -4,6 +4,7 @@ import { kindName, refIndex, type Identified, type WriteOptions } from '../model
 import type { StoredKind } from '../model/files.js';
 import { isGeneratedId, isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
+import { locateDraft, writableDraft } from '../drafts/drafts.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
 import { pageAfter } from './pages.js';
@@ -40,12 +41,18 @@ export function queryValue(ctx: Context, name: string): string | undefined {
 }
 
 /**
- * The snapshot a GET reads: the tip of `main`, or the commit named by `?at=`. While `main`
- * is broken behind the service's back, the last valid commit, with a `Warning` saying so.
+ * The snapshot a GET reads: the tip of `main`, the tip of the draft named by `?draft=` (an
+ * open one, or where a merged or closed one was left), or the commit named by `?at=`. While
+ * `main` is broken behind the service's back, the last valid commit, with a `Warning` saying so.
  */
 export async function readSnapshot(ctx: Context): Promise<Snapshot> {
   const at = queryValue(ctx, 'at');
   if (at !== undefined) return state(ctx).org.at(at);
+  const draft = queryValue(ctx, 'draft');
+  if (draft !== undefined) {
+    const { org } = state(ctx);
+    return org.tip((await locateDraft(org, draft)).ref);
+  }
   const { snapshot, warning } = await state(ctx).org.readable();
   // RFC 9110 field values: visible ASCII and spaces only (the message may quote a file).
   if (warning !== undefined) ctx.set('Warning', `199 c4store "${warning.replace(/[^\x20-\x7e]+/g, ' ').replace(/["\\]/g, "'")}"`);
@@ -57,7 +64,7 @@ export function apiContextOf(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-function writeOptions(ctx: Context): WriteOptions {
+export function writeOptions(ctx: Context): WriteOptions {
   const layout = queryValue(ctx, 'layout');
   if (layout !== undefined && layout !== 'auto') {
     throw new ApiError(400, `Invalid layout '${layout}': the only value is 'auto'.`);
@@ -82,11 +89,16 @@ export function authorOf(ctx: Context): { name: string; email: string } {
   return { name: key.label.replace(/[<>\n]/g, ''), email: `${emailLocalPart(key.label)}@${org.slug}` };
 }
 
-/** Runs the pure model step of a write under the organization's lock and commits its changes. */
-export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
+/**
+ * Runs the pure model step of a write under the organization's lock and commits its changes:
+ * to `main`, or with `?draft=<name>` to that draft's branch (never to `main`).
+ */
+export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
   const { org } = state(ctx);
+  const draft = queryValue(ctx, 'draft');
   return org.write(
     {
+      ref: draft === undefined ? undefined : await writableDraft(org, draft),
       ifMatch: ifMatch(ctx),
       author: authorOf(ctx),
       title: `${ctx.method} ${ctx.path}`,

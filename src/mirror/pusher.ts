@@ -5,8 +5,8 @@ import { GitCommandError, runGit } from '../store/git-cli.js';
 import { type MirrorConfig, mirrorsSignature, readMirrors, redactUrl } from './config.js';
 
 /**
- * Pushes `main` and the version tags of each mirrored organization to its remote after the
- * service's commits: in the background, one push in flight per mirror carrying whatever
+ * Pushes `main`, the drafts' branches and the version tags of each mirrored organization to
+ * its remote after the service's commits: in the background, one push in flight per mirror carrying whatever
  * `main` is when it starts (so a burst of writes costs one push), at most one start per
  * `interval` seconds, and after a failure again with doubling waits up to five minutes. A
  * write never waits for a mirror, and a mirror that is down never fails a write.
@@ -163,7 +163,17 @@ export class Mirrors {
     const head = await readRef(gitdir, 'refs/heads/main').catch(() => null);
     if (head === null) return;
     try {
-      await runGit(gitdir, ['push', '--quiet', '--porcelain', '--', url, `${head}:refs/heads/main`, 'refs/tags/*:refs/tags/*']);
+      // Drafts' branches too (forced: a draft may be rewritten); one merged or closed stays on the mirror.
+      await runGit(gitdir, [
+        'push',
+        '--quiet',
+        '--porcelain',
+        '--',
+        url,
+        `${head}:refs/heads/main`,
+        'refs/tags/*:refs/tags/*',
+        '+refs/heads/drafts/*:refs/heads/drafts/*',
+      ]);
       mirror.status.lastPushed = head;
       mirror.status.lastPushedAt = new Date().toISOString();
       mirror.status.lastError = null;

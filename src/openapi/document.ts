@@ -126,6 +126,15 @@ const ETAG = { description: 'The commit the answer reads or wrote, quoted.', sch
 function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
+  if (!route.absolute && !route.path.startsWith('/drafts')) {
+    parameters.push({
+      name: 'draft',
+      in: 'query',
+      required: false,
+      description: 'Read or write the model of this draft (its branch `drafts/<name>`) instead of `main`.',
+      schema: { type: 'string' },
+    });
+  }
   if (!write && !route.absolute) {
     parameters.push({
       name: 'at',

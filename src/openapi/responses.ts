@@ -203,3 +203,43 @@ export const RevertResponse = Type.Object({
   restored: Commit,
   changes: ModelDiffResponse,
 });
+
+const DraftState = Type.Union([Type.Literal('open'), Type.Literal('merged'), Type.Literal('closed')]);
+
+export const DraftResponse = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  desc: Text,
+  state: DraftState,
+  base: Type.String({ description: 'The merge base with `main`.' }),
+  head: Type.String({ description: "The tip of the draft's branch `drafts/<name>`." }),
+  author: Type.String(),
+  created: Type.String(),
+  mergedAt: Type.Optional(Type.String()),
+  mergeCommit: Type.Optional(Type.String()),
+  closedAt: Type.Optional(Type.String()),
+});
+
+export const MergeConflictResponse = Type.Object({
+  kind: Type.String(),
+  id: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  field: Type.String({ description: 'Dotted path (`componentInstances.<id>.position`); `*`: deleted on one side, changed on the other.' }),
+  base: Type.Unknown(),
+  main: Type.Unknown(),
+  draft: Type.Unknown(),
+});
+
+export const DraftDetailsResponse = Type.Object({
+  ...DraftResponse.properties,
+  changes: DiffResponse,
+  behind: Type.Integer({ description: 'Commits of `main` since `base`.' }),
+  conflicts: Type.Array(MergeConflictResponse),
+  problem: Type.Optional(Type.String({ description: 'The rule a merge now would break.' })),
+});
+
+export const DraftMergeResponse = Type.Object({
+  ...DraftResponse.properties,
+  commit: Type.String({ description: 'The merge commit (or the unchanged tip when there was nothing to take in).' }),
+  committed: Type.Boolean(),
+});

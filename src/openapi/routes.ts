@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { DraftBody, MergeBody } from '../drafts/schemas.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
 import { CURRENT_SCHEMAS, CURRENT_UPDATE_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
 import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
@@ -15,6 +16,9 @@ import {
   DiagramResponse,
   DiagramSearchResult,
   DiffResponse,
+  DraftDetailsResponse,
+  DraftMergeResponse,
+  DraftResponse,
   HealthResponse,
   HistoryCommitResponse,
   HistoryEntryResponse,
@@ -401,6 +405,65 @@ export const ROUTES: RouteDoc[] = [
     tag: 'History',
     request: RevertBody,
     response: RevertResponse,
+  },
+  {
+    method: 'POST',
+    path: '/drafts',
+    summary: 'Open a draft: the branch drafts/<name> from main',
+    tag: 'Drafts',
+    request: DraftBody,
+    created: DraftResponse,
+    conflict: true,
+  },
+  {
+    method: 'GET',
+    path: '/drafts',
+    summary: 'The drafts in one state',
+    tag: 'Drafts',
+    response: list(DraftResponse),
+    query: [{ name: 'state', description: '`open` (default), `merged` or `closed`.' }],
+  },
+  {
+    method: 'GET',
+    path: '/drafts/:name',
+    summary: 'One draft, with its changes, how far behind main it is and its conflicts',
+    tag: 'Drafts',
+    response: DraftDetailsResponse,
+  },
+  { method: 'GET', path: '/drafts/:name/diff', summary: 'The draft against main at its base', tag: 'Drafts', response: DiffResponse },
+  {
+    method: 'POST',
+    path: '/drafts/:name/merge',
+    summary: 'Merge the draft into main (one merge commit)',
+    tag: 'Drafts',
+    request: MergeBody,
+    response: DraftMergeResponse,
+    conflict: true,
+  },
+  {
+    method: 'POST',
+    path: '/drafts/:name/update',
+    summary: 'Merge main into the draft (it catches up)',
+    tag: 'Drafts',
+    request: MergeBody,
+    response: DraftMergeResponse,
+    conflict: true,
+  },
+  {
+    method: 'DELETE',
+    path: '/drafts/:name',
+    summary: 'Close the draft (its branch is kept as refs/drafts-closed/<name>)',
+    tag: 'Drafts',
+    response: DraftResponse,
+    conflict: true,
+  },
+  {
+    method: 'POST',
+    path: '/drafts/:name/reopen',
+    summary: 'Reopen a closed draft',
+    tag: 'Drafts',
+    response: DraftResponse,
+    conflict: true,
   },
 
   {

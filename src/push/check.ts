@@ -6,6 +6,7 @@ import { treeEntryProblem } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { versionNameProblem } from '../history/versions.js';
 import { CatFile, gitText, runGit } from '../store/git-cli.js';
+import { checkDraftPush } from './drafts.js';
 
 /**
  * The check of a push, by git's own pre-receive hook (src/push/hook.ts) or before the smart
@@ -74,9 +75,11 @@ export async function checkPush(
   const mainUpdate = updates.find((update) => update.ref === MAIN);
   for (const update of updates) {
     if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env, limits)));
-    else if (update.ref.startsWith('refs/tags/')) problems.push(...(await checkVersionTag(gitdir, update, mainUpdate, env)));
+    else if (update.ref.startsWith('refs/heads/drafts/')) {
+      problems.push(...(await checkDraftPush(gitdir, update, env, (g, range, e) => checkCommits(g, range, e, limits))));
+    } else if (update.ref.startsWith('refs/tags/')) problems.push(...(await checkVersionTag(gitdir, update, mainUpdate, env)));
     else {
-      problems.push(`${update.ref}: only main (and new version tags) can be pushed; the model lives on main.`);
+      problems.push(`${update.ref}: only main, drafts/<name> and new version tags can be pushed; the model lives on main.`);
     }
   }
   return problems;
@@ -110,14 +113,29 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
     const { code } = await runGit(gitdir, ['merge-base', '--is-ancestor', update.old, update.new], { okCodes: [1], env });
     if (code !== 0) return ['main can only move forward: fetch, rebase your commits onto it, and push again (no force-push).'];
   }
-  const range = ZERO.test(update.old) ? [update.new] : [update.new, `^${update.old}`];
+  return ZERO.test(update.old)
+    ? checkCommits(gitdir, [update.new], env, limits)
+    : checkCommits(gitdir, [update.new, `^${update.old}`], env, limits, update.old);
+}
+
+/**
+ * Every commit of a `git rev-list` range, oldest first, loaded and checked as the service loads a
+ * commit, within the limits counted from `before` (the branch's tip before the push); the first problem.
+ */
+export async function checkCommits(
+  gitdir: string,
+  range: readonly string[],
+  env: NodeJS.ProcessEnv,
+  limits: Limits = DEFAULT_LIMITS,
+  before?: string,
+): Promise<string[]> {
   const commits = (await gitText(gitdir, ['rev-list', '--reverse', '--topo-order', ...range, '--'], { env })).split('\n').filter(Boolean);
   const catFile = new CatFile(gitdir, env);
   try {
     // What main held before: the bounds count from it. A broken main (committed past the hook)
     // counts as nothing, so that a push can still repair it.
     let previous =
-      ZERO.test(update.old) || commits.length === 0 ? undefined : await loadCommit(gitdir, update.old, catFile, env).catch(() => undefined);
+      before === undefined || commits.length === 0 ? undefined : await loadCommit(gitdir, before, catFile, env).catch(() => undefined);
     for (const commit of commits) {
       const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
       if (shapeProblem !== null) return [`commit ${commit.slice(0, 12)}: ${shapeProblem}`];

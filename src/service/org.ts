@@ -6,6 +6,7 @@ import { FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
+import { MAIN_REF } from '../store/refs.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
@@ -29,13 +30,26 @@ export interface OrgSettings {
   limits?: Limits;
   runLayout?: LayoutRunner;
   writeTimeout?: number;
-  /** Told of every commit the service makes (background packing, mirroring). */
-  afterCommit?: (commit: string) => void;
+  /** Told of every commit the service makes (background packing, mirroring), and on which branch. */
+  afterCommit?: (commit: string, ref: string) => void;
 }
 
 export interface WriteRequest {
-  /** `If-Match`: the commit the client last read. */
+  /** The branch written: `main` (default) or a draft's `refs/heads/drafts/<name>`. Every rule and step is the same on each. */
+  ref?: string;
+  /** `If-Match`: the commit the client last read (of the branch written). */
   ifMatch?: string;
+  /**
+   * A merge: the tip of the branch merged in, the commit's second parent. The commit is made
+   * even when the tree stays as it was, so that the branch records what it has taken in.
+   */
+  mergedParent?: string;
+  /**
+   * Run under the organization's lock once the write is done (with its commit, or the
+   * unchanged tip when it made none), so that what goes with the commit (a merged draft's
+   * ref) moves before any other write. A failure here does not undo the commit.
+   */
+  whileLocked?: (commit: string) => Promise<void>;
   author: Author;
   /** First words of the commit message: `POST /api/external/component`. */
   title: string;
@@ -48,6 +62,13 @@ export interface WriteRequest {
   mayRewriteUnchanged?: boolean;
 }
 
+/**
+ * Snapshots of the latest tips (of main and of drafts) kept beside the byte-bounded cache: a
+ * draft's next write, and a merge's base (main where a draft began), are found here without a
+ * load. They share almost all of their model with main's, so a few cost little memory, and
+ * keeping one costs nothing (the cache's byte estimate walks the whole model).
+ */
+const RECENT_TIPS = 8;
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
 const KEPT_VERDICTS = 8;
 let opened = 0;
@@ -78,6 +99,7 @@ export class OrgModel {
    */
   private readonly invalid = new Map<string, ApiError>();
   private waitingWrites = 0;
+  private readonly recentTips = new Map<string, Snapshot>();
   /** The newest snapshot of `main` that held a valid model: what reads serve while `main` is broken. */
   private lastValid: Snapshot | undefined;
 
@@ -160,14 +182,48 @@ export class OrgModel {
     if (this.current?.commit === name) return this.current;
     const kept = this.older.get(this.owner, name);
     if (kept) return kept;
-    const commit = await resolveCommitName(this.repo, name);
+    return this.snapshotOf(await resolveCommitName(this.repo, name), false);
+  }
+
+  /** The model at a commit known to exist (a full id), from the recent tips where it is one of them (a draft's base). */
+  revision(commit: string): Promise<Snapshot> {
+    return this.snapshotOf(commit, true);
+  }
+
+  /**
+   * The model at the tip of a branch: `main`, or a draft's branch. A draft's snapshots are
+   * kept like `?at=` ones (by commit, in the byte-bounded cache), each loaded from `main`'s
+   * as far as their files are the same, so a draft costs what it changes.
+   */
+  async tip(ref: string = MAIN_REF): Promise<Snapshot> {
+    if (ref === MAIN_REF) return this.head();
+    const commit = await this.repo.readBranch(ref);
+    // Moved away (a draft closed or merged) between finding it and reading it.
+    if (commit === null) throw new ApiError(409, `Branch '${ref.replace(/^refs\/heads\//, '')}' no longer exists.`);
+    return this.snapshotOf(commit, true);
+  }
+
+  /** The snapshot of a known commit id: main's, a recent tip (`recent`), a kept one, or loaded and kept. */
+  private async snapshotOf(commit: string, recent: boolean): Promise<Snapshot> {
     if (this.current?.commit === commit) return this.current;
+    const tip = recent ? this.recentTips.get(commit) : undefined;
+    if (tip) return tip;
     const known = this.older.get(this.owner, commit);
     if (known) return known;
     const snapshot = await this.load(commit, this.current);
-    const responses = snapshot.responses as ResponseCache;
-    this.older.put(this.owner, commit, { snapshot, modelBytes: estimateModelBytes(snapshot.model), responses });
+    this.keep(snapshot);
     return snapshot;
+  }
+
+  private rememberTip(snapshot: Snapshot): void {
+    this.recentTips.delete(snapshot.commit);
+    this.recentTips.set(snapshot.commit, snapshot);
+    if (this.recentTips.size > RECENT_TIPS) this.recentTips.delete(this.recentTips.keys().next().value!);
+  }
+
+  private keep(snapshot: Snapshot): void {
+    const responses = snapshot.responses as ResponseCache;
+    this.older.put(this.owner, snapshot.commit, { snapshot, modelBytes: estimateModelBytes(snapshot.model), responses });
   }
 
   async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
@@ -194,8 +250,9 @@ export class OrgModel {
   }
 
   private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+    const ref = request.ref ?? MAIN_REF;
     return this.repo.withWriteLock(async () => {
-      const base = await this.head();
+      const base = await this.tip(ref);
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
       }
@@ -206,23 +263,36 @@ export class OrgModel {
         deadline: request.options.deadline ?? this.deadline(),
       });
       const result = await step(draft);
-      if (draft.changes.length === 0) return { snapshot: base, result };
+      if (draft.changes.length === 0 && request.mergedParent === undefined) {
+        await request.whileLocked?.(base.commit);
+        return { snapshot: base, result };
+      }
       // A write never mixes layouts: a flat tree (pushed, or from before sharding) is moved
       // first, in a commit of its own; a refused or empty write moves nothing.
-      const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author)).commit : base.commit;
+      const parent = base.layout === 'flat' ? (await this.commitShardingMoves(base.commit, request.author, ref)).commit : base.commit;
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
       const commit = await this.repo.commit({
         parent,
+        ref,
+        mergedParent: request.mergedParent,
         changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
         message: commitMessage(request.title, changes, request.options.apiContext),
       });
-      this.current = { commit, model: draft.model, responses: new ResponseCache() };
-      this.lastValid = this.current;
-      this.settings.afterCommit?.(commit);
-      return { snapshot: this.current, result };
+      const snapshot: Snapshot = { commit, model: draft.model, responses: new ResponseCache() };
+      if (ref === MAIN_REF) {
+        // The tip it replaces may be a draft's base: its model kept a while (not its answers).
+        if (base === this.current) this.rememberTip({ ...base, responses: new ResponseCache() });
+        this.current = snapshot;
+        this.lastValid = snapshot;
+      } else {
+        this.rememberTip(snapshot);
+      }
+      this.settings.afterCommit?.(commit, ref);
+      await request.whileLocked?.(commit);
+      return { snapshot, result };
     });
   }
 
@@ -244,18 +314,18 @@ export class OrgModel {
     return this.repo.withWriteLock(async () => {
       const head = await this.repo.readHead();
       if (head === null) throw new Error(`Organization ${this.slug} has no main branch`);
-      return this.commitShardingMoves(head, author);
+      return this.commitShardingMoves(head, author, MAIN_REF);
     });
   }
 
   /** Under the write lock: the commit moving `parent`'s tree to the sharded layout, if it is flat. */
-  private async commitShardingMoves(parent: string, author: Author): Promise<{ commit: string; moved: number }> {
+  private async commitShardingMoves(parent: string, author: Author, ref: string): Promise<{ commit: string; moved: number }> {
     const changes = shardingMoves(await this.repo.listFiles(parent));
     const moved = changes.length / 2;
     if (moved === 0) return { commit: parent, moved };
-    const commit = await this.repo.commit({ parent, changes, author, message: layoutUpgradeMessage(moved) });
+    const commit = await this.repo.commit({ parent, ref, changes, author, message: layoutUpgradeMessage(moved) });
     // The same files at other paths: the same model.
-    if (this.current?.commit === parent) this.current = { commit, model: this.current.model, responses: new Map() };
+    if (ref === MAIN_REF && this.current?.commit === parent) this.current = { commit, model: this.current.model, responses: new Map() };
     return { commit, moved };
   }
 

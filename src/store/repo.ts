@@ -30,6 +30,10 @@ export interface RepoOptions {
 
 export interface CommitArgs {
   parent: string;
+  /** The branch the commit goes on (default main); it must still point at `parent`. */
+  ref?: string;
+  /** A merge commit's second parent (the branch merged in). */
+  mergedParent?: string;
   changes: TreeChange[];
   author: Author;
   message: string;
@@ -98,6 +102,11 @@ export class Repo {
 
   readHead(): Promise<string | null> {
     return readRef(this.gitdir, MAIN_REF);
+  }
+
+  /** The commit a branch (a full ref name: `refs/heads/drafts/x`) points at; null if there is none. */
+  readBranch(ref: string): Promise<string | null> {
+    return readRef(this.gitdir, ref);
   }
 
   /**
@@ -234,8 +243,9 @@ export class Repo {
   }
 
   /**
-   * Commits `changes` on top of `parent` and moves main there, provided main is still
-   * `parent` (else StaleHeadError, and main is left alone). Returns the new commit's oid.
+   * Commits `changes` on top of `parent` and moves the branch (main unless `ref` says
+   * otherwise) there, provided it is still `parent` (else StaleHeadError, and the branch is
+   * left alone). Returns the new commit's oid.
    */
   async commit(args: CommitArgs): Promise<string> {
     if (!isOid(args.parent)) throw new Error(`Not a commit id: ${String(args.parent)}`);
@@ -245,7 +255,8 @@ export class Repo {
   private async writeCommit(args: Omit<CommitArgs, 'parent'> & { parent: string | null }): Promise<string> {
     const edits = await toTreeEdits(args.changes);
     // Cheap early refusal; the compare-and-swap below is what actually decides.
-    const head = await this.readHead();
+    const branch = args.ref ?? MAIN_REF;
+    const head = await readRef(this.gitdir, branch);
     if (head !== args.parent) throw new StaleHeadError(args.parent, head);
 
     const baseTree = args.parent ? (await this.objects.readCommit(args.parent)).tree : null;
@@ -253,18 +264,18 @@ export class Repo {
     const tree = await writeEditedTree(this.objects, writer, baseTree, edits);
     // Changes that rewrite files as they already are (c4store upgrade run twice) are no commit:
     // a commit holding its parent's tree would only be noise in `git log`.
-    if (tree === baseTree && args.parent !== null) {
+    if (tree === baseTree && args.parent !== null && args.mergedParent === undefined) {
       await writer.finish();
       return args.parent;
     }
     const who = { ...args.author, timestamp: args.timestamp ?? Math.floor(Date.now() / 1000) };
-    const parents = args.parent ? [args.parent] : [];
+    const parents = [...(args.parent ? [args.parent] : []), ...(args.mergedParent ? [args.mergedParent] : [])];
     const commit = await writer.write('commit', serializeCommit({ tree, parents, author: who, committer: who, message: args.message }));
     // The ref update is prepared (lock taken, checked, written and synced) while the objects
     // are still being synced: in durable mode that saves one round of fsync per commit.
     const [objects, ref] = await Promise.allSettled([
       writer.finish(),
-      prepareRefUpdate(this.gitdir, MAIN_REF, args.parent, commit, { durable: this.durable }),
+      prepareRefUpdate(this.gitdir, branch, args.parent, commit, { durable: this.durable }),
     ]);
     if (ref.status === 'rejected') throw ref.reason;
     if (objects.status === 'rejected') {

@@ -34,9 +34,10 @@ export function apiNotice(component: Component): string {
   return `Updated through the API (${component.apiContext}): later API updates may overwrite changes made here`;
 }
 
-function layout(title: string, context: PageContext, body: string, script = false): string {
+export function layout(title: string, context: PageContext, body: string, script = false): string {
   const account = context.key
-    ? `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
+    ? `<a class="nav-drafts" href="/orgs/${encodeURIComponent(context.key.org)}/drafts" style="color:#fff">Drafts</a>` +
+      `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
       '<form method="post" action="/sign-out" class="sign-out"><button type="submit">Sign out</button></form>'
     : '';
   return (

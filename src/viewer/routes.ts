@@ -38,6 +38,7 @@ import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
 import type { Model } from '../model/types.js';
 import { type DrawingFormat, sendDrawing } from './svg-response.js';
+import { draftPageRoutes } from './draft-routes.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -376,5 +377,6 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.redirect(localPath(form.get('next')));
   });
 
+  draftPageRoutes(router, { htmlErrors, sameOrigin, signedIn, ownOrg, readForm: (ctx) => readForm(ctx, deps.bodyLimit), sendHtml });
   return router;
 }

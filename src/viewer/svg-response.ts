@@ -3,6 +3,7 @@
  * link's, and the API's `Accept: image/svg+xml` / `Accept: image/png` on a diagram's GET.
  */
 import type { Context } from 'koa';
+import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
 import { FairQueue } from '../http/fair-queue.js';
 import { drawDiagram } from '../drawing/svg.js';
@@ -100,7 +101,8 @@ export async function sendDrawing(
   if (format === 'svg') {
     ctx.set('Content-Security-Policy', SVG_POLICY);
     ctx.type = DRAWING_TYPES.svg;
-    ctx.body = drawDiagram(diagram, snapshot.model);
+    // A signed-in reader may ask for a draft's visual diff (`?draft=&compare=main`); a share link shows the drawing alone.
+    ctx.body = audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : drawDiagram(diagram, snapshot.model);
     return;
   }
   const png = await pngOf(snapshot, diagram, scale);

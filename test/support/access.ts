@@ -77,6 +77,12 @@ const WRITE_BODIES: Record<string, unknown> = {
   revert: { commit: 'main' },
   // Share links: not the model, but a write all the same (an editor's).
   'share-links': { label: 'intruder' },
+  // Drafts (issue 26): opening one makes no commit, but is a write all the same.
+  drafts: { name: 'intruder' },
+  'drafts/:name': {},
+  'drafts/:name/merge': {},
+  'drafts/:name/update': {},
+  'drafts/:name/reopen': {},
 };
 
 /** A body that would make a commit if the request got through. */
@@ -107,6 +113,8 @@ export function concrete(route: Route, ids: Record<string, string>): string {
   // History and diff take revisions; `main` names one in every organization.
   if (route.path === `${API}/history/:commit`) return `${API}/history/main`;
   if (route.path === `${API}/diff`) return `${API}/diff?from=main`;
+  // Every organization of the matrix has a draft of this name (populate).
+  if (route.path.startsWith(`${API}/drafts/:name`)) return route.path.replace(':name', 'matrix');
   if (route.path.includes(':')) throw new Error(`Route ${route.method} ${route.path} has a parameter the access matrix does not know.`);
   return route.path;
 }
@@ -256,6 +264,9 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
   const shareLink = JSON.parse(
     (await send(s.url, 'POST', `${API}/diagram/${diagram.id}/share-links`, { authorization: `Bearer ${key}` }, {})).text,
   );
+  // A draft at main's tip (no commit of its own): the draft routes read it.
+  const draft = await send(s.url, 'POST', `${API}/drafts`, { authorization: `Bearer ${key}` }, { name: 'matrix' });
+  if (draft.status !== 201) throw new Error(`/drafts: ${draft.status} ${draft.text}`);
   const { secrets, commits } = await secretsOf(s, key, gitdir);
   return {
     slug,

@@ -42,6 +42,8 @@ export function historyRoutes(router: Router): void {
     const limit = limitOf(ctx);
     const entries = await readHistory(org.repo.gitdir, {
       before,
+      // With ?draft=, the draft's history (which holds main's up to where it branched off).
+      tip: queryValue(ctx, 'draft') === undefined ? undefined : head.commit,
       since: isoTime(ctx, 'since'),
       until: isoTime(ctx, 'until'),
       limit,

@@ -14,7 +14,8 @@ export function revertTo(draft: Draft, target: Model): void {
     const current = collectionOf(draft.base, kind) as ReadonlyMap<string, Identified>;
     if (wanted === current) continue;
     for (const id of current.keys()) if (!wanted.has(id)) draft.remove(kind, id);
-    for (const resource of wanted.values()) draft.put(kind, resource, true);
+    // The same object is the same resource (snapshots share what a commit left unchanged): no need to compare.
+    for (const resource of wanted.values()) if (current.get(resource.id) !== resource) draft.put(kind, resource, true);
   }
   putOrganization(draft, target.organization);
   // The target held a valid model when it was committed; checked again, as every write is.

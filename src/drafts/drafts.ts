@@ -1,0 +1,388 @@
+import { ApiError } from '../errors.js';
+import { diffModels, type ModelDiff } from '../history/diff.js';
+import type { WriteOptions } from '../model/draft.js';
+import type { Model } from '../model/types.js';
+import { revertTo } from '../model/write/revert.js';
+import { resolveCommitName } from '../service/commit-names.js';
+import type { OrgModel, Snapshot } from '../service/org.js';
+import {
+  commitsBetween,
+  draftRef,
+  firstCommitBetween,
+  isAncestor,
+  isDraftName,
+  listDraftRefs,
+  mergeBase,
+  moveRefs,
+  type DraftRefState,
+} from '../store/branches.js';
+import { readDraftRecords, saveDraftRecord, type DraftRecord } from '../store/draft-records.js';
+import { readRef, MAIN_REF } from '../store/refs.js';
+import type { Author } from '../store/repo.js';
+import { emitDraftEvent } from './events.js';
+import { mergeModels, type MergeConflict, type Resolution } from './merge.js';
+import { visualDiff, type VisualDiff } from './visual-diff.js';
+
+/**
+ * Drafts (CONTRACT §8): proposed changes to the model, each the git branch `drafts/<name>`.
+ * Every write to a draft goes through the organization's one write path on that branch
+ * (OrgModel.write with its ref); this module adds what is particular to drafts: opening,
+ * listing, describing, merging either way, closing and reopening.
+ */
+
+export type DraftState = DraftRefState;
+
+export interface DraftSummary {
+  name: string;
+  title: string;
+  desc: string | null;
+  state: DraftState;
+  /** The merge base with `main`. */
+  base: string;
+  head: string;
+  author: string;
+  created: string;
+  mergedAt?: string;
+  mergeCommit?: string;
+  closedAt?: string;
+}
+
+export interface DraftDetails extends DraftSummary {
+  changes: ModelDiff & { from: string; to: string };
+  behind: number;
+  conflicts: MergeConflict[];
+  /** A merge now would break this rule (its text); absent when it would not. */
+  problem?: string;
+}
+
+export interface DraftLocation {
+  name: string;
+  state: DraftState;
+  ref: string;
+}
+
+function invalidName(name: string): ApiError {
+  return new ApiError(
+    400,
+    `Invalid draft name '${name}': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).`,
+  );
+}
+
+/**
+ * Where a draft lives now: its open branch, or the ref it is kept under once closed or merged.
+ * Three ref reads, no git process: every `?draft=` request starts here.
+ */
+export async function locateDraft(org: OrgModel, name: string): Promise<DraftLocation> {
+  if (!isDraftName(name)) throw invalidName(name);
+  for (const state of ['open', 'merged', 'closed'] as const) {
+    const ref = draftRef(name, state);
+    if ((await readRef(org.repo.gitdir, ref)) !== null) return { name, state, ref };
+  }
+  throw new ApiError(404, `Draft '${name}' does not exist.`);
+}
+
+/** The branch a write naming `?draft=` commits to; a merged or closed draft takes no writes. */
+export async function writableDraft(org: OrgModel, name: string): Promise<string> {
+  const draft = await locateDraft(org, name);
+  if (draft.state === 'merged') throw new ApiError(409, `Draft '${name}' is merged; open a new draft for further changes.`);
+  if (draft.state === 'closed') throw new ApiError(409, `Draft '${name}' is closed; reopen it to change it.`);
+  return draft.ref;
+}
+
+export class Drafts {
+  constructor(private readonly org: OrgModel) {}
+
+  private get gitdir(): string {
+    return this.org.repo.gitdir;
+  }
+
+  async open(request: { name: string; title?: string; desc?: string | null; from?: string }, author: Author): Promise<DraftSummary> {
+    if (!isDraftName(request.name)) throw invalidName(request.name);
+    const from = request.from === undefined ? undefined : await resolveCommitName(this.org.repo, request.from);
+    const summary = await this.org.repo.withWriteLock(async () => {
+      if ((await listDraftRefs(this.gitdir)).has(request.name)) throw new ApiError(409, `Draft '${request.name}' already exists.`);
+      const main = await this.org.repo.readHead();
+      if (main === null) throw new Error(`Organization ${this.org.slug} has no main branch`);
+      if (from !== undefined && !(await isAncestor(this.gitdir, from, main))) {
+        throw new ApiError(400, `'from' must name a revision of main; ${request.from} is not one.`);
+      }
+      const start = from ?? main;
+      const record: DraftRecord = {
+        name: request.name,
+        title: request.title ?? request.name,
+        desc: request.desc ?? null,
+        author: author.name,
+        created: now(),
+      };
+      // The record first: a crash between the two leaves a record no ref names, which the next open of the name replaces.
+      await saveDraftRecord(this.gitdir, record);
+      // No commit: the branch starts at `from`.
+      await moveRefs(this.gitdir, [{ action: 'create', ref: draftRef(request.name), commit: start }]);
+      const { author: who, created } = record;
+      return {
+        name: record.name,
+        title: record.title,
+        desc: record.desc,
+        state: 'open' as const,
+        base: start,
+        head: start,
+        author: who,
+        created,
+      };
+    });
+    emitDraftEvent({ type: 'opened', org: this.org.slug, draft: summary.name, commit: summary.head });
+    return summary;
+  }
+
+  async list(state: DraftState = 'open'): Promise<DraftSummary[]> {
+    const [refs, records, main] = await Promise.all([listDraftRefs(this.gitdir), readDraftRecords(this.gitdir), this.mainCommit()]);
+    const drafts: DraftSummary[] = [];
+    for (const [name, ref] of [...refs].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (ref.state !== state) continue;
+      drafts.push(await this.summaryOf(name, ref, records.get(name), main));
+    }
+    return drafts;
+  }
+
+  async get(name: string): Promise<DraftDetails> {
+    const location = await locateDraft(this.org, name);
+    const head = await this.headOf(location);
+    const main = await this.mainCommit();
+    const summary = await this.summaryOf(
+      name,
+      { state: location.state, commit: head },
+      (await readDraftRecords(this.gitdir)).get(name),
+      main,
+    );
+    const [baseSnapshot, headSnapshot] = await Promise.all([this.org.revision(summary.base), this.org.tip(location.ref)]);
+    const behind = await commitsBetween(this.gitdir, summary.base, main);
+    let conflicts: MergeConflict[] = [];
+    let problem: string | undefined;
+    if (location.state === 'open' && behind > 0) {
+      const outcome = mergeModels(baseSnapshot.model, (await this.org.tip()).model, headSnapshot.model);
+      if (outcome.outcome === 'conflicts') conflicts = outcome.conflicts;
+      if (outcome.outcome === 'invalid') problem = outcome.error;
+    }
+    return {
+      ...summary,
+      changes: { from: summary.base, to: head, ...diffModels(baseSnapshot.model, headSnapshot.model) },
+      behind,
+      conflicts,
+      ...(problem === undefined ? {} : { problem }),
+    };
+  }
+
+  /** What the draft page shows: the draft as GET gives it, and the models at its base and head. */
+  async review(name: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
+    const details = await this.get(name);
+    const [before, after] = await Promise.all([this.org.revision(details.base), this.org.revision(details.head)]);
+    return { details, before: before.model, after: after.model };
+  }
+
+  /** The draft against `main` at its base: what a reviewer reads. */
+  async diff(name: string): Promise<{ snapshot: Snapshot; diff: ModelDiff & { from: string; to: string } }> {
+    const location = await locateDraft(this.org, name);
+    const head = await this.headOf(location);
+    const base = (await mergeBase(this.gitdir, await this.mainCommit(), head)) ?? head;
+    const [before, after] = await Promise.all([this.org.revision(base), this.org.tip(location.ref)]);
+    return { snapshot: after, diff: { from: base, to: after.commit, ...diffModels(before.model, after.model) } };
+  }
+
+  /**
+   * One diagram of the draft against `main` at the draft's base, ready to draw: what the draft
+   * adds, removes and changes on it (visual-diff.ts). Against the base, not main's tip, so
+   * that only the draft's own work is marked.
+   */
+  async comparison(name: string, diagramId: string): Promise<{ snapshot: Snapshot } & VisualDiff> {
+    const location = await locateDraft(this.org, name);
+    const after = await this.org.tip(location.ref);
+    const diagram = after.model.diagrams.get(diagramId);
+    if (!diagram) throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
+    const base = (await mergeBase(this.gitdir, await this.mainCommit(), after.commit)) ?? after.commit;
+    const before = await this.org.revision(base);
+    return {
+      snapshot: after,
+      ...visualDiff({ diagram: before.model.diagrams.get(diagramId), model: before.model }, { diagram, model: after.model }),
+    };
+  }
+
+  /**
+   * Merges the draft into `main` (`into: 'main'`), or `main` into the draft (`into: 'draft'`,
+   * the draft catching up): the pure three-way merge, then the merged model written by the
+   * one write path as one merge commit on the branch merged into (first parent: its tip).
+   */
+  async merge(
+    name: string,
+    into: 'main' | 'draft',
+    resolutions: readonly Resolution[],
+    write: { author: Author; options: WriteOptions; ifMatch?: string },
+  ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
+    const location = await locateDraft(this.org, name);
+    if (location.state !== 'open')
+      throw new ApiError(409, `Draft '${name}' is ${location.state}; only an open draft can be merged or updated.`);
+    for (let attempt = 1; ; attempt++) {
+      const [mainTip, draftTip] = await Promise.all([this.org.tip(), this.org.tip(location.ref)]);
+      const base = await mergeBase(this.gitdir, mainTip.commit, draftTip.commit);
+      if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
+      const [target, source] = into === 'main' ? [mainTip, draftTip] : [draftTip, mainTip];
+      const targetRef = into === 'main' ? MAIN_REF : location.ref;
+      // Already taken in: nothing to commit (a draft merged this way is still marked merged).
+      const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
+      const baseModel = (await this.org.revision(base)).model;
+      let merged: DraftSummary | undefined;
+      try {
+        const { snapshot } = await this.org.write(
+          {
+            ref: targetRef,
+            ifMatch: write.ifMatch,
+            author: write.author,
+            title: into === 'main' ? `Merged draft '${name}'` : `Updated draft '${name}' with main`,
+            options: write.options,
+            mergedParent: upToDate ? undefined : source.commit,
+            // A merged draft's ref moves under the same lock as main: no write slips in between.
+            whileLocked:
+              into === 'main' ? async (commit) => void (merged = await this.markMerged(name, draftTip.commit, commit)) : undefined,
+          },
+          async (draft) => {
+            // Under the lock: both tips must be those the merge was worked out from.
+            if (draft.base !== target.model || (await readRef(this.gitdir, into === 'main' ? location.ref : MAIN_REF)) !== source.commit) {
+              throw new Moved();
+            }
+            if (upToDate) return;
+            const [mainModel, draftModel] = into === 'main' ? [target.model, source.model] : [source.model, target.model];
+            const outcome = mergeModels(baseModel, mainModel, draftModel, resolutions);
+            if (outcome.outcome === 'conflicts') throw new MergeConflicts(name, outcome.conflicts);
+            if (outcome.outcome === 'invalid') throw new ApiError(409, outcome.error);
+            revertTo(draft, outcome.model);
+          },
+        );
+        const committed = snapshot.commit !== target.commit;
+        let summary: DraftSummary;
+        if (into === 'main' && merged !== undefined) {
+          summary = merged;
+          emitDraftEvent({ type: 'merged', org: this.org.slug, draft: name, commit: snapshot.commit });
+        } else {
+          summary = await this.summaryOf(name, { state: 'open', commit: snapshot.commit }, undefined, await this.mainCommit());
+          if (committed) emitDraftEvent({ type: 'updated', org: this.org.slug, draft: name, commit: snapshot.commit });
+        }
+        return { snapshot, draft: summary, committed };
+      } catch (err) {
+        if (!(err instanceof Moved) || attempt === 3) {
+          if (err instanceof Moved)
+            throw new ApiError(503, 'The model kept changing during this merge; retry shortly.', { 'Retry-After': '1' });
+          throw err;
+        }
+      }
+    }
+  }
+
+  /** Closes an open draft: its branch moves to `refs/drafts-closed/<name>` (kept, and reopenable). */
+  async close(name: string): Promise<DraftSummary> {
+    return this.move(name, 'open', 'closed', 'closed');
+  }
+
+  async reopen(name: string): Promise<DraftSummary> {
+    return this.move(name, 'closed', 'open', 'reopened');
+  }
+
+  private async move(name: string, from: DraftState, to: DraftState, event: 'closed' | 'reopened'): Promise<DraftSummary> {
+    const summary = await this.org.repo.withWriteLock(async () => {
+      const location = await locateDraft(this.org, name);
+      if (location.state !== from) {
+        throw new ApiError(
+          409,
+          `Draft '${name}' is ${location.state}; only ${from === 'open' ? 'an open draft can be closed' : 'a closed draft can be reopened'}.`,
+        );
+      }
+      const head = (await readRef(this.gitdir, location.ref))!;
+      const records = await readDraftRecords(this.gitdir);
+      const record = records.get(name);
+      if (record) {
+        const { closedAt: _, ...rest } = record;
+        await saveDraftRecord(this.gitdir, to === 'closed' ? { ...rest, closedAt: now() } : rest);
+      }
+      await moveRefs(this.gitdir, [
+        { action: 'delete', ref: location.ref, expected: head },
+        { action: 'create', ref: draftRef(name, to), commit: head },
+      ]);
+      return this.summaryOf(name, { state: to, commit: head }, (await readDraftRecords(this.gitdir)).get(name), await this.mainCommit());
+    });
+    emitDraftEvent({ type: event, org: this.org.slug, draft: name, commit: summary.head });
+    return summary;
+  }
+
+  /** Under the write lock, right after the merge commit: the record and the ref say `merged`. */
+  private async markMerged(name: string, head: string, mergeCommit: string): Promise<DraftSummary> {
+    const records = await readDraftRecords(this.gitdir);
+    const record =
+      records.get(name) ?? (await this.defaultRecord(name, head, (await mergeBase(this.gitdir, mergeCommit, head)) ?? undefined));
+    const merged = { ...record, mergedAt: now(), mergeCommit };
+    await saveDraftRecord(this.gitdir, merged);
+    await moveRefs(this.gitdir, [
+      { action: 'delete', ref: draftRef(name), expected: head },
+      { action: 'create', ref: draftRef(name, 'merged'), commit: head },
+    ]);
+    return this.summaryOf(name, { state: 'merged', commit: head }, merged, mergeCommit);
+  }
+
+  private async mainCommit(): Promise<string> {
+    const main = await this.org.repo.readHead();
+    if (main === null) throw new Error(`Organization ${this.org.slug} has no main branch`);
+    return main;
+  }
+
+  private async headOf(location: DraftLocation): Promise<string> {
+    const head = await readRef(this.gitdir, location.ref);
+    if (head === null) throw new ApiError(404, `Draft '${location.name}' does not exist.`);
+    return head;
+  }
+
+  private async summaryOf(
+    name: string,
+    ref: { state: DraftState; commit: string },
+    record: DraftRecord | undefined,
+    main: string,
+  ): Promise<DraftSummary> {
+    const base = (await mergeBase(this.gitdir, main, ref.commit)) ?? ref.commit;
+    const known = record ?? (await this.defaultRecord(name, ref.commit, base));
+    return {
+      name,
+      title: known.title,
+      desc: known.desc,
+      state: ref.state,
+      base,
+      head: ref.commit,
+      author: known.author,
+      created: known.created,
+      ...(known.mergedAt === undefined ? {} : { mergedAt: known.mergedAt, mergeCommit: known.mergeCommit }),
+      ...(known.closedAt === undefined || ref.state !== 'closed' ? {} : { closedAt: known.closedAt }),
+    };
+  }
+
+  /** A draft opened by a push has no record: its name is its title, its first own commit says who and when. */
+  private async defaultRecord(name: string, head: string, base?: string): Promise<DraftRecord> {
+    const first = base === undefined || base === head ? null : await firstCommitBetween(this.gitdir, base, head);
+    return { name, title: name, desc: null, author: first?.author ?? '', created: first?.time ?? '' };
+  }
+}
+
+/** ISO 8601 in whole seconds, UTC. */
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** A tip moved between working the merge out and taking the lock: worked out again. */
+class Moved extends Error {}
+
+/** 409 with the conflicts beside the error text (the route answers it). */
+export class MergeConflicts extends ApiError {
+  constructor(
+    name: string,
+    readonly conflicts: MergeConflict[],
+  ) {
+    super(
+      409,
+      `Draft '${name}' conflicts with main on ${conflicts.length} field${conflicts.length === 1 ? '' : 's'}; settle each with a resolution.`,
+    );
+  }
+}

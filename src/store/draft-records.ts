@@ -1,0 +1,55 @@
+/**
+ * What a draft is besides its branch: title, description, who opened it and when, and when it
+ * was merged or closed. Kept in one small JSON file in the organization's git directory
+ * (`<org>.git/c4store-drafts.json`), outside every tree, so that the model tree of a draft
+ * stays exactly a model. Whether a draft is open, closed or merged is not stored here: its
+ * ref says so (store/branches.ts), and a draft pushed without the API has no record at all
+ * (its defaults are read from git). Written whole to a temporary file and renamed over the old
+ * one, under the repository's write lock.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { isCode, syncDirectory } from './durable-files.js';
+
+export interface DraftRecord {
+  name: string;
+  title: string;
+  desc: string | null;
+  author: string;
+  /** ISO 8601, UTC. */
+  created: string;
+  mergedAt?: string;
+  mergeCommit?: string;
+  closedAt?: string;
+}
+
+const FILE = 'c4store-drafts.json';
+
+export async function readDraftRecords(gitdir: string): Promise<Map<string, DraftRecord>> {
+  let text: string;
+  try {
+    text = await fsp.readFile(path.join(gitdir, FILE), 'utf8');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return new Map();
+    throw error;
+  }
+  const records = (JSON.parse(text) as { drafts?: DraftRecord[] }).drafts ?? [];
+  return new Map(records.map((record) => [record.name, record]));
+}
+
+/** Replaces one draft's record (the caller holds the repository's write lock). */
+export async function saveDraftRecord(gitdir: string, record: DraftRecord, durable = false): Promise<void> {
+  const records = await readDraftRecords(gitdir);
+  records.set(record.name, record);
+  const file = path.join(gitdir, FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  const handle = await fsp.open(temp, 'w', 0o644);
+  try {
+    await handle.writeFile(`${JSON.stringify({ drafts: [...records.values()] }, null, 2)}\n`);
+    if (durable) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(temp, file);
+  if (durable) await syncDirectory(gitdir);
+}

@@ -1,0 +1,131 @@
+/**
+ * The viewer's draft pages (CONTRACT §8): the list of drafts, and one draft for review — its
+ * title, description and author, its changes in words, every diagram it changes as as-is /
+ * changes / to-be on the draft's layout, its conflicts with a choice each, and for editors the
+ * merge and close buttons. Pure functions of their inputs; plain forms, no script: the three
+ * modes are radio buttons and CSS.
+ */
+import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
+import { visualDiff } from '../drafts/visual-diff.js';
+import { describeChanges } from '../drafts/words.js';
+import { drawDiagram } from '../drawing/svg.js';
+import { esc } from '../escape.js';
+import type { Model } from '../model/types.js';
+import { diagramPath, layout, type PageContext } from './pages.js';
+
+export function draftsPath(slug: string, name?: string): string {
+  return `/orgs/${encodeURIComponent(slug)}/drafts${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+}
+
+/** Diagrams drawn on one draft page; more are named in the changes but not drawn. */
+const MAX_DRAWN_DIAGRAMS = 20;
+
+const STYLE = `<style>
+.drafts td,.drafts th{padding:.25rem .6rem;text-align:left}
+.draft-meta{color:#627d98}
+.changes li{margin:.15rem 0}
+.diff-figure{background:#fff;border:1px solid #d9e2ec;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
+.diff-figure .modes{display:flex;gap:.75rem;margin:.25rem 0 .5rem}
+.diff-figure .modes input{position:absolute;opacity:0}
+.diff-figure .modes label{padding:.2rem .7rem;border:1px solid #2f5d8a;border-radius:4px;cursor:pointer}
+.diff-figure .panel{display:none;overflow:auto}
+.diff-figure:has(input[value=as-is]:checked) .panel.as-is,
+.diff-figure:has(input[value=changes]:checked) .panel.changes,
+.diff-figure:has(input[value=to-be]:checked) .panel.to-be{display:block}
+.diff-figure:has(input[value=as-is]:checked) label.as-is,
+.diff-figure:has(input[value=changes]:checked) label.changes,
+.diff-figure:has(input[value=to-be]:checked) label.to-be{background:#2f5d8a;color:#fff}
+.conflicts td,.conflicts th{padding:.3rem .6rem;vertical-align:top;text-align:left;border-top:1px solid #d9e2ec}
+.conflicts code{white-space:pre-wrap}
+.draft-actions{display:flex;gap:1rem;margin:1rem 0}
+.draft-actions button{padding:.4rem 1rem}
+.legend span{margin-right:1rem}
+.legend .added{color:#1f8a4c}.legend .removed{color:#c0392b}.legend .changed{color:#c77700}
+</style>`;
+
+export function draftListPage(
+  drafts: { open: DraftSummary[]; merged: DraftSummary[]; closed: DraftSummary[] },
+  context: PageContext & { slug: string },
+): string {
+  const table = (list: DraftSummary[]) =>
+    list.length === 0
+      ? '<p>None.</p>'
+      : '<table class="drafts"><thead><tr><th>Draft</th><th>Title</th><th>Author</th><th>Opened</th></tr></thead><tbody>' +
+        list
+          .map(
+            (d) =>
+              `<tr><td><a href="${esc(draftsPath(context.slug, d.name))}">${esc(d.name)}</a></td><td>${esc(d.title)}</td>` +
+              `<td>${esc(d.author)}</td><td>${esc(d.created)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>';
+  const body =
+    `${STYLE}<h1>Drafts</h1><p>Proposed changes to the model, each the git branch <code>drafts/&lt;name&gt;</code>; none touches main until it is merged.</p>` +
+    `<h2>Open</h2>${table(drafts.open)}<h2>Merged</h2>${table(drafts.merged)}<h2>Closed</h2>${table(drafts.closed)}`;
+  return layout('Drafts', context, body);
+}
+
+function value(v: unknown): string {
+  if (v === null || v === undefined) return '<em>(none)</em>';
+  return `<code>${esc(typeof v === 'string' ? v : JSON.stringify(v, null, 1))}</code>`;
+}
+
+export function draftPage(review: { details: DraftDetails; before: Model; after: Model }, context: PageContext & { slug: string }): string {
+  const { details, before, after } = review;
+  const editor = context.key?.role === 'editor' && details.state === 'open';
+  const words = describeChanges(details.changes);
+  const figures: string[] = [];
+  for (const diagram of after.diagrams.values()) {
+    if (figures.length === MAX_DRAWN_DIAGRAMS) break;
+    const previous = before.diagrams.get(diagram.id);
+    const drawn = visualDiff({ diagram: previous, model: before }, { diagram, model: after });
+    if (drawn.marks.size === 0) continue;
+    const group = `mode-${diagram.id}`;
+    const mode = (name: string, label: string, checked: boolean) =>
+      `<label class="${name}"><input type="radio" name="${esc(group)}" value="${name}"${checked ? ' checked' : ''}>${label}</label>`;
+    figures.push(
+      `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${esc(diagram.name)}</a></h3>` +
+        `<div class="modes" role="radiogroup" aria-label="Show">${mode('as-is', 'As-is', false)}${mode('changes', 'Changes', true)}${mode('to-be', 'To-be', false)}</div>` +
+        `<div class="panel as-is">${previous ? drawDiagram(previous, before) : '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
+        `<div class="panel changes">${drawDiagram(drawn.diagram, drawn.model, { marks: drawn.marks })}` +
+        '<p class="legend"><span class="added">■ added</span><span class="removed">■ removed</span><span class="changed">■ changed</span></p></div>' +
+        `<div class="panel to-be">${drawDiagram(diagram, after)}</div></section>`,
+    );
+  }
+  const conflicts =
+    details.conflicts.length === 0
+      ? ''
+      : `<h2>Conflicts</h2><p>main and this draft changed these differently since the draft began. Choose which to keep for each.</p>` +
+        '<table class="conflicts"><thead><tr><th>What</th><th>Base</th><th>main</th><th>Draft</th><th>Keep</th></tr></thead><tbody>' +
+        details.conflicts
+          .map((c, n) => {
+            const field = `take:${c.kind}:${c.id}:${c.field}`;
+            const choice = (side: 'main' | 'draft') =>
+              `<label><input type="radio" form="merge-form" name="${esc(field)}" value="${side}"${side === 'draft' ? ' checked' : ''} aria-label="Keep ${side} for ${esc(c.name ?? c.id)} ${esc(c.field)}"> ${side}</label>`;
+            return (
+              `<tr data-conflict="${n}"><td>${esc(c.kind)} ${esc(c.name ?? c.id)}: <code>${esc(c.field)}</code></td>` +
+              `<td>${value(c.base)}</td><td>${value(c.main)}</td><td>${value(c.draft)}</td><td>${editor ? `${choice('main')} ${choice('draft')}` : ''}</td></tr>`
+            );
+          })
+          .join('') +
+        '</tbody></table>';
+  const actions = editor
+    ? '<div class="draft-actions">' +
+      `<form id="merge-form" method="post" action="${esc(draftsPath(context.slug, details.name))}/merge"><button type="submit">Merge into main</button></form>` +
+      `<form method="post" action="${esc(draftsPath(context.slug, details.name))}/close"><button type="submit">Close draft</button></form></div>`
+    : '';
+  const problem =
+    details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would break a rule: ${esc(details.problem)}</p>`;
+  const body =
+    `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>` +
+    `<h1>${esc(details.title)}</h1>` +
+    `<p class="draft-meta">Draft <code>${esc(details.name)}</code> · <span class="draft-state">${esc(details.state)}</span> · by ${esc(details.author || 'unknown')}` +
+    `${details.created ? ` · opened ${esc(details.created)}` : ''} · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main since it began</p>` +
+    (details.desc ? `<p class="draft-desc">${esc(details.desc)}</p>` : '') +
+    `<h2>Changes</h2>${words.length === 0 ? '<p>No changes yet.</p>' : `<ul class="changes">${words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`}` +
+    figures.join('') +
+    conflicts +
+    problem +
+    actions;
+  return layout(details.title, context, body);
+}

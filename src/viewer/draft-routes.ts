@@ -1,0 +1,59 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { Drafts } from '../drafts/drafts.js';
+import type { MergeKind, Resolution } from '../drafts/merge.js';
+import { requireEditor } from '../http/middleware/auth.js';
+import { authorOf, state, writeOptions } from '../http/resource.js';
+import type { KeyRecord } from '../store/keys.js';
+import { draftListPage, draftPage, draftsPath } from './draft-pages.js';
+
+/** What the viewer's router lends the draft pages: its guards, its form reader and its way of answering HTML. */
+export interface DraftPageGuards {
+  htmlErrors: Middleware;
+  sameOrigin: Middleware;
+  signedIn: Middleware;
+  ownOrg: Middleware;
+  readForm: (ctx: Context) => Promise<URLSearchParams>;
+  sendHtml: (ctx: Context, html: string) => void;
+}
+
+/** The draft pages: the list, one draft for review, and its merge and close buttons (editors). */
+export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
+  const { htmlErrors, sameOrigin, signedIn, ownOrg, readForm, sendHtml } = guards;
+  const keyOf = (ctx: Context) => (ctx.state.viewer as { key: KeyRecord }).key;
+
+  router.get('/orgs/:slug/drafts', htmlErrors, signedIn, ownOrg, async (ctx) => {
+    const key = keyOf(ctx);
+    const drafts = new Drafts(state(ctx).org);
+    const [open, merged, closed] = await Promise.all([drafts.list('open'), drafts.list('merged'), drafts.list('closed')]);
+    sendHtml(ctx, draftListPage({ open, merged, closed }, { key, slug: key.org }));
+  });
+
+  router.get('/orgs/:slug/drafts/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
+    const key = keyOf(ctx);
+    const review = await new Drafts(state(ctx).org).review(String(ctx.params.name));
+    sendHtml(ctx, draftPage(review, { key, slug: key.org }));
+  });
+
+  /** The merge button, with a choice per conflict as `take:<kind>:<id>:<field>` = main | draft. */
+  router.post('/orgs/:slug/drafts/:name/merge', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    const form = await readForm(ctx);
+    const resolutions: Resolution[] = [];
+    for (const [name, take] of form) {
+      const match = /^take:([a-z]+):([^:]+):(.+)$/.exec(name);
+      if (match && (take === 'main' || take === 'draft'))
+        resolutions.push({ kind: match[1] as MergeKind, id: match[2], field: match[3], take });
+    }
+    const name = String(ctx.params.name);
+    await new Drafts(state(ctx).org).merge(name, 'main', resolutions, { author: authorOf(ctx), options: writeOptions(ctx) });
+    ctx.status = 303;
+    ctx.redirect(draftsPath(keyOf(ctx).org, name));
+  });
+
+  router.post('/orgs/:slug/drafts/:name/close', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
+    await readForm(ctx);
+    await new Drafts(state(ctx).org).close(String(ctx.params.name));
+    ctx.status = 303;
+    ctx.redirect(draftsPath(keyOf(ctx).org));
+  });
+}

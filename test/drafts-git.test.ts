@@ -1,0 +1,152 @@
+/**
+ * Drafts over git (CONTRACT §8): draft branches fetched and pushed over smart HTTP, each push
+ * checked by the pre-receive hook like an API write. Needs dist/cli.js (the hook runs it).
+ */
+import test from 'ava';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resourcePath } from '../src/model/paths.js';
+import { cli } from './support/process.js';
+import { run, TestServer, withServer } from './support/server.js';
+
+const API = '/api/external';
+const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
+const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+
+function remote(s: TestServer, key: string): string {
+  const url = new URL(`${s.url}/git/${s.slug}.git`);
+  url.username = 'ci';
+  url.password = key;
+  return url.href;
+}
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  return (await run('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV })).stdout;
+}
+
+async function gitFails(cwd: string, ...args: string[]): Promise<string> {
+  try {
+    await git(cwd, ...args);
+  } catch (err) {
+    return String((err as { stderr?: string }).stderr);
+  }
+  throw new Error(`git ${args.join(' ')} succeeded`);
+}
+
+async function withClone(s: TestServer, body: (dir: string) => Promise<void>): Promise<void> {
+  const parent = await mkdtemp(join(tmpdir(), 'c4store-drafts-clone-'));
+  const dir = join(parent, 'model');
+  try {
+    await run('git', ['clone', '-q', remote(s, s.key), dir], { env: ENV });
+    await body(dir);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+}
+
+test('a clone fetches draft branches; a push creating drafts/<name> opens a draft, checked like a write', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'ledger', name: 'Ledger' });
+    await s.post(`${API}/drafts`, { name: 'from-api' });
+    await s.post(`${API}/components?draft=from-api`, { id: 'fraud', name: 'Fraud Check' });
+    const file = resourcePath('component', 'ledger');
+
+    await withClone(s, async (dir) => {
+      t.is((await git(dir, 'rev-parse', 'origin/drafts/from-api')).trim(), (await s.git('rev-parse', 'drafts/from-api')).trim());
+      t.is((await git(dir, 'log', '--format=%s', 'origin/main..origin/drafts/from-api')).trim().split('\n').length, 1);
+
+      // A new draft by push: a branch from main with one edited file.
+      await git(dir, 'checkout', '-q', '-b', 'drafts/renamed', 'origin/main');
+      const path = join(dir, file);
+      await writeFile(path, (await readFile(path, 'utf8')).replace('name: Ledger', 'name: General Ledger'));
+      await git(dir, 'commit', '-q', '-am', 'Rename the ledger');
+      await git(dir, 'push', '-q', 'origin', 'drafts/renamed');
+      const draft = (await s.get(`${API}/drafts/renamed`)).body;
+      t.like(draft, { name: 'renamed', title: 'renamed', state: 'open', author: 'Ada', base: await s.head(), behind: 0 });
+      t.deepEqual(
+        draft.changes.changed.map((c: { id: string }) => c.id),
+        ['ledger'],
+      );
+      t.is((await s.get(`${API}/components/ledger?draft=renamed`)).body.name, 'General Ledger');
+      t.is((await s.get(`${API}/components/ledger`)).body.name, 'Ledger', 'main is untouched');
+      t.true((await s.get(`${API}/drafts`)).body.some((d: { name: string }) => d.name === 'renamed'));
+
+      // Then an API write on top, fetched back; then a push on top of that, read by the API at once.
+      await s.request('PATCH', `${API}/components/ledger?draft=renamed`, { body: { desc: 'Double entry' } });
+      await git(dir, 'pull', '-q', '--ff-only', 'origin', 'drafts/renamed');
+      t.regex(await readFile(path, 'utf8'), /desc: Double entry/);
+      await writeFile(path, (await readFile(path, 'utf8')).replace('desc: Double entry', 'desc: Double-entry bookkeeping'));
+      await git(dir, 'commit', '-q', '-am', 'Say it better');
+      await git(dir, 'push', '-q', 'origin', 'drafts/renamed');
+      t.is((await s.get(`${API}/components/ledger?draft=renamed`)).body.desc, 'Double-entry bookkeeping');
+
+      // An invalid model is refused by the hook, as an API write would be.
+      await writeFile(path, (await readFile(path, 'utf8')).replace('typeId: null', 'typeId: no-such-type'));
+      await git(dir, 'commit', '-q', '-am', 'Break it');
+      const before = (await s.git('rev-parse', 'drafts/renamed')).trim();
+      t.regex(
+        await gitFails(dir, 'push', 'origin', 'drafts/renamed'),
+        /drafts\/renamed: commit [0-9a-f]{12}: .*Type with id 'no-such-type' does not exist\./,
+      );
+      t.is((await s.git('rev-parse', 'drafts/renamed')).trim(), before);
+      await git(dir, 'reset', '-q', '--hard', 'HEAD^');
+
+      // Deleting a draft's branch is not how it closes; a bad name is no draft.
+      t.regex(await gitFails(dir, 'push', 'origin', '--delete', 'drafts/renamed'), /DELETE \/api\/external\/drafts\/renamed closes it/);
+      t.regex(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/Bad_Name'), /a draft's name uses lowercase letters/);
+
+      // A closed draft's name cannot be pushed to until it is reopened.
+      t.is((await s.request('DELETE', `${API}/drafts/from-api`)).status, 200);
+      t.regex(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/from-api'), /Draft 'from-api' is closed; reopen it/);
+
+      // main still only moves forward.
+      await git(dir, 'checkout', '-q', '-b', 'rewrite', 'origin/main');
+      await git(dir, 'commit', '-q', '--amend', '-m', 'Rewritten');
+      t.regex(await gitFails(dir, 'push', '--force', 'origin', 'rewrite:main'), /main can only move forward/);
+    });
+    await s.git('fsck', '--strict');
+  }));
+
+test('a draft merged over the API shows in git log --graph of a fresh clone', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'api', name: 'API' });
+    await s.post(`${API}/drafts`, { name: 'payments-v2', title: 'Payments v2' });
+    await s.post(`${API}/components?draft=payments-v2`, { id: 'pay', name: 'Payments' });
+    await s.request('PATCH', `${API}/components/api`, { body: { desc: 'Public' } });
+    t.is((await s.post(`${API}/drafts/payments-v2/merge`, {})).status, 200);
+    await withClone(s, async (dir) => {
+      const graph = await git(dir, 'log', '--graph', '--format=%s', 'origin/main');
+      t.regex(graph, /^\* {3}Merged draft 'payments-v2': create 1$/m);
+      t.regex(graph, /^\|\\ {2}$/m);
+      t.regex(graph, /^\| \* POST \/api\/external\/components: create 1$/m);
+      // A merged draft's branch is no longer among the clone's branches.
+      t.is((await git(dir, 'branch', '-r', '--list', 'origin/drafts/*')).trim(), '');
+    });
+  }));
+
+test('a draft branch is mirrored like main', async (t) => {
+  const s = await TestServer.start();
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-drafts-mirror-'));
+  const mirror = join(dir, 'remote.git');
+  try {
+    await run('git', ['init', '-q', '--bare', '--initial-branch=main', mirror]);
+    await cli('mirror', 'add', s.slug, mirror, '--interval', '0', '--data', s.dataDir);
+    await s.post(`${API}/drafts`, { name: 'mirrored' });
+    await s.post(`${API}/components?draft=mirrored`, { id: 'queue', name: 'Queue' });
+    const head = (await s.git('rev-parse', 'drafts/mirrored')).trim();
+    const deadline = Date.now() + 15_000;
+    let there = '';
+    while (there !== head && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      there = (
+        await run('git', ['--git-dir', mirror, 'rev-parse', '--verify', '-q', 'refs/heads/drafts/mirrored']).catch(() => ({ stdout: '' }))
+      ).stdout.trim();
+    }
+    t.is(there, head);
+    t.is((await run('git', ['--git-dir', mirror, 'rev-parse', 'main'])).stdout.trim(), await s.head());
+  } finally {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,113 @@
+import test from 'ava';
+import { type TestServer, withServer } from './support/server.js';
+
+// The visual diff of a diagram in a draft (CONTRACT §8), drawn by the real server: the API's
+// diagram GET with Accept: image/svg+xml, and the viewer's .svg address, with ?draft=&compare=main.
+
+const API = '/api/external';
+const SVG = { headers: { accept: 'image/svg+xml' } };
+
+async function cookieOf(s: TestServer): Promise<string> {
+  const answer = await fetch(`${s.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
+    body: new URLSearchParams({ key: s.key, next: '/' }),
+  });
+  return answer.headers.get('set-cookie')!.split(';')[0];
+}
+
+/** Each element group's mark: data-id → the c4-* class on it, or '' (groups of relations and their labels alike). */
+function marksOf(svg: string): Map<string, string> {
+  const marks = new Map<string, string>();
+  // The drawing's groups are written as <g class="…" …data-id="…"> (src/drawing/svg.ts).
+  for (const [, classes, id] of svg.matchAll(/<g class="([^"]*)"[^>]*? data-id="([^"]+)"/g)) {
+    const mark = classes.split(' ').find((c) => c.startsWith('c4-')) ?? '';
+    if (marks.has(id) && marks.get(id) !== mark) throw new Error(`${id}: two marks`);
+    marks.set(id, mark);
+  }
+  return marks;
+}
+
+test('a diagram in a draft compared with main: added, removed and changed elements carry their class, on the draft layout', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/component`, [
+      { ref: 'web', name: 'Web' },
+      { ref: 'api', name: 'API' },
+      { ref: 'db', name: 'SQL' },
+    ]);
+    const instances = [
+      { ref: 'w', component: 'web', position: { x: 0, y: 0 }, width: 10, height: 5 },
+      { ref: 'a', component: 'api', position: { x: 20, y: 0 }, width: 10, height: 5 },
+      { ref: 'd', component: 'db', position: { x: 40, y: 0 }, width: 10, height: 5 },
+    ];
+    const relations = [
+      { ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' },
+      { ref: 'ad', fromComponentInstance: 'a', toComponentInstance: 'd', label: 'SQL' },
+    ];
+    const [diagram] = (
+      await s.post(`${API}/diagram`, [{ ref: 'c2', name: 'Payments C2', level: 'C2', componentInstances: instances, relations }])
+    ).body;
+    const id = (ref: string) => [...diagram.componentInstances, ...diagram.relations].find((e: { ref: string }) => e.ref === ref).id;
+
+    await s.post(`${API}/drafts`, { name: 'payments-v2' });
+    // The draft: Web moves, API is renamed, SQL goes (with its relation), Fraud Check comes.
+    await s.post(`${API}/component?draft=payments-v2`, [
+      { ref: 'api', name: 'Payments API' },
+      { ref: 'fraud', name: 'Fraud Check' },
+    ]);
+    const reply = await s.post(`${API}/diagram?draft=payments-v2`, [
+      {
+        ref: 'c2',
+        name: 'Payments C2',
+        level: 'C2',
+        componentInstances: [
+          { ref: 'w', component: 'web', position: { x: 0, y: 12 } },
+          { ref: 'a', component: 'api' },
+          { ref: 'f', component: 'fraud', position: { x: 40, y: 12 }, width: 10, height: 5 },
+        ],
+        relations: [relations[0], { ref: 'af', fromComponentInstance: 'a', toComponentInstance: 'f', label: 'checks' }],
+      },
+    ]);
+    t.is(reply.status, 200, reply.text);
+    const drafted = reply.body[0];
+    const newId = (ref: string) => [...drafted.componentInstances, ...drafted.relations].find((e: { ref: string }) => e.ref === ref).id;
+
+    const api = await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=main`, SVG);
+    t.is(api.status, 200, api.text);
+    t.is(api.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    t.is(api.headers.get('etag'), `"${(await s.git('rev-parse', 'drafts/payments-v2')).trim()}"`);
+    const marks = marksOf(api.text);
+    t.deepEqual(Object.fromEntries(marks), {
+      [id('w')]: 'c4-changed',
+      [id('a')]: 'c4-changed',
+      [id('d')]: 'c4-removed',
+      [newId('f')]: 'c4-added',
+      [id('wa')]: '',
+      [id('ad')]: 'c4-removed',
+      [newId('af')]: 'c4-added',
+    });
+    // On the draft's layout; the removed box where it stood, still named.
+    t.regex(api.text, new RegExp(`data-id="${id('w')}" data-x="0" data-y="12"`));
+    t.regex(api.text, new RegExp(`class="box component c4-removed" data-kind="instance" data-id="${id('d')}" data-x="40" data-y="0"`));
+    t.regex(api.text, />SQL<\/text>/);
+    t.regex(api.text, /\.c4-diagram \.c4-removed\{opacity:/);
+
+    // The viewer's address draws the same.
+    const cookie = await cookieOf(s);
+    const viewer = await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}.svg?draft=payments-v2&compare=main`, {
+      headers: { cookie },
+    });
+    t.is(viewer.status, 200);
+    t.deepEqual(marksOf(await viewer.text()), marks);
+
+    // Without compare: the draft's drawing, unmarked; main's, unchanged.
+    const marked = /class="[^"]*c4-(added|removed|changed)/;
+    t.notRegex((await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2`, SVG)).text, marked);
+    t.notRegex((await s.get(`${API}/diagram/${diagram.id}`, SVG)).text, marked);
+    t.regex((await s.get(`${API}/diagram/${diagram.id}`, SVG)).text, new RegExp(`data-id="${id('d')}"`));
+
+    const bad = await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=other`, SVG);
+    t.is(bad.status, 400);
+    t.is((await s.get(`${API}/diagram/${diagram.id}?compare=main`, SVG)).status, 400);
+  }));

@@ -1,0 +1,284 @@
+import test from 'ava';
+import { type DraftEvent, onDraftEvent } from '../src/drafts/events.js';
+import { resourcePath } from '../src/model/paths.js';
+import { type TestServer, withServer } from './support/server.js';
+
+// Drafts over real HTTP on a real repository, inspected with git itself (CONTRACT §8).
+
+const API = '/api/external';
+
+async function ref(s: TestServer, name: string): Promise<string | null> {
+  try {
+    return (await s.git('rev-parse', '--verify', '--quiet', name)).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function open(s: TestServer, name: string, extra: Record<string, unknown> = {}) {
+  const reply = await s.post(`${API}/drafts`, { name, ...extra });
+  if (reply.status !== 201) throw new Error(`open ${name}: ${reply.status} ${reply.text}`);
+  return reply.body;
+}
+
+test('opening a draft makes a branch at main and no commit; its writes never touch main', (t) =>
+  withServer(async (s) => {
+    const main = await s.head();
+    const count = await s.commitCount();
+    const draft = await open(s, 'payments-v2', { title: 'Payments v2', desc: 'Split the ledger' });
+    t.like(draft, {
+      name: 'payments-v2',
+      title: 'Payments v2',
+      desc: 'Split the ledger',
+      state: 'open',
+      base: main,
+      head: main,
+      author: 'test pipeline',
+    });
+    t.regex(draft.created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    t.is(await ref(s, 'refs/heads/drafts/payments-v2'), main);
+    t.is(await s.commitCount(), count);
+
+    // A write of the seed's form, then one of the current form, each one commit on the draft's branch.
+    const written = await s.post(`${API}/component?draft=payments-v2`, [{ ref: 'ledger', name: 'Ledger' }]);
+    t.is(written.status, 200, written.text);
+    const head = await ref(s, 'refs/heads/drafts/payments-v2');
+    t.is(written.headers.get('etag'), `"${head}"`);
+    t.is((await s.git('rev-parse', `${head}^`)).trim(), main);
+    const current = await s.post(`${API}/components?draft=payments-v2`, { id: 'fraud', name: 'Fraud Check' });
+    t.is(current.status, 201, current.text);
+    t.is(await s.head(), main, 'main never moves');
+    t.is(await s.commitCount(), count);
+    t.is((await s.git('rev-list', '--count', 'main..drafts/payments-v2')).trim(), '2');
+
+    // Reads: the draft's model with ?draft=, main's without.
+    const inDraft = await s.get(`${API}/component?draft=payments-v2`);
+    t.deepEqual(inDraft.body.map((c: { name: string }) => c.name).sort(), ['Fraud Check', 'Ledger']);
+    t.is(inDraft.headers.get('etag'), `"${await ref(s, 'refs/heads/drafts/payments-v2')}"`);
+    t.deepEqual((await s.get(`${API}/component`)).body, []);
+    t.is((await s.get(`${API}/components/fraud?draft=payments-v2`)).body.name, 'Fraud Check');
+    t.is((await s.get(`${API}/components/fraud`)).status, 404);
+
+    // The same write again: no commit.
+    const tip = await ref(s, 'refs/heads/drafts/payments-v2');
+    t.is((await s.post(`${API}/component?draft=payments-v2`, [{ ref: 'ledger', name: 'Ledger' }])).status, 200);
+    t.is(await ref(s, 'refs/heads/drafts/payments-v2'), tip);
+    // A delete, a template and a YAML write of the current form: on the draft too.
+    t.is((await s.request('DELETE', `${API}/components/fraud?draft=payments-v2`)).status, 200);
+    t.is((await s.get(`${API}/components/fraud?draft=payments-v2`)).status, 404);
+    const yaml = await s.request('POST', `${API}/tags?draft=payments-v2`, { body: { id: 'pci', name: 'PCI', color: 'red' }, yaml: true });
+    t.is(yaml.status, 201, yaml.text);
+    t.is(await s.head(), main, 'main never moves');
+    t.is((await s.git('rev-list', '--count', 'main..drafts/payments-v2')).trim(), '4');
+    await s.git('fsck', '--strict');
+  }));
+
+test('If-Match names the draft head; reader keys read drafts only; unknown and bad names are refused', (t) =>
+  withServer(async (s) => {
+    const main = await s.head();
+    await open(s, 'ci');
+    const first = await s.post(`${API}/component?draft=ci`, [{ ref: 'a', name: 'A' }]);
+    const head = first.headers.get('etag')!;
+    const stale = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], { headers: { 'if-match': `"${main}"` } });
+    t.is(stale.status, 412);
+    t.deepEqual(stale.body, { error: `The model has changed since ${main}.` });
+    const fresh = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], { headers: { 'if-match': head } });
+    t.is(fresh.status, 200, fresh.text);
+
+    const reader = { key: s.readerKey };
+    t.is((await s.get(`${API}/component?draft=ci`, reader)).body.length, 2);
+    t.is((await s.get(`${API}/drafts/ci`, reader)).status, 200);
+    for (const [method, path] of [
+      ['POST', `${API}/component?draft=ci`],
+      ['POST', `${API}/drafts`],
+      ['POST', `${API}/drafts/ci/merge`],
+      ['DELETE', `${API}/drafts/ci`],
+    ]) {
+      const reply = await s.request(method, path, { ...reader, body: method === 'POST' ? { name: 'x' } : undefined });
+      t.is(reply.status, 403, `${method} ${path}`);
+      t.deepEqual(reply.body, { error: 'This API key may only read.' });
+    }
+
+    const missing = await s.post(`${API}/component?draft=nope`, [{ name: 'X' }]);
+    t.is(missing.status, 404);
+    t.deepEqual(missing.body, { error: "Draft 'nope' does not exist." });
+    t.deepEqual((await s.get(`${API}/component?draft=nope`)).body, { error: "Draft 'nope' does not exist." });
+    t.is((await s.get(`${API}/component?draft=Bad..Name`)).status, 400);
+    t.is((await s.post(`${API}/drafts`, { name: '../main' })).status, 400);
+    t.deepEqual((await s.post(`${API}/drafts`, { name: 'ci' })).body, { error: "Draft 'ci' already exists." });
+    t.is(await s.head(), main);
+  }));
+
+test('a draft shows its changes, how far behind main it is and its conflicts; merge settles them in one merge commit', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await s.post(`${API}/components`, { id: 'db', name: 'DB' });
+    const base = await s.head();
+    await open(s, 'payments-v2', { title: 'Payments v2' });
+    await s.request('PATCH', `${API}/components/pay?draft=payments-v2`, { body: { name: 'Payments Hub', desc: 'All money' } });
+    await s.post(`${API}/components?draft=payments-v2`, { id: 'fraud', name: 'Fraud Check' });
+
+    let details = (await s.get(`${API}/drafts/payments-v2`)).body;
+    t.like(details, { base, behind: 0, conflicts: [] });
+    t.deepEqual(details.changes.added, [{ kind: 'component', id: 'fraud', name: 'Fraud Check' }]);
+    t.deepEqual(
+      details.changes.changed.map((c: { id: string; fields: Array<{ field: string }> }) => [
+        c.id,
+        c.fields.map((f) => f.field).filter((field) => field !== 'apiContext'),
+      ]),
+      [['pay', ['name', 'desc']]],
+    );
+    const diff = (await s.get(`${API}/drafts/payments-v2/diff`)).body;
+    t.is(diff.from, base);
+    t.deepEqual(diff.added, details.changes.added);
+
+    // main moves on: the same field differently, and another field alone.
+    await s.request('PATCH', `${API}/components/pay`, { body: { name: 'Payment Service' } });
+    await s.request('PATCH', `${API}/components/db`, { body: { desc: 'Postgres' } });
+    details = (await s.get(`${API}/drafts/payments-v2`)).body;
+    t.is(details.behind, 2);
+    t.deepEqual(details.conflicts, [
+      {
+        kind: 'component',
+        id: 'pay',
+        name: 'Payments Hub',
+        field: 'name',
+        base: 'Payments',
+        main: 'Payment Service',
+        draft: 'Payments Hub',
+      },
+    ]);
+
+    const mainBefore = await s.head();
+    const refusal = await s.post(`${API}/drafts/payments-v2/merge`, {});
+    t.is(refusal.status, 409);
+    t.is(refusal.body.error, "Draft 'payments-v2' conflicts with main on 1 field; settle each with a resolution.");
+    t.deepEqual(refusal.body.conflicts, details.conflicts);
+    t.is(await s.head(), mainBefore, 'a refused merge changes nothing');
+
+    const resolutions = details.conflicts.map((c: { kind: string; id: string; field: string }) => ({
+      kind: c.kind,
+      id: c.id,
+      field: c.field,
+      take: 'draft',
+    }));
+    const merged = await s.post(`${API}/drafts/payments-v2/merge`, { resolutions });
+    t.is(merged.status, 200, merged.text);
+    const mergeCommit = await s.head();
+    t.like(merged.body, { name: 'payments-v2', state: 'merged', commit: mergeCommit, committed: true });
+    t.is(merged.headers.get('etag'), `"${mergeCommit}"`);
+    const draftHead = (await s.git('rev-parse', 'refs/drafts-merged/payments-v2')).trim();
+    t.is((await s.git('rev-parse', `${mergeCommit}^1`)).trim(), mainBefore, 'first parent: main');
+    t.is((await s.git('rev-parse', `${mergeCommit}^2`)).trim(), draftHead, 'second parent: the draft');
+    t.is(await ref(s, 'refs/heads/drafts/payments-v2'), null, 'the branch is gone from refs/heads');
+    t.is((await s.git('log', '-1', '--format=%s')).trim(), "Merged draft 'payments-v2': create 1, update 1");
+    const graph = await s.git('log', '--graph', '--oneline', 'main');
+    t.regex(graph, /\* {3}[0-9a-f]+ Merged draft 'payments-v2'/);
+    t.regex(graph, /\|\\/);
+
+    // Both sides' work is in main: the draft's name and desc, main's DB desc, the new component.
+    const pay = (await s.get(`${API}/components/pay`)).body;
+    t.like(pay, { name: 'Payments Hub', desc: 'All money' });
+    t.is((await s.get(`${API}/components/db`)).body.desc, 'Postgres');
+    t.is((await s.get(`${API}/components/fraud`)).body.name, 'Fraud Check');
+    await s.git('fsck', '--strict');
+
+    // Merged: listed as such, read as it was left, written no more.
+    t.deepEqual((await s.get(`${API}/drafts`)).body, []);
+    t.like((await s.get(`${API}/drafts?state=merged`)).body[0], { name: 'payments-v2', state: 'merged', mergeCommit });
+    t.is((await s.get(`${API}/components/fraud?draft=payments-v2`)).status, 200);
+    const late = await s.post(`${API}/component?draft=payments-v2`, [{ name: 'Late' }]);
+    t.is(late.status, 409);
+    t.deepEqual(late.body, { error: "Draft 'payments-v2' is merged; open a new draft for further changes." });
+  }));
+
+test('a merge that would break a rule is refused with the rule; update takes main into the draft', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'legacy', name: 'Legacy' });
+    await open(s, 'uses-legacy');
+    await s.post(`${API}/component?draft=uses-legacy`, [{ ref: 'new', name: 'New', linksTo: ['legacy'] }]);
+    t.is((await s.request('DELETE', `${API}/components/legacy`)).status, 200);
+    const details = (await s.get(`${API}/drafts/uses-legacy`)).body;
+    const newId = (await s.get(`${API}/component?draft=uses-legacy`)).body.find((c: { name: string }) => c.name === 'New').id;
+    const rule = `${resourcePath('component', newId)}: Component with id 'legacy' does not exist.`;
+    t.is(details.problem, rule);
+    const head = await s.head();
+    const refused = await s.post(`${API}/drafts/uses-legacy/merge`, {});
+    t.is(refused.status, 409);
+    t.deepEqual(refused.body, { error: rule });
+    t.is(await s.head(), head);
+    // Catching up fails alike (the merged model is the same whichever way it goes).
+    t.deepEqual((await s.post(`${API}/drafts/uses-legacy/update`, {})).body, { error: rule });
+
+    await open(s, 'catch-up');
+    await s.post(`${API}/components?draft=catch-up`, { id: 'queue', name: 'Queue' });
+    await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });
+    t.is((await s.get(`${API}/drafts/catch-up`)).body.behind, 1);
+    const mainTip = await s.head();
+    const draftTip = (await s.git('rev-parse', 'drafts/catch-up')).trim();
+    // No body at all is a merge without resolutions.
+    const updated = await s.request('POST', `${API}/drafts/catch-up/update`);
+    t.is(updated.status, 200, updated.text);
+    t.like(updated.body, { state: 'open', committed: true });
+    const newTip = (await s.git('rev-parse', 'drafts/catch-up')).trim();
+    t.is((await s.git('rev-parse', `${newTip}^1`)).trim(), draftTip);
+    t.is((await s.git('rev-parse', `${newTip}^2`)).trim(), mainTip);
+    t.is(await s.head(), mainTip, 'update never moves main');
+    t.is((await s.get(`${API}/drafts/catch-up`)).body.behind, 0);
+    t.is((await s.get(`${API}/components/cache?draft=catch-up`)).body.name, 'Cache');
+    t.regex(await s.git('log', '-1', '--format=%s', 'drafts/catch-up'), /^Updated draft 'catch-up' with main/);
+  }));
+
+test('close keeps the branch as refs/drafts-closed/<name>; reopen brings it back', (t) =>
+  withServer(async (s) => {
+    await open(s, 'idea');
+    await s.post(`${API}/component?draft=idea`, [{ name: 'Maybe' }]);
+    const head = (await s.git('rev-parse', 'drafts/idea')).trim();
+    const closed = await s.request('DELETE', `${API}/drafts/idea`);
+    t.is(closed.status, 200, closed.text);
+    t.like(closed.body, { state: 'closed', head });
+    t.is(await ref(s, 'refs/heads/drafts/idea'), null);
+    t.is(await ref(s, 'refs/drafts-closed/idea'), head);
+    t.deepEqual((await s.get(`${API}/drafts`)).body, []);
+    t.is((await s.get(`${API}/drafts?state=closed`)).body[0].name, 'idea');
+    t.deepEqual((await s.post(`${API}/component?draft=idea`, [{ name: 'X' }])).body, {
+      error: "Draft 'idea' is closed; reopen it to change it.",
+    });
+    t.is((await s.request('DELETE', `${API}/drafts/idea`)).status, 409);
+    t.deepEqual((await s.post(`${API}/drafts`, { name: 'idea' })).body, { error: "Draft 'idea' already exists." });
+
+    const reopened = await s.request('POST', `${API}/drafts/idea/reopen`);
+    t.is(reopened.status, 200, reopened.text);
+    t.like(reopened.body, { state: 'open', head });
+    t.is(await ref(s, 'refs/heads/drafts/idea'), head);
+    t.is(await ref(s, 'refs/drafts-closed/idea'), null);
+    t.is((await s.post(`${API}/component?draft=idea`, [{ name: 'Surely' }])).status, 200);
+  }));
+
+test('the events seam is told when a draft opens, catches up, merges, closes and reopens', (t) =>
+  withServer(async (s) => {
+    const events: DraftEvent[] = [];
+    const stop = onDraftEvent((event) => {
+      // Other tests of this file run beside it, on organizations of the same slug: its own drafts only.
+      if (event.draft === 'told' || event.draft === 'shelved') events.push(event);
+    });
+    try {
+      await open(s, 'told');
+      await s.post(`${API}/components?draft=told`, { id: 'queue', name: 'Queue' });
+      await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });
+      await s.request('POST', `${API}/drafts/told/update`);
+      const updated = (await s.git('rev-parse', 'drafts/told')).trim();
+      await s.request('POST', `${API}/drafts/told/merge`);
+      await open(s, 'shelved');
+      await s.request('DELETE', `${API}/drafts/shelved`);
+      await s.request('POST', `${API}/drafts/shelved/reopen`);
+      t.deepEqual(
+        events.map((e) => `${e.type} ${e.draft}`),
+        ['opened told', 'updated told', 'merged told', 'opened shelved', 'closed shelved', 'reopened shelved'],
+      );
+      t.is(events[1]!.commit, updated);
+      t.is(events[2]!.commit, await s.head());
+    } finally {
+      stop();
+    }
+  }));
