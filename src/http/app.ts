@@ -57,6 +57,8 @@ export interface AppDependencies extends RouteSettings {
   linger?: LingerSettings;
   /** Bounds on what one write may ask for (default: DEFAULT_LIMITS). */
   limits?: Limits;
+  /** While `draining`, `/healthz` answers 503 (src/ops/drain.ts). */
+  readiness?: { readonly draining: boolean };
 }
 
 /**
