@@ -13,6 +13,7 @@ import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
+import { createLogger } from './http/middleware/log.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, Drain, type DrainTimes } from './ops/drain.js';
 
 export interface ServerOptions {
@@ -94,6 +95,10 @@ export interface ServerOptions {
   writeTimeout?: number;
   /** Bounds on requests, diagrams and organizations (src/limits/limits.ts); each one defaults. */
   limits?: Partial<Limits>;
+  /**
+   * Where the log's lines go, each one JSON object without its newline (default: stdout). Tests
+   * keep them.
+   */
   log?: (line: string) => void;
   /**
    * Pack a repository's loose objects with `git gc --auto` in the background after this
@@ -155,8 +160,8 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  // Straight to stdout: console.log formats and checks for colours on every call, per request.
-  const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const logger = createLogger(options.log);
+  const log = (line: string) => logger.warn(line);
   const maintenance = new Maintenance(options.packEvery ?? DEFAULT_PACK_EVERY, log);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const layoutPool =
@@ -189,6 +194,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     orgs,
     keys,
     log,
+    logger,
     publicUrl: '',
     bodyLimit,
     yamlPool,

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Logger } from 'pino';
 import { gitHttp } from '../git-http/backend.js';
 import type { Mirrors } from '../mirror/pusher.js';
 import { openapiJson } from '../openapi/document.js';
@@ -10,7 +11,7 @@ import { limitWriteSize } from './middleware/limits.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
 import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
-import { requestLog } from './middleware/log.js';
+import { createLogger, noteRoute, requestLog } from './middleware/log.js';
 import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
 import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
@@ -38,7 +39,10 @@ export interface AppDependencies extends RouteSettings {
   /** Bytes one git fetch or push request may send (default 256 MB). */
   gitBodyLimit?: number;
 
+  /** Messages of the server's parts that are not about one request (a failed mirror push, …): warnings. */
   log: (line: string) => void;
+  /** The structured log: one JSON line per request, and unexpected errors (default: lines to `log`). */
+  logger?: Logger;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
   bodyBudget: number;
   /** The same per organization (default: half the server's, at least one body limit). */
@@ -98,9 +102,10 @@ export function apiRouter(deps: AppDependencies): Router {
 export function createApp(deps: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
-  app.use(requestLog(deps.log));
+  const logger = deps.logger ?? createLogger(deps.log);
+  app.use(requestLog(logger));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
-  app.use(errors(deps.log));
+  app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
 
   const health = new Router(ROUTER_OPTIONS);
@@ -114,6 +119,7 @@ export function createApp(deps: AppDependencies): Koa {
   // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
   const viewer = viewerRouter(deps);
   for (const router of [health, apiRouter(deps), viewer]) {
+    app.use(noteRoute(router));
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.
