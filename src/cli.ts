@@ -27,7 +27,7 @@ Usage:
                 [--max-connections N] [--max-connections-per-address N]
                 [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
                 [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
-                [--drain-delay S] [--shutdown-timeout S]
+                [--drain-delay S] [--shutdown-timeout S] [--metrics-token TOKEN]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -55,6 +55,8 @@ large write that runs longer, in seconds. On SIGTERM, serve answers /healthz wit
 serving for --drain-delay seconds (default 5) so a load balancer moves away, then accepts no new
 connection, lets requests in flight finish for up to --shutdown-timeout seconds (default 30),
 stops packing and mirrors, and exits 0; SIGINT (Ctrl-C) does the same without the delay.
+/metrics (Prometheus) is served to loopback clients only, or to any that sends
+Authorization: Bearer <--metrics-token> (or $C4STORE_METRICS_TOKEN) when one is given.
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
 the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
@@ -92,6 +94,7 @@ const OPTIONS = {
   'write-timeout': { type: 'string' },
   'drain-delay': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'metrics-token': { type: 'string' },
   ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
@@ -154,6 +157,13 @@ function seconds(
   return n * 1000;
 }
 
+/** The token /metrics asks for; a token on the command line shows in `ps`, the environment does not. */
+function metricsToken(values: Values): string | undefined {
+  const token = values['metrics-token'] ?? process.env.C4STORE_METRICS_TOKEN;
+  if (token !== undefined && token.length < 16) throw new UsageError('--metrics-token must be at least 16 characters');
+  return token;
+}
+
 async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
   const port = Number(values.port ?? process.env.PORT ?? 8080);
@@ -192,6 +202,7 @@ async function serve(values: Values): Promise<void> {
     maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
     layoutTimeout: seconds(values, 'layout-timeout'),
     writeTimeout: seconds(values, 'write-timeout'),
+    metricsToken: metricsToken(values),
     drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
   });
   if (demoKey) {

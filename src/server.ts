@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 import { createLogger } from './http/middleware/log.js';
+import { Metrics } from './ops/metrics.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, Drain, type DrainTimes } from './ops/drain.js';
 
 export interface ServerOptions {
@@ -107,6 +108,11 @@ export interface ServerOptions {
   packEvery?: number;
   /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
   gitBodyLimit?: number;
+  /**
+   * A scrape of `/metrics` must present it as `Authorization: Bearer <token>`; without one, only
+   * clients on the loopback address that come directly (not through a proxy) may scrape.
+   */
+  metricsToken?: string;
   /** shutdown()'s defaults: how long it keeps serving while /healthz says 503, and how long requests in flight may take then. */
   drain?: Partial<DrainTimes>;
 }
@@ -177,6 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
     },
+    observeWrite: (timing) => metrics.observeWrite(timing),
   });
   const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
   await mirrors.start();
@@ -189,8 +196,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const drain = new Drain();
+  const metrics = new Metrics({
+    organizationsLoaded: () => orgs.loadedCount,
+    snapshotCache: () => ({ bytes: orgs.snapshots.bytes, entries: orgs.snapshots.size }),
+    packing: () => maintenance.backlog,
+    mirrors: () => mirrors.backlog,
+    requestsInFlight: () => drain.requestsInFlight,
+    draining: () => drain.draining,
+  });
   const deps = {
     readiness: drain,
+    metrics,
+    metricsToken: options.metricsToken,
     orgs,
     keys,
     log,

@@ -32,6 +32,7 @@ import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
+import { countRequests, type Metrics, serveMetrics } from '../ops/metrics.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -63,6 +64,9 @@ export interface AppDependencies extends RouteSettings {
   limits?: Limits;
   /** While `draining`, `/healthz` answers 503 (src/ops/drain.ts). */
   readiness?: { readonly draining: boolean };
+  /** Counted requests and `/metrics` (src/ops/metrics.ts); without a token, loopback scrapes only. */
+  metrics?: Metrics;
+  metricsToken?: string;
 }
 
 /**
@@ -104,12 +108,14 @@ export function createApp(deps: AppDependencies): Koa {
   app.silent = true;
   const logger = deps.logger ?? createLogger(deps.log);
   app.use(requestLog(logger));
+  if (deps.metrics) app.use(countRequests(deps.metrics));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);
+  if (deps.metrics) health.get('/metrics', serveMetrics(deps.metrics, deps.metricsToken));
   // No key: a client generator must be able to read it before it has one.
   health.get('/api/external/openapi.json', (ctx) => {
     ctx.type = 'application/json; charset=utf-8';

@@ -31,6 +31,14 @@ export interface OrgSettings {
   writeTimeout?: number;
   /** Told of every commit the service makes (background packing, mirroring). */
   afterCommit?: (commit: string) => void;
+  /** Told how long each write waited for the lock and how long its commit took (metrics). */
+  observeWrite?: (timing: WriteTiming) => void;
+}
+
+export interface WriteTiming {
+  lockWaitMs: number;
+  /** Objects, tree and the compare-and-swap of `main`: the store's part of a write. */
+  commitMs: number;
 }
 
 export interface WriteRequest {
@@ -193,8 +201,15 @@ export class OrgModel {
     }
   }
 
+  /** True once a snapshot of `main` is in memory. */
+  get loaded(): boolean {
+    return this.current !== undefined;
+  }
+
   private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+    const asked = performance.now();
     return this.repo.withWriteLock(async () => {
+      const lockWaitMs = performance.now() - asked;
       const base = await this.head();
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
@@ -213,6 +228,7 @@ export class OrgModel {
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
+      const committing = performance.now();
       const commit = await this.repo.commit({
         parent,
         changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
@@ -222,6 +238,7 @@ export class OrgModel {
       this.current = { commit, model: draft.model, responses: new ResponseCache() };
       this.lastValid = this.current;
       this.settings.afterCommit?.(commit);
+      this.settings.observeWrite?.({ lockWaitMs, commitMs: performance.now() - committing });
       return { snapshot: this.current, result };
     });
   }
