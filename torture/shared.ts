@@ -47,7 +47,7 @@ const TROUBLE = /error|compromised|warn|unhandled|exception/i;
 export async function startServerProcess(dataDir: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', ...(options.args ?? [])],
+    [...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...(options.args ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
   );
   const troubles: string[] = [];
