@@ -49,7 +49,7 @@ async function spawnListening(args: string[]): Promise<ServerProcess> {
   const lines: string[] = [];
   let writes = 0;
   const keep = (line: string) => {
-    if (/^(POST|PUT) \S+ 200 /.test(line)) writes++;
+    if (/^\{"level":"info".*"method":"(POST|PUT)",.*"status":200,/.test(line)) writes++;
     lines.push(line);
     if (lines.length > 50) lines.shift();
   };

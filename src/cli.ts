@@ -27,6 +27,7 @@ Usage:
                 [--max-connections N] [--max-connections-per-address N]
                 [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
                 [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
+                [--drain-delay S] [--shutdown-timeout S] [--metrics-token TOKEN]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -50,7 +51,12 @@ connections (503 beyond; behind a reverse proxy, set the second to the first).
 30 s after start (default 1000; 0: never). The --max-* options raise
 or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
 --layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
-large write that runs longer, in seconds.
+large write that runs longer, in seconds. On SIGTERM, serve answers /healthz with 503 and keeps
+serving for --drain-delay seconds (default 5) so a load balancer moves away, then accepts no new
+connection, lets requests in flight finish for up to --shutdown-timeout seconds (default 30),
+stops packing and mirrors, and exits 0; SIGINT (Ctrl-C) does the same without the delay.
+/metrics (Prometheus) is served to loopback clients only, or to any that sends
+Authorization: Bearer <--metrics-token> (or $C4STORE_METRICS_TOKEN) when one is given.
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
 the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
@@ -86,6 +92,9 @@ const OPTIONS = {
   'max-connections-per-address': { type: 'string' },
   'layout-timeout': { type: 'string' },
   'write-timeout': { type: 'string' },
+  'drain-delay': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
+  'metrics-token': { type: 'string' },
   ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
@@ -134,12 +143,25 @@ function limitsOf(values: Values): Partial<Limits> {
 }
 
 /** A --*-timeout option in seconds, as milliseconds. */
-function seconds(values: Values, name: 'layout-timeout' | 'write-timeout'): number | undefined {
+function seconds(
+  values: Values,
+  name: 'layout-timeout' | 'write-timeout' | 'drain-delay' | 'shutdown-timeout',
+  least: 'above' | 'from' = 'above',
+): number | undefined {
   const text = values[name];
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`invalid --${name} ${text}: use a number of seconds above 0`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || (least === 'above' && n === 0)) {
+    throw new UsageError(`invalid --${name} ${text}: use a number of seconds ${least === 'above' ? 'above' : 'from'} 0`);
+  }
   return n * 1000;
+}
+
+/** The token /metrics asks for; a token on the command line shows in `ps`, the environment does not. */
+function metricsToken(values: Values): string | undefined {
+  const token = values['metrics-token'] ?? process.env.C4STORE_METRICS_TOKEN;
+  if (token !== undefined && token.length < 16) throw new UsageError('--metrics-token must be at least 16 characters');
+  return token;
 }
 
 async function serve(values: Values): Promise<void> {
@@ -180,6 +202,8 @@ async function serve(values: Values): Promise<void> {
     maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
     layoutTimeout: seconds(values, 'layout-timeout'),
     writeTimeout: seconds(values, 'write-timeout'),
+    metricsToken: metricsToken(values),
+    drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
@@ -190,9 +214,27 @@ async function serve(values: Values): Promise<void> {
   const viewer = (values['public-url'] ?? server.url).replace(/\/+$/, '');
   console.log(`viewer: ${viewer}/ (sign in with an API key of the organization)`);
   console.log(`listening on ${server.url}`);
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal while draining: the operator wants out now.
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`${signal}: draining (/healthz answers 503), then stopping`);
+    void server
+      .shutdown(signal === 'SIGINT' ? { delayMs: 0 } : {})
+      .then((cutOff) => {
+        console.log(
+          cutOff === 0 ? 'stopped: every request in flight was answered' : `stopped: ${cutOff} request(s) cut off at the timeout`,
+        );
+        process.exit(0);
+      })
+      .catch((err: Error) => {
+        console.error(`stopping failed: ${err.message}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 function describeUpgrade(slug: string, { commit, moved }: { commit: string; moved: number }): string {

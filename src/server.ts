@@ -13,6 +13,9 @@ import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
+import { createLogger } from './http/middleware/log.js';
+import { Metrics } from './ops/metrics.js';
+import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, Drain, type DrainTimes } from './ops/drain.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -93,6 +96,10 @@ export interface ServerOptions {
   writeTimeout?: number;
   /** Bounds on requests, diagrams and organizations (src/limits/limits.ts); each one defaults. */
   limits?: Partial<Limits>;
+  /**
+   * Where the log's lines go, each one JSON object without its newline (default: stdout). Tests
+   * keep them.
+   */
   log?: (line: string) => void;
   /**
    * Pack a repository's loose objects with `git gc --auto` in the background after this
@@ -101,6 +108,13 @@ export interface ServerOptions {
   packEvery?: number;
   /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
   gitBodyLimit?: number;
+  /**
+   * A scrape of `/metrics` must present it as `Authorization: Bearer <token>`; without one, only
+   * clients on the loopback address that come directly (not through a proxy) may scrape.
+   */
+  metricsToken?: string;
+  /** shutdown()'s defaults: how long it keeps serving while /healthz says 503, and how long requests in flight may take then. */
+  drain?: Partial<DrainTimes>;
 }
 
 export interface RunningServer {
@@ -108,7 +122,15 @@ export interface RunningServer {
   server: Server;
   /** The organizations it serves (tests look at their caches). */
   orgs: Orgs;
+  /** Stops at once: every connection is closed, whatever it was doing. */
   close(): Promise<void>;
+  /**
+   * Stops gracefully (ops/drain.ts): `/healthz` answers 503 while requests are still served for
+   * `delayMs`, then no new connections, requests in flight (writes among them) finish within
+   * `timeoutMs`, background work (packing, mirrors) stops. Resolves with the number of
+   * requests cut off at the timeout.
+   */
+  shutdown(times?: Partial<DrainTimes>): Promise<number>;
 }
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -144,8 +166,8 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  // Straight to stdout: console.log formats and checks for colours on every call, per request.
-  const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const logger = createLogger(options.log);
+  const log = (line: string) => logger.warn(line);
   const maintenance = new Maintenance(options.packEvery ?? DEFAULT_PACK_EVERY, log);
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const layoutPool =
@@ -161,6 +183,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
     },
+    observeWrite: (timing) => metrics.observeWrite(timing),
   });
   const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
   await mirrors.start();
@@ -172,10 +195,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   maintenance.packInTurn(slugs.map((slug) => orgs.gitdir(slug)));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
+  const drain = new Drain();
+  const metrics = new Metrics({
+    organizationsLoaded: () => orgs.loadedCount,
+    snapshotCache: () => ({ bytes: orgs.snapshots.bytes, entries: orgs.snapshots.size }),
+    packing: () => maintenance.backlog,
+    mirrors: () => mirrors.backlog,
+    requestsInFlight: () => drain.requestsInFlight,
+    draining: () => drain.draining,
+  });
   const deps = {
+    readiness: drain,
+    metrics,
+    metricsToken: options.metricsToken,
     orgs,
     keys,
     log,
+    logger,
     publicUrl: '',
     bodyLimit,
     yamlPool,
@@ -213,8 +249,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     ),
   });
-  server.on('request', guard(handle));
-  server.on('checkContinue', guard(checkContinue(handle)));
+  server.on('request', drain.track(guard(handle)));
+  server.on('checkContinue', drain.track(guard(checkContinue(handle))));
   lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
@@ -224,11 +260,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   deps.publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  /** Packing and mirror pushes under way finish, for at most `ms`; nothing new starts. */
+  const stopBackground = async (ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = Promise.all([maintenance.close(), mirrors.close()]).then(() => true);
+    const outcome = await Promise.race([stopped, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    clearTimeout(timer);
+    if (!outcome) log(`background work (packing, mirror pushes) still running after ${ms} ms; left to finish on its own`);
+  };
+  const stopWorkers = async () => {
+    await yamlPool.close();
+    await layoutPool?.close();
+  };
   return {
     url,
     server,
     orgs,
     close: async () => {
+      if (!server.listening) return; // stopped by shutdown() already
       await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
@@ -237,6 +286,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await maintenance.close();
       await mirrors.close();
       await layoutPool?.close();
+    },
+    shutdown: async (times = {}) => {
+      const delayMs = times.delayMs ?? options.drain?.delayMs ?? DEFAULT_DRAIN_DELAY_MS;
+      const timeoutMs = times.timeoutMs ?? options.drain?.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+      // Background work stops beside the drain: what it leaves (a push of the last commits)
+      // the other instances, or this one's next start, pick up.
+      const background = stopBackground(delayMs + timeoutMs);
+      const cutOff = await drain.run(server, { delayMs, timeoutMs });
+      await background;
+      await stopWorkers();
+      return cutOff;
     },
   };
 }

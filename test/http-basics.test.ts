@@ -631,33 +631,38 @@ test.serial('YAML responses parse to the same data as JSON', async (t) => {
   t.deepEqual((await s.get(`${API}/tag/${parsed[0].id}`)).body, parsed[0]);
 });
 
-test.serial('the request log: one line per request, never a key', async (t) => {
+test.serial('the request log: one JSON line per request with its id, never a key', async (t) => {
   const from = s.logs.length;
   await s.get(`${API}/tag`);
   await s.get(`${API}/tag?api_key=${s.key}`, { key: null, headers: { 'x-api-key': s.readerKey } });
   await s.get(`${API}/tag`, { key: null });
   await s.post(`${API}/tag`, [{ name: 'logged', color: 'red' }]);
   await s.get(`${API}/nope`);
-  await s.get('/healthz', { key: null });
+  const health = await s.get('/healthz', { key: null, headers: { 'x-request-id': 'lb-7f3a' } });
+  t.is(health.headers.get('x-request-id'), 'lb-7f3a', 'a request id sent is echoed');
   const lines = s.logs.slice(from);
   t.is(lines.length, 6, lines.join('\n'));
-  const pattern = /^(\S+) (\S+) (\d{3}) (\d+(?:\.\d+)?)ms (\S+)$/;
-  const parsed = lines.map((line) => {
-    const match = pattern.exec(line);
-    t.truthy(match, line);
-    return match!.slice(1);
-  });
+  const parsed = lines.map((line) => JSON.parse(line));
   t.deepEqual(
-    parsed.map(([method, path, status, , org]) => [method, path, status, org]),
+    parsed.map(({ method, route, path, status, org }) => [method, route, path, status, org]),
     [
-      ['GET', '/api/external/tag', '200', 'acme'],
-      ['GET', '/api/external/tag', '200', 'acme'],
-      ['GET', '/api/external/tag', '401', '-'],
-      ['POST', '/api/external/tag', '200', 'acme'],
-      ['GET', '/api/external/nope', '404', '-'],
-      ['GET', '/healthz', '200', '-'],
+      ['GET', '/api/external/tag', '/api/external/tag', 200, 'acme'],
+      ['GET', '/api/external/tag', '/api/external/tag', 200, 'acme'],
+      ['GET', '/api/external/tag', '/api/external/tag', 401, undefined],
+      ['POST', '/api/external/tag', '/api/external/tag', 200, 'acme'],
+      ['GET', undefined, '/api/external/nope', 404, undefined],
+      ['GET', '/healthz', '/healthz', 200, undefined],
     ],
   );
+  for (const entry of parsed) {
+    t.is(entry.level, 'info');
+    t.is(typeof entry.ms, 'number');
+  }
+  const keys = await new KeyStore(s.dataDir).list('acme');
+  t.is(parsed[0].keyId, keys.find((k) => k.role === 'editor')!.id, 'the key id, never the key');
+  t.is(parsed[1].keyId, keys.find((k) => k.role === 'reader')!.id);
+  t.is(parsed[5].requestId, 'lb-7f3a');
+  t.regex(parsed[0].requestId, /^[0-9a-f-]{36}$/, 'made when none is sent');
   for (const line of s.logs) {
     t.false(line.includes(s.key), line);
     t.false(line.includes(s.readerKey), line);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
-import { TestServer } from './support/server.js';
+import { isErrorLine, TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
   const s = await TestServer.start({ packEvery: 10 });
@@ -49,7 +49,7 @@ test('packing every 10 commits during 4 writers and a reader: all writes kept, l
     t.true(Number(counts.count) < 60 * 5, `loose objects left: ${counts.count}`);
     t.is((await s.git('fsck', '--full', '--strict')).trim(), '');
     t.deepEqual(
-      s.logs.filter((line) => line.includes('maintenance') || line.startsWith('error')),
+      s.logs.filter((line) => line.includes('maintenance') || isErrorLine(line)),
       [],
     );
     const served = await (async () => {
@@ -82,7 +82,7 @@ test('writes after a repack pruned the fan-out directories the writer knew: ever
     const second = await s.post('/api/external/component', many('second'));
     t.is(second.status, 200, second.text);
     t.deepEqual(
-      s.logs.filter((line) => line.startsWith('error')),
+      s.logs.filter((line) => isErrorLine(line)),
       [],
     );
     t.is((await s.git('fsck', '--full', '--strict')).trim(), '');

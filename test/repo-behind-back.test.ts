@@ -8,7 +8,7 @@ import { resourcePath } from '../src/model/paths.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { serveProcess } from './support/process.js';
-import { TestServer } from './support/server.js';
+import { isErrorLine, TestServer } from './support/server.js';
 
 /**
  * Someone commits into the bare repository with git itself, behind the service's back and
@@ -203,7 +203,7 @@ async function assertRefused(t: ExecutionContext, commit: string, file: string, 
   for (let i = 0; i < (full ? 20 : 0); i++) await s.get(`${API}/model`);
   t.true(performance.now() - started < 2000, `20 warned reads in ${Math.round(performance.now() - started)} ms`);
   t.deepEqual(
-    s.logs.filter((line) => line.startsWith('error')),
+    s.logs.filter((line) => isErrorLine(line)),
     [],
     'nothing unexpected, nothing logged as a crash',
   );

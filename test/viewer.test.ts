@@ -112,14 +112,14 @@ test('a session ends after its lifetime, and at once when its key is revoked', a
     const [record] = (await keys.list(s.slug)).filter((r) => r.role === 'editor');
     let now = 1_000;
     const sessions = new Sessions(keys, 60_000, () => now);
-    const id = sessions.open(record);
+    const id = await sessions.open(record);
     t.is((await sessions.resolve(id))?.id, record.id);
     t.is(await sessions.resolve(`${id}x`), null);
     now += 60_000;
     t.is(await sessions.resolve(id), null);
     now = 1_000;
     t.is(await sessions.resolve(id), null, 'an expired session is gone for good');
-    const again = sessions.open(record);
+    const again = await sessions.open(record);
     await keys.revoke(s.slug, record.id);
     t.is(await sessions.resolve(again), null);
   } finally {
@@ -194,7 +194,7 @@ test('sign-in answers a session cookie (HttpOnly, SameSite=Strict, bounded, neve
     t.is(good.status, 303);
     t.is(good.headers.get('location'), '/');
     const cookie = good.headers.get('set-cookie')!;
-    t.regex(cookie, /^c4s_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict$/);
+    t.regex(cookie, /^c4s_session=acme\.[0-9a-f]{16}\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=28800; HttpOnly; SameSite=Strict$/);
     t.false(cookie.includes(s.key));
     const session = cookie.split(';')[0];
     const index = await fetch(`${s.url}/`, { headers: { cookie: session } });

@@ -31,7 +31,7 @@ import {
   type OrgData,
   type Route,
 } from '../test/support/access.js';
-import { TestServer } from '../test/support/server.js';
+import { isErrorLine, TestServer } from '../test/support/server.js';
 
 export interface AccessOptions {
   /** Length of the concurrent phase. */
@@ -188,7 +188,7 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
     }
     const logText = s.logs.join('\n');
     if (keys.some((key) => logText.includes(key) || logText.includes(key.slice(4, 24)))) problem('a key in the log');
-    const unexpected = s.logs.filter((line) => line.startsWith('error'));
+    const unexpected = s.logs.filter((line) => isErrorLine(line));
     for (const line of unexpected) problem(line.slice(0, 300));
 
     for (const line of problems) log(`  PROBLEM ${line}`);

@@ -19,7 +19,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { classicAttacks, createFixture, newFigures, runInvalid, runValid, tryAttack, watchLatency } from '../test/support/hostile.js';
-import { TestServer } from '../test/support/server.js';
+import { isErrorLine, TestServer } from '../test/support/server.js';
 
 export interface HostileOptions {
   /** Generated invalid bodies per write endpoint (9 endpoints). */
@@ -93,7 +93,7 @@ export async function run(options: HostileOptions = {}): Promise<Record<string, 
     const after = await filesOutside(s.dataDir, 'orgs/acme.git');
     const changedOutside = [...new Set([...outside.keys(), ...after.keys()])].filter((path) => outside.get(path) !== after.get(path));
     const commits = (await s.commitCount()) - startCount;
-    const unexpectedLogs = s.logs.filter((line) => line.startsWith('error'));
+    const unexpectedLogs = s.logs.filter((line) => isErrorLine(line));
     for (const line of [
       ...figures.violations,
       ...fsckProblems,

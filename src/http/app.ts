@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { Logger } from 'pino';
 import { gitHttp } from '../git-http/backend.js';
 import type { Mirrors } from '../mirror/pusher.js';
 import { openapiJson } from '../openapi/document.js';
@@ -10,7 +11,7 @@ import { limitWriteSize } from './middleware/limits.js';
 import { authenticate, requireEditor } from './middleware/auth.js';
 import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
-import { requestLog } from './middleware/log.js';
+import { createLogger, noteRoute, requestLog } from './middleware/log.js';
 import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
 import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
@@ -36,6 +37,7 @@ import { mcpRouter } from '../mcp/endpoint.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import { ShareLinks } from '../share/links.js';
 import { shareLinkRoutes } from './routes/share-links.js';
+import { countRequests, type Metrics, serveMetrics } from '../ops/metrics.js';
 
 export interface AppDependencies extends RouteSettings {
   orgs: Orgs;
@@ -43,7 +45,10 @@ export interface AppDependencies extends RouteSettings {
   /** Bytes one git fetch or push request may send (default 256 MB). */
   gitBodyLimit?: number;
 
+  /** Messages of the server's parts that are not about one request (a failed mirror push, …): warnings. */
   log: (line: string) => void;
+  /** The structured log: one JSON line per request, and unexpected errors (default: lines to `log`). */
+  logger?: Logger;
   /** Bytes of request bodies held at once across the server (see middleware/body.ts). */
   bodyBudget: number;
   /** The same per organization (default: half the server's, at least one body limit). */
@@ -62,6 +67,11 @@ export interface AppDependencies extends RouteSettings {
   linger?: LingerSettings;
   /** Bounds on what one write may ask for (default: DEFAULT_LIMITS). */
   limits?: Limits;
+  /** While `draining`, `/healthz` answers 503 (src/ops/drain.ts). */
+  readiness?: { readonly draining: boolean };
+  /** Counted requests and `/metrics` (src/ops/metrics.ts); without a token, loopback scrapes only. */
+  metrics?: Metrics;
+  metricsToken?: string;
 }
 
 /**
@@ -123,13 +133,16 @@ function agentRouter(deps: AppDependencies): Router {
 export function createApp(deps: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
-  app.use(requestLog(deps.log));
+  const logger = deps.logger ?? createLogger(deps.log);
+  app.use(requestLog(logger));
+  if (deps.metrics) app.use(countRequests(deps.metrics));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
-  app.use(errors(deps.log));
+  app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);
+  if (deps.metrics) health.get('/metrics', serveMetrics(deps.metrics, deps.metricsToken));
   // No key: a client generator must be able to read it before it has one.
   health.get('/api/external/openapi.json', (ctx) => {
     ctx.type = 'application/json; charset=utf-8';
@@ -139,6 +152,7 @@ export function createApp(deps: AppDependencies): Koa {
   // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
   const viewer = viewerRouter(deps);
   for (const router of [health, apiRouter(deps), viewer, agentRouter(deps)]) {
+    app.use(noteRoute(router));
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);
     // the errors middleware turns the bodiless 405/501 into the contract's error.

@@ -68,6 +68,17 @@ export class Mirrors {
     }
   }
 
+  /** Mirrors configured, those with commits still to push (or a push under way), those whose last push failed: metrics. */
+  get backlog(): { mirrors: number; pending: number; failing: number } {
+    let pending = 0;
+    let failing = 0;
+    for (const mirror of this.mirrors.values()) {
+      if (mirror.dirty || mirror.inFlight !== undefined) pending++;
+      if (mirror.status.failures > 0) failing++;
+    }
+    return { mirrors: this.mirrors.size, pending, failing };
+  }
+
   async statusOf(org?: string): Promise<MirrorStatus[]> {
     const list = [...this.mirrors.values()].filter((m) => org === undefined || m.config.org === org);
     return Promise.all(list.map(async (mirror) => ({ ...mirror.status, behind: await this.behind(mirror) })));

@@ -32,6 +32,14 @@ export interface OrgSettings {
   writeTimeout?: number;
   /** Told of every commit the service makes (background packing, mirroring), and on which branch. */
   afterCommit?: (commit: string, ref: string) => void;
+  /** Told how long each write waited for the lock and how long its commit took (metrics). */
+  observeWrite?: (timing: WriteTiming) => void;
+}
+
+export interface WriteTiming {
+  lockWaitMs: number;
+  /** Objects, tree and the compare-and-swap of `main`: the store's part of a write. */
+  commitMs: number;
 }
 
 export interface WriteRequest {
@@ -249,9 +257,16 @@ export class OrgModel {
     }
   }
 
+  /** True once a snapshot of `main` is in memory. */
+  get loaded(): boolean {
+    return this.current !== undefined;
+  }
+
   private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
     const ref = request.ref ?? MAIN_REF;
+    const asked = performance.now();
     return this.repo.withWriteLock(async () => {
+      const lockWaitMs = performance.now() - asked;
       const base = await this.tip(ref);
       if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
         throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
@@ -273,6 +288,7 @@ export class OrgModel {
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
+      const committing = performance.now();
       const commit = await this.repo.commit({
         parent,
         ref,
@@ -291,6 +307,7 @@ export class OrgModel {
         this.rememberTip(snapshot);
       }
       this.settings.afterCommit?.(commit, ref);
+      this.settings.observeWrite?.({ lockWaitMs, commitMs: performance.now() - committing });
       await request.whileLocked?.(commit);
       return { snapshot, result };
     });

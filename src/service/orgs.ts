@@ -21,7 +21,7 @@ import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
-import { OrgModel, type Snapshot } from './org.js';
+import { OrgModel, type OrgSettings, type Snapshot } from './org.js';
 import { SnapshotCache } from './snapshot-cache.js';
 
 export { SLUG_PATTERN } from '../store/org-identity.js';
@@ -61,6 +61,8 @@ export class Orgs {
       writeTimeout?: number;
       /** Told of every commit the service makes (background packing, mirroring). */
       afterCommit?: (slug: string, gitdir: string, commit: string) => void;
+      /** Told the lock wait and commit time of every write (metrics). */
+      observeWrite?: OrgSettings['observeWrite'];
     } = {},
   ) {
     this.snapshots = new SnapshotCache(options.snapshotCacheBytes);
@@ -106,10 +108,18 @@ export class Orgs {
         runLayout: this.options.runLayout,
         writeTimeout: this.options.writeTimeout,
         afterCommit: afterCommit && ((commit) => afterCommit(slug, gitdir, commit)),
+        observeWrite: this.options.observeWrite,
       });
       this.open.set(slug, org);
     }
     return org;
+  }
+
+  /** Organizations whose model is in memory. */
+  get loadedCount(): number {
+    let count = 0;
+    for (const org of this.open.values()) if (org.loaded) count++;
+    return count;
   }
 
   /** The organization under this slug, or undefined when there is none (any left-over state is dropped). */

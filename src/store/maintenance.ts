@@ -23,6 +23,13 @@ export class Maintenance {
     private readonly log: (line: string) => void,
   ) {}
 
+  /** Packing under way, and commits of the service not packed yet (over every repository): metrics. */
+  get backlog(): { running: number; commitsSinceLastPack: number } {
+    let commits = 0;
+    for (const count of this.counts.values()) commits += count;
+    return { running: this.running.size, commitsSinceLastPack: commits };
+  }
+
   afterCommit(gitdir: string): void {
     if (this.every <= 0 || this.closed) return;
     const count = (this.counts.get(gitdir) ?? 0) + 1;

@@ -231,14 +231,14 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       sendHtml(ctx, signInPage({ next, error: 'This API key is not valid (unknown or revoked).' }), 401);
       return;
     }
-    sessions.close(sessionId(ctx));
-    ctx.set('Set-Cookie', sessionCookie(ctx, deps.publicUrl, sessions.open(key), sessions.lifetimeSeconds));
+    await sessions.close(sessionId(ctx));
+    ctx.set('Set-Cookie', sessionCookie(ctx, deps.publicUrl, await sessions.open(key), sessions.lifetimeSeconds));
     ctx.status = 303;
     ctx.redirect(next);
   });
 
   router.post('/sign-out', sameOrigin, async (ctx) => {
-    sessions.close(sessionId(ctx));
+    await sessions.close(sessionId(ctx));
     ctx.set('Set-Cookie', sessionCookie(ctx, deps.publicUrl, '', 0));
     ctx.status = 303;
     ctx.redirect('/sign-in');

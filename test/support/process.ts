@@ -51,9 +51,13 @@ export function untilListening(
   });
 }
 
-/** `c4store serve` as its own process, resolved once it prints `listening on <url>`. */
+/**
+ * `c4store serve` as its own process, resolved once it prints `listening on <url>`. Without a
+ * load balancer to tell, SIGTERM need not wait before it stops accepting (`--drain-delay 0`;
+ * a later `--drain-delay` in `args` wins).
+ */
 export async function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

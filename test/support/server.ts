@@ -32,6 +32,16 @@ export interface RequestOptions {
 
 export const MEMBERS = ['ada@example.com', 'linus@example.com'];
 
+/** A log line (one JSON object, src/http/middleware/log.ts) of an unexpected error. */
+export function isErrorLine(line: string): boolean {
+  try {
+    const level = (JSON.parse(line) as { level?: unknown }).level;
+    return level === 'error' || level === 'fatal';
+  } catch {
+    return true; // not the logger's: something wrote around it
+  }
+}
+
 /** A real server over real HTTP on a temporary data directory with one organization. */
 export class TestServer {
   private constructor(

@@ -2,15 +2,21 @@ import type Router from '@koa/router';
 import type { Mirrors } from '../../mirror/pusher.js';
 import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
+import { ApiError } from '../../errors.js';
 import { organizationOf, presentedKey } from '../middleware/auth.js';
 import { send } from '../respond.js';
 
 /**
  * `GET /healthz` needs no key and says `{"ok": true}`. With a valid key of an organization it
- * also shows how that organization's mirrors are doing, and nothing of any other one.
+ * also shows how that organization's mirrors are doing, and nothing of any other one. While the
+ * instance is stopping it answers 503, so that a load balancer sends its requests elsewhere.
  */
-export function healthRoutes(router: Router, deps: { keys: KeyStore; orgs: Orgs; mirrors?: Mirrors }): void {
+export function healthRoutes(
+  router: Router,
+  deps: { keys: KeyStore; orgs: Orgs; mirrors?: Mirrors; readiness?: { readonly draining: boolean } },
+): void {
   router.get('/healthz', async (ctx) => {
+    if (deps.readiness?.draining) throw new ApiError(503, 'Shutting down: this instance takes no new work.', { 'Retry-After': '1' });
     // A health check never answers 401: without a usable key it only says it is up.
     let key: string | undefined;
     try {

@@ -1,0 +1,53 @@
+/**
+ * Following one request through the logs: its id, taken from `X-Request-Id` or made, echoed in
+ * the answer (errors included) and written on its one JSON log line; an id that could carry
+ * anything unwanted into the log is replaced.
+ */
+import test from 'ava';
+import { TestServer } from './support/server.js';
+
+const API = '/api/external';
+
+function lineOf(s: TestServer, requestId: string): Record<string, unknown> {
+  const lines = s.logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.requestId === requestId);
+  if (lines.length !== 1) throw new Error(`${lines.length} log lines for ${requestId}`);
+  return lines[0]!;
+}
+
+test('the request id sent is echoed and logged, on answers and refusals alike', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const written = await s.post(`${API}/tag`, [{ name: 'traced', color: 'red' }], { headers: { 'x-request-id': 'req-1' } });
+    t.is(written.headers.get('x-request-id'), 'req-1');
+    t.like(lineOf(s, 'req-1'), { method: 'POST', route: `${API}/tag`, status: 200, org: 'acme', level: 'info' });
+
+    const refused = await s.get(`${API}/tag`, { key: 'c4s_wrong', headers: { 'x-request-id': 'req-2' } });
+    t.is(refused.status, 401);
+    t.is(refused.headers.get('x-request-id'), 'req-2');
+    t.like(lineOf(s, 'req-2'), { status: 401 });
+    t.false('keyId' in lineOf(s, 'req-2'), 'no key id for a key that opened nothing');
+
+    const page = await fetch(`${s.url}/sign-in`, { headers: { 'x-request-id': 'req-3' } });
+    t.is(page.headers.get('x-request-id'), 'req-3', 'the viewer too');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a request id that is too long, has spaces or controls, or looks like a key is replaced by a new one', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    for (const unwanted of ['x'.repeat(129), 'two words', 'line\tbreak', s.key, 'a"b']) {
+      const answer = await s.get(`${API}/tag`, { headers: { 'x-request-id': unwanted } });
+      const id = answer.headers.get('x-request-id')!;
+      t.regex(id, /^[0-9a-f-]{36}$/, unwanted);
+      t.is(lineOf(s, id).status, 200);
+    }
+    t.false(s.logs.join('\n').includes(s.key));
+    const ids = new Set<string>();
+    for (let i = 0; i < 3; i++) ids.add((await s.get(`${API}/tag`)).headers.get('x-request-id')!);
+    t.is(ids.size, 3, 'each request gets its own');
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,239 @@
+/**
+ * Three `c4store serve` processes on one data directory behind a real HAProxy, run with the
+ * configuration the documentation gives (docs/haproxy.cfg). Writers of three organizations go
+ * through the balancer while instances are restarted with SIGTERM (no request may get a 5xx
+ * then), and killed with SIGKILL and started again. Afterwards: every acknowledged write is
+ * there, `git fsck --strict` is clean, and a viewer session made through one instance opens the
+ * pages of every other one, restarted ones included.
+ */
+import test from 'ava';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureHaproxy } from '../scripts/ensure-haproxy.mjs';
+import { cli, lastLine, type ServerProcess, serveProcess } from './support/process.js';
+import { run } from './support/server.js';
+
+const CONFIG = join(import.meta.dirname, '..', 'docs', 'haproxy.cfg');
+const ORGS = ['north', 'south', 'west'];
+const WRITERS_PER_ORG = 2;
+/** Longer than the configuration's `inter 1s` × `fall 2`. */
+const DRAIN_DELAY_S = 3;
+
+const haproxy = ensureHaproxy();
+if (haproxy.reason) console.error(`multi-instance test SKIPPED: ${haproxy.reason}`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** One line of HAProxy's runtime API. */
+async function askHaproxy(socket: string, command: string): Promise<string> {
+  const connection = createConnection(socket);
+  await once(connection, 'connect');
+  connection.end(`${command}\n`);
+  let text = '';
+  for await (const chunk of connection) text += chunk;
+  return text;
+}
+
+/** The health state HAProxy holds of each server of the backend: 'UP', 'DOWN', … */
+async function serverStates(socket: string): Promise<Record<string, string>> {
+  const lines = (await askHaproxy(socket, 'show stat')).split('\n');
+  const header = lines[0]!.replace(/^# /, '').split(',');
+  const states: Record<string, string> = {};
+  for (const line of lines.slice(1)) {
+    const row = line.split(',');
+    if (row[0] === 'c4store' && /^c\d$/.test(row[1] ?? '')) states[row[1]!] = row[header.indexOf('status')]!;
+  }
+  return states;
+}
+
+async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Outcome {
+  org: string;
+  name: string;
+  status: number;
+  startedAt: number;
+  answeredAt: number;
+}
+
+(haproxy.path ? test : test.skip)(
+  'three instances behind HAProxy: SIGTERM restarts answer no 5xx, SIGKILL loses no acknowledged write, sessions work on every instance',
+  async (t) => {
+    t.timeout(240_000);
+    const dataDir = await mkdtemp(join(tmpdir(), 'c4store-multi-'));
+    const instances: Array<ServerProcess | undefined> = [];
+    let balancer: ChildProcess | undefined;
+    try {
+      const keys: Record<string, string> = {};
+      for (const org of ORGS) {
+        await cli('org', 'create', org, '--data', dataDir);
+        keys[org] = lastLine(await cli('key', 'create', org, '--data', dataDir));
+      }
+      const ports = [await freePort(), await freePort(), await freePort()];
+      const front = await freePort();
+      const socket = join(dataDir, 'haproxy.sock');
+      const start = async (i: number) => {
+        instances[i] = await serveProcess(
+          dataDir,
+          '--port',
+          String(ports[i]),
+          '--drain-delay',
+          String(DRAIN_DELAY_S),
+          '--pack-every',
+          '50',
+        );
+      };
+      await Promise.all([0, 1, 2].map(start));
+      const stderr: string[] = [];
+      balancer = spawn(haproxy.path!, ['-db', '-f', CONFIG], {
+        env: {
+          ...process.env,
+          C4STORE_LISTEN: `127.0.0.1:${front}`,
+          C4STORE_1: `127.0.0.1:${ports[0]}`,
+          C4STORE_2: `127.0.0.1:${ports[1]}`,
+          C4STORE_3: `127.0.0.1:${ports[2]}`,
+          HAPROXY_STATS_SOCKET: socket,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      balancer.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
+      const up = (name: string) => async () => (await serverStates(socket).catch(() => ({}) as Record<string, string>))[name] === 'UP';
+      for (const name of ['c1', 'c2', 'c3']) await until(`${name} UP in HAProxy (${stderr.join('')})`, up(name));
+      const url = `http://127.0.0.1:${front}`;
+
+      // A viewer session made through one instance.
+      const signIn = await fetch(`http://127.0.0.1:${ports[0]}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${ports[0]}` },
+        body: new URLSearchParams({ key: keys.north!, next: '/' }),
+      });
+      t.is(signIn.status, 303);
+      const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+      const pageStatus = async (base: string) => (await fetch(`${base}/`, { redirect: 'manual', headers: { cookie } })).status;
+      for (const port of ports) t.is(await pageStatus(`http://127.0.0.1:${port}`), 200, `the session opens pages on :${port}`);
+
+      // Writers through the balancer until told to stop.
+      const outcomes: Outcome[] = [];
+      let writing = true;
+      const writer = async (org: string, w: number) => {
+        for (let n = 0; writing; n++) {
+          const name = `${org}-${w}-${n}`;
+          const startedAt = Date.now();
+          let status = 0;
+          try {
+            const answer = await fetch(`${url}/api/external/tag`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${keys[org]}`, 'content-type': 'application/json' },
+              body: JSON.stringify([{ name, color: 'green' }]),
+            });
+            status = answer.status;
+            await answer.arrayBuffer();
+          } catch {
+            status = 0; // the connection to the balancer itself failed
+          }
+          outcomes.push({ org, name, status, startedAt, answeredAt: Date.now() });
+        }
+      };
+      const writers = ORGS.flatMap((org) => Array.from({ length: WRITERS_PER_ORG }, (_, w) => writer(org, w)));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+
+      // Phase 1: graceful restarts, one instance at a time. No answer may be a 5xx.
+      const drainingLogs: string[] = [];
+      let sigterms = 0;
+      for (const i of [0, 1]) {
+        const instance = instances[i]!;
+        const exited = once(instance.child, 'exit');
+        const from = instance.output.length;
+        instance.child.kill('SIGTERM');
+        const [code] = await exited;
+        t.is(code, 0, `instance ${i + 1} exits 0 after SIGTERM`);
+        drainingLogs.push(...instance.output.slice(from));
+        sigterms++;
+        await start(i);
+        await until(`c${i + 1} UP again`, up(`c${i + 1}`));
+      }
+      const gracefulEnd = Date.now();
+      const fiveHundreds = outcomes.filter((o) => o.answeredAt <= gracefulEnd && (o.status >= 500 || o.status === 0));
+      t.deepEqual(fiveHundreds, [], 'no request answered 5xx (or cut) while instances drained and restarted');
+      // Their own lines: requests served while draining (the health checks answered 503 on purpose).
+      const served = drainingLogs
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { route?: string; status?: number });
+      t.true(
+        served.some((entry) => entry.route === '/healthz' && entry.status === 503),
+        'HAProxy saw /healthz answer 503',
+      );
+      const drainingErrors = served.filter((entry) => entry.route !== '/healthz' && entry.status! >= 500);
+      t.deepEqual(drainingErrors, [], 'no instance answered 5xx while draining');
+      const servedWhileDraining = served.filter((entry) => entry.route === '/api/external/tag').length;
+
+      // Phase 2: kills. Answers cut by a kill are not acknowledged; acknowledged ones must stay.
+      let kills = 0;
+      for (const i of [2, 0]) {
+        const instance = instances[i]!;
+        const exited = once(instance.child, 'exit');
+        instance.child.kill('SIGKILL');
+        await exited;
+        kills++;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await start(i);
+        await until(`c${i + 1} UP again`, up(`c${i + 1}`));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      writing = false;
+      await Promise.all(writers);
+
+      // Every acknowledged write is there, each organization's repository is sound.
+      const acknowledged = outcomes.filter((o) => o.status === 200);
+      let lost = 0;
+      for (const org of ORGS) {
+        const answer = await fetch(`${url}/api/external/tag`, { headers: { authorization: `Bearer ${keys[org]}` } });
+        const names = new Set(((await answer.json()) as Array<{ name: string }>).map((tag) => tag.name));
+        lost += acknowledged.filter((o) => o.org === org && !names.has(o.name)).length;
+        const { stdout, stderr: fsckErr } = await run('git', ['--git-dir', join(dataDir, 'orgs', `${org}.git`), 'fsck', '--strict']);
+        t.is(`${stdout}${fsckErr}`.replace(/^(dangling|Checking).*\n?/gm, ''), '', `git fsck --strict of ${org}`);
+      }
+      t.is(lost, 0, 'every acknowledged write is present');
+      t.true(acknowledged.length > 50, `${acknowledged.length} writes acknowledged`);
+
+      // The session still works, on every instance (all three restarted) and through the balancer.
+      for (const port of ports) t.is(await pageStatus(`http://127.0.0.1:${port}`), 200, `the session still opens pages on :${port}`);
+      for (let i = 0; i < 6; i++) t.is(await pageStatus(url), 200, 'through the balancer');
+
+      const byStatus: Record<string, number> = {};
+      for (const o of outcomes) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;
+      t.log(
+        `writes sent ${outcomes.length}, acknowledged ${acknowledged.length}, lost ${lost}; ` +
+          `SIGTERM restarts ${sigterms} (writes served while draining: ${servedWhileDraining}), SIGKILL restarts ${kills}; ` +
+          `answers by status ${JSON.stringify(byStatus)}`,
+      );
+    } finally {
+      if (balancer && balancer.exitCode === null) {
+        const exited = once(balancer, 'exit');
+        balancer.kill('SIGTERM');
+        await exited;
+      }
+      for (const instance of instances) await instance?.stop('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  },
+);
