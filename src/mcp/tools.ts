@@ -4,7 +4,11 @@ import { drawDiagram } from '../drawing/svg.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
-import { readSnapshot, state } from '../http/resource.js';
+import { Drafts, writableDraft } from '../drafts/drafts.js';
+import { describeChanges } from '../drafts/words.js';
+import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
+import { TemplateBody } from '../model/current-form/schemas.js';
+import { writeCurrent } from '../model/write/current.js';
 import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { kindOfId } from '../model/files.js';
@@ -258,5 +262,111 @@ export function checkArguments(definition: Tool, args: unknown): unknown {
   return checkBody(definition.input, args ?? {});
 }
 
-/** Every tool, reading ones first: a reader key is given only those. */
-export const MCP_TOOLS: readonly Tool[] = [...READ_TOOLS];
+const DraftName = Type.String({
+  pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+  description: "The draft's name: lowercase letters, digits, '.', '_' and '-' (as in drafts/<name>).",
+});
+
+const CreateDraftInput = Type.Object({
+  name: DraftName,
+  title: Type.Optional(Type.String({ maxLength: 200, description: 'A title people read in the review.' })),
+  desc: Type.Optional(Type.String({ maxLength: 10_000, description: 'What the change is for.' })),
+});
+
+const WriteModelInput = Type.Object({
+  draft: DraftName,
+  components: Type.Optional({
+    ...TemplateBody.properties.components,
+    description:
+      'Components in the current form (name, typeId or typeSlug, desc, state, tags, attributes, linksTo). Give each a ref: writing the same ref again updates it instead of creating a second one. An id or stored ref updates that component partially.',
+  }),
+  diagrams: Type.Optional({
+    ...TemplateBody.properties.diagrams,
+    description:
+      'Diagrams in the current form (name, level C1–C4, componentInstances with componentId or a component ref, parentId for containers, relations with fromRef/toRef and a label). Positions may be left out: the service lays them out.',
+  }),
+});
+
+const DraftDiffInput = Type.Object({ draft: DraftName });
+
+function draftPage(context: ToolContext, name: string): string {
+  return `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/drafts/${name}`;
+}
+
+/** The tools that change the model: every change goes into a draft, for people to review and merge. */
+export const DRAFT_TOOLS: readonly Tool[] = [
+  tool({
+    name: 'create_draft',
+    title: 'Open a draft',
+    description:
+      'Opens a draft: a proposed change, kept apart from the live model (main) until a person merges it. Write into it with write_model; show the person draft_diff. Drafts are the only way an agent changes the architecture.',
+    input: CreateDraftInput,
+    readOnly: false,
+    async run(args, context) {
+      const draft = await new Drafts(state(context.ctx).org).open(args, authorOf(context.ctx));
+      const answer = { ...draft, review: draftPage(context, draft.name) };
+      return {
+        text: `Opened draft '${draft.name}' at ${draft.head.slice(0, 12)}; review it at ${answer.review}.\n${json(answer)}`,
+        structured: answer,
+      };
+    },
+  }),
+  tool({
+    name: 'write_model',
+    title: 'Write components and diagrams into a draft',
+    description:
+      'Creates or updates components and diagrams in a draft, in one commit, checked by every rule of the model (a refusal changes nothing and says why). Writing the same body again changes nothing: refs keep identity across calls. main is never touched.',
+    input: WriteModelInput,
+    readOnly: false,
+    async run({ draft, components = [], diagrams = [] }, context) {
+      const { ctx } = context;
+      const { org } = state(ctx);
+      const { snapshot, result } = await org.write(
+        {
+          ref: await writableDraft(org, draft),
+          author: authorOf(ctx),
+          title: `MCP write_model into draft '${draft}'`,
+          options: writeOptions(ctx),
+          trailers: [`Agent: ${context.clientName}`],
+        },
+        (d) => writeCurrent(d, { components, diagrams }, 'upsert', 'template'),
+      );
+      const answer = {
+        draft,
+        commit: snapshot.commit,
+        components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
+        diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, snapshot.model, context.publicUrl)),
+        review: draftPage(context, draft),
+      };
+      const summary = `Wrote ${answer.components.length} components and ${answer.diagrams.length} diagrams into draft '${draft}' (commit ${snapshot.commit.slice(0, 12)}).`;
+      const text = json(answer);
+      return { text: `${summary}\n${text.length <= ANSWER_CHARS ? text : `${text.slice(0, ANSWER_CHARS)}\n… (cut)`}`, structured: answer };
+    },
+  }),
+  tool({
+    name: 'draft_diff',
+    title: "Read a draft's changes",
+    description:
+      'What a draft changes against main where it began, in words and field by field, with the address of the review page where people see each changed diagram drawn as as-is / changes / to-be, and merge or close it.',
+    input: DraftDiffInput,
+    readOnly: true,
+    async run({ draft }, context) {
+      const { diff } = await new Drafts(state(context.ctx).org).diff(draft);
+      const words = describeChanges(diff);
+      const slug = state(context.ctx).org.slug;
+      const diagrams = [...diff.added, ...diff.changed]
+        .filter((r) => r.kind === 'diagram')
+        .map((r) => ({
+          id: r.id,
+          name: r.name,
+          drawing: `${context.publicUrl}/orgs/${slug}/diagrams/${r.id}.svg?draft=${draft}&compare=main`,
+        }));
+      const answer = { draft, review: draftPage(context, draft), summary: words, diagrams, diff };
+      const text = `${words.length === 0 ? 'No changes yet.' : words.map((w) => `- ${w}`).join('\n')}\nReview: ${answer.review}`;
+      return { text: text.length <= ANSWER_CHARS ? text : `${text.slice(0, ANSWER_CHARS)}\n… (cut)`, structured: answer };
+    },
+  }),
+];
+
+/** Every tool: a reader key is given only those that read. */
+export const MCP_TOOLS: readonly Tool[] = [...READ_TOOLS, ...DRAFT_TOOLS];

@@ -5,7 +5,7 @@ import type { Change } from '../model/draft.js';
  * file, and an `Api-Context:` trailer per distinct apiContext, so `git log` reads as a
  * changelog of the architecture.
  */
-export function commitMessage(title: string, changes: readonly Change[], apiContext: string): string {
+export function commitMessage(title: string, changes: readonly Change[], apiContext: string, extraTrailers: readonly string[] = []): string {
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const summary = [
     ['create', count('create')],
@@ -17,7 +17,7 @@ export function commitMessage(title: string, changes: readonly Change[], apiCont
     .join(', ');
   const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
   const contexts = new Set(changes.map((c) => c.apiContext ?? apiContext));
-  const trailers = [...contexts].map((context) => `Api-Context: ${oneLine(context)}`);
+  const trailers = [...[...contexts].map((context) => `Api-Context: ${oneLine(context)}`), ...extraTrailers.map(oneLine)];
   return `${oneLine(title)}: ${summary}\n\n${lines.join('\n')}\n\n${trailers.join('\n')}\n`;
 }
 

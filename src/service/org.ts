@@ -68,6 +68,8 @@ export interface WriteRequest {
    * changed in git.
    */
   mayRewriteUnchanged?: boolean;
+  /** Trailers the commit message ends with besides `Api-Context:`, e.g. `Agent: <MCP client>`. */
+  trailers?: readonly string[];
 }
 
 /**
@@ -295,7 +297,7 @@ export class OrgModel {
         mergedParent: request.mergedParent,
         changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
-        message: commitMessage(request.title, changes, request.options.apiContext),
+        message: commitMessage(request.title, changes, request.options.apiContext, request.trailers),
       });
       const snapshot: Snapshot = { commit, model: draft.model, responses: new ResponseCache() };
       if (ref === MAIN_REF) {
