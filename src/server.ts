@@ -13,6 +13,7 @@ import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
+import { Events, type EventsSettings } from './events/events.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -101,6 +102,10 @@ export interface ServerOptions {
   packEvery?: number;
   /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
   gitBodyLimit?: number;
+  /** Webhooks may target private and loopback addresses (`--webhook-allow-private`). */
+  webhookAllowPrivate?: boolean;
+  /** The change feed, live events and webhook delivery: how often refs are polled, retry schedule… (src/events/). */
+  events?: EventsSettings;
 }
 
 export interface RunningServer {
@@ -160,7 +165,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     afterCommit: (slug, gitdir) => {
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
+      events.afterCommit(slug);
     },
+  });
+  const events = new Events(orgs, {
+    ...options.events,
+    durable: options.durable,
+    webhooks: { ...options.events?.webhooks, allowPrivate: options.webhookAllowPrivate ?? options.events?.webhooks?.allowPrivate },
   });
   const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
   await mirrors.start();
@@ -180,6 +191,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyLimit,
     yamlPool,
     mirrors,
+    events,
     limits,
     gitBodyLimit: options.gitBodyLimit,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
@@ -224,6 +236,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   deps.publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  events.start();
   return {
     url,
     server,
@@ -233,6 +246,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       });
+      await events.close();
       await yamlPool.close();
       await maintenance.close();
       await mirrors.close();

@@ -21,6 +21,7 @@ import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
 import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
+import { eventRoutes, type EventRouteSettings } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
@@ -32,7 +33,7 @@ import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { viewerRouter } from '../viewer/routes.js';
 
-export interface AppDependencies extends RouteSettings {
+export interface AppDependencies extends RouteSettings, EventRouteSettings {
   orgs: Orgs;
   keys: KeyStore;
   /** Bytes one git fetch or push request may send (default 256 MB). */
@@ -85,6 +86,7 @@ export function apiRouter(deps: AppDependencies): Router {
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);
+  eventRoutes(api, writing, deps);
   return api;
 }
 
