@@ -92,6 +92,8 @@ export class Deliverer {
   private timer: NodeJS.Timeout | undefined;
   private scanning: Promise<void> | undefined;
   private closed = false;
+  /** Cuts the requests in flight when the server stops: their events stay undelivered, to be sent again. */
+  readonly stopping = new AbortController();
 
   constructor(
     readonly store: WebhookStore,
@@ -162,6 +164,7 @@ export class Deliverer {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.scanning;
     await Promise.all([...this.workers.values()].map((worker) => worker.stop()));
   }
@@ -283,6 +286,7 @@ class Worker {
           'webhook-signature': this.signer.sign(webhookId, timestamp, body),
         },
         this.settings,
+        this.deliverer.stopping.signal,
       );
     } catch (failure) {
       error = (failure as Error).message;
@@ -290,6 +294,8 @@ class Worker {
       release();
     }
     const delivered = status !== null && status >= 200 && status < 300;
+    // Cut short by the server stopping: not the receiver's failure; the next holder sends it again.
+    if (!delivered && this.deliverer.stopping.signal.aborted) return;
     const gone = status === 410;
     const exhausted = !delivered && !gone && attempt > this.settings.retryDelaysMs.length;
     const outcome: Delivery['outcome'] = delivered ? 'delivered' : gone || exhausted ? 'disabled' : 'retrying';
@@ -337,7 +343,13 @@ class Worker {
 }
 
 /** One POST; resolves with the status, rejects when no answer came in time. */
-function post(url: string, body: string, headers: Record<string, string>, settings: DelivererSettings): Promise<number> {
+function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  settings: DelivererSettings,
+  signal: AbortSignal,
+): Promise<number> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!settings.allowPrivate && isIP(host) && isPrivateAddress(host)) {
@@ -353,6 +365,7 @@ function post(url: string, body: string, headers: Record<string, string>, settin
         lookup: guardedLookup(settings.allowPrivate) as never,
         timeout: settings.timeoutMs,
         agent: false,
+        signal,
       },
       (response) => {
         let read = 0;
