@@ -56,15 +56,6 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
     if (events.feed.positionOf(after) === undefined) throw new ApiError(404, `Commit '${after}' is not a commit of main.`);
   }
   const res = ctx.res;
-  ctx.respond = false;
-  ctx.status = 200;
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no',
-  });
-  res.flushHeaders();
-  ctx.req.socket.setNoDelay(true);
 
   let closed = false;
   const send = (text: string) => {
@@ -85,6 +76,16 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   };
   const done = new Promise<void>((resolve) => res.once('close', resolve));
   const unlisten = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
+  // Headers go out once the listener is in place: a client that saw them open misses nothing after.
+  ctx.respond = false;
+  ctx.status = 200;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
   const heartbeat = setInterval(() => send(': keep-alive\n\n'), settings.heartbeatMs);
   void done.then(() => {
     closed = true;

@@ -23,6 +23,8 @@ import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawDiagram } from '../drawing/svg.js';
 import { sendSvg } from './svg-response.js';
+import type { Events } from '../events/events.js';
+import { resumeFrom, streamChanges } from '../events/sse.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -36,6 +38,8 @@ export interface ViewerDependencies {
   bodyStallTimeout?: number;
   yamlPool: YamlPool;
   sessions?: Sessions;
+  /** The change stream pages listen to (src/events/; static/live.js). */
+  events?: Events;
 }
 
 const SIGN_IN_BODY_LIMIT = 4096;
@@ -161,7 +165,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
 
   router.get('/viewer/:name', (ctx) => {
     const name = ctx.params.name;
-    if (name !== 'viewer.css' && name !== 'viewer.js') return;
+    if (name !== 'viewer.css' && name !== 'viewer.js' && name !== 'live.js') return;
     const found = asset(name);
     ctx.type = found.type;
     ctx.set('Cache-Control', 'no-cache');
@@ -247,6 +251,12 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const component = snapshot.model.components.get(String(ctx.params.id));
     if (!component) throw new ApiError(404, `Component with id '${ctx.params.id}' does not exist.`);
     sendHtml(ctx, componentPage(component, snapshot.model, { key, slug: key.org }));
+  });
+
+  /** The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the session. */
+  router.get('/orgs/:slug/events', signedIn, ownOrg, async (ctx) => {
+    if (deps.events === undefined) throw new ApiError(404, 'Not found.');
+    await streamChanges(ctx, deps.events.of(state(ctx).org.slug), resumeFrom(ctx), deps.events.stream);
   });
 
   /** One drop of the page's script: one write through the API's write path, one commit. */

@@ -7,7 +7,6 @@
   if (!page) return;
   const canvas = page.querySelector('.canvas');
   const notice = document.getElementById('notice');
-  let commit = page.dataset.commit;
   let busy = false;
   let swallowClick = false;
 
@@ -80,13 +79,13 @@
       const response = await fetch(page.dataset.arrangeUrl, {
         method: 'POST',
         credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${commit}"` },
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${page.dataset.commit}"` },
         body: JSON.stringify(body),
       });
       const answer = await response.json().catch(() => ({}));
       if (response.ok) {
-        commit = answer.commit;
-        page.dataset.commit = commit;
+        // live.js moves data-commit on too when another writer's change is shown.
+        page.dataset.commit = answer.commit;
         svg().outerHTML = answer.svg;
         notice.hidden = true;
         return;
