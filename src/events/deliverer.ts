@@ -142,7 +142,7 @@ export class Deliverer {
         if (state === undefined || state.disabled) continue;
         const lease = await Lease.acquire(this.store.dirOf(slug, subscription.id), { staleMs: this.settings.leaseStaleMs });
         if (lease === undefined) continue;
-        const worker = new Worker(this, subscription, lease, this.hub.of(slug, org.repo.gitdir), this.settings);
+        const worker = new Worker(this, subscription, lease, this.hub.of(slug, org.repo), this.settings);
         this.workers.set(key, worker);
         void worker.run().finally(() => this.workers.delete(key));
       }

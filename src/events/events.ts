@@ -40,7 +40,7 @@ export class Events {
 
   /** The organization's events (its feed and this process's listeners). */
   of(slug: string) {
-    return this.hub.of(slug, this.orgs.gitdir(slug));
+    return this.hub.of(slug, this.orgs.get(slug).repo);
   }
 
   start(): void {

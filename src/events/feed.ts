@@ -10,6 +10,7 @@
 import { readHistory, type ResourceAction } from '../history/log.js';
 import { runGit } from '../store/git-cli.js';
 import { MAIN_REF, readRef } from '../store/refs.js';
+import type { Repo } from '../store/repo.js';
 
 export interface ChangedResource {
   kind: string;
@@ -48,16 +49,27 @@ const FEED_ACTION: Record<ResourceAction, ChangedResource['action']> = {
   move: 'update',
 };
 
+/** A move of the branch by at most this many commits is followed in-process, without starting git. */
+const FOLLOW_IN_PROCESS = 64;
+/** Changes kept described: every SSE replay and webhook subscription reads the same recent ones. */
+const KEPT_CHANGES = 2000;
+
 export class ChangeFeed {
   private ids: string[] = [];
   private readonly positions = new Map<string, number>();
   private syncing: Promise<void> | undefined;
+  /** Described changes by commit, oldest use first out (a commit never changes, so neither does its change). */
+  private readonly described = new Map<string, Change>();
 
   constructor(
-    readonly gitdir: string,
+    readonly repo: Repo,
     /** `refs/heads/main`; a draft's feed would be its own branch (see docs/api.md §12). */
     readonly ref = MAIN_REF,
   ) {}
+
+  get gitdir(): string {
+    return this.repo.gitdir;
+  }
 
   /** The commit at the end of the index (null before the first sync of an empty branch). */
   get tip(): string | null {
@@ -88,6 +100,13 @@ export class ChangeFeed {
     const tip = this.tip;
     if (head === null || head === tip) return;
     if (tip !== null) {
+      // The usual move, a few commits on top of the old tip: their first parents, read here.
+      const chain = await this.repo.log(head, FOLLOW_IN_PROCESS);
+      const reached = chain.findIndex((entry) => entry.oid === tip);
+      if (reached > 0) {
+        for (const entry of chain.slice(0, reached).reverse()) this.append(entry.oid);
+        return;
+      }
       // Only what is new: the first-parent chain from the head down to the old tip.
       const lines = await this.revList([head, `^${tip}`]);
       if (lines.length > 0 && lines[0].split(' ')[1] === tip) {
@@ -134,8 +153,19 @@ export class ChangeFeed {
   async range(from: number, to: number): Promise<{ events: FeedEvent[]; more: boolean }> {
     const end = Math.min(to, this.ids.length);
     const commits = this.ids.slice(from, end);
-    const changes = commits.length === 0 ? [] : await describe(this.gitdir, commits);
-    return { events: changes.map((change, i) => ({ position: from + i, change })), more: end < this.ids.length };
+    const missing = commits.filter((commit) => !this.described.has(commit));
+    if (missing.length > 0) {
+      for (const change of await describe(this.gitdir, missing)) this.described.set(change.id, change);
+    }
+    const events = commits.map((commit, i) => {
+      const change = this.described.get(commit)!;
+      // Used again: to the back of the line.
+      this.described.delete(commit);
+      this.described.set(commit, change);
+      return { position: from + i, change };
+    });
+    while (this.described.size > KEPT_CHANGES) this.described.delete(this.described.keys().next().value!);
+    return { events, more: end < this.ids.length };
   }
 }
 

@@ -10,6 +10,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { ChangeFeed, type FeedEvent } from './feed.js';
 import { readRef } from '../store/refs.js';
+import type { Repo } from '../store/repo.js';
 
 export type Listener = (events: readonly FeedEvent[]) => void;
 
@@ -34,10 +35,14 @@ export class OrgEvents {
   private again = false;
 
   constructor(
-    readonly gitdir: string,
+    readonly repo: Repo,
     private readonly pollMs: number,
   ) {
-    this.feed = new ChangeFeed(gitdir);
+    this.feed = new ChangeFeed(repo);
+  }
+
+  get gitdir(): string {
+    return this.repo.gitdir;
   }
 
   get listenerCount(): number {
@@ -148,11 +153,11 @@ export class EventHub {
     this.pollMs = settings.pollMs ?? DEFAULT_POLL_MS;
   }
 
-  /** The events of the repository at `gitdir` (an organization's, by its slug). */
-  of(slug: string, gitdir: string): OrgEvents {
+  /** The events of an organization's repository. */
+  of(slug: string, repo: Repo): OrgEvents {
     let events = this.orgs.get(slug);
-    if (events === undefined || events.gitdir !== gitdir) {
-      events = new OrgEvents(gitdir, this.pollMs);
+    if (events === undefined || events.gitdir !== repo.gitdir) {
+      events = new OrgEvents(repo, this.pollMs);
       this.orgs.set(slug, events);
     }
     return events;
