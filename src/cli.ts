@@ -56,7 +56,7 @@ connections (503 beyond; behind a reverse proxy, set the second to the first).
 30 s after start (default 1000; 0: never). The --max-* options raise
 or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
 --layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
-large write that runs longer, in seconds. Webhooks (docs/api.md §12) are refused for private and
+large write that runs longer, in seconds. Webhooks (docs/api.md §16) are refused for private and
 loopback addresses unless serve (and webhook add) run with --webhook-allow-private; webhook add
 prints the signing secret (whsec_…) once, as the last line.
 org create and key create print the new API key as the last line of standard output.

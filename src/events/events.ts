@@ -3,10 +3,11 @@
  * organization (hub.ts), webhook subscriptions (webhook-store.ts) and their delivery
  * (deliverer.ts). The server tells it of its own commits; other processes' it sees itself.
  *
- * Draft events: when drafts exist, their commits are first-parent chains of their own
- * branches (`new ChangeFeed(gitdir, 'refs/heads/drafts/<name>')` gives `?draft=` its feed),
- * and `draft.opened/updated/merged/closed` are announced by the drafts room through
- * `announce()` below, which SSE streams as `event: draft.*` frames (docs/api.md §12).
+ * Draft events (a seam for the drafts room): a draft is a branch, so its changes are a
+ * `new ChangeFeed(repo, 'refs/heads/drafts/<name>')` (`?draft=` of /changes and /events, today
+ * refused with 404 in http/routes/events.ts), and `draft.opened/updated/merged/closed` become
+ * frames of the same SSE stream (`event: draft.opened`, sse.ts) and webhook payloads of those
+ * types (deliverer.ts payloadOf; subscriptions already accept the types). docs/api.md §16.
  */
 import type { Orgs } from '../service/orgs.js';
 import { Deliverer, type DelivererSettings } from './deliverer.js';

@@ -63,7 +63,7 @@ export class ChangeFeed {
 
   constructor(
     readonly repo: Repo,
-    /** `refs/heads/main`; a draft's feed would be its own branch (see docs/api.md §12). */
+    /** `refs/heads/main`; a draft's feed would be its own branch (see docs/api.md §16). */
     readonly ref = MAIN_REF,
   ) {}
 

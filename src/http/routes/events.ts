@@ -35,7 +35,7 @@ function limitOf(ctx: Context): number {
   return limit;
 }
 
-/** Drafts have no branch of their own yet: every name is unknown (docs/api.md §12). */
+/** Drafts have no branch of their own yet: every name is unknown (docs/api.md §16). */
 function refuseDraft(ctx: Context): void {
   const draft = queryValue(ctx, 'draft');
   if (draft !== undefined) throw new ApiError(404, `Draft '${draft}' does not exist.`);
