@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { isPrivateAddress } from '../src/events/targets.js';
 import { Receiver } from './support/events.js';
 import { TestServer } from './support/server.js';
 
@@ -197,4 +198,12 @@ test('a receiver that never answers does not slow writes', async (t) => {
   // Writes answer while every subscription's first delivery hangs: none waits for a receiver.
   for (let i = 0; i < 5; i++) await addTag(server, `t${i}`);
   t.is((await server.get('/api/external/changes?limit=1000')).body.changes.length, 6);
+});
+
+test('which addresses count as private: loopback, private, link-local, CGNAT, unique-local, multicast, IPv4 inside IPv6', (t) => {
+  const blocked = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1'];
+  const blocked6 = ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1'];
+  for (const address of [...blocked, ...blocked6]) t.true(isPrivateAddress(address), address);
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+    t.false(isPrivateAddress(address), address);
 });

@@ -362,7 +362,7 @@ function post(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(settings.allowPrivate) as never,
+        lookup: guardedLookup(settings.allowPrivate),
         timeout: settings.timeoutMs,
         agent: false,
         signal,

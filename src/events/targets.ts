@@ -6,8 +6,8 @@
  * moment of every connection (a name may resolve elsewhere later), on the very address
  * connected to. `serve --webhook-allow-private` lifts it for receivers on a private network.
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ApiError } from '../errors.js';
 
 const BLOCKED = new BlockList();
@@ -91,12 +91,10 @@ function resolve(hostname: string): Promise<string[]> {
   );
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 /** A `lookup` for http.request that refuses private addresses: the check is on what is connected to. */
-export function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: LookupAllOptions | object, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...(options as object), all: true }, (error, found) => {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, found) => {
       if (error) return callback(error, []);
       const allowed = allowPrivate ? found : found.filter((a) => !isPrivateAddress(a.address));
       if (allowed.length === 0) {
@@ -105,7 +103,7 @@ export function guardedLookup(allowPrivate: boolean) {
         });
         return callback(refused, []);
       }
-      if ((options as { all?: boolean }).all) return callback(null, allowed);
+      if (options.all) return callback(null, allowed);
       callback(null, allowed[0].address, allowed[0].family);
     });
   };

@@ -102,13 +102,33 @@
   }
 
   // From the commit the page was drawn at: a change landing before the stream opened is not missed.
-  const drawnAt = document.querySelector('article.diagram-page')?.dataset.commit;
-  const source = new EventSource(drawnAt ? `${url}?after=${encodeURIComponent(drawnAt)}` : url);
-  source.addEventListener('open', () => (document.body.dataset.live = 'open'));
-  source.addEventListener('change', (event) => {
-    const change = JSON.parse(event.data);
-    if (!concerns(change)) return;
-    latest = change.id;
-    void refresh();
+  let seen = document.querySelector('article.diagram-page')?.dataset.commit;
+  let source = null;
+
+  function open() {
+    source = new EventSource(seen ? `${url}?after=${encodeURIComponent(seen)}` : url);
+    source.addEventListener('open', () => (document.body.dataset.live = 'open'));
+    source.addEventListener('change', (event) => {
+      seen = event.lastEventId;
+      const change = JSON.parse(event.data);
+      if (!concerns(change)) return;
+      latest = change.id;
+      void refresh();
+    });
+  }
+
+  // Browsers allow six connections to one server over HTTP/1.1: a page in a background tab lets
+  // go of its stream, and picks up after the last change it saw when it is shown again.
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) {
+      source?.close();
+      source = null;
+      delete document.body.dataset.live;
+    } else if (source === null) {
+      open();
+      // A page that knows no commit to resume from looks again once.
+      if (!seen) void refresh();
+    }
   });
+  if (!document.hidden) open();
 })();
