@@ -50,6 +50,21 @@ test('the change feed pages through every commit of main once, oldest first, wit
 
   const atTip = await server.get(`/api/external/changes?after=${expected.at(-1)}`);
   t.deepEqual(atTip.body, { changes: [], next: null });
+
+  // The same commits as the history tells them (git log), oldest first.
+  const history = (await server.get('/api/external/history?limit=1000')).body.toReversed();
+  const all = (await server.get('/api/external/changes?limit=1000')).body.changes;
+  t.deepEqual(
+    all,
+    history.map((h: any) => ({
+      id: h.id,
+      time: h.time,
+      author: h.author,
+      title: h.summary,
+      apiContext: h.apiContext,
+      resources: h.resources.map(({ kind, id, name, action }: any) => ({ kind, id, name, action })),
+    })),
+  );
 });
 
 test('the change feed refuses a cursor that is not on main, and bad limits', async (t) => {

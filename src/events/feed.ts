@@ -5,12 +5,13 @@
  * A page must not cost a walk of the whole history: the first-parent chain is listed once
  * (`git rev-list --first-parent --reverse`, about 30 ms for 20,000 commits), kept as an array
  * with each commit's position, and extended by only the new commits when the branch moves. A
- * page is then a slice of that array, described by one `git log --no-walk` of its commits.
+ * page is then a slice of that array, each commit described from its objects (a tree diff).
  */
-import { readHistory, type ResourceAction } from '../history/log.js';
+import { classifyPath } from '../model/paths.js';
 import { runGit } from '../store/git-cli.js';
 import { MAIN_REF, readRef } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
+import { parseYaml } from '../yaml/format.js';
 
 export interface ChangedResource {
   kind: string;
@@ -40,14 +41,6 @@ export class NotOnBranchError extends Error {
     super(`Commit '${commit}' is not a commit of main.`);
   }
 }
-
-/** A file that moved without a change (into its shard) is an update of the resource, not a new kind of action. */
-const FEED_ACTION: Record<ResourceAction, ChangedResource['action']> = {
-  create: 'create',
-  update: 'update',
-  delete: 'delete',
-  move: 'update',
-};
 
 /** A move of the branch by at most this many commits is followed in-process, without starting git. */
 const FOLLOW_IN_PROCESS = 64;
@@ -153,9 +146,8 @@ export class ChangeFeed {
   async range(from: number, to: number): Promise<{ events: FeedEvent[]; more: boolean }> {
     const end = Math.min(to, this.ids.length);
     const commits = this.ids.slice(from, end);
-    const missing = commits.filter((commit) => !this.described.has(commit));
-    if (missing.length > 0) {
-      for (const change of await describe(this.gitdir, missing)) this.described.set(change.id, change);
+    for (const commit of commits) {
+      if (!this.described.has(commit)) this.described.set(commit, await describe(this.repo, commit));
     }
     const events = commits.map((commit, i) => {
       const change = this.described.get(commit)!;
@@ -169,15 +161,66 @@ export class ChangeFeed {
   }
 }
 
-/** The commits as changes, in the order given. */
-async function describe(gitdir: string, commits: string[]): Promise<Change[]> {
-  const entries = await readHistory(gitdir, { commits, limit: commits.length });
-  return entries.map((entry) => ({
-    id: entry.id,
-    time: entry.time,
-    author: entry.author,
-    title: entry.summary,
-    apiContext: entry.apiContext,
-    resources: entry.resources.map(({ kind, id, name, action }) => ({ kind, id, name, action: FEED_ACTION[action] })),
-  }));
+/**
+ * What a commit changed against its first parent, read in-process (no git started: a write's
+ * announcement costs a few object reads): each model file that differs, as its resource, with
+ * the name in the file (before a delete, the name it had). A file that moved (into its shard)
+ * is a delete and a create of one resource: an update.
+ */
+async function describe(repo: Repo, commit: string): Promise<Change> {
+  const [entry] = await repo.log(commit, 1);
+  const resources = new Map<string, ChangedResource>();
+  for (const file of await repo.changedFiles(entry.parents[0] ?? null, commit)) {
+    const place = classifyPath(file.path);
+    if (place === null) continue;
+    const [kind, id] = place === 'organization' ? ['organization', 'organization'] : [place.kind, place.id];
+    const action = file.before === null ? 'create' : file.after === null ? 'delete' : 'update';
+    const key = `${kind}/${id}`;
+    const seen = resources.get(key);
+    if (seen !== undefined) {
+      seen.action = 'update';
+      if (file.after !== null) seen.name = await nameIn(repo, file.after);
+      continue;
+    }
+    resources.set(key, { kind, id, name: await nameIn(repo, file.after ?? file.before!), action });
+  }
+  const { name, email, time } = parseAuthor(entry.author);
+  return {
+    id: commit,
+    time,
+    author: { name, email },
+    title: entry.message.split('\n', 1)[0],
+    apiContext: apiContextOf(entry.message),
+    resources: [...resources.values()],
+  };
+}
+
+async function nameIn(repo: Repo, blob: string): Promise<string | null> {
+  try {
+    const value = parseYaml((await repo.readBlob(blob)).toString('utf8')) as { name?: unknown } | null;
+    return typeof value?.name === 'string' ? value.name : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `Name <email> <seconds> <+hhmm>` → the name, the address, and the time as git's `%aI` prints it. */
+function parseAuthor(line: string): { name: string; email: string; time: string } {
+  const match = /^(.*?) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
+  if (!match) return { name: line, email: '', time: new Date(0).toISOString() };
+  const [, name, email, seconds, sign, hours, minutes] = match;
+  const offset = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+  const local = new Date((Number(seconds) + offset * 60) * 1000).toISOString().slice(0, 19);
+  return { name, email, time: `${local}${sign}${hours}:${minutes}` };
+}
+
+/** The first `Api-Context:` trailer of the message's last paragraph (commit-message.ts writes it there). */
+function apiContextOf(message: string): string | null {
+  const paragraphs = message.trimEnd().split(/\n\s*\n/);
+  if (paragraphs.length < 2) return null;
+  for (const line of paragraphs.at(-1)!.split('\n')) {
+    const match = /^Api-Context:\s*(.*)$/i.exec(line);
+    if (match) return match[1].trim();
+  }
+  return null;
 }
