@@ -118,6 +118,19 @@ test('SSE: live changes arrive in order; a client that reconnects with Last-Even
     first,
   );
   t.is(events[0].change.resources[0].name, 'a');
+  // Announced as they land, described from the commits' objects: as git log tells them.
+  const history = (await server.get('/api/external/history?limit=3')).body.toReversed();
+  t.deepEqual(
+    events.map((e) => e.change),
+    history.map((h: any) => ({
+      id: h.id,
+      time: h.time,
+      author: h.author,
+      title: h.summary,
+      apiContext: h.apiContext,
+      resources: h.resources.map(({ kind, id, name, action }: any) => ({ kind, id, name, action })),
+    })),
+  );
   live.close();
 
   // Away for two writes, then back with the last id it saw.

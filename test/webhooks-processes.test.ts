@@ -34,6 +34,8 @@ test('kill -9 with undelivered events, restart: every event arrives, in order', 
   const { data, key, git } = await organization();
   const receiver = await Receiver.start(() => new Promise((resolve) => setTimeout(() => resolve(204), 150)));
   t.teardown(() => receiver.close());
+  const refused = await t.throwsAsync(cli('webhook', 'add', 'acme', receiver.url, '--data', data));
+  t.regex(String((refused as { stderr?: string }).stderr), /private or loopback address \(127\.0\.0\.1\).*--webhook-allow-private/);
   const added = await cli('webhook', 'add', 'acme', receiver.url, '--webhook-allow-private', '--data', data);
   t.regex(lastLine(added), /^whsec_/);
   const start = (await git('rev-parse', 'main')).trim();

@@ -37,6 +37,8 @@ export interface HistoryQuery {
   paths?: readonly string[];
   /** From `rev` itself, one commit only (`GET /history/<commit>`). */
   single?: string;
+  /** Exactly these commits, in this order, each against its first parent (the change feed, src/events/feed.ts). */
+  commits?: readonly string[];
 }
 
 const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Api-Context,valueonly,separator=%x1d)%x1f';
@@ -67,6 +69,7 @@ export async function readHistory(gitdir: string, query: HistoryQuery): Promise<
   if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
+  else if (query.commits !== undefined) args.push('--no-walk=unsorted', '--diff-merges=first-parent', ...query.commits);
   else args.push(query.before === undefined ? 'refs/heads/main' : `${query.before}^@`);
   args.push('--');
   if (query.paths) args.push(...query.paths);

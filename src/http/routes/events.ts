@@ -8,6 +8,7 @@ import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
 import { EVENT_TYPES, type Subscription, type SubscriptionState } from '../../events/webhook-store.js';
 import { resolveCommitName } from '../../service/commit-names.js';
+import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
 import { queryValue, state } from '../resource.js';
 import { send } from '../respond.js';
@@ -89,8 +90,6 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   });
 
   // Subscriptions name where the organization's changes go: made, seen and removed with an editor key.
-  const [requireEditor] = writing;
-
   router.post('/webhooks', ...writing, async (ctx) => {
     const events = eventsOf(deps);
     const body = checkRequestBody(ctx, WebhookBody);
