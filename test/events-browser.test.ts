@@ -124,8 +124,8 @@ browserTest('the component panel shows the API notice the moment an API write la
   await api(t, 'POST', '/api/external/component', [{ ...component, desc: 'Changed by the pipeline', apiContext: 'pipeline run 77' }]);
   await done;
   const panel = page.locator(`#c-${instance.component}`);
-  t.regex(await panel.innerText(), /Updated through the API \(pipeline run 77\)/);
-  t.regex(await panel.innerText(), /Changed by the pipeline/);
+  t.regex((await panel.textContent())!, /Updated through the API \(pipeline run 77\)/);
+  t.regex((await panel.textContent())!, /Changed by the pipeline/);
 });
 
 browserTest("a diagram's history page grows live", async (t) => {

@@ -222,7 +222,10 @@ async function describe(repo: Repo, commit: string): Promise<Change> {
     time,
     author: { name, email },
     // As git's `%s`: the first paragraph, its lines joined.
-    title: entry.message.trim().split(/\n\s*\n/, 1)[0].replace(/\s*\n\s*/g, ' '),
+    title: entry.message
+      .trim()
+      .split(/\n\s*\n/, 1)[0]
+      .replace(/\s*\n\s*/g, ' '),
     apiContext: apiContextOf(entry.message),
     resources: [...resources.values()],
   };
