@@ -10,8 +10,8 @@ import { EVENT_TYPES, type Subscription, type SubscriptionState } from '../../ev
 import { resolveCommitName } from '../../service/commit-names.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
-import { queryValue, state } from '../resource.js';
-import { send } from '../respond.js';
+import { queryValue, readSnapshot, state } from '../resource.js';
+import { send, setEtag } from '../respond.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
@@ -71,10 +71,12 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const limit = limitOf(ctx);
     const afterText = queryValue(ctx, 'after');
     const after = afterText === undefined ? undefined : await commitOnMain(ctx, events, afterText);
+    // As every read: the ETag names the tip of main (`?at=` is checked, and changes nothing here).
+    const head = await readSnapshot(ctx);
     try {
       const page = await events.of(state(ctx).org.slug).feed.page(after, limit);
       const changes = page.events.map((event) => event.change);
-      await send(ctx, { changes, next: page.more ? changes.at(-1)!.id : null });
+      await send(ctx, { changes, next: page.more ? changes.at(-1)!.id : null }, head);
     } catch (error) {
       if (error instanceof NotOnBranchError) throw new ApiError(404, error.message);
       throw error;
@@ -86,6 +88,8 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const events = eventsOf(deps);
     const from = resumeFrom(ctx);
     const after = from === undefined ? undefined : await commitOnMain(ctx, events, from);
+    // The stream starts after the tip of main named by its ETag (or after `after`).
+    setEtag(ctx, await readSnapshot(ctx));
     await streamChanges(ctx, events.of(state(ctx).org.slug), after, events.stream);
   });
 
@@ -108,11 +112,14 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   router.get('/webhooks', requireEditor, async (ctx) => {
     const events = eventsOf(deps);
     const { org } = state(ctx);
+    const head = await readSnapshot(ctx);
     const found = [];
     for (const subscription of await events.webhooks.list(org.slug, org.identity)) {
       const status = await events.webhooks.state(org.slug, subscription.id);
       if (status) found.push(presentSubscription(subscription, status));
     }
+    // The ETag every read carries (the tip of main); subscriptions change beside it, so no 304.
+    setEtag(ctx, head);
     await send(ctx, found);
   });
 
@@ -130,7 +137,9 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   }
 
   router.get('/webhooks/:id', requireEditor, async (ctx) => {
+    const head = await readSnapshot(ctx);
     const { subscription, status } = await subscriptionOf(ctx);
+    setEtag(ctx, head);
     await send(ctx, presentSubscription(subscription, status));
   });
 
@@ -144,7 +153,9 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
 
   router.get('/webhooks/:id/deliveries', requireEditor, async (ctx) => {
     const events = eventsOf(deps);
+    const head = await readSnapshot(ctx);
     const { subscription } = await subscriptionOf(ctx);
+    setEtag(ctx, head);
     await send(ctx, await events.webhooks.deliveries(subscription.org, subscription.id, limitOf(ctx)));
   });
 
