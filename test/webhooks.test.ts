@@ -140,7 +140,7 @@ test('410 disables a subscription; replay enables it again and delivers from the
   const a = await addTag(server, 'a');
   await receiver.until(() => receiver.received.length >= 1);
   let status = (await server.get(`/api/external/webhooks/${id}`)).body;
-  for (let i = 0; status.status !== 'disabled' && i < 50; i++) {
+  for (let i = 0; status.status !== 'disabled' && i < 300; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     status = (await server.get(`/api/external/webhooks/${id}`)).body;
   }
