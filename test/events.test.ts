@@ -182,3 +182,12 @@ test('SSE: a write through git itself (a push) reaches listeners too', async (t)
   t.is(event.change.title, 'by hand');
   t.deepEqual(event.change.resources, []);
 });
+
+test('HEAD of the stream answers its headers and ends', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const response = await fetch(`${server.url}/api/external/events`, { method: 'HEAD', headers: { 'x-api-key': server.key } });
+  t.is(response.status, 200);
+  t.regex(response.headers.get('content-type')!, /^text\/event-stream/);
+  t.is(response.headers.get('etag'), `"${await server.head()}"`);
+});

@@ -56,6 +56,12 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
     if (events.feed.positionOf(after) === undefined) throw new ApiError(404, `Commit '${after}' is not a commit of main.`);
   }
   const res = ctx.res;
+  if (ctx.method === 'HEAD') {
+    ctx.type = 'text/event-stream; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    return;
+  }
 
   let closed = false;
   const send = (text: string) => {
