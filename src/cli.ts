@@ -18,6 +18,8 @@ import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore, type Role } from './store/keys.js';
+import { EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
+import { checkTargetUrl } from './events/targets.js';
 
 const USAGE = `c4store — a git-backed store for C4 architecture models
 
@@ -28,6 +30,7 @@ Usage:
                 [--max-write-elements N] [--max-diagram-instances N] [--max-diagram-relations N]
                 [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
                 [--drain-delay S] [--shutdown-timeout S] [--metrics-token TOKEN]
+                [--webhook-allow-private]
   c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
@@ -36,6 +39,9 @@ Usage:
   c4store mirror add <slug> <url> [--interval SECONDS] [--data DIR]
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
+  c4store webhook add <slug> <url> [--event TYPE]... [--webhook-allow-private] [--data DIR]
+  c4store webhook list <slug> [--data DIR]
+  c4store webhook remove <slug> <webhook-id> [--data DIR]
   c4store upgrade <slug> [--data DIR]
   c4store export <slug> --format structurizr|plantuml|mermaid|likec4 [--diagram ID|REF] [--data DIR]
   c4store check [DIR]
@@ -57,6 +63,9 @@ connection, lets requests in flight finish for up to --shutdown-timeout seconds 
 stops packing and mirrors, and exits 0; SIGINT (Ctrl-C) does the same without the delay.
 /metrics (Prometheus) is served to loopback clients only, or to any that sends
 Authorization: Bearer <--metrics-token> (or $C4STORE_METRICS_TOKEN) when one is given.
+Webhooks (docs/api.md §19) are refused for private and
+loopback addresses unless serve (and webhook add) run with --webhook-allow-private; webhook add
+prints the signing secret (whsec_…) once, as the last line.
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
 the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
@@ -95,6 +104,8 @@ const OPTIONS = {
   'drain-delay': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
   'metrics-token': { type: 'string' },
+  event: { type: 'string', multiple: true },
+  'webhook-allow-private': { type: 'boolean' },
   ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
 
@@ -204,6 +215,7 @@ async function serve(values: Values): Promise<void> {
     writeTimeout: seconds(values, 'write-timeout'),
     metricsToken: metricsToken(values),
     drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
+    webhookAllowPrivate: values['webhook-allow-private'],
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
@@ -250,6 +262,18 @@ async function exportOrg(orgs: Orgs, slug: string, values: Values): Promise<void
   const diagram = values.diagram === undefined ? undefined : findDiagram(model, values.diagram);
   if (values.diagram !== undefined && diagram === undefined) throw new Error(`Diagram with id '${values.diagram}' does not exist.`);
   process.stdout.write(exportModel(format, model, diagram));
+}
+
+/** A webhook made from the command line: the same checks as `POST /api/external/webhooks`. */
+async function addWebhook(orgs: Orgs, slug: string, url: string, events: string[] | undefined, allowPrivate: boolean) {
+  const unknown = (events ?? []).filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown.length > 0) throw new UsageError(`unknown event type '${unknown[0]}': use ${EVENT_TYPES.join(', ')}`);
+  const checked = await checkTargetUrl(url, allowPrivate);
+  const org = orgs.get(slug);
+  const tip = await org.repo.readHead();
+  if (tip === null) throw new Error(`organization '${slug}' has no main branch`);
+  const types = events === undefined ? [...EVENT_TYPES] : ([...new Set(events)] as EventType[]);
+  return new WebhookStore(orgs.dataDir).create({ org: slug, orgId: org.identity, url: checked, events: types }, tip);
 }
 
 async function check(args: string[]): Promise<void> {
@@ -405,6 +429,32 @@ async function run(argv: string[]): Promise<void> {
           : 'not pushed yet by a running server';
         console.log([mirror.org, redactUrl(mirror.url), `every ${mirror.interval} s`, progress].join('\t'));
       }
+      return;
+    }
+    case 'webhook add': {
+      const [slug, url] = positionals(rest, 2, 'webhook add <slug> <url> [--event TYPE]... [--webhook-allow-private]');
+      requireOrg(slug);
+      const subscription = await addWebhook(orgs, slug, url, values.event, values['webhook-allow-private'] ?? false);
+      console.log(`webhook ${subscription.id} of '${slug}' sends ${subscription.events.join(', ')} to ${subscription.url}`);
+      console.log('its signing secret, shown once:');
+      console.log(subscription.secret);
+      return;
+    }
+    case 'webhook list': {
+      const [slug] = positionals(rest, 1, 'webhook list <slug>');
+      requireOrg(slug);
+      const store = new WebhookStore(data);
+      for (const w of await store.list(slug, orgs.get(slug).identity)) {
+        const state = await store.state(slug, w.id);
+        const status = state?.disabled ? `disabled: ${state.disabled.reason}` : `delivered up to ${state?.cursor.slice(0, 12)}`;
+        console.log([w.id, w.url, w.events.join(','), w.created, status].join('\t'));
+      }
+      return;
+    }
+    case 'webhook remove': {
+      const [slug, id] = positionals(rest, 2, 'webhook remove <slug> <webhook-id>');
+      if (!(await new WebhookStore(data).remove(slug, id))) throw new Error(`'${slug}' has no webhook ${id}`);
+      console.log(`removed webhook ${id} of '${slug}'`);
       return;
     }
     case 'hook pre-receive': {

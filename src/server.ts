@@ -16,6 +16,7 @@ import { KeyStore } from './store/keys.js';
 import { createLogger } from './http/middleware/log.js';
 import { Metrics } from './ops/metrics.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, Drain, type DrainTimes } from './ops/drain.js';
+import { Events, type EventsSettings } from './events/events.js';
 
 export interface ServerOptions {
   dataDir: string;
@@ -115,6 +116,10 @@ export interface ServerOptions {
   metricsToken?: string;
   /** shutdown()'s defaults: how long it keeps serving while /healthz says 503, and how long requests in flight may take then. */
   drain?: Partial<DrainTimes>;
+  /** Webhooks may target private and loopback addresses (`--webhook-allow-private`). */
+  webhookAllowPrivate?: boolean;
+  /** The change feed, live events and webhook delivery: how often refs are polled, retry schedule… (src/events/). */
+  events?: EventsSettings;
 }
 
 export interface RunningServer {
@@ -182,8 +187,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     afterCommit: (slug, gitdir) => {
       maintenance.afterCommit(gitdir);
       mirrors.afterCommit(slug);
+      events.afterCommit(slug);
     },
     observeWrite: (timing) => metrics.observeWrite(timing),
+  });
+  const events = new Events(orgs, {
+    ...options.events,
+    durable: options.durable,
+    webhooks: { ...options.events?.webhooks, allowPrivate: options.webhookAllowPrivate ?? options.events?.webhooks?.allowPrivate },
   });
   const mirrors = new Mirrors(options.dataDir, (slug) => orgs.gitdir(slug), log);
   await mirrors.start();
@@ -216,6 +227,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     bodyLimit,
     yamlPool,
     mirrors,
+    events,
     limits,
     gitBodyLimit: options.gitBodyLimit,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
@@ -260,18 +272,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   deps.publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  /** Packing and mirror pushes under way finish, for at most `ms`; nothing new starts. */
+  /** Packing, mirror pushes and webhook deliveries under way finish, for at most `ms`; nothing new starts. */
   const stopBackground = async (ms: number) => {
     let timer: NodeJS.Timeout | undefined;
-    const stopped = Promise.all([maintenance.close(), mirrors.close()]).then(() => true);
+    const stopped = Promise.all([maintenance.close(), mirrors.close(), events.close()]).then(() => true);
     const outcome = await Promise.race([stopped, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
     clearTimeout(timer);
-    if (!outcome) log(`background work (packing, mirror pushes) still running after ${ms} ms; left to finish on its own`);
+    if (!outcome)
+      log(`background work (packing, mirror pushes, webhook deliveries) still running after ${ms} ms; left to finish on its own`);
   };
   const stopWorkers = async () => {
     await yamlPool.close();
     await layoutPool?.close();
   };
+  events.start();
   return {
     url,
     server,
@@ -282,6 +296,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
       });
+      await events.close();
       await yamlPool.close();
       await maintenance.close();
       await mirrors.close();

@@ -10,6 +10,7 @@ import {
   allObjects,
   appRoutes,
   concrete,
+  isEditorOnly,
   isRead,
   refusalMatrix,
   requestsOf,
@@ -209,11 +210,11 @@ test.serial('the reader key reads every route and may write none', async (t) => 
     for (const path of requestsOf(route, acme)) {
       const answer = await send(s.url, route.method, path, { 'x-api-key': s.readerKey }, isRead(route) ? undefined : writeBody(route.path));
       answers.push(answer);
-      if (isRead(route)) {
+      if (isRead(route) && !isEditorOnly(route)) {
         t.is(answer.status, 200, `${route.method} ${path}: ${answer.text.slice(0, 200)}`);
       } else {
         t.is(answer.status, 403, `${route.method} ${path}`);
-        t.deepEqual(JSON.parse(answer.text), { error: 'This API key may only read.' });
+        if (route.method !== 'HEAD') t.deepEqual(JSON.parse(answer.text), { error: 'This API key may only read.' });
       }
     }
   }

@@ -382,10 +382,18 @@ browserTest('a page older than the model gets the reload message and changes not
   const instance = diagram.componentInstances.find((i: any) => !i.isContainer);
   const page = await signIn(t, t.context.editorKey);
   await page.goto(diagram.url);
+  // An open page follows the model (live.js), except under a drag: the change lands mid-drag.
+  const body = page.locator(`g.box[data-id="${instance.id}"] rect.body`).first();
+  await body.scrollIntoViewIfNeeded();
+  const box = (await body.boundingBox())!;
+  await page.mouse.move(box.x + 6, box.y + 6);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 6 + GRID, box.y + 6, { steps: 3 });
   await api(t, 'POST', '/api/external/tag', [{ name: 'Changed meanwhile', color: 'red' }]);
   const head = await git(t, 'rev-parse', 'main');
   const refused = page.waitForResponse((r) => r.url().endsWith('/arrange'));
-  await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 2, dy: 0 });
+  await page.mouse.move(box.x + 6 + 2 * GRID, box.y + 6, { steps: 3 });
+  await page.mouse.up();
   t.is((await refused).status(), 412);
   const notice = page.locator('#notice');
   await notice.waitFor({ state: 'visible' });

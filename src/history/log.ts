@@ -41,6 +41,8 @@ export interface HistoryQuery {
   paths?: readonly string[];
   /** From `rev` itself, one commit only (`GET /history/<commit>`). */
   single?: string;
+  /** Exactly these commits, in this order, each against its first parent (the change feed, src/events/feed.ts). */
+  commits?: readonly string[];
 }
 
 const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Api-Context,valueonly,separator=%x1d)%x1f%ct%x1f';
@@ -106,6 +108,7 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
   if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
+  else if (query.commits !== undefined) args.push('--no-walk=unsorted', '--diff-merges=first-parent', ...query.commits);
   else args.push(query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^@`);
   args.push('--', ...paths);
   const { stdout } = await runGit(gitdir, args);

@@ -23,6 +23,7 @@ import { componentRoutes } from './routes/components.js';
 import { currentRoutes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
 import { draftRoutes } from './routes/drafts.js';
+import { eventRoutes, type EventRouteSettings } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { historyRoutes } from './routes/history.js';
 import { modelRoutes } from './routes/model.js';
@@ -39,7 +40,7 @@ import { ShareLinks } from '../share/links.js';
 import { shareLinkRoutes } from './routes/share-links.js';
 import { countRequests, type Metrics, serveMetrics } from '../ops/metrics.js';
 
-export interface AppDependencies extends RouteSettings {
+export interface AppDependencies extends RouteSettings, EventRouteSettings {
   orgs: Orgs;
   keys: KeyStore;
   /** Bytes one git fetch or push request may send (default 256 MB). */
@@ -103,6 +104,7 @@ export function apiRouter(deps: AppDependencies): Router {
   let shareLinks: ShareLinks | undefined;
   shareLinkRoutes(api, writing, () => (shareLinks ??= new ShareLinks(deps.keys.dataDir)), deps);
   draftRoutes(api, writing);
+  eventRoutes(api, writing, deps);
   return api;
 }
 

@@ -6,6 +6,7 @@ import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
 import { DiagramWireBody, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS, LIST_FILTERS, type ListKind } from '../search/filters.js';
 import { ShareLinkBody, ShareLinkCreatedResponse, ShareLinkResponse } from '../share/schemas.js';
+import { ChangesResponse, CreatedWebhookResponse, DeliveryResponse, ReplayBody, WebhookBody, WebhookResponse } from '../events/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -464,6 +465,63 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Drafts',
     response: DraftResponse,
     conflict: true,
+  },
+
+  {
+    method: 'GET',
+    path: '/changes',
+    summary: 'The change feed: commits of `main` after a commit, oldest first, with the resources each touched',
+    tag: 'Events',
+    response: ChangesResponse,
+    query: [
+      { name: 'after', description: 'Start after this commit of `main` (default: from the first commit); 404 when it is not on `main`.' },
+      {
+        name: 'limit',
+        description: 'At most this many changes (1–1000, default 100).',
+        schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+      },
+      { name: 'draft', description: "A draft's changes (no drafts exist yet: 404)." },
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/events',
+    summary: 'Live changes as Server-Sent Events (`text/event-stream`); `Last-Event-ID` or `?after=` replays what came after it first',
+    tag: 'Events',
+    query: [{ name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' }],
+  },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    summary: 'Subscribe a url to the changes (Standard Webhooks); the answer holds its secret, shown once',
+    tag: 'Events',
+    request: WebhookBody,
+    created: CreatedWebhookResponse,
+  },
+  { method: 'GET', path: '/webhooks', summary: "The organization's webhook subscriptions", tag: 'Events', response: list(WebhookResponse) },
+  { method: 'GET', path: '/webhooks/:id', summary: 'One webhook subscription', tag: 'Events', response: WebhookResponse },
+  {
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    summary: 'Remove a webhook subscription, answering it',
+    tag: 'Events',
+    response: WebhookResponse,
+  },
+  {
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    summary: "A subscription's delivery attempts, newest first",
+    tag: 'Events',
+    response: list(DeliveryResponse),
+    query: [{ name: 'limit', description: 'At most this many (1–1000, default 100).' }],
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/replay',
+    summary: 'Deliver every change after a commit again, in order (enables a disabled subscription)',
+    tag: 'Events',
+    request: ReplayBody,
+    response: WebhookResponse,
   },
 
   {

@@ -5,7 +5,12 @@ import type { Change } from '../model/draft.js';
  * file, and an `Api-Context:` trailer per distinct apiContext, so `git log` reads as a
  * changelog of the architecture.
  */
-export function commitMessage(title: string, changes: readonly Change[], apiContext: string, extraTrailers: readonly string[] = []): string {
+export function commitMessage(
+  title: string,
+  changes: readonly Change[],
+  apiContext: string,
+  extraTrailers: readonly string[] = [],
+): string {
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const summary = [
     ['create', count('create')],

@@ -41,6 +41,12 @@ export interface CommitArgs {
   timestamp?: number;
 }
 
+export interface ChangedFile {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
 export interface LogEntry {
   oid: string;
   parents: string[];
@@ -140,6 +146,32 @@ export class Repo {
       else if (BLOB_MODES.has(entry.mode)) files.set(prefix + entry.name, entry.oid);
     }
     return files;
+  }
+
+  /**
+   * The files that differ between two commits' trees (`parent` null: every file of `commit`), in
+   * tree order, each with its blob before and after (null: absent). Identical subtrees are not
+   * read, so a commit of the sharded layout costs the few trees it changed.
+   */
+  async changedFiles(parent: string | null, commit: string): Promise<ChangedFile[]> {
+    const after = (await this.objects.readCommit(commit)).tree;
+    const before = parent === null ? null : (await this.objects.readCommit(parent)).tree;
+    const changed: ChangedFile[] = [];
+    await this.diffTrees(before, after, '', changed);
+    return changed;
+  }
+
+  private async diffTrees(before: string | null, after: string | null, prefix: string, changed: ChangedFile[]): Promise<void> {
+    if (before === after) return;
+    const left = new Map((before === null ? [] : await this.objects.readTree(before)).map((e) => [e.name, e]));
+    const right = new Map((after === null ? [] : await this.objects.readTree(after)).map((e) => [e.name, e]));
+    for (const name of [...new Set([...left.keys(), ...right.keys()])].sort()) {
+      const [l, r] = [left.get(name), right.get(name)];
+      const tree = (e: typeof l) => (e !== undefined && isDirMode(e.mode) ? e.oid : null);
+      const blob = (e: typeof l) => (e !== undefined && BLOB_MODES.has(e.mode) ? e.oid : null);
+      if (tree(l) !== null || tree(r) !== null) await this.diffTrees(tree(l), tree(r), `${prefix}${name}/`, changed);
+      if (blob(l) !== blob(r)) changed.push({ path: prefix + name, before: blob(l), after: blob(r) });
+    }
   }
 
   /** The names of the files directly in directory `dir` (`a/b`, no trailing slash) of the commit's tree; none if it has no such directory. */

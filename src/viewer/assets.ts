@@ -15,7 +15,7 @@ export interface Asset {
 
 const cache = new Map<string, Asset>();
 
-export function asset(name: 'viewer.css' | 'viewer.js'): Asset {
+export function asset(name: 'viewer.css' | 'viewer.js' | 'live.js'): Asset {
   let found = cache.get(name);
   if (!found) {
     found = {

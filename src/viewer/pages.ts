@@ -20,7 +20,7 @@ export interface PageContext {
 /** The index lists at most this many components; the search finds the rest. */
 const MAX_LISTED_COMPONENTS = 500;
 
-export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js' };
+export const ASSETS = { css: '/viewer/viewer.css', js: '/viewer/viewer.js', live: '/viewer/live.js' };
 
 export function diagramPath(slug: string, id: string): string {
   return `/orgs/${encodeURIComponent(slug)}/diagrams/${diagramSegment(id)}`;
@@ -35,6 +35,8 @@ export function apiNotice(component: Component): string {
 }
 
 export function layout(title: string, context: PageContext, body: string, script = false): string {
+  // Signed-in pages follow the model as it changes (static/live.js).
+  const live = context.key !== undefined && context.slug !== undefined;
   const account = context.key
     ? `<a class="nav-drafts" href="/orgs/${encodeURIComponent(context.key.org)}/drafts" style="color:#fff">Drafts</a>` +
       `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
@@ -45,7 +47,8 @@ export function layout(title: string, context: PageContext, body: string, script
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${esc(title)} · c4store</title><link rel="stylesheet" href="${ASSETS.css}">` +
     (script ? `<script src="${ASSETS.js}" defer></script>` : '') +
-    `</head><body><header class="top"><a class="home" href="/">c4store</a>${account}</header>` +
+    (live ? `<script src="${ASSETS.live}" defer></script>` : '') +
+    `</head><body${live ? ` data-events="/orgs/${esc(encodeURIComponent(context.slug!))}/events"` : ''}><header class="top"><a class="home" href="/">c4store</a>${account}</header>` +
     `<main>${body}</main></body></html>\n`
   );
 }

@@ -39,6 +39,8 @@ import { drawDiagram } from '../drawing/svg.js';
 import type { Model } from '../model/types.js';
 import { type DrawingFormat, sendDrawing } from './svg-response.js';
 import { draftPageRoutes } from './draft-routes.js';
+import type { Events } from '../events/events.js';
+import { resumeFrom, streamChanges } from '../events/sse.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -53,6 +55,8 @@ export interface ViewerDependencies {
   yamlPool: YamlPool;
   sessions?: Sessions;
   shareLinks?: ShareLinks;
+  /** The change stream pages listen to (src/events/; static/live.js). */
+  events?: Events;
 }
 
 /** Sign-in and the share forms: a key, a label. */
@@ -212,7 +216,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
 
   router.get('/viewer/:name', (ctx) => {
     const name = ctx.params.name;
-    if (name !== 'viewer.css' && name !== 'viewer.js') return;
+    if (name !== 'viewer.css' && name !== 'viewer.js' && name !== 'live.js') return;
     const found = asset(name);
     ctx.type = found.type;
     ctx.set('Cache-Control', 'no-cache');
@@ -332,6 +336,12 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const component = snapshot.model.components.get(String(ctx.params.id));
     if (!component) throw new ApiError(404, `Component with id '${ctx.params.id}' does not exist.`);
     sendHtml(ctx, componentPage(component, snapshot.model, { key, slug: key.org }));
+  });
+
+  /** The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the session. */
+  router.get('/orgs/:slug/events', signedIn, ownOrg, async (ctx) => {
+    if (deps.events === undefined) throw new ApiError(404, 'Not found.');
+    await streamChanges(ctx, deps.events.of(state(ctx).org.slug), resumeFrom(ctx), deps.events.stream);
   });
 
   /** One drop of the page's script: one write through the API's write path, one commit. */

@@ -83,7 +83,13 @@ const WRITE_BODIES: Record<string, unknown> = {
   'drafts/:name/merge': {},
   'drafts/:name/update': {},
   'drafts/:name/reopen': {},
+  // Webhooks (issue 27): a subscription, a replay; DELETE sends the ':id' body (ignored).
+  webhooks: { url: 'https://203.0.113.7/hook' },
+  'webhooks/:id/replay': { after: 'main' },
 };
+
+/** Reads that need an editor key: webhook urls may carry a receiver's own secret (a chat hook's path). */
+export const isEditorOnly = (route: Route) => route.path.startsWith(`${API}/webhooks`);
 
 /** A body that would make a commit if the request got through. */
 export function writeBody(path: string): unknown {
@@ -115,6 +121,7 @@ export function concrete(route: Route, ids: Record<string, string>): string {
   if (route.path === `${API}/diff`) return `${API}/diff?from=main`;
   // Every organization of the matrix has a draft of this name (populate).
   if (route.path.startsWith(`${API}/drafts/:name`)) return route.path.replace(':name', 'matrix');
+  if (route.path.startsWith(`${API}/webhooks/:id`)) return route.path.replace(':id', ids.webhook!);
   if (route.path.includes(':')) throw new Error(`Route ${route.method} ${route.path} has a parameter the access matrix does not know.`);
   return route.path;
 }
@@ -177,6 +184,11 @@ export async function send(url: string, method: string, path: string, headers: R
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
   }
   const response = await fetch(url + path, init);
+  // An event stream never ends: what matters is that it was opened (and what it refused).
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await response.body?.cancel();
+    return { status: response.status, headers: response.headers, text: '' };
+  }
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
@@ -267,6 +279,8 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
   // A draft at main's tip (no commit of its own): the draft routes read it.
   const draft = await send(s.url, 'POST', `${API}/drafts`, { authorization: `Bearer ${key}` }, { name: 'matrix' });
   if (draft.status !== 201) throw new Error(`/drafts: ${draft.status} ${draft.text}`);
+  const hook = await send(s.url, 'POST', `${API}/webhooks`, { authorization: `Bearer ${key}` }, { url: 'https://203.0.113.7/hook' });
+  if (hook.status !== 201) throw new Error(`/webhooks: ${hook.status} ${hook.text}`);
   const { secrets, commits } = await secretsOf(s, key, gitdir);
   return {
     slug,
@@ -274,7 +288,15 @@ export async function populate(s: TestServer, slug: string, key: string, gitdir:
     gitdir,
     secrets,
     commits,
-    ids: { tag: tag.id, attribute: attribute.id, component: component.id, diagram: diagram.id, type: types[0].id, shareLink: shareLink.id },
+    ids: {
+      tag: tag.id,
+      attribute: attribute.id,
+      component: component.id,
+      diagram: diagram.id,
+      type: types[0].id,
+      shareLink: shareLink.id,
+      webhook: JSON.parse(hook.text).id,
+    },
   };
 }
 

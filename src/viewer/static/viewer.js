@@ -261,7 +261,6 @@
 
   function arrange() {
     const notice = document.getElementById('notice');
-    let commit = page.dataset.commit;
     let busy = false;
 
     const grid = () => Number(svg().dataset.grid);
@@ -330,13 +329,13 @@
         const response = await fetch(page.dataset.arrangeUrl, {
           method: 'POST',
           credentials: 'same-origin',
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${commit}"` },
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${page.dataset.commit}"` },
           body: JSON.stringify(body),
         });
         const answer = await response.json().catch(() => ({}));
         if (response.ok) {
-          commit = answer.commit;
-          page.dataset.commit = commit;
+          // live.js moves data-commit on too when another writer's change is shown.
+          page.dataset.commit = answer.commit;
           svg().outerHTML = answer.svg;
           view.apply();
           notice.hidden = true;

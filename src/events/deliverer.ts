@@ -1,0 +1,387 @@
+/**
+ * Delivers webhooks (Standard Webhooks): each subscription's changes in commit order, one at a
+ * time, by whichever process holds the subscription's lease (./lease.ts). The next event is
+ * always the one after the stored cursor (./webhook-store.ts), which moves only after a 2xx:
+ * a kill -9 or a restart resumes exactly where delivery stood. Failures are retried on a
+ * jittered schedule of about 28 hours; a 410 disables the subscription.
+ *
+ * Deliveries run beside the request path: a write only pokes the workers (through the event
+ * hub), never waits for one; requests go out a bounded number at a time, per process and per
+ * organization, and each worker holds at most a small page of events.
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { Orgs } from '../service/orgs.js';
+import type { FeedEvent } from './feed.js';
+import { NotOnBranchError } from './feed.js';
+import type { EventHub, OrgEvents } from './hub.js';
+import { DEFAULT_LEASE_STALE_MS, Lease } from './lease.js';
+import { guardedLookup, isPrivateAddress } from './targets.js';
+import type { Delivery, Subscription, SubscriptionState, WebhookStore } from './webhook-store.js';
+
+export interface DelivererSettings {
+  /** Allow receivers on private and loopback addresses (`serve --webhook-allow-private`). */
+  allowPrivate: boolean;
+  /** The waits before the 2nd, 3rd, … attempt of one event (ms); after the last, the subscription is disabled. */
+  retryDelaysMs: readonly number[];
+  /** A receiver that has not answered within this long has failed (ms). */
+  timeoutMs: number;
+  /** How often subscriptions without a live deliverer are looked for (ms). */
+  scanMs: number;
+  /** A lease not renewed for this long is taken over (ms). */
+  leaseStaleMs: number;
+  /** Requests in flight at once, per process and per organization. */
+  maxConcurrent: number;
+  maxConcurrentPerOrg: number;
+}
+
+/** Standard Webhooks' own schedule after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ 28 h in all). */
+export const DEFAULT_RETRY_DELAYS_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
+
+export const DEFAULT_DELIVERER_SETTINGS: DelivererSettings = {
+  allowPrivate: false,
+  retryDelaysMs: DEFAULT_RETRY_DELAYS_MS,
+  timeoutMs: 15_000,
+  scanMs: 2_000,
+  leaseStaleMs: DEFAULT_LEASE_STALE_MS,
+  maxConcurrent: 16,
+  maxConcurrentPerOrg: 4,
+};
+
+/** Events a worker reads ahead from the feed. */
+const READ_AHEAD = 20;
+/** A receiver's answer is read up to this many bytes, then dropped. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export function webhookIdOf(subscription: Pick<Subscription, 'id'>, commit: string): string {
+  return `msg_${commit}_${subscription.id.slice(3)}`;
+}
+
+export function payloadOf(event: FeedEvent): string {
+  return JSON.stringify({ type: 'model.changed', timestamp: event.change.time, data: event.change });
+}
+
+/** Counting semaphore: at most `size` at once, the rest wait in order. */
+class Slots {
+  private used = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async take(): Promise<() => void> {
+    if (this.used >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.used++;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.used--;
+    };
+  }
+}
+
+export class Deliverer {
+  private readonly settings: DelivererSettings;
+  private readonly workers = new Map<string, Worker>();
+  private readonly slots: Slots;
+  private readonly orgSlots = new Map<string, Slots>();
+  private timer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+  private closed = false;
+  /** Cuts the requests in flight when the server stops: their events stay undelivered, to be sent again. */
+  readonly stopping = new AbortController();
+
+  constructor(
+    readonly store: WebhookStore,
+    private readonly hub: EventHub,
+    private readonly orgs: Orgs,
+    settings: Partial<DelivererSettings> = {},
+  ) {
+    this.settings = { ...DEFAULT_DELIVERER_SETTINGS, ...settings };
+    this.slots = new Slots(this.settings.maxConcurrent);
+  }
+
+  get allowPrivate(): boolean {
+    return this.settings.allowPrivate;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.scan(), this.settings.scanMs);
+    this.timer.unref();
+    this.scan();
+  }
+
+  /** Looks for subscriptions to deliver now (after one was made or replayed here). */
+  scan(): void {
+    if (this.closed || this.scanning !== undefined) return;
+    this.scanning = this.takeFree()
+      .catch((error: Error) => console.error(`c4store: webhooks: ${error.message}`))
+      .finally(() => {
+        this.scanning = undefined;
+      });
+  }
+
+  /** Pokes the worker of a subscription (a replay or a removal made through this process). */
+  poke(org: string, id: string): void {
+    this.workers.get(`${org}/${id}`)?.poke();
+    this.scan();
+  }
+
+  private async takeFree(): Promise<void> {
+    for (const slug of await this.store.orgs()) {
+      const org = this.orgs.find(slug);
+      if (org === undefined) continue;
+      for (const subscription of await this.store.list(slug, org.identity)) {
+        const key = `${slug}/${subscription.id}`;
+        if (this.closed || this.workers.has(key)) continue;
+        const state = await this.store.state(slug, subscription.id);
+        if (state === undefined || state.disabled) continue;
+        const lease = await Lease.acquire(this.store.dirOf(slug, subscription.id), { staleMs: this.settings.leaseStaleMs });
+        if (lease === undefined) continue;
+        const worker = new Worker(this, subscription, lease, this.hub.of(slug, org.repo), this.settings);
+        this.workers.set(key, worker);
+        void worker.run().finally(() => this.workers.delete(key));
+      }
+    }
+  }
+
+  /** A slot of the process and of the organization, for one request. */
+  async slot(org: string): Promise<() => void> {
+    let perOrg = this.orgSlots.get(org);
+    if (!perOrg) this.orgSlots.set(org, (perOrg = new Slots(this.settings.maxConcurrentPerOrg)));
+    const releaseOrg = await perOrg.take();
+    const release = await this.slots.take();
+    return () => {
+      release();
+      releaseOrg();
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.stopping.abort();
+    await this.scanning;
+    await Promise.all([...this.workers.values()].map((worker) => worker.stop()));
+  }
+}
+
+/** Delivers one subscription's events while this process holds its lease. */
+class Worker {
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private ahead: FeedEvent[] = [];
+  private running: Promise<void> | undefined;
+  private readonly signer: Webhook;
+
+  constructor(
+    private readonly deliverer: Deliverer,
+    private readonly subscription: Subscription,
+    private readonly lease: Lease,
+    private readonly events: OrgEvents,
+    private readonly settings: DelivererSettings,
+  ) {
+    this.signer = new Webhook(subscription.secret);
+  }
+
+  poke(): void {
+    this.wake?.();
+  }
+
+  run(): Promise<void> {
+    this.running ??= this.loop();
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    await this.running;
+  }
+
+  private get store(): WebhookStore {
+    return this.deliverer.store;
+  }
+
+  private async loop(): Promise<void> {
+    const { org, id } = this.subscription;
+    const unlisten = await this.events.listen(() => this.poke());
+    try {
+      while (!this.stopped && (await this.lease.renew())) {
+        const state = await this.store.state(org, id);
+        if (state === undefined || state.disabled || (await this.store.get(org, id)) === undefined) break;
+        let next: FeedEvent | undefined;
+        try {
+          next = await this.nextAfter(state.cursor);
+        } catch (error) {
+          if (!(error instanceof NotOnBranchError)) throw error;
+          // Its cursor left main (history rewritten behind the service's back): wait for a replay.
+          await this.sleep(this.settings.leaseStaleMs / 3);
+          continue;
+        }
+        if (next === undefined) {
+          await this.sleep(this.settings.leaseStaleMs / 3);
+          continue;
+        }
+        if (!this.subscription.events.includes('model.changed')) {
+          await this.advance(state, next.change.id);
+          continue;
+        }
+        const retry = state.retry?.commit === next.change.id ? state.retry : undefined;
+        if (retry && retry.next > Date.now()) {
+          await this.sleep(Math.min(retry.next - Date.now(), this.settings.leaseStaleMs / 3));
+          continue;
+        }
+        await this.deliver(state, next, (retry?.attempts ?? 0) + 1);
+      }
+    } catch (error) {
+      console.error(`c4store: webhook ${org}/${id}: ${(error as Error).message}`);
+    } finally {
+      unlisten();
+      await this.lease.release().catch(() => {});
+    }
+  }
+
+  /** The event after `cursor`, from the read-ahead when it follows on. */
+  private async nextAfter(cursor: string): Promise<FeedEvent | undefined> {
+    const position = this.events.feed.positionOf(cursor);
+    if (this.ahead.length > 0 && position !== undefined && this.ahead[0].position === position + 1) return this.ahead[0];
+    const { events } = await this.events.feed.page(cursor, READ_AHEAD);
+    this.ahead = events;
+    return events[0];
+  }
+
+  private async advance(read: SubscriptionState, commit: string): Promise<void> {
+    this.ahead = this.ahead.filter((event) => event.change.id !== commit);
+    // A replay made meanwhile (the cursor moved under us) wins over this delivery.
+    await this.store.updateState(this.subscription.org, this.subscription.id, (state) =>
+      state.cursor === read.cursor ? { cursor: commit } : undefined,
+    );
+  }
+
+  private async deliver(read: SubscriptionState, event: FeedEvent, attempt: number): Promise<void> {
+    const { org, id, url } = this.subscription;
+    const webhookId = webhookIdOf(this.subscription, event.change.id);
+    const release = await this.deliverer.slot(org);
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | undefined;
+    try {
+      // The lease is checked right before sending: a process that lost it sends nothing more.
+      if (!(await this.lease.renew())) return;
+      const body = payloadOf(event);
+      const timestamp = new Date();
+      status = await post(
+        url,
+        body,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'c4store-webhooks',
+          'webhook-id': webhookId,
+          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+          'webhook-signature': this.signer.sign(webhookId, timestamp, body),
+        },
+        this.settings,
+        this.deliverer.stopping.signal,
+      );
+    } catch (failure) {
+      error = (failure as Error).message;
+    } finally {
+      release();
+    }
+    const delivered = status !== null && status >= 200 && status < 300;
+    // Cut short by the server stopping: not the receiver's failure; the next holder sends it again.
+    if (!delivered && this.deliverer.stopping.signal.aborted) return;
+    const gone = status === 410;
+    const exhausted = !delivered && !gone && attempt > this.settings.retryDelaysMs.length;
+    const outcome: Delivery['outcome'] = delivered ? 'delivered' : gone || exhausted ? 'disabled' : 'retrying';
+    if (!delivered && error === undefined) error = `The receiver answered ${status}.`;
+    await this.store.appendDelivery(org, id, {
+      id: `dl_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
+      webhookId,
+      commit: event.change.id,
+      attempt,
+      at: new Date().toISOString(),
+      status,
+      outcome,
+      ...(error === undefined ? {} : { error }),
+      ms: Math.round(performance.now() - started),
+    });
+    if (delivered) return this.advance(read, event.change.id);
+    await this.store.updateState(org, id, (state) => {
+      if (state.cursor !== read.cursor) return undefined;
+      if (gone || exhausted) {
+        const reason = gone
+          ? `The receiver answered 410 Gone for ${event.change.id}.`
+          : `${attempt} attempts to deliver ${event.change.id} failed.`;
+        return { ...state, disabled: { at: new Date().toISOString(), reason } };
+      }
+      const wait = this.settings.retryDelaysMs[attempt - 1] * (0.8 + 0.4 * Math.random());
+      return { ...state, retry: { commit: event.change.id, attempts: attempt, next: Date.now() + wait } };
+    });
+  }
+
+  /** Waits `ms`, or until poked (a new commit, a replay); the lease is renewed at least this often. */
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, Math.max(1, ms));
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+}
+
+/** One POST; resolves with the status, rejects when no answer came in time. */
+function post(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  settings: DelivererSettings,
+  signal: AbortSignal,
+): Promise<number> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!settings.allowPrivate && isIP(host) && isPrivateAddress(host)) {
+    return Promise.reject(new Error(`${host} is a private or loopback address (refused).`));
+  }
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(settings.allowPrivate),
+        timeout: settings.timeoutMs,
+        agent: false,
+        signal,
+      },
+      (response) => {
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) response.destroy();
+        });
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('close', () => resolve(response.statusCode ?? 0));
+        response.on('error', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    const deadline = setTimeout(() => request.destroy(new Error(`No answer within ${settings.timeoutMs / 1000} s.`)), settings.timeoutMs);
+    request.on('close', () => clearTimeout(deadline));
+    request.on('timeout', () => request.destroy(new Error(`No answer within ${settings.timeoutMs / 1000} s.`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Server-Sent Events (CONTRACT.md §9, the WHATWG HTML "server-sent events" format): one event
+ * per change, `id:` its commit so that a browser's EventSource reconnects with `Last-Event-ID`
+ * and is sent everything after it first, then what happens live. The API and the viewer (with
+ * its session) use the same stream.
+ */
+import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import type { FeedEvent } from './feed.js';
+import type { OrgEvents } from './hub.js';
+
+export interface StreamSettings {
+  /** A comment line at least this often, so proxies and clients know the stream is alive (ms). */
+  heartbeatMs: number;
+  /**
+   * Bytes a client may leave unread before it is cut off; it reconnects with Last-Event-ID and
+   * misses nothing, while a stalled client never holds the server's memory.
+   */
+  maxUnreadBytes: number;
+}
+
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = { heartbeatMs: 20_000, maxUnreadBytes: 1024 * 1024 };
+
+const REPLAY_PAGE = 100;
+/** What an EventSource waits before reconnecting (ms). */
+const RETRY_MS = 2000;
+
+/** One frame per event, built once however many clients are sent it. */
+const frames = new WeakMap<FeedEvent, string>();
+
+export function changeFrame(event: FeedEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.change.id}\nevent: change\ndata: ${JSON.stringify(event.change)}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
+/** Where a client resumes: its `Last-Event-ID` (a reconnect), else `?after=` (a first connect). */
+export function resumeFrom(ctx: Context): string | undefined {
+  const header = ctx.get('last-event-id').trim();
+  if (header !== '') return header;
+  const after = ctx.query.after;
+  if (Array.isArray(after)) throw new ApiError(400, "Query parameter 'after' is given more than once.");
+  return after === undefined || after === '' ? undefined : after;
+}
+
+/**
+ * Answers the request with the organization's change stream until the client goes. A resume
+ * point not on `main` is refused with 404 before the stream starts (an EventSource then stops).
+ */
+export async function streamChanges(ctx: Context, events: OrgEvents, after: string | undefined, settings: StreamSettings): Promise<void> {
+  if (after !== undefined) {
+    await events.feed.sync();
+    if (events.feed.positionOf(after) === undefined) throw new ApiError(404, `Commit '${after}' is not a commit of main.`);
+  }
+  const res = ctx.res;
+  if (ctx.method === 'HEAD') {
+    ctx.type = 'text/event-stream; charset=utf-8';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    return;
+  }
+
+  let closed = false;
+  const send = (text: string) => {
+    if (closed) return;
+    res.write(text);
+    if (res.writableLength > settings.maxUnreadBytes) res.destroy();
+  };
+  // Live events queue here while the replay is written; both are sent in commit order once.
+  let queued: FeedEvent[] | undefined = [];
+  // Without a resume point every change announced from now on is new to this client.
+  let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
+  const sendEvents = (list: readonly FeedEvent[]) => {
+    for (const event of list) {
+      if (event.position <= sentUpTo) continue;
+      sentUpTo = event.position;
+      send(changeFrame(event));
+    }
+  };
+  const done = new Promise<void>((resolve) => res.once('close', resolve));
+  const unlisten = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
+  // Headers go out once the listener is in place: a client that saw them open misses nothing after.
+  ctx.respond = false;
+  ctx.status = 200;
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  ctx.req.socket.setNoDelay(true);
+  const heartbeat = setInterval(() => send(': keep-alive\n\n'), settings.heartbeatMs);
+  void done.then(() => {
+    closed = true;
+    clearInterval(heartbeat);
+    unlisten();
+  });
+  send(`retry: ${RETRY_MS}\n: c4store changes\n\n`);
+  try {
+    if (after !== undefined) {
+      let cursor = after;
+      for (;;) {
+        if (closed) break;
+        const page = await events.feed.page(cursor, REPLAY_PAGE);
+        sendEvents(page.events);
+        if (!page.more || page.events.length === 0) break;
+        cursor = page.events.at(-1)!.change.id;
+      }
+    }
+  } catch (error) {
+    res.destroy(error as Error);
+  }
+  const pending = queued;
+  queued = undefined;
+  sendEvents(pending);
+  await done;
+}

@@ -1,0 +1,235 @@
+/**
+ * Webhook subscriptions and what has been delivered to them, kept in the data directory beside
+ * keys.yaml, never in a model repository: `<data>/webhooks/<org>/<id>/` holds
+ *
+ *   subscription.json   url, event types, the `whsec_` secret (mode 0600: it signs deliveries)
+ *   state.json          the last commit delivered (the cursor), the retry under way, disabled
+ *   deliveries.jsonl    the delivery log, one attempt a line (the newest kept)
+ *   lease               which process delivers now (./lease.ts)
+ *
+ * Every file is replaced whole by rename, so a kill -9 leaves the old state or the new one;
+ * the cursor moves only after a receiver answered 2xx, so nothing is lost, and since one
+ * subscription's events go out one at a time in commit order, nothing is reordered.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { isCode, syncDirectory } from '../store/durable-files.js';
+import { withDirectoryLock } from '../store/lock.js';
+import { SLUG_PATTERN } from '../store/org-identity.js';
+
+export const EVENT_TYPES = ['model.changed', 'draft.opened', 'draft.updated', 'draft.merged', 'draft.closed'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface Subscription {
+  id: string;
+  org: string;
+  /** The organization's identity when it was made: one removed and made again does not inherit it. */
+  orgId?: string;
+  url: string;
+  events: EventType[];
+  /** `whsec_<base64>`: the Standard Webhooks signing secret. */
+  secret: string;
+  created: string;
+}
+
+export interface SubscriptionState {
+  /** The last commit delivered (at creation: the tip of main then; after a replay: its `after`). */
+  cursor: string;
+  /** A failed event waiting for its next attempt. */
+  retry?: { commit: string; attempts: number; next: number };
+  disabled?: { at: string; reason: string };
+}
+
+export interface Delivery {
+  id: string;
+  /** The `webhook-id` header: the same on every attempt of one event. */
+  webhookId: string;
+  commit: string;
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when none came (refused, timed out, address not allowed). */
+  status: number | null;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'disabled';
+  error?: string;
+  ms: number;
+}
+
+const ID_PATTERN = /^wh_[0-9a-f]{16}$/;
+/** The delivery log keeps the newest this many lines (rewritten when twice as many). */
+const KEPT_DELIVERIES = 500;
+
+export function isSubscriptionId(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
+export function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export class WebhookStore {
+  readonly root: string;
+
+  constructor(
+    dataDir: string,
+    private readonly durable = false,
+  ) {
+    this.root = path.join(path.resolve(dataDir), 'webhooks');
+  }
+
+  dirOf(org: string, id: string): string {
+    if (!SLUG_PATTERN.test(org) || !isSubscriptionId(id)) throw new Error(`Invalid webhook ${org}/${id}`);
+    return path.join(this.root, org, id);
+  }
+
+  async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string): Promise<Subscription> {
+    const subscription: Subscription = {
+      id: `wh_${randomBytes(8).toString('hex')}`,
+      org: input.org,
+      ...(input.orgId === undefined ? {} : { orgId: input.orgId }),
+      url: input.url,
+      events: input.events,
+      secret: newSecret(),
+      created: new Date().toISOString(),
+    };
+    const dir = this.dirOf(subscription.org, subscription.id);
+    await fsp.mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+    // Made in a temporary directory and renamed: a deliverer never finds one half-made.
+    const staging = `${dir}.new`;
+    await fsp.mkdir(staging, { mode: 0o700 });
+    await this.writeJson(path.join(staging, 'state.json'), { cursor } satisfies SubscriptionState);
+    await this.writeJson(path.join(staging, 'subscription.json'), subscription);
+    await fsp.rename(staging, dir);
+    if (this.durable) await syncDirectory(path.dirname(dir));
+    return subscription;
+  }
+
+  /** The organization's subscriptions (of its identity `orgId`, when given), oldest first. */
+  async list(org: string, orgId?: string): Promise<Subscription[]> {
+    if (!SLUG_PATTERN.test(org)) return [];
+    const names = await fsp.readdir(path.join(this.root, org)).catch(() => [] as string[]);
+    const found: Subscription[] = [];
+    for (const name of names.filter(isSubscriptionId)) {
+      const subscription = await this.get(org, name);
+      if (subscription && (orgId === undefined || subscription.orgId === undefined || subscription.orgId === orgId)) {
+        found.push(subscription);
+      }
+    }
+    return found.sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+  }
+
+  /** Organizations with a webhooks folder. */
+  async orgs(): Promise<string[]> {
+    const names = await fsp.readdir(this.root).catch(() => [] as string[]);
+    return names.filter((name) => SLUG_PATTERN.test(name));
+  }
+
+  async get(org: string, id: string): Promise<Subscription | undefined> {
+    if (!isSubscriptionId(id)) return undefined;
+    return this.readJson<Subscription>(path.join(this.dirOf(org, id), 'subscription.json'));
+  }
+
+  async remove(org: string, id: string): Promise<boolean> {
+    if ((await this.get(org, id)) === undefined) return false;
+    const dir = this.dirOf(org, id);
+    // Renamed away first: a deliverer reading it now finds it gone, not half-removed.
+    const gone = `${dir}.removed-${randomBytes(4).toString('hex')}`;
+    await fsp.rename(dir, gone);
+    await fsp.rm(gone, { recursive: true, force: true });
+    return true;
+  }
+
+  async state(org: string, id: string): Promise<SubscriptionState | undefined> {
+    return this.readJson<SubscriptionState>(path.join(this.dirOf(org, id), 'state.json'));
+  }
+
+  /**
+   * Changes the state under the subscription's lock (across processes); `change` answers the
+   * new state, or undefined to leave it. Undefined when the subscription is gone.
+   */
+  async updateState(
+    org: string,
+    id: string,
+    change: (state: SubscriptionState) => SubscriptionState | undefined,
+  ): Promise<SubscriptionState | undefined> {
+    const dir = this.dirOf(org, id);
+    try {
+      return await withDirectoryLock(
+        dir,
+        async () => {
+          const state = await this.state(org, id);
+          if (state === undefined) return undefined;
+          const next = change(state);
+          if (next === undefined) return state;
+          await this.writeJson(path.join(dir, 'state.json'), next);
+          return next;
+        },
+        'state.lock',
+      );
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+  }
+
+  async appendDelivery(org: string, id: string, delivery: Delivery): Promise<void> {
+    const file = path.join(this.dirOf(org, id), 'deliveries.jsonl');
+    try {
+      await fsp.appendFile(file, `${JSON.stringify(delivery)}\n`, { mode: 0o600 });
+      const { size } = await fsp.stat(file);
+      // About 300 bytes a line: past twice the kept number, the newest are kept.
+      if (size > KEPT_DELIVERIES * 2 * 300) {
+        const lines = (await fsp.readFile(file, 'utf8')).split('\n').filter(Boolean);
+        await this.writeText(file, `${lines.slice(-KEPT_DELIVERIES).join('\n')}\n`);
+      }
+    } catch (error) {
+      if (!isCode(error, 'ENOENT')) throw error;
+    }
+  }
+
+  /** The newest deliveries first. */
+  async deliveries(org: string, id: string, limit = 100): Promise<Delivery[]> {
+    const text = await fsp.readFile(path.join(this.dirOf(org, id), 'deliveries.jsonl'), 'utf8').catch(() => '');
+    const found: Delivery[] = [];
+    for (const line of text.split('\n').reverse()) {
+      if (found.length >= limit) break;
+      try {
+        if (line !== '') found.push(JSON.parse(line) as Delivery);
+      } catch {
+        // A line cut by a kill -9 mid-append: the attempt is simply not listed.
+      }
+    }
+    return found;
+  }
+
+  private async readJson<T>(file: string): Promise<T | undefined> {
+    try {
+      return JSON.parse(await fsp.readFile(file, 'utf8')) as T;
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
+      throw error;
+    }
+  }
+
+  private writeJson(file: string, value: unknown): Promise<void> {
+    return this.writeText(file, `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Whole or not at all: a temporary file (0600), synced when durable, renamed over. */
+  private async writeText(file: string, text: string): Promise<void> {
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const handle = await fsp.open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(text, 'utf8');
+      // The delivered position must survive a power cut as well as the commits it names.
+      if (this.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(temp, file).catch(async (error: unknown) => {
+      await fsp.rm(temp, { force: true });
+      throw error;
+    });
+    if (this.durable) await syncDirectory(path.dirname(file));
+  }
+}

@@ -1,0 +1,173 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+import type { Events } from '../../events/events.js';
+import { NotOnBranchError } from '../../events/feed.js';
+import { ReplayBody, WebhookBody } from '../../events/schemas.js';
+import { resumeFrom, streamChanges } from '../../events/sse.js';
+import { checkTargetUrl } from '../../events/targets.js';
+import { EVENT_TYPES, type Subscription, type SubscriptionState } from '../../events/webhook-store.js';
+import { resolveCommitName } from '../../service/commit-names.js';
+import { requireEditor } from '../middleware/auth.js';
+import { checkRequestBody } from '../request-body.js';
+import { queryValue, readSnapshot, state } from '../resource.js';
+import { send, setEtag } from '../respond.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+export interface EventRouteSettings {
+  /** Set by the server: the feed, live events and webhooks (src/events/). */
+  events?: Events;
+}
+
+function eventsOf(deps: EventRouteSettings): Events {
+  if (deps.events === undefined) throw new Error('The server was started without its events.');
+  return deps.events;
+}
+
+function limitOf(ctx: Context): number {
+  const text = queryValue(ctx, 'limit');
+  if (text === undefined) return DEFAULT_LIMIT;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${MAX_LIMIT}.`);
+  }
+  return limit;
+}
+
+/** Drafts have no branch of their own yet: every name is unknown (docs/api.md §19). */
+function refuseDraft(ctx: Context): void {
+  const draft = queryValue(ctx, 'draft');
+  if (draft !== undefined) throw new ApiError(404, `Draft '${draft}' does not exist.`);
+}
+
+/** A commit given as a resume point: a revision (commit-names.ts) that must be on `main`. */
+async function commitOnMain(ctx: Context, events: Events, text: string): Promise<string> {
+  const commit = await resolveCommitName(state(ctx).org.repo, text);
+  const feed = events.of(state(ctx).org.slug).feed;
+  await feed.sync();
+  if (feed.positionOf(commit) === undefined) throw new ApiError(404, `Commit '${text}' is not a commit of main.`);
+  return commit;
+}
+
+function presentSubscription(subscription: Subscription, status: SubscriptionState) {
+  return {
+    id: subscription.id,
+    url: subscription.url,
+    events: subscription.events,
+    created: subscription.created,
+    status: status.disabled ? ('disabled' as const) : ('active' as const),
+    disabledReason: status.disabled?.reason ?? null,
+    delivered: status.cursor,
+    pendingAttempts: status.retry?.attempts ?? 0,
+  };
+}
+
+export function eventRoutes(router: Router, writing: Middleware[], deps: EventRouteSettings): void {
+  router.get('/changes', async (ctx) => {
+    refuseDraft(ctx);
+    const events = eventsOf(deps);
+    const limit = limitOf(ctx);
+    const afterText = queryValue(ctx, 'after');
+    const after = afterText === undefined ? undefined : await commitOnMain(ctx, events, afterText);
+    // As every read: the ETag names the tip of main (`?at=` is checked, and changes nothing here).
+    const head = await readSnapshot(ctx);
+    try {
+      const page = await events.of(state(ctx).org.slug).feed.page(after, limit);
+      const changes = page.events.map((event) => event.change);
+      await send(ctx, { changes, next: page.more ? changes.at(-1)!.id : null }, head);
+    } catch (error) {
+      if (error instanceof NotOnBranchError) throw new ApiError(404, error.message);
+      throw error;
+    }
+  });
+
+  router.get('/events', async (ctx) => {
+    refuseDraft(ctx);
+    const events = eventsOf(deps);
+    const from = resumeFrom(ctx);
+    const after = from === undefined ? undefined : await commitOnMain(ctx, events, from);
+    // The stream starts after the tip of main named by its ETag (or after `after`).
+    setEtag(ctx, await readSnapshot(ctx));
+    await streamChanges(ctx, events.of(state(ctx).org.slug), after, events.stream);
+  });
+
+  // Subscriptions name where the organization's changes go: made, seen and removed with an editor key.
+  router.post('/webhooks', ...writing, async (ctx) => {
+    const events = eventsOf(deps);
+    const body = checkRequestBody(ctx, WebhookBody);
+    const url = await checkTargetUrl(body.url, events.deliverer.allowPrivate);
+    const { org } = state(ctx);
+    const tip = await org.repo.readHead();
+    if (tip === null) throw new Error(`Organization ${org.slug} has no main branch`);
+    const types = body.events === undefined ? [...EVENT_TYPES] : [...new Set(body.events)];
+    if (types.length === 0) throw new ApiError(400, "A webhook needs at least one event type in 'events'.");
+    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip);
+    events.deliverer.scan();
+    ctx.status = 201;
+    await send(ctx, { ...presentSubscription(subscription, { cursor: tip }), secret: subscription.secret });
+  });
+
+  router.get('/webhooks', requireEditor, async (ctx) => {
+    const events = eventsOf(deps);
+    const { org } = state(ctx);
+    const head = await readSnapshot(ctx);
+    const found = [];
+    for (const subscription of await events.webhooks.list(org.slug, org.identity)) {
+      const status = await events.webhooks.state(org.slug, subscription.id);
+      if (status) found.push(presentSubscription(subscription, status));
+    }
+    // The ETag every read carries (the tip of main); subscriptions change beside it, so no 304.
+    setEtag(ctx, head);
+    await send(ctx, found);
+  });
+
+  /** The subscription named in the path, of this organization. */
+  async function subscriptionOf(ctx: Context): Promise<{ subscription: Subscription; status: SubscriptionState }> {
+    const events = eventsOf(deps);
+    const { org } = state(ctx);
+    const id = String(ctx.params.id);
+    const subscription = await events.webhooks.get(org.slug, id);
+    const status = subscription && (await events.webhooks.state(org.slug, id));
+    if (!subscription || !status || (subscription.orgId !== undefined && subscription.orgId !== org.identity)) {
+      throw new ApiError(404, `Webhook with id '${id}' does not exist.`);
+    }
+    return { subscription, status };
+  }
+
+  router.get('/webhooks/:id', requireEditor, async (ctx) => {
+    const head = await readSnapshot(ctx);
+    const { subscription, status } = await subscriptionOf(ctx);
+    setEtag(ctx, head);
+    await send(ctx, presentSubscription(subscription, status));
+  });
+
+  router.delete('/webhooks/:id', requireEditor, async (ctx) => {
+    const events = eventsOf(deps);
+    const { subscription, status } = await subscriptionOf(ctx);
+    await events.webhooks.remove(subscription.org, subscription.id);
+    events.deliverer.poke(subscription.org, subscription.id);
+    await send(ctx, presentSubscription(subscription, status));
+  });
+
+  router.get('/webhooks/:id/deliveries', requireEditor, async (ctx) => {
+    const events = eventsOf(deps);
+    const head = await readSnapshot(ctx);
+    const { subscription } = await subscriptionOf(ctx);
+    setEtag(ctx, head);
+    await send(ctx, await events.webhooks.deliveries(subscription.org, subscription.id, limitOf(ctx)));
+  });
+
+  /** Delivers every change after `after` again, in order; a disabled subscription is enabled again. */
+  router.post('/webhooks/:id/replay', ...writing, async (ctx) => {
+    const events = eventsOf(deps);
+    const { subscription } = await subscriptionOf(ctx);
+    const body = checkRequestBody(ctx, ReplayBody);
+    const after = await commitOnMain(ctx, events, body.after);
+    const status = await events.webhooks.updateState(subscription.org, subscription.id, () => ({ cursor: after }));
+    if (status === undefined) throw new ApiError(404, `Webhook with id '${subscription.id}' does not exist.`);
+    events.deliverer.poke(subscription.org, subscription.id);
+    await send(ctx, presentSubscription(subscription, status));
+  });
+}

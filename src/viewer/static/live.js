@@ -1,0 +1,134 @@
+// c4store viewer: pages follow the model as it changes. The page listens to its organization's
+// change stream (server-sent events, with the session) and, when a change concerns what it
+// shows, fetches itself again and swaps in the parts that changed: the drawing (keeping the
+// canvas's scroll and the drawing's own size and style, i.e. the zoom), the component panels
+// (with the API notice), the history table. A page of a past commit (?at=) never changes.
+
+(() => {
+  const url = document.body.dataset.events;
+  if (!url || !window.EventSource || new URLSearchParams(location.search).has('at')) return;
+  const path = location.pathname.split('/').map(decodeURIComponent);
+  // /orgs/<slug>/diagrams/<id>[/history] or /orgs/<slug>/components/<id>
+  const shownId = path[1] === 'orgs' && path.length >= 5 ? path[4] : null;
+  let dragging = false;
+  let running = false;
+  let again = false;
+  /** The newest change that concerns this page. */
+  let latest = null;
+
+  document.addEventListener('pointerdown', () => (dragging = true), true);
+  document.addEventListener('pointerup', () => (dragging = false), true);
+  document.addEventListener('pointercancel', () => (dragging = false), true);
+
+  /** Whether a change may alter this page: its own resource, a component it shows, or anything shared. */
+  function concerns(change) {
+    if (shownId === null) return true;
+    const shown = new Set([shownId, ...Array.from(document.querySelectorAll('.panel[id^="c-"]'), (p) => p.id.slice(2))]);
+    return change.resources.some((r) => shown.has(r.id) || (r.kind !== 'component' && r.kind !== 'diagram'));
+  }
+
+  function swap(selector, fresh) {
+    const old = document.querySelector(selector);
+    const next = fresh.querySelector(selector);
+    // Never under the hands of someone typing (the panel's edit form, the search box).
+    if (old?.contains(document.activeElement) && document.activeElement.matches('input, textarea')) return;
+    if (old && next) old.replaceWith(document.importNode(next, true));
+  }
+
+  function swapDrawing(fresh) {
+    const canvas = document.querySelector('.canvas');
+    const old = canvas?.querySelector('svg.c4-diagram');
+    const next = fresh.querySelector('.canvas svg.c4-diagram');
+    if (!old || !next) return;
+    const svg = document.importNode(next, true);
+    // The zoom is the drawing's size and style on this page (and the canvas's scroll), not the server's.
+    for (const name of ['style', 'width', 'height']) {
+      if (old.hasAttribute(name)) svg.setAttribute(name, old.getAttribute(name));
+    }
+    const { scrollLeft, scrollTop } = canvas;
+    old.replaceWith(svg);
+    canvas.scrollLeft = scrollLeft;
+    canvas.scrollTop = scrollTop;
+  }
+
+  function markNewRows(before) {
+    for (const row of document.querySelectorAll('.history-page tbody tr')) {
+      if (!before.has(row.querySelector('code')?.textContent)) row.classList.add('live-new');
+    }
+  }
+
+  async function refresh() {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      // Not under a drag, nor while a drop is saved (viewer.js): its answer may be this very change.
+      const busy = () => dragging || document.querySelector('article.diagram-page[aria-busy="true"]') !== null;
+      while (busy()) await new Promise((resolve) => setTimeout(resolve, 100));
+      // The page's own drop: already drawn from the drop's answer.
+      if (document.querySelector('article.diagram-page')?.dataset.commit === latest) return;
+      const response = await fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+      const notice = document.getElementById('notice');
+      if (response.status === 404 && notice) {
+        notice.textContent = 'This was deleted meanwhile.';
+        notice.hidden = false;
+        return;
+      }
+      if (!response.ok) return;
+      const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
+      const page = document.querySelector('article.diagram-page');
+      const freshPage = fresh.querySelector('article.diagram-page');
+      if (page && freshPage) {
+        page.dataset.commit = freshPage.dataset.commit;
+        for (const part of ['h1', 'p.meta', 'p.desc', 'aside.panels']) swap(`article.diagram-page ${part}`, fresh);
+        swapDrawing(fresh);
+      } else if (document.querySelector('.history-page')) {
+        const before = new Set(Array.from(document.querySelectorAll('.history-page tbody code'), (c) => c.textContent));
+        swap('.history-page tbody', fresh);
+        markNewRows(before);
+      } else {
+        swap('main', fresh);
+      }
+      document.dispatchEvent(new CustomEvent('c4store:refreshed'));
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        void refresh();
+      }
+    }
+  }
+
+  // From the commit the page was drawn at: a change landing before the stream opened is not missed.
+  let seen = document.querySelector('article.diagram-page')?.dataset.commit;
+  let source = null;
+
+  function open() {
+    source = new EventSource(seen ? `${url}?after=${encodeURIComponent(seen)}` : url);
+    source.addEventListener('open', () => (document.body.dataset.live = 'open'));
+    source.addEventListener('change', (event) => {
+      seen = event.lastEventId;
+      const change = JSON.parse(event.data);
+      if (!concerns(change)) return;
+      latest = change.id;
+      void refresh();
+    });
+  }
+
+  // Browsers allow six connections to one server over HTTP/1.1: a page in a background tab lets
+  // go of its stream, and picks up after the last change it saw when it is shown again.
+  document.addEventListener('visibilitychange', () => {
+    if (document.hidden) {
+      source?.close();
+      source = null;
+      delete document.body.dataset.live;
+    } else if (source === null) {
+      open();
+      // A page that knows no commit to resume from looks again once.
+      if (!seen) void refresh();
+    }
+  });
+  if (!document.hidden) open();
+})();

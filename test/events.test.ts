@@ -1,0 +1,193 @@
+import test from 'ava';
+import { TestServer } from './support/server.js';
+import { listen } from './support/events.js';
+
+async function addTags(server: TestServer, names: string[]): Promise<string[]> {
+  const commits: string[] = [];
+  for (const name of names) {
+    const reply = await server.post('/api/external/tag', [{ name, color: 'green' }]);
+    if (reply.status !== 200) throw new Error(`tag ${name}: ${reply.status} ${reply.text}`);
+    commits.push(await server.head());
+  }
+  return commits;
+}
+
+test('the change feed pages through every commit of main once, oldest first, with the resources each touched', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  await addTags(
+    server,
+    Array.from({ length: 23 }, (_, i) => `tag-${i}`),
+  );
+  const expected = (await server.git('rev-list', '--first-parent', '--reverse', 'main')).trim().split('\n');
+  const seen: string[] = [];
+  let after: string | null | undefined;
+  let pages = 0;
+  do {
+    const reply = await server.get(`/api/external/changes?limit=7${after ? `&after=${after}` : ''}`);
+    t.is(reply.status, 200, reply.text);
+    pages++;
+    seen.push(...reply.body.changes.map((c: { id: string }) => c.id));
+    after = reply.body.next;
+    if (after !== null) t.is(after, reply.body.changes.at(-1).id);
+  } while (after !== null);
+  t.deepEqual(seen, expected, 'no gap, no repeat, oldest first');
+  t.is(pages, Math.ceil(expected.length / 7));
+
+  const last = await server.get(`/api/external/changes?after=${expected.at(-3)}`);
+  t.deepEqual(
+    last.body.changes.map((c: { id: string }) => c.id),
+    expected.slice(-2),
+  );
+  t.is(last.body.next, null);
+  const change = last.body.changes[1];
+  t.is(change.title, 'POST /api/external/tag: create 1');
+  t.is(change.author.name, 'test pipeline');
+  t.regex(change.time, /^\d{4}-\d{2}-\d{2}T/);
+  t.is(typeof change.apiContext, 'string');
+  t.is(change.resources.length, 1);
+  t.like(change.resources[0], { kind: 'tag', name: 'tag-22', action: 'create' });
+
+  const atTip = await server.get(`/api/external/changes?after=${expected.at(-1)}`);
+  t.deepEqual(atTip.body, { changes: [], next: null });
+
+  // The same commits as the history tells them (git log), oldest first.
+  const history = (await server.get('/api/external/history?limit=1000')).body.toReversed();
+  const all = (await server.get('/api/external/changes?limit=1000')).body.changes;
+  t.deepEqual(
+    all,
+    history.map((h: any) => ({
+      id: h.id,
+      time: h.time,
+      author: h.author,
+      title: h.summary,
+      apiContext: h.apiContext,
+      resources: h.resources.map(({ kind, id, name, action }: any) => ({ kind, id, name, action })),
+    })),
+  );
+});
+
+test('the change feed refuses a cursor that is not on main, and bad limits', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const tree = (await server.git('rev-parse', 'main^{tree}')).trim();
+  const stray = (await server.git('commit-tree', tree, '-m', 'not on main')).trim();
+  const reply = await server.get(`/api/external/changes?after=${stray}`);
+  t.is(reply.status, 404);
+  t.deepEqual(reply.body, { error: `Commit '${stray}' is not a commit of main.` });
+  const unknown = await server.get(`/api/external/changes?after=${'ab'.repeat(20)}`);
+  t.is(unknown.status, 404);
+  t.is((await server.get('/api/external/changes?limit=0')).status, 400);
+  t.is((await server.get('/api/external/changes?limit=1001')).status, 400);
+  const draft = await server.get('/api/external/changes?draft=next');
+  t.deepEqual([draft.status, draft.body], [404, { error: "Draft 'next' does not exist." }]);
+  t.is((await server.get('/api/external/changes', { key: null })).status, 401);
+  t.is((await server.get('/api/external/changes', { key: server.readerKey })).status, 200, 'readers read the feed');
+});
+
+test('deletes and updates carry their action and the name the resource had', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const created = await server.post('/api/external/tag', [{ name: 'Old', color: 'green' }]);
+  const id = created.body[0].id;
+  const start = await server.head();
+  await server.post('/api/external/tag', [{ id, name: 'New', color: 'green' }]);
+  const deleted = await server.request('DELETE', `/api/external/tags/${id}`);
+  t.is(deleted.status, 200, deleted.text);
+  const reply = await server.get(`/api/external/changes?after=${start}`);
+  t.deepEqual(
+    reply.body.changes.map((c: { resources: unknown[] }) => c.resources),
+    [[{ kind: 'tag', id, name: 'New', action: 'update' }], [{ kind: 'tag', id, name: 'New', action: 'delete' }]],
+  );
+});
+
+test('SSE: live changes arrive in order; a client that reconnects with Last-Event-ID gets what it missed first', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 100 } } });
+  t.teardown(() => server.close());
+  const live = listen(server.url, server.key);
+  t.teardown(() => live.close());
+  await live.opened;
+  const first = await addTags(server, ['a', 'b', 'c']);
+  const events = await live.until(3);
+  t.deepEqual(
+    events.map((e) => e.id),
+    first,
+  );
+  t.deepEqual(
+    events.map((e) => e.change.id),
+    first,
+  );
+  t.is(events[0].change.resources[0].name, 'a');
+  // Announced as they land, described from the commits' objects: as git log tells them.
+  const history = (await server.get('/api/external/history?limit=3')).body.toReversed();
+  t.deepEqual(
+    events.map((e) => e.change),
+    history.map((h: any) => ({
+      id: h.id,
+      time: h.time,
+      author: h.author,
+      title: h.summary,
+      apiContext: h.apiContext,
+      resources: h.resources.map(({ kind, id, name, action }: any) => ({ kind, id, name, action })),
+    })),
+  );
+  live.close();
+
+  // Away for two writes, then back with the last id it saw.
+  const missed = await addTags(server, ['d', 'e']);
+  const back = listen(server.url, server.key, '/api/external/events', { 'last-event-id': first.at(-1)! });
+  t.teardown(() => back.close());
+  await back.until(2);
+  const later = await addTags(server, ['f']);
+  const all = await back.until(3);
+  t.deepEqual(
+    all.map((e) => e.id),
+    [...missed, ...later],
+    'the missed ones first, then live, no repeats',
+  );
+});
+
+test('SSE: a comment line keeps the stream alive; an unknown resume point is 404; no key is 401', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 50 } } });
+  t.teardown(() => server.close());
+  const response = await fetch(`${server.url}/api/external/events`, { headers: { authorization: `Bearer ${server.key}` } });
+  t.is(response.status, 200);
+  t.regex(response.headers.get('content-type')!, /^text\/event-stream/);
+  const reader = response.body!.getReader();
+  let text = '';
+  while (!text.includes(': keep-alive')) text += new TextDecoder().decode((await reader.read()).value);
+  t.true(text.startsWith('retry: '));
+  await reader.cancel();
+
+  const stray = await fetch(`${server.url}/api/external/events`, {
+    headers: { authorization: `Bearer ${server.key}`, 'last-event-id': 'ab'.repeat(20) },
+  });
+  t.is(stray.status, 404);
+  t.deepEqual(await stray.json(), { error: `Commit '${'ab'.repeat(20)}' does not exist.` });
+  t.is((await fetch(`${server.url}/api/external/events`)).status, 401);
+});
+
+test('SSE: a write through git itself (a push) reaches listeners too', async (t) => {
+  const server = await TestServer.start({ events: { pollMs: 100 } });
+  t.teardown(() => server.close());
+  const live = listen(server.url, server.key);
+  t.teardown(() => live.close());
+  await live.opened;
+  // Behind the service's back: a new commit and the ref moved by git.
+  const tree = (await server.git('rev-parse', 'main^{tree}')).trim();
+  const commit = (await server.git('commit-tree', tree, '-p', 'main', '-m', 'by hand')).trim();
+  await server.git('update-ref', 'refs/heads/main', commit);
+  const [event] = await live.until(1);
+  t.is(event.id, commit);
+  t.is(event.change.title, 'by hand');
+  t.deepEqual(event.change.resources, []);
+});
+
+test('HEAD of the stream answers its headers and ends', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const response = await fetch(`${server.url}/api/external/events`, { method: 'HEAD', headers: { 'x-api-key': server.key } });
+  t.is(response.status, 200);
+  t.regex(response.headers.get('content-type')!, /^text\/event-stream/);
+  t.is(response.headers.get('etag'), `"${await server.head()}"`);
+});

@@ -1,0 +1,209 @@
+import test from 'ava';
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { isPrivateAddress } from '../src/events/targets.js';
+import { Receiver } from './support/events.js';
+import { TestServer } from './support/server.js';
+
+const FAST = { webhooks: { retryDelaysMs: [50, 50, 50], scanMs: 100 }, pollMs: 100 };
+
+async function addTag(server: TestServer, name: string): Promise<string> {
+  const reply = await server.post('/api/external/tag', [{ name, color: 'green' }]);
+  if (reply.status !== 200) throw new Error(`${reply.status} ${reply.text}`);
+  return server.head();
+}
+
+function commitOf(body: string): string {
+  return JSON.parse(body).data.id;
+}
+
+test('a subscription to a loopback address is refused unless the server allows private targets', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  for (const url of [
+    'http://127.0.0.1:9/hook',
+    'http://localhost/hook',
+    'http://[::1]/x',
+    'http://169.254.169.254/latest',
+    'http://10.1.2.3/',
+  ]) {
+    const reply = await server.post('/api/external/webhooks', { url });
+    t.is(reply.status, 400, url);
+    t.regex(reply.body.error, /private or loopback address .*--webhook-allow-private/);
+  }
+  t.is((await server.post('/api/external/webhooks', { url: 'ftp://example.com/' })).status, 400);
+  t.is((await server.post('/api/external/webhooks', { url: 'http://x' }, { key: server.readerKey })).status, 403);
+  t.is((await server.get('/api/external/webhooks', { key: server.readerKey })).status, 403);
+  const bad = await server.post('/api/external/webhooks', { url: 'https://example.com/', events: ['model.deleted'] });
+  t.is(bad.status, 400);
+  t.is((await server.get('/api/external/webhooks')).body.length, 0, 'nothing was made');
+});
+
+test('deliveries are signed by the Standard Webhooks scheme, in commit order; the secret is shown once and kept outside the repository', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const created = await server.post('/api/external/webhooks', { url: receiver.url });
+  t.is(created.status, 201, created.text);
+  const { id, secret } = created.body;
+  t.regex(secret, /^whsec_[A-Za-z0-9+/]{32}$/);
+  t.deepEqual(created.body.events, ['model.changed', 'draft.opened', 'draft.updated', 'draft.merged', 'draft.closed']);
+  const listed = await server.get('/api/external/webhooks');
+  t.is(listed.body.length, 1);
+  t.false(JSON.stringify(listed.body).includes(secret), 'the secret is never shown again');
+  t.false(JSON.stringify((await server.get(`/api/external/webhooks/${id}`)).body).includes(secret));
+
+  const stored = join(server.dataDir, 'webhooks', server.slug, id, 'subscription.json');
+  t.is(statSync(stored).mode & 0o777, 0o600);
+  t.true((await readFile(stored, 'utf8')).includes(secret));
+  t.is(await server.git('grep', '-l', 'whsec_', 'main').catch(() => ''), '', 'no secret in the model repository');
+
+  const commits = [];
+  for (const name of ['one', 'two', 'three']) commits.push(await addTag(server, name));
+  await receiver.until(() => receiver.delivered.length >= 3);
+  const verifier = new Webhook(secret);
+  for (const [i, received] of receiver.received.entries()) {
+    const payload = verifier.verify(received.body, received.headers as Record<string, string>) as {
+      type: string;
+      timestamp: string;
+      data: { id: string; resources: Array<{ name: string }> };
+    };
+    t.is(payload.type, 'model.changed');
+    t.is(payload.data.id, commits[i]);
+    t.is(payload.data.resources[0].name, ['one', 'two', 'three'][i]);
+    t.regex(String(received.headers['webhook-signature']), /^v1,[A-Za-z0-9+/=]+$/);
+  }
+  t.throws(() =>
+    new Webhook(`whsec_${Buffer.alloc(24).toString('base64')}`).verify(
+      receiver.received[0].body,
+      receiver.received[0].headers as Record<string, string>,
+    ),
+  );
+
+  const deliveries = await server.get(`/api/external/webhooks/${id}/deliveries`);
+  t.is(deliveries.status, 200);
+  t.deepEqual(
+    deliveries.body.map((d: { commit: string; outcome: string; status: number }) => [d.commit, d.outcome, d.status]),
+    commits.toReversed().map((c) => [c, 'delivered', 204]),
+  );
+  t.is((await server.get(`/api/external/webhooks/${id}`)).body.delivered, commits[2]);
+});
+
+test('a receiver that fails twice then succeeds sees the same webhook-id three times, and nothing overtakes it', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start((n) => (n < 2 ? 500 : 200));
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const { id } = (await server.post('/api/external/webhooks', { url: receiver.url })).body;
+  const first = await addTag(server, 'first');
+  const second = await addTag(server, 'second');
+  await receiver.until(() => receiver.delivered.length >= 2);
+  t.deepEqual(
+    receiver.received.map((r) => [commitOf(r.body), r.status]),
+    [
+      [first, 500],
+      [first, 500],
+      [first, 200],
+      [second, 200],
+    ],
+  );
+  const ids = receiver.received.map((r) => r.headers['webhook-id']);
+  t.is(ids[0], ids[1]);
+  t.is(ids[1], ids[2]);
+  t.not(ids[2], ids[3]);
+  const log = (await server.get(`/api/external/webhooks/${id}/deliveries`)).body;
+  t.deepEqual(log.map((d: { attempt: number; outcome: string }) => [d.attempt, d.outcome]).toReversed(), [
+    [1, 'retrying'],
+    [2, 'retrying'],
+    [3, 'delivered'],
+    [1, 'delivered'],
+  ]);
+});
+
+test('410 disables a subscription; replay enables it again and delivers from the commit asked, in order', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  let gone = true;
+  const receiver = await Receiver.start(() => (gone ? 410 : 204));
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const start = await server.head();
+  const { id } = (await server.post('/api/external/webhooks', { url: receiver.url })).body;
+  const a = await addTag(server, 'a');
+  await receiver.until(() => receiver.received.length >= 1);
+  let status = (await server.get(`/api/external/webhooks/${id}`)).body;
+  for (let i = 0; status.status !== 'disabled' && i < 300; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = (await server.get(`/api/external/webhooks/${id}`)).body;
+  }
+  t.is(status.status, 'disabled');
+  t.regex(status.disabledReason, /410/);
+  const b = await addTag(server, 'b');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(receiver.received.length, 1, 'a disabled subscription receives nothing');
+
+  gone = false;
+  const stray = await server.post(`/api/external/webhooks/${id}/replay`, { after: 'ab'.repeat(20) });
+  t.is(stray.status, 404);
+  const replay = await server.post(`/api/external/webhooks/${id}/replay`, { after: start });
+  t.is(replay.status, 200, replay.text);
+  t.is(replay.body.status, 'active');
+  await receiver.until(() => receiver.delivered.length >= 2);
+  t.deepEqual(
+    receiver.delivered.map((r) => commitOf(r.body)),
+    [a, b],
+  );
+});
+
+test('a removed subscription receives nothing more; an unknown one is 404', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const { id } = (await server.post('/api/external/webhooks', { url: receiver.url })).body;
+  await addTag(server, 'x');
+  await receiver.until(() => receiver.delivered.length >= 1);
+  const removed = await server.request('DELETE', `/api/external/webhooks/${id}`);
+  t.is(removed.status, 200);
+  t.is(removed.body.id, id);
+  await addTag(server, 'y');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(receiver.received.length, 1);
+  t.is((await server.get(`/api/external/webhooks/${id}`)).status, 404);
+  t.is((await server.request('DELETE', `/api/external/webhooks/${id}`)).status, 404);
+  t.is((await server.get('/api/external/webhooks/nope/deliveries')).status, 404);
+});
+
+test('a receiver that never answers does not slow writes', async (t) => {
+  const server = await TestServer.start({
+    webhookAllowPrivate: true,
+    events: { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 60_000 } },
+  });
+  const receiver = await Receiver.start(() => new Promise<number>(() => {}));
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  for (let i = 0; i < 10; i++) t.is((await server.post('/api/external/webhooks', { url: receiver.url })).status, 201);
+  // Writes answer while every subscription's first delivery hangs: none waits for a receiver.
+  for (let i = 0; i < 5; i++) await addTag(server, `t${i}`);
+  t.is((await server.get('/api/external/changes?limit=1000')).body.changes.length, 6);
+});
+
+test('which addresses count as private: loopback, private, link-local, CGNAT, unique-local, multicast, IPv4 inside IPv6', (t) => {
+  const blocked = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1'];
+  const blocked6 = ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1'];
+  for (const address of [...blocked, ...blocked6]) t.true(isPrivateAddress(address), address);
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+    t.false(isPrivateAddress(address), address);
+});
