@@ -1,0 +1,467 @@
+/**
+ * Orthogonal routing of relations around fixed boxes (issue 25.1).
+ *
+ * Boxes never move here: routing is a drawing step over the stored layout. libavoid-js was
+ * measured first (issue 25 asks for it): it loads as WebAssembly asynchronously, which a pure,
+ * synchronous drawing cannot wait for, and it took about 500 ms for 200 boxes and 300
+ * connectors on this project's machines, above the 300 ms budget for the whole drawing. elkjs
+ * routes only what it places itself. So routes are found here, by the usual method of
+ * orthogonal connector routers:
+ *
+ * - The candidate lines are the sides of every box pushed out by MARGIN, and the centre lines
+ *   of the boxes (where ports sit): a sparse grid over the region around the two ends.
+ * - A* over that grid (state: point and heading) with cost = length + BEND per bend + CROSS per
+ *   crossing of an earlier route + a charge for running along an earlier route. A step whose
+ *   middle lies inside a box pushed out by MARGIN is forbidden, except for the boxes that are
+ *   the relation's ends or contain one of them.
+ * - The region starts as the two ends with some room around them and doubles until a route is
+ *   found; when even the whole diagram has none (boxes placed on top of each other by hand), a
+ *   step through a box is allowed at a very high cost, so every relation is drawn.
+ * - Routes leave and enter the middle of a side; afterwards the routes that share a side are
+ *   spread along it, ordered by where they head, so they neither overlap nor cross there.
+ *
+ * Coordinates are pixels. Cost per relation is that of a search over the boxes near its ends.
+ */
+
+export interface RouteBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface RouteNode extends RouteBox {
+  id: string;
+  /** Container this box is drawn in (it and its ancestors are never obstacles for its routes). */
+  parent: string | null;
+}
+
+export interface RouteEdge {
+  id: string;
+  from: string;
+  to: string;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** Distance routes keep from boxes that are not their ends. */
+export const MARGIN = 10;
+const BEND = 30;
+const CROSS = 120;
+const ALONG = 2;
+const THROUGH = 100_000;
+
+type Side = 'top' | 'bottom' | 'left' | 'right';
+
+interface Seg {
+  a: Point;
+  b: Point;
+}
+
+/** A bucket index of rectangles and segments, for "what lies near here". */
+class Buckets<T> {
+  private readonly cells = new Map<number, T[]>();
+  constructor(private readonly size: number) {}
+  private key(i: number, j: number): number {
+    return (i + 32768) * 65536 + (j + 32768);
+  }
+  add(r: RouteBox, item: T): void {
+    const s = this.size;
+    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
+      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
+        const k = this.key(i, j);
+        const list = this.cells.get(k);
+        if (list) list.push(item);
+        else this.cells.set(k, [item]);
+      }
+    }
+  }
+  query(r: RouteBox, into: Set<T>): Set<T> {
+    const s = this.size;
+    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
+      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
+        const list = this.cells.get(this.key(i, j));
+        if (list) for (const item of list) into.add(item);
+      }
+    }
+    return into;
+  }
+}
+
+/** A binary min-heap of state indexes by priority. */
+class Heap {
+  private readonly items: number[] = [];
+  private readonly keys: number[] = [];
+  get size(): number {
+    return this.items.length;
+  }
+  push(item: number, key: number): void {
+    const items = this.items;
+    const keys = this.keys;
+    let i = items.length;
+    items.push(item);
+    keys.push(key);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (keys[p]! <= key) break;
+      items[i] = items[p]!;
+      keys[i] = keys[p]!;
+      i = p;
+    }
+    items[i] = item;
+    keys[i] = key;
+  }
+  pop(): number {
+    const items = this.items;
+    const keys = this.keys;
+    const top = items[0]!;
+    const lastItem = items.pop()!;
+    const lastKey = keys.pop()!;
+    if (items.length > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= items.length) break;
+        const r = l + 1;
+        const c = r < items.length && keys[r]! < keys[l]! ? r : l;
+        if (keys[c]! >= lastKey) break;
+        items[i] = items[c]!;
+        keys[i] = keys[c]!;
+        i = c;
+      }
+      items[i] = lastItem;
+      keys[i] = lastKey;
+    }
+    return top;
+  }
+}
+
+const inflate = (r: RouteBox, d: number): RouteBox => ({ x: r.x - d, y: r.y - d, w: r.w + 2 * d, h: r.h + 2 * d });
+const strictlyInside = (p: Point, r: RouteBox): boolean => p.x > r.x && p.x < r.x + r.w && p.y > r.y && p.y < r.y + r.h;
+const union = (a: RouteBox, b: RouteBox): RouteBox => {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+};
+
+function sortedUnique(values: number[]): number[] {
+  values.sort((a, b) => a - b);
+  const out: number[] = [];
+  for (const v of values) if (out.length === 0 || v - out[out.length - 1]! > 0.5) out.push(v);
+  return out;
+}
+
+/** Drops points where the route goes on in the same direction. */
+export function simplify(points: Point[]): Point[] {
+  const out: Point[] = [];
+  for (const p of points) {
+    if (out.length > 0 && out[out.length - 1]!.x === p.x && out[out.length - 1]!.y === p.y) continue;
+    if (out.length >= 2) {
+      const a = out[out.length - 2]!;
+      const b = out[out.length - 1]!;
+      if ((a.x === b.x && b.x === p.x) || (a.y === b.y && b.y === p.y)) out.pop();
+    }
+    out.push(p);
+  }
+  return out;
+}
+
+/** The route of every relation whose ends are both among `nodes`, by relation id. */
+export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdge[]): Map<string, Point[]> {
+  const byId = new Map<string, RouteNode>();
+  for (const n of nodes) if (!byId.has(n.id)) byId.set(n.id, n);
+  const all = [...byId.values()];
+  let extent: RouteBox | null = null;
+  let span = 0;
+  for (const n of all) {
+    extent = extent ? union(extent, n) : { x: n.x, y: n.y, w: n.w, h: n.h };
+    span = Math.max(span, n.w, n.h);
+  }
+  const boxes = new Buckets<RouteNode>(Math.max(64, span));
+  for (const n of all) boxes.add(inflate(n, MARGIN), n);
+  const used = new Buckets<Seg>(128);
+  const routes = new Map<string, Point[]>();
+  const sides = new Map<string, Array<{ edge: string; end: 'start' | 'end'; side: Side }>>();
+
+  const ancestors = (n: RouteNode): Set<string> => {
+    const out = new Set<string>();
+    let p: RouteNode | undefined = n;
+    for (let depth = 0; p && depth < 64 && !out.has(p.id); depth++) {
+      out.add(p.id);
+      p = p.parent === null ? undefined : byId.get(p.parent);
+    }
+    return out;
+  };
+
+  // Short relations first: they have the fewest ways round, long ones detour around them.
+  const order = edges
+    .map((e) => ({ e, a: byId.get(e.from), b: byId.get(e.to) }))
+    .filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b);
+  const distance = (x: { a: RouteNode; b: RouteNode }) =>
+    Math.abs(x.a.x + x.a.w / 2 - x.b.x - x.b.w / 2) + Math.abs(x.a.y + x.a.h / 2 - x.b.y - x.b.h / 2);
+  order.sort((p, q) => distance(p) - distance(q));
+
+  for (const { e, a, b } of order) {
+    const exempt = ancestors(a);
+    for (const id of ancestors(b)) exempt.add(id);
+    const ends = union(a, b);
+    let room = Math.max(120, span);
+    let found: { points: Point[]; from: Side; to: Side } | null = null;
+    for (;;) {
+      const region = inflate(ends, room);
+      found = search(a, b, region, boxes, exempt, used, false);
+      if (
+        found ||
+        !extent ||
+        (region.x <= extent.x &&
+          region.y <= extent.y &&
+          region.x + region.w >= extent.x + extent.w &&
+          region.y + region.h >= extent.y + extent.h)
+      )
+        break;
+      room *= 2;
+    }
+    found ??= search(a, b, inflate(extent ? union(extent, ends) : ends, 2 * MARGIN), boxes, exempt, used, true);
+    if (!found) continue;
+    const points = simplify(found.points);
+    routes.set(e.id, points);
+    for (let i = 1; i < points.length; i++) used.add(segBox(points[i - 1]!, points[i]!), { a: points[i - 1]!, b: points[i]! });
+    const at = (n: RouteNode, side: Side) => `${n.id}\u0000${side}`;
+    for (const [n, side, end] of [
+      [a, found.from, 'start'],
+      [b, found.to, 'end'],
+    ] as const) {
+      const list = sides.get(at(n, side));
+      const item = { edge: e.id, end, side };
+      if (list) list.push(item);
+      else sides.set(at(n, side), [item]);
+    }
+  }
+  spreadPorts(sides, byId, routes);
+  return routes;
+}
+
+function segBox(p: Point, q: Point): RouteBox {
+  return { x: Math.min(p.x, q.x), y: Math.min(p.y, q.y), w: Math.abs(p.x - q.x), h: Math.abs(p.y - q.y) };
+}
+
+const PORT_SIDES: Side[] = ['top', 'bottom', 'left', 'right'];
+
+function portOf(n: RouteBox, side: Side): { on: Point; out: Point; dir: number } {
+  const cx = n.x + n.w / 2;
+  const cy = n.y + n.h / 2;
+  switch (side) {
+    case 'top':
+      return { on: { x: cx, y: n.y }, out: { x: cx, y: n.y - MARGIN }, dir: 0 };
+    case 'bottom':
+      return { on: { x: cx, y: n.y + n.h }, out: { x: cx, y: n.y + n.h + MARGIN }, dir: 2 };
+    case 'left':
+      return { on: { x: n.x, y: cy }, out: { x: n.x - MARGIN, y: cy }, dir: 3 };
+    case 'right':
+      return { on: { x: n.x + n.w, y: cy }, out: { x: n.x + n.w + MARGIN, y: cy }, dir: 1 };
+  }
+}
+
+// Headings: 0 up, 1 right, 2 down, 3 left.
+const DX = [0, 1, 0, -1];
+const DY = [-1, 0, 1, 0];
+
+/** True when `outer` is a container `inner` is drawn in (directly or further up). */
+function ancestorOf(outer: RouteNode, inner: RouteNode): boolean {
+  return outer !== inner && inner.parent !== null && outer.id === inner.parent;
+}
+
+/**
+ * The cheapest route from a side of `a` to a side of `b` over the grid of the boxes in
+ * `region`, or null. With `soft`, boxes may be crossed at a very high cost.
+ */
+function search(
+  a: RouteNode,
+  b: RouteNode,
+  region: RouteBox,
+  boxes: Buckets<RouteNode>,
+  exempt: Set<string>,
+  used: Buckets<Seg>,
+  soft: boolean,
+): { points: Point[]; from: Side; to: Side } | null {
+  const obstacles: RouteBox[] = [];
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const n of boxes.query(region, new Set())) {
+    const r = inflate(n, MARGIN);
+    if (!exempt.has(n.id)) obstacles.push(r);
+    // An end is no obstacle to its own routes, but they go round it, not through it.
+    else if ((n === a || n === b) && !(ancestorOf(n, a) || ancestorOf(n, b)))
+      obstacles.push({ x: n.x + 1, y: n.y + 1, w: n.w - 2, h: n.h - 2 });
+    xs.push(r.x, r.x + r.w, n.x + n.w / 2);
+    ys.push(r.y, r.y + r.h, n.y + n.h / 2);
+  }
+  xs.push(region.x, region.x + region.w);
+  ys.push(region.y, region.y + region.h);
+  const X = sortedUnique(xs).filter((v) => v >= region.x && v <= region.x + region.w);
+  const Y = sortedUnique(ys).filter((v) => v >= region.y && v <= region.y + region.h);
+  const nx = X.length;
+  const ny = Y.length;
+  const ix = (v: number) => X.findIndex((x) => Math.abs(x - v) < 0.5);
+  const iy = (v: number) => Y.findIndex((y) => Math.abs(y - v) < 0.5);
+
+  const obstacleIndex = new Buckets<RouteBox>(128);
+  for (const o of obstacles) obstacleIndex.add(o, o);
+  const scratch = new Set<RouteBox>();
+  const blocked = (p: Point): boolean => {
+    scratch.clear();
+    for (const o of obstacleIndex.query({ x: p.x, y: p.y, w: 0, h: 0 }, scratch)) if (strictlyInside(p, o)) return true;
+    return false;
+  };
+  const segScratch = new Set<Seg>();
+  /** Crossings of earlier routes by the step p→q, and the length it runs along them. */
+  const traffic = (p: Point, q: Point): number => {
+    segScratch.clear();
+    let cost = 0;
+    const horizontal = p.y === q.y;
+    const lo = horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y);
+    const hi = horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y);
+    for (const s of used.query(segBox(p, q), segScratch)) {
+      const sh = s.a.y === s.b.y;
+      if (sh === horizontal) {
+        if (horizontal ? s.a.y !== p.y : s.a.x !== p.x) continue;
+        const slo = horizontal ? Math.min(s.a.x, s.b.x) : Math.min(s.a.y, s.b.y);
+        const shi = horizontal ? Math.max(s.a.x, s.b.x) : Math.max(s.a.y, s.b.y);
+        const overlap = Math.min(hi, shi) - Math.max(lo, slo);
+        if (overlap > 0) cost += overlap * ALONG;
+      } else {
+        const c = horizontal ? s.a.x : s.a.y;
+        const along = horizontal ? p.y : p.x;
+        const slo = horizontal ? Math.min(s.a.y, s.b.y) : Math.min(s.a.x, s.b.x);
+        const shi = horizontal ? Math.max(s.a.y, s.b.y) : Math.max(s.a.x, s.b.x);
+        if (c > lo && c < hi && along > slo && along < shi) cost += CROSS;
+      }
+    }
+    return cost;
+  };
+
+  const goals = new Map<number, Side>();
+  const targetCentre = { x: b.x + b.w / 2, y: b.y + b.h / 2 };
+  for (const side of PORT_SIDES) {
+    const port = portOf(b, side);
+    const i = ix(port.out.x);
+    const j = iy(port.out.y);
+    if (i >= 0 && j >= 0) goals.set(i * ny + j, side);
+  }
+  const h = (i: number, j: number) => Math.abs(X[i]! - targetCentre.x) + Math.abs(Y[j]! - targetCentre.y);
+  const cost = new Map<number, number>();
+  const came = new Map<number, number>();
+  const heap = new Heap();
+  const startSide = new Map<number, Side>();
+  for (const side of PORT_SIDES) {
+    const port = portOf(a, side);
+    const i = ix(port.out.x);
+    const j = iy(port.out.y);
+    if (i < 0 || j < 0) continue;
+    const state = (i * ny + j) * 4 + port.dir;
+    cost.set(state, 0);
+    startSide.set(state, side);
+    heap.push(state, h(i, j));
+  }
+  const done = new Set<number>();
+  let reached = -1;
+  let budget = 200_000;
+  while (heap.size > 0 && budget-- > 0) {
+    const state = heap.pop();
+    if (done.has(state)) continue;
+    done.add(state);
+    const node = state >> 2;
+    const dir = state & 3;
+    const i = Math.floor(node / ny);
+    const j = node % ny;
+    const g = cost.get(state)!;
+    const goal = goals.get(node);
+    // At one of the target's ports, not heading away from it: the last step turns into it.
+    if (goal !== undefined && portOf(b, goal).dir !== dir) {
+      reached = state;
+      break;
+    }
+    for (let d = 0; d < 4; d++) {
+      if (d === (dir + 2) % 4) continue;
+      const ni = i + DX[d]!;
+      const nj = j + DY[d]!;
+      if (ni < 0 || nj < 0 || ni >= nx || nj >= ny) continue;
+      const p = { x: X[i]!, y: Y[j]! };
+      const q = { x: X[ni]!, y: Y[nj]! };
+      let step = Math.abs(q.x - p.x) + Math.abs(q.y - p.y);
+      if (blocked({ x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 })) {
+        if (!soft) continue;
+        step += THROUGH;
+      }
+      step += (d === dir ? 0 : BEND) + traffic(p, q);
+      const next = (ni * ny + nj) * 4 + d;
+      const ng = g + step;
+      if (ng < (cost.get(next) ?? Infinity)) {
+        cost.set(next, ng);
+        came.set(next, state);
+        heap.push(next, ng + h(ni, nj));
+      }
+    }
+  }
+  if (reached < 0) return null;
+  const points: Point[] = [];
+  let s = reached;
+  let first = reached;
+  for (;;) {
+    const node = s >> 2;
+    points.push({ x: X[Math.floor(node / ny)]!, y: Y[node % ny]! });
+    const prev = came.get(s);
+    if (prev === undefined) {
+      first = s;
+      break;
+    }
+    s = prev;
+  }
+  points.reverse();
+  const from = startSide.get(first)!;
+  const to = goals.get(reached >> 2)!;
+  return { points: [portOf(a, from).on, ...points, portOf(b, to).on], from, to };
+}
+
+/**
+ * Routes that share a side of a box get their own places along it, in the order they head off
+ * (so they do not cross right there), evenly spread.
+ */
+function spreadPorts(
+  sides: Map<string, Array<{ edge: string; end: 'start' | 'end'; side: Side }>>,
+  byId: Map<string, RouteNode>,
+  routes: Map<string, Point[]>,
+): void {
+  for (const [key, list] of sides) {
+    if (list.length < 2) continue;
+    const node = byId.get(key.slice(0, key.indexOf('\u0000')))!;
+    const horizontalSide = list[0]!.side === 'top' || list[0]!.side === 'bottom';
+    // Where each route goes after leaving the side: the along-side coordinate of its next bend.
+    const heading = (item: { edge: string; end: 'start' | 'end' }): number => {
+      const pts = routes.get(item.edge)!;
+      const seq = item.end === 'start' ? pts : [...pts].reverse();
+      const far = seq[Math.min(2, seq.length - 1)]!;
+      return horizontalSide ? far.x : far.y;
+    };
+    const sorted = list.map((item) => ({ item, key: heading(item) })).sort((p, q) => p.key - q.key);
+    const lo = horizontalSide ? node.x : node.y;
+    const length = horizontalSide ? node.w : node.h;
+    sorted.forEach(({ item }, n) => {
+      const pts = routes.get(item.edge)!;
+      // A straight route moves its other end too; only when that stays on the other box's side.
+      if (pts.length === 2) return;
+      const at = lo + ((n + 1) * length) / (sorted.length + 1);
+      const [p0, p1] = item.end === 'start' ? [0, 1] : [pts.length - 1, pts.length - 2];
+      if (horizontalSide) {
+        pts[p0] = { x: at, y: pts[p0]!.y };
+        pts[p1] = { x: at, y: pts[p1]!.y };
+      } else {
+        pts[p0] = { x: pts[p0]!.x, y: at };
+        pts[p1] = { x: pts[p1]!.x, y: at };
+      }
+    });
+  }
+}
