@@ -32,6 +32,8 @@ export interface RouteBox {
 
 export interface RouteNode extends RouteBox {
   id: string;
+  /** Scratch for the bucket index. */
+  seen?: number;
   /** Container this box is drawn in (it and its ancestors are never obstacles for its routes). */
   parent: string | null;
 }
@@ -59,11 +61,13 @@ type Side = 'top' | 'bottom' | 'left' | 'right';
 interface Seg {
   a: Point;
   b: Point;
+  seen?: number;
 }
 
 /** A bucket index of rectangles and segments, for "what lies near here". */
-class Buckets<T> {
+class Buckets<T extends { seen?: number }> {
   private readonly cells = new Map<number, T[]>();
+  private stamp = 0;
   constructor(private readonly size: number) {}
   private key(i: number, j: number): number {
     return (i + 32768) * 65536 + (j + 32768);
@@ -79,15 +83,21 @@ class Buckets<T> {
       }
     }
   }
-  query(r: RouteBox, into: Set<T>): Set<T> {
+  /** Calls `visit` once for each item whose cells meet `r`. */
+  each(r: RouteBox, visit: (item: T) => void): void {
     const s = this.size;
+    const stamp = ++this.stamp;
     for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
       for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
         const list = this.cells.get(this.key(i, j));
-        if (list) for (const item of list) into.add(item);
+        if (!list) continue;
+        for (const item of list) {
+          if (item.seen === stamp) continue;
+          item.seen = stamp;
+          visit(item);
+        }
       }
     }
-    return into;
   }
 }
 
@@ -140,7 +150,6 @@ class Heap {
 }
 
 const inflate = (r: RouteBox, d: number): RouteBox => ({ x: r.x - d, y: r.y - d, w: r.w + 2 * d, h: r.h + 2 * d });
-const strictlyInside = (p: Point, r: RouteBox): boolean => p.x > r.x && p.x < r.x + r.w && p.y > r.y && p.y < r.y + r.h;
 const union = (a: RouteBox, b: RouteBox): RouteBox => {
   const x = Math.min(a.x, b.x);
   const y = Math.min(a.y, b.y);
@@ -175,16 +184,14 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   for (const n of nodes) if (!byId.has(n.id)) byId.set(n.id, n);
   const all = [...byId.values()];
   let extent: RouteBox | null = null;
-  let span = 0;
   for (const n of all) {
     extent = extent ? union(extent, n) : { x: n.x, y: n.y, w: n.w, h: n.h };
-    span = Math.max(span, n.w, n.h);
   }
-  const boxes = new Buckets<RouteNode>(Math.max(64, span));
+  const boxes = new Buckets<RouteNode>(160);
   for (const n of all) boxes.add(inflate(n, MARGIN), n);
   const used = new Buckets<Seg>(128);
   const routes = new Map<string, Point[]>();
-  const sides = new Map<string, Array<{ edge: string; end: 'start' | 'end'; side: Side }>>();
+  const sides = new Map<string, Array<PortUse>>();
 
   const ancestors = (n: RouteNode): Set<string> => {
     const out = new Set<string>();
@@ -208,7 +215,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     const exempt = ancestors(a);
     for (const id of ancestors(b)) exempt.add(id);
     const ends = union(a, b);
-    let room = Math.max(120, span);
+    let room = 160;
     let found: { points: Point[]; from: Side; to: Side } | null = null;
     for (;;) {
       const region = inflate(ends, room);
@@ -235,12 +242,12 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
       [b, found.to, 'end'],
     ] as const) {
       const list = sides.get(at(n, side));
-      const item = { edge: e.id, end, side };
+      const item = { edge: e.id, end, side, exempt };
       if (list) list.push(item);
       else sides.set(at(n, side), [item]);
     }
   }
-  spreadPorts(sides, byId, routes);
+  spreadPorts(sides, byId, routes, boxes);
   return routes;
 }
 
@@ -269,6 +276,29 @@ function portOf(n: RouteBox, side: Side): { on: Point; out: Point; dir: number }
 const DX = [0, 1, 0, -1];
 const DY = [-1, 0, 1, 0];
 
+/** Index of the value in sorted `list` nearest to `v`, or -1 when none is within half a pixel. */
+function nearest(list: readonly number[], v: number): number {
+  const i = lowerIndex(list, v);
+  return i < list.length && Math.abs(list[i]! - v) <= 0.5 ? i : -1;
+}
+
+/** First index whose value is ≥ v − 0.5 (clamped to the list). */
+function lowerIndex(list: readonly number[], v: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < v - 0.5) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Last index whose value is ≤ v + 0.5, clamped to the list. */
+function upperIndex(list: readonly number[], v: number): number {
+  return Math.max(0, lowerIndex(list, v + 1) - 1);
+}
+
 /** True when `outer` is a container `inner` is drawn in (directly or further up). */
 function ancestorOf(outer: RouteNode, inner: RouteNode): boolean {
   return outer !== inner && inner.parent !== null && outer.id === inner.parent;
@@ -290,7 +320,7 @@ function search(
   const obstacles: RouteBox[] = [];
   const xs: number[] = [];
   const ys: number[] = [];
-  for (const n of boxes.query(region, new Set())) {
+  boxes.each(region, (n) => {
     const r = inflate(n, MARGIN);
     if (!exempt.has(n.id)) obstacles.push(r);
     // An end is no obstacle to its own routes, but they go round it, not through it.
@@ -298,36 +328,70 @@ function search(
       obstacles.push({ x: n.x + 1, y: n.y + 1, w: n.w - 2, h: n.h - 2 });
     xs.push(r.x, r.x + r.w, n.x + n.w / 2);
     ys.push(r.y, r.y + r.h, n.y + n.h / 2);
-  }
+    if (n === a || n === b) {
+      xs.push(n.x + 1, n.x + n.w - 1);
+      ys.push(n.y + 1, n.y + n.h - 1);
+    }
+  });
   xs.push(region.x, region.x + region.w);
   ys.push(region.y, region.y + region.h);
   const X = sortedUnique(xs).filter((v) => v >= region.x && v <= region.x + region.w);
   const Y = sortedUnique(ys).filter((v) => v >= region.y && v <= region.y + region.h);
   const nx = X.length;
   const ny = Y.length;
-  const ix = (v: number) => X.findIndex((x) => Math.abs(x - v) < 0.5);
-  const iy = (v: number) => Y.findIndex((y) => Math.abs(y - v) < 0.5);
+  const ix = (v: number) => nearest(X, v);
+  const iy = (v: number) => nearest(Y, v);
 
-  const obstacleIndex = new Buckets<RouteBox>(128);
-  for (const o of obstacles) obstacleIndex.add(o, o);
-  const scratch = new Set<RouteBox>();
-  const blocked = (p: Point): boolean => {
-    scratch.clear();
-    for (const o of obstacleIndex.query({ x: p.x, y: p.y, w: 0, h: 0 }, scratch)) if (strictlyInside(p, o)) return true;
-    return false;
+  // Which grid steps run through an obstacle: counts over index rectangles, summed up once.
+  // A horizontal step i→i+1 on row j is blocked when a0 ≤ i < a1 and b0 < j < b1 (a vertical
+  // one likewise), a0…b1 being the obstacle's edges as grid indexes (clamped to the region).
+  const H = new Int32Array((nx + 1) * (ny + 1));
+  const V = new Int32Array((nx + 1) * (ny + 1));
+  const mark = (grid: Int32Array, i0: number, i1: number, j0: number, j1: number) => {
+    i0 = Math.max(0, i0);
+    j0 = Math.max(0, j0);
+    i1 = Math.min(nx - 1, i1);
+    j1 = Math.min(ny - 1, j1);
+    if (i1 < i0 || j1 < j0) return;
+    grid[i0 * (ny + 1) + j0]! += 1;
+    grid[(i1 + 1) * (ny + 1) + j0]! -= 1;
+    grid[i0 * (ny + 1) + j1 + 1]! -= 1;
+    grid[(i1 + 1) * (ny + 1) + j1 + 1]! += 1;
   };
-  const segScratch = new Set<Seg>();
+  for (const o of obstacles) {
+    // An obstacle reaching past the region counts as going on beyond its edge lines.
+    const a0 = o.x < X[0]! - 0.5 ? -1 : lowerIndex(X, o.x);
+    const a1 = o.x + o.w > X[nx - 1]! + 0.5 ? nx : upperIndex(X, o.x + o.w);
+    const b0 = o.y < Y[0]! - 0.5 ? -1 : lowerIndex(Y, o.y);
+    const b1 = o.y + o.h > Y[ny - 1]! + 0.5 ? ny : upperIndex(Y, o.y + o.h);
+    mark(H, a0, a1 - 1, b0 + 1, b1 - 1);
+    mark(V, a0 + 1, a1 - 1, b0, b1 - 1);
+  }
+  for (const grid of [H, V]) {
+    for (let i = 0; i <= nx; i++) {
+      for (let j = 0; j <= ny; j++) {
+        const k = i * (ny + 1) + j;
+        grid[k]! += (i > 0 ? grid[k - (ny + 1)]! : 0) + (j > 0 ? grid[k - 1]! : 0) - (i > 0 && j > 0 ? grid[k - (ny + 1) - 1]! : 0);
+      }
+    }
+  }
+  const blockedStep = (i: number, j: number, d: number): boolean => {
+    // d: 0 up, 1 right, 2 down, 3 left; the step from (i, j).
+    if (d === 1) return H[i * (ny + 1) + j]! > 0;
+    if (d === 3) return H[(i - 1) * (ny + 1) + j]! > 0;
+    if (d === 2) return V[i * (ny + 1) + j]! > 0;
+    return V[i * (ny + 1) + j - 1]! > 0;
+  };
   /** Crossings of earlier routes by the step p→q, and the length it runs along them. */
   const traffic = (p: Point, q: Point): number => {
-    segScratch.clear();
     let cost = 0;
     const horizontal = p.y === q.y;
     const lo = horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y);
     const hi = horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y);
-    for (const s of used.query(segBox(p, q), segScratch)) {
+    used.each(segBox(p, q), (s) => {
       const sh = s.a.y === s.b.y;
       if (sh === horizontal) {
-        if (horizontal ? s.a.y !== p.y : s.a.x !== p.x) continue;
+        if (horizontal ? s.a.y !== p.y : s.a.x !== p.x) return;
         const slo = horizontal ? Math.min(s.a.x, s.b.x) : Math.min(s.a.y, s.b.y);
         const shi = horizontal ? Math.max(s.a.x, s.b.x) : Math.max(s.a.y, s.b.y);
         const overlap = Math.min(hi, shi) - Math.max(lo, slo);
@@ -339,7 +403,7 @@ function search(
         const shi = horizontal ? Math.max(s.a.y, s.b.y) : Math.max(s.a.x, s.b.x);
         if (c > lo && c < hi && along > slo && along < shi) cost += CROSS;
       }
-    }
+    });
     return cost;
   };
 
@@ -351,9 +415,17 @@ function search(
     const j = iy(port.out.y);
     if (i >= 0 && j >= 0) goals.set(i * ny + j, side);
   }
-  const h = (i: number, j: number) => Math.abs(X[i]! - targetCentre.x) + Math.abs(Y[j]! - targetCentre.y);
-  const cost = new Map<number, number>();
-  const came = new Map<number, number>();
+  // Distance to the target, plus a bend when not in line with it; weighted a little above the
+  // true cost (found routes are within a few percent of the cheapest, and the search is short).
+  const h = (i: number, j: number) => {
+    const dx = Math.abs(X[i]! - targetCentre.x);
+    const dy = Math.abs(Y[j]! - targetCentre.y);
+    return 1.2 * (dx + dy) + (dx > b.w / 2 && dy > b.h / 2 ? BEND : 0);
+  };
+  const states = nx * ny * 4;
+  const cost = new Float64Array(states).fill(Infinity);
+  const came = new Int32Array(states).fill(-1);
+  const done = new Uint8Array(states);
   const heap = new Heap();
   const startSide = new Map<number, Side>();
   for (const side of PORT_SIDES) {
@@ -362,22 +434,21 @@ function search(
     const j = iy(port.out.y);
     if (i < 0 || j < 0) continue;
     const state = (i * ny + j) * 4 + port.dir;
-    cost.set(state, 0);
+    cost[state] = 0;
     startSide.set(state, side);
     heap.push(state, h(i, j));
   }
-  const done = new Set<number>();
   let reached = -1;
   let budget = 200_000;
   while (heap.size > 0 && budget-- > 0) {
     const state = heap.pop();
-    if (done.has(state)) continue;
-    done.add(state);
+    if (done[state] === 1) continue;
+    done[state] = 1;
     const node = state >> 2;
     const dir = state & 3;
     const i = Math.floor(node / ny);
     const j = node % ny;
-    const g = cost.get(state)!;
+    const g = cost[state]!;
     const goal = goals.get(node);
     // At one of the target's ports, not heading away from it: the last step turns into it.
     if (goal !== undefined && portOf(b, goal).dir !== dir) {
@@ -392,16 +463,16 @@ function search(
       const p = { x: X[i]!, y: Y[j]! };
       const q = { x: X[ni]!, y: Y[nj]! };
       let step = Math.abs(q.x - p.x) + Math.abs(q.y - p.y);
-      if (blocked({ x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 })) {
+      if (blockedStep(i, j, d)) {
         if (!soft) continue;
         step += THROUGH;
       }
       step += (d === dir ? 0 : BEND) + traffic(p, q);
       const next = (ni * ny + nj) * 4 + d;
       const ng = g + step;
-      if (ng < (cost.get(next) ?? Infinity)) {
-        cost.set(next, ng);
-        came.set(next, state);
+      if (ng < cost[next]!) {
+        cost[next] = ng;
+        came[next] = state;
         heap.push(next, ng + h(ni, nj));
       }
     }
@@ -413,8 +484,8 @@ function search(
   for (;;) {
     const node = s >> 2;
     points.push({ x: X[Math.floor(node / ny)]!, y: Y[node % ny]! });
-    const prev = came.get(s);
-    if (prev === undefined) {
+    const prev = came[s]!;
+    if (prev < 0) {
       first = s;
       break;
     }
@@ -430,10 +501,31 @@ function search(
  * Routes that share a side of a box get their own places along it, in the order they head off
  * (so they do not cross right there), evenly spread.
  */
+interface PortUse {
+  edge: string;
+  end: 'start' | 'end';
+  side: Side;
+  /** The boxes its route may cross (its ends and their containers). */
+  exempt: Set<string>;
+}
+
+/** True when the segment p→q runs through a box (pushed out by MARGIN − 1) not in `exempt`. */
+function segmentBlocked(p: Point, q: Point, boxes: Buckets<RouteNode>, exempt: Set<string>): boolean {
+  let hit = false;
+  const s = segBox(p, q);
+  boxes.each(s, (n) => {
+    if (hit || exempt.has(n.id)) return;
+    const r = inflate(n, MARGIN - 1);
+    if (s.x + s.w > r.x && s.x < r.x + r.w && s.y + s.h > r.y && s.y < r.y + r.h) hit = true;
+  });
+  return hit;
+}
+
 function spreadPorts(
-  sides: Map<string, Array<{ edge: string; end: 'start' | 'end'; side: Side }>>,
+  sides: Map<string, Array<PortUse>>,
   byId: Map<string, RouteNode>,
   routes: Map<string, Point[]>,
+  boxes: Buckets<RouteNode>,
 ): void {
   for (const [key, list] of sides) {
     if (list.length < 2) continue;
@@ -454,14 +546,14 @@ function spreadPorts(
       // A straight route moves its other end too; only when that stays on the other box's side.
       if (pts.length === 2) return;
       const at = lo + ((n + 1) * length) / (sorted.length + 1);
-      const [p0, p1] = item.end === 'start' ? [0, 1] : [pts.length - 1, pts.length - 2];
-      if (horizontalSide) {
-        pts[p0] = { x: at, y: pts[p0]!.y };
-        pts[p1] = { x: at, y: pts[p1]!.y };
-      } else {
-        pts[p0] = { x: pts[p0]!.x, y: at };
-        pts[p1] = { x: pts[p1]!.x, y: at };
-      }
+      const [p0, p1, p2] = item.end === 'start' ? [0, 1, 2] : [pts.length - 1, pts.length - 2, pts.length - 3];
+      const moved = (p: Point): Point => (horizontalSide ? { x: at, y: p.y } : { x: p.x, y: at });
+      const a = moved(pts[p0]!);
+      const b = moved(pts[p1]!);
+      // Only where the moved first leg and the stretched second one still pass nothing.
+      if (segmentBlocked(a, b, boxes, item.exempt) || segmentBlocked(b, pts[p2]!, boxes, item.exempt)) return;
+      pts[p0] = a;
+      pts[p1] = b;
     });
   }
 }
