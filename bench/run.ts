@@ -27,6 +27,7 @@ import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './ser
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
 import { settle, writeMeasurements, type WriteFigures } from './write.js';
 import { measureViewer, type ViewerFigures } from './viewer.js';
+import { measureDrawing, renderDrawing } from './drawing.js';
 import { interleave, log, setQuiet, type Figure, type Measurement } from './stats.js';
 
 export interface BenchOptions {
@@ -312,7 +313,8 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     fsck: fsckResult,
     totalMs: performance.now() - began,
   };
-  const markdown = renderMarkdown(results);
+  log('\ndrawing');
+  const markdown = `${renderMarkdown(results)}\n${renderDrawing(await measureDrawing())}`;
   log(`\n${markdown}`);
   if (options.outDir) {
     const file = join(options.outDir, 'results.md');

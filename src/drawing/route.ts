@@ -10,8 +10,10 @@
  *
  * - The candidate lines are the sides of every box pushed out by MARGIN, and the centre lines
  *   of the boxes (where ports sit): a sparse grid over the region around the two ends.
- * - A* over that grid (state: point and heading) with cost = length + BEND per bend + CROSS per
- *   crossing of an earlier route + a charge for running along an earlier route. A step whose
+ * - A* over that grid (state: point and heading) with cost = length + BEND per bend. (A charge
+ *   for crossing or running along earlier routes was tried: the detours it causes cross more
+ *   routes than they avoid — 6,955 crossings against 4,394 without it on the 200-instance bench
+ *   diagram — and it took most of the time.) A step whose
  *   middle lies inside a box pushed out by MARGIN is forbidden, except for the boxes that are
  *   the relation's ends or contain one of them.
  * - The region starts as the two ends with some room around them and doubles until a route is
@@ -52,17 +54,9 @@ export interface Point {
 /** Distance routes keep from boxes that are not their ends. */
 export const MARGIN = 10;
 const BEND = 30;
-const CROSS = 120;
-const ALONG = 2;
 const THROUGH = 100_000;
 
 type Side = 'top' | 'bottom' | 'left' | 'right';
-
-interface Seg {
-  a: Point;
-  b: Point;
-  seen?: number;
-}
 
 /** A bucket index of rectangles and segments, for "what lies near here". */
 class Buckets<T extends { seen?: number }> {
@@ -189,7 +183,6 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   }
   const boxes = new Buckets<RouteNode>(160);
   for (const n of all) boxes.add(inflate(n, MARGIN), n);
-  const used = new Buckets<Seg>(128);
   const routes = new Map<string, Point[]>();
   const sides = new Map<string, Array<PortUse>>();
 
@@ -219,7 +212,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     let found: { points: Point[]; from: Side; to: Side } | null = null;
     for (;;) {
       const region = inflate(ends, room);
-      found = search(a, b, region, boxes, exempt, used, false);
+      found = search(a, b, region, boxes, exempt, false);
       if (
         found ||
         !extent ||
@@ -231,11 +224,10 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
         break;
       room *= 2;
     }
-    found ??= search(a, b, inflate(extent ? union(extent, ends) : ends, 2 * MARGIN), boxes, exempt, used, true);
+    found ??= search(a, b, inflate(extent ? union(extent, ends) : ends, 2 * MARGIN), boxes, exempt, true);
     if (!found) continue;
     const points = simplify(found.points);
     routes.set(e.id, points);
-    for (let i = 1; i < points.length; i++) used.add(segBox(points[i - 1]!, points[i]!), { a: points[i - 1]!, b: points[i]! });
     const at = (n: RouteNode, side: Side) => `${n.id}\u0000${side}`;
     for (const [n, side, end] of [
       [a, found.from, 'start'],
@@ -314,7 +306,6 @@ function search(
   region: RouteBox,
   boxes: Buckets<RouteNode>,
   exempt: Set<string>,
-  used: Buckets<Seg>,
   soft: boolean,
 ): { points: Point[]; from: Side; to: Side } | null {
   const obstacles: RouteBox[] = [];
@@ -382,31 +373,6 @@ function search(
     if (d === 2) return V[i * (ny + 1) + j]! > 0;
     return V[i * (ny + 1) + j - 1]! > 0;
   };
-  /** Crossings of earlier routes by the step p→q, and the length it runs along them. */
-  const traffic = (p: Point, q: Point): number => {
-    let cost = 0;
-    const horizontal = p.y === q.y;
-    const lo = horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y);
-    const hi = horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y);
-    used.each(segBox(p, q), (s) => {
-      const sh = s.a.y === s.b.y;
-      if (sh === horizontal) {
-        if (horizontal ? s.a.y !== p.y : s.a.x !== p.x) return;
-        const slo = horizontal ? Math.min(s.a.x, s.b.x) : Math.min(s.a.y, s.b.y);
-        const shi = horizontal ? Math.max(s.a.x, s.b.x) : Math.max(s.a.y, s.b.y);
-        const overlap = Math.min(hi, shi) - Math.max(lo, slo);
-        if (overlap > 0) cost += overlap * ALONG;
-      } else {
-        const c = horizontal ? s.a.x : s.a.y;
-        const along = horizontal ? p.y : p.x;
-        const slo = horizontal ? Math.min(s.a.y, s.b.y) : Math.min(s.a.x, s.b.x);
-        const shi = horizontal ? Math.max(s.a.y, s.b.y) : Math.max(s.a.x, s.b.x);
-        if (c > lo && c < hi && along > slo && along < shi) cost += CROSS;
-      }
-    });
-    return cost;
-  };
-
   const goals = new Map<number, Side>();
   const targetCentre = { x: b.x + b.w / 2, y: b.y + b.h / 2 };
   for (const side of PORT_SIDES) {
@@ -434,9 +400,12 @@ function search(
     const j = iy(port.out.y);
     if (i < 0 || j < 0) continue;
     const state = (i * ny + j) * 4 + port.dir;
-    cost[state] = 0;
+    // Leaving by a side that turns away from the target costs two bends: routes then leave
+    // towards where they go, and the ones sharing a side fan out without crossing.
+    const away = DX[port.dir]! * (targetCentre.x - port.on.x) + DY[port.dir]! * (targetCentre.y - port.on.y) <= 0;
+    cost[state] = away ? 2 * BEND : 0;
     startSide.set(state, side);
-    heap.push(state, h(i, j));
+    heap.push(state, cost[state]! + h(i, j));
   }
   let reached = -1;
   let budget = 200_000;
@@ -467,7 +436,7 @@ function search(
         if (!soft) continue;
         step += THROUGH;
       }
-      step += (d === dir ? 0 : BEND) + traffic(p, q);
+      step += d === dir ? 0 : BEND;
       const next = (ni * ny + nj) * 4 + d;
       const ng = g + step;
       if (ng < cost[next]!) {

@@ -150,15 +150,27 @@ function properCross(a: [number, number], b: [number, number], c: [number, numbe
   return ((d1 > 1e-9 && d2 < -1e-9) || (d1 < -1e-9 && d2 > 1e-9)) && ((d3 > 1e-9 && d4 < -1e-9) || (d3 < -1e-9 && d4 > 1e-9));
 }
 
-/** Points of a polyline thinned to segments of at least `step` px (crossings are counted per pair of lines). */
-function thin(points: Array<[number, number]>, step = 6): Array<[number, number]> {
+/**
+ * A sampled line as few segments as it has: points where it goes on straight are dropped
+ * (a routed relation is a handful of straight legs and small rounded corners).
+ */
+function thin(points: Array<[number, number]>): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (const p of points) {
     const last = out[out.length - 1];
-    if (!last || Math.abs(p[0] - last[0]) + Math.abs(p[1] - last[1]) >= step) out.push(p);
+    if (last && Math.abs(p[0] - last[0]) + Math.abs(p[1] - last[1]) < 0.5) continue;
+    if (out.length >= 2) {
+      const a = out[out.length - 2]!;
+      const b = out[out.length - 1]!;
+      const ux = b[0] - a[0];
+      const uy = b[1] - a[1];
+      const vx = p[0] - b[0];
+      const vy = p[1] - b[1];
+      const turn = Math.abs(ux * vy - uy * vx) / (Math.hypot(ux, uy) * Math.hypot(vx, vy));
+      if (turn < 0.02 && ux * vx + uy * vy > 0) out.pop();
+    }
+    out.push(p);
   }
-  const end = points[points.length - 1];
-  if (end && out[out.length - 1] !== end) out.push(end);
   return out;
 }
 
