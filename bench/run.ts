@@ -66,6 +66,8 @@ export interface BenchOptions {
   rulesAttributes: number[];
   rulesComponents: number;
   rulesSamples: number;
+  /** Instances of the drawing section's diagrams (bench/drawing.ts); default 50, 200, 1,000. */
+  drawingSizes?: number[];
   /** Where results.md and latency.svg go; none: nothing is written. */
   outDir?: string;
   /** No progress lines, no printed report. */
@@ -314,7 +316,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     totalMs: performance.now() - began,
   };
   log('\ndrawing');
-  const markdown = `${renderMarkdown(results)}\n${renderDrawing(await measureDrawing())}`;
+  const markdown = `${renderMarkdown(results)}\n${renderDrawing(await measureDrawing(options.drawingSizes ?? [50, 200, 1000]))}`;
   log(`\n${markdown}`);
   if (options.outDir) {
     const file = join(options.outDir, 'results.md');

@@ -258,9 +258,9 @@ test('each kind gets its shape and style: person, system, container, component, 
   for (const slug of TYPES) t.regex(svg, new RegExp(`class="box k-${slug} [^"]*" data-kind="instance" data-id="${slug}"`));
   t.regex(svg, /class="box k-external [^"]*" data-kind="instance" data-id="ext"/);
   t.regex(svg, /class="box k-placeholder [^"]*" data-kind="instance" data-id="ph"/);
-  t.regex(svg, /data-id="person"[^>]*><rect class="hit"[^>]*\/><circle class="body"/, 'a person has a head');
-  t.regex(svg, /data-id="database"[^>]*><rect class="hit"[^>]*\/><path class="body" d="M[^"]* A/, 'a database is a cylinder');
-  t.regex(svg, /data-id="queue"[^>]*><rect class="hit"[^>]*\/><path class="body" d="M[^"]* H[^"]* A/, 'a queue is a pipe');
+  t.regex(svg, /data-id="person"[^>]*><rect class="body"[^>]*\/><circle class="shape"/, 'a person has a head');
+  t.regex(svg, /data-id="database"[^>]*><rect class="body"[^>]*\/><path class="shape" d="M[^"]* A/, 'a database is a cylinder');
+  t.regex(svg, /data-id="queue"[^>]*><rect class="body"[^>]*\/><path class="shape" d="M[^"]* H[^"]* A/, 'a queue is a pipe');
   // Type and the first line of the description in the box.
   t.true(svg.includes('>[container]</text>'));
   t.true(svg.includes('What the container does.'));

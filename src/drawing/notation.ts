@@ -30,23 +30,24 @@ export type Kind =
   | 'boundary';
 
 export const NOTATION_STYLE = `
-.c4-diagram .box .body{stroke-width:1.5}
+.c4-diagram .box .body,.c4-diagram .shape{stroke-width:1.5}
 .c4-diagram .box text{fill:#fff}
 .c4-diagram .box .name{font-size:13px;font-weight:700}
 .c4-diagram .box .kind{font-size:10.5px;font-weight:400}
 .c4-diagram .box .desc{font-size:11px}
-.c4-diagram .k-person .body{fill:#08427b;stroke:#073b6f}
+.c4-diagram .k-person .shape{fill:#08427b;stroke:#073b6f}
 .c4-diagram .k-software-system .body{fill:#1168bd;stroke:#0b4884}
-.c4-diagram .k-container .body,.c4-diagram .k-database .body,.c4-diagram .k-queue .body{fill:#2f6fb3;stroke:#1f4f82}
+.c4-diagram .k-container .body,.c4-diagram .k-database .shape,.c4-diagram .k-queue .shape{fill:#2f6fb3;stroke:#1f4f82}
 .c4-diagram .k-component .body{fill:#85bbf0;stroke:#5d82a8}
 .c4-diagram .k-component text{fill:#0b2540}
 .c4-diagram .k-element .body{fill:#e8eef5;stroke:#52606d}
 .c4-diagram .k-element text{fill:#102a43}
-.c4-diagram .k-external .body,.c4-diagram .k-external-person .body{fill:#6b6b6b;stroke:#4d4d4d}
+.c4-diagram .k-external .body,.c4-diagram .k-external-person .shape{fill:#6b6b6b;stroke:#4d4d4d}
 .c4-diagram .k-placeholder .body{fill:#fafafa;stroke:#777;stroke-dasharray:6 4}
 .c4-diagram .k-placeholder text{fill:#444;font-style:italic}
 .c4-diagram .k-boundary .body{fill:none;stroke:#444;stroke-width:1.5;stroke-dasharray:8 5}
 .c4-diagram .k-boundary text{fill:#222}
+.c4-diagram .k-person rect.body,.c4-diagram .k-external-person rect.body,.c4-diagram .k-database rect.body,.c4-diagram .k-queue rect.body{fill:transparent;stroke:none}
 .c4-diagram .shape-top{fill-opacity:.25;fill:#fff}
 .c4-diagram .api-marker rect{fill:#f0b429}
 .c4-diagram .api-marker text{font-size:9px;font-weight:700;fill:#3b2300}
@@ -110,9 +111,8 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
       const top = b.y + 2 * r - 2;
       return {
         svg:
-          `<rect class="hit" x="${n1(b.x)}" y="${n1(b.y)}" width="${n1(b.w)}" height="${n1(b.h)}" fill="none" stroke="none"/>` +
-          `<circle class="body" cx="${n1(b.x + b.w / 2)}" cy="${n1(b.y + r)}" r="${n1(r)}"/>` +
-          `<rect class="body" x="${n1(b.x)}" y="${n1(top)}" width="${n1(b.w)}" height="${n1(b.y + b.h - top)}" rx="${n1(Math.min(r * 1.4, 24))}"/>`,
+          `${rect(0)}<circle class="shape" cx="${n1(b.x + b.w / 2)}" cy="${n1(b.y + r)}" r="${n1(r)}"/>` +
+          `<rect class="shape" x="${n1(b.x)}" y="${n1(top)}" width="${n1(b.w)}" height="${n1(b.y + b.h - top)}" rx="${n1(Math.min(r * 1.4, 24))}"/>`,
         text: { x: b.x, y: top + 4, w: b.w, h: b.y + b.h - top - 4 },
       };
     }
@@ -126,7 +126,7 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
         `A${n1(rx)},${n1(ry)} 0 0 1 ${n1(x0)},${n1(b.y + b.h - ry)} Z`;
       const rim = `M${n1(x0)},${n1(b.y + ry)} A${n1(rx)},${n1(ry)} 0 0 0 ${n1(x1)},${n1(b.y + ry)}`;
       return {
-        svg: `${rect(0).replace('class="body"', 'class="hit" fill="none" stroke="none"')}<path class="body" d="${d}"/><path class="body shape-top" d="${rim}"/>`,
+        svg: `${rect(0)}<path class="shape" d="${d}"/><path class="shape shape-top" d="${rim}"/>`,
         text: { x: b.x, y: b.y + 2 * ry, w: b.w, h: b.h - 3 * ry },
       };
     }
@@ -140,7 +140,7 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
         `H${n1(b.x + rx)} A${n1(rx)},${n1(ry)} 0 0 1 ${n1(b.x + rx)},${n1(y0)} Z`;
       const rim = `M${n1(b.x + b.w - rx)},${n1(y0)} A${n1(rx)},${n1(ry)} 0 0 0 ${n1(b.x + b.w - rx)},${n1(y1)}`;
       return {
-        svg: `${rect(0).replace('class="body"', 'class="hit" fill="none" stroke="none"')}<path class="body" d="${d}"/><path class="body shape-top" d="${rim}"/>`,
+        svg: `${rect(0)}<path class="shape" d="${d}"/><path class="shape shape-top" d="${rim}"/>`,
         text: { x: b.x + rx, y: b.y, w: b.w - 3 * rx, h: b.h },
       };
     }

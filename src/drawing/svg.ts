@@ -63,10 +63,10 @@ ${NOTATION_STYLE}
 .c4-diagram .handle{fill:#2f5d8a;opacity:0;cursor:nwse-resize}
 .c4-diagram.editable .draggable{cursor:move}
 .c4-diagram.editable .draggable:hover .handle,.c4-diagram.editable .draggable:focus-within .handle{opacity:.6}
-.c4-diagram a:focus-visible .body{stroke:#d64545;stroke-width:3}
+.c4-diagram a:focus-visible .body,.c4-diagram a:focus-visible .shape{stroke:#d64545;stroke-width:3}
 .c4-diagram .c4-removed{opacity:.4}
-.c4-diagram .c4-added .body,.c4-diagram .c4-added path{stroke:#2f9e44;stroke-width:3}
-.c4-diagram .c4-changed .body,.c4-diagram .c4-changed path{stroke:#e8890c;stroke-width:3}
+.c4-diagram .c4-added .body,.c4-diagram .c4-added .shape,.c4-diagram .c4-added path{stroke:#2f9e44;stroke-width:3}
+.c4-diagram .c4-changed .body,.c4-diagram .c4-changed .shape,.c4-diagram .c4-changed path{stroke:#e8890c;stroke-width:3}
 @media print{.c4-diagram .handle{display:none}}
 `;
 
@@ -224,7 +224,11 @@ export function drawDiagram(diagram: Diagram, model: Model, options: DrawOptions
       const box = placer.place(r.id, points, w, h);
       labelBoxes.push(box);
       const tspans = text
-        .map((l, n) => `<tspan x="${round(box.x + box.w / 2)}" y="${round(box.y + 2 + (n + 1) * LABEL_LINE - 3)}">${esc(l)}</tspan>`)
+        // A space ends each wrapped line, so the label's text reads whole (copy, screen readers).
+        .map(
+          (l, n) =>
+            `<tspan x="${round(box.x + box.w / 2)}" y="${round(box.y + 2 + (n + 1) * LABEL_LINE - 3)}">${esc(l)}${n < text.length - 1 ? ' ' : ''}</tspan>`,
+        )
         .join('');
       labels.push(
         `<g class="relation-label${markClass(options, r.id)}" data-id="${esc(r.id)}"><rect x="${round(box.x)}" y="${round(box.y)}" width="${round(box.w)}" height="${round(box.h)}" rx="3"/>` +

@@ -45,7 +45,7 @@ const IN_PAGE = `(names) => {
   const svg = document.querySelector('svg.c4-diagram');
   const bbox = (el) => { const b = el.getBBox(); return { x: b.x, y: b.y, w: b.width, h: b.height }; };
   const boxes = [...svg.querySelectorAll('g[data-kind="instance"]')].map((g) => {
-    const outline = bbox(g.querySelector('.hit') || g.querySelector('rect.body'));
+    const outline = bbox(g.querySelector('rect.body'));
     const container = g.dataset.container === 'true';
     const brokenWords = [];
     const name = names[g.dataset.component] || null;
