@@ -29,6 +29,7 @@ import { serveProcess, ROOT, type ServerProcess, type SpawnOptions } from './ser
 import { measureStartup, memoryAfterWrites, type MemoryAfterWrites, type StartupFigures } from './startup.js';
 import { settle, writeMeasurements, type WriteFigures } from './write.js';
 import { measureViewer, type ViewerFigures } from './viewer.js';
+import { measureDrawing, renderDrawing } from './drawing.js';
 import { interleave, log, setQuiet, type Figure, type Measurement } from './stats.js';
 
 export interface BenchOptions {
@@ -67,6 +68,8 @@ export interface BenchOptions {
   rulesAttributes: number[];
   rulesComponents: number;
   rulesSamples: number;
+  /** Instances of the drawing section's diagrams (bench/drawing.ts); default 50, 200, 1,000. */
+  drawingSizes?: number[];
   /** Where results.md and latency.svg go; none: nothing is written. */
   outDir?: string;
   /** No progress lines, no printed report. */
@@ -314,7 +317,8 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     fsck: fsckResult,
     totalMs: performance.now() - began,
   };
-  const markdown = renderMarkdown(results);
+  log('\ndrawing');
+  const markdown = `${renderMarkdown(results)}\n${renderDrawing(await measureDrawing(options.drawingSizes ?? [50, 200, 1000]))}`;
   log(`\n${markdown}`);
   if (options.outDir) {
     const file = join(options.outDir, 'results.md');

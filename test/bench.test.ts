@@ -34,6 +34,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     rulesAttributes: [50, 500],
     rulesComponents: 100,
     rulesSamples: 2,
+    drawingSizes: [20],
     quiet: true,
   });
   t.is(results.sizes.length, 1);

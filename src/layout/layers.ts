@@ -1,14 +1,19 @@
 /**
- * A cheap left-to-right layered placement, used instead of elk for graphs above elk's budget
- * (./layout.ts). Linear in nodes and edges apart from sorting each layer once:
+ * A cheap top-to-bottom layered placement (the Sugiyama scheme Graphviz `dot` uses), used
+ * instead of elk for graphs above elk's budget (./layout.ts). Linear in nodes and edges per
+ * sweep, a fixed number of sweeps, plus sorting each layer:
  * - cycles are broken by a depth-first search in input order (an edge back to a node on the
  *   search path is read reversed);
- * - each node goes into the layer after the deepest of its predecessors (longest path);
- * - within a layer, nodes are ordered by the average row of their predecessors (one sweep,
- *   ties in input order), so related boxes stay near each other;
- * - layers are columns `layerGap` apart, as wide as their widest node; nodes are stacked
- *   `gap` apart. Nothing overlaps.
+ * - each node goes into the layer after the deepest of its predecessors (longest path), so
+ *   relations point downwards: people at the top, data stores at the bottom;
+ * - within a layer, nodes are ordered by the barycentre of their neighbours in the layer
+ *   above, then of those in the layer below, alternately (SWEEPS times; ties keep the
+ *   previous order), which removes most crossings;
+ * - layers are rows `layerGap` apart, as tall as their tallest node; a row's nodes sit `gap`
+ *   apart, rows centred on each other. Nothing overlaps.
  */
+const SWEEPS = 8;
+
 export interface LayeredSpacing {
   gap: number;
   layerGap: number;
@@ -76,34 +81,46 @@ export function layeredPlacement(
     }
   }
 
-  // Order within layers: by the mean row of the predecessors, layer by layer.
+  // Order within layers: barycentre sweeps, down then up.
   const layers: number[][] = [];
   for (let v = 0; v < n; v++) (layers[layer[v]!] ??= []).push(v);
-  const row = new Float64Array(n);
-  for (const nodes of layers) {
-    const key = new Map<number, number>();
-    for (const v of nodes) {
-      const p = preds[v]!;
-      key.set(v, p.length === 0 ? v : p.reduce((s, u) => s + row[u]!, 0) / p.length);
-    }
-    nodes.sort((a, b) => key.get(a)! - key.get(b)! || a - b);
+  const pos = new Float64Array(n);
+  const place = (nodes: number[]) => {
     nodes.forEach((v, i) => {
-      row[v] = i;
+      pos[v] = i;
     });
+  };
+  for (const nodes of layers) if (nodes) place(nodes);
+  const key = new Float64Array(n);
+  const reorder = (nodes: number[], neighbours: number[][]) => {
+    for (const v of nodes) {
+      const list = neighbours[v]!;
+      key[v] = list.length === 0 ? pos[v]! : list.reduce((s, u) => s + pos[u]!, 0) / list.length;
+    }
+    nodes.sort((a, b) => key[a]! - key[b]! || pos[a]! - pos[b]!);
+    place(nodes);
+  };
+  for (let sweep = 0; sweep < SWEEPS; sweep++) {
+    if (sweep % 2 === 0) for (let l = 1; l < layers.length; l++) reorder(layers[l] ?? [], preds);
+    else for (let l = layers.length - 2; l >= 0; l--) reorder(layers[l] ?? [], succs);
   }
 
-  // Columns.
+  // Rows, centred on the widest.
+  const widths = layers.map(
+    (nodes) => (nodes ?? []).reduce((s, v) => s + sizes[v]!.w, 0) + Math.max(0, (nodes ?? []).length - 1) * spacing.gap,
+  );
+  const widest = Math.max(0, ...widths);
   const result: Array<{ x: number; y: number }> = new Array(n);
-  let x = 0;
-  for (const nodes of layers) {
-    let y = 0;
-    let width = 0;
-    for (const v of nodes) {
+  let y = 0;
+  layers.forEach((nodes, l) => {
+    let x = Math.floor((widest - widths[l]!) / 2);
+    let height = 0;
+    for (const v of nodes ?? []) {
       result[v] = { x, y };
-      y += sizes[v]!.h + spacing.gap;
-      width = Math.max(width, sizes[v]!.w);
+      x += sizes[v]!.w + spacing.gap;
+      height = Math.max(height, sizes[v]!.h);
     }
-    x += width + spacing.layerGap;
-  }
+    y += height + spacing.layerGap;
+  });
   return result;
 }

@@ -7,12 +7,13 @@
  * its box lies within the container's box.
  *
  * Rules chosen here (see LAYOUT for the numbers):
- * - Flow direction: left to right. New elements are laid out by elk's `layered` algorithm with
- *   `elk.direction: RIGHT` and `elk.hierarchyHandling: INCLUDE_CHILDREN`, so a relation a→b puts
- *   b to the right of a, and relations between children of different containers are taken
+ * - Flow direction: top to bottom (people at the top, data stores at the bottom, as C4
+ *   diagrams are read). New elements are laid out by elk's `layered` algorithm with
+ *   `elk.direction: DOWN` and `elk.hierarchyHandling: INCLUDE_CHILDREN`, so a relation a→b puts
+ *   b below a, and relations between children of different containers are taken
  *   into account. Each connected group of new elements is laid out in its own wrapper node
  *   (one elk call for all of them), and the groups are then packed in rows (largest group
- *   first, rows about 1.6 times as wide as high), so unrelated elements do not end up in one
+ *   first, rows about ROW_ASPECT times as wide as high), so unrelated elements do not end up in one
  *   tall column. If elk fails or returns overlapping boxes, that group is packed in rows.
  *   (ELK's placement is kept as computed, rounded to whole units; there is room for that.)
  * - Cost: elk's grows much faster than the graph (200 boxes with 4,000 relations took 47 s).
@@ -157,6 +158,13 @@ export const LAYOUT = {
 } as const;
 
 const L = LAYOUT;
+
+/**
+ * Width to height of the rows unrelated groups are packed in. The flow runs top to bottom and
+ * screens are wide, so rows are wide: a container then has room to grow downwards when it
+ * takes new children later.
+ */
+const ROW_ASPECT = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Sizes
@@ -376,14 +384,50 @@ function innerWidthLimit(c: Inst): number {
   return Math.max(1, (c.givenW ?? L.maxSize) - 2 * L.padSide);
 }
 
-/** Children packed in rows within the container's width (used when elk's layout does not fit). */
-function packContainer(c: Inst, order: Inst[]): Placed {
-  const pos = shelfPack(
-    order.map((k) => ({ w: k.w, h: k.h })),
-    innerWidthLimit(c),
-    L.gap,
-  );
-  const kids = order.map((k, i) => ({ id: k.id, x: L.padSide + pos[i]!.x, y: L.padTop + pos[i]!.y, w: k.w, h: k.h }));
+/** Smallest size a new child is shrunk to so that a container holds all its children. */
+const MIN_CHILD = { w: 12, h: 6 };
+
+/**
+ * Children in rows within the container's width (used when elk's layout does not fit, and for
+ * containers beyond elk's budget): ordered by layers of the relations among them (so they flow
+ * top to bottom), and — when they would not fit in the largest allowed box — new children
+ * (no given size) are made smaller and set closer, step by step, until they do (60 children
+ * fit at the smallest step).
+ */
+function packContainer(c: Inst, order: Inst[], relations: ReadonlyArray<[Inst, Inst]> = []): Placed {
+  const at = new Map(order.map((k, n) => [k, n]));
+  const edges: Array<[number, number]> = [];
+  for (const [a, b] of relations) {
+    const ia = at.get(a);
+    const ib = at.get(b);
+    if (ia !== undefined && ib !== undefined) edges.push([ia, ib]);
+  }
+  const flow = layeredPlacement(order, edges, { gap: L.gap, layerGap: L.layerGap });
+  const sorted = order
+    .map((k, n) => ({ k, p: flow[n]! }))
+    .sort((a, b) => a.p.y - b.p.y || a.p.x - b.p.x)
+    .map((e) => e.k);
+  const limitW = innerWidthLimit(c);
+  const limitH = (c.givenH ?? L.maxSize) - L.padTop - L.padBottom;
+  const steps = [
+    { f: 1, gap: L.gap },
+    { f: 0.85, gap: L.gap },
+    { f: 0.85, gap: 3 },
+    { f: 0.75, gap: 3 },
+    { f: 0.65, gap: 2 },
+    { f: 0, gap: 2 },
+  ];
+  let kids: Box[] = [];
+  for (const step of steps) {
+    const sizes = sorted.map((k) => ({
+      w: k.givenW ?? Math.max(MIN_CHILD.w, Math.min(k.w, Math.round(k.w * step.f))),
+      h: k.givenH ?? Math.max(MIN_CHILD.h, Math.min(k.h, Math.round(k.h * step.f))),
+    }));
+    const pos = shelfPack(sizes, limitW, step.gap);
+    kids = sorted.map((k, i) => ({ id: k.id, x: L.padSide + pos[i]!.x, y: L.padTop + pos[i]!.y, w: sizes[i]!.w, h: sizes[i]!.h }));
+    const bottom = Math.max(...kids.map((k) => k.y + k.h)) - L.padTop;
+    if (bottom <= limitH) break;
+  }
   return containerFromKids(c, kids);
 }
 
@@ -435,7 +479,7 @@ async function getElk(ctx: Ctx): Promise<ElkLike> {
 
 const COMMON_OPTIONS: LayoutOptions = {
   'elk.algorithm': 'layered',
-  'elk.direction': 'RIGHT',
+  'elk.direction': 'DOWN',
   'elk.spacing.nodeNode': String(L.gap),
   'elk.layered.spacing.nodeNodeBetweenLayers': String(L.layerGap),
   'elk.spacing.componentComponent': String(L.groupGap),
@@ -482,7 +526,7 @@ function ceilTol(v: number | undefined): number {
  * container), with the relations among them, as a block whose top-left corner is (0, 0).
  * Containers among the items carry their (new) children along. Connected groups are laid
  * out by one elk call (each group in a wrapper node, hierarchy handling INCLUDE_CHILDREN) and
- * then packed in rows at most `rowLimit` wide (or about 1.6:1 when that is smaller).
+ * then packed in rows at most `rowLimit` wide (or about ROW_ASPECT:1 when that is smaller).
  */
 async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<Map<Inst, Placed>> {
   const inSet = new Set(items);
@@ -584,7 +628,7 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
           const order = readingOrder(
             c.kids.map((k) => ({ inst: k, x: elkOut!.get(elkId(k))?.x ?? 0, y: elkOut!.get(elkId(k))?.y ?? 0 })),
           ).map((e) => e.inst);
-          packed.set(c, packContainer(c, order));
+          packed.set(c, packContainer(c, order, ctx.relations));
           retry = true;
         }
       }
@@ -596,9 +640,9 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
   const blocks: Array<{ placed: Map<Inst, Placed>; bbox: Rect }> = [];
   for (const g of groups) {
     let placed: Map<Inst, Placed> | null = null;
-    if (cheap.has(g)) placed = groupLayered(g, packed, itemEdges.get(find(g[0]!)) ?? []);
+    if (cheap.has(g)) placed = groupLayered(g, packed, itemEdges.get(find(g[0]!)) ?? [], ctx.relations);
     else if (needsElk(g) && elkOut) placed = groupFromElk(g, elkOut, packed);
-    if (!placed) placed = groupFallback(g, packed, rowLimit);
+    if (!placed) placed = groupFallback(g, packed, rowLimit, ctx.relations);
     const bbox = unionAll([...placed.values()].map(footAt))!;
     for (const p of placed.values()) {
       p.x -= bbox.x;
@@ -614,7 +658,7 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
     area += (b.bbox.w + L.groupGap) * (b.bbox.h + L.groupGap);
     widest = Math.max(widest, b.bbox.w);
   }
-  const rowWidth = Math.max(widest, Math.min(rowLimit, Math.ceil(Math.sqrt(area * 1.6))));
+  const rowWidth = Math.max(widest, Math.min(rowLimit, Math.ceil(Math.sqrt(area * ROW_ASPECT))));
   const spots = shelfPack(
     blocks.map((b) => b.bbox),
     rowWidth,
@@ -726,14 +770,19 @@ function groupFromElk(g: Inst[], elkOut: Map<string, ElkNode>, packed: Map<Inst,
 }
 
 /** A container's own placement without elk: children packed in rows. */
-function packedItem(i: Inst, packed: Map<Inst, Placed>): Placed {
+function packedItem(i: Inst, packed: Map<Inst, Placed>, relations: ReadonlyArray<[Inst, Inst]>): Placed {
   if (!i.isContainer) return leafPlaced(i);
-  return packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids));
+  return packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids, relations));
 }
 
 /** A group above elk's budget: the cheap layered placement of its items, containers packed. */
-function groupLayered(g: Inst[], packed: Map<Inst, Placed>, edges: Array<[Inst, Inst]>): Map<Inst, Placed> {
-  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed)]);
+function groupLayered(
+  g: Inst[],
+  packed: Map<Inst, Placed>,
+  edges: Array<[Inst, Inst]>,
+  relations: ReadonlyArray<[Inst, Inst]>,
+): Map<Inst, Placed> {
+  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed, relations)]);
   const at = new Map(g.map((i, n) => [i, n]));
   const spots = layeredPlacement(
     list.map(([, p]) => p.foot),
@@ -748,11 +797,11 @@ function groupLayered(g: Inst[], packed: Map<Inst, Placed>, edges: Array<[Inst, 
 }
 
 /** Without elk (or when its result is unusable): items in rows, containers packed. */
-function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number): Map<Inst, Placed> {
-  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed)]);
+function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number, relations: ReadonlyArray<[Inst, Inst]>): Map<Inst, Placed> {
+  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed, relations)]);
   const limit = Number.isFinite(rowLimit)
     ? rowLimit
-    : Math.ceil(Math.sqrt(list.reduce((s, [, p]) => s + (p.foot.w + L.gap) * (p.foot.h + L.gap), 0) * 1.6));
+    : Math.ceil(Math.sqrt(list.reduce((s, [, p]) => s + (p.foot.w + L.gap) * (p.foot.h + L.gap), 0) * ROW_ASPECT));
   const spots = shelfPack(
     list.map(([, p]) => p.foot),
     limit,

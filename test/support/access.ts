@@ -113,6 +113,7 @@ export function concrete(route: Route, ids: Record<string, string>): string {
   const shareLinks = /^\/api\/external\/(diagrams?)\/:id\/share-links$/.exec(route.path);
   if (shareLinks) return `${API}/${shareLinks[1]}/${ids.diagram}/share-links`;
   if (route.path === `${API}/share-links/:id`) return `${API}/share-links/${ids.shareLink}`;
+  if (route.path === `${API}/components/:id/dependencies`) return `${API}/components/${ids.component}/dependencies`;
   // Search needs one filter (400 without); any matches for the matrix.
   if (route.path.startsWith(`${API}/search/`))
     return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;

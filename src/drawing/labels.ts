@@ -1,0 +1,132 @@
+/**
+ * Relation labels along their own route, never over a box, a container's title or another
+ * label (issue 25.3).
+ *
+ * Candidates are spots on the route: the middle of each segment first (longest segments first),
+ * then points further along each. The first candidate that is free wins; a label placed along
+ * another route's line is accepted only when no spot is free of lines too. When the route has
+ * no free spot at all (a crowded hand-made layout), the label goes to the nearest free spot
+ * around the route's middle, searched ring by ring, so it never covers anything.
+ */
+import type { Point } from './route.js';
+
+export interface LabelBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+const GAP = 2;
+
+interface Tagged extends LabelBox {
+  tag: string;
+}
+
+class Index {
+  private readonly cells = new Map<number, Tagged[]>();
+  constructor(private readonly size = 96) {}
+  private key(i: number, j: number): number {
+    return (i + 32768) * 65536 + (j + 32768);
+  }
+  add(r: Tagged): void {
+    const s = this.size;
+    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
+      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
+        const k = this.key(i, j);
+        const list = this.cells.get(k);
+        if (list) list.push(r);
+        else this.cells.set(k, [r]);
+      }
+    }
+  }
+  /** True when `r` (with a gap around it) meets something not tagged `except`. */
+  hits(r: LabelBox, except = '\u0000'): boolean {
+    const s = this.size;
+    for (let i = Math.floor((r.x - GAP) / s); i <= Math.floor((r.x + r.w + GAP) / s); i++) {
+      for (let j = Math.floor((r.y - GAP) / s); j <= Math.floor((r.y + r.h + GAP) / s); j++) {
+        for (const o of this.cells.get(this.key(i, j)) ?? []) {
+          if (o.tag === except) continue;
+          if (r.x < o.x + o.w + GAP && o.x < r.x + r.w + GAP && r.y < o.y + o.h + GAP && o.y < r.y + r.h + GAP) return true;
+        }
+      }
+    }
+    return false;
+  }
+}
+
+export class LabelPlacer {
+  private readonly solid = new Index();
+  private readonly lines = new Index(64);
+
+  /** Boxes, titles and text areas labels must keep off. */
+  block(r: LabelBox): void {
+    this.solid.add({ ...r, tag: '' });
+  }
+
+  /** A route (named `tag`) whose segments other routes' labels should rather not lie on. */
+  addRoute(tag: string, points: readonly Point[]): void {
+    for (let i = 1; i < points.length; i++) {
+      const p = points[i - 1]!;
+      const q = points[i]!;
+      this.lines.add({ x: Math.min(p.x, q.x), y: Math.min(p.y, q.y), w: Math.abs(p.x - q.x), h: Math.abs(p.y - q.y), tag });
+    }
+  }
+
+  /** Where a w×h label of route `tag` goes (its box), now reserved. */
+  place(tag: string, points: readonly Point[], w: number, h: number): LabelBox {
+    const candidates = spotsAlong(points);
+    const at = (p: Point): LabelBox => ({ x: p.x - w / 2, y: p.y - h / 2, w, h });
+    let fallback: LabelBox | null = null;
+    for (const p of candidates) {
+      const box = at(p);
+      if (this.solid.hits(box)) continue;
+      if (!this.lines.hits(box, tag)) return this.take(box);
+      fallback ??= box;
+    }
+    if (fallback) return this.take(fallback);
+    return this.take(this.nearestFree(candidates[0] ?? { x: 0, y: 0 }, w, h));
+  }
+
+  private nearestFree(centre: Point, w: number, h: number): LabelBox {
+    const step = 8;
+    for (let ring = 1; ring < 10_000; ring++) {
+      const d = ring * step;
+      for (let k = -ring; k <= ring; k++) {
+        for (const p of [
+          { x: centre.x + k * step, y: centre.y - d },
+          { x: centre.x + k * step, y: centre.y + d },
+          { x: centre.x - d, y: centre.y + k * step },
+          { x: centre.x + d, y: centre.y + k * step },
+        ]) {
+          const box = { x: p.x - w / 2, y: p.y - h / 2, w, h };
+          if (!this.solid.hits(box)) return box;
+        }
+      }
+    }
+    return { x: centre.x - w / 2, y: centre.y - h / 2, w, h };
+  }
+
+  private take(box: LabelBox): LabelBox {
+    this.solid.add({ ...box, tag: '' });
+    return box;
+  }
+}
+
+/** Spots on a route for a label: segment middles (longest first), then fractions along them. */
+function spotsAlong(points: readonly Point[]): Point[] {
+  const segments: Array<{ p: Point; q: Point; length: number; n: number }> = [];
+  for (let i = 1; i < points.length; i++) {
+    const p = points[i - 1]!;
+    const q = points[i]!;
+    segments.push({ p, q, length: Math.abs(p.x - q.x) + Math.abs(p.y - q.y), n: i });
+  }
+  // Prefer the middle of the route: segments nearer the middle first among equally long ones.
+  const middle = (points.length - 1) / 2;
+  segments.sort((s, t) => t.length - s.length || Math.abs(s.n - 0.5 - middle) - Math.abs(t.n - 0.5 - middle));
+  const out: Point[] = [];
+  const lerp = (s: { p: Point; q: Point }, t: number) => ({ x: s.p.x + (s.q.x - s.p.x) * t, y: s.p.y + (s.q.y - s.p.y) * t });
+  for (const s of segments) out.push(lerp(s, 0.5));
+  for (const t of [0.35, 0.65, 0.2, 0.8, 0.1, 0.9, 0.05, 0.95]) for (const s of segments) if (s.length > 20) out.push(lerp(s, t));
+  return out;
+}

@@ -1,0 +1,292 @@
+/**
+ * The C4 notation (issue 25.4): what kind of element an instance is, its shape and colours,
+ * its text (name, `[Type]`, the first line of its description), and the legend.
+ *
+ * Kinds come from the slug of the component's type: `person`, `software-system`, `container`,
+ * `component`, `database` (and any slug containing `database`, `datastore` or `data-store`: a
+ * cylinder), `queue` (and any slug containing `queue` or `topic`: a pipe). An element is
+ * **external** when its component carries a tag named `External` (any case) or its type's slug
+ * starts with `external` (`external-system`, `external-person`): it is drawn grey, as C4 draws
+ * systems outside the one described. An instance without a component is a placeholder
+ * (dashed); a container instance is a boundary (dashed, title in its top-left corner).
+ * Colours are the C4 model's conventional palette; text on them keeps a contrast ratio of at
+ * least 4.5:1.
+ */
+import type { ComponentInstance, Model } from '../model/types.js';
+import { esc } from '../escape.js';
+import { clip, firstLine, textWidth, wrapText, type Font } from './text.js';
+
+export type Kind =
+  | 'person'
+  | 'software-system'
+  | 'container'
+  | 'component'
+  | 'database'
+  | 'queue'
+  | 'external'
+  | 'external-person'
+  | 'element'
+  | 'placeholder'
+  | 'boundary';
+
+export const NOTATION_STYLE = `
+.c4-diagram .box .body,.c4-diagram .shape{stroke-width:1.5}
+.c4-diagram .box text{fill:#fff}
+.c4-diagram .box .name{font-size:13px;font-weight:700}
+.c4-diagram .box .kind{font-size:10.5px;font-weight:400}
+.c4-diagram .box .desc{font-size:11px}
+.c4-diagram .k-person .shape{fill:#08427b;stroke:#073b6f}
+.c4-diagram .k-software-system .body{fill:#1168bd;stroke:#0b4884}
+.c4-diagram .k-container .body,.c4-diagram .k-database .shape,.c4-diagram .k-queue .shape{fill:#2f6fb3;stroke:#1f4f82}
+.c4-diagram .k-component .body{fill:#85bbf0;stroke:#5d82a8}
+.c4-diagram .k-component text{fill:#0b2540}
+.c4-diagram .k-element .body{fill:#e8eef5;stroke:#52606d}
+.c4-diagram .k-element text{fill:#102a43}
+.c4-diagram .k-external .body,.c4-diagram .k-external-person .shape{fill:#6b6b6b;stroke:#4d4d4d}
+.c4-diagram .k-placeholder .body{fill:#fafafa;stroke:#777;stroke-dasharray:6 4}
+.c4-diagram .k-placeholder text{fill:#444;font-style:italic}
+.c4-diagram .k-boundary .body{fill:none;stroke:#444;stroke-width:1.5;stroke-dasharray:8 5}
+.c4-diagram .k-boundary text{fill:#222}
+.c4-diagram .k-person rect.body,.c4-diagram .k-external-person rect.body,.c4-diagram .k-database rect.body,.c4-diagram .k-queue rect.body{fill:transparent;stroke:none}
+.c4-diagram .shape-top{fill-opacity:.25;fill:#fff}
+.c4-diagram .api-marker rect{fill:#f0b429}
+.c4-diagram .api-marker text{font-size:9px;font-weight:700;fill:#3b2300}
+.c4-diagram .legend rect.frame{fill:#fff;stroke:#bbb}
+.c4-diagram .legend text{font-size:11px;fill:#222}
+.c4-diagram .legend .sample{stroke-width:1}
+.c4-diagram .legend path.line{fill:none;stroke:#5a6672;stroke-width:1.4;stroke-dasharray:6 3}
+`;
+
+const NAME: Font = { size: 13, bold: true };
+const KIND: Font = { size: 10.5 };
+const DESC: Font = { size: 11 };
+const NAME_LINE = 16;
+const SMALL_LINE = 14;
+const PAD = 8;
+
+function slugKind(slug: string): Kind | null {
+  if (slug.startsWith('external')) return slug.includes('person') ? 'external-person' : 'external';
+  if (slug === 'person') return 'person';
+  if (slug.includes('database') || slug.includes('datastore') || slug.includes('data-store')) return 'database';
+  if (slug.includes('queue') || slug.includes('topic')) return 'queue';
+  if (slug === 'software-system' || slug === 'container' || slug === 'component') return slug;
+  return null;
+}
+
+/** The kind of an instance (see the module comment). */
+export function classify(i: ComponentInstance, model: Model, tagNames: ReadonlyMap<string, string>): Kind {
+  if (i.isContainer) return 'boundary';
+  const component = i.component === null ? undefined : model.components.get(i.component);
+  if (!component) return 'placeholder';
+  const slug = component.typeId == null ? '' : (model.types.get(component.typeId)?.slug ?? '');
+  const kind = slugKind(slug) ?? 'element';
+  const external = (component.tags ?? []).some((t) => tagNames.get(t)?.toLowerCase() === 'external');
+  if (external) return kind === 'person' ? 'external-person' : 'external';
+  return kind;
+}
+
+interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+interface InstanceOptions {
+  componentHref?: (componentId: string) => string;
+  editable: boolean;
+  extraClass: string;
+}
+
+const n1 = (v: number) => String(Math.round(v * 10) / 10);
+
+/** The outline of a kind in a box: the `.body` element(s), and the part of the box left for text. */
+function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
+  const rect = (rx: number) => `<rect class="body" x="${n1(b.x)}" y="${n1(b.y)}" width="${n1(b.w)}" height="${n1(b.h)}" rx="${rx}"/>`;
+  switch (kind) {
+    case 'person':
+    case 'external-person': {
+      // Head above a rounded body; the invisible rect keeps the box's exact geometry for tools.
+      const r = Math.min(b.h * 0.17, b.w * 0.2);
+      const top = b.y + 2 * r - 2;
+      return {
+        svg:
+          `${rect(0)}<circle class="shape" cx="${n1(b.x + b.w / 2)}" cy="${n1(b.y + r)}" r="${n1(r)}"/>` +
+          `<rect class="shape" x="${n1(b.x)}" y="${n1(top)}" width="${n1(b.w)}" height="${n1(b.y + b.h - top)}" rx="${n1(Math.min(r * 1.4, 24))}"/>`,
+        text: { x: b.x, y: top + 4, w: b.w, h: b.y + b.h - top - 4 },
+      };
+    }
+    case 'database': {
+      const ry = Math.min(10, b.h * 0.12);
+      const x0 = b.x;
+      const x1 = b.x + b.w;
+      const rx = b.w / 2;
+      const d =
+        `M${n1(x0)},${n1(b.y + ry)} A${n1(rx)},${n1(ry)} 0 0 1 ${n1(x1)},${n1(b.y + ry)} V${n1(b.y + b.h - ry)} ` +
+        `A${n1(rx)},${n1(ry)} 0 0 1 ${n1(x0)},${n1(b.y + b.h - ry)} Z`;
+      const rim = `M${n1(x0)},${n1(b.y + ry)} A${n1(rx)},${n1(ry)} 0 0 0 ${n1(x1)},${n1(b.y + ry)}`;
+      return {
+        svg: `${rect(0)}<path class="shape" d="${d}"/><path class="shape shape-top" d="${rim}"/>`,
+        text: { x: b.x, y: b.y + 2 * ry, w: b.w, h: b.h - 3 * ry },
+      };
+    }
+    case 'queue': {
+      const rx = Math.min(10, b.w * 0.1);
+      const ry = b.h / 2;
+      const y0 = b.y;
+      const y1 = b.y + b.h;
+      const d =
+        `M${n1(b.x + rx)},${n1(y0)} H${n1(b.x + b.w - rx)} A${n1(rx)},${n1(ry)} 0 0 1 ${n1(b.x + b.w - rx)},${n1(y1)} ` +
+        `H${n1(b.x + rx)} A${n1(rx)},${n1(ry)} 0 0 1 ${n1(b.x + rx)},${n1(y0)} Z`;
+      const rim = `M${n1(b.x + b.w - rx)},${n1(y0)} A${n1(rx)},${n1(ry)} 0 0 0 ${n1(b.x + b.w - rx)},${n1(y1)}`;
+      return {
+        svg: `${rect(0)}<path class="shape" d="${d}"/><path class="shape shape-top" d="${rim}"/>`,
+        text: { x: b.x + rx, y: b.y, w: b.w - 3 * rx, h: b.h },
+      };
+    }
+    case 'boundary':
+      return { svg: rect(0), text: b };
+    default:
+      return { svg: rect(6), text: b };
+  }
+}
+
+/** The lines of a box's text that fit its text area: name, `[Type]`, first line of the description. */
+function boxText(name: string, kindLine: string, desc: string, area: Rect): Array<[cls: string, font: Font, line: string]> {
+  const width = Math.max(8, area.w - 2 * PAD);
+  const room = area.h - 2 * PAD + 4;
+  let nameLines = wrapText(name, width, NAME, 3);
+  const kindLines = kindLine === '' ? [] : wrapText(kindLine, width, KIND, 1);
+  let descLines = desc === '' ? [] : wrapText(desc, width, DESC, 2);
+  const height = () => nameLines.length * NAME_LINE + (kindLines.length + descLines.length) * SMALL_LINE;
+  while (height() > room && descLines.length > 0) descLines = descLines.slice(0, -1);
+  let kinds = kindLines;
+  if (height() > room) kinds = [];
+  const total = () => nameLines.length * NAME_LINE + (kinds.length + descLines.length) * SMALL_LINE;
+  while (total() > room && nameLines.length > 1) nameLines = wrapText(name, width, NAME, nameLines.length - 1);
+  return [
+    ...nameLines.map((l): [string, Font, string] => ['name', NAME, l]),
+    ...kinds.map((l): [string, Font, string] => ['kind', KIND, l]),
+    ...descLines.map((l): [string, Font, string] => ['desc', DESC, l]),
+  ];
+}
+
+/**
+ * One instance's group. `blocks`: the rectangles relation labels must keep off (a box: all of
+ * it; a boundary: its title).
+ */
+export function drawInstance(
+  i: ComponentInstance,
+  model: Model,
+  kind: Kind,
+  b: Rect,
+  options: InstanceOptions,
+): { svg: string; blocks: Rect[] } {
+  const component = i.component === null ? undefined : model.components.get(i.component);
+  const type = component?.typeId == null ? undefined : model.types.get(component.typeId);
+  const name = component ? component.name : i.placeholder === '' ? 'placeholder' : i.placeholder;
+  const typeName = component ? (type?.name ?? 'no type') : '';
+  const { svg: outline, text: area } = shape(kind, b);
+  const parts: string[] = [outline];
+  const blocks: Rect[] = [];
+  if (kind === 'boundary') {
+    // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
+    const width = Math.max(8, b.w - 16);
+    const kindText = typeName === '' ? '' : ` [${typeName}]`;
+    const title = wrapText(name, Math.max(8, width - textWidth(kindText, KIND)), NAME, 1)[0] ?? '';
+    parts.push(
+      `<text class="name" x="${n1(b.x + 8)}" y="${n1(b.y + 18)}">${esc(title)}` +
+        (kindText === '' ? '' : `<tspan class="kind">${esc(kindText)}</tspan>`) +
+        '</text>',
+    );
+    blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + textWidth(kindText, KIND)), h: 26 });
+  } else {
+    blocks.push(b);
+    const lines = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', area);
+    const heights = lines.map(([cls]) => (cls === 'name' ? NAME_LINE : SMALL_LINE));
+    const total = heights.reduce((s, h) => s + h, 0);
+    let y = area.y + area.h / 2 - total / 2;
+    const cx = n1(area.x + area.w / 2);
+    const tspans: string[] = [];
+    lines.forEach(([cls, , line], n) => {
+      y += heights[n]!;
+      tspans.push(`<text class="${cls}" x="${cx}" y="${n1(y - 4)}" text-anchor="middle">${esc(line)}</text>`);
+    });
+    parts.push(tspans.join(''));
+  }
+  if (component?.apiContext !== undefined) {
+    const x = b.x + b.w - 30;
+    const y = b.y + 3;
+    parts.push(
+      `<g class="api-marker"><title>Updated through the API (${esc(clip(component.apiContext))})</title>` +
+        `<rect x="${n1(x)}" y="${n1(y)}" width="27" height="13" rx="3"/><text x="${n1(x + 4)}" y="${n1(y + 10)}">API</text></g>`,
+    );
+  }
+  if (options.editable) {
+    parts.push(`<rect class="handle" x="${n1(b.x + b.w - 10)}" y="${n1(b.y + b.h - 10)}" width="10" height="10"/>`);
+  }
+  let inner = parts.join('');
+  if (component && options.componentHref) {
+    const label = clip(`${component.name} [${typeName}]: details`);
+    inner = `<a href="${esc(options.componentHref(component.id))}" aria-label="${esc(label)}">${inner}</a>`;
+  }
+  const classes = [
+    'box',
+    `k-${kind}`,
+    i.isContainer ? 'container' : '',
+    component ? 'component' : 'placeholder',
+    options.editable ? 'draggable' : '',
+  ]
+    .filter((c) => c !== '')
+    .join(' ');
+  const g = (units: number) => units;
+  const data =
+    `data-kind="instance" data-id="${esc(i.id)}" data-x="${g(i.position.x)}" data-y="${g(i.position.y)}" data-w="${g(i.width)}" data-h="${g(i.height)}"` +
+    ` data-container="${i.isContainer}" data-parent="${esc(i.parent ?? '')}"` +
+    (component ? ` data-component="${esc(component.id)}"` : '') +
+    ` data-c4="${kind}"`;
+  return { svg: `<g class="${classes}${options.extraClass}" ${data}>${inner}</g>`, blocks };
+}
+
+const LEGEND_NAMES: Array<[Kind, string]> = [
+  ['person', 'Person'],
+  ['software-system', 'Software system'],
+  ['container', 'Container'],
+  ['component', 'Component'],
+  ['database', 'Database'],
+  ['queue', 'Queue'],
+  ['external', 'External'],
+  ['external-person', 'External person'],
+  ['element', 'Other type'],
+  ['placeholder', 'Placeholder'],
+  ['boundary', 'Boundary'],
+];
+
+/** A small legend of the kinds present, its top-left corner at `at`. */
+export function legend(present: Kind[], at: { x: number; y: number }, relations: boolean): { svg: string; w: number; h: number } {
+  const seen = new Set(present);
+  const rows = LEGEND_NAMES.filter(([k]) => seen.has(k));
+  const items: string[] = [];
+  let x = at.x + 8;
+  const y = at.y + 8;
+  const sampleW = 34;
+  const sampleH = 20;
+  for (const [kind, label] of rows) {
+    const s = shape(kind, { x, y, w: sampleW, h: sampleH });
+    items.push(`<g class="k-${kind} sample">${s.svg}</g><text x="${n1(x + sampleW + 5)}" y="${n1(y + 14)}">${label}</text>`);
+    x += sampleW + 5 + textWidth(label, DESC) + 14;
+  }
+  if (relations) {
+    items.push(
+      `<path class="line" d="M${n1(x)},${n1(y + 10)} H${n1(x + 30)}" marker-end="url(#c4-arrow)"/><text x="${n1(x + 36)}" y="${n1(y + 14)}">Relation</text>`,
+    );
+    x += 36 + textWidth('Relation', DESC) + 8;
+  }
+  const w = x - at.x;
+  const h = sampleH + 16;
+  return {
+    svg: `<g class="legend" aria-label="Legend"><rect class="frame" x="${n1(at.x)}" y="${n1(at.y)}" width="${n1(w)}" height="${h}" rx="4"/>${items.join('')}</g>`,
+    w,
+    h,
+  };
+}

@@ -1,0 +1,335 @@
+/**
+ * The drawing as a pure function (src/drawing/): bounded text (issue 24.2 and 24.4), routes
+ * around boxes, labels off boxes and each other, the C4 notation, marks for a draft's diff.
+ * The same counts measured from Chromium's geometry: drawing-browser.test.ts.
+ */
+import test from 'ava';
+import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
+import { routeEdges, type RouteNode } from '../src/drawing/route.js';
+import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
+import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
+import type { ComponentInstance, Diagram } from '../src/model/types.js';
+
+const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
+
+function model(): ModelUnderConstruction {
+  const m = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
+  for (const slug of TYPES) m.types.set(`t-${slug}`, { id: `t-${slug}`, slug, name: slug.replace('-', ' ') });
+  m.tags.set('ext', { id: 'ext', name: 'External', desc: null, color: 'grey' } as never);
+  return m;
+}
+
+function component(
+  m: ModelUnderConstruction,
+  id: string,
+  name: string,
+  type: string,
+  extra: { desc?: string; tags?: string[] } = {},
+): void {
+  m.components.set(id, {
+    id,
+    name,
+    desc: extra.desc ?? null,
+    state: 'ACTIVE',
+    typeId: `t-${type}`,
+    linksTo: [],
+    attributes: [],
+    ...(extra.tags ? { tags: extra.tags } : {}),
+  });
+}
+
+function instance(id: string, componentId: string | null, x: number, y: number, extra: Partial<ComponentInstance> = {}): ComponentInstance {
+  return {
+    id,
+    component: componentId,
+    placeholder: '',
+    isContainer: false,
+    parent: null,
+    position: { x, y },
+    width: 16,
+    height: 8,
+    ...extra,
+  };
+}
+
+function diagram(parts: Partial<Diagram>): Diagram {
+  return {
+    id: 'd',
+    name: 'D',
+    desc: null,
+    state: 'ACTIVE',
+    level: 'C2',
+    tags: [],
+    componentInstances: [],
+    textareas: [],
+    relations: [],
+    ...parts,
+  };
+}
+
+const count = (svg: string, needle: string) => svg.split(needle).length - 1;
+
+// ---------------------------------------------------------------------------------------------
+// Bounded, linear text (issue 24.2, 24.4)
+
+test('a name, label or description is drawn from its first DRAWN_TEXT characters only: an 80 KB name draws what a 40 KB one does', (t) => {
+  const drawWith = (length: number) => {
+    const m = model();
+    const long = 'Payment '.repeat(length / 8);
+    component(m, 'c', long, 'container', { desc: long });
+    component(m, 'e', 'Ledger', 'container');
+    const d = diagram({
+      componentInstances: [instance('a', 'c', 0, 0), instance('b', 'e', 30, 0)],
+      relations: [{ id: 'r', fromComponentInstance: 'a', toComponentInstance: 'b', label: long, desc: long, linksTo: [] }],
+    });
+    return drawDiagram(d, m);
+  };
+  const at40k = drawWith(40_000);
+  t.is(drawWith(80_000), at40k);
+  t.true(at40k.length < 20_000, `${at40k.length} bytes`);
+  t.is(clip('x'.repeat(10_000)).length, DRAWN_TEXT + 1);
+  t.is(clip('short'), 'short');
+});
+
+test('one word longer than its box is cut where it stops fitting; words that fit are never split', (t) => {
+  const font = { size: 13, bold: true };
+  const lines = wrapText('Checkout Controller service', 100, font);
+  t.deepEqual(lines, ['Checkout', 'Controller', 'service']);
+  for (const line of lines) t.true(textWidth(line, font) <= 100);
+  const long = wrapText('Supercalifragilisticexpialidocious', 80, font);
+  t.true(long.length > 1);
+  t.is(long.join(''), 'Supercalifragilisticexpialidocious');
+  for (const line of long) t.true(textWidth(line, font) <= 80);
+  // At most maxLines lines, the last one ending in an ellipsis.
+  const capped = wrapText('one two three four five six seven', 40, font, 2);
+  t.is(capped.length, 2);
+  t.true(capped[1]!.endsWith('…'));
+  // A long word without spaces is still one pass: 1 MB gives at most DRAWN_TEXT characters of lines.
+  const huge = wrapText('x'.repeat(1_000_000), 100, font);
+  t.true(huge.join('').length <= DRAWN_TEXT + 1);
+});
+
+test('a 10 MB text area draws at most DRAWN_TEXTAREA_LINES lines: output bounded, whatever the width', (t) => {
+  const m = model();
+  const text = 'y'.repeat(10_000_000);
+  const svg = drawDiagram(diagram({ textareas: [{ id: 'ta', position: { x: 0, y: 0 }, width: 1, text }] }), m);
+  t.true(count(svg, '<text') <= 202, `${count(svg, '<text')} text elements`);
+  t.true(svg.length < 60_000, `${svg.length} bytes`);
+  t.true(svg.includes('>…</text>'));
+  const wide = drawDiagram(
+    diagram({ textareas: [{ id: 'ta', position: { x: 0, y: 0 }, width: 100, text: `${'z'.repeat(1000)}\n`.repeat(10_000) }] }),
+    m,
+  );
+  t.true(wide.length < 60_000, `${wide.length} bytes`);
+  // Lines are still cut as the layout counts them.
+  t.deepEqual(textAreaLines('abcdef\r\ngh\rij', 4), ['abcd', 'ef', 'gh', 'ij']);
+  t.is(textAreaLines('q'.repeat(1_000_000), 1, 10).length, 10);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Routes and labels
+
+interface Seg {
+  a: { x: number; y: number };
+  b: { x: number; y: number };
+}
+
+function crossesInterior(s: Seg, r: { x: number; y: number; w: number; h: number }): boolean {
+  // Orthogonal segments: the segment meets the open rectangle.
+  const x0 = Math.min(s.a.x, s.b.x);
+  const x1 = Math.max(s.a.x, s.b.x);
+  const y0 = Math.min(s.a.y, s.b.y);
+  const y1 = Math.max(s.a.y, s.b.y);
+  return x1 > r.x + 0.5 && x0 < r.x + r.w - 0.5 && y1 > r.y + 0.5 && y0 < r.y + r.h - 0.5;
+}
+
+test('routes are orthogonal, start and end on their boxes, and never cross a box that is not an end or its container', (t) => {
+  // A grid of boxes with relations jumping across it, and a container with children.
+  const nodes: RouteNode[] = [];
+  for (let i = 0; i < 5; i++)
+    for (let j = 0; j < 5; j++) nodes.push({ id: `n${i}${j}`, parent: null, x: i * 300, y: j * 200, w: 200, h: 100 });
+  nodes.push({ id: 'box', parent: null, x: 1600, y: 0, w: 500, h: 400 });
+  nodes.push({ id: 'k1', parent: 'box', x: 1650, y: 60, w: 150, h: 80 });
+  nodes.push({ id: 'k2', parent: 'box', x: 1900, y: 260, w: 150, h: 80 });
+  const edges = [
+    { id: 'a', from: 'n00', to: 'n44' },
+    { id: 'b', from: 'n04', to: 'n40' },
+    { id: 'c', from: 'n20', to: 'n24' },
+    { id: 'd', from: 'n02', to: 'k1' },
+    { id: 'e', from: 'k1', to: 'k2' },
+    { id: 'f', from: 'n42', to: 'box' },
+    { id: 'g', from: 'n11', to: 'n13' },
+  ];
+  const routes = routeEdges(nodes, edges);
+  t.is(routes.size, edges.length);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (const e of edges) {
+    const pts = routes.get(e.id)!;
+    const exempt = new Set([e.from, e.to, byId.get(e.from)!.parent, byId.get(e.to)!.parent]);
+    for (let i = 1; i < pts.length; i++) {
+      const s = { a: pts[i - 1]!, b: pts[i]! };
+      t.true(s.a.x === s.b.x || s.a.y === s.b.y, `${e.id} segment ${i} is orthogonal`);
+      for (const n of nodes) if (!exempt.has(n.id)) t.false(crossesInterior(s, n), `${e.id} crosses ${n.id}`);
+    }
+    const onSide = (p: { x: number; y: number }, n: RouteNode) =>
+      (p.x >= n.x && p.x <= n.x + n.w && (p.y === n.y || p.y === n.y + n.h)) ||
+      (p.y >= n.y && p.y <= n.y + n.h && (p.x === n.x || p.x === n.x + n.w));
+    t.true(onSide(pts[0]!, byId.get(e.from)!), `${e.id} starts on its box`);
+    t.true(onSide(pts[pts.length - 1]!, byId.get(e.to)!), `${e.id} ends on its box`);
+  }
+});
+
+test('routes sharing a side of a box are spread along it', (t) => {
+  const nodes: RouteNode[] = [
+    { id: 'top', parent: null, x: 0, y: 0, w: 600, h: 100 },
+    { id: 'a', parent: null, x: -200, y: 300, w: 150, h: 80 },
+    { id: 'b', parent: null, x: 225, y: 300, w: 150, h: 80 },
+    { id: 'c', parent: null, x: 650, y: 300, w: 150, h: 80 },
+  ];
+  const routes = routeEdges(
+    nodes,
+    ['a', 'b', 'c'].map((to) => ({ id: to, from: 'top', to })),
+  );
+  const starts = [...routes.values()].map((p) => `${p[0]!.x},${p[0]!.y}`);
+  t.is(new Set(starts).size, 3, starts.join(' '));
+});
+
+function labelBoxes(svg: string): Array<{ x: number; y: number; w: number; h: number }> {
+  return [
+    ...svg.matchAll(/<g class="relation-label[^"]*" data-id="[^"]*"><rect x="([-\d.]+)" y="([-\d.]+)" width="([\d.]+)" height="([\d.]+)"/g),
+  ].map((m) => ({
+    x: +m[1]!,
+    y: +m[2]!,
+    w: +m[3]!,
+    h: +m[4]!,
+  }));
+}
+
+test('labels lie off every box and off each other, even when many relations meet', (t) => {
+  const m = model();
+  const insts: ComponentInstance[] = [];
+  for (let i = 0; i < 12; i++) {
+    component(m, `c${i}`, `Service number ${i}`, 'container');
+    insts.push(instance(`i${i}`, `c${i}`, (i % 4) * 24, Math.floor(i / 4) * 16));
+  }
+  const relations = [];
+  for (let i = 0; i < 12; i++) {
+    for (const j of [(i + 1) % 12, (i + 5) % 12]) {
+      relations.push({
+        id: `r${i}-${j}`,
+        fromComponentInstance: `i${i}`,
+        toComponentInstance: `i${j}`,
+        label: `Calls ${j} over HTTPS`,
+        desc: null,
+        linksTo: [],
+      });
+    }
+  }
+  const svg = drawDiagram(diagram({ componentInstances: insts, relations }), m);
+  const labels = labelBoxes(svg);
+  t.is(labels.length, relations.length);
+  const overlap = (a: { x: number; y: number; w: number; h: number }, b: { x: number; y: number; w: number; h: number }) =>
+    a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  for (let i = 0; i < labels.length; i++) {
+    for (const inst of insts) {
+      const b = { x: inst.position.x * GRID_PX, y: inst.position.y * GRID_PX, w: inst.width * GRID_PX, h: inst.height * GRID_PX };
+      t.false(overlap(labels[i]!, b), `label ${i} on ${inst.id}`);
+    }
+    for (let j = i + 1; j < labels.length; j++) t.false(overlap(labels[i]!, labels[j]!), `labels ${i} and ${j}`);
+  }
+  // Every relation is one path, with the data attributes tools read.
+  t.is(count(svg, '<g class="relation" data-id='), relations.length);
+  t.regex(svg, /<g class="relation" data-id="r0-1" data-from="i0" data-to="i1"><path d="M/);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The C4 notation and marks
+
+test('each kind gets its shape and style: person, system, container, component, database cylinder, queue pipe, external, placeholder; a legend of the kinds shown', (t) => {
+  const m = model();
+  const insts: ComponentInstance[] = [];
+  TYPES.forEach((slug, n) => {
+    component(m, slug, `The ${slug}`, slug, { desc: `What the ${slug} does.\nSecond line not shown.` });
+    insts.push(instance(slug, slug, n * 20, 0));
+  });
+  component(m, 'ext', 'Bank', 'software-system', { tags: ['ext'] });
+  insts.push(instance('ext', 'ext', 0, 20), instance('ph', null, 20, 20, { placeholder: 'Later' }));
+  const svg = drawDiagram(diagram({ componentInstances: insts }), m);
+  for (const slug of TYPES) t.regex(svg, new RegExp(`class="box k-${slug} [^"]*" data-kind="instance" data-id="${slug}"`));
+  t.regex(svg, /class="box k-external [^"]*" data-kind="instance" data-id="ext"/);
+  t.regex(svg, /class="box k-placeholder [^"]*" data-kind="instance" data-id="ph"/);
+  t.regex(svg, /data-id="person"[^>]*><rect class="body"[^>]*\/><circle class="shape"/, 'a person has a head');
+  t.regex(svg, /data-id="database"[^>]*><rect class="body"[^>]*\/><path class="shape" d="M[^"]* A/, 'a database is a cylinder');
+  t.regex(svg, /data-id="queue"[^>]*><rect class="body"[^>]*\/><path class="shape" d="M[^"]* H[^"]* A/, 'a queue is a pipe');
+  // Type and the first line of the description in the box.
+  t.true(svg.includes('>[container]</text>'));
+  t.true(svg.includes('What the container does.'));
+  t.false(svg.includes('Second line not shown'));
+  const legend = /<g class="legend"[\s\S]*?<\/g><\/svg>/.exec(svg)?.[0] ?? '';
+  for (const word of ['Person', 'Software system', 'Container', 'Component', 'Database', 'Queue', 'External', 'Placeholder'])
+    t.true(legend.includes(`>${word}<`), word);
+  t.false(legend.includes('>Boundary<'), 'only the kinds on the diagram');
+  t.false(drawDiagram(diagram({ componentInstances: insts }), m, { legend: false }).includes('class="legend"'));
+});
+
+test('marks put c4-added, c4-removed and c4-changed on the groups of instances, text areas and relations; removed ones are drawn faded', (t) => {
+  const m = model();
+  component(m, 'a', 'A', 'container');
+  component(m, 'b', 'B', 'container');
+  const d = diagram({
+    componentInstances: [instance('ia', 'a', 0, 0), instance('ib', 'b', 30, 0)],
+    textareas: [{ id: 'ta', position: { x: 0, y: 20 }, width: 10, text: 'note' }],
+    relations: [{ id: 'r', fromComponentInstance: 'ia', toComponentInstance: 'ib', label: 'uses', desc: null, linksTo: [] }],
+  });
+  const marks = new Map([
+    ['ia', 'added'],
+    ['ib', 'changed'],
+    ['ta', 'removed'],
+    ['r', 'removed'],
+  ] as const);
+  const svg = drawDiagram(d, m, { marks });
+  t.regex(svg, /<g class="box k-container component c4-added" data-kind="instance" data-id="ia"/);
+  t.regex(svg, /<g class="box k-container component c4-changed" data-kind="instance" data-id="ib"/);
+  t.regex(svg, /<g class="textarea c4-removed" data-kind="textarea" data-id="ta"/);
+  t.regex(svg, /<g class="relation c4-removed" data-id="r" data-from="ia" data-to="ib">/);
+  t.regex(svg, /<g class="relation-label c4-removed" data-id="r">/);
+  t.regex(svg, /\.c4-removed\{opacity:\.4\}/);
+  t.notRegex(drawDiagram(d, m), /class="[^"]*c4-(added|removed|changed)/, 'no marks, no classes');
+});
+
+test('a diagram at the instance limit is drawn with every relation: past the routing budget, relations are direct elbows', (t) => {
+  const model = emptyModel({ name: 'x', slug: 'x', members: [] });
+  const n = 2000;
+  const instances = Array.from({ length: n }, (_, i) => ({
+    id: `i${i}`,
+    component: null,
+    placeholder: `Box ${i}`,
+    isContainer: false,
+    parent: null,
+    position: { x: (i % 40) * 20, y: Math.floor(i / 40) * 12 },
+    width: 16,
+    height: 8,
+  }));
+  const relations = Array.from({ length: 2 * n }, (_, i) => ({
+    id: `r${i}`,
+    fromComponentInstance: `i${i % n}`,
+    toComponentInstance: `i${(i * 7 + 13) % n}`,
+    label: `calls ${i}`,
+    desc: null,
+    linksTo: [],
+  }));
+  const diagram = {
+    id: 'd',
+    name: 'Big',
+    desc: null,
+    state: 'DRAFT',
+    level: 'C2',
+    tags: [],
+    componentInstances: instances,
+    textareas: [],
+    relations,
+  } as unknown as Diagram;
+  const svg = drawDiagram(diagram, model);
+  t.is(svg.split('<g class="relation" ').length - 1, 2 * n);
+  t.is(svg.split('<g class="relation-label"').length - 1, 2 * n);
+});
