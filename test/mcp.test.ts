@@ -124,3 +124,44 @@ test('without a key 401, with a wrong key 401, from another site 403, and a sess
   );
   t.is(stolen.status, 404);
 });
+
+test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
+  const client = await connect(s.key, 'review-bot');
+  t.teardown(() => client.close());
+  const main = await s.head();
+  const opened = await client.callTool({ name: 'create_draft', arguments: { name: 'agent-fraud', title: 'Fraud checks' } });
+  t.falsy(opened.isError, JSON.stringify(opened.content));
+  t.regex((opened.structuredContent as { review: string }).review, /\/orgs\/demo\/drafts\/agent-fraud$/);
+  const body = { draft: 'agent-fraud', components: [{ ref: 'fraud-check', name: 'Fraud Check', typeSlug: 'person' }] };
+  const written = await client.callTool({ name: 'write_model', arguments: body });
+  t.falsy(written.isError, JSON.stringify(written.content));
+  const commit = (written.structuredContent as { commit: string }).commit;
+  t.is(await s.head(), main, 'main is untouched');
+  const inDraft = (await s.get('/api/external/components?draft=agent-fraud')).body as { name: string }[];
+  t.true(inDraft.some((c) => c.name === 'Fraud Check'));
+  t.false(((await s.get('/api/external/components')).body as { name: string }[]).some((c) => c.name === 'Fraud Check'));
+  const message = await s.git('log', '-1', '--format=%an%n%B', 'refs/heads/drafts/agent-fraud');
+  t.regex(message, /^test pipeline\n/);
+  t.regex(message, /\nAgent: review-bot\n/);
+  // The same body again: the ref finds the component, nothing changes, no commit.
+  const again = await client.callTool({ name: 'write_model', arguments: body });
+  t.is((again.structuredContent as { commit: string }).commit, commit);
+  const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'agent-fraud' } });
+  t.regex((diff.content as Text[])[0]!.text, /added component Fraud Check/);
+  // main is not a draft: the agent cannot write there.
+  const intoMain = await client.callTool({ name: 'write_model', arguments: { draft: 'main', components: [{ name: 'X' }] } });
+  t.true(intoMain.isError);
+  t.is((intoMain.content as Text[])[0]!.text, "Draft 'main' does not exist.");
+});
+
+test('a reader key can neither see nor call the draft tools', async (t) => {
+  const reader = await connect(s.readerKey);
+  t.teardown(() => reader.close());
+  const names = (await reader.listTools()).tools.map((tool) => tool.name);
+  t.false(names.includes('create_draft'));
+  t.false(names.includes('write_model'));
+  t.true(names.includes('draft_diff'));
+  const refused = await reader.callTool({ name: 'create_draft', arguments: { name: 'nope' } });
+  t.true(refused.isError);
+  t.is((await s.get('/api/external/drafts/nope')).status, 404, 'nothing was opened');
+});
