@@ -165,3 +165,21 @@ test('a reader key can neither see nor call the draft tools', async (t) => {
   t.true(refused.isError);
   t.is((await s.get('/api/external/drafts/nope')).status, 404, 'nothing was opened');
 });
+
+test('resources: the model as YAML and each diagram drawn; render_diagram also as a PNG picture', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  const diagrams = (await s.get('/api/external/diagrams')).body as { id: string; name: string }[];
+  const { resources } = await client.listResources();
+  t.is(resources[0]!.uri, 'c4store:///model.yaml');
+  t.is(resources.length, 1 + diagrams.length);
+  const yaml = await client.readResource({ uri: 'c4store:///model.yaml' });
+  t.regex((yaml.contents[0] as { text: string }).text, /^types:/m);
+  const drawn = await client.readResource({ uri: `c4store:///diagrams/${diagrams[0]!.id}.svg` });
+  t.regex((drawn.contents[0] as { text: string }).text, /^<svg[\s>]/);
+  await t.throwsAsync(client.readResource({ uri: 'c4store:///diagrams/nope.svg' }), { message: /does not exist/ });
+  const png = await client.callTool({ name: 'render_diagram', arguments: { id: diagrams[0]!.id, format: 'png' } });
+  const image = (png.content as { type: string; data?: string; mimeType?: string }[]).find((c) => c.type === 'image')!;
+  t.is(image.mimeType, 'image/png');
+  t.deepEqual([...Buffer.from(image.data!, 'base64').subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+});

@@ -4,12 +4,21 @@ import type { Context, Middleware } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { drawDiagram } from '../drawing/svg.js';
 import { ApiError } from '../errors.js';
 import { toApiError } from '../http/middleware/errors.js';
-import { state } from '../http/resource.js';
+import { readSnapshot, state } from '../http/resource.js';
 import type { KeyRecord } from '../store/keys.js';
-import { checkArguments, type Tool, type ToolContext } from './tools.js';
+import { checkArguments, modelYaml, type Tool, type ToolContext } from './tools.js';
 
 /**
  * `/mcp`: the Model Context Protocol over streamable HTTP (CONTRACT.md §10), served by the
@@ -149,7 +158,7 @@ function serverFor(settings: McpSettings): Server {
   const server = new Server(
     { name: 'c4store', version: '1' },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {} },
       instructions:
         "c4store holds this organization's C4 architecture model. Read with search, get_component, get_diagram, render_diagram, get_model, history and diff. Propose changes in a draft (create_draft, then write_model into it, then draft_diff): people review and merge drafts; an agent never writes to main.",
     },
@@ -174,7 +183,8 @@ function serverFor(settings: McpSettings): Server {
     const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
     try {
       const answer = await definition.run(checkArguments(definition, request.params.arguments) as never, context);
-      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
+      const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
+      return { content: [{ type: 'text', text: answer.text }, ...image], structuredContent: answer.structured };
     } catch (err) {
       // The REST API's texts: a refusal is the agent's to read and act on, not a protocol failure.
       const refusal = toApiError(err);
@@ -182,8 +192,40 @@ function serverFor(settings: McpSettings): Server {
       throw err;
     }
   });
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const { model } = await readSnapshot(carried(extra));
+    const diagrams = [...model.diagrams.values()];
+    const start = Number(request.params?.cursor ?? 0) || 0;
+    const page = diagrams.slice(start, start + RESOURCES_PER_PAGE);
+    return {
+      resources: [
+        ...(start === 0 ? [{ uri: MODEL_URI, name: 'model.yaml', title: 'The whole model (YAML)', mimeType: 'application/yaml' }] : []),
+        ...page.map((d) => ({
+          uri: `${DIAGRAM_URI}${d.id}.svg`,
+          name: `${d.id}.svg`,
+          title: `${d.name} (${d.level})`,
+          mimeType: 'image/svg+xml',
+        })),
+      ],
+      ...(start + RESOURCES_PER_PAGE < diagrams.length ? { nextCursor: String(start + RESOURCES_PER_PAGE) } : {}),
+    };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const ctx = carried(extra);
+    const { model } = await readSnapshot(ctx);
+    const { uri } = request.params;
+    if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
+    const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
+    const diagram = id === undefined ? undefined : model.diagrams.get(id);
+    if (!diagram) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
+    return { contents: [{ uri, mimeType: 'image/svg+xml', text: drawDiagram(diagram, model) }] };
+  });
   return server;
 }
+
+const MODEL_URI = 'c4store:///model.yaml';
+const DIAGRAM_URI = 'c4store:///diagrams/';
+const RESOURCES_PER_PAGE = 500;
 
 function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };

@@ -13,6 +13,7 @@ import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { kindOfId } from '../model/files.js';
 import type { Model } from '../model/types.js';
+import { pngOf } from '../viewer/svg-response.js';
 import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import { emitYaml, type Plain } from '../yaml/format.js';
@@ -35,6 +36,8 @@ export interface ToolContext {
 export interface ToolAnswer {
   text: string;
   structured: Record<string, unknown>;
+  /** A picture beside the text (render_diagram's PNG). */
+  image?: { data: string; mimeType: string };
 }
 
 export interface Tool<S extends TSchema = TSchema> {
@@ -101,7 +104,13 @@ const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id.`) });
 
 const RenderInput = Type.Object({
   id: Id("The diagram's id."),
+  format: Type.Optional(
+    Type.Union([Type.Literal('svg'), Type.Literal('png')], { description: 'svg (default): the drawing as text; png: a picture.' }),
+  ),
 });
+
+/** The largest PNG a tool answer carries (base64 grows it by a third); a larger one is left to its address. */
+const MAX_PNG_BYTES = 1_500_000;
 
 const ModelInput = Type.Object({
   offset: Type.Optional(
@@ -119,6 +128,17 @@ const DiffInput = Type.Object({
   from: Revision('A commit id, version name or main~N to compare from.'),
   to: Type.Optional(Revision('What to compare to (default: main).')),
 });
+
+/** The whole model as YAML, in the current form's shapes: get_model and the model resource. */
+export function modelYaml(m: Model, publicUrl: string): string {
+  return emitYaml({
+    types: [...m.types.values()],
+    tags: [...m.tags.values()],
+    attributes: [...m.attributes.values()],
+    components: [...m.components.values()].map((c) => presentCurrent.component(c, m)),
+    diagrams: [...m.diagrams.values()].map((d) => presentCurrent.diagram(d, m, publicUrl)),
+  } as unknown as { [key: string]: Plain });
+}
 
 async function model(context: ToolContext) {
   return (await readSnapshot(context.ctx)).model;
@@ -179,15 +199,31 @@ export const READ_TOOLS: readonly Tool[] = [
   tool({
     name: 'render_diagram',
     title: 'Draw a diagram',
-    description: 'The drawing of one diagram as SVG, as the viewer shows it, and the address where a person sees it.',
+    description:
+      'The drawing of one diagram as the viewer shows it: SVG text (default) or a PNG picture (format png), and the address where a person sees it.',
     input: RenderInput,
     readOnly: true,
-    async run({ id }, context) {
-      const m = await model(context);
-      const diagram = m.diagrams.get(id);
+    async run({ id, format = 'svg' }, context) {
+      const snapshot = await readSnapshot(context.ctx);
+      const diagram = snapshot.model.diagrams.get(id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-      const svg = drawDiagram(diagram, m);
       const url = `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/diagrams/${id}`;
+      if (format === 'png') {
+        const png = await pngOf(snapshot, diagram, 1);
+        const structured = { id, name: diagram.name, url, png: `${url}.png`, mediaType: 'image/png', bytes: png.length };
+        if (png.length > MAX_PNG_BYTES) {
+          return {
+            text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${structured.png}.`,
+            structured,
+          };
+        }
+        return {
+          text: `'${diagram.name}' drawn as PNG (${png.length} bytes); a person sees it at ${url}.`,
+          structured,
+          image: { data: png.toString('base64'), mimeType: 'image/png' },
+        };
+      }
+      const svg = drawDiagram(diagram, snapshot.model);
       return { text: svg, structured: { id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) } };
     },
   }),
@@ -199,13 +235,7 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ offset = 0 }, context) {
       const m = await model(context);
-      const yaml = emitYaml({
-        types: [...m.types.values()],
-        tags: [...m.tags.values()],
-        attributes: [...m.attributes.values()],
-        components: [...m.components.values()].map((c) => presentCurrent.component(c, m)),
-        diagrams: [...m.diagrams.values()].map((d) => presentCurrent.diagram(d, m, context.publicUrl)),
-      } as unknown as { [key: string]: Plain });
+      const yaml = modelYaml(m, context.publicUrl);
       const end = Math.min(yaml.length, offset + ANSWER_CHARS);
       const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
       const next = cut < yaml.length ? cut : null;

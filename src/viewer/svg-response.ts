@@ -48,8 +48,8 @@ const pngTurns = new FairQueue(1);
 /** Renders under way, so that a second request for the same picture waits for the first. */
 const rendering = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
 
-/** The PNG of one diagram at one scale, kept with the snapshot's other answers. */
-function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
+/** The PNG of one diagram at one scale, kept with the snapshot's other answers (the viewer, the API, share links, the agents' render tool). */
+export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
   const key = `png:${diagram.id}:${scale}`;
   const done = snapshot.responses.get(key);
   if (done) return Promise.resolve(done);
