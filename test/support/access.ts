@@ -116,7 +116,7 @@ export function concrete(route: Route, ids: Record<string, string>): string {
   if (route.path === `${API}/components/:id/dependencies`) return `${API}/components/${ids.component}/dependencies`;
   // Search needs one filter (400 without); any matches for the matrix.
   if (route.path.startsWith(`${API}/search/`))
-    return `${route.path}?${route.path.endsWith('/components') ? 'state' : route.path.endsWith('/diagrams') ? 'state' : 'componentId'}=x`;
+    return `${route.path}?${route.path.endsWith('/dependencies') ? 'componentId=x' : 'state=DRAFT'}`;
   // History and diff take revisions; `main` names one in every organization.
   if (route.path === `${API}/history/:commit`) return `${API}/history/main`;
   if (route.path === `${API}/diff`) return `${API}/diff?from=main`;
@@ -337,7 +337,8 @@ export const isRead = (route: Route) => route.method === 'GET' || route.method =
 export function requestsOf(route: Route, org: OrgData): string[] {
   const path = concrete(route, org.ids);
   if (!isRead(route)) return [path];
-  const single = route.path.endsWith('/:id') && !route.path.includes('/type');
+  // A resource's own routes read it where it exists; lists also at the first commit, where they are empty.
+  const single = /\/:id(\/dependencies)?$/.test(route.path) && !route.path.includes('/type');
   return [path, withAt(path, org.commits[0]!), ...(single ? [] : [withAt(path, org.commits.at(-1)!)])];
 }
 
