@@ -104,8 +104,8 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     const cascade = cascadeOf(ctx);
     let deleted: unknown;
     const { snapshot } = await write(ctx, (draft) => {
-      const id = findOne(ctx, kind, collection(draft.base, kind), true).id;
-      deleted = presentIn(kind, draft.base)(deleteResource(draft, kind, id, cascade));
+      // By id only: a retried DELETE must be 404, never the resource whose ref is that id.
+      deleted = presentIn(kind, draft.base)(deleteResource(draft, kind, String(ctx.params.id), cascade));
     });
     await send(ctx, deleted, snapshot);
   };
