@@ -11,7 +11,7 @@ import { SCHEMA_DIR } from './editor/schemas.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
-import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
+import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
@@ -32,7 +32,7 @@ Usage:
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
   c4store member add <slug> <email> [--data DIR]
-  c4store mirror add <slug> <url> [--interval SECONDS] [--data DIR]
+  c4store mirror add <slug> <url> [--interval SECONDS] [--timeout SECONDS] [--data DIR]
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
   c4store upgrade <slug> [--data DIR]
@@ -76,6 +76,7 @@ const OPTIONS = {
   label: { type: 'string' },
   role: { type: 'string' },
   interval: { type: 'string' },
+  timeout: { type: 'string' },
   'pack-every': { type: 'string' },
   format: { type: 'string' },
   diagram: { type: 'string' },
@@ -325,13 +326,19 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'mirror add': {
-      const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS]');
+      const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS] [--timeout SECONDS]');
       requireOrg(slug);
       checkMirrorUrl(url);
       const interval = Number(values.interval ?? DEFAULT_MIRROR_INTERVAL);
       if (!Number.isFinite(interval) || interval < 0)
         throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
-      await updateMirrors(data, (mirrors) => [...mirrors.filter((m) => m.org !== slug || m.url !== url), { org: slug, url, interval }]);
+      const timeout = Number(values.timeout ?? DEFAULT_MIRROR_TIMEOUT);
+      if (!Number.isFinite(timeout) || timeout <= 0)
+        throw new UsageError(`--timeout must be a number of seconds above 0, not '${values.timeout}'`);
+      await updateMirrors(data, (mirrors) => [
+        ...mirrors.filter((m) => m.org !== slug || m.url !== url),
+        { org: slug, url, interval, timeout },
+      ]);
       console.log(
         `'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`,
       );
