@@ -14,6 +14,7 @@ import { requestLog } from './middleware/log.js';
 import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
 import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
+import { privateAnswers } from './middleware/private-answers.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.silent = true;
   app.use(requestLog(deps.log));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
+  app.use(privateAnswers);
   app.use(errors(deps.log));
   app.use(gitHttp(deps));
 

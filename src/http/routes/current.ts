@@ -91,8 +91,10 @@ export function createHandler(kind: WritableKind, settings: RouteSettings) {
     const body = objectBody(ctx);
     const request: CurrentRequest = { [PLURAL[kind]]: [body] };
     const { snapshot, result } = await write(ctx, (draft) => writeCurrent(draft, request, 'create', 'single'));
-    await send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
+    const created = resultOf(result, kind)[0] as { id: string };
+    await send(ctx, presenter(kind, snapshot.model)(created), snapshot);
     ctx.status = 201;
+    ctx.set('Location', `/api/external/${PLURAL[kind]}/${encodeURIComponent(created.id)}`);
   };
 }
 
