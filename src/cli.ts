@@ -167,7 +167,7 @@ async function serve(values: Values): Promise<void> {
       console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
     }
   }
-  const server = await startServer({
+  const starting = startServer({
     dataDir: data,
     port,
     host: values.host,
@@ -181,6 +181,13 @@ async function serve(values: Values): Promise<void> {
     maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
     layoutTimeout: seconds(values, 'layout-timeout'),
     writeTimeout: seconds(values, 'write-timeout'),
+  });
+  // The demo key exists only in this process: a start that fails (a busy port) still shows it,
+  // or the next start, finding 'demo' made, could not.
+  const server = await starting.catch((err: NodeJS.ErrnoException) => {
+    if (demoKey) console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} is in use: start on another one with --port N (npm start -- --port N)`);
+    throw err;
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
