@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { GitCommandError, runGit } from '../store/git-cli.js';
+import { VERSION_NAME } from '../store/refs.js';
 
 /** A named version: an annotated git tag on a commit of `main`, as `git tag -a` makes it. */
 export interface Version {
@@ -36,13 +37,18 @@ export async function createVersion(
   return created;
 }
 
-/** git's own ref-name rules (`git check-ref-format`), plus: not mistakable for a commit id. */
+/**
+ * The names a revision can name (VERSION_NAME, the rule `?at=`, diff, history and revert read
+ * by), within git's own ref-name rules (`git check-ref-format`), and not mistakable for a
+ * commit id or `main`.
+ */
 async function checkVersionName(gitdir: string, name: string): Promise<void> {
   const rules =
-    "Use letters, digits, '.', '-', '_' and '/' as git allows in tag names (no spaces, '..', '~', '^', ':', '?', '*', '[' or '\\\\').";
-  if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || name === 'main') {
-    throw new ApiError(400, `Invalid version name '${name}': it must not start with '-' or look like a commit id. ${rules}`);
+    "Use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit, as git allows in tag names (no '..', no '.lock' at the end).";
+  if (COMMIT_LIKE.test(name) || name === 'main') {
+    throw new ApiError(400, `Invalid version name '${name}': it must not look like a commit id or be 'main'. ${rules}`);
   }
+  if (!VERSION_NAME.test(name)) throw new ApiError(400, `Invalid version name '${name}'. ${rules}`);
   const { code } = await runGit(gitdir, ['check-ref-format', `refs/tags/${name}`], { okCodes: [1] });
   if (code !== 0) throw new ApiError(400, `Invalid version name '${name}'. ${rules}`);
 }
