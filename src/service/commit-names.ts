@@ -8,7 +8,6 @@ const FULL_ID = /^[0-9a-f]{40}$/;
 /** As `git log --oneline` prints them: at least 4 hex digits (git's own minimum abbreviation). */
 const ABBREVIATED_ID = /^[0-9a-f]{4,39}$/;
 
-
 /**
  * The commit a client names wherever one is taken (`?at=`, `from`, `to`, `before`, history,
  * revert): a full commit id, an abbreviation of one as `git log --oneline` prints it, a
