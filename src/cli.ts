@@ -255,6 +255,7 @@ async function run(argv: string[]): Promise<void> {
       {
         author: CLI_AUTHOR,
         title: 'c4store upgrade',
+        spoken: () => 'Rewrote every file as the service writes it today, with its editor schema line',
         options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
         mayRewriteUnchanged: true,
       },
@@ -322,6 +323,7 @@ async function run(argv: string[]): Promise<void> {
         {
           author: CLI_AUTHOR,
           title: `c4store member add ${email}`,
+          spoken: () => `Added ${email} as a member`,
           options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
         },
         (draft) => {

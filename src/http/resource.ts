@@ -82,14 +82,18 @@ export function authorOf(ctx: Context): { name: string; email: string } {
   return { name: key.label.replace(/[<>\n]/g, ''), email: `${emailLocalPart(key.label)}@${org.slug}` };
 }
 
-/** Runs the pure model step of a write under the organization's lock and commits its changes. */
-export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
+/**
+ * Runs the pure model step of a write under the organization's lock and commits its changes.
+ * `spoken`: the commit's title as people say it, for writes people make (viewer, revert).
+ */
+export function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R, spoken?: (draft: Draft) => string) {
   const { org } = state(ctx);
   return org.write(
     {
       ifMatch: ifMatch(ctx),
       author: authorOf(ctx),
       title: `${ctx.method} ${ctx.path}`,
+      spoken,
       options: writeOptions(ctx),
     },
     step,

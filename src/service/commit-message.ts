@@ -4,8 +4,15 @@ import type { Change } from '../model/draft.js';
  * `POST /api/external/component: create 2, update 1` (`, delete 1` where files go), a blank line, one line per touched
  * file, and an `Api-Context:` trailer per distinct apiContext, so `git log` reads as a
  * changelog of the architecture.
+ *
+ * Writes made by people (a drop or an edit in the viewer, a revert, the command line) are
+ * titled as they would say it (`Moved 'Web Shop' on 'Shop - Containers'`): `spoken` replaces
+ * the request line and its counts, and the one trailer is the request's own (a revert restores
+ * files with the apiContext they had then, which is not this commit's).
  */
-export function commitMessage(title: string, changes: readonly Change[], apiContext: string): string {
+export function commitMessage(title: string, changes: readonly Change[], apiContext: string, spoken?: string): string {
+  const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
+  if (spoken !== undefined) return `${oneLine(spoken)}\n\n${lines.join('\n')}\n\nApi-Context: ${oneLine(apiContext)}\n`;
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const summary = [
     ['create', count('create')],
@@ -15,7 +22,6 @@ export function commitMessage(title: string, changes: readonly Change[], apiCont
     .filter(([, n]) => n !== 0)
     .map(([action, n]) => `${action} ${n}`)
     .join(', ');
-  const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
   const contexts = new Set(changes.map((c) => c.apiContext ?? apiContext));
   const trailers = [...contexts].map((context) => `Api-Context: ${oneLine(context)}`);
   return `${oneLine(title)}: ${summary}\n\n${lines.join('\n')}\n\n${trailers.join('\n')}\n`;

@@ -39,6 +39,11 @@ export interface WriteRequest {
   author: Author;
   /** First words of the commit message: `POST /api/external/component`. */
   title: string;
+  /**
+   * A title as people say it, from the model before and after the step (`Moved 'Web Shop' on
+   * 'Shop - Containers'`): replaces `title` and its counts (service/commit-message.ts).
+   */
+  spoken?: (draft: Draft) => string;
   options: WriteOptions;
   /**
    * The step may write files exactly as they are stored (`c4store upgrade` rewrites every
@@ -217,7 +222,7 @@ export class OrgModel {
         parent,
         changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
-        message: commitMessage(request.title, changes, request.options.apiContext),
+        message: commitMessage(request.title, changes, request.options.apiContext, request.spoken?.(draft)),
       });
       this.current = { commit, model: draft.model, responses: new ResponseCache() };
       this.lastValid = this.current;

@@ -14,8 +14,8 @@ import { organizationOf, requireEditor } from '../http/middleware/auth.js';
 import type { YamlPool } from '../http/yaml-pool.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
-import { ArrangeInput, arrangeDiagram } from './arrange.js';
-import { editComponent } from './edit.js';
+import { ArrangeInput, arrangeDiagram, describeArrange } from './arrange.js';
+import { describeEdit, editComponent } from './edit.js';
 import { asset } from './assets.js';
 import { componentPage, diagramHistoryPage, diagramPage, diagramPath, errorPage, indexPage, signInPage } from './pages.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
@@ -260,7 +260,11 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     async (ctx) => {
       const move = checkBody(ArrangeInput, ctx.request.body);
       const id = String(ctx.params.id);
-      const { snapshot, result } = await write(ctx, (draft) => arrangeDiagram(draft, id, move));
+      const { snapshot, result } = await write(
+        ctx,
+        (draft) => arrangeDiagram(draft, id, move),
+        (draft) => describeArrange(draft, id, move),
+      );
       setEtag(ctx, snapshot);
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({
@@ -278,7 +282,11 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;
     const id = String(ctx.params.id);
     try {
-      await write(ctx, (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }));
+      await write(
+        ctx,
+        (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }),
+        (draft) => describeEdit(draft, id),
+      );
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
         throw new ApiError(
