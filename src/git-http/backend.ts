@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
+import type { KeyRates } from '../http/middleware/rate-limit.js';
 import type { Orgs } from '../service/orgs.js';
 import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
@@ -24,6 +25,8 @@ export interface GitHttpDependencies {
   log: (line: string) => void;
   /** Bytes one fetch or push request may send (git's pack data); beyond, the request is cut off. */
   gitBodyLimit?: number;
+  /** The key's rates, counted with its API requests: a fetch reads, a push writes. */
+  rates?: KeyRates;
 }
 
 /** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
@@ -69,6 +72,8 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
     // Another organization's key learns nothing about this one, not even that it exists.
     if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);
     if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+    // Every request of git counts: a fetch's reads, a push's writes.
+    deps.rates?.take(record.id, !wantsPush(ctx, service), BASIC);
     if (!(await gitAvailable())) {
       throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
     }

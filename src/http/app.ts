@@ -12,7 +12,7 @@ import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { requestLog } from './middleware/log.js';
 import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
-import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
+import { KeyRates, rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { privateAnswers } from './middleware/private-answers.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
@@ -52,6 +52,8 @@ export interface AppDependencies extends RouteSettings {
   mirrors?: Mirrors;
   /** Requests a minute per key (off by default). */
   rateLimits?: RateLimits;
+  /** The counts of those rates, shared by the API, git over HTTP and the viewer (made from rateLimits when absent). */
+  rates?: KeyRates;
   /** Bytes of responses in flight per key, and the send timeout (see middleware/send-bounds.ts). */
   sendBounds?: SendBounds;
   /** How long and how much a connection reads on after answering before the body was read. */
@@ -71,7 +73,7 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  api.use(rateLimit(deps.rateLimits ?? {}));
+  api.use(rateLimit(deps.rates ?? new KeyRates(deps.rateLimits ?? {})));
   api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
   const writing = [requireEditor, parseBody(bodySettingsOf(deps)), limitWriteSize(deps.limits ?? DEFAULT_LIMITS)];
   typeRoutes(api);
@@ -94,7 +96,9 @@ export function apiRouter(deps: AppDependencies): Router {
  * authentication, and writes the key's role and body parsing, in that order: a reader
  * key's write is refused whatever its body.
  */
-export function createApp(deps: AppDependencies): Koa {
+export function createApp(appDeps: AppDependencies): Koa {
+  // One count per key over every way in.
+  const deps = { ...appDeps, rates: appDeps.rates ?? new KeyRates(appDeps.rateLimits ?? {}) };
   const app = new Koa();
   app.silent = true;
   app.use(requestLog(deps.log));

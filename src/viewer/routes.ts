@@ -3,6 +3,7 @@
  * are reached with a session cookie (./sessions.ts), never with the API's key headers; the
  * API under /api/external keeps requiring its key headers and ignores the cookie.
  */
+import { isReading, type KeyRates } from '../http/middleware/rate-limit.js';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
@@ -36,6 +37,8 @@ export interface ViewerDependencies {
   bodyStallTimeout?: number;
   yamlPool: YamlPool;
   sessions?: Sessions;
+  /** The key's rates, counted with its API requests (pages read, drops and saves write). */
+  rates?: KeyRates;
 }
 
 const SIGN_IN_BODY_LIMIT = 4096;
@@ -123,6 +126,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       }
       throw new ApiError(401, 'Sign in again: the session has ended.');
     }
+    deps.rates?.take(key.id, isReading(ctx.method));
     ctx.state.viewer = { key } satisfies Viewer;
     // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
     ctx.state.key = key;
