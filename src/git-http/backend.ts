@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
 import type { KeyRates } from '../http/middleware/rate-limit.js';
 import type { Orgs } from '../service/orgs.js';
-import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
+import { DEFAULT_GIT_TIMEOUT_MS, gitAvailable, gitEnvironment, stopProcessGroup } from '../store/git-cli.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
 
 /**
@@ -110,7 +110,15 @@ function runBackend(
     HTTP_CONTENT_ENCODING: ctx.get('content-encoding'),
   };
   if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
+  // timeout every git process of the server has.
+  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const timer = setTimeout(() => {
+    log(`git http-backend ${slug} ${service}: still running after ${DEFAULT_GIT_TIMEOUT_MS / 1000} s, stopped`);
+    stopProcessGroup(child);
+  }, DEFAULT_GIT_TIMEOUT_MS);
+  timer.unref();
+  child.once('close', () => clearTimeout(timer));
   ctx.respond = false;
   const res = ctx.res;
   return new Promise((resolve) => {
@@ -176,6 +184,6 @@ function runBackend(
     } else {
       child.stdin.end();
     }
-    ctx.req.on('aborted', () => child.kill());
+    ctx.req.on('aborted', () => stopProcessGroup(child));
   });
 }
