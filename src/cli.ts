@@ -11,7 +11,7 @@ import { SCHEMA_DIR } from './editor/schemas.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { apiContextOf } from './http/resource.js';
-import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
+import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
@@ -36,7 +36,7 @@ Usage:
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
   c4store member add <slug> <email> [--data DIR]
-  c4store mirror add <slug> <url> [--interval SECONDS] [--data DIR]
+  c4store mirror add <slug> <url> [--interval SECONDS] [--timeout SECONDS] [--data DIR]
   c4store mirror remove <slug> <url> [--data DIR]
   c4store mirror list [<slug>] [--data DIR]
   c4store webhook add <slug> <url> [--event TYPE]... [--webhook-allow-private] [--data DIR]
@@ -91,6 +91,7 @@ const OPTIONS = {
   label: { type: 'string' },
   role: { type: 'string' },
   interval: { type: 'string' },
+  timeout: { type: 'string' },
   'pack-every': { type: 'string' },
   format: { type: 'string' },
   diagram: { type: 'string' },
@@ -199,7 +200,7 @@ async function serve(values: Values): Promise<void> {
       console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
     }
   }
-  const server = await startServer({
+  const starting = startServer({
     dataDir: data,
     port,
     host: values.host,
@@ -216,6 +217,13 @@ async function serve(values: Values): Promise<void> {
     metricsToken: metricsToken(values),
     drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
     webhookAllowPrivate: values['webhook-allow-private'],
+  });
+  // The demo key exists only in this process: a start that fails (a busy port) still shows it,
+  // or the next start, finding 'demo' made, could not.
+  const server = await starting.catch((err: NodeJS.ErrnoException) => {
+    if (demoKey) console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
+    if (err.code === 'EADDRINUSE') throw new Error(`port ${port} is in use: start on another one with --port N (npm start -- --port N)`);
+    throw err;
   });
   if (demoKey) {
     console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
@@ -313,6 +321,7 @@ async function run(argv: string[]): Promise<void> {
       {
         author: CLI_AUTHOR,
         title: 'c4store upgrade',
+        spoken: () => 'Rewrote every file as the service writes it today, with its editor schema line',
         options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
         mayRewriteUnchanged: true,
       },
@@ -380,6 +389,7 @@ async function run(argv: string[]): Promise<void> {
         {
           author: CLI_AUTHOR,
           title: `c4store member add ${email}`,
+          spoken: () => `Added ${email} as a member`,
           options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
         },
         (draft) => {
@@ -391,13 +401,19 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'mirror add': {
-      const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS]');
+      const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS] [--timeout SECONDS]');
       requireOrg(slug);
       checkMirrorUrl(url);
       const interval = Number(values.interval ?? DEFAULT_MIRROR_INTERVAL);
       if (!Number.isFinite(interval) || interval < 0)
         throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
-      await updateMirrors(data, (mirrors) => [...mirrors.filter((m) => m.org !== slug || m.url !== url), { org: slug, url, interval }]);
+      const timeout = Number(values.timeout ?? DEFAULT_MIRROR_TIMEOUT);
+      if (!Number.isFinite(timeout) || timeout <= 0)
+        throw new UsageError(`--timeout must be a number of seconds above 0, not '${values.timeout}'`);
+      await updateMirrors(data, (mirrors) => [
+        ...mirrors.filter((m) => m.org !== slug || m.url !== url),
+        { org: slug, url, interval, timeout },
+      ]);
       console.log(
         `'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`,
       );

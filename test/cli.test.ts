@@ -1,5 +1,6 @@
 import test from 'ava';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, CLI, lastLine, serveProcess } from './support/process.js';
@@ -166,6 +167,31 @@ test('serve --demo (npm start) creates the demo organization once and prints a c
   t.teardown(() => second.stop());
   t.false(second.output.some((line) => line.startsWith('try: curl ')));
   t.is((await run('git', ['--git-dir', join(data, 'orgs', 'demo.git'), 'rev-list', '--count', 'main'])).stdout.trim(), '1');
+});
+
+test('serve --demo on a busy port still shows the demo key it made, and says how to pick a port', async (t) => {
+  const data = await dataDir();
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => busy.close());
+  const port = String((busy.address() as AddressInfo).port);
+  let outcome: { code: number; stdout: string; stderr: string } | undefined;
+  try {
+    await run(process.execPath, [CLI, 'serve', '--demo', '--data', data, '--port', port]);
+  } catch (err) {
+    outcome = err as { code: number; stdout: string; stderr: string };
+  }
+  t.is(outcome?.code, 1);
+  t.regex(outcome!.stderr, new RegExp(`port ${port} is in use: start on another one with --port N \\(npm start -- --port N\\)`));
+  const key = /its API key \(shown once\):\n(\S+)/.exec(outcome!.stdout)?.[1];
+  t.truthy(key, outcome!.stdout);
+  // The organization is there, and the key shown opens it.
+  const server = await serveProcess(data, '--demo');
+  t.teardown(() => server.stop());
+  t.is((await get(server.url, key!, '/api/external/component')).body.length, 32);
+  // Its first commit names the folder, not the path of the machine that made it.
+  const subject = (await run('git', ['--git-dir', join(data, 'orgs', 'demo.git'), 'log', '--format=%s', 'main'])).stdout.trim();
+  t.is(subject, 'Create organization demo from sample-repo/');
 });
 
 test('--help prints the usage', async (t) => {

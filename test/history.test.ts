@@ -234,7 +234,10 @@ test('revert: one new commit restores the model as it was, checked like any writ
     t.deepEqual(reply.body.changes.added, []);
     t.deepEqual(reply.body.changes.removed.map((r: any) => r.kind).sort(), ['diagram', 'tag']);
     const message = await s.git('log', '-1', '--format=%B');
-    t.true(message.startsWith('POST /api/external/revert: delete 2'), message);
+    // What it restored, as people say it, and one Api-Context trailer: this request's (the
+    // restored files keep the apiContext they had then).
+    t.true(message.startsWith(`Restored the model of clean, ${first.slice(0, 7)} (Create organization acme)\n\n`), message);
+    t.is(message.match(/^Api-Context: /gm)?.length, 1, message);
 
     // Back again: the component comes back with its id, as it was before the delete.
     const again = await s.post('/api/external/revert', { commit: deleted.headers.get('etag')!.replace(/"/g, '').slice(0, 10) });

@@ -5,8 +5,9 @@ import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { LIMITS_VARIABLE } from '../push/check.js';
 import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
+import type { KeyRates } from '../http/middleware/rate-limit.js';
 import type { Orgs } from '../service/orgs.js';
-import { gitAvailable, gitEnvironment } from '../store/git-cli.js';
+import { DEFAULT_GIT_TIMEOUT_MS, gitAvailable, gitEnvironment, stopProcessGroup } from '../store/git-cli.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
 
 /**
@@ -28,6 +29,8 @@ export interface GitHttpDependencies {
   gitBodyLimit?: number;
   /** The server's size limits: a push is held to them as an API write is (push/check.ts). */
   limits?: Limits;
+  /** The key's rates, counted with its API requests: a fetch reads, a push writes. */
+  rates?: KeyRates;
 }
 
 /** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
@@ -73,6 +76,8 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
     // Another organization's key learns nothing about this one, not even that it exists.
     if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);
     if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+    // Every request of git counts: a fetch's reads, a push's writes.
+    deps.rates?.take(record.id, !wantsPush(ctx, service), BASIC);
     if (!(await gitAvailable())) {
       throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
     }
@@ -111,7 +116,15 @@ function runBackend(
     [LIMITS_VARIABLE]: JSON.stringify(limits),
   };
   if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
-  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
+  // timeout every git process of the server has.
+  const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const timer = setTimeout(() => {
+    log(`git http-backend ${slug} ${service}: still running after ${DEFAULT_GIT_TIMEOUT_MS / 1000} s, stopped`);
+    stopProcessGroup(child);
+  }, DEFAULT_GIT_TIMEOUT_MS);
+  timer.unref();
+  child.once('close', () => clearTimeout(timer));
   ctx.respond = false;
   const res = ctx.res;
   return new Promise((resolve) => {
@@ -177,6 +190,6 @@ function runBackend(
     } else {
       child.stdin.end();
     }
-    ctx.req.on('aborted', () => child.kill());
+    ctx.req.on('aborted', () => stopProcessGroup(child));
   });
 }

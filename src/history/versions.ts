@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { GitCommandError, runGit } from '../store/git-cli.js';
+import { VERSION_NAME } from '../store/refs.js';
 
 /** A named version: an annotated git tag on a commit of `main`, as `git tag -a` makes it. */
 export interface Version {
@@ -85,12 +86,11 @@ export function versionNameProblem(name: string): string | null {
   if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name)) {
     return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')}.`;
   }
-  if (!VERSION_NAME.test(name) || name.includes('..') || name.includes('//')) {
-    return `Invalid version name '${name}': use 1 to 100 of letters, digits, '.', '-', '_' and '/', starting with a letter or digit.`;
+  // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
+  if (!VERSION_NAME.test(name) || name.includes('..') || name.includes('//') || name.endsWith('.lock')) {
+    return `Invalid version name '${name}': use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit (no '..', no '.lock' at the end).`;
   }
   return null;
 }
 
 const RESERVED_NAMES = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD']);
-/** Names every revision can name (no '@', '+', spaces, non-ASCII), short enough for every tool. */
-const VERSION_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]{0,98}[A-Za-z0-9_])?$/;

@@ -13,8 +13,9 @@ import { bodySettingsOf, parseBody } from './middleware/body.js';
 import { errors } from './middleware/errors.js';
 import { createLogger, noteRoute, requestLog } from './middleware/log.js';
 import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type SendBounds } from './middleware/send-bounds.js';
-import { rateLimit, type RateLimits } from './middleware/rate-limit.js';
+import { KeyRates, rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
+import { privateAnswers } from './middleware/private-answers.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
@@ -62,6 +63,8 @@ export interface AppDependencies extends RouteSettings, EventRouteSettings {
   mirrors?: Mirrors;
   /** Requests a minute per key (off by default). */
   rateLimits?: RateLimits;
+  /** The counts of those rates, shared by the API, git over HTTP and the viewer (made from rateLimits when absent). */
+  rates?: KeyRates;
   /** Bytes of responses in flight per key, and the send timeout (see middleware/send-bounds.ts). */
   sendBounds?: SendBounds;
   /** How long and how much a connection reads on after answering before the body was read. */
@@ -86,7 +89,7 @@ const ROUTER_OPTIONS = { sensitive: true } as const;
 export function apiRouter(deps: AppDependencies): Router {
   const api = new Router({ ...ROUTER_OPTIONS, prefix: '/api/external' });
   api.use(authenticate(deps.keys, deps.orgs));
-  api.use(rateLimit(deps.rateLimits ?? {}));
+  api.use(rateLimit(deps.rates ?? new KeyRates(deps.rateLimits ?? {})));
   api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
   const writing = [requireEditor, parseBody(bodySettingsOf(deps)), limitWriteSize(deps.limits ?? DEFAULT_LIMITS)];
   typeRoutes(api);
@@ -119,7 +122,7 @@ function agentRouter(deps: AppDependencies): Router {
   return mcpRouter(
     [
       authenticate(deps.keys, deps.orgs),
-      rateLimit(deps.rateLimits ?? {}),
+      rateLimit(deps.rates ?? new KeyRates(deps.rateLimits ?? {})),
       boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }),
     ],
     parseBody(bodySettingsOf(deps)),
@@ -132,13 +135,16 @@ function agentRouter(deps: AppDependencies): Router {
  * authentication, and writes the key's role and body parsing, in that order: a reader
  * key's write is refused whatever its body.
  */
-export function createApp(deps: AppDependencies): Koa {
+export function createApp(appDeps: AppDependencies): Koa {
+  // One count per key over every way in.
+  const deps = { ...appDeps, rates: appDeps.rates ?? new KeyRates(appDeps.rateLimits ?? {}) };
   const app = new Koa();
   app.silent = true;
   const logger = deps.logger ?? createLogger(deps.log);
   app.use(requestLog(logger));
   if (deps.metrics) app.use(countRequests(deps.metrics));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
+  app.use(privateAnswers);
   app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
 

@@ -91,9 +91,10 @@ export function authorOf(ctx: Context): { name: string; email: string } {
 
 /**
  * Runs the pure model step of a write under the organization's lock and commits its changes:
- * to `main`, or with `?draft=<name>` to that draft's branch (never to `main`).
+ * to `main`, or with `?draft=<name>` to that draft's branch (never to `main`). `spoken`: the
+ * commit's title as people say it, for writes people make (viewer, revert).
  */
-export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R) {
+export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R, spoken?: (draft: Draft) => string) {
   const { org } = state(ctx);
   const draft = queryValue(ctx, 'draft');
   return org.write(
@@ -102,6 +103,7 @@ export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> 
       ifMatch: ifMatch(ctx),
       author: authorOf(ctx),
       title: `${ctx.method} ${ctx.path}`,
+      spoken,
       options: writeOptions(ctx),
     },
     step,

@@ -24,6 +24,8 @@ export interface YamlPoolOptions {
 }
 
 const WORKER_URL = moduleBeside(import.meta.url, 'yaml-worker');
+/** A worker not loaded after this long (or the parse timeout, if longer) is given up. */
+const STARTUP_TIMEOUT_MS = 60_000;
 
 /** Bodies up to this size (~0.1 s of parsing) go to the small bodies' worker. */
 export const SMALL_BODY_BYTES = 64 * 1024;
@@ -42,6 +44,8 @@ export class YamlPool {
   private nextId = 0;
   private closed = false;
   private readonly all = new Set<Worker>();
+  /** Whether each worker has loaded its module (it says so), or failed to. */
+  private readonly loaded = new WeakMap<Worker, Promise<boolean>>();
 
   constructor(options: YamlPoolOptions = {}) {
     const threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
@@ -82,11 +86,42 @@ export class YamlPool {
     const worker = startModuleWorker(WORKER_URL, options);
     worker.unref();
     this.all.add(worker);
+    this.loaded.set(worker, this.untilLoaded(worker));
     return worker;
+  }
+
+  /**
+   * A new worker loads its module first (from source, through tsx, seconds on a busy machine):
+   * that time is not the parse's, so a parse's timeout starts once the worker says it is ready.
+   */
+  private untilLoaded(worker: Worker): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (loaded: boolean) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onFailure);
+        worker.off('exit', onFailure);
+        resolve(loaded);
+      };
+      const onMessage = (message: { ready?: boolean }) => {
+        if (message?.ready === true) done(true);
+      };
+      const onFailure = () => done(false);
+      const timer = setTimeout(onFailure, Math.max(this.timeoutMs, STARTUP_TIMEOUT_MS));
+      timer.unref();
+      worker.on('message', onMessage);
+      worker.on('error', onFailure);
+      worker.on('exit', onFailure);
+    });
   }
 
   private async parseOnWorker(text: string): Promise<Parsed> {
     const worker = this.worker();
+    if (!(await this.loaded.get(worker))) {
+      this.all.delete(worker);
+      void worker.terminate();
+      return { error: 'Invalid YAML: the parser stopped unexpectedly.' };
+    }
     const outcome = await askWorker<{ id: number } & Parsed>(worker, this.nextId++, { text }, this.timeoutMs);
     if (outcome.kind === 'answer' && !this.closed) {
       this.idle.push(worker);

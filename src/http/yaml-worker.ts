@@ -14,3 +14,6 @@ parentPort!.on('message', (message: { id: number; text: string }) => {
     parentPort!.postMessage({ id: message.id, error: `Invalid YAML: ${(err as Error).message}` });
   }
 });
+
+// Loaded and listening: the pool times parses from here, not from the thread's start.
+parentPort!.postMessage({ ready: true });

@@ -1,8 +1,8 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { readRef } from '../store/refs.js';
-import { GitCommandError, runGit } from '../store/git-cli.js';
-import { type MirrorConfig, mirrorsSignature, readMirrors, redactUrl } from './config.js';
+import { GitCommandError, GitTimeoutError, runGit } from '../store/git-cli.js';
+import { type MirrorConfig, mirrorsSignature, readMirrors, redactSecrets, redactUrl } from './config.js';
 
 /**
  * Pushes `main`, the drafts' branches and the version tags of each mirrored organization to
@@ -45,6 +45,8 @@ export class Mirrors {
   private signature = '';
   private readonly reloadTimer: NodeJS.Timeout;
   private closed = false;
+  /** Stops the pushes in flight when the server shuts down. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly dataDir: string,
@@ -88,6 +90,7 @@ export class Mirrors {
     this.closed = true;
     clearInterval(this.reloadTimer);
     for (const mirror of this.mirrors.values()) clearTimeout(mirror.timer);
+    this.stopping.abort();
     await Promise.all([...this.mirrors.values()].map((m) => m.inFlight));
   }
 
@@ -110,7 +113,8 @@ export class Mirrors {
     if (signature === this.signature) return;
     this.signature = signature;
     const configs = await readMirrors(this.dataDir).catch((err: Error) => {
-      this.log(`mirrors.yaml cannot be read: ${err.message}`);
+      // Its first line only: a YAML error goes on to quote the file, and the file holds tokens.
+      this.log(`mirrors.yaml cannot be read: ${err.message.split('\n')[0]}`);
       return undefined;
     });
     if (!configs) return;
@@ -175,24 +179,33 @@ export class Mirrors {
     if (head === null) return;
     try {
       // Drafts' branches too (forced: a draft may be rewritten); one merged or closed stays on the mirror.
-      await runGit(gitdir, [
-        'push',
-        '--quiet',
-        '--porcelain',
-        '--',
-        url,
-        `${head}:refs/heads/main`,
-        'refs/tags/*:refs/tags/*',
-        '+refs/heads/drafts/*:refs/heads/drafts/*',
-      ]);
+      await runGit(
+        gitdir,
+        [
+          'push',
+          '--quiet',
+          '--porcelain',
+          '--',
+          url,
+          `${head}:refs/heads/main`,
+          'refs/tags/*:refs/tags/*',
+          '+refs/heads/drafts/*:refs/heads/drafts/*',
+        ],
+        { timeoutMs: mirror.config.timeout * 1000, signal: this.stopping.signal },
+      );
       mirror.status.lastPushed = head;
       mirror.status.lastPushedAt = new Date().toISOString();
       mirror.status.lastError = null;
       mirror.status.failures = 0;
       mirror.retryAt = 0;
     } catch (err) {
-      const detail = err instanceof GitCommandError ? err.stderr.trim().split('\n').slice(-3).join(' ') : (err as Error).message;
-      mirror.status.lastError = detail.split(url).join(redactUrl(url));
+      const detail =
+        err instanceof GitTimeoutError
+          ? `the mirror did not finish within ${mirror.config.timeout} s; the push was stopped`
+          : err instanceof GitCommandError
+            ? err.stderr.trim().split('\n').slice(-3).join(' ')
+            : (err as Error).message;
+      mirror.status.lastError = redactSecrets(detail, url);
       mirror.status.failures++;
       const base = Math.max(mirror.config.interval * 1000, MIN_BACKOFF_MS);
       mirror.retryAt = Date.now() + Math.min(base * 2 ** (mirror.status.failures - 1), MAX_BACKOFF_MS);
@@ -219,7 +232,11 @@ export class Mirrors {
     const temp = `${file}.${process.pid}.tmp`;
     const states = [...this.mirrors.values()].map((m) => m.status);
     try {
-      await fsp.writeFile(temp, `${JSON.stringify({ pid: process.pid, updated: new Date().toISOString(), mirrors: states }, null, 2)}\n`);
+      // Owner only, as mirrors.yaml: what a mirror answered may name more than the URL shows.
+      await fsp.writeFile(temp, `${JSON.stringify({ pid: process.pid, updated: new Date().toISOString(), mirrors: states }, null, 2)}\n`, {
+        mode: 0o600,
+      });
+      await fsp.chmod(temp, 0o600);
       await fsp.rename(temp, file);
     } catch (err) {
       this.log(`${MIRROR_STATE_FILE_NAME} cannot be written: ${(err as Error).message}`);

@@ -122,6 +122,15 @@ const DRAWING = {
 };
 
 const ETAG = { description: 'The commit the answer reads or wrote, quoted.', schema: { type: 'string' } };
+const LOCATION = { description: 'The address of what was made (docs/api.md §1.4).', schema: { type: 'string' } };
+/** Every answer (src/http/middleware/private-answers.ts); shared caches must not keep it. */
+const PRIVATE = {
+  'Cache-Control': {
+    description: '`private, no-cache`: for the asking client only; revalidate with `If-None-Match`.',
+    schema: { type: 'string' },
+  },
+  Vary: { description: '`Accept, Authorization, x-api-key, Cookie`.', schema: { type: 'string' } },
+};
 
 function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
@@ -204,7 +213,7 @@ function operation(route: RouteDoc) {
     });
   }
 
-  const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? {} : { ETag: ETAG };
+  const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? { ...PRIVATE } : { ETag: ETAG, ...PRIVATE };
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
   if (route.link) headers.Link = { description: '`<path?…&before=…>; rel="next"` after a full page.', schema: { type: 'string' } };
   const responses: Record<string, unknown> = {};
@@ -220,7 +229,12 @@ function operation(route: RouteDoc) {
       content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok,
     };
   }
-  if (route.created) responses[201] = { description: 'Created', headers: { ETag: ETAG }, content: content(schemaRef(route.created)) };
+  if (route.created)
+    responses[201] = {
+      description: 'Created',
+      headers: { ETag: ETAG, Location: LOCATION, ...PRIVATE },
+      content: content(schemaRef(route.created)),
+    };
   if (!route.absolute) {
     if (!write) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
     responses[400] = errorResponse(400);

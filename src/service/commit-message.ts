@@ -4,13 +4,22 @@ import type { Change } from '../model/draft.js';
  * `POST /api/external/component: create 2, update 1` (`, delete 1` where files go), a blank line, one line per touched
  * file, and an `Api-Context:` trailer per distinct apiContext, so `git log` reads as a
  * changelog of the architecture.
+ *
+ * Writes made by people (a drop or an edit in the viewer, a revert, the command line) are
+ * titled as they would say it (`Moved 'Web Shop' on 'Shop - Containers'`): `spoken` replaces
+ * the request line and its counts, and the one trailer is the request's own (a revert restores
+ * files with the apiContext they had then, which is not this commit's). `trailers` end the
+ * message besides (`Agent: <MCP client>`).
  */
 export function commitMessage(
   title: string,
   changes: readonly Change[],
   apiContext: string,
-  extraTrailers: readonly string[] = [],
+  { spoken, trailers = [] }: { spoken?: string; trailers?: readonly string[] } = {},
 ): string {
+  const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
+  const extra = trailers.map((trailer) => `\n${oneLine(trailer)}`).join('');
+  if (spoken !== undefined) return `${oneLine(spoken)}\n\n${lines.join('\n')}\n\nApi-Context: ${oneLine(apiContext)}${extra}\n`;
   const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
   const summary = [
     ['create', count('create')],
@@ -20,10 +29,9 @@ export function commitMessage(
     .filter(([, n]) => n !== 0)
     .map(([action, n]) => `${action} ${n}`)
     .join(', ');
-  const lines = changes.map((c) => `${c.action} ${c.path} (${oneLine(c.label)})`);
   const contexts = new Set(changes.map((c) => c.apiContext ?? apiContext));
-  const trailers = [...[...contexts].map((context) => `Api-Context: ${oneLine(context)}`), ...extraTrailers.map(oneLine)];
-  return `${oneLine(title)}: ${summary}\n\n${lines.join('\n')}\n\n${trailers.join('\n')}\n`;
+  const contextTrailers = [...contexts].map((context) => `Api-Context: ${oneLine(context)}`);
+  return `${oneLine(title)}: ${summary}\n\n${lines.join('\n')}\n\n${contextTrailers.join('\n')}${extra}\n`;
 }
 
 /**

@@ -1,14 +1,12 @@
 import * as nodeFs from 'node:fs';
 import { ApiError } from '../errors.js';
 import { runGit } from '../store/git-cli.js';
+import { VERSION_NAME } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
 
 const FULL_ID = /^[0-9a-f]{40}$/;
 /** As `git log --oneline` prints them: at least 4 hex digits (git's own minimum abbreviation). */
 const ABBREVIATED_ID = /^[0-9a-f]{4,39}$/;
-
-/** A version (tag) name as `c4store` accepts them; git's own rules are checked when one is made. */
-const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
 
 /**
  * The commit a client names wherever one is taken (`?at=`, `from`, `to`, `before`, history,

@@ -61,6 +61,11 @@ export interface WriteRequest {
   author: Author;
   /** First words of the commit message: `POST /api/external/component`. */
   title: string;
+  /**
+   * A title as people say it, from the model before and after the step (`Moved 'Web Shop' on
+   * 'Shop - Containers'`): replaces `title` and its counts (service/commit-message.ts).
+   */
+  spoken?: (draft: Draft) => string;
   options: WriteOptions;
   /**
    * The step may write files exactly as they are stored (`c4store upgrade` rewrites every
@@ -297,7 +302,10 @@ export class OrgModel {
         mergedParent: request.mergedParent,
         changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
         author: request.author,
-        message: commitMessage(request.title, changes, request.options.apiContext, request.trailers),
+        message: commitMessage(request.title, changes, request.options.apiContext, {
+          spoken: request.spoken?.(draft),
+          trailers: request.trailers,
+        }),
       });
       const snapshot: Snapshot = { commit, model: draft.model, responses: new ResponseCache() };
       if (ref === MAIN_REF) {

@@ -2,7 +2,7 @@ import type { Limits } from '../limits/limits.js';
 import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import {
   collectionOf,
   DIRECTORIES,
@@ -182,7 +182,8 @@ export class Orgs {
         identity: newOrgIdentity(),
         files: modelFiles(model),
         author: options.author,
-        message: `Create organization ${slug}${options.from ? ` from ${options.from}` : ''}\n`,
+        // The folder's name, not its path: the path is the creating machine's business, and stays in every clone.
+        message: `Create organization ${slug}${options.from ? ` from ${basename(resolve(options.from))}/` : ''}\n`,
       },
       this.options,
     );

@@ -27,6 +27,28 @@ export interface GitRunOptions {
    * processes it starts), so that on busy cores it takes only the time the server leaves over.
    */
   lowPriority?: boolean;
+  /**
+   * git and every process it started (a remote helper, ssh) are stopped after this long and the
+   * run fails with GitTimeoutError (default DEFAULT_GIT_TIMEOUT_MS): a remote that accepts the
+   * connection and never answers must not hold a push, or the server's shutdown, forever.
+   */
+  timeoutMs?: number;
+  /** Stops git and its processes the same way, e.g. when the server shuts down. */
+  signal?: AbortSignal;
+}
+
+/** Local commands finish in seconds; packing a large repository at nice 19 may take minutes. */
+export const DEFAULT_GIT_TIMEOUT_MS = 10 * 60_000;
+/** After SIGTERM, how long git may take to clean up (its lock files) before SIGKILL. */
+const KILL_GRACE_MS = 2000;
+
+export class GitTimeoutError extends GitCommandError {
+  constructor(
+    args: readonly string[],
+    readonly timeoutMs: number,
+  ) {
+    super(args, null, `no answer within ${Math.round(timeoutMs / 1000)} s; stopped`);
+  }
 }
 
 export interface GitResult {
@@ -40,19 +62,39 @@ export function runGit(gitdir: string, args: readonly string[], options: GitRunO
   return new Promise((resolve, reject) => {
     // Started by POSIX `nice`, so that git and every process it starts run at the lowest
     // priority from their first instruction (setting it after spawn raced git's own children).
+    if (options.signal?.aborted) {
+      reject(new GitCommandError(args, null, 'stopped before it started'));
+      return;
+    }
     const child = options.lowPriority ? spawnGit(gitdir, args, options.env, ['nice', '-n', '19']) : spawnGit(gitdir, args, options.env);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+    let stopped: GitCommandError | undefined;
+    const stop = (reason: GitCommandError) => {
+      stopped ??= reason;
+      stopProcessGroup(child);
+    };
+    const timer = setTimeout(() => stop(new GitTimeoutError(args, timeoutMs)), timeoutMs);
+    timer.unref();
+    const onAbort = () => stop(new GitCommandError(args, null, 'stopped: the server is shutting down'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr!.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       // No `nice` on this machine: the same work at the server's priority.
       if (options.lowPriority && isCode(error, 'ENOENT')) resolve(runGit(gitdir, args, { ...options, lowPriority: false }));
       else reject(error);
     });
     child.on('close', (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       const stderr = Buffer.concat(err).toString('utf8');
-      if (code === 0 || (code !== null && options.okCodes?.includes(code))) {
+      if (stopped) {
+        reject(stopped);
+      } else if (code === 0 || (code !== null && options.okCodes?.includes(code))) {
         resolve({ code, stdout: Buffer.concat(out), stderr });
       } else {
         reject(new GitCommandError(args, code, stderr));
@@ -67,7 +109,11 @@ export async function gitText(gitdir: string, args: readonly string[], options: 
   return (await runGit(gitdir, args, options)).stdout.toString('utf8');
 }
 
-/** `git --git-dir <gitdir> <args>`, or `<prefix…> git …` (e.g. `nice -n 19`). */
+/**
+ * `git --git-dir <gitdir> <args>`, or `<prefix…> git …` (e.g. `nice -n 19`), as the leader of a
+ * process group of its own, so that stopping it stops the processes it started too (they hold
+ * its output pipes open: without them, the run would never end).
+ */
 export function spawnGit(
   gitdir: string,
   args: readonly string[],
@@ -78,7 +124,24 @@ export function spawnGit(
   return spawn(command[0]!, command.slice(1), {
     env: { ...gitEnvironment(), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
+}
+
+/** SIGTERM to a child's process group (spawned `detached`), SIGKILL if it is still there after a grace. */
+export function stopProcessGroup(child: ChildProcess): void {
+  const signalGroup = (signal: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  signalGroup('SIGTERM');
+  const kill = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
+  kill.unref();
+  child.once('close', () => clearTimeout(kill));
 }
 
 /** The process environment less what would make git read a user's settings or prompt. */

@@ -17,6 +17,13 @@ import { isOid } from './git-format.js';
 
 export const MAIN_REF = 'refs/heads/main';
 
+/**
+ * The version (tag) names c4store makes and reads back wherever a revision is taken: the one
+ * rule for both, so that no version can be made that no revision can name. 200 characters at
+ * most: a ref's lock file (`<name>.lock`) must fit the file system's 255-byte names.
+ */
+export const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$/;
+
 const fsyncFd = promisify(nodeFs.fsync);
 
 /**

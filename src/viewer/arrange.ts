@@ -67,3 +67,32 @@ export function arrangeDiagram(draft: Draft, diagramId: string, move: ArrangeInp
   checkDiagram(draft.model, diagram);
   return diagram;
 }
+
+/** The drop as a reviewer says it, for its commit's title: `Moved 'Web Shop' on 'Shop - Containers'`. */
+export function describeArrange(draft: Draft, diagramId: string, move: ArrangeInput): string {
+  const before = draft.base.diagrams.get(diagramId);
+  const after = draft.model.diagrams.get(diagramId) ?? before;
+  const on = `on '${after?.name ?? diagramId}'`;
+  if (move.kind === 'textarea') {
+    const was = before?.textareas.find((t) => t.id === move.id);
+    const firstLine = (was?.text ?? '').split('\n')[0]!.slice(0, 40);
+    const what = firstLine === '' ? 'a text area' : `the text area '${firstLine}'`;
+    return `${was && move.width !== undefined && move.width !== was.width ? 'Resized' : 'Moved'} ${what} ${on}`;
+  }
+  const label = (instance: ComponentInstance | undefined) => {
+    if (instance === undefined) return 'an element';
+    const name = instance.component === null ? instance.placeholder : (draft.model.components.get(instance.component)?.name ?? '');
+    if (name !== '') return `'${name}'`;
+    return instance.isContainer ? 'a container' : 'a placeholder';
+  };
+  const was = before?.componentInstances.find((i) => i.id === move.id);
+  const now = after?.componentInstances.find((i) => i.id === move.id);
+  const moved = was !== undefined && now !== undefined && (was.position.x !== now.position.x || was.position.y !== now.position.y);
+  const resized = was !== undefined && now !== undefined && (was.width !== now.width || was.height !== now.height);
+  if (was !== undefined && now !== undefined && was.parent !== now.parent) {
+    const into = now.parent === null ? 'out of its container' : `into ${label(after?.componentInstances.find((i) => i.id === now.parent))}`;
+    return `Moved ${label(now)} ${into} ${on}`;
+  }
+  const verb = moved && resized ? 'Moved and resized' : resized ? 'Resized' : 'Moved';
+  return `${verb} ${label(now ?? was)} ${on}`;
+}

@@ -29,3 +29,15 @@ export function editComponent(draft: Draft, componentId: string, edit: Component
   checkComponent(draft.model, component);
   return component;
 }
+
+/** The save as a reviewer says it: `Renamed 'Shop' to 'Web Shop'`, `Described 'Web Shop'`. */
+export function describeEdit(draft: Draft, componentId: string): string {
+  const before = draft.base.components.get(componentId);
+  const after = draft.model.components.get(componentId);
+  if (!before || !after) return `Edited component '${componentId}'`;
+  const renamed = before.name !== after.name;
+  const described = before.desc !== after.desc;
+  if (renamed && described) return `Renamed '${before.name}' to '${after.name}' and changed its description`;
+  if (renamed) return `Renamed '${before.name}' to '${after.name}'`;
+  return `Changed the description of '${after.name}'`;
+}

@@ -3,6 +3,7 @@
  * are reached with a session cookie (./sessions.ts), never with the API's key headers; the
  * API under /api/external keeps requiring its key headers and ignores the cookie.
  */
+import { isReading, type KeyRates } from '../http/middleware/rate-limit.js';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
@@ -15,8 +16,8 @@ import { organizationOf, requireEditor } from '../http/middleware/auth.js';
 import type { YamlPool } from '../http/yaml-pool.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
-import { ArrangeInput, arrangeDiagram } from './arrange.js';
-import { editComponent } from './edit.js';
+import { ArrangeInput, arrangeDiagram, describeArrange } from './arrange.js';
+import { describeEdit, editComponent } from './edit.js';
 import { asset } from './assets.js';
 import {
   componentPage,
@@ -57,6 +58,8 @@ export interface ViewerDependencies {
   shareLinks?: ShareLinks;
   /** The change stream pages listen to (src/events/; static/live.js). */
   events?: Events;
+  /** The key's rates, counted with its API requests (pages read, drops and saves write). */
+  rates?: KeyRates;
 }
 
 /** Sign-in and the share forms: a key, a label. */
@@ -178,6 +181,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       }
       throw new ApiError(401, 'Sign in again: the session has ended.');
     }
+    deps.rates?.take(key.id, isReading(ctx.method));
     ctx.state.viewer = { key } satisfies Viewer;
     // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
     ctx.state.key = key;
@@ -355,7 +359,11 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     async (ctx) => {
       const move = checkBody(ArrangeInput, ctx.request.body);
       const id = String(ctx.params.id);
-      const { snapshot, result } = await write(ctx, (draft) => arrangeDiagram(draft, id, move));
+      const { snapshot, result } = await write(
+        ctx,
+        (draft) => arrangeDiagram(draft, id, move),
+        (draft) => describeArrange(draft, id, move),
+      );
       setEtag(ctx, snapshot);
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({
@@ -373,7 +381,11 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;
     const id = String(ctx.params.id);
     try {
-      await write(ctx, (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }));
+      await write(
+        ctx,
+        (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }),
+        (draft) => describeEdit(draft, id),
+      );
     } catch (err) {
       if (err instanceof ApiError && err.status === 412) {
         throw new ApiError(

@@ -11,27 +11,43 @@ export interface RateLimits {
 }
 
 /**
- * Refuses a key's request beyond its rate with 429 and `Retry-After`, before the body is read.
- * Runs after authentication (the key is known) and counts requests that are then refused for
- * other reasons too, as hosted APIs do. Counted per process: several processes on one data
- * directory each allow the full rate.
+ * One key's rates, counted over every way in: the API, git over HTTP (a fetch reads, a push
+ * writes) and the viewer's pages and writes. A key beyond its rate gets 429 and `Retry-After`,
+ * before any body is read; requests then refused for other reasons count too, as hosted APIs
+ * do. Counted per process: several processes on one data directory each allow the full rate.
  */
-export function rateLimit(limits: RateLimits): Middleware {
-  const reads = limits.readsPerMinute ? new RateLimiter(limits.readsPerMinute) : undefined;
-  const writes = limits.writesPerMinute ? new RateLimiter(limits.writesPerMinute) : undefined;
-  return async (ctx, next) => {
-    const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
-    const limiter = reading ? reads : writes;
-    if (limiter) {
-      const waitSeconds = limiter.take(state(ctx).key.id);
-      if (waitSeconds > 0) {
-        throw new ApiError(
-          429,
-          `Rate limit exceeded: this key may make ${limiter.perMinute} ${reading ? 'reads' : 'writes'} a minute; retry in ${waitSeconds} s.`,
-          { 'Retry-After': String(waitSeconds) },
-        );
-      }
+export class KeyRates {
+  private readonly reads: RateLimiter | undefined;
+  private readonly writes: RateLimiter | undefined;
+
+  constructor(limits: RateLimits) {
+    this.reads = limits.readsPerMinute ? new RateLimiter(limits.readsPerMinute) : undefined;
+    this.writes = limits.writesPerMinute ? new RateLimiter(limits.writesPerMinute) : undefined;
+  }
+
+  /** Counts one request of `keyId`; throws the 429 beyond its rate. */
+  take(keyId: string, reading: boolean, headers: Record<string, string> = {}): void {
+    const limiter = reading ? this.reads : this.writes;
+    if (!limiter) return;
+    const waitSeconds = limiter.take(keyId);
+    if (waitSeconds > 0) {
+      throw new ApiError(
+        429,
+        `Rate limit exceeded: this key may make ${limiter.perMinute} ${reading ? 'reads' : 'writes'} a minute; retry in ${waitSeconds} s.`,
+        { ...headers, 'Retry-After': String(waitSeconds) },
+      );
     }
+  }
+}
+
+export function isReading(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}
+
+/** The API's: runs after authentication (the key is known). */
+export function rateLimit(rates: KeyRates): Middleware {
+  return async (ctx, next) => {
+    rates.take(state(ctx).key.id, isReading(ctx.method));
     await next();
   };
 }

@@ -95,8 +95,10 @@ export function createHandler(kind: WritableKind, settings: RouteSettings) {
     const body = objectBody(ctx);
     const request: CurrentRequest = { [PLURAL[kind]]: [body] };
     const { snapshot, result } = await write(ctx, (draft) => writeCurrent(draft, request, 'create', 'single'));
-    await send(ctx, presenter(kind, snapshot.model)(resultOf(result, kind)[0] as { id: string }), snapshot);
+    const created = resultOf(result, kind)[0] as { id: string };
+    await send(ctx, presenter(kind, snapshot.model)(created), snapshot);
     ctx.status = 201;
+    ctx.set('Location', `/api/external/${PLURAL[kind]}/${encodeURIComponent(created.id)}`);
   };
 }
 
@@ -108,8 +110,8 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     const cascade = cascadeOf(ctx);
     let deleted: unknown;
     const { snapshot } = await write(ctx, (draft) => {
-      const id = findOne(ctx, kind, collection(draft.base, kind), true).id;
-      deleted = presentIn(kind, draft.base)(deleteResource(draft, kind, id, cascade));
+      // By id only: a retried DELETE must be 404, never the resource whose ref is that id.
+      deleted = presentIn(kind, draft.base)(deleteResource(draft, kind, String(ctx.params.id), cascade));
     });
     await send(ctx, deleted, snapshot);
   };

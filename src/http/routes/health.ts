@@ -8,8 +8,10 @@ import { send } from '../respond.js';
 
 /**
  * `GET /healthz` needs no key and says `{"ok": true}`. With a valid key of an organization it
- * also shows how that organization's mirrors are doing, and nothing of any other one. While the
- * instance is stopping it answers 503, so that a load balancer sends its requests elsewhere.
+ * also shows how that organization's mirrors are doing, and nothing of any other one; their
+ * URLs and git's error texts (which name hosts, and what a host answered) only to editor keys,
+ * who manage the mirrors. While the instance is stopping it answers 503, so that a load balancer
+ * sends its requests elsewhere.
  */
 export function healthRoutes(
   router: Router,
@@ -29,6 +31,8 @@ export function healthRoutes(
       await send(ctx, { ok: true });
       return;
     }
-    await send(ctx, { ok: true, org: record.org, mirrors: await deps.mirrors.statusOf(record.org) });
+    const mirrors = await deps.mirrors.statusOf(record.org);
+    const shown = record.role === 'editor' ? mirrors : mirrors.map(({ url: _url, lastError: _lastError, ...progress }) => progress);
+    await send(ctx, { ok: true, org: record.org, mirrors: shown });
   });
 }

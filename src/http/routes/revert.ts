@@ -4,6 +4,7 @@ import { diffModels } from '../../history/diff.js';
 import { RevertBody } from '../../history/schemas.js';
 import { revertTo } from '../../model/write/revert.js';
 import { resolveCommitName } from '../../service/commit-names.js';
+import { gitText } from '../../store/git-cli.js';
 import { state, write } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send } from '../respond.js';
@@ -20,10 +21,18 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
     const restored = await resolveCommitName(org.repo, body.commit);
     const target = await org.at(restored);
     let before = target.model;
-    const { snapshot } = await write(ctx, (draft) => {
-      before = draft.base;
-      revertTo(draft, target.model);
-    });
+    const subject = (await gitText(org.repo.gitdir, ['log', '-1', '--format=%s', restored])).trim();
+    // What it restored, as people say it: the version named (if one was), the commit, its title.
+    const named = /^[0-9a-f]{4,40}$/i.test(body.commit) ? '' : `${body.commit}, `;
+    const spoken = `Restored the model of ${named}${restored.slice(0, 7)}${subject === '' ? '' : ` (${subject})`}`;
+    const { snapshot } = await write(
+      ctx,
+      (draft) => {
+        before = draft.base;
+        revertTo(draft, target.model);
+      },
+      () => spoken,
+    );
     await send(ctx, { commit: snapshot.commit, restored, changes: diffModels(before, snapshot.model) }, snapshot);
   });
 }

@@ -30,6 +30,8 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
         tagger: authorOf(ctx),
       });
       ctx.status = 201;
+      // A version has no page of its own: it names the model as it was.
+      ctx.set('Location', `/api/external/model?at=${encodeURIComponent(version.name)}`);
       await send(ctx, version, head);
     });
   }

@@ -1,0 +1,198 @@
+/**
+ * Mirrors against hostile or broken hosts (issue 24, point 9): a token in the mirror's URL never
+ * reaches a reader key, the state file, `mirror list` or the log in any form git prints it; a
+ * host that accepts the connection and never answers costs a push its timeout, and the server's
+ * SIGTERM still ends it.
+ */
+import test from 'ava';
+import { stat, readFile, rm, mkdtemp } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { redactSecrets, redactUrl } from '../src/mirror/config.js';
+import { cli, lastLine, serveProcess } from './support/process.js';
+import { TestServer } from './support/server.js';
+
+async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('every credential form is hidden, in the URL and wherever git prints it', (t) => {
+  const cases: Array<[url: string, secret: string, text: string]> = [
+    [
+      'https://ghp_TOKEN123@git.example.com/a/b.git',
+      'ghp_TOKEN123',
+      "fatal: could not read Password for 'https://ghp_TOKEN123@git.example.com': terminal prompts disabled",
+    ],
+    [
+      'https://bot:p%40ss-word@git.example.com/a/b.git',
+      'p@ss-word',
+      "fatal: unable to access 'https://bot:p@ss-word@git.example.com/a/b.git/': 403",
+    ],
+    [
+      'https://git.example.com/a/b.git?access_token=tok-QUERY-9',
+      'tok-QUERY-9',
+      "fatal: unable to access 'https://git.example.com/a/b.git?access_token=tok-QUERY-9/': 403",
+    ],
+    ['ssh://deploy:sshpass99@git.example.com/a/b.git', 'sshpass99', 'ssh: connect to host git.example.com port 22: Connection refused'],
+  ];
+  for (const [url, secret, text] of cases) {
+    t.false(redactUrl(url).includes(secret), redactUrl(url));
+    t.false(redactUrl(url).includes(encodeURIComponent(secret)), redactUrl(url));
+    const redacted = redactSecrets(text, url);
+    t.false(redacted.includes(secret), redacted);
+    t.true(redacted.includes('***') || !text.includes(secret), redacted);
+  }
+  t.is(redactUrl('https://git.example.com/a/b.git?access_token=x&u=y'), 'https://git.example.com/a/b.git?access_token=***&u=***');
+  // A user name with a password is a name; over ssh without one it is a login, not a secret.
+  t.is(redactUrl('https://bot:secret@git.example.com/a.git'), 'https://bot:***@git.example.com/a.git');
+  t.is(redactUrl('ssh://git@git.example.com/a.git'), 'ssh://git@git.example.com/a.git');
+});
+
+test('a token as the URL user name reaches no reader key, state file, mirror list or log', async (t) => {
+  // A host that asks for a password (git then prints the URL with its user name) or refuses.
+  const host = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/ask/')) res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="x"' }).end();
+    else res.writeHead(403).end('no');
+  });
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const port = (host.address() as AddressInfo).port;
+  const s = await TestServer.start();
+  const secrets = ['ghp_USERNAME_TOKEN_1', 'QUERY_TOKEN_2'];
+  try {
+    await cli('mirror', 'add', s.slug, `http://${secrets[0]}@127.0.0.1:${port}/ask/model.git`, '--interval', '0', '--data', s.dataDir);
+    await cli(
+      'mirror',
+      'add',
+      s.slug,
+      `http://127.0.0.1:${port}/deny/model.git?private_token=${secrets[1]}`,
+      '--interval',
+      '0',
+      '--data',
+      s.dataDir,
+    );
+    const failing = await until(
+      'both mirrors failing',
+      async () => (await s.get('/healthz')).body,
+      (body) => body.mirrors?.length === 2 && body.mirrors.every((m: any) => m.failures >= 1),
+    );
+    // Editor keys see what went wrong, without the tokens.
+    t.true(failing.mirrors.every((m: any) => typeof m.lastError === 'string' && m.lastError !== ''));
+    const everything = [
+      JSON.stringify(failing),
+      JSON.stringify((await s.get('/healthz', { key: s.readerKey })).body),
+      await readFile(join(s.dataDir, 'mirror-state.json'), 'utf8'),
+      await cli('mirror', 'list', '--data', s.dataDir),
+      s.logs.join('\n'),
+    ];
+    for (const secret of secrets) {
+      for (const [i, text] of everything.entries()) t.false(text.includes(secret), `${secret} in #${i}: ${text}`);
+    }
+    t.true(
+      s.logs.some((line) => line.includes('***')),
+      s.logs.join('\n'),
+    );
+    // Reader keys see how far the mirrors are, not their URLs or git's texts.
+    const reader = (await s.get('/healthz', { key: s.readerKey })).body;
+    t.is(reader.mirrors.length, 2);
+    for (const mirror of reader.mirrors) {
+      t.false('lastError' in mirror);
+      t.false('url' in mirror);
+      t.true(mirror.failures >= 1);
+    }
+    t.is((await stat(join(s.dataDir, 'mirror-state.json'))).mode & 0o777, 0o600);
+    t.is((await stat(join(s.dataDir, 'mirrors.yaml'))).mode & 0o777, 0o600);
+  } finally {
+    await s.close();
+    host.close();
+  }
+});
+
+/** A TCP server that accepts every connection and never says a word. */
+async function silentHost(): Promise<{ port: number; accepted: () => number; close: () => void }> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createTcpServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    accepted: () => accepted,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+test('a mirror host that accepts and never answers: the push is stopped at its timeout and shown', async (t) => {
+  const host = await silentHost();
+  const s = await TestServer.start();
+  try {
+    for (const scheme of ['http', 'git']) {
+      await cli(
+        'mirror',
+        'add',
+        s.slug,
+        `${scheme}://127.0.0.1:${host.port}/model.git`,
+        '--interval',
+        '0',
+        '--timeout',
+        '1',
+        '--data',
+        s.dataDir,
+      );
+    }
+    const failing = await until(
+      'the stalled pushes fail',
+      async () => (await s.get('/healthz')).body,
+      (body) => body.mirrors?.length === 2 && body.mirrors.every((m: any) => m.failures >= 1),
+    );
+    t.true(host.accepted() >= 2);
+    for (const mirror of failing.mirrors) t.is(mirror.lastError, 'the mirror did not finish within 1 s; the push was stopped');
+    // Writes go on meanwhile.
+    t.is((await s.post('/api/external/component', [{ name: 'Ledger' }])).status, 200);
+  } finally {
+    await s.close();
+    host.close();
+  }
+});
+
+test('SIGTERM ends the server while a push hangs on a silent host', async (t) => {
+  const host = await silentHost();
+  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-mirror-stall-'));
+  try {
+    await cli('org', 'create', 'acme', '--data', dataDir);
+    const key = lastLine(await cli('key', 'create', 'acme', '--data', dataDir));
+    // The default timeout (minutes): only the shutdown can stop this push.
+    await cli('mirror', 'add', 'acme', `http://127.0.0.1:${host.port}/model.git`, '--interval', '0', '--data', dataDir);
+    const server = await serveProcess(dataDir);
+    await until(
+      'the push connects',
+      async () => host.accepted(),
+      (n) => n >= 1,
+    );
+    const health = await fetch(`${server.url}/healthz`, { headers: { authorization: `Bearer ${key}` } });
+    t.is(((await health.json()) as any).mirrors[0].failures, 0, 'still in flight');
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+    server.child.kill('SIGTERM');
+    const outcome = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000).unref())]);
+    if (outcome === 'still running') server.child.kill('SIGKILL');
+    t.is(outcome, 0, server.output.join('\n'));
+  } finally {
+    host.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

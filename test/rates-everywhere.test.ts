@@ -1,0 +1,49 @@
+/**
+ * A key's rates count every way in (issue 24, Low): git over HTTP and the viewer's pages share
+ * the count of the key's API requests, so neither is a way around the limit.
+ */
+import test from 'ava';
+import { TestServer } from './support/server.js';
+
+function basic(key: string): string {
+  return `Basic ${Buffer.from(`anyone:${key}`).toString('base64')}`;
+}
+
+test('git over HTTP counts against the key: reads for a fetch, 429 with Retry-After beyond', async (t) => {
+  const s = await TestServer.start({ readsPerMinute: 3, writesPerMinute: 2 });
+  try {
+    const refs = () => fetch(`${s.url}/git/${s.slug}.git/info/refs?service=git-upload-pack`, { headers: { authorization: basic(s.key) } });
+    t.is((await s.get('/api/external/tag')).status, 200, 'one API read');
+    for (let i = 0; i < 2; i++) t.is((await refs()).status, 200);
+    const refused = await refs();
+    t.is(refused.status, 429);
+    t.truthy(refused.headers.get('retry-after'));
+    t.regex(((await refused.json()) as { error: string }).error, /^Rate limit exceeded: this key may make 3 reads a minute/);
+    // The same count: the API is beyond it too.
+    t.is((await s.get('/api/external/tag')).status, 429);
+    // A push is a write: counted apart.
+    const push = await fetch(`${s.url}/git/${s.slug}.git/info/refs?service=git-receive-pack`, { headers: { authorization: basic(s.key) } });
+    t.is(push.status, 200);
+  } finally {
+    await s.close();
+  }
+});
+
+test("the viewer's pages count against the signed-in key", async (t) => {
+  const s = await TestServer.start({ readsPerMinute: 2 });
+  try {
+    const signIn = await fetch(`${s.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
+      body: new URLSearchParams({ key: s.key, next: '/' }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const page = () => fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } });
+    for (let i = 0; i < 2; i++) t.is((await page()).status, 200);
+    t.is((await page()).status, 429);
+    t.is((await s.get('/api/external/tag')).status, 429, 'one count for the key');
+  } finally {
+    await s.close();
+  }
+});

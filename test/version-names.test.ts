@@ -1,0 +1,32 @@
+/**
+ * Version names (issue 24): a version is made only under a name that a revision can name back
+ * (`?at=`, diff, history, revert), and no name answers 500.
+ */
+import test from 'ava';
+import { withServer } from './support/server.js';
+
+const V = '/api/external/versions';
+
+test('names no revision could name are refused with 400, as are names too long for a ref file', (t) =>
+  withServer(async (s) => {
+    for (const bad of ['vé', '@', 'v+1', 'v@{1}', 'x'.repeat(201), 'x'.repeat(251), '_v', '.v', 'v.lock', 'a//b']) {
+      const reply = await s.post(V, { name: bad });
+      t.is(reply.status, 400, `${bad}: ${reply.text}`);
+      t.true(reply.body.error.startsWith(`Invalid version name '${bad}'`), reply.body.error);
+    }
+    t.deepEqual((await s.get(V)).body, [], 'no tag made');
+    t.is((await s.git('tag', '-l')).trim(), '');
+  }));
+
+test('every name a version is made under names its revision', (t) =>
+  withServer(async (s) => {
+    const head = await s.head();
+    for (const name of ['v1', 'release/2026.11', 'A_b-c.9', 'y'.repeat(200)]) {
+      const made = await s.post(V, { name });
+      t.is(made.status, 201, `${name}: ${made.text}`);
+      const at = await s.get(`/api/external/model?at=${encodeURIComponent(name)}`);
+      t.is(at.status, 200, name);
+      t.is(at.headers.get('etag'), `"${head}"`, name);
+      t.is((await s.get(`/api/external/diff?from=${encodeURIComponent(name)}`)).status, 200, name);
+    }
+  }));
