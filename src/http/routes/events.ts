@@ -3,6 +3,8 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Events } from '../../events/events.js';
 import { NotOnBranchError } from '../../events/feed.js';
+import type { OrgEvents } from '../../events/hub.js';
+import { locateDraft } from '../../drafts/drafts.js';
 import { ReplayBody, WebhookBody } from '../../events/schemas.js';
 import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
@@ -36,18 +38,20 @@ function limitOf(ctx: Context): number {
   return limit;
 }
 
-/** Drafts have no branch of their own yet: every name is unknown (docs/api.md §19). */
-function refuseDraft(ctx: Context): void {
+/** The events of `main`, or with `?draft=<name>` of that draft's branch (404 when there is no such draft). */
+async function branchEvents(ctx: Context, events: Events): Promise<OrgEvents> {
+  const { org } = state(ctx);
   const draft = queryValue(ctx, 'draft');
-  if (draft !== undefined) throw new ApiError(404, `Draft '${draft}' does not exist.`);
+  if (draft === undefined) return events.of(org.slug);
+  return events.of(org.slug, (await locateDraft(org, draft)).ref);
 }
 
-/** A commit given as a resume point: a revision (commit-names.ts) that must be on `main`. */
-async function commitOnMain(ctx: Context, events: Events, text: string): Promise<string> {
+/** A commit given as a resume point: a revision (commit-names.ts) that must be on the branch (`main` unless given). */
+async function commitOnBranch(ctx: Context, events: Events | OrgEvents, text: string): Promise<string> {
   const commit = await resolveCommitName(state(ctx).org.repo, text);
-  const feed = events.of(state(ctx).org.slug).feed;
+  const feed = 'feed' in events ? events.feed : events.of(state(ctx).org.slug).feed;
   await feed.sync();
-  if (feed.positionOf(commit) === undefined) throw new ApiError(404, `Commit '${text}' is not a commit of main.`);
+  if (feed.positionOf(commit) === undefined) throw new ApiError(404, new NotOnBranchError(text, feed.ref).message);
   return commit;
 }
 
@@ -66,15 +70,14 @@ function presentSubscription(subscription: Subscription, status: SubscriptionSta
 
 export function eventRoutes(router: Router, writing: Middleware[], deps: EventRouteSettings): void {
   router.get('/changes', async (ctx) => {
-    refuseDraft(ctx);
-    const events = eventsOf(deps);
+    const branch = await branchEvents(ctx, eventsOf(deps));
     const limit = limitOf(ctx);
     const afterText = queryValue(ctx, 'after');
-    const after = afterText === undefined ? undefined : await commitOnMain(ctx, events, afterText);
-    // As every read: the ETag names the tip of main (`?at=` is checked, and changes nothing here).
+    const after = afterText === undefined ? undefined : await commitOnBranch(ctx, branch, afterText);
+    // As every read: the ETag names the tip read (`?at=` is checked, and changes nothing here).
     const head = await readSnapshot(ctx);
     try {
-      const page = await events.of(state(ctx).org.slug).feed.page(after, limit);
+      const page = await branch.feed.page(after, limit);
       const changes = page.events.map((event) => event.change);
       await send(ctx, { changes, next: page.more ? changes.at(-1)!.id : null }, head);
     } catch (error) {
@@ -84,13 +87,13 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   });
 
   router.get('/events', async (ctx) => {
-    refuseDraft(ctx);
     const events = eventsOf(deps);
+    const branch = await branchEvents(ctx, events);
     const from = resumeFrom(ctx);
-    const after = from === undefined ? undefined : await commitOnMain(ctx, events, from);
-    // The stream starts after the tip of main named by its ETag (or after `after`).
+    const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
+    // The stream starts after the tip named by its ETag (or after `after`).
     setEtag(ctx, await readSnapshot(ctx));
-    await streamChanges(ctx, events.of(state(ctx).org.slug), after, events.stream);
+    await streamChanges(ctx, branch, after, events.stream);
   });
 
   // Subscriptions name where the organization's changes go: made, seen and removed with an editor key.
@@ -164,7 +167,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const events = eventsOf(deps);
     const { subscription } = await subscriptionOf(ctx);
     const body = checkRequestBody(ctx, ReplayBody);
-    const after = await commitOnMain(ctx, events, body.after);
+    const after = await commitOnBranch(ctx, events, body.after);
     const status = await events.webhooks.updateState(subscription.org, subscription.id, () => ({ cursor: after }));
     if (status === undefined) throw new ApiError(404, `Webhook with id '${subscription.id}' does not exist.`);
     events.deliverer.poke(subscription.org, subscription.id);
