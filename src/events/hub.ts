@@ -133,9 +133,12 @@ export class OrgEvents {
    * a merged draft whose merge commit was not yet read waits for the next look).
    */
   private async announceDrafts(): Promise<void> {
-    if (this.drafts === undefined) return;
+    const before = this.drafts;
+    if (before === undefined) return;
     const { states, mergeCommits } = await readDraftStates(this.gitdir);
-    const notices = draftNotices(this.drafts, states, mergeCommits);
+    // The last listener left meanwhile: a later one starts from its own time.
+    if (this.drafts !== before) return;
+    const notices = draftNotices(before, states, mergeCommits);
     const early = new Set(
       notices
         .filter(({ type, data }) => type === 'draft.merged' && mergeCommits.has(data.name) && !this.hasAnnounced(data.commit))
@@ -144,8 +147,8 @@ export class OrgEvents {
     const told = notices.filter(({ data }) => !early.has(data.name));
     const next: DraftStates = { ...states };
     for (const name of early) {
-      if (this.drafts[name] === undefined) delete next[name];
-      else next[name] = this.drafts[name];
+      if (before[name] === undefined) delete next[name];
+      else next[name] = before[name];
     }
     this.drafts = next;
     if (told.length > 0) this.tell(told);
@@ -169,7 +172,14 @@ export class OrgEvents {
   /** The mtimes of the draft ref folders and packed-refs: what the poll compares. */
   private async draftDirsState(): Promise<string> {
     const places = [...DRAFT_REF_DIRS, 'packed-refs'].map((place) => path.join(this.gitdir, place));
-    const times = await Promise.all(places.map((place) => fsp.stat(place).then((stat) => stat.mtimeMs, () => 0)));
+    const times = await Promise.all(
+      places.map((place) =>
+        fsp.stat(place).then(
+          (stat) => stat.mtimeMs,
+          () => 0,
+        ),
+      ),
+    );
     return times.join(' ');
   }
 

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Events } from '../../events/events.js';
+import { readDraftStates } from '../../events/draft-notices.js';
 import { NotOnBranchError } from '../../events/feed.js';
 import type { OrgEvents } from '../../events/hub.js';
 import { locateDraft } from '../../drafts/drafts.js';
@@ -106,7 +107,9 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     if (tip === null) throw new Error(`Organization ${org.slug} has no main branch`);
     const types = body.events === undefined ? [...EVENT_TYPES] : [...new Set(body.events)];
     if (types.length === 0) throw new ApiError(400, "A webhook needs at least one event type in 'events'.");
-    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip);
+    // Draft events from now on: the drafts as they stand are where its delivery of them starts.
+    const { states } = await readDraftStates(org.repo.gitdir);
+    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip, states);
     events.deliverer.scan();
     ctx.status = 201;
     await send(ctx, { ...presentSubscription(subscription, { cursor: tip }), secret: subscription.secret });
@@ -168,7 +171,10 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const { subscription } = await subscriptionOf(ctx);
     const body = checkRequestBody(ctx, ReplayBody);
     const after = await commitOnBranch(ctx, events, body.after);
-    const status = await events.webhooks.updateState(subscription.org, subscription.id, () => ({ cursor: after }));
+    const status = await events.webhooks.updateState(subscription.org, subscription.id, (current) => ({
+      cursor: after,
+      ...(current.drafts === undefined ? {} : { drafts: current.drafts }),
+    }));
     if (status === undefined) throw new ApiError(404, `Webhook with id '${subscription.id}' does not exist.`);
     events.deliverer.poke(subscription.org, subscription.id);
     await send(ctx, presentSubscription(subscription, status));
