@@ -11,6 +11,7 @@ import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
 import { resourcePath } from '../src/model/paths.js';
 import { Receiver } from './support/events.js';
+import { cli, lastLine, serveProcess } from './support/process.js';
 import { run, TestServer } from './support/server.js';
 
 const API = '/api/external';
@@ -203,4 +204,54 @@ test('a draft opened by git push is told on the stream; a webhook of draft.* rec
   // Nothing more follows (the state remembers what was delivered).
   await new Promise((resolve) => setTimeout(resolve, 500));
   t.is(receiver.delivered.length, expected.length);
+});
+
+test('two processes on one data directory: draft events made through one reach the stream of the other; each webhook event is delivered once', async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-draft-events-'));
+  const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  await cli(
+    'webhook',
+    'add',
+    'acme',
+    receiver.url,
+    '--event',
+    'draft.opened',
+    '--event',
+    'draft.closed',
+    '--webhook-allow-private',
+    '--data',
+    data,
+  );
+  const servers = await Promise.all([serveProcess(data, '--webhook-allow-private'), serveProcess(data, '--webhook-allow-private')]);
+  t.teardown(() => Promise.all(servers.map((s) => s.stop())));
+  const onFirst = stream({ url: servers[0].url, key } as TestServer);
+  t.teardown(onFirst.close);
+  await onFirst.opened;
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${servers[1].url}${API}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  };
+  await call('POST', '/drafts', { name: 'elsewhere' });
+  await call('DELETE', '/drafts/elsewhere');
+  await onFirst.until(() => onFirst.frames.some((f) => f.type === 'draft.closed'), 'the other process draft events');
+  t.deepEqual(
+    onFirst.frames.map((f) => `${f.type} ${f.data.name}`),
+    ['draft.opened elsewhere', 'draft.closed elsewhere'],
+  );
+
+  await receiver.until(() => receiver.received.length >= 2);
+  // Time for a second delivery of anything, were there one.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  t.deepEqual(
+    receiver.received.map((r) => JSON.parse(r.body).type),
+    ['draft.opened', 'draft.closed'],
+    'each once, in order, by one of the processes',
+  );
 });
