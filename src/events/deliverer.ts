@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Orgs } from '../service/orgs.js';
-import { type DraftNotice, draftNotices, readDraftStates } from './draft-notices.js';
+import { type DraftNotice, draftNotices } from './draft-notices.js';
 import type { FeedEvent } from './feed.js';
 import { NotOnBranchError } from './feed.js';
 import type { EventHub, OrgEvents } from './hub.js';
@@ -284,7 +284,7 @@ class Worker {
    */
   private async nextDraftEvent(read: SubscriptionState): Promise<Outgoing | undefined> {
     const { org, id } = this.subscription;
-    const { states, mergeCommits } = await readDraftStates(this.events.gitdir);
+    const { states, mergeCommits } = await this.events.draftStates();
     if (read.drafts === undefined) {
       await this.store.updateState(org, id, (state) => (state.drafts === undefined ? { ...state, drafts: states } : undefined));
       return undefined;

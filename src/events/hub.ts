@@ -48,6 +48,7 @@ export class OrgEvents {
   /** The drafts as last announced (main's stream only); undefined until the first listener came. */
   private drafts: DraftStates | undefined;
   private draftDirsSeen = '';
+  private draftCache: { signature: string; at: number; read: ReturnType<typeof readDraftStates> } | undefined;
 
   constructor(
     readonly repo: Repo,
@@ -83,7 +84,7 @@ export class OrgEvents {
     }
     if (this.withDrafts && this.drafts === undefined) {
       this.draftDirsSeen = await this.draftDirsState();
-      this.drafts ??= (await readDraftStates(this.gitdir)).states;
+      this.drafts ??= (await this.draftStates()).states;
     }
     return () => {
       if (this.listeners.delete(listener) && this.listeners.size === 0) this.stopWatching();
@@ -135,7 +136,7 @@ export class OrgEvents {
   private async announceDrafts(): Promise<void> {
     const before = this.drafts;
     if (before === undefined) return;
-    const { states, mergeCommits } = await readDraftStates(this.gitdir);
+    const { states, mergeCommits } = await this.draftStates();
     // The last listener left meanwhile: a later one starts from its own time.
     if (this.drafts !== before) return;
     const notices = draftNotices(before, states, mergeCommits);
@@ -167,6 +168,23 @@ export class OrgEvents {
         console.error(`c4store: an event listener failed: ${(error as Error).message}`);
       }
     }
+  }
+
+  /**
+   * The draft refs (draft-notices.ts), read again only when a draft ref folder or packed-refs
+   * changed (four stats), or the last read is older than the poll: every write wakes the stream
+   * and each webhook worker, and none of them should start a git process for nothing.
+   */
+  async draftStates(): ReturnType<typeof readDraftStates> {
+    const signature = await this.draftDirsState();
+    const cached = this.draftCache;
+    if (cached !== undefined && cached.signature === signature && Date.now() - cached.at < this.pollMs) return cached.read;
+    const read = readDraftStates(this.gitdir);
+    this.draftCache = { signature, at: Date.now(), read };
+    read.catch(() => {
+      if (this.draftCache?.read === read) this.draftCache = undefined;
+    });
+    return read;
   }
 
   /** The mtimes of the draft ref folders and packed-refs: what the poll compares. */
