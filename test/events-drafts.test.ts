@@ -255,3 +255,29 @@ test('two processes on one data directory: draft events made through one reach t
     'each once, in order, by one of the processes',
   );
 });
+
+test('a draft opened while no server runs is still delivered to a webhook once one starts; a kill -9 repeats nothing but the event just answered', async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-draft-events-'));
+  lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const gitdir = join(data, 'orgs', 'acme.git');
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  await cli('webhook', 'add', 'acme', receiver.url, '--event', 'draft.opened', '--webhook-allow-private', '--data', data);
+  // The branch made by git itself, with no server running (as a push would, but nobody listening).
+  await run('git', ['--git-dir', gitdir, 'update-ref', 'refs/heads/drafts/offline', 'main']);
+  let server = await serveProcess(data, '--webhook-allow-private');
+  t.teardown(() => server.stop('SIGKILL'));
+  await receiver.until(() => receiver.delivered.length >= 1);
+  await server.stop('SIGKILL');
+  server = await serveProcess(data, '--webhook-allow-private');
+  await run('git', ['--git-dir', gitdir, 'update-ref', 'refs/heads/drafts/second', 'main']);
+  await receiver.until(() => receiver.delivered.length >= 2);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const names = receiver.delivered.map((r) => JSON.parse(r.body).data.name as string);
+  // One answered just before the kill may come again (same webhook-id); nothing else repeats.
+  t.deepEqual(
+    names.filter((name, i) => i === 0 || names[i - 1] !== name),
+    ['offline', 'second'],
+  );
+  t.like(JSON.parse(receiver.delivered[0].body), { type: 'draft.opened', data: { name: 'offline', state: 'open' } });
+});
