@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
+import { draftNotices } from '../src/events/draft-notices.js';
 import { resourcePath } from '../src/model/paths.js';
 import { Receiver } from './support/events.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
@@ -280,4 +281,26 @@ test('a draft opened while no server runs is still delivered to a webhook once o
     ['offline', 'second'],
   );
   t.like(JSON.parse(receiver.delivered[0].body), { type: 'draft.opened', data: { name: 'offline', state: 'open' } });
+});
+
+test('draft notices: what happened between two looks at the draft refs (pure)', (t) => {
+  const [a, b] = ['a'.repeat(40), 'b'.repeat(40)];
+  const told = (before: Record<string, string>, after: Record<string, string>, merges: Record<string, string> = {}) =>
+    draftNotices(before, after, new Map(Object.entries(merges)), 'now').map((n) => `${n.type} ${n.data.name} -> ${n.leadsTo}`);
+  t.deepEqual(told({}, {}), []);
+  t.deepEqual(told({}, { x: `open ${a}` }), [`draft.opened x -> open ${a}`]);
+  t.deepEqual(told({ x: `open ${a}` }, { x: `open ${b}` }), [`draft.updated x -> open ${b}`]);
+  t.deepEqual(told({ x: `open ${a}` }, { x: `closed ${a}` }), [`draft.closed x -> closed ${a}`]);
+  t.deepEqual(told({}, { x: `closed ${a}` }), [`draft.opened x -> open ${a}`, `draft.closed x -> closed ${a}`]);
+  t.deepEqual(told({ x: `open ${a}` }, { x: `merged ${a}` }, { x: b }), [`draft.merged x -> merged ${a}`]);
+  t.deepEqual(told({ x: `open ${a}` }, {}), ['draft.closed x -> null'], 'a branch removed by hand');
+  t.deepEqual(told({ x: `closed ${a}` }, {}), [], 'a closed draft removed: nothing more to tell');
+  t.deepEqual(told({ x: `closed ${a}` }, { x: `closed ${b}` }), []);
+  const [reopened] = draftNotices({ x: `closed ${a}` }, { x: `open ${a}` }, new Map(), 'now');
+  t.like(reopened, { type: 'draft.opened', data: { name: 'x', state: 'open', head: a, commit: a, reopened: true } });
+  const [merged] = draftNotices({ x: `open ${a}` }, { x: `merged ${a}` }, new Map([['x', b]]), 'now');
+  t.like(merged.data, { state: 'merged', head: a, commit: b, time: 'now' });
+  // Taking in the first of two notices leaves the second to tell.
+  const [first] = draftNotices({}, { x: `closed ${a}` }, new Map());
+  t.deepEqual(told({ x: first.leadsTo! }, { x: `closed ${a}` }), [`draft.closed x -> closed ${a}`]);
 });
