@@ -20,6 +20,7 @@ import { Orgs } from './service/orgs.js';
 import { KeyStore, type Role } from './store/keys.js';
 import { EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
 import { checkTargetUrl } from './events/targets.js';
+import { readDraftStates } from './events/draft-notices.js';
 
 const USAGE = `c4store — a git-backed store for C4 architecture models
 
@@ -281,7 +282,9 @@ async function addWebhook(orgs: Orgs, slug: string, url: string, events: string[
   const tip = await org.repo.readHead();
   if (tip === null) throw new Error(`organization '${slug}' has no main branch`);
   const types = events === undefined ? [...EVENT_TYPES] : ([...new Set(events)] as EventType[]);
-  return new WebhookStore(orgs.dataDir).create({ org: slug, orgId: org.identity, url: checked, events: types }, tip);
+  // Draft events from now on, as through the API.
+  const { states } = await readDraftStates(org.repo.gitdir);
+  return new WebhookStore(orgs.dataDir).create({ org: slug, orgId: org.identity, url: checked, events: types }, tip, states);
 }
 
 async function check(args: string[]): Promise<void> {

@@ -9,11 +9,13 @@
  * hub), never waits for one; requests go out a bounded number at a time, per process and per
  * organization, and each worker holds at most a small page of events.
  */
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Orgs } from '../service/orgs.js';
+import { type DraftNotice, draftNotices } from './draft-notices.js';
 import type { FeedEvent } from './feed.js';
 import { NotOnBranchError } from './feed.js';
 import type { EventHub, OrgEvents } from './hub.js';
@@ -59,8 +61,26 @@ export function webhookIdOf(subscription: Pick<Subscription, 'id'>, commit: stri
   return `msg_${commit}_${subscription.id.slice(3)}`;
 }
 
-export function payloadOf(event: FeedEvent): string {
-  return JSON.stringify({ type: 'model.changed', timestamp: event.change.time, data: event.change });
+export function payloadOf(event: FeedEvent | DraftNotice): string {
+  if ('change' in event) return JSON.stringify({ type: 'model.changed', timestamp: event.change.time, data: event.change });
+  return JSON.stringify({ type: event.type, timestamp: event.data.time, data: event.data });
+}
+
+/** A draft event's `webhook-id`: from its key (draft, states before and after), so the same on every retry. */
+export function draftWebhookIdOf(subscription: Pick<Subscription, 'id'>, notice: DraftNotice): string {
+  return `msg_draft_${createHash('sha256').update(notice.key).digest('hex').slice(0, 32)}_${subscription.id.slice(3)}`;
+}
+
+/** One event on its way: what is sent, and what delivering it moves in the subscription's state. */
+interface Outgoing {
+  /** What `retry.commit` names while it is retried: the change's commit, or the draft event's key. */
+  key: string;
+  commit: string;
+  webhookId: string;
+  body: string;
+  advance: (read: SubscriptionState) => Promise<void>;
+  /** Of a type the subscription asked for; if not, it is passed over (its state moved on, nothing sent). */
+  wanted: boolean;
 }
 
 /** Counting semaphore: at most `size` at once, the rest wait in order. */
@@ -223,20 +243,21 @@ class Worker {
           await this.sleep(this.settings.leaseStaleMs / 3);
           continue;
         }
-        if (next === undefined) {
+        const outgoing = next === undefined ? await this.nextDraftEvent(state) : this.changeOutgoing(next);
+        if (outgoing === undefined) {
           await this.sleep(this.settings.leaseStaleMs / 3);
           continue;
         }
-        if (!this.subscription.events.includes('model.changed')) {
-          await this.advance(state, next.change.id);
+        if (!outgoing.wanted) {
+          await outgoing.advance(state);
           continue;
         }
-        const retry = state.retry?.commit === next.change.id ? state.retry : undefined;
+        const retry = state.retry?.commit === outgoing.key ? state.retry : undefined;
         if (retry && retry.next > Date.now()) {
           await this.sleep(Math.min(retry.next - Date.now(), this.settings.leaseStaleMs / 3));
           continue;
         }
-        await this.deliver(state, next, (retry?.attempts ?? 0) + 1);
+        await this.deliver(state, outgoing, (retry?.attempts ?? 0) + 1);
       }
     } catch (error) {
       console.error(`c4store: webhook ${org}/${id}: ${(error as Error).message}`);
@@ -244,6 +265,69 @@ class Worker {
       unlisten();
       await this.lease.release().catch(() => {});
     }
+  }
+
+  private changeOutgoing(event: FeedEvent): Outgoing {
+    return {
+      key: event.change.id,
+      commit: event.change.id,
+      webhookId: webhookIdOf(this.subscription, event.change.id),
+      body: payloadOf(event),
+      advance: (read) => this.advance(read, event.change.id),
+      wanted: this.subscription.events.includes('model.changed'),
+    };
+  }
+
+  /**
+   * Once every change of main is delivered: the next draft event, from the draft refs against
+   * those delivered so far. A `draft.merged` waits for its merge commit's change to go first.
+   */
+  private async nextDraftEvent(read: SubscriptionState): Promise<Outgoing | undefined> {
+    const { org, id } = this.subscription;
+    const { states, mergeCommits } = await this.events.draftStates();
+    if (read.drafts === undefined) {
+      await this.store.updateState(org, id, (state) => (state.drafts === undefined ? { ...state, drafts: states } : undefined));
+      return undefined;
+    }
+    const [notice] = draftNotices(read.drafts, states, mergeCommits);
+    if (notice === undefined) {
+      if (JSON.stringify(read.drafts) !== JSON.stringify(states)) await this.moveDrafts(read, () => states);
+      return undefined;
+    }
+    if (notice.type === 'draft.merged' && mergeCommits.has(notice.data.name)) {
+      await this.events.feed.sync();
+      const merged = this.events.feed.positionOf(notice.data.commit);
+      const delivered = this.events.feed.positionOf(read.cursor);
+      if (merged === undefined || delivered === undefined || merged > delivered) return undefined;
+    }
+    const advance = (state: SubscriptionState) =>
+      this.moveDrafts(state, (drafts) => {
+        const next = { ...drafts };
+        if (notice.leadsTo === null) delete next[notice.data.name];
+        else next[notice.data.name] = notice.leadsTo;
+        return next;
+      });
+    return {
+      key: notice.key,
+      commit: notice.data.commit,
+      webhookId: draftWebhookIdOf(this.subscription, notice),
+      body: payloadOf(notice),
+      advance,
+      wanted: this.subscription.events.includes(notice.type),
+    };
+  }
+
+  /** Moves the delivered drafts on, unless a replay or another delivery moved the state meanwhile. */
+  private async moveDrafts(
+    read: SubscriptionState,
+    change: (drafts: NonNullable<SubscriptionState['drafts']>) => SubscriptionState['drafts'],
+  ) {
+    const { org, id } = this.subscription;
+    await this.store.updateState(org, id, (state) => {
+      if (state.cursor !== read.cursor || JSON.stringify(state.drafts) !== JSON.stringify(read.drafts)) return undefined;
+      const { retry: _, ...rest } = state;
+      return { ...rest, drafts: change(state.drafts ?? {}) };
+    });
   }
 
   /** The event after `cursor`, from the read-ahead when it follows on. */
@@ -259,13 +343,13 @@ class Worker {
     this.ahead = this.ahead.filter((event) => event.change.id !== commit);
     // A replay made meanwhile (the cursor moved under us) wins over this delivery.
     await this.store.updateState(this.subscription.org, this.subscription.id, (state) =>
-      state.cursor === read.cursor ? { cursor: commit } : undefined,
+      state.cursor === read.cursor ? { cursor: commit, ...(state.drafts === undefined ? {} : { drafts: state.drafts }) } : undefined,
     );
   }
 
-  private async deliver(read: SubscriptionState, event: FeedEvent, attempt: number): Promise<void> {
+  private async deliver(read: SubscriptionState, event: Outgoing, attempt: number): Promise<void> {
     const { org, id, url } = this.subscription;
-    const webhookId = webhookIdOf(this.subscription, event.change.id);
+    const { webhookId } = event;
     const release = await this.deliverer.slot(org);
     const started = performance.now();
     let status: number | null = null;
@@ -273,7 +357,7 @@ class Worker {
     try {
       // The lease is checked right before sending: a process that lost it sends nothing more.
       if (!(await this.lease.renew())) return;
-      const body = payloadOf(event);
+      const body = event.body;
       const timestamp = new Date();
       status = await post(
         url,
@@ -303,7 +387,7 @@ class Worker {
     await this.store.appendDelivery(org, id, {
       id: `dl_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
       webhookId,
-      commit: event.change.id,
+      commit: event.commit,
       attempt,
       at: new Date().toISOString(),
       status,
@@ -311,17 +395,17 @@ class Worker {
       ...(error === undefined ? {} : { error }),
       ms: Math.round(performance.now() - started),
     });
-    if (delivered) return this.advance(read, event.change.id);
+    if (delivered) return event.advance(read);
     await this.store.updateState(org, id, (state) => {
       if (state.cursor !== read.cursor) return undefined;
       if (gone || exhausted) {
         const reason = gone
-          ? `The receiver answered 410 Gone for ${event.change.id}.`
-          : `${attempt} attempts to deliver ${event.change.id} failed.`;
+          ? `The receiver answered 410 Gone for ${event.commit}.`
+          : `${attempt} attempts to deliver ${event.commit} failed.`;
         return { ...state, disabled: { at: new Date().toISOString(), reason } };
       }
       const wait = this.settings.retryDelaysMs[attempt - 1] * (0.8 + 0.4 * Math.random());
-      return { ...state, retry: { commit: event.change.id, attempts: attempt, next: Date.now() + wait } };
+      return { ...state, retry: { commit: event.key, attempts: attempt, next: Date.now() + wait } };
     });
   }
 

@@ -3,12 +3,13 @@
  * organization (hub.ts), webhook subscriptions (webhook-store.ts) and their delivery
  * (deliverer.ts). The server tells it of its own commits; other processes' it sees itself.
  *
- * Draft events (a seam for the drafts room): a draft is a branch, so its changes are a
- * `new ChangeFeed(repo, 'refs/heads/drafts/<name>')` (`?draft=` of /changes and /events, today
- * refused with 404 in http/routes/events.ts), and `draft.opened/updated/merged/closed` become
- * frames of the same SSE stream (`event: draft.opened`, sse.ts) and webhook payloads of those
- * types (deliverer.ts payloadOf; subscriptions already accept the types). docs/api.md §19.
+ * Drafts: a draft is a branch, so its changes are a ChangeFeed of its ref (`?draft=` of
+ * /changes and /events). `draft.opened/updated/merged/closed` are read from the draft refs
+ * (draft-notices.ts), whoever moved them (this process, another, a push): frames of main's SSE
+ * stream (hub.ts, sse.ts) and webhook payloads (deliverer.ts). The drafts room's in-process
+ * events (drafts/events.ts) only make this process look at once. docs/api.md §19.
  */
+import { onDraftEvent } from '../drafts/events.js';
 import type { Orgs } from '../service/orgs.js';
 import { Deliverer, type DelivererSettings } from './deliverer.js';
 import { EventHub } from './hub.js';
@@ -28,6 +29,7 @@ export class Events {
   readonly webhooks: WebhookStore;
   readonly deliverer: Deliverer;
   readonly stream: StreamSettings;
+  private readonly stopDraftEvents: () => void;
 
   constructor(
     readonly orgs: Orgs,
@@ -37,11 +39,12 @@ export class Events {
     this.webhooks = new WebhookStore(orgs.dataDir, settings.durable);
     this.deliverer = new Deliverer(this.webhooks, this.hub, orgs, settings.webhooks);
     this.stream = { ...DEFAULT_STREAM_SETTINGS, ...settings.stream };
+    this.stopDraftEvents = onDraftEvent((event) => this.hub.afterCommit(event.org));
   }
 
-  /** The organization's events (its feed and this process's listeners). */
-  of(slug: string) {
-    return this.hub.of(slug, this.orgs.get(slug).repo);
+  /** The organization's events (main's feed, or a draft ref's, and this process's listeners). */
+  of(slug: string, ref?: string) {
+    return this.hub.of(slug, this.orgs.get(slug).repo, ref);
   }
 
   start(): void {
@@ -54,6 +57,7 @@ export class Events {
   }
 
   close(): Promise<void> {
+    this.stopDraftEvents();
     return this.deliverer.close();
   }
 }

@@ -38,9 +38,17 @@ export interface FeedEvent {
   change: Change;
 }
 
+/** How errors name a branch: `main`, or `draft '<name>'` (whichever ref holds it now). */
+export function branchLabel(ref: string): string {
+  return ref === MAIN_REF ? 'main' : `draft '${ref.slice(ref.lastIndexOf('/') + 1)}'`;
+}
+
 export class NotOnBranchError extends Error {
-  constructor(readonly commit: string) {
-    super(`Commit '${commit}' is not a commit of main.`);
+  constructor(
+    readonly commit: string,
+    ref = MAIN_REF,
+  ) {
+    super(`Commit '${commit}' is not a commit of ${branchLabel(ref)}.`);
   }
 }
 
@@ -72,7 +80,7 @@ export class ChangeFeed {
 
   constructor(
     readonly repo: Repo,
-    /** `refs/heads/main`; a draft's feed would be its own branch (see docs/api.md §19). */
+    /** `refs/heads/main`, or a draft's ref (`?draft=`, docs/api.md §19). */
     readonly ref = MAIN_REF,
   ) {}
 
@@ -152,7 +160,7 @@ export class ChangeFeed {
     let start = 0;
     if (after !== undefined) {
       const position = this.positions.get(after);
-      if (position === undefined) throw new NotOnBranchError(after);
+      if (position === undefined) throw new NotOnBranchError(after, this.ref);
       start = position + 1;
     }
     return this.range(start, start + limit);

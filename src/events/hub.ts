@@ -1,18 +1,30 @@
 /**
- * Who is told when an organization's `main` moves. There is no broker: the ref is the one
+ * Who is told when an organization's `main` (or a draft's branch) moves, and, with `main`, what
+ * happened to its drafts (draft-notices.ts). There is no broker: the ref is the one
  * truth every process shares, so each process watches it — told at once of its own commits
  * (the service's afterCommit), by fs.watch of the ref's directory and of packed-refs for
  * other processes' and pushes', and by a poll in case the file system does not report
  * (network file systems, renames fs.watch misses). The new commits are described once and
  * handed to every listener of the process.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { promises as fsp, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { ChangeFeed, type FeedEvent } from './feed.js';
-import { readRef } from '../store/refs.js';
+import { CLOSED_DRAFT_PREFIX, DRAFT_BRANCH_PREFIX, MERGED_DRAFT_PREFIX } from '../store/branches.js';
+import { MAIN_REF, readRef } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
+import { type DraftNotice, type DraftStates, draftNotices, readDraftStates } from './draft-notices.js';
+import { ChangeFeed, type FeedEvent } from './feed.js';
 
-export type Listener = (events: readonly FeedEvent[]) => void;
+/** A change of the branch (it has `change`), or, on `main`'s stream, a draft event. */
+export type StreamEvent = FeedEvent | DraftNotice;
+export type Listener = (events: readonly StreamEvent[]) => void;
+
+export function isChange(event: StreamEvent): event is FeedEvent {
+  return 'change' in event;
+}
+
+/** Where draft refs live as loose files: a new, moved or removed one changes its folder's mtime. */
+const DRAFT_REF_DIRS = [DRAFT_BRANCH_PREFIX, CLOSED_DRAFT_PREFIX, MERGED_DRAFT_PREFIX].map((prefix) => prefix.slice(0, -1));
 
 export interface HubSettings {
   /** How often a watched ref is read besides what fs.watch reports (ms, default 1000). */
@@ -33,12 +45,22 @@ export class OrgEvents {
   private poll: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
   private again = false;
+  /** The drafts as last announced (main's stream only); undefined until the first listener came. */
+  private drafts: DraftStates | undefined;
+  private draftDirsSeen = '';
+  private draftCache: { signature: string; at: number; read: ReturnType<typeof readDraftStates> } | undefined;
 
   constructor(
     readonly repo: Repo,
     private readonly pollMs: number,
+    ref = MAIN_REF,
   ) {
-    this.feed = new ChangeFeed(repo);
+    this.feed = new ChangeFeed(repo, ref);
+  }
+
+  /** Only `main`'s stream tells of drafts (a draft's own stream is its commits). */
+  private get withDrafts(): boolean {
+    return this.feed.ref === MAIN_REF;
   }
 
   get gitdir(): string {
@@ -59,6 +81,10 @@ export class OrgEvents {
     if (this.announced === undefined) {
       await this.feed.sync();
       this.announced ??= this.feed.length - 1;
+    }
+    if (this.withDrafts && this.drafts === undefined) {
+      this.draftDirsSeen = await this.draftDirsState();
+      this.drafts ??= (await this.draftStates()).states;
     }
     return () => {
       if (this.listeners.delete(listener) && this.listeners.size === 0) this.stopWatching();
@@ -97,27 +123,97 @@ export class OrgEvents {
       const from: number = this.announced + 1;
       const { events } = await this.feed.range(from, from + BATCH);
       this.announced = from + events.length - 1;
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(events);
-        } catch (error) {
-          console.error(`c4store: an event listener failed: ${(error as Error).message}`);
-        }
+      this.tell(events);
+    }
+    if (this.withDrafts) await this.announceDrafts();
+  }
+
+  /**
+   * Draft events since the last look, after the changes of main read just before: a merge
+   * commit is always announced before its `draft.merged` (main moves first, under the lock;
+   * a merged draft whose merge commit was not yet read waits for the next look).
+   */
+  private async announceDrafts(): Promise<void> {
+    const before = this.drafts;
+    if (before === undefined) return;
+    const { states, mergeCommits } = await this.draftStates();
+    // The last listener left meanwhile: a later one starts from its own time.
+    if (this.drafts !== before) return;
+    const notices = draftNotices(before, states, mergeCommits);
+    const early = new Set(
+      notices
+        .filter(({ type, data }) => type === 'draft.merged' && mergeCommits.has(data.name) && !this.hasAnnounced(data.commit))
+        .map(({ data }) => data.name),
+    );
+    const told = notices.filter(({ data }) => !early.has(data.name));
+    const next: DraftStates = { ...states };
+    for (const name of early) {
+      if (before[name] === undefined) delete next[name];
+      else next[name] = before[name];
+    }
+    this.drafts = next;
+    if (told.length > 0) this.tell(told);
+  }
+
+  private hasAnnounced(commit: string): boolean {
+    const position = this.feed.positionOf(commit);
+    return position !== undefined && this.announced !== undefined && position <= this.announced;
+  }
+
+  private tell(events: readonly StreamEvent[]): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(events);
+      } catch (error) {
+        console.error(`c4store: an event listener failed: ${(error as Error).message}`);
       }
     }
+  }
+
+  /**
+   * The draft refs (draft-notices.ts), read again only when a draft ref folder or packed-refs
+   * changed (four stats), or the last read is older than the poll: every write wakes the stream
+   * and each webhook worker, and none of them should start a git process for nothing.
+   */
+  async draftStates(): ReturnType<typeof readDraftStates> {
+    const signature = await this.draftDirsState();
+    const cached = this.draftCache;
+    if (cached !== undefined && cached.signature === signature && Date.now() - cached.at < this.pollMs) return cached.read;
+    const read = readDraftStates(this.gitdir);
+    this.draftCache = { signature, at: Date.now(), read };
+    read.catch(() => {
+      if (this.draftCache?.read === read) this.draftCache = undefined;
+    });
+    return read;
+  }
+
+  /** The mtimes of the draft ref folders and packed-refs: what the poll compares. */
+  private async draftDirsState(): Promise<string> {
+    const places = [...DRAFT_REF_DIRS, 'packed-refs'].map((place) => path.join(this.gitdir, place));
+    const times = await Promise.all(
+      places.map((place) =>
+        fsp.stat(place).then(
+          (stat) => stat.mtimeMs,
+          () => 0,
+        ),
+      ),
+    );
+    return times.join(' ');
   }
 
   private startWatching(): void {
     const ref = this.feed.ref;
     const refName = path.basename(ref);
-    const places: Array<[dir: string, name: string]> = [
+    const places: Array<[dir: string, name: string | null]> = [
       [path.join(this.gitdir, path.dirname(ref)), refName],
       [this.gitdir, 'packed-refs'],
+      // Any draft ref made, moved or removed (a folder made later is seen by the poll).
+      ...(this.withDrafts ? DRAFT_REF_DIRS.map((dir): [string, null] => [path.join(this.gitdir, dir), null]) : []),
     ];
     for (const [dir, name] of places) {
       try {
         const watcher = watch(dir, { persistent: false }, (_event, file) => {
-          if (file === null || file === name) this.notify();
+          if (file === null || name === null || file === name) this.notify();
         });
         watcher.on('error', () => watcher.close());
         this.watchers.push(watcher);
@@ -130,6 +226,13 @@ export class OrgEvents {
         (head) => head !== this.feed.tip && this.notify(),
         () => {}, // a ref being rewritten by git: the next poll reads it
       );
+      if (this.withDrafts) {
+        void this.draftDirsState().then((seen) => {
+          if (seen === this.draftDirsSeen) return;
+          this.draftDirsSeen = seen;
+          this.notify();
+        });
+      }
     }, this.pollMs);
     this.poll.unref();
   }
@@ -141,30 +244,33 @@ export class OrgEvents {
     this.poll = undefined;
     // A later first listener starts from the tip of its own time.
     this.announced = undefined;
+    this.drafts = undefined;
   }
 }
 
-/** Every organization's events in this process. */
+/** Every organization's events in this process: main's, and those of drafts asked for. */
 export class EventHub {
-  private readonly orgs = new Map<string, OrgEvents>();
+  private readonly orgs = new Map<string, Map<string, OrgEvents>>();
   private readonly pollMs: number;
 
   constructor(settings: HubSettings = {}) {
     this.pollMs = settings.pollMs ?? DEFAULT_POLL_MS;
   }
 
-  /** The events of an organization's repository. */
-  of(slug: string, repo: Repo): OrgEvents {
-    let events = this.orgs.get(slug);
+  /** The events of an organization's `main` (or of another branch: a draft's). */
+  of(slug: string, repo: Repo, ref = MAIN_REF): OrgEvents {
+    let refs = this.orgs.get(slug);
+    if (refs === undefined) this.orgs.set(slug, (refs = new Map()));
+    let events = refs.get(ref);
     if (events === undefined || events.gitdir !== repo.gitdir) {
-      events = new OrgEvents(repo, this.pollMs);
-      this.orgs.set(slug, events);
+      events = new OrgEvents(repo, this.pollMs, ref);
+      refs.set(ref, events);
     }
     return events;
   }
 
-  /** A commit of this process: its listeners hear of it now, not at the next poll. */
+  /** A commit or a draft's change made by this process: its listeners hear of it now, not at the next poll. */
   afterCommit(slug: string): void {
-    this.orgs.get(slug)?.notify();
+    for (const events of this.orgs.get(slug)?.values() ?? []) events.notify();
   }
 }

@@ -6,8 +6,9 @@
  */
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import type { FeedEvent } from './feed.js';
-import type { OrgEvents } from './hub.js';
+import type { DraftNotice } from './draft-notices.js';
+import { type FeedEvent, NotOnBranchError } from './feed.js';
+import { isChange, type OrgEvents, type StreamEvent } from './hub.js';
 
 export interface StreamSettings {
   /** A comment line at least this often, so proxies and clients know the stream is alive (ms). */
@@ -37,6 +38,15 @@ export function changeFrame(event: FeedEvent): string {
   return frame;
 }
 
+/**
+ * A draft event: no `id:` line, so an EventSource keeps the last change's id as its resume
+ * point. Draft events are live only: a reconnect replays the changes of main (a merge among
+ * them), not the draft events it missed (the list of drafts tells where each stands).
+ */
+export function draftFrame(notice: DraftNotice): string {
+  return `event: ${notice.type}\ndata: ${JSON.stringify(notice.data)}\n\n`;
+}
+
 /** Where a client resumes: its `Last-Event-ID` (a reconnect), else `?after=` (a first connect). */
 export function resumeFrom(ctx: Context): string | undefined {
   const header = ctx.get('last-event-id').trim();
@@ -53,7 +63,7 @@ export function resumeFrom(ctx: Context): string | undefined {
 export async function streamChanges(ctx: Context, events: OrgEvents, after: string | undefined, settings: StreamSettings): Promise<void> {
   if (after !== undefined) {
     await events.feed.sync();
-    if (events.feed.positionOf(after) === undefined) throw new ApiError(404, `Commit '${after}' is not a commit of main.`);
+    if (events.feed.positionOf(after) === undefined) throw new ApiError(404, new NotOnBranchError(after, events.feed.ref).message);
   }
   const res = ctx.res;
   if (ctx.method === 'HEAD') {
@@ -70,11 +80,15 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
     if (res.writableLength > settings.maxUnreadBytes) res.destroy();
   };
   // Live events queue here while the replay is written; both are sent in commit order once.
-  let queued: FeedEvent[] | undefined = [];
+  let queued: StreamEvent[] | undefined = [];
   // Without a resume point every change announced from now on is new to this client.
   let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
-  const sendEvents = (list: readonly FeedEvent[]) => {
+  const sendEvents = (list: readonly StreamEvent[]) => {
     for (const event of list) {
+      if (!isChange(event)) {
+        send(draftFrame(event));
+        continue;
+      }
       if (event.position <= sentUpTo) continue;
       sentUpTo = event.position;
       send(changeFrame(event));

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { isCode, syncDirectory } from '../store/durable-files.js';
 import { withDirectoryLock } from '../store/lock.js';
 import { SLUG_PATTERN } from '../store/org-identity.js';
+import type { DraftStates } from './draft-notices.js';
 
 export const EVENT_TYPES = ['model.changed', 'draft.opened', 'draft.updated', 'draft.merged', 'draft.closed'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -36,8 +37,10 @@ export interface Subscription {
 export interface SubscriptionState {
   /** The last commit delivered (at creation: the tip of main then; after a replay: its `after`). */
   cursor: string;
-  /** A failed event waiting for its next attempt. */
+  /** A failed event waiting for its next attempt (`commit`: the change's id, or a draft event's key). */
   retry?: { commit: string; attempts: number; next: number };
+  /** The draft refs as far as their events were delivered (draft-notices.ts); absent: not yet looked. */
+  drafts?: DraftStates;
   disabled?: { at: string; reason: string };
 }
 
@@ -82,7 +85,7 @@ export class WebhookStore {
     return path.join(this.root, org, id);
   }
 
-  async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string): Promise<Subscription> {
+  async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string, drafts?: DraftStates): Promise<Subscription> {
     const subscription: Subscription = {
       id: `wh_${randomBytes(8).toString('hex')}`,
       org: input.org,
@@ -97,7 +100,10 @@ export class WebhookStore {
     // Made in a temporary directory and renamed: a deliverer never finds one half-made.
     const staging = `${dir}.new`;
     await fsp.mkdir(staging, { mode: 0o700 });
-    await this.writeJson(path.join(staging, 'state.json'), { cursor } satisfies SubscriptionState);
+    await this.writeJson(path.join(staging, 'state.json'), {
+      cursor,
+      ...(drafts === undefined ? {} : { drafts }),
+    } satisfies SubscriptionState);
     await this.writeJson(path.join(staging, 'subscription.json'), subscription);
     await fsp.rename(staging, dir);
     if (this.durable) await syncDirectory(path.dirname(dir));

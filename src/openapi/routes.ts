@@ -480,15 +480,19 @@ export const ROUTES: RouteDoc[] = [
         description: 'At most this many changes (1–1000, default 100).',
         schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
       },
-      { name: 'draft', description: "A draft's changes (no drafts exist yet: 404)." },
+      { name: 'draft', description: "A draft's changes: the first-parent commits of its branch (404 when there is no such draft)." },
     ],
   },
   {
     method: 'GET',
     path: '/events',
-    summary: 'Live changes as Server-Sent Events (`text/event-stream`); `Last-Event-ID` or `?after=` replays what came after it first',
+    summary:
+      'Live changes as Server-Sent Events (`text/event-stream`), with draft.opened/updated/merged/closed frames; `Last-Event-ID` or `?after=` replays what came after it first',
     tag: 'Events',
-    query: [{ name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' }],
+    query: [
+      { name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' },
+      { name: 'draft', description: "A draft's commits instead (404 when there is no such draft)." },
+    ],
   },
   {
     method: 'POST',

@@ -2,7 +2,10 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Events } from '../../events/events.js';
+import { readDraftStates } from '../../events/draft-notices.js';
 import { NotOnBranchError } from '../../events/feed.js';
+import type { OrgEvents } from '../../events/hub.js';
+import { locateDraft } from '../../drafts/drafts.js';
 import { ReplayBody, WebhookBody } from '../../events/schemas.js';
 import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
@@ -36,18 +39,20 @@ function limitOf(ctx: Context): number {
   return limit;
 }
 
-/** Drafts have no branch of their own yet: every name is unknown (docs/api.md §19). */
-function refuseDraft(ctx: Context): void {
+/** The events of `main`, or with `?draft=<name>` of that draft's branch (404 when there is no such draft). */
+async function branchEvents(ctx: Context, events: Events): Promise<OrgEvents> {
+  const { org } = state(ctx);
   const draft = queryValue(ctx, 'draft');
-  if (draft !== undefined) throw new ApiError(404, `Draft '${draft}' does not exist.`);
+  if (draft === undefined) return events.of(org.slug);
+  return events.of(org.slug, (await locateDraft(org, draft)).ref);
 }
 
-/** A commit given as a resume point: a revision (commit-names.ts) that must be on `main`. */
-async function commitOnMain(ctx: Context, events: Events, text: string): Promise<string> {
+/** A commit given as a resume point: a revision (commit-names.ts) that must be on the branch (`main` unless given). */
+async function commitOnBranch(ctx: Context, events: Events | OrgEvents, text: string): Promise<string> {
   const commit = await resolveCommitName(state(ctx).org.repo, text);
-  const feed = events.of(state(ctx).org.slug).feed;
+  const feed = 'feed' in events ? events.feed : events.of(state(ctx).org.slug).feed;
   await feed.sync();
-  if (feed.positionOf(commit) === undefined) throw new ApiError(404, `Commit '${text}' is not a commit of main.`);
+  if (feed.positionOf(commit) === undefined) throw new ApiError(404, new NotOnBranchError(text, feed.ref).message);
   return commit;
 }
 
@@ -66,15 +71,14 @@ function presentSubscription(subscription: Subscription, status: SubscriptionSta
 
 export function eventRoutes(router: Router, writing: Middleware[], deps: EventRouteSettings): void {
   router.get('/changes', async (ctx) => {
-    refuseDraft(ctx);
-    const events = eventsOf(deps);
+    const branch = await branchEvents(ctx, eventsOf(deps));
     const limit = limitOf(ctx);
     const afterText = queryValue(ctx, 'after');
-    const after = afterText === undefined ? undefined : await commitOnMain(ctx, events, afterText);
-    // As every read: the ETag names the tip of main (`?at=` is checked, and changes nothing here).
+    const after = afterText === undefined ? undefined : await commitOnBranch(ctx, branch, afterText);
+    // As every read: the ETag names the tip read (`?at=` is checked, and changes nothing here).
     const head = await readSnapshot(ctx);
     try {
-      const page = await events.of(state(ctx).org.slug).feed.page(after, limit);
+      const page = await branch.feed.page(after, limit);
       const changes = page.events.map((event) => event.change);
       await send(ctx, { changes, next: page.more ? changes.at(-1)!.id : null }, head);
     } catch (error) {
@@ -84,13 +88,13 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   });
 
   router.get('/events', async (ctx) => {
-    refuseDraft(ctx);
     const events = eventsOf(deps);
+    const branch = await branchEvents(ctx, events);
     const from = resumeFrom(ctx);
-    const after = from === undefined ? undefined : await commitOnMain(ctx, events, from);
-    // The stream starts after the tip of main named by its ETag (or after `after`).
+    const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
+    // The stream starts after the tip named by its ETag (or after `after`).
     setEtag(ctx, await readSnapshot(ctx));
-    await streamChanges(ctx, events.of(state(ctx).org.slug), after, events.stream);
+    await streamChanges(ctx, branch, after, events.stream);
   });
 
   // Subscriptions name where the organization's changes go: made, seen and removed with an editor key.
@@ -103,7 +107,9 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     if (tip === null) throw new Error(`Organization ${org.slug} has no main branch`);
     const types = body.events === undefined ? [...EVENT_TYPES] : [...new Set(body.events)];
     if (types.length === 0) throw new ApiError(400, "A webhook needs at least one event type in 'events'.");
-    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip);
+    // Draft events from now on: the drafts as they stand are where its delivery of them starts.
+    const { states } = await readDraftStates(org.repo.gitdir);
+    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip, states);
     events.deliverer.scan();
     ctx.status = 201;
     await send(ctx, { ...presentSubscription(subscription, { cursor: tip }), secret: subscription.secret });
@@ -164,8 +170,11 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const events = eventsOf(deps);
     const { subscription } = await subscriptionOf(ctx);
     const body = checkRequestBody(ctx, ReplayBody);
-    const after = await commitOnMain(ctx, events, body.after);
-    const status = await events.webhooks.updateState(subscription.org, subscription.id, () => ({ cursor: after }));
+    const after = await commitOnBranch(ctx, events, body.after);
+    const status = await events.webhooks.updateState(subscription.org, subscription.id, (current) => ({
+      cursor: after,
+      ...(current.drafts === undefined ? {} : { drafts: current.drafts }),
+    }));
     if (status === undefined) throw new ApiError(404, `Webhook with id '${subscription.id}' does not exist.`);
     events.deliverer.poke(subscription.org, subscription.id);
     await send(ctx, presentSubscription(subscription, status));

@@ -1,0 +1,106 @@
+/**
+ * Draft events (CONTRACT.md §8, §9) read from the refs, not from the process that made them: a
+ * draft is open, closed or merged by which ref holds it (store/branches.ts), so comparing the
+ * draft refs now with those seen before tells what happened to drafts meanwhile — whoever did
+ * it: this process, another one on the same data directory, or a `git push` creating
+ * `drafts/<name>`. The SSE stream keeps what it saw in memory; a webhook subscription keeps
+ * what it has delivered beside its cursor (webhook-store.ts), so none is lost to a restart.
+ *
+ * A state is `<state> <commit>` by draft name. Between two looks a draft may pass through
+ * several states; each notice carries the state it leads to, so that a receiver that has had
+ * the first of two (opened, then closed) is sent only the second.
+ */
+import { listDraftRefs } from '../store/branches.js';
+import { readDraftRecords } from '../store/draft-records.js';
+
+export type DraftStates = Record<string, string>;
+
+export const DRAFT_EVENT_TYPES = ['draft.opened', 'draft.updated', 'draft.merged', 'draft.closed'] as const;
+export type DraftEventType = (typeof DRAFT_EVENT_TYPES)[number];
+
+/** What SSE frames and webhook payloads carry as `data`. */
+export interface DraftEventData {
+  name: string;
+  state: 'open' | 'closed' | 'merged';
+  /** The draft's head. */
+  head: string;
+  /** The commit the event is about: the merge commit on main for `draft.merged`, else the head. */
+  commit: string;
+  /** A closed draft opened again (`draft.opened`). */
+  reopened?: boolean;
+  /** When this process noticed it (ISO 8601). */
+  time: string;
+}
+
+export interface DraftNotice {
+  type: DraftEventType;
+  data: DraftEventData;
+  /** The draft's state once this notice is taken in (null: no draft of this name). */
+  leadsTo: string | null;
+  /** Names this notice among all of the draft's (stable across retries of one event). */
+  key: string;
+}
+
+/** The organization's draft refs now, with where each merged draft's merge commit is. */
+export async function readDraftStates(gitdir: string): Promise<{ states: DraftStates; mergeCommits: Map<string, string> }> {
+  const refs = await listDraftRefs(gitdir);
+  const states: DraftStates = {};
+  let merged = false;
+  for (const [name, { state, commit }] of refs) {
+    states[name] = `${state} ${commit}`;
+    merged ||= state === 'merged';
+  }
+  const mergeCommits = new Map<string, string>();
+  if (merged) {
+    for (const [name, record] of await readDraftRecords(gitdir)) {
+      if (record.mergeCommit !== undefined) mergeCommits.set(name, record.mergeCommit);
+    }
+  }
+  return { states, mergeCommits };
+}
+
+/**
+ * What happened to drafts between two looks, draft by draft (names in order): a draft that
+ * appeared is opened; one whose open head moved is updated (a write, a push, main merged into
+ * it); a draft that left `open` is closed or merged; a closed one open again is opened with
+ * `reopened`; one that vanished (removed by hand) is closed.
+ */
+export function draftNotices(
+  before: DraftStates,
+  after: DraftStates,
+  mergeCommits: ReadonlyMap<string, string>,
+  time = new Date().toISOString(),
+): DraftNotice[] {
+  const notices: DraftNotice[] = [];
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  for (const name of names) {
+    const was = before[name];
+    const now = after[name];
+    if (was === now) continue;
+    const [wasState, wasHead] = was === undefined ? [undefined, undefined] : split(was);
+    // Removed by hand after it was closed or merged: nothing more to tell.
+    if (now === undefined && wasState !== 'open') continue;
+    const [state, head] = now === undefined ? ['closed' as const, wasHead!] : split(now);
+    const notice = (type: DraftEventType, leadsTo: string | null, extra: Partial<DraftEventData> = {}): void => {
+      const commit = type === 'draft.merged' ? (mergeCommits.get(name) ?? head) : head;
+      const data: DraftEventData = { name, state: type === 'draft.opened' ? 'open' : state, head, commit, ...extra, time };
+      notices.push({ type, data, leadsTo, key: `${type} ${name} ${was ?? '-'} ${leadsTo ?? '-'}` });
+    };
+    if (wasState !== 'open' && state !== 'open' && now !== undefined) {
+      // Opened and already closed or merged before this look: both are told.
+      if (wasState === undefined) notice('draft.opened', `open ${head}`);
+      else if (wasState === state) continue;
+    }
+    if (state === 'open') {
+      if (wasState === 'open') notice('draft.updated', now!);
+      else notice('draft.opened', now!, wasState === 'closed' ? { reopened: true } : {});
+    } else if (state === 'merged') notice('draft.merged', now!);
+    else notice('draft.closed', now ?? null);
+  }
+  return notices;
+}
+
+function split(state: string): ['open' | 'closed' | 'merged', string] {
+  const [name, commit] = state.split(' ');
+  return [name as 'open' | 'closed' | 'merged', commit];
+}
