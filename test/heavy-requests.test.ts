@@ -16,7 +16,8 @@ const D = '/api/external/diagram';
 
 /**
  * Runs `heavy` while another organization's reads are due every 10 ms, and requires the worst
- * of them (counted from when each was due) under `limitMs`. The machine running the tests is
+ * of them (counted from when each was due) under `limitMs` plus twice the worst of idle reads
+ * measured just before (what a busy machine adds to every read). The machine running the tests is
  * shared, and a process that gets no CPU for a moment shows it as latency; so the best of up
  * to three rounds counts. Holding the event loop for the whole heavy request fails every round.
  * `heavy` makes its own checks and says what it did, for the log.
@@ -28,8 +29,14 @@ async function lightReadsHold(
   heavy: (round: number) => Promise<string>,
 ): Promise<void> {
   await read();
+  // What the machine itself costs a read now, with nothing heavy running: on a busy machine
+  // (another process on the cores) every read waits for CPU, and that is not this server's doing.
+  const idle = scheduledReads(read);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const noise = (await idle.stop()).worst;
+  const allowed = limitMs + 2 * noise;
   const worstOfRound: number[] = [];
-  for (let round = 0; round < 3 && !worstOfRound.some((ms) => ms < limitMs); round++) {
+  for (let round = 0; round < 3 && !worstOfRound.some((ms) => ms < allowed); round++) {
     const reads = scheduledReads(read);
     const start = performance.now();
     const what = await heavy(round);
@@ -43,7 +50,10 @@ async function lightReadsHold(
     );
   }
   const worst = Math.min(...worstOfRound);
-  t.true(worst < limitMs, `worst read latency ${worst.toFixed(0)} ms in the best round`);
+  t.true(
+    worst < allowed,
+    `worst read latency ${worst.toFixed(0)} ms in the best round (allowed ${allowed.toFixed(0)}: ${limitMs} + twice the idle worst)`,
+  );
 }
 
 /** Light reads of a second organization, made in `dataDir` (bench/heavy.ts). */

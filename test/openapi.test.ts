@@ -180,15 +180,16 @@ test('429 on every operation behind a key, with Retry-After; the drawing and the
     'attributeId',
     'attributeValue',
     'cursor',
+    'draft',
     'limit',
     'name',
     'state',
     'tagId',
     'typeId',
   ]);
-  t.deepEqual(params('/diagrams'), ['If-None-Match', 'at', 'componentId', 'cursor', 'level', 'limit', 'name', 'state', 'tagId']);
-  t.deepEqual(params('/types'), ['If-None-Match', 'at', 'cursor', 'limit', 'name']);
-  t.deepEqual(params('/type'), ['If-None-Match', 'at', 'cursor', 'limit']);
+  t.deepEqual(params('/diagrams'), ['If-None-Match', 'at', 'componentId', 'cursor', 'draft', 'level', 'limit', 'name', 'state', 'tagId']);
+  t.deepEqual(params('/types'), ['If-None-Match', 'at', 'cursor', 'draft', 'limit', 'name']);
+  t.deepEqual(params('/type'), ['If-None-Match', 'at', 'cursor', 'draft', 'limit']);
   t.deepEqual(doc.paths['/api/external/components/{id}/dependencies'].get.responses[200].content['application/json'].schema, {
     type: 'array',
     items: { $ref: '#/components/schemas/Dependency' },
