@@ -34,6 +34,17 @@ export function state(ctx: Context): ApiState {
   return { key, org };
 }
 
+/** `?limit=`: a whole number from 1 to `max`, or `fallback` when absent; otherwise 400 saying so. */
+export function limitParameter(ctx: Context, fallback: number, max: number): number {
+  const text = queryValue(ctx, 'limit');
+  if (text === undefined) return fallback;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${max}.`);
+  }
+  return limit;
+}
+
 export function queryValue(ctx: Context, name: string): string | undefined {
   const value = ctx.query[name];
   if (Array.isArray(value)) throw new ApiError(400, `Query parameter '${name}' is given more than once.`);
@@ -131,10 +142,7 @@ export async function sendList<T extends { id: string }>(
     // Presented lazily, item by item inside the slices of the build (src/slices.ts).
     return sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => mapped(items.values(), present));
   }
-  const limit = limitText === undefined ? 100 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new ApiError(400, `Invalid limit '${limitText}': use a whole number from 1 to ${MAX_PAGE}.`);
-  }
+  const limit = limitParameter(ctx, 100, MAX_PAGE);
   // A cursor is the last id of the previous page: a generated id, or a client-chosen one still
   // in the list. Its place is found without a scan (http/pages.ts): a walk costs O(page) a page.
   if (cursor !== undefined && !isGeneratedId(cursor) && !(isId(cursor) && items.has(cursor))) {

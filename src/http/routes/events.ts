@@ -13,7 +13,7 @@ import { EVENT_TYPES, type Subscription, type SubscriptionState } from '../../ev
 import { resolveCommitName } from '../../service/commit-names.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
-import { queryValue, readSnapshot, state } from '../resource.js';
+import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
 import { send, setEtag } from '../respond.js';
 
 const DEFAULT_LIMIT = 100;
@@ -27,16 +27,6 @@ export interface EventRouteSettings {
 function eventsOf(deps: EventRouteSettings): Events {
   if (deps.events === undefined) throw new Error('The server was started without its events.');
   return deps.events;
-}
-
-function limitOf(ctx: Context): number {
-  const text = queryValue(ctx, 'limit');
-  if (text === undefined) return DEFAULT_LIMIT;
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${MAX_LIMIT}.`);
-  }
-  return limit;
 }
 
 /** The events of `main`, or with `?draft=<name>` of that draft's branch (404 when there is no such draft). */
@@ -72,7 +62,7 @@ function presentSubscription(subscription: Subscription, status: SubscriptionSta
 export function eventRoutes(router: Router, writing: Middleware[], deps: EventRouteSettings): void {
   router.get('/changes', async (ctx) => {
     const branch = await branchEvents(ctx, eventsOf(deps));
-    const limit = limitOf(ctx);
+    const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
     const afterText = queryValue(ctx, 'after');
     const after = afterText === undefined ? undefined : await commitOnBranch(ctx, branch, afterText);
     // As every read: the ETag names the tip read (`?at=` is checked, and changes nothing here).
@@ -162,7 +152,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const head = await readSnapshot(ctx);
     const { subscription } = await subscriptionOf(ctx);
     setEtag(ctx, head);
-    await send(ctx, await events.webhooks.deliveries(subscription.org, subscription.id, limitOf(ctx)));
+    await send(ctx, await events.webhooks.deliveries(subscription.org, subscription.id, limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT)));
   });
 
   /** Delivers every change after `after` again, in order; a disabled subscription is enabled again. */

@@ -6,7 +6,7 @@ import { pathsOfResource, readHistory, type HistoryEntry } from '../../history/l
 import { emptyModel, kindOfId } from '../../model/files.js';
 import { isId } from '../../model/ids.js';
 import { resolveCommitName } from '../../service/commit-names.js';
-import { queryValue, readSnapshot, state } from '../resource.js';
+import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
 const DEFAULT_LIMIT = 50;
@@ -21,16 +21,6 @@ function isoTime(ctx: Context, name: 'since' | 'until'): string | undefined {
   return value;
 }
 
-function limitOf(ctx: Context): number {
-  const text = queryValue(ctx, 'limit');
-  if (text === undefined) return DEFAULT_LIMIT;
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${MAX_LIMIT}.`);
-  }
-  return limit;
-}
-
 export function historyRoutes(router: Router): void {
   router.get('/history', async (ctx) => {
     const { org } = state(ctx);
@@ -39,7 +29,7 @@ export function historyRoutes(router: Router): void {
     if (resource !== undefined && !isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
     const beforeText = queryValue(ctx, 'before');
     const before = beforeText === undefined ? undefined : await resolveCommitName(org.repo, beforeText);
-    const limit = limitOf(ctx);
+    const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
     const entries = await readHistory(org.repo.gitdir, {
       before,
       // With ?draft=, the draft's history (which holds main's up to where it branched off).
