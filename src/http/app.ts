@@ -135,9 +135,10 @@ function agentRouter(deps: AppDependencies): Router {
  * authentication, and writes the key's role and body parsing, in that order: a reader
  * key's write is refused whatever its body.
  */
-export function createApp(appDeps: AppDependencies): Koa {
-  // One count per key over every way in.
-  const deps = { ...appDeps, rates: appDeps.rates ?? new KeyRates(appDeps.rateLimits ?? {}) };
+export function createApp(deps: AppDependencies): Koa {
+  // One count per key over every way in. Set on the object itself, not a copy: the server sets
+  // `publicUrl` on it once it listens, and every route reads it from there.
+  deps.rates ??= new KeyRates(deps.rateLimits ?? {});
   const app = new Koa();
   app.silent = true;
   const logger = deps.logger ?? createLogger(deps.log);
