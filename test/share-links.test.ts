@@ -98,7 +98,13 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
     t.true((await anonymous(`${made.body.svgUrl}?at=${etag.slice(1, -1)}`)).text.includes('Shop v2'));
 
     // The server's log never holds a token: it is the key to the drawing.
-    t.true(s.logs.some((line) => line.startsWith('GET /share/[redacted].svg 200')));
+    t.true(
+      s.logs.some((line) => {
+        const entry = JSON.parse(line) as { url?: string; path?: string; status?: number };
+        return (entry.url ?? entry.path ?? '').startsWith('/share/[redacted].svg') && entry.status === 200;
+      }),
+      s.logs.filter((line) => line.includes('/share/')).join('\n'),
+    );
     t.false(s.logs.some((line) => line.includes(token)));
 
     const revoked = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
