@@ -58,6 +58,8 @@ export class Events {
 
   close(): Promise<void> {
     this.stopDraftEvents();
-    return this.deliverer.close();
+    const delivered = this.deliverer.close();
+    this.hub.close();
+    return delivered;
   }
 }

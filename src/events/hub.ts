@@ -237,6 +237,12 @@ export class OrgEvents {
     this.poll.unref();
   }
 
+  /** The server stops: no more looks at the refs, whoever still listens (their streams are being closed). */
+  close(): void {
+    this.listeners.clear();
+    this.stopWatching();
+  }
+
   private stopWatching(): void {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
@@ -272,5 +278,9 @@ export class EventHub {
   /** A commit or a draft's change made by this process: its listeners hear of it now, not at the next poll. */
   afterCommit(slug: string): void {
     for (const events of this.orgs.get(slug)?.values() ?? []) events.notify();
+  }
+
+  close(): void {
+    for (const refs of this.orgs.values()) for (const events of refs.values()) events.close();
   }
 }
