@@ -107,6 +107,8 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   res.flushHeaders();
   ctx.req.socket.setNoDelay(true);
   const heartbeat = setInterval(() => send(': keep-alive\n\n'), settings.heartbeatMs);
+  // A stream's heartbeat never keeps the process alive by itself (a server closed in a test, or embedded).
+  heartbeat.unref();
   void done.then(() => {
     closed = true;
     clearInterval(heartbeat);
