@@ -76,7 +76,9 @@ test("a flooded organization does not starve another one's writes: the quiet one
 
     const latencies: number[] = [];
     const ended = Date.now() + QUIET_MS;
-    for (let n = 0; Date.now() < ended; n++) {
+    // At least six writes, however long a busy machine makes them; starved, they would not come in a minute.
+    const starved = Date.now() + 60_000;
+    for (let n = 0; (Date.now() < ended || latencies.length < 6) && Date.now() < starved; n++) {
       const started = performance.now();
       // Alternately a small JSON write and a YAML write over the inline limit (parsed on the pool).
       const reply =
@@ -94,7 +96,7 @@ test("a flooded organization does not starve another one's writes: the quiet one
         `flooded: ${JSON.stringify([...flooded])}, its JSON writes' p50 ${floodedP50.toFixed(0)} ms`,
     );
     t.true((flooded.get('json 200') ?? 0) > 0 && (flooded.get('yaml 200') ?? 0) > 0, 'the flood was served too');
-    t.true(latencies.length >= 6, `only ${latencies.length} quiet writes in ${QUIET_MS} ms`);
+    t.true(latencies.length >= 6, `only ${latencies.length} quiet writes in a minute`);
     // Starved would mean waiting behind the flood's queue. The bound: within QUIET_P99_BOUND_MS, or,
     // on a machine so loaded that even that is too little, under the flooded organization's own
     // median write (which waits for its own queue).
