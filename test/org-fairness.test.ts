@@ -78,7 +78,7 @@ test("a flooded organization does not starve another one's writes: the quiet one
     const ended = Date.now() + QUIET_MS;
     // At least six writes, however long a busy machine makes them; starved, they would not come in a minute.
     const starved = Date.now() + 60_000;
-    for (let n = 0; (Date.now() < ended || latencies.length < 6) && Date.now() < starved; n++) {
+    for (let n = 0; (latencies.length < 6 || Date.now() < ended) && Date.now() < starved; n++) {
       const started = performance.now();
       // Alternately a small JSON write and a YAML write over the inline limit (parsed on the pool).
       const reply =

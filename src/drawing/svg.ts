@@ -9,6 +9,7 @@
  * (./notation.ts). Text is bounded before it is measured (./text.ts): the cost of a drawing
  * grows linearly with the diagram, never with the length of one name or text area.
  */
+import { unionAll } from '../layout/geometry.js';
 import { textAreaHeight } from '../layout/layout.js';
 import type { Diagram, Model, TextArea } from '../model/types.js';
 import { esc } from '../escape.js';
@@ -118,18 +119,7 @@ function textAreaBox(t: TextArea): Box {
 }
 
 function bounds(boxes: Box[]): Box {
-  if (boxes.length === 0) return { x: 0, y: 0, w: 20, h: 10 };
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const b of boxes) {
-    x0 = Math.min(x0, b.x);
-    y0 = Math.min(y0, b.y);
-    x1 = Math.max(x1, b.x + b.w);
-    y1 = Math.max(y1, b.y + b.h);
-  }
-  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+  return unionAll(boxes) ?? { x: 0, y: 0, w: 20, h: 10 };
 }
 
 function markClass(options: DrawOptions, id: string): string {
