@@ -7,12 +7,12 @@
  * and publish by rename; readers notice a new file by its stat signature on every call, so a
  * link revoked by any process of the data directory answers 404 on the next request.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import * as nodeFs from 'node:fs';
+import { readSigned, sha256Hex, statSignature } from '../store/signed-file.js';
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { isCode, syncDirectory } from '../store/durable-files.js';
+import { syncDirectory } from '../store/durable-files.js';
 import { withDirectoryLock } from '../store/lock.js';
 
 export interface ShareLink {
@@ -125,34 +125,9 @@ export class TooManyLinks extends Error {
   }
 }
 
-function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
-
-function statSignature(file: string): string {
-  const stat = nodeFs.statSync(file, { bigint: true, throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
-}
-
 async function readLinks(file: string): Promise<Snapshot> {
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(file, 'r');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return { signature: 'missing', links: [], byHash: new Map() };
-    throw error;
-  }
-  try {
-    const stat = await handle.stat({ bigint: true });
-    const links = parseLinks(await handle.readFile('utf8'), file);
-    return {
-      signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
-      links,
-      byHash: new Map(links.map((link) => [link.hash, link])),
-    };
-  } finally {
-    await handle.close();
-  }
+  const { signature, value: links = [] } = await readSigned(file, (text) => parseLinks(text, file));
+  return { signature, links, byHash: new Map(links.map((link) => [link.hash, link])) };
 }
 
 // A file we cannot read is an error, never "no links": an empty list would be written over it.

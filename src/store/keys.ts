@@ -6,13 +6,14 @@
  * read-modify-write and publish by rename; readers notice a new file by its stat
  * signature on every call, so a revoke from the CLI takes effect on the next request.
  */
+import { readSigned, sha256Hex, statSignature } from './signed-file.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from './lock.js';
-import { isCode, syncDirectory } from './durable-files.js';
+import { syncDirectory } from './durable-files.js';
 import { adoptOrgIdentity, orgGitdir, readOrgIdentity } from './org-identity.js';
 
 export type Role = 'editor' | 'reader';
@@ -155,37 +156,9 @@ export class KeyStore {
   }
 }
 
-function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
-
-// Every request checks it: a synchronous stat takes microseconds, a trip through the thread
-// pool ~0.1 ms of the event loop's time (an eighth of its work serving GET /component at 10,000).
-function statSignature(file: string): string {
-  const stat = nodeFs.statSync(file, { bigint: true, throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
-}
-
 async function readSnapshot(file: string): Promise<Snapshot> {
-  let handle: fsp.FileHandle;
-  try {
-    handle = await fsp.open(file, 'r');
-  } catch (error) {
-    if (isCode(error, 'ENOENT')) return { signature: 'missing', records: [], byHash: new Map() };
-    throw error;
-  }
-  try {
-    // Signature and content from one open file, so they always belong together.
-    const stat = await handle.stat({ bigint: true });
-    const records = parseKeysFile(await handle.readFile('utf8'), file);
-    return {
-      signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
-      records,
-      byHash: new Map(records.map((record) => [record.hash, record])),
-    };
-  } finally {
-    await handle.close();
-  }
+  const { signature, value: records = [] } = await readSigned(file, (text) => parseKeysFile(text, file));
+  return { signature, records, byHash: new Map(records.map((record) => [record.hash, record])) };
 }
 
 // A file we cannot read is an error, never "no keys": treating it as empty would make
