@@ -55,7 +55,7 @@ when the data directory has no organization yet, and prints its key. --reads-per
 --max-connections (default 1000) and --max-connections-per-address (default 100) cap open
 connections (503 beyond; behind a reverse proxy, set the second to the first).
 --pack-every packs a repository's loose objects (git repack) after that many commits and
-30 s after start (default 1000; 0: never). The --max-* options raise
+30 s after start (default 1000; 0: never; the commit graph history uses is kept either way). The --max-* options raise
 or lower the bounds on one write, one diagram and one organization (defaults: ${defaultLimits()}).
 --layout-timeout (default 30) and --write-timeout (default 60) cancel an automatic layout or a
 large write that runs longer, in seconds. On SIGTERM, serve answers /healthz with 503 and keeps

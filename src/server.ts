@@ -203,7 +203,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();
   for (const slug of slugs) await guardPushes(orgs.gitdir(slug));
-  maintenance.packInTurn(slugs.map((slug) => orgs.gitdir(slug)));
+  maintenance.maintainInTurn(slugs.map((slug) => orgs.gitdir(slug)));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const drain = new Drain();

@@ -4,11 +4,12 @@
  */
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
+import { GRAPH_EVERY } from '../src/store/maintenance.js';
 import { isErrorLine, TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
@@ -108,5 +109,42 @@ test('git for background work (packing) runs at the lowest CPU priority: the pro
     t.is(noNice.trim(), 'true');
   } finally {
     await s.close();
+  }
+});
+
+test('with packing off, every 100 commits the commit graph takes in the new ones, with changed-path filters one resource history uses', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const before = await s.commitCount();
+    // The server counts its own commits: GRAPH_EVERY of them.
+    const created = await s.post('/api/external/component', [{ name: 'Watched' }]);
+    t.is(created.status, 200, created.text);
+    const watched = (created.body as Array<{ id: string }>)[0]!.id;
+    for (let n = 1; n < GRAPH_EVERY; n++) t.is((await s.post('/api/external/component', [{ name: `c${n}` }])).status, 200);
+    await s.server.close();
+    t.is(await s.commitCount(), before + GRAPH_EVERY);
+    t.deepEqual(
+      s.logs.filter((line) => line.includes('maintenance') || isErrorLine(line)),
+      [],
+    );
+    t.is((await s.git('commit-graph', 'verify')).trim(), '');
+    // git's trace of the Bloom filters' use: every commit of the walk answered by a filter.
+    const path = (await s.git('log', '--format=', '--name-only', '-1', '--diff-filter=A', '-S', 'Watched')).trim();
+    t.regex(path, new RegExp(`${watched}\\.yaml$`));
+    const trace = join(await mkdtemp(join(tmpdir(), 'c4store-trace-')), 'events');
+    t.teardown(() => rm(join(trace, '..'), { recursive: true, force: true }));
+    execFileSync('git', ['--git-dir', s.gitdir, 'log', '--format=%H', 'main', '--', path], {
+      env: { ...process.env, GIT_TRACE2_EVENT: trace },
+    });
+    const statistics = (await readFile(trace, 'utf8'))
+      .split('\n')
+      .filter((line) => line.includes('"category":"bloom"'))
+      .map((line) => JSON.parse(line).value as { filter_not_present: number; definitely_not: number });
+    t.is(statistics.length, 1, 'git used the changed-path filters');
+    t.is(statistics[0]!.filter_not_present, 0);
+    // "maybe" for the commits that touched a component of the same shard directory (filters hold directories too).
+    t.true(statistics[0]!.definitely_not > GRAPH_EVERY / 2, JSON.stringify(statistics[0]));
+  } finally {
+    await s.close().catch(() => {});
   }
 });
