@@ -89,6 +89,7 @@ test('a draft stream carries the draft commits; the organization stream tells op
   const org = stream(server);
   t.teardown(org.close);
   await org.opened;
+  const startHead = await server.head();
 
   await ok(server.post(`${API}/drafts`, { name: 'payments', title: 'Payments v2' }), 201);
   await org.until(() => org.frames.some((f) => f.type === 'draft.opened'), 'draft.opened');
@@ -125,23 +126,40 @@ test('a draft stream carries the draft commits; the organization stream tells op
   const merged = org.frames.find((f) => f.type === 'draft.merged')!;
   t.like(merged.data, { name: 'payments', state: 'merged', head: draftHead, commit: mergeCommit });
   t.regex(merged.data.time, /^\d{4}-\d\d-\d\dT/);
-  t.is(merged.lastEventId, '', 'a draft frame has no id (the client keeps the last change id to resume from)');
+  // A draft frame's id is the commit of main the client stands at: its resume point.
+  t.is(org.frames[0]!.lastEventId, startHead, 'before any change: where the stream began');
+  t.is(merged.lastEventId, mergeCommit, 'after the merge change: its commit');
 
-  // As sent: `event:` and `data:`, no `id:` line.
-  const abort = new AbortController();
-  t.teardown(() => abort.abort());
-  const raw = await fetch(`${server.url}${API}/events`, { headers: { authorization: `Bearer ${server.key}` }, signal: abort.signal });
-  const reader = raw.body!.getReader();
-  await reader.read();
+  // As sent: `id:`, `event:` and `data:`. A client that saw only draft frames and was away while
+  // main moved is sent what it missed when it reconnects with that id.
+  const raw = async (headers: Record<string, string>, until: string) => {
+    const abort = new AbortController();
+    t.teardown(() => abort.abort());
+    const reply = await fetch(`${server.url}${API}/events`, {
+      headers: { authorization: `Bearer ${server.key}`, ...headers },
+      signal: abort.signal,
+    });
+    const reader = reply.body!.getReader();
+    // The stream is open once its first bytes came; a replay may be in them.
+    let text = new TextDecoder().decode((await reader.read()).value);
+    return async () => {
+      while (text.indexOf(until) === -1 || !text.includes('\n\n', text.indexOf(until))) {
+        const { value } = await reader.read();
+        text += new TextDecoder().decode(value);
+      }
+      abort.abort();
+      const before = text.lastIndexOf('\n\n', text.indexOf(until));
+      return text.slice(before === -1 ? 0 : before + 2).split('\n\n')[0];
+    };
+  };
+  const standing = await server.head();
+  const reopened = await raw({}, 'event: draft.opened');
   await ok(server.request('POST', `${API}/drafts/shelved/reopen`));
-  let text = '';
-  while (!text.includes('\n\n', text.indexOf('event: draft.opened'))) {
-    const { value } = await reader.read();
-    text += new TextDecoder().decode(value);
-  }
-  const frame = text.slice(text.indexOf('event: draft.opened')).split('\n\n')[0];
-  t.regex(frame, /^event: draft\.opened\ndata: \{.*"name":"shelved".*"reopened":true.*\}$/);
-  abort.abort();
+  const frame = await reopened();
+  t.regex(frame, new RegExp(`^id: ${standing}\nevent: draft\\.opened\ndata: \\{.*"name":"shelved".*"reopened":true.*\\}$`));
+  await ok(server.post(`${API}/tag`, [{ name: 'while-away', color: 'green' }]));
+  const missed = await (await raw({ 'last-event-id': standing }, 'event: change'))();
+  t.regex(missed, new RegExp(`^id: ${await server.head()}\nevent: change\ndata: .*"while-away"`));
 });
 
 test('a draft opened by git push is told on the stream; a webhook of draft.* receives them signed and in order', async (t) => {

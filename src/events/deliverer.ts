@@ -229,7 +229,7 @@ class Worker {
 
   private async loop(): Promise<void> {
     const { org, id } = this.subscription;
-    const unlisten = await this.events.listen(() => this.poke());
+    const { stop: unlisten } = await this.events.listen(() => this.poke());
     try {
       while (!this.stopped && (await this.lease.renew())) {
         const state = await this.store.state(org, id);

@@ -98,6 +98,10 @@ export class ChangeFeed {
     return this.ids.length;
   }
 
+  commitAt(position: number): string {
+    return this.ids[position]!;
+  }
+
   positionOf(commit: string): number | undefined {
     return this.positions.get(commit);
   }

@@ -73,22 +73,27 @@ export class OrgEvents {
 
   /**
    * Adds a listener of the changes from now on; the ref is watched while there is one.
-   * Resolves once the starting point is known, with the function that removes it.
+   * Resolves once the starting point is known: the function that removes the listener, and
+   * the commit the listener's first change follows (null on an empty branch).
    */
-  async listen(listener: Listener): Promise<() => void> {
+  async listen(listener: Listener): Promise<{ stop: () => void; from: string | null }> {
     this.listeners.add(listener);
     if (this.listeners.size === 1) this.startWatching();
-    if (this.announced === undefined) {
+    // Announcements reach the listener from the one after this position on (none happen before
+    // the first sync sets it).
+    let from = this.announced;
+    if (from === undefined) {
       await this.feed.sync();
-      this.announced ??= this.feed.length - 1;
+      from = this.announced ??= this.feed.length - 1;
     }
     if (this.withDrafts && this.drafts === undefined) {
       this.draftDirsSeen = await this.draftDirsState();
       this.drafts ??= (await this.draftStates()).states;
     }
-    return () => {
+    const stop = () => {
       if (this.listeners.delete(listener) && this.listeners.size === 0) this.stopWatching();
     };
+    return { stop, from: from < 0 ? null : this.feed.commitAt(from) };
   }
 
   /** The ref may have moved: look (coalesced: one look at a time, one more if asked meanwhile). */

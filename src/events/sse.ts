@@ -39,12 +39,13 @@ export function changeFrame(event: FeedEvent): string {
 }
 
 /**
- * A draft event: no `id:` line, so an EventSource keeps the last change's id as its resume
- * point. Draft events are live only: a reconnect replays the changes of main (a merge among
- * them), not the draft events it missed (the list of drafts tells where each stands).
+ * A draft event, with `id:` the commit of main the client stands at (the last change it was
+ * sent, or where its stream began): an EventSource that reconnects after it is sent every change
+ * of main it missed. Draft events themselves are live only: git keeps no record of a draft's
+ * openings and closings to replay them from (the list of drafts tells where each stands).
  */
-export function draftFrame(notice: DraftNotice): string {
-  return `event: ${notice.type}\ndata: ${JSON.stringify(notice.data)}\n\n`;
+export function draftFrame(notice: DraftNotice, mainAt: string | null): string {
+  return `${mainAt === null ? '' : `id: ${mainAt}\n`}event: ${notice.type}\ndata: ${JSON.stringify(notice.data)}\n\n`;
 }
 
 /** Where a client resumes: its `Last-Event-ID` (a reconnect), else `?after=` (a first connect). */
@@ -83,19 +84,24 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   let queued: StreamEvent[] | undefined = [];
   // Without a resume point every change announced from now on is new to this client.
   let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
+  // The commit of main the client stands at, which a draft frame carries as its id.
+  let standsAt: string | null = after ?? null;
   const sendEvents = (list: readonly StreamEvent[]) => {
     for (const event of list) {
       if (!isChange(event)) {
-        send(draftFrame(event));
+        send(draftFrame(event, standsAt));
         continue;
       }
       if (event.position <= sentUpTo) continue;
       sentUpTo = event.position;
+      standsAt = event.change.id;
       send(changeFrame(event));
     }
   };
   const done = new Promise<void>((resolve) => res.once('close', resolve));
-  const unlisten = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
+  const listening = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
+  const unlisten = listening.stop;
+  standsAt ??= listening.from;
   // Headers go out once the listener is in place: a client that saw them open misses nothing after.
   ctx.respond = false;
   ctx.status = 200;
