@@ -14,6 +14,7 @@ import { createServer, request } from 'node:http';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { resourcePath, serialize } from '../src/model/files.js';
@@ -255,9 +256,13 @@ async function sse(): Promise<void> {
 
 say('# Events benchmark');
 say('');
+const load = () => loadavg()[0]!.toFixed(2);
 say(`Run ${new Date().toISOString().slice(0, 16)} UTC; the load generator and the server share the machine's cores.`);
+say(`1-minute load average at the start: ${load()}.`);
 say('');
 await feed();
 await webhooks();
 await sse();
+say('');
+say(`1-minute load average at the end: ${load()}.`);
 await writeFile(OUT, `${lines.join('\n')}\n`);
