@@ -278,8 +278,8 @@ test('queued writers of one process pass the cross-process lock on, at most MAX_
   const { gitdir, repo } = await newRepo();
   const lockDir = path.join(gitdir, LOCK_FILE_NAME);
   const writers = 2 * MAX_WRITES_PER_HOLD + 3;
-  // The lock is a directory: the same one (inode and birth time: inodes are reused) means it
-  // was handed on, not released and taken anew.
+  // The lock is a file: the same one (inode and birth time: inodes are reused) means it was
+  // handed on, not released and taken anew.
   const inodes = await Promise.all(
     Array.from({ length: writers }, (_, i) =>
       repo.withWriteLock(async () => {
@@ -366,6 +366,19 @@ await new Repo(gitdir).withWriteLock(async () => {
   t.is(await repo.readHead(), next);
   t.false(nodeFs.existsSync(path.join(gitdir, LOCK_FILE_NAME)));
   t.is(fsckClean(gitdir), '');
+});
+
+test.serial('the lock of an older version (a directory) holds writers off while fresh and is taken over once stale', async (t) => {
+  const { repo, gitdir } = await newRepo();
+  const lock = path.join(gitdir, LOCK_FILE_NAME);
+  nodeFs.mkdirSync(lock);
+  t.true(nodeFs.statSync(lock).isDirectory());
+  const started = Date.now();
+  await repo.withWriteLock(async () => {
+    t.true(nodeFs.statSync(lock).isFile(), 'taken anew, as a file');
+  });
+  t.true(Date.now() - started >= 1500, 'not before it was stale');
+  t.false(nodeFs.existsSync(lock));
 });
 
 test('plain git and isomorphic-git read what we wrote; git clone shows the files', async (t) => {

@@ -98,7 +98,7 @@ export function gitdirOf(dataDir: string, slug: string): string {
   return join(dataDir, 'orgs', `${slug}.git`);
 }
 
-/** Whether the dead process left its locks behind: proper-lockfile's directory, the ref lock. */
+/** Whether the dead process left its locks behind: proper-lockfile's file, the ref lock. */
 export function leftLocks(gitdir: string): { writeLock: boolean; refLock: boolean; writeLockMtime: number | null } {
   const writeLock = statSync(join(gitdir, 'c4store.lock'), { throwIfNoEntry: false });
   return {

@@ -8,7 +8,7 @@
  * repository correct is the compare-and-swap on refs/heads/main (refs.ts): of two writers
  * that started from the same parent, the second gets StaleHeadError.
  */
-import { promises as fsp } from 'node:fs';
+import * as fs from 'node:fs';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -59,7 +59,7 @@ export async function withDirectoryLock<T>(dir: string, fn: () => Promise<T>, lo
     if (hold?.compromised) hold = undefined; // taken over while kept: take it anew
     if (hold === undefined) {
       // proper-lockfile would retry a missing directory for its whole retry budget (a minute).
-      if (!(await fsp.stat(dir)).isDirectory()) throw new Error(`${dir} is not a directory.`);
+      if (!fs.statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory.`);
       hold = await acquireCrossProcessLock(lockfilePath);
     }
     try {
@@ -91,12 +91,59 @@ async function inProcessQueue<T>(key: string, fn: (othersQueued: () => boolean) 
   }
 }
 
+/**
+ * proper-lockfile's file system, with two changes.
+ *
+ * Each call is made synchronously (its callback still comes later, as from an asynchronous
+ * call): the lock's calls take microseconds, where each trip through the libuv thread pool
+ * took 0.1–0.2 ms (the object store makes the same choice, object-storage.ts).
+ *
+ * The lock is an empty file made with O_EXCL rather than a directory made with mkdir: both are
+ * atomic, exclusive and carry the mtime proper-lockfile keeps fresh, but a directory holds a data
+ * block that its rmdir frees, at every write. Measured with `perf trace` on the server: the
+ * rmdir took 0.38 ms on average, and the renames and creations of the commit around it took
+ * 3–4× as long as the same calls in a process without the lock (ext4: the freed block is
+ * journaled, and with `discard` trimmed, at the next commit of the journal). A lock of an older
+ * version (a directory) is still refused by O_EXCL and still removed when stale.
+ */
+type Callback<T> = (error: NodeJS.ErrnoException | null, value?: T) => void;
+function later<T>(call: () => T, callback: Callback<T>): void {
+  let value: T;
+  try {
+    value = call();
+  } catch (error) {
+    process.nextTick(callback, error as NodeJS.ErrnoException);
+    return;
+  }
+  process.nextTick(callback, null, value);
+}
+function createLock(file: string): void {
+  fs.closeSync(fs.openSync(file, 'wx', 0o644));
+}
+function removeLock(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+    fs.rmdirSync(file);
+  }
+}
+const LOCK_FS = {
+  mkdir: (file: string, callback: Callback<void>) => later(() => createLock(file), callback),
+  rmdir: (file: string, callback: Callback<void>) => later(() => removeLock(file), callback),
+  rmdirSync: removeLock,
+  stat: (file: string, callback: Callback<fs.Stats>) => later(() => fs.statSync(file), callback),
+  utimes: (file: string, atime: Date, mtime: Date, callback: Callback<void>) => later(() => fs.utimesSync(file, atime, mtime), callback),
+  realpath: (file: string, callback: Callback<string>) => later(() => fs.realpathSync(file), callback),
+};
+
 async function acquireCrossProcessLock(lockfilePath: string): Promise<Hold> {
   let compromised = false;
   // The lock path doubles as the locked "file": proper-lockfile tracks its locks by that
   // name, so two locks in one directory (a repo's, keys.yaml's) stay apart.
-  const unlock = await lockfile.lock(lockfilePath, {
+  const options: lockfile.LockOptions = {
     ...CROSS_PROCESS_LOCK_OPTIONS,
+    fs: LOCK_FS,
     lockfilePath,
     // The default handler throws from a timer and takes the whole server down. Carrying on
     // is safe for repositories, where the ref compare-and-swap still rejects a conflicting
@@ -105,6 +152,11 @@ async function acquireCrossProcessLock(lockfilePath: string): Promise<Hold> {
       compromised = true;
       console.error(`c4store: write lock ${lockfilePath} was compromised: ${error.message}`);
     },
+  };
+  // One try first: the retry schedule of a thousand tries is built at every call that has one.
+  const unlock = await lockfile.lock(lockfilePath, { ...options, retries: 0 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ELOCKED') throw error;
+    return lockfile.lock(lockfilePath, options);
   });
   return {
     writes: 0,
