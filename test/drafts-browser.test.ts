@@ -4,70 +4,26 @@
  * a conflict settled by a choice, the merge; a reader sees no buttons. Screenshots go to
  * test-artifacts/.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
-import { run } from './support/server.js';
+import {
+  ARTIFACTS,
+  callApi,
+  EDITOR_AND_READER,
+  type EditorAndReader,
+  editorAndReader,
+  rigGit,
+  signIn,
+  useBrowserRig,
+} from './support/browser.js';
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
-  editorKey: string;
-  readerKey: string;
-}
+type Context = EditorAndReader;
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
+const browserTest = useBrowserRig(test, 'drafts-browser', { acme: { name: 'Acme', keys: EDITOR_AND_READER } }, editorAndReader);
 
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-drafts-browser-'));
-  await new Orgs(dataDir).create('acme', { name: 'Acme', author: { name: 'test', email: 'test@test' } });
-  const keys = new KeyStore(dataDir);
-  const editorKey = (await keys.create('acme', { label: 'Ada Editor' })).key;
-  const readerKey = (await keys.create('acme', { label: 'Rita Reader', role: 'reader' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  await mkdir(ARTIFACTS, { recursive: true });
-  t.context = { browser, server, dataDir, editorKey, readerKey };
-});
-
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
-async function api(t: { context: Context }, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(t.context.server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${t.context.editorKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function signIn(t: { context: Context }, key: string): Promise<Page> {
-  const context = await t.context.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${t.context.server.url}/`);
-  await page.fill('#key', key);
-  await Promise.all([page.waitForURL(`${t.context.server.url}/`), page.click('button[type=submit]')]);
-  return page;
-}
+const api = (t: { context: Context }, method: string, path: string, body?: unknown) =>
+  callApi(t.context, t.context.editorKey, method, path, body);
 
 browserTest('the draft page: changes in words, as-is / changes / to-be, a conflict settled by a choice, merged', async (t) => {
   await api(t, 'POST', '/api/external/component', [
@@ -117,7 +73,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   // main renames the database meanwhile: a conflict with the draft's name for it.
   await api(t, 'POST', '/api/external/component', [{ ref: 'db', name: 'Postgres' }]);
 
-  const page = await signIn(t, t.context.editorKey);
+  const page = await signIn(t.context, t.context.editorKey);
   const url = t.context.server.url;
   await page.click('a.nav-drafts');
   await page.waitForURL(`${url}/orgs/acme/drafts`);
@@ -162,9 +118,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
 
   const components = await api(t, 'GET', '/api/external/component');
   t.deepEqual(components.map((c: { name: string }) => c.name).sort(), ['API', 'Fraud Check', 'Postgres', 'Web']);
-  const gitdir = join(t.context.dataDir, 'orgs', 'acme.git');
-  const { stdout } = await run('git', ['--git-dir', gitdir, 'log', '-1', '--format=%s%n%P', 'main']);
-  const [subject, parents] = stdout.trim().split('\n');
+  const [subject, parents] = (await rigGit(t.context, 'acme', 'log', '-1', '--format=%s%n%P', 'main')).split('\n');
   t.regex(subject, /^Merged draft 'payments-v2'/);
   t.is(parents.split(' ').length, 2);
   t.not(mainBefore, undefined);
@@ -174,7 +128,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
 browserTest('a reader sees a draft but no merge or close button, and no choices', async (t) => {
   await api(t, 'POST', '/api/external/drafts', { name: 'reader-view' });
   await api(t, 'POST', '/api/external/component?draft=reader-view', [{ name: 'Queue' }]);
-  const page = await signIn(t, t.context.readerKey);
+  const page = await signIn(t.context, t.context.readerKey);
   await page.goto(`${t.context.server.url}/orgs/acme/drafts/reader-view`);
   t.regex((await page.textContent('.changes'))!, /added component Queue/);
   t.is(await page.locator('text=Merge into main').count(), 0);
@@ -184,7 +138,7 @@ browserTest('a reader sees a draft but no merge or close button, and no choices'
 
 browserTest('an editor closes a draft from its page', async (t) => {
   await api(t, 'POST', '/api/external/drafts', { name: 'to-close', title: 'Not now' });
-  const page = await signIn(t, t.context.editorKey);
+  const page = await signIn(t.context, t.context.editorKey);
   await page.goto(`${t.context.server.url}/orgs/acme/drafts/to-close`);
   await Promise.all([page.waitForURL(`${t.context.server.url}/orgs/acme/drafts`), page.click('text=Close draft')]);
   t.is((await api(t, 'GET', '/api/external/drafts/to-close')).state, 'closed');
