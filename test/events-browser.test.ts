@@ -5,9 +5,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
-import { type BrowserRig, callApi, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
-
-const GRID = 14;
+import { type BrowserRig, callApi, GRID, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
 
 interface Context extends BrowserRig {
   key: string;

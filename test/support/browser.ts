@@ -138,3 +138,29 @@ export async function signIn(rig: BrowserRig, key: string, options: { next?: str
   await Promise.all([page.waitForURL(rig.server.url + next), page.click('button[type=submit]')]);
   return page;
 }
+
+/** Pixels per grid unit of the drawing (GRID_PX of src/drawing/svg.ts): a position of 1 is 14 px. */
+export const GRID = 14;
+
+/** Screen pixels per drawing unit of the element `selector`'s body or frame. */
+export function screenScale(page: Page, selector: string): Promise<number> {
+  return page
+    .locator(`${selector} rect.body, ${selector} rect.frame`)
+    .first()
+    .evaluate((el: any) => el.getBoundingClientRect().width / Number(el.getAttribute('width')));
+}
+
+/** Drags the box of `selector` by whole grid units, from the middle of its top edge zone. */
+export async function drag(page: Page, selector: string, units: { dx: number; dy: number }, handle = false): Promise<void> {
+  const target = page.locator(handle ? `${selector} rect.handle` : `${selector} rect.body, ${selector} rect.frame`).first();
+  await target.scrollIntoViewIfNeeded();
+  const box = (await target.boundingBox())!;
+  // The page shows the drawing zoomed to fit: screen pixels per grid unit, from the box itself.
+  const unit = GRID * (await screenScale(page, selector));
+  const start = handle ? { x: box.x + box.width / 2, y: box.y + box.height / 2 } : { x: box.x + 6, y: box.y + 6 };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + (units.dx * unit) / 2, start.y + (units.dy * unit) / 2, { steps: 3 });
+  await page.mouse.move(start.x + units.dx * unit, start.y + units.dy * unit, { steps: 3 });
+  await page.mouse.up();
+}
