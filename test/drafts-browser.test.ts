@@ -6,9 +6,11 @@
  */
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
+import type { Page } from 'playwright-core';
 import {
   ARTIFACTS,
   callApi,
+  drag,
   EDITOR_AND_READER,
   type EditorAndReader,
   editorAndReader,
@@ -143,4 +145,150 @@ browserTest('an editor closes a draft from its page', async (t) => {
   await Promise.all([page.waitForURL(`${t.context.server.url}/orgs/acme/drafts`), page.click('text=Close draft')]);
   t.is((await api(t, 'GET', '/api/external/drafts/to-close')).state, 'closed');
   await page.context().close();
+});
+
+/** A C2 on main with two boxes side by side: the diagram the drags below move. */
+async function twoBoxes(t: { context: Context }, name: string) {
+  await api(t, 'POST', '/api/external/component', [
+    { ref: `${name}-web`, name: `${name} Web` },
+    { ref: `${name}-api`, name: `${name} API` },
+  ]);
+  const [diagram] = await api(t, 'POST', '/api/external/diagram', [
+    {
+      ref: name,
+      name: `${name} C2`,
+      level: 'C2',
+      componentInstances: [
+        { ref: 'w', component: `${name}-web`, position: { x: 0, y: 0 }, width: 10, height: 5 },
+        { ref: 'a', component: `${name}-api`, position: { x: 20, y: 0 }, width: 10, height: 5 },
+      ],
+      relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+    },
+  ]);
+  const box = (ref: string) => diagram.componentInstances.find((i: { ref: string }) => i.ref === ref);
+  return { diagram, web: box('w'), apiBox: box('a') };
+}
+
+const positionIn = async (t: { context: Context }, diagramId: string, instanceId: string, query = '') =>
+  (await api(t, 'GET', `/api/external/diagram/${diagramId}${query}`)).componentInstances.find((i: { id: string }) => i.id === instanceId)
+    .position;
+
+const arranged = (page: Page) => page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/arrange'));
+
+browserTest("dragging a box on a draft's diagram commits to the draft's branch, never to main; so does the panel's edit", async (t) => {
+  const { diagram, web } = await twoBoxes(t, 'layout');
+  // A draft with no commits of its own: its head is main's, so the page's If-Match would match main too.
+  await api(t, 'POST', '/api/external/drafts', { name: 'layout-tweak', title: 'Tidy the layout' });
+  const main = await rigGit(t.context, 'acme', 'rev-parse', 'main');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak'), main);
+
+  const path = `/orgs/acme/diagrams/${diagram.id}?draft=layout-tweak`;
+  const page = await signIn(t.context, t.context.editorKey, { next: path });
+  t.regex((await page.textContent('.draft-banner'))!, /Draft layout-tweak.*go into the draft, not main/s);
+  t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+  const saved = arranged(page);
+  await drag(page, `g.box[data-id="${web.id}"]`, { dx: 3, dy: 2 });
+  const answer = await saved;
+  t.is(answer.status(), 200);
+  t.is(new URL(answer.url()).search, '?draft=layout-tweak');
+
+  const head = await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main, 'main never moves');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', `${head}^`), main, 'one commit on the draft');
+  t.is(await rigGit(t.context, 'acme', 'log', '-1', '--format=%an|%s', head), "Ada Editor|Moved 'layout Web' on 'layout C2'");
+  t.deepEqual(await positionIn(t, diagram.id, web.id, '?draft=layout-tweak'), { x: 3, y: 2 });
+  t.deepEqual(await positionIn(t, diagram.id, web.id), { x: 0, y: 0 });
+  t.is(await page.getAttribute('article.diagram-page', 'data-commit'), head);
+
+  // A second drop needs no reload (the page shows the draft's new head), and goes to the draft too.
+  const again = arranged(page);
+  await drag(page, `g.box[data-id="${web.id}"]`, { dx: 1, dy: 0 });
+  t.is((await again).status(), 200);
+  t.deepEqual(await positionIn(t, diagram.id, web.id, '?draft=layout-tweak'), { x: 4, y: 2 });
+  t.is(await rigGit(t.context, 'acme', 'rev-list', '--count', 'main..drafts/layout-tweak'), '2');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
+  // The panel's edit of a name goes to the draft as well, and comes back to the draft's page.
+  const panel = page.locator(`#c-${web.component}`);
+  await page.goto(`${t.context.server.url}${path}#c-${web.component}`);
+  await panel.locator('details.edit summary').click();
+  await panel.locator('input[name=name]').fill('Web Shop');
+  const edited = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/edit'));
+  await panel.locator('button[type=submit]').click();
+  const sent = await edited;
+  t.is(new URL(sent.url()).search, '?draft=layout-tweak');
+  t.is(sent.status(), 303);
+  t.is(sent.headers().location, `${path}#c-${web.component}`);
+  await page.waitForURL(`${t.context.server.url}${path}#c-${web.component}`);
+  t.is((await api(t, 'GET', `/api/external/components/${web.component}?draft=layout-tweak`)).name, 'Web Shop');
+  t.is((await api(t, 'GET', `/api/external/components/${web.component}`)).name, 'layout Web');
+  t.is(await rigGit(t.context, 'acme', 'rev-list', '--count', 'main..drafts/layout-tweak'), '3');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
+  // The draft page tells the moves and links to the diagram as the draft has it.
+  await page.goto(`${t.context.server.url}/orgs/acme/drafts/layout-tweak`);
+  const words = await page.$$eval('.changes li', (items) => items.map((li) => li.textContent));
+  t.true(words.includes('on layout C2: moved 1 box'), words.join(' | '));
+  await Promise.all([
+    page.waitForURL(`${t.context.server.url}${path}`),
+    page.click(`section.diff-figure[data-diagram="${diagram.id}"] h3 a`),
+  ]);
+  t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+  await page.screenshot({ path: join(ARTIFACTS, 'draft-diagram.png'), fullPage: true });
+  await page.context().close();
+});
+
+browserTest("a drag on a draft merged or closed meanwhile is refused with the contract's error; their pages take no drags", async (t) => {
+  const { diagram, web, apiBox } = await twoBoxes(t, 'late');
+  for (const [name, end, error] of [
+    ['late-merge', 'merge', "Draft 'late-merge' is merged; open a new draft for further changes."],
+    ['late-close', 'close', "Draft 'late-close' is closed; reopen it to change it."],
+  ] as const) {
+    await api(t, 'POST', '/api/external/drafts', { name });
+    // The draft moves the API box down: its own work, which the refused drags leave alone.
+    await api(t, 'POST', `/api/external/diagram?draft=${name}`, [
+      {
+        ref: 'late',
+        name: 'late C2',
+        level: 'C2',
+        componentInstances: [
+          { ref: 'w', component: 'late-web' },
+          { ref: 'a', component: 'late-api', position: { x: 20, y: 9 } },
+        ],
+        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+      },
+    ]);
+    const path = `/orgs/acme/diagrams/${diagram.id}?draft=${name}`;
+    const page = await signIn(t.context, t.context.editorKey, { next: path });
+    t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+    // Behind the page's back, the draft is merged or closed.
+    if (end === 'merge') await api(t, 'POST', `/api/external/drafts/${name}/merge`, {});
+    else await api(t, 'DELETE', `/api/external/drafts/${name}`);
+    const refs = await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)');
+
+    const refused = arranged(page);
+    await drag(page, `g.box[data-id="${web.id}"]`, { dx: 2, dy: 2 });
+    const answer = await refused;
+    t.is(answer.status(), 409);
+    t.deepEqual(await answer.json(), { error });
+    await page.locator('#notice').waitFor({ state: 'visible' });
+    t.is((await page.textContent('#notice'))!.trim(), `Not saved: ${error}`);
+    t.is(await page.getAttribute(`g.box[data-id="${web.id}"]`, 'transform'), 'translate(0,0)', 'the box back where it was');
+    t.is(await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)'), refs, 'no ref moved');
+    t.deepEqual(await positionIn(t, diagram.id, web.id, `?draft=${name}`), { x: 0, y: 0 });
+
+    // Loaded again: read only, saying why.
+    await page.reload();
+    t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'false');
+    t.regex((await page.textContent('.draft-banner'))!, end === 'merge' ? /is merged: read only/ : /is closed: read only/);
+    t.is(await page.locator('.hint').count(), 0);
+    t.is(await page.locator('details.edit').count(), 0);
+    let sent = 0;
+    page.on('request', (request) => void (request.method() === 'POST' && sent++));
+    await drag(page, `g.box[data-id="${web.id}"]`, { dx: 2, dy: 2 });
+    t.is(sent, 0, 'a drag on a read-only page sends nothing');
+    t.is(await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)'), refs);
+    t.deepEqual(await positionIn(t, diagram.id, apiBox.id, `?draft=${name}`), { x: 20, y: 9 });
+    await page.context().close();
+  }
 });
