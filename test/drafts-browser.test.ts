@@ -176,7 +176,7 @@ const positionIn = async (t: { context: Context }, diagramId: string, instanceId
 const arranged = (page: Page) => page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/arrange'));
 
 browserTest("dragging a box on a draft's diagram commits to the draft's branch, never to main; so does the panel's edit", async (t) => {
-  const { diagram, web } = await twoBoxes(t, 'layout');
+  const { diagram, web, apiBox } = await twoBoxes(t, 'layout');
   // A draft with no commits of its own: its head is main's, so the page's If-Match would match main too.
   await api(t, 'POST', '/api/external/drafts', { name: 'layout-tweak', title: 'Tidy the layout' });
   const main = await rigGit(t.context, 'acme', 'rev-parse', 'main');
@@ -225,10 +225,28 @@ browserTest("dragging a box on a draft's diagram commits to the draft's branch, 
   t.is(await rigGit(t.context, 'acme', 'rev-list', '--count', 'main..drafts/layout-tweak'), '3');
   t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
 
+  // The page follows the draft's branch (live.js): another writer's move in the draft is drawn.
+  await page.waitForFunction(() => (globalThis as any).document.body.dataset.live === 'open');
+  await api(t, 'POST', '/api/external/diagram?draft=layout-tweak', [
+    {
+      ref: 'layout',
+      name: 'layout C2',
+      level: 'C2',
+      componentInstances: [
+        { ref: 'w', component: 'layout-web' },
+        { ref: 'a', component: 'layout-api', position: { x: 20, y: 9 } },
+      ],
+      relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+    },
+  ]);
+  await page.waitForSelector(`g.box[data-id="${apiBox.id}"][data-y="9"]`);
+  t.is(await page.getAttribute('article.diagram-page', 'data-commit'), await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak'));
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
   // The draft page tells the moves and links to the diagram as the draft has it.
   await page.goto(`${t.context.server.url}/orgs/acme/drafts/layout-tweak`);
   const words = await page.$$eval('.changes li', (items) => items.map((li) => li.textContent));
-  t.true(words.includes('on layout C2: moved 1 box'), words.join(' | '));
+  t.true(words.includes('on layout C2: moved 2 boxes'), words.join(' | '));
   await Promise.all([
     page.waitForURL(`${t.context.server.url}${path}`),
     page.click(`section.diff-figure[data-diagram="${diagram.id}"] h3 a`),

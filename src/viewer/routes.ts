@@ -354,10 +354,16 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     sendHtml(ctx, componentPage(component, snapshot.model, { key, slug: key.org }));
   });
 
-  /** The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the session. */
+  /**
+   * The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the
+   * session; `?draft=<name>` (a draft's diagram page) the draft's, as `/api/external/events?draft=`.
+   */
   router.get('/orgs/:slug/events', signedIn, ownOrg, async (ctx) => {
     if (deps.events === undefined) throw new ApiError(404, 'Not found.');
-    await streamChanges(ctx, deps.events.of(state(ctx).org.slug), resumeFrom(ctx), deps.events.stream);
+    const { org } = state(ctx);
+    const draft = queryValue(ctx, 'draft');
+    const branch = draft === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, (await locateDraft(org, draft)).ref);
+    await streamChanges(ctx, branch, resumeFrom(ctx), deps.events.stream);
   });
 
   /**
