@@ -147,24 +147,33 @@ browserTest('an editor closes a draft from its page', async (t) => {
   await page.context().close();
 });
 
-/** A C2 on main with two boxes side by side: the diagram the drags below move. */
-async function twoBoxes(t: { context: Context }, name: string) {
-  await api(t, 'POST', '/api/external/component', [
-    { ref: `${name}-web`, name: `${name} Web` },
-    { ref: `${name}-api`, name: `${name} API` },
-  ]);
-  const [diagram] = await api(t, 'POST', '/api/external/diagram', [
+/**
+ * The seed-form body of the C2 `name` with its two boxes, Web and API, and a relation between
+ * them; `apiY` moves the API box down (the Web box keeps where it stands).
+ */
+function twoBoxesBody(name: string, apiY?: number) {
+  const placed = (x: number, y: number) => ({ position: { x, y }, width: 10, height: 5 });
+  return [
     {
       ref: name,
       name: `${name} C2`,
       level: 'C2',
       componentInstances: [
-        { ref: 'w', component: `${name}-web`, position: { x: 0, y: 0 }, width: 10, height: 5 },
-        { ref: 'a', component: `${name}-api`, position: { x: 20, y: 0 }, width: 10, height: 5 },
+        { ref: 'w', component: `${name}-web`, ...(apiY === undefined ? placed(0, 0) : {}) },
+        { ref: 'a', component: `${name}-api`, ...(apiY === undefined ? placed(20, 0) : { position: { x: 20, y: apiY } }) },
       ],
       relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
     },
+  ];
+}
+
+/** That C2 on main: the diagram the drags below move. */
+async function twoBoxes(t: { context: Context }, name: string) {
+  await api(t, 'POST', '/api/external/component', [
+    { ref: `${name}-web`, name: `${name} Web` },
+    { ref: `${name}-api`, name: `${name} API` },
   ]);
+  const [diagram] = await api(t, 'POST', '/api/external/diagram', twoBoxesBody(name));
   const box = (ref: string) => diagram.componentInstances.find((i: { ref: string }) => i.ref === ref);
   return { diagram, web: box('w'), apiBox: box('a') };
 }
@@ -227,18 +236,7 @@ browserTest("dragging a box on a draft's diagram commits to the draft's branch, 
 
   // The page follows the draft's branch (live.js): another writer's move in the draft is drawn.
   await page.waitForFunction(() => (globalThis as any).document.body.dataset.live === 'open');
-  await api(t, 'POST', '/api/external/diagram?draft=layout-tweak', [
-    {
-      ref: 'layout',
-      name: 'layout C2',
-      level: 'C2',
-      componentInstances: [
-        { ref: 'w', component: 'layout-web' },
-        { ref: 'a', component: 'layout-api', position: { x: 20, y: 9 } },
-      ],
-      relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
-    },
-  ]);
+  await api(t, 'POST', '/api/external/diagram?draft=layout-tweak', twoBoxesBody('layout', 9));
   await page.waitForSelector(`g.box[data-id="${apiBox.id}"][data-y="9"]`);
   t.is(await page.getAttribute('article.diagram-page', 'data-commit'), await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak'));
   t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
@@ -264,18 +262,7 @@ browserTest("a drag on a draft merged or closed meanwhile is refused with the co
   ] as const) {
     await api(t, 'POST', '/api/external/drafts', { name });
     // The draft moves the API box down: its own work, which the refused drags leave alone.
-    await api(t, 'POST', `/api/external/diagram?draft=${name}`, [
-      {
-        ref: 'late',
-        name: 'late C2',
-        level: 'C2',
-        componentInstances: [
-          { ref: 'w', component: 'late-web' },
-          { ref: 'a', component: 'late-api', position: { x: 20, y: 9 } },
-        ],
-        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
-      },
-    ]);
+    await api(t, 'POST', `/api/external/diagram?draft=${name}`, twoBoxesBody('late', 9));
     const path = `/orgs/acme/diagrams/${diagram.id}?draft=${name}`;
     const page = await signIn(t.context, t.context.editorKey, { next: path });
     t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');

@@ -118,37 +118,37 @@ test('a merged draft is still drawn with what its merge brought, after main move
       { ref: 'web', name: 'Web' },
       { ref: 'api', name: 'API' },
     ]);
+    // Payments C2 with the given boxes and the relation Web → API, in the seed form.
+    const c2 = (componentInstances: unknown[]) => [
+      {
+        ref: 'c2',
+        name: 'Payments C2',
+        level: 'C2',
+        componentInstances,
+        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+      },
+    ];
     const [diagram] = (
-      await s.post(`${API}/diagram`, [
-        {
-          ref: 'c2',
-          name: 'Payments C2',
-          level: 'C2',
-          componentInstances: [
-            { ref: 'w', component: 'web', position: { x: 0, y: 0 }, width: 10, height: 5 },
-            { ref: 'a', component: 'api', position: { x: 20, y: 0 }, width: 10, height: 5 },
-          ],
-          relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
-        },
-      ])
+      await s.post(
+        `${API}/diagram`,
+        c2([
+          { ref: 'w', component: 'web', position: { x: 0, y: 0 }, width: 10, height: 5 },
+          { ref: 'a', component: 'api', position: { x: 20, y: 0 }, width: 10, height: 5 },
+        ]),
+      )
     ).body;
     const id = (ref: string) => [...diagram.componentInstances, ...diagram.relations].find((e: { ref: string }) => e.ref === ref).id;
     await s.post(`${API}/drafts`, { name: 'fraud' });
     await s.post(`${API}/component?draft=fraud`, [{ ref: 'fraud', name: 'Fraud Check' }]);
     const drafted = (
-      await s.post(`${API}/diagram?draft=fraud`, [
-        {
-          ref: 'c2',
-          name: 'Payments C2',
-          level: 'C2',
-          componentInstances: [
-            { ref: 'w', component: 'web', position: { x: 0, y: 12 } },
-            { ref: 'a', component: 'api' },
-            { ref: 'f', component: 'fraud', position: { x: 40, y: 0 }, width: 10, height: 5 },
-          ],
-          relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
-        },
-      ])
+      await s.post(
+        `${API}/diagram?draft=fraud`,
+        c2([
+          { ref: 'w', component: 'web', position: { x: 0, y: 12 } },
+          { ref: 'a', component: 'api' },
+          { ref: 'f', component: 'fraud', position: { x: 40, y: 0 }, width: 10, height: 5 },
+        ]),
+      )
     ).body[0];
     const fraudBox = drafted.componentInstances.find((i: { ref: string }) => i.ref === 'f').id;
     const expected = { [id('w')]: 'c4-changed', [id('a')]: '', [fraudBox]: 'c4-added', [id('wa')]: '' };
@@ -157,19 +157,14 @@ test('a merged draft is still drawn with what its merge brought, after main move
 
     t.is((await s.post(`${API}/drafts/fraud/merge`, {})).status, 200);
     // After the merge main moves the API box: not the draft's work.
-    const moved = await s.post(`${API}/diagram`, [
-      {
-        ref: 'c2',
-        name: 'Payments C2',
-        level: 'C2',
-        componentInstances: [
-          { ref: 'w', component: 'web' },
-          { ref: 'a', component: 'api', position: { x: 20, y: 30 } },
-          { ref: 'f', component: 'fraud' },
-        ],
-        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
-      },
-    ]);
+    const moved = await s.post(
+      `${API}/diagram`,
+      c2([
+        { ref: 'w', component: 'web' },
+        { ref: 'a', component: 'api', position: { x: 20, y: 30 } },
+        { ref: 'f', component: 'fraud' },
+      ]),
+    );
     t.is(moved.status, 200, moved.text);
     t.regex((await s.get(`${API}/diagram/${diagram.id}`, SVG)).text, new RegExp(`data-id="${id('a')}" data-x="20" data-y="30"`));
 
