@@ -4,70 +4,28 @@
  * a conflict settled by a choice, the merge; a reader sees no buttons. Screenshots go to
  * test-artifacts/.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
-import { run } from './support/server.js';
+import type { Page } from 'playwright-core';
+import {
+  ARTIFACTS,
+  callApi,
+  drag,
+  EDITOR_AND_READER,
+  type EditorAndReader,
+  editorAndReader,
+  rigGit,
+  signIn,
+  useBrowserRig,
+} from './support/browser.js';
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
-  editorKey: string;
-  readerKey: string;
-}
+type Context = EditorAndReader;
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
+const browserTest = useBrowserRig(test, 'drafts-browser', { acme: { name: 'Acme', keys: EDITOR_AND_READER } }, editorAndReader);
 
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-drafts-browser-'));
-  await new Orgs(dataDir).create('acme', { name: 'Acme', author: { name: 'test', email: 'test@test' } });
-  const keys = new KeyStore(dataDir);
-  const editorKey = (await keys.create('acme', { label: 'Ada Editor' })).key;
-  const readerKey = (await keys.create('acme', { label: 'Rita Reader', role: 'reader' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  await mkdir(ARTIFACTS, { recursive: true });
-  t.context = { browser, server, dataDir, editorKey, readerKey };
-});
-
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
-async function api(t: { context: Context }, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(t.context.server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${t.context.editorKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function signIn(t: { context: Context }, key: string): Promise<Page> {
-  const context = await t.context.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${t.context.server.url}/`);
-  await page.fill('#key', key);
-  await Promise.all([page.waitForURL(`${t.context.server.url}/`), page.click('button[type=submit]')]);
-  return page;
-}
+const api = (t: { context: Context }, method: string, path: string, body?: unknown) =>
+  callApi(t.context, t.context.editorKey, method, path, body);
 
 browserTest('the draft page: changes in words, as-is / changes / to-be, a conflict settled by a choice, merged', async (t) => {
   await api(t, 'POST', '/api/external/component', [
@@ -117,7 +75,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   // main renames the database meanwhile: a conflict with the draft's name for it.
   await api(t, 'POST', '/api/external/component', [{ ref: 'db', name: 'Postgres' }]);
 
-  const page = await signIn(t, t.context.editorKey);
+  const page = await signIn(t.context, t.context.editorKey);
   const url = t.context.server.url;
   await page.click('a.nav-drafts');
   await page.waitForURL(`${url}/orgs/acme/drafts`);
@@ -162,9 +120,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
 
   const components = await api(t, 'GET', '/api/external/component');
   t.deepEqual(components.map((c: { name: string }) => c.name).sort(), ['API', 'Fraud Check', 'Postgres', 'Web']);
-  const gitdir = join(t.context.dataDir, 'orgs', 'acme.git');
-  const { stdout } = await run('git', ['--git-dir', gitdir, 'log', '-1', '--format=%s%n%P', 'main']);
-  const [subject, parents] = stdout.trim().split('\n');
+  const [subject, parents] = (await rigGit(t.context, 'acme', 'log', '-1', '--format=%s%n%P', 'main')).split('\n');
   t.regex(subject, /^Merged draft 'payments-v2'/);
   t.is(parents.split(' ').length, 2);
   t.not(mainBefore, undefined);
@@ -174,7 +130,7 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
 browserTest('a reader sees a draft but no merge or close button, and no choices', async (t) => {
   await api(t, 'POST', '/api/external/drafts', { name: 'reader-view' });
   await api(t, 'POST', '/api/external/component?draft=reader-view', [{ name: 'Queue' }]);
-  const page = await signIn(t, t.context.readerKey);
+  const page = await signIn(t.context, t.context.readerKey);
   await page.goto(`${t.context.server.url}/orgs/acme/drafts/reader-view`);
   t.regex((await page.textContent('.changes'))!, /added component Queue/);
   t.is(await page.locator('text=Merge into main').count(), 0);
@@ -184,9 +140,160 @@ browserTest('a reader sees a draft but no merge or close button, and no choices'
 
 browserTest('an editor closes a draft from its page', async (t) => {
   await api(t, 'POST', '/api/external/drafts', { name: 'to-close', title: 'Not now' });
-  const page = await signIn(t, t.context.editorKey);
+  const page = await signIn(t.context, t.context.editorKey);
   await page.goto(`${t.context.server.url}/orgs/acme/drafts/to-close`);
   await Promise.all([page.waitForURL(`${t.context.server.url}/orgs/acme/drafts`), page.click('text=Close draft')]);
   t.is((await api(t, 'GET', '/api/external/drafts/to-close')).state, 'closed');
   await page.context().close();
+});
+
+/**
+ * The seed-form body of the C2 `name` with its two boxes, Web and API, and a relation between
+ * them; `apiY` moves the API box down (the Web box keeps where it stands).
+ */
+function twoBoxesBody(name: string, apiY?: number) {
+  const placed = (x: number, y: number) => ({ position: { x, y }, width: 10, height: 5 });
+  return [
+    {
+      ref: name,
+      name: `${name} C2`,
+      level: 'C2',
+      componentInstances: [
+        { ref: 'w', component: `${name}-web`, ...(apiY === undefined ? placed(0, 0) : {}) },
+        { ref: 'a', component: `${name}-api`, ...(apiY === undefined ? placed(20, 0) : { position: { x: 20, y: apiY } }) },
+      ],
+      relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+    },
+  ];
+}
+
+/** That C2 on main: the diagram the drags below move. */
+async function twoBoxes(t: { context: Context }, name: string) {
+  await api(t, 'POST', '/api/external/component', [
+    { ref: `${name}-web`, name: `${name} Web` },
+    { ref: `${name}-api`, name: `${name} API` },
+  ]);
+  const [diagram] = await api(t, 'POST', '/api/external/diagram', twoBoxesBody(name));
+  const box = (ref: string) => diagram.componentInstances.find((i: { ref: string }) => i.ref === ref);
+  return { diagram, web: box('w'), apiBox: box('a') };
+}
+
+const positionIn = async (t: { context: Context }, diagramId: string, instanceId: string, query = '') =>
+  (await api(t, 'GET', `/api/external/diagram/${diagramId}${query}`)).componentInstances.find((i: { id: string }) => i.id === instanceId)
+    .position;
+
+const arranged = (page: Page) => page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/arrange'));
+
+browserTest("dragging a box on a draft's diagram commits to the draft's branch, never to main; so does the panel's edit", async (t) => {
+  const { diagram, web, apiBox } = await twoBoxes(t, 'layout');
+  // A draft with no commits of its own: its head is main's, so the page's If-Match would match main too.
+  await api(t, 'POST', '/api/external/drafts', { name: 'layout-tweak', title: 'Tidy the layout' });
+  const main = await rigGit(t.context, 'acme', 'rev-parse', 'main');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak'), main);
+
+  const path = `/orgs/acme/diagrams/${diagram.id}?draft=layout-tweak`;
+  const page = await signIn(t.context, t.context.editorKey, { next: path });
+  t.regex((await page.textContent('.draft-banner'))!, /Draft layout-tweak.*go into the draft, not main/s);
+  t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+  const saved = arranged(page);
+  await drag(page, `g.box[data-id="${web.id}"]`, { dx: 3, dy: 2 });
+  const answer = await saved;
+  t.is(answer.status(), 200);
+  t.is(new URL(answer.url()).search, '?draft=layout-tweak');
+
+  const head = await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main, 'main never moves');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', `${head}^`), main, 'one commit on the draft');
+  t.is(await rigGit(t.context, 'acme', 'log', '-1', '--format=%an|%s', head), "Ada Editor|Moved 'layout Web' on 'layout C2'");
+  t.deepEqual(await positionIn(t, diagram.id, web.id, '?draft=layout-tweak'), { x: 3, y: 2 });
+  t.deepEqual(await positionIn(t, diagram.id, web.id), { x: 0, y: 0 });
+  t.is(await page.getAttribute('article.diagram-page', 'data-commit'), head);
+
+  // A second drop needs no reload (the page shows the draft's new head), and goes to the draft too.
+  const again = arranged(page);
+  await drag(page, `g.box[data-id="${web.id}"]`, { dx: 1, dy: 0 });
+  t.is((await again).status(), 200);
+  t.deepEqual(await positionIn(t, diagram.id, web.id, '?draft=layout-tweak'), { x: 4, y: 2 });
+  t.is(await rigGit(t.context, 'acme', 'rev-list', '--count', 'main..drafts/layout-tweak'), '2');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
+  // The panel's edit of a name goes to the draft as well, and comes back to the draft's page.
+  const panel = page.locator(`#c-${web.component}`);
+  await page.goto(`${t.context.server.url}${path}#c-${web.component}`);
+  await panel.locator('details.edit summary').click();
+  await panel.locator('input[name=name]').fill('Web Shop');
+  const edited = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/edit'));
+  await panel.locator('button[type=submit]').click();
+  const sent = await edited;
+  t.is(new URL(sent.url()).search, '?draft=layout-tweak');
+  t.is(sent.status(), 303);
+  t.is(sent.headers().location, `${path}#c-${web.component}`);
+  await page.waitForURL(`${t.context.server.url}${path}#c-${web.component}`);
+  t.is((await api(t, 'GET', `/api/external/components/${web.component}?draft=layout-tweak`)).name, 'Web Shop');
+  t.is((await api(t, 'GET', `/api/external/components/${web.component}`)).name, 'layout Web');
+  t.is(await rigGit(t.context, 'acme', 'rev-list', '--count', 'main..drafts/layout-tweak'), '3');
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
+  // The page follows the draft's branch (live.js): another writer's move in the draft is drawn.
+  await page.waitForFunction(() => (globalThis as any).document.body.dataset.live === 'open');
+  await api(t, 'POST', '/api/external/diagram?draft=layout-tweak', twoBoxesBody('layout', 9));
+  await page.waitForSelector(`g.box[data-id="${apiBox.id}"][data-y="9"]`);
+  t.is(await page.getAttribute('article.diagram-page', 'data-commit'), await rigGit(t.context, 'acme', 'rev-parse', 'drafts/layout-tweak'));
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), main);
+
+  // The draft page tells the moves and links to the diagram as the draft has it.
+  await page.goto(`${t.context.server.url}/orgs/acme/drafts/layout-tweak`);
+  const words = await page.$$eval('.changes li', (items) => items.map((li) => li.textContent));
+  t.true(words.includes('on layout C2: moved 2 boxes'), words.join(' | '));
+  await Promise.all([
+    page.waitForURL(`${t.context.server.url}${path}`),
+    page.click(`section.diff-figure[data-diagram="${diagram.id}"] h3 a`),
+  ]);
+  t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+  await page.screenshot({ path: join(ARTIFACTS, 'draft-diagram.png'), fullPage: true });
+  await page.context().close();
+});
+
+browserTest("a drag on a draft merged or closed meanwhile is refused with the contract's error; their pages take no drags", async (t) => {
+  const { diagram, web, apiBox } = await twoBoxes(t, 'late');
+  for (const [name, end, error] of [
+    ['late-merge', 'merge', "Draft 'late-merge' is merged; open a new draft for further changes."],
+    ['late-close', 'close', "Draft 'late-close' is closed; reopen it to change it."],
+  ] as const) {
+    await api(t, 'POST', '/api/external/drafts', { name });
+    // The draft moves the API box down: its own work, which the refused drags leave alone.
+    await api(t, 'POST', `/api/external/diagram?draft=${name}`, twoBoxesBody('late', 9));
+    const path = `/orgs/acme/diagrams/${diagram.id}?draft=${name}`;
+    const page = await signIn(t.context, t.context.editorKey, { next: path });
+    t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
+    // Behind the page's back, the draft is merged or closed.
+    if (end === 'merge') await api(t, 'POST', `/api/external/drafts/${name}/merge`, {});
+    else await api(t, 'DELETE', `/api/external/drafts/${name}`);
+    const refs = await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)');
+
+    const refused = arranged(page);
+    await drag(page, `g.box[data-id="${web.id}"]`, { dx: 2, dy: 2 });
+    const answer = await refused;
+    t.is(answer.status(), 409);
+    t.deepEqual(await answer.json(), { error });
+    await page.locator('#notice').waitFor({ state: 'visible' });
+    t.is((await page.textContent('#notice'))!.trim(), `Not saved: ${error}`);
+    t.is(await page.getAttribute(`g.box[data-id="${web.id}"]`, 'transform'), 'translate(0,0)', 'the box back where it was');
+    t.is(await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)'), refs, 'no ref moved');
+    t.deepEqual(await positionIn(t, diagram.id, web.id, `?draft=${name}`), { x: 0, y: 0 });
+
+    // Loaded again: read only, saying why.
+    await page.reload();
+    t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'false');
+    t.regex((await page.textContent('.draft-banner'))!, end === 'merge' ? /is merged: read only/ : /is closed: read only/);
+    t.is(await page.locator('.hint').count(), 0);
+    t.is(await page.locator('details.edit').count(), 0);
+    let sent = 0;
+    page.on('request', (request) => void (request.method() === 'POST' && sent++));
+    await drag(page, `g.box[data-id="${web.id}"]`, { dx: 2, dy: 2 });
+    t.is(sent, 0, 'a drag on a read-only page sends nothing');
+    t.is(await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)'), refs);
+    t.deepEqual(await positionIn(t, diagram.id, apiBox.id, `?draft=${name}`), { x: 20, y: 9 });
+    await page.context().close();
+  }
 });

@@ -111,3 +111,76 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     t.is(bad.status, 400);
     t.is((await s.get(`${API}/diagram/${diagram.id}?compare=main`, SVG)).status, 400);
   }));
+
+test('a merged draft is still drawn with what its merge brought, after main moves on: the visual diff and the draft page', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/component`, [
+      { ref: 'web', name: 'Web' },
+      { ref: 'api', name: 'API' },
+    ]);
+    // Payments C2 with the given boxes and the relation Web → API, in the seed form.
+    const c2 = (componentInstances: unknown[]) => [
+      {
+        ref: 'c2',
+        name: 'Payments C2',
+        level: 'C2',
+        componentInstances,
+        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+      },
+    ];
+    const [diagram] = (
+      await s.post(
+        `${API}/diagram`,
+        c2([
+          { ref: 'w', component: 'web', position: { x: 0, y: 0 }, width: 10, height: 5 },
+          { ref: 'a', component: 'api', position: { x: 20, y: 0 }, width: 10, height: 5 },
+        ]),
+      )
+    ).body;
+    const id = (ref: string) => [...diagram.componentInstances, ...diagram.relations].find((e: { ref: string }) => e.ref === ref).id;
+    await s.post(`${API}/drafts`, { name: 'fraud' });
+    await s.post(`${API}/component?draft=fraud`, [{ ref: 'fraud', name: 'Fraud Check' }]);
+    const drafted = (
+      await s.post(
+        `${API}/diagram?draft=fraud`,
+        c2([
+          { ref: 'w', component: 'web', position: { x: 0, y: 12 } },
+          { ref: 'a', component: 'api' },
+          { ref: 'f', component: 'fraud', position: { x: 40, y: 0 }, width: 10, height: 5 },
+        ]),
+      )
+    ).body[0];
+    const fraudBox = drafted.componentInstances.find((i: { ref: string }) => i.ref === 'f').id;
+    const expected = { [id('w')]: 'c4-changed', [id('a')]: '', [fraudBox]: 'c4-added', [id('wa')]: '' };
+    const compare = `${API}/diagram/${diagram.id}?draft=fraud&compare=main`;
+    t.deepEqual(Object.fromEntries(marksOf((await s.get(compare, SVG)).text)), expected);
+
+    t.is((await s.post(`${API}/drafts/fraud/merge`, {})).status, 200);
+    // After the merge main moves the API box: not the draft's work.
+    const moved = await s.post(
+      `${API}/diagram`,
+      c2([
+        { ref: 'w', component: 'web' },
+        { ref: 'a', component: 'api', position: { x: 20, y: 30 } },
+        { ref: 'f', component: 'fraud' },
+      ]),
+    );
+    t.is(moved.status, 200, moved.text);
+    t.regex((await s.get(`${API}/diagram/${diagram.id}`, SVG)).text, new RegExp(`data-id="${id('a')}" data-x="20" data-y="30"`));
+
+    const svg = (await s.get(compare, SVG)).text;
+    t.deepEqual(Object.fromEntries(marksOf(svg)), expected);
+    t.regex(svg, new RegExp(`data-id="${id('a')}" data-x="20" data-y="0"`), 'drawn as the merge left it');
+
+    const cookie = await cookieOf(s);
+    const page = await fetch(`${s.url}/orgs/${s.slug}/drafts/fraud`, { headers: { cookie } });
+    t.is(page.status, 200);
+    const html = await page.text();
+    t.regex(html, /class="draft-state">merged</);
+    t.regex(html, /<li>added component Fraud Check<\/li>/);
+    t.regex(html, /<h2>What its merge brought into main<\/h2><ul class="changes">/);
+    t.regex(html, /0 commits of main between its start and its merge/);
+    const figure = /<section class="diff-figure" data-diagram="([^"]+)">.*?<div class="panel changes">(.*?)<\/div>/s.exec(html);
+    t.is(figure?.[1], diagram.id);
+    t.deepEqual(Object.fromEntries(marksOf(figure![2])), expected);
+  }));

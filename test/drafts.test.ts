@@ -1,4 +1,6 @@
 import test from 'ava';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type DraftEvent, onDraftEvent } from '../src/drafts/events.js';
 import { resourcePath } from '../src/model/paths.js';
 import { type TestServer, withServer } from './support/server.js';
@@ -281,4 +283,106 @@ test('the events seam is told when a draft opens, catches up, merges, closes and
     } finally {
       stop();
     }
+  }));
+
+/** A diff's resources and fields, without `apiContext` (when each was last written). */
+function shape(diff: {
+  added: Array<{ id: string }>;
+  removed: Array<{ id: string }>;
+  changed: Array<{ id: string; fields: Array<{ field: string; old: unknown; new: unknown }> }>;
+}) {
+  return {
+    added: diff.added.map((r) => r.id),
+    removed: diff.removed.map((r) => r.id),
+    changed: diff.changed.map((r) => [r.id, r.fields.filter((f) => f.field !== 'apiContext').map((f) => [f.field, f.old, f.new])]),
+  };
+}
+
+test('a merged draft answers what its merge brought into main, as it was merged, however far main moves on', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await s.post(`${API}/components`, { id: 'db', name: 'DB' });
+    const opened = await s.head();
+    await open(s, 'payments-v2');
+    await s.post(`${API}/components?draft=payments-v2`, { id: 'fraud', name: 'Fraud Check' });
+    // main moves, and the draft catches up: its base is no longer where it was opened.
+    await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });
+    const caughtUp = await s.head();
+    t.is((await s.request('POST', `${API}/drafts/payments-v2/update`)).status, 200);
+    await s.request('PATCH', `${API}/components/pay?draft=payments-v2`, { body: { name: 'Payments Hub', desc: 'All money' } });
+    // main moves again: the same field differently (settled for main), and another component.
+    await s.request('PATCH', `${API}/components/pay`, { body: { name: 'Payment Service' } });
+    await s.request('PATCH', `${API}/components/db`, { body: { desc: 'Postgres' } });
+    const mainBefore = await s.head();
+    const draftHead = (await s.git('rev-parse', 'drafts/payments-v2')).trim();
+
+    const before = (await s.get(`${API}/drafts/payments-v2`)).body;
+    t.like(before, { state: 'open', base: caughtUp, head: draftHead, behind: 2 });
+    t.like(before.changes, { from: caughtUp, to: draftHead });
+    t.deepEqual(shape(before.changes), {
+      added: ['fraud'],
+      removed: [],
+      changed: [
+        [
+          'pay',
+          [
+            ['name', 'Payments', 'Payments Hub'],
+            ['desc', null, 'All money'],
+          ],
+        ],
+      ],
+    });
+
+    const merged = await s.post(`${API}/drafts/payments-v2/merge`, {
+      resolutions: [{ kind: 'component', id: 'pay', field: 'name', take: 'main' }],
+    });
+    t.is(merged.status, 200, merged.text);
+    const mergeCommit = await s.head();
+    t.like(merged.body, { state: 'merged', base: caughtUp, head: draftHead, mergeCommit });
+    // main moves on after the merge: the draft's answer stays what the merge brought.
+    await s.post(`${API}/components`, { id: 'late', name: 'Late' });
+    await s.request('PATCH', `${API}/components/fraud`, { body: { desc: 'Scores payments' } });
+
+    const details = (await s.get(`${API}/drafts/payments-v2`)).body;
+    t.like(details, { state: 'merged', base: caughtUp, head: draftHead, mergeCommit, behind: 2, conflicts: [] });
+    t.like(details.changes, { from: mainBefore, to: mergeCommit });
+    // What main got: the new component and the draft's desc; not the name main kept, not main's own
+    // work before the merge (cache, db) nor after it (late, fraud's desc).
+    const brought = {
+      added: ['fraud'],
+      removed: [],
+      changed: [['pay', [['desc', null, 'All money']]]],
+    };
+    t.deepEqual(shape(details.changes), brought);
+    // The same files git itself says the merge commit changed against its first parent.
+    t.deepEqual(
+      (await s.git('diff', '--name-only', mainBefore, mergeCommit)).trim().split('\n').sort(),
+      ['fraud', 'pay'].map((id) => resourcePath('component', id)).sort(),
+    );
+    const diff = (await s.get(`${API}/drafts/payments-v2/diff`)).body;
+    t.like(diff, { from: mainBefore, to: mergeCommit });
+    t.deepEqual(shape(diff), brought);
+    t.like((await s.get(`${API}/drafts?state=merged`)).body[0], { name: 'payments-v2', base: caughtUp, head: draftHead });
+    t.not(caughtUp, opened);
+
+    // A draft main already holds (no commits of its own) is marked merged without a commit: it brought nothing.
+    await open(s, 'empty');
+    await s.post(`${API}/components`, { id: 'queue', name: 'Queue' });
+    const tip = await s.head();
+    const emptyHead = (await s.git('rev-parse', 'drafts/empty')).trim();
+    const marked = await s.post(`${API}/drafts/empty/merge`, {});
+    t.like(marked.body, { state: 'merged', committed: false, mergeCommit: tip, base: emptyHead });
+    t.is(await s.head(), tip);
+    const empty = (await s.get(`${API}/drafts/empty`)).body;
+    t.like(empty, { state: 'merged', base: emptyHead, head: emptyHead, behind: 1 });
+    t.deepEqual(empty.changes, { from: emptyHead, to: emptyHead, added: [], removed: [], changed: [] });
+    t.deepEqual((await s.get(`${API}/drafts/empty/diff`)).body, empty.changes);
+
+    // Without the drafts' records (c4store-drafts.json lost), the merge commit is found on main's history.
+    await rm(join(s.gitdir, 'c4store-drafts.json'));
+    const unrecorded = (await s.get(`${API}/drafts/payments-v2`)).body;
+    t.like(unrecorded, { state: 'merged', base: caughtUp, behind: 2 });
+    t.like(unrecorded.changes, { from: mainBefore, to: mergeCommit });
+    t.deepEqual(shape(unrecorded.changes), brought);
+    t.deepEqual((await s.get(`${API}/drafts/empty`)).body.changes, empty.changes);
   }));

@@ -8,25 +8,14 @@
  * diagrams the crossings of relations against Graphviz `dot`'s drawing of the same graph
  * with the same box sizes.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser } from 'playwright-core';
 import { syntheticDiagram } from '../bench/drawing-fixture.js';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
+import { ARTIFACTS, type BrowserRig, callApi, chromiumPath, SAMPLE, useBrowserRig } from './support/browser.js';
 import { countProblems, dotCrossings, geometryInPage, type Problems } from './support/drawing-geometry.js';
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
+interface Context extends BrowserRig {
   key: string;
   /** The organization `api` speaks to. */
   org: 'demo' | 'synthetic';
@@ -35,49 +24,23 @@ interface Context {
 }
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
+const browserTest = useBrowserRig(
+  test,
+  'drawing',
+  { demo: { from: SAMPLE, keys: { demo: { label: 'Drawing test' } } }, synthetic: { keys: { synthetic: { label: 'Drawing test' } } } },
+  (rig) => ({ key: rig.keys.demo, emptyKey: rig.keys.synthetic, org: 'demo' as const }),
+);
+
 // Known gap (issue 25.2): our routed drawings still cross more than dot's splines on some
 // graphs. The test below states the target and is marked failing until it is met; ava reports
 // it as soon as it passes, so the mark cannot outlive the fix.
-const knownGap = executablePath ? test.serial.failing : test.serial.skip;
+const knownGap = chromiumPath ? test.serial.failing : test.serial.skip;
 
 /** Crossings of each laid-out diagram, ours and dot's, filled by the tests that draw them. */
 const crossings: Array<{ name: string; ours: number; dot: number }> = [];
 
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-drawing-'));
-  await new Orgs(dataDir).create('demo', { from: SAMPLE, author: { name: 'test', email: 'test@test' } });
-  await new Orgs(dataDir).create('synthetic', { author: { name: 'test', email: 'test@test' } });
-  const key = (await new KeyStore(dataDir).create('demo', { label: 'Drawing test' })).key;
-  const emptyKey = (await new KeyStore(dataDir).create('synthetic', { label: 'Drawing test' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  await mkdir(ARTIFACTS, { recursive: true });
-  t.context = { browser, server, dataDir, key, emptyKey, org: 'demo' };
-});
-
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
-async function api(t: { context: Context }, method: string, path: string, body?: unknown, accept = 'application/json'): Promise<any> {
-  const response = await fetch(t.context.server.url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${t.context.org === 'synthetic' ? t.context.emptyKey : t.context.key}`,
-      'content-type': 'application/json',
-      accept,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return accept === 'application/json' ? JSON.parse(text) : text;
+function api(t: { context: Context }, method: string, path: string, body?: unknown, accept = 'application/json'): Promise<any> {
+  return callApi(t.context, t.context.org === 'synthetic' ? t.context.emptyKey : t.context.key, method, path, body, accept);
 }
 
 /** The diagram's served SVG, measured in the browser; the page's screenshot goes to test-artifacts/. */

@@ -3,67 +3,23 @@
  * of its boxes (keeping the page's zoom), its component panel shows the API notice as soon as
  * the API changes the component, and the diagram's history page grows by the new commit.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
+import type { Page } from 'playwright-core';
+import { type BrowserRig, callApi, GRID, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
 
-const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-const GRID = 14;
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
+interface Context extends BrowserRig {
   key: string;
 }
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
+const browserTest = useBrowserRig(test, 'live', { demo: { from: SAMPLE, keys: { editor: { label: 'Ada Editor' } } } }, (rig) => ({
+  key: rig.keys.editor,
+}));
 
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-live-'));
-  await new Orgs(dataDir).create('demo', { from: SAMPLE, author: { name: 'test', email: 'test@test' } });
-  const key = (await new KeyStore(dataDir).create('demo', { label: 'Ada Editor' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  t.context = { browser, server, dataDir, key };
-});
-
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
-async function api(t: { context: Context }, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(t.context.server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${t.context.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function signedIn(t: { context: Context }, path: string): Promise<Page> {
-  const context = await t.context.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  await context.addInitScript('globalThis.__name = (f) => f;');
-  const page = await context.newPage();
-  await page.goto(`${t.context.server.url}/sign-in?next=${encodeURIComponent(path)}`);
-  await page.fill('#key', t.context.key);
-  await Promise.all([page.waitForURL(`${t.context.server.url}${path}`), page.click('button[type=submit]')]);
-  return page;
-}
+const api = (t: { context: Context }, method: string, path: string, body?: unknown) =>
+  callApi(t.context, t.context.key, method, path, body);
+/** A new browser context signed in through the sign-in page, on `path`. */
+const signedIn = (t: { context: Context }, path: string): Promise<Page> => signIn(t.context, t.context.key, { next: path });
 
 /** A diagram of the sample with a component instance on it. */
 async function diagramWithComponent(t: { context: Context }) {

@@ -154,6 +154,36 @@ test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff
   t.is((intoMain.content as Text[])[0]!.text, "Draft 'main' does not exist.");
 });
 
+test('draft_diff on a merged draft tells what its merge brought into main, after main moved on', async (t) => {
+  // A server of its own: merging moves main, which the other tests here hold still.
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const client = new Client({ name: 'review-bot', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${own.key}` } } }),
+  );
+  t.teardown(() => client.close());
+  t.falsy((await client.callTool({ name: 'create_draft', arguments: { name: 'fraud' } })).isError);
+  const written = await client.callTool({
+    name: 'write_model',
+    arguments: { draft: 'fraud', components: [{ ref: 'fraud', name: 'Fraud Check' }] },
+  });
+  t.falsy(written.isError, JSON.stringify(written.content));
+  t.is((await own.post('/api/external/drafts/fraud/merge', {})).status, 200);
+  const mergeCommit = await own.head();
+  t.is((await own.post('/api/external/components', { id: 'late', name: 'Late' })).status, 201);
+
+  const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'fraud' } });
+  t.falsy(diff.isError, JSON.stringify(diff.content));
+  t.regex((diff.content as Text[])[0]!.text, /^- added component Fraud Check\n/);
+  const answer = diff.structuredContent as { diff: { to: string; added: Array<{ name: string }> } };
+  t.is(answer.diff.to, mergeCommit);
+  t.deepEqual(
+    answer.diff.added.map((r) => r.name),
+    ['Fraud Check'],
+  );
+});
+
 test('a reader key can neither see nor call the draft tools', async (t) => {
   const reader = await connect(s.readerKey);
   t.teardown(() => reader.close());

@@ -4,83 +4,34 @@
  * commit, a reader who cannot drag, a stale page. One browser for every case; screenshots go
  * to test-artifacts/ (and docs/viewer.png with C4STORE_DOCS_SCREENSHOT=1).
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
-import { run } from './support/server.js';
+import type { Page } from 'playwright-core';
+import {
+  ARTIFACTS,
+  callApi,
+  drag,
+  GRID,
+  EDITOR_AND_READER,
+  type EditorAndReader,
+  editorAndReader,
+  rigGit,
+  SAMPLE,
+  signIn as signInWith,
+  useBrowserRig,
+} from './support/browser.js';
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-const GRID = 14;
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
-  editorKey: string;
-  readerKey: string;
-}
+type Context = EditorAndReader;
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
+const browserTest = useBrowserRig(test, 'viewer', { demo: { from: SAMPLE, keys: EDITOR_AND_READER } }, editorAndReader);
 
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-viewer-'));
-  await new Orgs(dataDir).create('demo', { from: SAMPLE, author: { name: 'test', email: 'test@test' } });
-  const keys = new KeyStore(dataDir);
-  const editorKey = (await keys.create('demo', { label: 'Ada Editor' })).key;
-  const readerKey = (await keys.create('demo', { label: 'Rita Reader', role: 'reader' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  await mkdir(ARTIFACTS, { recursive: true });
-  t.context = { browser, server, dataDir, editorKey, readerKey };
-});
-
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
-async function api(t: { context: Context }, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(t.context.server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${t.context.editorKey}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function git(t: { context: Context }, ...args: string[]): Promise<string> {
-  return (await run('git', ['--git-dir', join(t.context.dataDir, 'orgs', 'demo.git'), ...args])).stdout.trim();
-}
-
+const api = (t: { context: Context }, method: string, path: string, body?: unknown) =>
+  callApi(t.context, t.context.editorKey, method, path, body);
+const git = (t: { context: Context }, ...args: string[]) => rigGit(t.context, 'demo', ...args);
 const commitCount = async (t: { context: Context }) => Number(await git(t, 'rev-list', '--count', 'main'));
-
-/** A new browser context signed in through the sign-in page with `key`. */
-async function signIn(t: { context: Context }, key: string): Promise<Page> {
-  const context = await t.context.browser.newContext({ viewport: { width: 1400, height: 900 } });
-  // tsx compiles the page.evaluate callbacks of this file with esbuild's keepNames, which wraps
-  // named functions in a `__name` helper that exists only in Node.
-  await context.addInitScript('globalThis.__name = (f) => f;');
-  const page = await context.newPage();
-  await page.goto(`${t.context.server.url}/`);
-  if (!page.url().includes('/sign-in')) throw new Error(`expected the sign-in page, got ${page.url()}`);
-  await page.fill('#key', key);
-  await Promise.all([page.waitForURL(`${t.context.server.url}/`), page.click('button[type=submit]')]);
-  return page;
-}
+/** A new browser context signed in through the sign-in page with `key`, on the index. */
+const signIn = (t: { context: Context }, key: string): Promise<Page> => signInWith(t.context, key);
 
 interface Drawn {
   instances: Record<string, { x: number; y: number; w: number; h: number; shown: boolean; text: string }>;
@@ -119,29 +70,6 @@ function drawn(page: Page): Promise<Drawn> {
     }
     return result;
   });
-}
-
-/** Screen pixels per drawing unit of the element `selector`'s body or frame. */
-function screenScale(page: Page, selector: string): Promise<number> {
-  return page
-    .locator(`${selector} rect.body, ${selector} rect.frame`)
-    .first()
-    .evaluate((el: any) => el.getBoundingClientRect().width / Number(el.getAttribute('width')));
-}
-
-/** Drags the box of `selector` by whole grid units, from the middle of its top edge zone. */
-async function drag(page: Page, selector: string, units: { dx: number; dy: number }, handle = false): Promise<void> {
-  const target = page.locator(handle ? `${selector} rect.handle` : `${selector} rect.body, ${selector} rect.frame`).first();
-  await target.scrollIntoViewIfNeeded();
-  const box = (await target.boundingBox())!;
-  // The page shows the drawing zoomed to fit: screen pixels per grid unit, from the box itself.
-  const unit = GRID * (await screenScale(page, selector));
-  const start = handle ? { x: box.x + box.width / 2, y: box.y + box.height / 2 } : { x: box.x + 6, y: box.y + 6 };
-  await page.mouse.move(start.x, start.y);
-  await page.mouse.down();
-  await page.mouse.move(start.x + (units.dx * unit) / 2, start.y + (units.dy * unit) / 2, { steps: 3 });
-  await page.mouse.move(start.x + units.dx * unit, start.y + units.dy * unit, { steps: 3 });
-  await page.mouse.up();
 }
 
 browserTest(

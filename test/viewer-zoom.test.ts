@@ -4,67 +4,40 @@
  * closes the open panel. The demo's C2 (1708 × 980 px) in a 1400 × 900 window, as in issue 25.
  * The list's pictures, and a share link made on the page, opened by a stranger and framed by a wiki.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.js';
-import { Orgs } from '../src/service/orgs.js';
-import { KeyStore } from '../src/store/keys.js';
-import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import {
+  callApi,
+  EDITOR_AND_READER,
+  type EditorAndReader,
+  editorAndReader,
+  SAMPLE,
+  signIn as signInWith,
+  useBrowserRig,
+} from './support/browser.js';
 
-const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
-
-interface Context {
-  browser: Browser;
-  server: RunningServer;
-  dataDir: string;
-  editorKey: string;
-  readerKey: string;
+interface Context extends EditorAndReader {
   c2: { url: string; id: string; instances: Array<{ id: string; component: string | null; isContainer: boolean }> };
 }
 
 const test = anyTest as TestFn<Context>;
-const executablePath = await ensureChromium();
-const browserTest = executablePath ? test.serial : test.serial.skip;
-
-test.before(async (t) => {
-  if (!executablePath) return;
-  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-zoom-'));
-  await new Orgs(dataDir).create('demo', { from: SAMPLE, author: { name: 'test', email: 'test@test' } });
-  const keys = new KeyStore(dataDir);
-  const editorKey = (await keys.create('demo', { label: 'Ada Editor' })).key;
-  const readerKey = (await keys.create('demo', { label: 'Rita Reader', role: 'reader' })).key;
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
-  const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
-  const model: any = await (await fetch(`${server.url}/api/external/model`, { headers: { authorization: `Bearer ${editorKey}` } })).json();
+const browserTest = useBrowserRig(test, 'zoom', { demo: { from: SAMPLE, keys: EDITOR_AND_READER } }, async (rig) => {
+  const model = await callApi(rig, rig.keys.editor, 'GET', '/api/external/model');
   const c2 = model.diagrams.find((d: any) => d.level === 'C2');
-  t.context = { browser, server, dataDir, editorKey, readerKey, c2: { url: c2.url, id: c2.id, instances: c2.componentInstances } };
+  return { ...editorAndReader(rig), c2: { url: c2.url, id: c2.id, instances: c2.componentInstances } };
 });
 
-test.after.always(async (t) => {
-  if (!t.context.browser) return;
-  await t.context.browser.close();
-  await t.context.server.close();
-  await rm(t.context.dataDir, { recursive: true, force: true });
-});
-
+/** A new browser context signed in with `key`, on the demo's C2. */
 async function signIn(
   t: { context: Context },
   key: string,
   options: { hasTouch?: boolean } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await t.context.browser.newContext({ viewport: { width: 1400, height: 900 }, ...options });
-  await context.addInitScript('globalThis.__name = (f) => f;');
-  const page = await context.newPage();
-  await page.goto(`${t.context.server.url}/sign-in`);
-  await page.fill('#key', key);
-  await Promise.all([page.waitForURL(`${t.context.server.url}/`), page.click('button[type=submit]')]);
+  const page = await signInWith(t.context, key, options);
   await page.goto(t.context.c2.url);
-  return { context, page };
+  return { context: page.context(), page };
 }
 
 interface Rect {

@@ -9,6 +9,7 @@ import {
   commitsBetween,
   draftRef,
   firstCommitBetween,
+  firstParentMerges,
   isAncestor,
   isDraftName,
   listDraftRefs,
@@ -37,7 +38,7 @@ export interface DraftSummary {
   title: string;
   desc: string | null;
   state: DraftState;
-  /** The merge base with `main`. */
+  /** The merge base with `main`; for a merged draft, the one it had when it was merged. */
   base: string;
   head: string;
   author: string;
@@ -59,6 +60,24 @@ export interface DraftLocation {
   name: string;
   state: DraftState;
   ref: string;
+}
+
+/**
+ * Which two commits a draft's changes are read between (`changes`, `/diff`, the visual diff,
+ * the draft page, the agents' `draft_diff`), and against which commit of `main` its base and
+ * `behind` are counted.
+ * - Open or closed: its merge base with `main` → its head, against `main` now.
+ * - Merged: what its merge commit brought into `main`, the commit's first parent (`main` just
+ *   before) → the merge commit, against that first parent; the base is the one it had then.
+ *   Its merge base with `main` now is its own head, against which it changes nothing.
+ * - Marked merged without a commit (`main` already held its head): it brought nothing then,
+ *   so from = to = its head.
+ */
+interface Span {
+  base: string;
+  from: string;
+  to: string;
+  main: string;
 }
 
 function invalidName(name: string): ApiError {
@@ -139,7 +158,8 @@ export class Drafts {
     const drafts: DraftSummary[] = [];
     for (const [name, ref] of [...refs].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (ref.state !== state) continue;
-      drafts.push(await this.summaryOf(name, ref, records.get(name), main));
+      const record = records.get(name);
+      drafts.push(await this.summaryOf(name, ref, record, await this.spanOf(name, ref, record, main)));
     }
     return drafts;
   }
@@ -147,63 +167,63 @@ export class Drafts {
   async get(name: string): Promise<DraftDetails> {
     const location = await locateDraft(this.org, name);
     const head = await this.headOf(location);
-    const main = await this.mainCommit();
-    const summary = await this.summaryOf(
-      name,
-      { state: location.state, commit: head },
-      (await readDraftRecords(this.gitdir)).get(name),
-      main,
-    );
-    const [baseSnapshot, headSnapshot] = await Promise.all([this.org.revision(summary.base), this.org.tip(location.ref)]);
-    const behind = await commitsBetween(this.gitdir, summary.base, main);
+    const record = (await readDraftRecords(this.gitdir)).get(name);
+    const span = await this.spanOf(name, { state: location.state, commit: head }, record, await this.mainCommit());
+    const summary = await this.summaryOf(name, { state: location.state, commit: head }, record, span);
+    const [before, after] = await Promise.all([this.org.revision(span.from), this.org.revision(span.to)]);
+    const behind = await commitsBetween(this.gitdir, span.base, span.main);
     let conflicts: MergeConflict[] = [];
     let problem: string | undefined;
     if (location.state === 'open' && behind > 0) {
-      const outcome = mergeModels(baseSnapshot.model, (await this.org.tip()).model, headSnapshot.model);
+      const outcome = mergeModels(before.model, (await this.org.tip()).model, after.model);
       if (outcome.outcome === 'conflicts') conflicts = outcome.conflicts;
       if (outcome.outcome === 'invalid') problem = outcome.error;
     }
     return {
       ...summary,
-      changes: { from: summary.base, to: head, ...diffModels(baseSnapshot.model, headSnapshot.model) },
+      changes: { from: span.from, to: span.to, ...diffModels(before.model, after.model) },
       behind,
       conflicts,
       ...(problem === undefined ? {} : { problem }),
     };
   }
 
-  /** What the draft page shows: the draft as GET gives it, and the models at its base and head. */
+  /** What the draft page shows: the draft as GET gives it, and the models its changes are read between. */
   async review(name: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
     const details = await this.get(name);
-    const [before, after] = await Promise.all([this.org.revision(details.base), this.org.revision(details.head)]);
+    const [before, after] = await Promise.all([this.org.revision(details.changes.from), this.org.revision(details.changes.to)]);
     return { details, before: before.model, after: after.model };
   }
 
-  /** The draft against `main` at its base: what a reviewer reads. */
+  /** The draft against `main` at its base: what a reviewer reads (a merged draft: what its merge brought into `main`). */
   async diff(name: string): Promise<{ snapshot: Snapshot; diff: ModelDiff & { from: string; to: string } }> {
-    const location = await locateDraft(this.org, name);
-    const head = await this.headOf(location);
-    const base = (await mergeBase(this.gitdir, await this.mainCommit(), head)) ?? head;
-    const [before, after] = await Promise.all([this.org.revision(base), this.org.tip(location.ref)]);
-    return { snapshot: after, diff: { from: base, to: after.commit, ...diffModels(before.model, after.model) } };
+    const { before, after } = await this.compared(name);
+    return { snapshot: after, diff: { from: before.commit, to: after.commit, ...diffModels(before.model, after.model) } };
   }
 
   /**
    * One diagram of the draft against `main` at the draft's base, ready to draw: what the draft
    * adds, removes and changes on it (visual-diff.ts). Against the base, not main's tip, so
-   * that only the draft's own work is marked.
+   * that only the draft's own work is marked; a merged draft's, as its merge brought it in.
    */
   async comparison(name: string, diagramId: string): Promise<{ snapshot: Snapshot } & VisualDiff> {
-    const location = await locateDraft(this.org, name);
-    const after = await this.org.tip(location.ref);
+    const { before, after } = await this.compared(name);
     const diagram = after.model.diagrams.get(diagramId);
     if (!diagram) throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
-    const base = (await mergeBase(this.gitdir, await this.mainCommit(), after.commit)) ?? after.commit;
-    const before = await this.org.revision(base);
     return {
       snapshot: after,
       ...visualDiff({ diagram: before.model.diagrams.get(diagramId), model: before.model }, { diagram, model: after.model }),
     };
+  }
+
+  /** The snapshots a draft's changes are read between (see Span). */
+  private async compared(name: string): Promise<{ before: Snapshot; after: Snapshot }> {
+    const location = await locateDraft(this.org, name);
+    const head = await this.headOf(location);
+    const record = location.state === 'merged' ? (await readDraftRecords(this.gitdir)).get(name) : undefined;
+    const span = await this.spanOf(name, { state: location.state, commit: head }, record, await this.mainCommit());
+    const [before, after] = await Promise.all([this.org.revision(span.from), this.org.revision(span.to)]);
+    return { before, after };
   }
 
   /**
@@ -262,7 +282,8 @@ export class Drafts {
           summary = merged;
           emitDraftEvent({ type: 'merged', org: this.org.slug, draft: name, commit: snapshot.commit });
         } else {
-          summary = await this.summaryOf(name, { state: 'open', commit: snapshot.commit }, undefined, await this.mainCommit());
+          const ref = { state: 'open' as const, commit: snapshot.commit };
+          summary = await this.summaryOf(name, ref, undefined, await this.spanOf(name, ref, undefined, await this.mainCommit()));
           if (committed) emitDraftEvent({ type: 'updated', org: this.org.slug, draft: name, commit: snapshot.commit });
         }
         return { snapshot, draft: summary, committed };
@@ -305,7 +326,9 @@ export class Drafts {
         { action: 'delete', ref: location.ref, expected: head },
         { action: 'create', ref: draftRef(name, to), commit: head },
       ]);
-      return this.summaryOf(name, { state: to, commit: head }, (await readDraftRecords(this.gitdir)).get(name), await this.mainCommit());
+      const ref = { state: to, commit: head };
+      const kept = (await readDraftRecords(this.gitdir)).get(name);
+      return this.summaryOf(name, ref, kept, await this.spanOf(name, ref, kept, await this.mainCommit()));
     });
     emitDraftEvent({ type: event, org: this.org.slug, draft: name, commit: summary.head });
     return summary;
@@ -322,7 +345,8 @@ export class Drafts {
       { action: 'delete', ref: draftRef(name), expected: head },
       { action: 'create', ref: draftRef(name, 'merged'), commit: head },
     ]);
-    return this.summaryOf(name, { state: 'merged', commit: head }, merged, mergeCommit);
+    const ref = { state: 'merged' as const, commit: head };
+    return this.summaryOf(name, ref, merged, await this.spanOf(name, ref, merged, mergeCommit));
   }
 
   private async mainCommit(): Promise<string> {
@@ -341,22 +365,66 @@ export class Drafts {
     name: string,
     ref: { state: DraftState; commit: string },
     record: DraftRecord | undefined,
-    main: string,
+    span: Span,
   ): Promise<DraftSummary> {
-    const base = (await mergeBase(this.gitdir, main, ref.commit)) ?? ref.commit;
-    const known = record ?? (await this.defaultRecord(name, ref.commit, base));
+    const known = record ?? (await this.defaultRecord(name, ref.commit, span.base));
     return {
       name,
       title: known.title,
       desc: known.desc,
       state: ref.state,
-      base,
+      base: span.base,
       head: ref.commit,
       author: known.author,
       created: known.created,
       ...(known.mergedAt === undefined ? {} : { mergedAt: known.mergedAt, mergeCommit: known.mergeCommit }),
       ...(known.closedAt === undefined || ref.state !== 'closed' ? {} : { closedAt: known.closedAt }),
     };
+  }
+
+  /** See Span. `main`: the tip of main now. */
+  private async spanOf(
+    name: string,
+    ref: { state: DraftState; commit: string },
+    record: DraftRecord | undefined,
+    main: string,
+  ): Promise<Span> {
+    const head = ref.commit;
+    if (ref.state !== 'merged') {
+      const base = (await mergeBase(this.gitdir, main, head)) ?? head;
+      return { base, from: base, to: head, main };
+    }
+    const merge = await this.mergeCommitOf(name, head, record?.mergeCommit, main);
+    if (merge === undefined) return { base: head, from: head, to: head, main: record?.mergeCommit ?? head };
+    const base = (await mergeBase(this.gitdir, merge.firstParent, head)) ?? head;
+    return { base, from: merge.firstParent, to: merge.commit, main: merge.firstParent };
+  }
+
+  /**
+   * The commit that merged a draft into `main`: its recorded `mergeCommit` when that is one
+   * (second parent: the draft's head, message `Merged draft '<name>'`), else the first such
+   * commit on main's first-parent history (a draft whose record is lost). Undefined for a draft
+   * marked merged without a commit: its recorded `mergeCommit` is then `main` as it was.
+   */
+  private async mergeCommitOf(
+    name: string,
+    head: string,
+    recorded: string | undefined,
+    main: string,
+  ): Promise<{ commit: string; firstParent: string } | undefined> {
+    const title = `Merged draft '${name}'`;
+    const isMerge = (parents: readonly string[], subject: string) =>
+      parents.length === 2 && parents[1] === head && subject.startsWith(title);
+    if (recorded !== undefined) {
+      const [commit] = await this.org.repo.log(recorded, 1);
+      return commit !== undefined && isMerge(commit.parents, commit.message)
+        ? { commit: recorded, firstParent: commit.parents[0] }
+        : undefined;
+    }
+    for (const merge of await firstParentMerges(this.gitdir, main)) {
+      if (isMerge(merge.parents, merge.subject)) return { commit: merge.commit, firstParent: merge.parents[0] };
+    }
+    return undefined;
   }
 
   /** A draft opened by a push has no record: its name is its title, its first own commit says who and when. */

@@ -211,7 +211,7 @@ export const DraftResponse = Type.Object({
   title: Type.String(),
   desc: Text,
   state: DraftState,
-  base: Type.String({ description: 'The merge base with `main`.' }),
+  base: Type.String({ description: 'The merge base with `main`; for a merged draft, the one it had when it was merged.' }),
   head: Type.String({ description: "The tip of the draft's branch `drafts/<name>`." }),
   author: Type.String(),
   created: Type.String(),
@@ -233,7 +233,7 @@ export const MergeConflictResponse = Type.Object({
 export const DraftDetailsResponse = Type.Object({
   ...DraftResponse.properties,
   changes: DiffResponse,
-  behind: Type.Integer({ description: 'Commits of `main` since `base`.' }),
+  behind: Type.Integer({ description: 'Commits of `main` since `base` (a merged draft: until its merge).' }),
   conflicts: Type.Array(MergeConflictResponse),
   problem: Type.Optional(Type.String({ description: 'The rule a merge now would break.' })),
 });

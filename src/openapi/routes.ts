@@ -431,7 +431,13 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Drafts',
     response: DraftDetailsResponse,
   },
-  { method: 'GET', path: '/drafts/:name/diff', summary: 'The draft against main at its base', tag: 'Drafts', response: DiffResponse },
+  {
+    method: 'GET',
+    path: '/drafts/:name/diff',
+    summary: 'The draft against main at its base (a merged draft: what its merge brought into main)',
+    tag: 'Drafts',
+    response: DiffResponse,
+  },
   {
     method: 'POST',
     path: '/drafts/:name/merge',

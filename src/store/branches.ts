@@ -107,3 +107,19 @@ export async function firstCommitBetween(
   const [author, email, time] = first.split('\0');
   return { author, email, time };
 }
+
+/** The merge commits on the first-parent history of `from`, newest first, with their parents and first lines. */
+export async function firstParentMerges(
+  gitdir: string,
+  from: string,
+): Promise<Array<{ commit: string; parents: string[]; subject: string }>> {
+  const { stdout } = await runGit(gitdir, ['log', '--first-parent', '--merges', '--format=%H %P%x00%s', from, '--']);
+  const merges: Array<{ commit: string; parents: string[]; subject: string }> = [];
+  for (const line of stdout.toString('utf8').split('\n')) {
+    if (line === '') continue;
+    const [ids, subject = ''] = line.split('\0');
+    const [commit, ...parents] = ids.split(' ');
+    merges.push({ commit, parents, subject });
+  }
+  return merges;
+}

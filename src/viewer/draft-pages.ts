@@ -73,6 +73,8 @@ function value(v: unknown): string {
 export function draftPage(review: { details: DraftDetails; before: Model; after: Model }, context: PageContext & { slug: string }): string {
   const { details, before, after } = review;
   const editor = context.key?.role === 'editor' && details.state === 'open';
+  // A merged draft shows what its merge brought into main (Drafts.get), not its head against itself.
+  const merged = details.state === 'merged';
   const words = describeChanges(details.changes);
   const figures: string[] = [];
   for (const diagram of after.diagrams.values()) {
@@ -120,9 +122,15 @@ export function draftPage(review: { details: DraftDetails; before: Model; after:
     `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>` +
     `<h1>${esc(details.title)}</h1>` +
     `<p class="draft-meta">Draft <code>${esc(details.name)}</code> · <span class="draft-state">${esc(details.state)}</span> · by ${esc(details.author || 'unknown')}` +
-    `${details.created ? ` · opened ${esc(details.created)}` : ''} · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main since it began</p>` +
+    `${details.created ? ` · opened ${esc(details.created)}` : ''}` +
+    (merged
+      ? `${details.mergedAt ? ` · merged ${esc(details.mergedAt)}` : ''} · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main between its start and its merge</p>`
+      : ` · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main since it began</p>`) +
     (details.desc ? `<p class="draft-desc">${esc(details.desc)}</p>` : '') +
-    `<h2>Changes</h2>${words.length === 0 ? '<p>No changes yet.</p>' : `<ul class="changes">${words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`}` +
+    (merged ? '<h2>What its merge brought into main</h2>' : '<h2>Changes</h2>') +
+    (words.length === 0
+      ? `<p>${merged ? 'Nothing: main already held its head.' : 'No changes yet.'}</p>`
+      : `<ul class="changes">${words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`) +
     figures.join('') +
     conflicts +
     problem +

@@ -196,12 +196,15 @@ export function componentDetails(component: Component, model: Model, slug: strin
   );
 }
 
-/** Name and description, edited in the panel; saved as one commit (src/viewer/edit.ts). */
-function editForm(component: Component, slug: string, commit: string, back: string): string {
+/**
+ * Name and description, edited in the panel; saved as one commit (src/viewer/edit.ts). `ofDraft`:
+ * `?draft=<name>` when the page shows a draft, whose branch the edit then goes to.
+ */
+function editForm(component: Component, slug: string, commit: string, back: string, ofDraft = ''): string {
   const id = esc(component.id);
   return (
     `<details class="edit"><summary>Edit name and description</summary>` +
-    `<form class="edit-form" method="post" action="${esc(componentPath(slug, component.id))}/edit">` +
+    `<form class="edit-form" method="post" action="${esc(`${componentPath(slug, component.id)}/edit${ofDraft}`)}">` +
     `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
     `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
     `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
@@ -221,6 +224,11 @@ export interface DiagramView {
   commit: string;
   /** `?at=<commit>`: the diagram as it was; nothing can be moved. */
   at?: string;
+  /**
+   * `?draft=<name>`: the diagram as the draft has it. Drops and edits go to the draft's branch
+   * (their addresses carry `?draft=`); a merged or closed draft's page takes none.
+   */
+  draft?: { name: string; state: 'open' | 'merged' | 'closed' };
   /** The diagram's share links, for an editor's page (made and revoked there). */
   shareLinks?: readonly ShareLink[];
 }
@@ -286,6 +294,22 @@ function diagramHeading(diagram: Diagram, model: Model): string {
   );
 }
 
+/** Which draft a diagram page shows, where its changes go, and a way to the draft's own page. */
+function draftBanner(draft: NonNullable<DiagramView['draft']>, slug: string, path: string): string {
+  const name = esc(draft.name);
+  const page = `/orgs/${encodeURIComponent(slug)}/drafts/${encodeURIComponent(draft.name)}`;
+  const state =
+    draft.state === 'open'
+      ? ': changes made here go into the draft, not main.'
+      : draft.state === 'merged'
+        ? ' is merged: read only. Open a new draft for further changes.'
+        : ' is closed: read only. Reopen it to change it.';
+  return (
+    `<p class="draft-banner" data-draft="${name}" data-state="${esc(draft.state)}">Draft <a href="${esc(page)}"><code>${name}</code></a>${state} ` +
+    `<a href="${esc(path)}">Show main's diagram</a>.</p>`
+  );
+}
+
 /** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
 export function diagramPage(
   diagram: Diagram,
@@ -293,29 +317,36 @@ export function diagramPage(
   context: PageContext & { slug: string; key: KeyRecord },
   view: DiagramView,
 ): string {
-  const editable = context.key.role === 'editor' && view.at === undefined;
+  const draft = view.at === undefined ? view.draft : undefined;
+  const editable = context.key.role === 'editor' && view.at === undefined && (draft === undefined || draft.state === 'open');
   const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
   const path = diagramPath(context.slug, diagram.id);
+  // Where this page's writes go and its links lead: the draft it shows, else main.
+  const ofDraft = draft === undefined ? '' : `?draft=${encodeURIComponent(draft.name)}`;
   const panels = panelsOf(
     diagram,
     model,
-    (c) => componentDetails(c, model, context.slug) + (editable ? editForm(c, context.slug, view.commit, `${path}#c-${c.id}`) : ''),
+    (c) =>
+      componentDetails(c, model, context.slug) +
+      (editable ? editForm(c, context.slug, view.commit, `${path}${ofDraft}#c-${c.id}`, ofDraft) : ''),
   );
-  const asOf = view.at === undefined ? '' : `?at=${encodeURIComponent(view.at)}`;
+  const asOf = view.at === undefined ? ofDraft : `?at=${encodeURIComponent(view.at)}`;
   const body =
-    `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(path)}/arrange" data-editable="${editable}">` +
+    `<article class="diagram-page" data-commit="${esc(view.commit)}" data-arrange-url="${esc(`${path}/arrange${ofDraft}`)}" data-editable="${editable}">` +
     diagramHeading(diagram, model) +
+    (draft === undefined ? '' : draftBanner(draft, context.slug, path)) +
     (view.at === undefined
       ? ''
       : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
     (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
     `<div id="notice" class="notice" role="alert" hidden></div>` +
     (editable
-      ? '<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit.</p>'
+      ? `<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit${draft === undefined ? '' : ' on the draft'}.</p>`
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
     `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p>` +
-    (editable && view.shareLinks ? shareSection(path, context.slug, view.shareLinks) : '') +
+    // Share links show main's diagram: made from main's page only.
+    (editable && draft === undefined && view.shareLinks ? shareSection(path, context.slug, view.shareLinks) : '') +
     '</article>';
   return layout(diagram.name, context, body, true);
 }

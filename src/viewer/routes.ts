@@ -9,7 +9,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { checkBody } from '../model/check-body.js';
 import { readSmallBody } from '../http/request-body.js';
-import { readSnapshot, state, write } from '../http/resource.js';
+import { queryValue, readSnapshot, state, write } from '../http/resource.js';
+import { locateDraft } from '../drafts/drafts.js';
 import { setEtag } from '../http/respond.js';
 import { bodySettingsOf, parseBody } from '../http/middleware/body.js';
 import { organizationOf, requireEditor } from '../http/middleware/auth.js';
@@ -277,8 +278,19 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (format) return sendDrawing(ctx, snapshot, diagram, format);
     setEtag(ctx, snapshot);
     const at = typeof ctx.query.at === 'string' ? snapshot.commit : undefined;
-    const links = key.role === 'editor' && at === undefined ? await shareLinks.list(key.org, id) : undefined;
-    sendHtml(ctx, diagramPage(diagram, snapshot.model, { key, slug: key.org }, { commit: snapshot.commit, at, shareLinks: links }));
+    // A draft's diagram (`?draft=`, as readSnapshot read it): the page's drops and edits go to its branch.
+    const draftName = at === undefined ? queryValue(ctx, 'draft') : undefined;
+    const draft = draftName === undefined ? undefined : await locateDraft(state(ctx).org, draftName);
+    const links = key.role === 'editor' && at === undefined && draft === undefined ? await shareLinks.list(key.org, id) : undefined;
+    sendHtml(
+      ctx,
+      diagramPage(
+        diagram,
+        snapshot.model,
+        { key, slug: key.org },
+        { commit: snapshot.commit, at, draft: draft && { name: draft.name, state: draft.state }, shareLinks: links },
+      ),
+    );
   });
 
   /** The page's share section: a new link, shown once on a page of its own. */
@@ -342,13 +354,23 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     sendHtml(ctx, componentPage(component, snapshot.model, { key, slug: key.org }));
   });
 
-  /** The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the session. */
+  /**
+   * The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the
+   * session; `?draft=<name>` (a draft's diagram page) the draft's, as `/api/external/events?draft=`.
+   */
   router.get('/orgs/:slug/events', signedIn, ownOrg, async (ctx) => {
     if (deps.events === undefined) throw new ApiError(404, 'Not found.');
-    await streamChanges(ctx, deps.events.of(state(ctx).org.slug), resumeFrom(ctx), deps.events.stream);
+    const { org } = state(ctx);
+    const draft = queryValue(ctx, 'draft');
+    const branch = draft === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, (await locateDraft(org, draft)).ref);
+    await streamChanges(ctx, branch, resumeFrom(ctx), deps.events.stream);
   });
 
-  /** One drop of the page's script: one write through the API's write path, one commit. */
+  /**
+   * One drop of the page's script: one write through the API's write path, one commit; with
+   * `?draft=<name>` (a draft's page) on the draft's branch, never on main (write() reads it; a
+   * merged or closed draft: 409 with the contract's text).
+   */
   router.post(
     '/orgs/:slug/diagrams/:id/arrange',
     sameOrigin,

@@ -2,7 +2,8 @@
 // change stream (server-sent events, with the session) and, when a change concerns what it
 // shows, fetches itself again and swaps in the parts that changed: the drawing (keeping the
 // canvas's scroll and the drawing's own size and style, i.e. the zoom), the component panels
-// (with the API notice), the history table. A page of a past commit (?at=) never changes.
+// (with the API notice), the history table. A page of a past commit (?at=) never changes; a
+// page of a draft's diagram (?draft=) follows the draft's branch.
 
 (() => {
   const url = document.body.dataset.events;
@@ -106,7 +107,11 @@
   let source = null;
 
   function open() {
-    source = new EventSource(seen ? `${url}?after=${encodeURIComponent(seen)}` : url);
+    const query = new URLSearchParams();
+    const draft = new URLSearchParams(location.search).get('draft');
+    if (draft) query.set('draft', draft);
+    if (seen) query.set('after', seen);
+    source = new EventSource(query.toString() === '' ? url : `${url}?${query}`);
     source.addEventListener('open', () => (document.body.dataset.live = 'open'));
     source.addEventListener('change', (event) => {
       seen = event.lastEventId;

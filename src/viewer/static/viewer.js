@@ -336,6 +336,8 @@
         if (response.ok) {
           // live.js moves data-commit on too when another writer's change is shown.
           page.dataset.commit = answer.commit;
+          // The panels' edit forms name the commit this page shows, which is now the drop's.
+          for (const input of page.querySelectorAll('form.edit-form input[name=commit]')) input.value = answer.commit;
           svg().outerHTML = answer.svg;
           view.apply();
           notice.hidden = true;
