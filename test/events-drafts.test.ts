@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
-import { draftNotices } from '../src/events/draft-notices.js';
+import { draftNotices, noticesBeforeMerge } from '../src/events/draft-notices.js';
 import { resourcePath } from '../src/model/paths.js';
 import { Receiver } from './support/events.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
@@ -321,4 +321,45 @@ test('draft notices: what happened between two looks at the draft refs (pure)', 
   // Taking in the first of two notices leaves the second to tell.
   const [first] = draftNotices({}, { x: `closed ${a}` }, new Map());
   t.deepEqual(told({ x: first.leadsTo! }, { x: `closed ${a}` }), [`draft.closed x -> closed ${a}`]);
+  // Before a draft's merge commit: its opening not told yet, not its merge, nor other drafts.
+  const before = (commit: string) =>
+    noticesBeforeMerge({ y: `open ${a}` }, { x: `merged ${a}`, y: `closed ${a}` }, new Map([['x', b]]), commit).map(
+      (n) => `${n.type} ${n.data.name}`,
+    );
+  t.deepEqual(before(b), ['draft.opened x']);
+  t.deepEqual(before(a), [], 'not a merge commit');
+  t.deepEqual(noticesBeforeMerge({ x: `open ${a}` }, { x: `merged ${a}` }, new Map([['x', b]]), b), [], 'its opening was told');
+});
+
+test('a webhook busy with a change while a draft is opened and merged gets its opening before the merge commit', async (t) => {
+  // Each delivery answered after 400 ms: the draft is opened, written and merged while the
+  // subscription is still delivering the change before, so one look at the refs sees it merged.
+  const receiver = await Receiver.start(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return 204;
+  });
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const created = await ok(server.post(`${API}/webhooks`, { url: receiver.url }), 201);
+  await ok(server.post(`${API}/tag`, [{ name: 'before', color: 'green' }]));
+  await ok(server.post(`${API}/drafts`, { name: 'quick' }), 201);
+  await ok(server.post(`${API}/tag?draft=quick`, [{ name: 'in-draft', color: 'green' }]));
+  await ok(server.request('POST', `${API}/drafts/quick/merge`));
+  const signer = new Webhook(created.secret);
+  const deadline = Date.now() + 30_000;
+  while (!receiver.delivered.some((r) => r.body.includes('"draft.merged"')) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  const told = receiver.delivered.map((r) => {
+    const payload = signer.verify(r.body, r.headers as Record<string, string>) as { type: string; data: { title?: string; name?: string } };
+    return `${payload.type} ${payload.data.title ?? payload.data.name}`;
+  });
+  t.deepEqual(told.slice(-4), [
+    'model.changed POST /api/external/tag: create 1',
+    'draft.opened quick',
+    "model.changed Merged draft 'quick': create 1",
+    'draft.merged quick',
+  ]);
 });

@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Orgs } from '../service/orgs.js';
-import { type DraftNotice, draftNotices } from './draft-notices.js';
+import { type DraftNotice, draftNotices, MERGE_TITLE_PREFIX, noticesBeforeMerge } from './draft-notices.js';
 import type { FeedEvent } from './feed.js';
 import { NotOnBranchError } from './feed.js';
 import type { EventHub, OrgEvents } from './hub.js';
@@ -243,7 +243,10 @@ class Worker {
           await this.sleep(this.settings.leaseStaleMs / 3);
           continue;
         }
-        const outgoing = next === undefined ? await this.nextDraftEvent(state) : this.changeOutgoing(next);
+        const outgoing =
+          next === undefined
+            ? await this.nextDraftEvent(state)
+            : ((await this.draftEventBeforeMerge(state, next)) ?? this.changeOutgoing(next));
         if (outgoing === undefined) {
           await this.sleep(this.settings.leaseStaleMs / 3);
           continue;
@@ -300,6 +303,21 @@ class Worker {
       const delivered = this.events.feed.positionOf(read.cursor);
       if (merged === undefined || delivered === undefined || merged > delivered) return undefined;
     }
+    return this.draftOutgoing(notice);
+  }
+
+  /**
+   * When the next change is a draft's merge commit: that draft's opening or update not delivered
+   * yet, which happened before it (a draft opened and merged between two looks at the refs).
+   */
+  private async draftEventBeforeMerge(read: SubscriptionState, next: FeedEvent): Promise<Outgoing | undefined> {
+    if (read.drafts === undefined || !next.change.title.startsWith(MERGE_TITLE_PREFIX)) return undefined;
+    const { states, mergeCommits } = await this.events.draftStates();
+    const [notice] = noticesBeforeMerge(read.drafts, states, mergeCommits, next.change.id);
+    return notice === undefined ? undefined : this.draftOutgoing(notice);
+  }
+
+  private draftOutgoing(notice: DraftNotice): Outgoing {
     const advance = (state: SubscriptionState) =>
       this.moveDrafts(state, (drafts) => {
         const next = { ...drafts };

@@ -100,6 +100,28 @@ export function draftNotices(
   return notices;
 }
 
+/** What a merge commit's title starts with (drafts/drafts.ts): a cheap first look before the draft refs are read. */
+export const MERGE_TITLE_PREFIX = "Merged draft '";
+
+/**
+ * The draft events that must be told before `commit` when it is a draft's merge commit: that
+ * draft's opening and updates not told yet (its `draft.merged` comes after the commit). A draft
+ * opened and merged between two looks would otherwise be told opened after its own merge.
+ */
+export function noticesBeforeMerge(
+  before: DraftStates,
+  after: DraftStates,
+  mergeCommits: ReadonlyMap<string, string>,
+  commit: string,
+): DraftNotice[] {
+  for (const [name, merge] of mergeCommits) {
+    if (merge !== commit) continue;
+    const only = (states: DraftStates): DraftStates => (states[name] === undefined ? {} : { [name]: states[name]! });
+    return draftNotices(only(before), only(after), mergeCommits).filter((notice) => notice.type !== 'draft.merged');
+  }
+  return [];
+}
+
 function split(state: string): ['open' | 'closed' | 'merged', string] {
   const [name, commit] = state.split(' ');
   return [name as 'open' | 'closed' | 'merged', commit];

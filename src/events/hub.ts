@@ -12,7 +12,14 @@ import path from 'node:path';
 import { CLOSED_DRAFT_PREFIX, DRAFT_BRANCH_PREFIX, MERGED_DRAFT_PREFIX } from '../store/branches.js';
 import { MAIN_REF, readRef } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
-import { type DraftNotice, type DraftStates, draftNotices, readDraftStates } from './draft-notices.js';
+import {
+  type DraftNotice,
+  type DraftStates,
+  draftNotices,
+  MERGE_TITLE_PREFIX,
+  noticesBeforeMerge,
+  readDraftStates,
+} from './draft-notices.js';
 import { ChangeFeed, type FeedEvent } from './feed.js';
 
 /** A change of the branch (it has `change`), or, on `main`'s stream, a draft event. */
@@ -127,10 +134,34 @@ export class OrgEvents {
     while (this.announced < this.feed.length - 1) {
       const from: number = this.announced + 1;
       const { events } = await this.feed.range(from, from + BATCH);
+      const told = await this.withDraftsBeforeTheirMerges(events);
       this.announced = from + events.length - 1;
-      this.tell(events);
+      this.tell(told);
     }
     if (this.withDrafts) await this.announceDrafts();
+  }
+
+  /**
+   * The changes, each merge commit of a draft preceded by that draft's opening and updates
+   * not told yet (they happened before it; taken in as told).
+   */
+  private async withDraftsBeforeTheirMerges(events: readonly FeedEvent[]): Promise<readonly StreamEvent[]> {
+    const before = this.drafts;
+    if (!this.withDrafts || before === undefined || !events.some((e) => e.change.title.startsWith(MERGE_TITLE_PREFIX))) return events;
+    const { states, mergeCommits } = await this.draftStates();
+    if (this.drafts !== before) return events;
+    const drafts: DraftStates = { ...before };
+    const told: StreamEvent[] = [];
+    for (const event of events) {
+      for (const notice of noticesBeforeMerge(drafts, states, mergeCommits, event.change.id)) {
+        told.push(notice);
+        if (notice.leadsTo === null) delete drafts[notice.data.name];
+        else drafts[notice.data.name] = notice.leadsTo;
+      }
+      told.push(event);
+    }
+    this.drafts = drafts;
+    return told;
   }
 
   /**
