@@ -175,7 +175,8 @@ test('draft_diff on a merged draft tells what its merge brought into main, after
 
   const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'fraud' } });
   t.falsy(diff.isError, JSON.stringify(diff.content));
-  t.regex((diff.content as Text[])[0]!.text, /^- added component Fraud Check\n/);
+  t.regex((diff.content as Text[])[0]!.text, /^Merged; what its merge brought into main:\n- added component Fraud Check\n/);
+  t.is((diff.structuredContent as { state: string }).state, 'merged');
   const answer = diff.structuredContent as { diff: { to: string; added: Array<{ name: string }> } };
   t.is(answer.diff.to, mergeCommit);
   t.deepEqual(

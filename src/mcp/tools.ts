@@ -4,7 +4,7 @@ import { drawDiagram } from '../drawing/svg.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
-import { Drafts, writableDraft } from '../drafts/drafts.js';
+import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
@@ -377,11 +377,12 @@ export const DRAFT_TOOLS: readonly Tool[] = [
     name: 'draft_diff',
     title: "Read a draft's changes",
     description:
-      'What a draft changes against main where it began, in words and field by field, with the address of the review page where people see each changed diagram drawn as as-is / changes / to-be, and merge or close it.',
+      'What a draft changes against main where it began (a merged draft: what its merge brought into main), in words and field by field, with its state and the address of the review page where people see each changed diagram drawn as as-is / changes / to-be, and merge or close it.',
     input: DraftDiffInput,
     readOnly: true,
     async run({ draft }, context) {
-      const { diff } = await new Drafts(state(context.ctx).org).diff(draft);
+      const org = state(context.ctx).org;
+      const [{ diff }, { state: draftState }] = await Promise.all([new Drafts(org).diff(draft), locateDraft(org, draft)]);
       const words = describeChanges(diff);
       const slug = state(context.ctx).org.slug;
       const diagrams = [...diff.added, ...diff.changed]
@@ -391,8 +392,14 @@ export const DRAFT_TOOLS: readonly Tool[] = [
           name: r.name,
           drawing: `${context.publicUrl}/orgs/${slug}/diagrams/${r.id}.svg?draft=${draft}&compare=main`,
         }));
-      const answer = { draft, review: draftPage(context, draft), summary: words, diagrams, diff };
-      const text = `${words.length === 0 ? 'No changes yet.' : words.map((w) => `- ${w}`).join('\n')}\nReview: ${answer.review}`;
+      const answer = { draft, state: draftState, review: draftPage(context, draft), summary: words, diagrams, diff };
+      const nothing = {
+        open: 'No changes yet.',
+        closed: 'No changes (the draft is closed).',
+        merged: 'Its merge brought nothing into main.',
+      };
+      const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
+      const text = `${heading}${words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n')}\nReview: ${answer.review}`;
       return { text: text.length <= ANSWER_CHARS ? text : `${text.slice(0, ANSWER_CHARS)}\n… (cut)`, structured: answer };
     },
   }),
