@@ -101,6 +101,22 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     t.is(viewer.status, 200);
     t.deepEqual(marksOf(await viewer.text()), marks);
 
+    // The draft's page links to the diagram's history in the draft: the draft's commit is there, not on main's.
+    const draftHead = (await s.git('rev-parse', 'drafts/payments-v2')).trim();
+    const page = await (await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}?draft=payments-v2`, { headers: { cookie } })).text();
+    t.regex(
+      page,
+      new RegExp(`href="/orgs/${s.slug}/diagrams/${diagram.id}/history\\?draft=payments-v2">History of this diagram in the draft<`),
+    );
+    const inDraft = await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}/history?draft=payments-v2`, { headers: { cookie } });
+    t.is(inDraft.status, 200);
+    const inDraftText = await inDraft.text();
+    t.regex(inDraftText, /History of Payments C2 in draft 'payments-v2'/);
+    t.true(inDraftText.includes(`?at=${draftHead}`));
+    const onMain = await (await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}/history`, { headers: { cookie } })).text();
+    t.false(onMain.includes(`?at=${draftHead}`));
+    t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}/history?draft=nope`, { headers: { cookie } })).status, 404);
+
     // Without compare: the draft's drawing, unmarked; main's, unchanged.
     const marked = /class="[^"]*c4-(added|removed|changed)/;
     t.notRegex((await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2`, SVG)).text, marked);

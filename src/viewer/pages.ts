@@ -344,7 +344,7 @@ export function diagramPage(
       ? `<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit${draft === undefined ? '' : ' on the draft'}.</p>`
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(path)}/history">History of this diagram</a></p>` +
+    `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(`${path}/history${ofDraft}`)}">History of this diagram${draft === undefined ? '' : ' in the draft'}</a></p>` +
     // Share links show main's diagram: made from main's page only.
     (editable && draft === undefined && view.shareLinks ? shareSection(path, context.slug, view.shareLinks) : '') +
     '</article>';
@@ -372,8 +372,11 @@ export function diagramHistoryPage(
   diagram: { id: string; name: string },
   entries: readonly HistoryEntry[],
   context: PageContext & { slug: string; key: KeyRecord },
+  /** A draft's history (its branch, main's commits before it began among them). */
+  draft?: string,
 ): string {
   const path = diagramPath(context.slug, diagram.id);
+  const ofDraft = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}`;
   const rows = entries
     .map((entry) => {
       const action = entry.resources.find((r) => r.id === diagram.id)?.action ?? 'update';
@@ -386,8 +389,8 @@ export function diagramHistoryPage(
     })
     .join('');
   const body =
-    `<section class="history-page"><h1>History of ${esc(diagram.name)}</h1>` +
-    `<p><a href="${esc(path)}">The current diagram</a></p>` +
+    `<section class="history-page"><h1>History of ${esc(diagram.name)}${draft === undefined ? '' : ` in draft '${esc(draft)}'`}</h1>` +
+    `<p><a href="${esc(`${path}${ofDraft}`)}">${draft === undefined ? 'The current diagram' : 'The diagram in the draft'}</a></p>` +
     '<table><thead><tr><th>Commit</th><th>Time (UTC)</th><th>Author</th><th>Change</th><th>Summary</th><th>apiContext</th></tr></thead>' +
     `<tbody>${rows}</tbody></table></section>`;
   return layout(`History of ${diagram.name}`, context, body);

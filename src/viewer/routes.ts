@@ -338,12 +338,16 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { key } = ctx.state.viewer as Viewer;
     const id = String(ctx.params.id);
     const { org } = state(ctx);
-    const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, paths: pathsOfResource(id, 'diagram') }) : [];
+    // `?draft=`: the history of the diagram as the draft's branch has it.
+    const draft = queryValue(ctx, 'draft');
+    const ref = draft === undefined ? undefined : (await locateDraft(org, draft)).ref;
+    const tip = ref === undefined ? undefined : ((await org.repo.readBranch(ref)) ?? undefined);
+    const entries = isId(id) ? await readHistory(org.repo.gitdir, { limit: 100, tip, paths: pathsOfResource(id, 'diagram') }) : [];
     const diagram =
-      (await org.head()).model.diagrams.get(id) ??
+      (await org.tip(ref)).model.diagrams.get(id) ??
       (entries.length > 0 ? { id, name: entries[0].resources.find((r) => r.id === id)?.name ?? id } : undefined);
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-    sendHtml(ctx, diagramHistoryPage(diagram, entries, { key, slug: key.org }));
+    sendHtml(ctx, diagramHistoryPage(diagram, entries, { key, slug: key.org }, draft));
   });
 
   router.get('/orgs/:slug/components/:id', htmlErrors, signedIn, ownOrg, async (ctx) => {
