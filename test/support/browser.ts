@@ -80,7 +80,7 @@ export function useBrowserRig<C extends BrowserRig>(
   prefix: string,
   orgs: Record<string, OrgSetup>,
   more: (rig: BrowserRig) => Omit<C, keyof BrowserRig> | Promise<Omit<C, keyof BrowserRig>>,
-): TestFn<C>['serial'] {
+): TestFn<C>['serial'] | TestFn<C>['serial']['skip'] {
   test.before(async (t) => {
     if (!chromiumPath) return;
     const rig = await startRig(prefix, orgs);
