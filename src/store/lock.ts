@@ -80,8 +80,14 @@ async function inProcessQueue<T>(key: string, fn: (othersQueued: () => boolean) 
   const mine = new Promise<void>((resolve) => (release = resolve));
   const tail = previous.then(() => mine);
   queue.tail = tail;
+  const waits = queue.size > 0;
   queue.size++;
   await previous;
+  // Handed on from a writer of this process: the event loop gets a turn first. Nothing else
+  // in a write need wait for I/O (the lock's calls and the object files are synchronous), so
+  // without it a queue of writes runs back to back as one task, and every other request of
+  // every organization (a body's next chunk, a parse done on a worker) waits for all of them.
+  if (waits) await new Promise((resolve) => setImmediate(resolve));
   try {
     return await fn(() => queue.size > 1);
   } finally {
