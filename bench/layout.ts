@@ -2,7 +2,7 @@
  * `npm run bench:layout`: automatic layout time (src/layout/) as diagrams grow, to show that it
  * grows near-linearly (issue 16.2): 200 instances with 100, 1,000 and 4,000 relations, as many
  * instances as relations, and new children added to a placed container. Median of a few runs
- * after one warm-up (elk's first call in a process pays for compiling it). Prints a table and
+ * after one warm-up (the first call in a process pays for compiling it). Prints a table and
  * writes bench/layout-results.md (`--no-write`: print only).
  */
 import { writeFile } from 'node:fs/promises';
