@@ -373,11 +373,25 @@ function assignRanks(
     const rowsFor = (target: (k: number) => number, intra: boolean): Map<number, number> | null => {
       const used: number[] = [];
       const row = new Map<number, number>();
+      const fits = (r: number, k: number) => (used[r] ?? 0) === 0 || used[r]! + lim.gap(c) + W[k]! <= lim.capacity(c);
       for (const k of sorted) {
-        let r = target(k);
-        if (intra) for (const p of preds[k]!) if (row.has(p)) r = Math.max(r, row.get(p)! + 1);
-        while ((used[r] ?? 0) > 0 && used[r]! + lim.gap(c) + W[k]! > lim.capacity(c)) r++;
-        if (r >= lim.rows(c)) return null;
+        let lo = 0;
+        if (intra) for (const p of preds[k]!) if (row.has(p)) lo = Math.max(lo, row.get(p)! + 1);
+        const want = Math.max(lo, target(k));
+        // The nearest row with room: above first for a child that relations leave (they then
+        // still point down), below first for one they only enter.
+        const upFirst = succs[k]!.length > 0;
+        let r = -1;
+        for (let d = 0; r < 0 && (want - d >= lo || want + d < lim.rows(c)); d++) {
+          const tries = d === 0 ? [want] : upFirst ? [want - d, want + d] : [want + d, want - d];
+          for (const t of tries) {
+            if (t >= lo && t < lim.rows(c) && fits(t, k)) {
+              r = t;
+              break;
+            }
+          }
+        }
+        if (r < 0) return null;
         used[r] = (used[r] ?? 0) > 0 ? used[r]! + lim.gap(c) + W[k]! : W[k]!;
         row.set(k, r);
       }
@@ -485,6 +499,10 @@ function assignRanks(
  * just below what uses them.
  */
 function relax(rank: Int32Array, topo: number[], preds: number[][], succs: number[][], movable: (v: number) => boolean): void {
+  // A box related to v alone (a sink only v uses, a source that uses only v) follows v: it does
+  // not hold v back.
+  const hangsBelow = (u: number, v: number) => succs[u]!.length === 0 && preds[u]!.length === 1 && preds[u]![0] === v && movable(u);
+  const hangsAbove = (u: number, v: number) => preds[u]!.length === 0 && succs[u]!.length === 1 && succs[u]![0] === v && movable(u);
   for (let pass = 0; pass < 4; pass++) {
     let moved = false;
     for (const list of [topo, [...topo].reverse()]) {
@@ -496,12 +514,12 @@ function relax(rank: Int32Array, topo: number[], preds: number[][], succs: numbe
         let np = 0;
         let ns = 0;
         for (const u of preds[v]!) {
-          if (rank[u]! >= r) continue;
+          if (rank[u]! >= r || hangsAbove(u, v)) continue;
           lo = Math.max(lo, rank[u]! + 1);
           np++;
         }
         for (const u of succs[v]!) {
-          if (rank[u]! <= r) continue;
+          if (rank[u]! <= r || hangsBelow(u, v)) continue;
           hi = Math.min(hi, rank[u]! - 1);
           ns++;
         }
@@ -512,6 +530,8 @@ function relax(rank: Int32Array, topo: number[], preds: number[][], succs: numbe
         target = Math.max(lo, Math.min(hi, target));
         if (!Number.isFinite(target) || target === r) continue;
         rank[v] = target;
+        for (const u of succs[v]!) if (hangsBelow(u, v)) rank[u] = target + 1;
+        for (const u of preds[v]!) if (hangsAbove(u, v)) rank[u] = target - 1;
         moved = true;
       }
     }
@@ -1132,6 +1152,8 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
   const rowEnd = new Array(C).fill(0);
   let floor = 0;
   let lastTop = -1;
+  // The lowest bottom of the containers whose rows are all above: later rows start below it.
+  let ended = -Infinity;
   for (let r = 0; r < ranks; r++) {
     const layer = g.layers[r]!;
     // Boxes outside containers: their own rows, `layerGap` apart.
@@ -1142,6 +1164,7 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
         for (const v of g.layers[lastTop]!) if (v < g.real && g.cl[v]! < 0 && g.h[v]! <= TALL) h = Math.max(h, g.h[v]!);
         floor += h + sp.layerGap;
       }
+      floor = Math.max(floor, ended + sp.layerGap);
       let h = 0;
       for (const v of outside) if (g.h[v]! <= TALL) h = Math.max(h, g.h[v]!);
       for (const v of outside) {
@@ -1155,7 +1178,10 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
       const s = g.span[c];
       if (!s || s[0] > r || s[1] < r) continue;
       const kids = layer.filter((v) => v < g.real && g.cl[v] === c);
-      let at = r === s[0] ? clear(x.left[c]!, x.right[c]!, -1, floor, sp.layerGap) + sp.padTop : rowEnd[c] + rowGap(c);
+      let at =
+        r === s[0]
+          ? clear(x.left[c]!, x.right[c]!, -1, Math.max(floor, ended + sp.layerGap), sp.layerGap) + sp.padTop
+          : rowEnd[c] + rowGap(c);
       let h = 0;
       for (const v of kids) h = Math.max(h, g.h[v]!);
       for (const v of kids) at = below(v, at);
@@ -1170,6 +1196,7 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
     for (let c = 0; c < C; c++) {
       if (g.span[c]?.[1] !== r) continue;
       bottom[c] = rowEnd[c] + sp.padBottom;
+      ended = Math.max(ended, bottom[c]);
       above.push({ x0: x.left[c]!, x1: x.right[c]!, bottom: bottom[c], cluster: -2 });
     }
   }
