@@ -1138,12 +1138,18 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
     }
     return at;
   };
-  /** At or below `from`, and below the boxes v's relations come from (a container's own row gap between its children or two containers' children, `layerGap` otherwise). */
-  const below = (v: number, from: number): number => {
+  /**
+   * At or below `from`, and below the boxes v's relations come from (a container's own row gap
+   * between its children or two containers' children, `layerGap` otherwise).
+   */
+  const below = (v: number, from: number, first = true): number => {
     let at = from;
     const cv = g.cl[v]!;
     for (const u of preds[v]!) {
       const cu = g.cl[u]!;
+      // A container's later rows follow its own rhythm: a box outside it that leads into one
+      // of them sits beside the container, and does not stretch it.
+      if (cv >= 0 && cu !== cv && !first) continue;
       const gap = cv >= 0 && cu >= 0 ? Math.min(rowGap(cv), rowGap(cu)) : sp.layerGap;
       at = Math.max(at, y[u]! + g.h[u]! + gap);
     }
@@ -1184,7 +1190,7 @@ function assignY(g: Layers, C: number, sp: SugiyamaSpacing, rowGap: (c: number) 
           : rowEnd[c] + rowGap(c);
       let h = 0;
       for (const v of kids) h = Math.max(h, g.h[v]!);
-      for (const v of kids) at = below(v, at);
+      for (const v of kids) at = below(v, at, r === s[0]);
       if (r === s[0]) top[c] = at - sp.padTop;
       for (const v of kids) y[v] = at + Math.floor((h - g.h[v]!) / 2);
       // A row with no child (only relations passing) takes no height.
