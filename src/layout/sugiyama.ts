@@ -7,18 +7,23 @@
  *    reversed).
  * 2. Ranks: longest path from the sources, then each box moves towards its relations (sources
  *    just above what they use, sinks just below what uses them, a box with more relations on
- *    one side to that side), so relations are short. A container's children share a row with
- *    its other children only as far as the container's width allows (at most 100): the others
- *    move down a row (a bounded-width layering).
+ *    one side to that side, a box related to that one alone along with it), so relations are
+ *    short. A container's children get rows of their own first, in that order, at most as many
+ *    as fit the container's width and height (a bounded-width layering: a child that finds
+ *    no room goes to the nearest row that has some); the container then moves as one block
+ *    among the other boxes, and a box related to one of its children goes above or below the
+ *    whole block. A relation the ranks cannot point down is drawn upwards or across a row.
  * 3. A relation across several ranks gets a point on every rank in between (a dummy node); a
  *    dummy belongs to a container when the relation runs inside it there. A container is one
  *    contiguous block in each of its rows, and containers keep one left-to-right order.
  * 4. Order within rows: barycentre sweeps down and up, then transposition of neighbours while
  *    it removes crossings; the order with the fewest crossings seen is kept.
- * 5. x: as close as allowed to the boxes each box is related to (a quadratic objective solved
- *    with separation constraints, ./vpsc.ts); long relations run straight. y: rows as tall as
- *    their tallest box, `layerGap` apart (less inside a container that had to be made smaller),
- *    with room for container titles and padding.
+ * 5. x: as close as its order allows to the boxes each box is related to (least squares, then
+ *    the L1 objective of dot, which lines related boxes up; each step solved exactly under the
+ *    separation constraints by ./vpsc.ts); long relations run straight. y: rank by rank; the
+ *    boxes outside containers `layerGap` apart, each container's rows in a rhythm of their own
+ *    (its children's height and row gap, less inside a container that had to be made smaller),
+ *    with room for its title and padding, every box below what it would otherwise meet above.
  *
  * A container whose children do not fit 100×100 this way is retried with smaller children set
  * closer (STEPS); when even the last step does not fit, it is reported (null) and the caller
