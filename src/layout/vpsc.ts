@@ -86,19 +86,42 @@ export class SeparationSolver {
     const blockOf = new Int32Array(n);
     const offset = new Float64Array(n);
     const w = new Float64Array(n);
-    // Blocks: members, Σ w·(desired − offset), Σ w, position; dead blocks have no members.
-    const vars: number[][] = [];
-    const wpos: number[] = [];
-    const wsum: number[] = [];
-    const pos: number[] = [];
+    // Blocks: members as a linked list (head, next), their count, Σ w·(desired − offset), Σ w
+    // and position; a dead block has no members. Splits add blocks: room grows as needed.
+    let cap = 2 * n + 16;
+    let head = new Int32Array(cap);
+    let size = new Int32Array(cap);
+    let wpos = new Float64Array(cap);
+    let wsum = new Float64Array(cap);
+    let pos = new Float64Array(cap);
+    const next = new Int32Array(n);
+    let blocks = n;
     for (let v = 0; v < n; v++) {
       w[v] = Math.max(EPS, weight[v]!);
-      vars.push([v]);
-      wpos.push(w[v]! * desired[v]!);
-      wsum.push(w[v]!);
-      pos.push(desired[v]!);
+      head[v] = v;
+      next[v] = -1;
+      size[v] = 1;
+      wpos[v] = w[v]! * desired[v]!;
+      wsum[v] = w[v]!;
+      pos[v] = desired[v]!;
       blockOf[v] = v;
     }
+    const newBlock = (): number => {
+      if (blocks === cap) {
+        cap *= 2;
+        const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+          const b = new (a.constructor as new (k: number) => T)(cap);
+          b.set(a);
+          return b;
+        };
+        head = grow(head);
+        size = grow(size);
+        wpos = grow(wpos);
+        wsum = grow(wsum);
+        pos = grow(pos);
+      }
+      return blocks++;
+    };
     const x = (v: number): number => pos[blockOf[v]!]! + offset[v]!;
     const violation = (k: number): number => x(left[k]!) + gap[k]! - x(right[k]!);
     /** Blocks created or moved since their multipliers were last computed. */
@@ -107,16 +130,20 @@ export class SeparationSolver {
     /** Moves the variables of `from` into `into`, shifting their offsets by `shift`. */
     const absorb = (into: number, from: number, shift: number): void => {
       dirty.push(into);
-      const list = vars[into]!;
-      for (const v of vars[from]!) {
+      let last = -1;
+      for (let v = head[from]!; v >= 0; v = next[v]!) {
         offset[v]! += shift;
         blockOf[v] = into;
-        list.push(v);
         wpos[into]! += w[v]! * (desired[v]! - offset[v]!);
         wsum[into]! += w[v]!;
+        last = v;
       }
+      next[last] = head[into]!;
+      head[into] = head[from]!;
+      size[into]! += size[from]!;
       pos[into] = wpos[into]! / wsum[into]!;
-      vars[from] = [];
+      head[from] = -1;
+      size[from] = 0;
     };
     /** Merges the blocks on both sides of constraint k, making it tight. */
     const mergeAcross = (k: number): number => {
@@ -124,7 +151,7 @@ export class SeparationSolver {
       const br = blockOf[right[k]!]!;
       const d = offset[left[k]!]! + gap[k]! - offset[right[k]!]!;
       active[k] = 1;
-      if (vars[bl]!.length >= vars[br]!.length) {
+      if (size[bl]! >= size[br]!) {
         absorb(bl, br, d);
         return bl;
       }
@@ -134,9 +161,9 @@ export class SeparationSolver {
     const mostViolated = (b: number, incoming: boolean): number => {
       let best = -1;
       let worst = EPS;
-      for (const v of vars[b]!) {
-        const start = incoming ? inStart : outStart;
-        const list = incoming ? inList : outList;
+      const start = incoming ? inStart : outStart;
+      const list = incoming ? inList : outList;
+      for (let v = head[b]!; v >= 0; v = next[v]!) {
         for (let j = start[v]!; j < start[v + 1]!; j++) {
           const k = list[j]!;
           if (blockOf[incoming ? left[k]! : right[k]!] === b) continue;
@@ -172,9 +199,8 @@ export class SeparationSolver {
     const lm = new Float64Array(m);
     /** Multipliers of block b's active constraints; the one with the smallest negative, or -1. */
     const lowest = (b: number): number => {
-      const list = vars[b]!;
-      if (list.length < 2) return -1;
-      const root = list[0]!;
+      if (size[b]! < 2) return -1;
+      const root = head[b]!;
       post.length = 0;
       stack.length = 0;
       parentEdge[root] = -1;
@@ -246,39 +272,49 @@ export class SeparationSolver {
           }
         }
       }
-      const lv: number[] = [];
-      const rv: number[] = [];
-      for (const v of vars[b]!) (mark[v] === stamp ? lv : rv).push(v);
-      vars[b] = [];
-      for (const list of [rv, lv]) {
-        let wp = 0;
-        let ws = 0;
-        for (const v of list) {
-          wp += w[v]! * (desired[v]! - offset[v]!);
-          ws += w[v]!;
-        }
-        const id = vars.length;
-        vars.push(list);
-        wpos.push(wp);
-        wsum.push(ws);
-        pos.push(wp / ws);
-        for (const v of list) blockOf[v] = id;
+      const lb = newBlock();
+      const rb = newBlock();
+      for (const id of [lb, rb]) {
+        head[id] = -1;
+        size[id] = 0;
+        wpos[id] = 0;
+        wsum[id] = 0;
+      }
+      for (let v = head[b]!; v >= 0; ) {
+        const following = next[v]!;
+        const id = mark[v] === stamp ? lb : rb;
+        next[v] = head[id]!;
+        head[id] = v;
+        size[id]!++;
+        wpos[id]! += w[v]! * (desired[v]! - offset[v]!);
+        wsum[id]! += w[v]!;
+        blockOf[v] = id;
+        v = following;
+      }
+      head[b] = -1;
+      size[b] = 0;
+      for (const id of [rb, lb]) {
+        pos[id] = wpos[id]! / wsum[id]!;
         dirty.push(id);
       }
     };
 
     const worstOf = new Map<number, number>();
-    for (let b = 0; b < vars.length; b++) if (vars[b]!.length > 1) dirty.push(b);
+    const seen = new Int32Array(cap);
+    let seenStamp = 0;
+    for (let b = 0; b < blocks; b++) if (size[b]! > 1) dirty.push(b);
     for (let round = 0; round < 4 * n + 10; round++) {
-      for (const b of new Set(dirty)) {
-        if (vars[b]!.length === 0) continue;
+      seenStamp++;
+      for (const b of dirty) {
+        if (size[b] === 0 || (b < seen.length && seen[b] === seenStamp)) continue;
+        if (b < seen.length) seen[b] = seenStamp;
         const k = lowest(b);
         if (k >= 0) worstOf.set(b, k);
         else worstOf.delete(b);
       }
       dirty.length = 0;
       const splits: number[] = [];
-      for (const [b, k] of worstOf) if (vars[b]!.length > 0) splits.push(k);
+      for (const [b, k] of worstOf) if (size[b]! > 0) splits.push(k);
       worstOf.clear();
       if (splits.length === 0) break;
       for (const k of splits) if (active[k] && blockOf[left[k]!] === blockOf[right[k]!]) split(blockOf[left[k]!]!, k);
