@@ -251,6 +251,15 @@ test('containers: a given container size is kept and its children laid out insid
   checkValid(t, inp, r);
   t.is(r.instances.get('big')!.width, 80);
   t.is(r.instances.get('big')!.height, 50);
+  // A given width or height alone, of a container with one child, related to others.
+  const one = input(
+    [box('wide', { width: 80 }), kid('w1', 'wide'), box('tall', { height: 40 }), kid('t1', 'tall'), leaf('y')],
+    [rel('y', 'w1'), rel('w1', 't1')],
+  );
+  const r1 = await layoutDiagram(one);
+  checkValid(t, one, r1);
+  t.is(r1.instances.get('wide')!.width, 80);
+  t.is(r1.instances.get('tall')!.height, 40);
 });
 
 test('containers: 60 children fit inside 100x100: made smaller and set closer, in the order of their relations', async (t) => {

@@ -525,7 +525,7 @@ function groupLayout(g: Inst[], ctx: Ctx, inSet: Set<Inst>): Map<Inst, Placed> {
   const packed = new Map<Inst, Placed>();
   for (const i of g) {
     // A container whose size is given is packed within that size.
-    if (i.isContainer && i.kids.length > 1 && (i.givenW !== undefined || i.givenH !== undefined)) {
+    if (i.isContainer && i.kids.length > 0 && (i.givenW !== undefined || i.givenH !== undefined)) {
       packed.set(i, packContainer(i, i.kids, ctx.relations));
     }
   }
