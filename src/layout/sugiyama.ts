@@ -106,10 +106,11 @@ export function sugiyama(input: SugiyamaInput, spacing: SugiyamaSpacing): Sugiya
     if (out === null) return null;
     const up = out.tooBig.filter((k) => steps[k]! < STEPS.length - 1);
     if (out.tooBig.length === 0) {
-      // Everything fits. Containers set closer may let their rows hold more children (fewer
-      // relations across rows): a step or two more is tried, and the fewest crossings win.
+      // Everything fits. A container whose rows had no room for some child may, set closer,
+      // hold it where it belongs (fewer relations across rows): a step or two more is tried
+      // for those, and the fewest crossings win.
       if (best === null || out.crossings < best.crossings || (out.crossings === best.crossings && out.size < best.size)) best = out;
-      const more = input.clusters.map((_, k) => k).filter((k) => steps[k]! < STEPS.length - 1);
+      const more = input.clusters.map((_, k) => k).filter((k) => out.crowded[k] && steps[k]! < STEPS.length - 1);
       if (best.crossings === 0 || extra >= EXTRA_STEPS || more.length === 0 || out.size > EXTRA_STEPS_UP_TO) break;
       for (const k of more) steps[k]!++;
       extra++;
@@ -174,6 +175,8 @@ interface Attempt {
   /** Crossings of the layered graph (with dummies) in the order found; nodes + dummies. */
   crossings: number;
   size: number;
+  /** Containers where a child could not have the row it wanted (no room). */
+  crowded: boolean[];
 }
 
 function attempt(input: SugiyamaInput, edges: Array<[number, number]>, steps: number[], sp: SugiyamaSpacing): Attempt | null {
@@ -196,7 +199,11 @@ function attempt(input: SugiyamaInput, edges: Array<[number, number]>, steps: nu
   // 2. Ranks.
   const rowH = new Array(C).fill(0);
   for (let v = 0; v < n; v++) if (cl[v]! >= 0) rowH[cl[v]!] = Math.max(rowH[cl[v]!], H[v]!);
-  const { rank, tooBig: crowded } = assignRanks(n, dag, cl, W, C, {
+  const {
+    rank,
+    tooBig: full,
+    crowded,
+  } = assignRanks(n, dag, cl, W, C, {
     capacity: (c) => input.clusters[c]!.maxW - 2 * sp.padSide,
     gap: (c) => STEPS[steps[c]!]!.gap,
     rows: (c) => {
@@ -204,9 +211,9 @@ function attempt(input: SugiyamaInput, edges: Array<[number, number]>, steps: nu
       return Math.floor((input.clusters[c]!.maxH - sp.padTop - sp.padBottom + rg) / (rowH[c] + rg));
     },
   });
-  if (crowded.length > 0) {
-    // Only the crowded containers are reported; the others have no box yet.
-    return { nodes: [], clusters: input.clusters.map(() => ({ x: 0, y: 0, w: 0, h: 0 })), tooBig: crowded, crossings: 0, size: 0 };
+  if (full.length > 0) {
+    // Only the containers too full are reported; the others have no box yet.
+    return { nodes: [], clusters: input.clusters.map(() => ({ x: 0, y: 0, w: 0, h: 0 })), tooBig: full, crossings: 0, size: 0, crowded };
   }
 
   // 3. Dummies and fillers.
@@ -252,7 +259,7 @@ function attempt(input: SugiyamaInput, edges: Array<[number, number]>, steps: nu
     if (box.w > info.maxW || box.h > info.maxH) tooBig.push(c);
     clusters.push(box);
   }
-  return { nodes, clusters, tooBig, crossings, size: g.count };
+  return { nodes, clusters, tooBig, crossings, size: g.count, crowded };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +350,7 @@ function assignRanks(
   W: number[],
   C: number,
   lim: RowLimits,
-): { rank: Int32Array; tooBig: number[] } {
+): { rank: Int32Array; tooBig: number[]; crowded: boolean[] } {
   const preds: number[][] = Array.from({ length: n }, () => []);
   const succs: number[][] = Array.from({ length: n }, () => []);
   for (const [a, b] of dag) {
@@ -369,13 +376,17 @@ function assignRanks(
   for (let v = 0; v < n; v++) if (cl[v]! >= 0) kidsOf[cl[v]!]!.push(v);
   const iota = new Int32Array(n);
   const tooBig: number[] = [];
+  // Containers where a child did not get the row it wanted for lack of room.
+  const crowded: boolean[] = new Array(C).fill(false);
   for (let c = 0; c < C; c++) {
     const kids = kidsOf[c]!;
     if (kids.length === 0) continue;
     let min0 = Infinity;
     for (const k of kids) min0 = Math.min(min0, r0[k]!);
     const sorted = [...kids].sort((a, b) => r0[a]! - r0[b]! || a - b);
+    let moved = false;
     const rowsFor = (target: (k: number) => number, intra: boolean): Map<number, number> | null => {
+      moved = false;
       const used: number[] = [];
       const row = new Map<number, number>();
       const fits = (r: number, k: number) => (used[r] ?? 0) === 0 || used[r]! + lim.gap(c) + W[k]! <= lim.capacity(c);
@@ -397,23 +408,28 @@ function assignRanks(
           }
         }
         if (r < 0) return null;
+        if (r !== want) moved = true;
         used[r] = (used[r] ?? 0) > 0 ? used[r]! + lim.gap(c) + W[k]! : W[k]!;
         row.set(k, r);
       }
       return row;
     };
-    const rows =
-      rowsFor((k) => r0[k]! - min0, true) ??
-      rowsFor(() => 0, true) ??
-      // Rows filled in order: relations among the children may then run across a row or upwards.
-      rowsFor(() => 0, false);
+    let rows = rowsFor((k) => r0[k]! - min0, true);
+    crowded[c] = moved;
+    if (!rows) {
+      crowded[c] = true;
+      rows =
+        rowsFor(() => 0, true) ??
+        // Rows filled in order: relations among the children may then run across a row or upwards.
+        rowsFor(() => 0, false);
+    }
     if (!rows) {
       tooBig.push(c);
       continue;
     }
     for (const [k, r] of rows) iota[k] = r;
   }
-  if (tooBig.length > 0) return { rank: r0, tooBig };
+  if (tooBig.length > 0) return { rank: r0, tooBig, crowded };
 
   // Containers as blocks among the other nodes: a box related to a container's child goes
   // above the whole container (or below it), as a reader expects of a boundary; children of
@@ -495,7 +511,7 @@ function assignRanks(
   const present = [...new Set(rank)].sort((a, b) => a - b);
   const dense = new Map(present.map((r, i) => [r, i]));
   for (let v = 0; v < n; v++) rank[v] = dense.get(rank[v]!)!;
-  return { rank, tooBig };
+  return { rank, tooBig, crowded };
 }
 
 /**
@@ -861,9 +877,8 @@ function totalCrossings(g: Layers): number {
 /** Crossings among the relations of u and v (u left of v) with the rows above and below. */
 function pairCrossings(g: Layers, u: number, v: number): number {
   let c = 0;
-  for (const adj of [g.up, g.down]) {
-    for (const a of adj[u]!) for (const b of adj[v]!) if (g.pos[a]! > g.pos[b]!) c++;
-  }
+  for (const a of g.up[u]!) for (const b of g.up[v]!) if (g.pos[a]! > g.pos[b]!) c++;
+  for (const a of g.down[u]!) for (const b of g.down[v]!) if (g.pos[a]! > g.pos[b]!) c++;
   return c;
 }
 
@@ -1001,10 +1016,12 @@ function assignX(
     for (let v = 0; v < N; v++) {
       let s = 0;
       let w = 0;
-      for (const adj of [g.up, g.down]) {
-        for (const u of adj[v]!) {
-          const o = l1 ? omega(u, v) / Math.max(0.5, Math.abs(cx(u) - cx(v))) : omega(u, v);
-          s += o * cx(u);
+      const cv = cx(v);
+      for (let side = 0; side < 2; side++) {
+        for (const u of side === 0 ? g.up[v]! : g.down[v]!) {
+          const cu = cx(u);
+          const o = l1 ? omega(u, v) / Math.max(0.5, Math.abs(cu - cv)) : omega(u, v);
+          s += o * cu;
           w += o;
         }
       }
