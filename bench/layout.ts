@@ -2,12 +2,13 @@
  * `npm run bench:layout`: automatic layout time (src/layout/) as diagrams grow, to show that it
  * grows near-linearly (issue 16.2): 200 instances with 100, 1,000 and 4,000 relations, as many
  * instances as relations, and new children added to a placed container. Median of a few runs
- * after one warm-up (elk's first call in a process pays for compiling it). Prints a table and
+ * after one warm-up (the first call in a process pays for compiling it). Prints a table and
  * writes bench/layout-results.md (`--no-write`: print only).
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { layoutDiagram, type LayoutInput, type LayoutInstance } from '../src/layout/layout.js';
+import { syntheticDiagram } from './drawing-fixture.js';
 import { machine } from './report.js';
 import { median } from './stats.js';
 
@@ -30,6 +31,22 @@ export function randomDiagram(instances: number, relations: number, seed = 1): L
       from: `i${Math.floor(rnd() * instances)}`,
       to: `i${Math.floor(rnd() * instances)}`,
     })),
+    textareas: [],
+  };
+}
+
+/** The drawing fixture (bench/drawing-fixture.ts): people, containers of 30–45 children, externals. */
+export function containersDiagram(instances: number): LayoutInput {
+  const { components, diagram } = syntheticDiagram(instances);
+  const names = new Map(components.map((c) => [c.ref, c.name]));
+  return {
+    instances: diagram.componentInstances.map((i) => ({
+      id: i.ref,
+      parent: i.parent ?? null,
+      isContainer: i.isContainer === true,
+      label: i.component ? names.get(i.component)! : (i.placeholder ?? ''),
+    })),
+    relations: diagram.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
     textareas: [],
   };
 }
@@ -69,6 +86,7 @@ export async function measureLayout(runs = 5): Promise<LayoutFigure[]> {
   for (const relations of [100, 1000, 4000]) cases.push([`200 instances, ${relations} relations`, randomDiagram(200, relations)]);
   for (const n of [100, 1000, 4000]) cases.push([`${n} instances, ${n} relations`, randomDiagram(n, n)]);
   for (const n of [100, 1000]) cases.push([`${n} new children of a placed container`, newChildren(n)]);
+  for (const n of [66, 200]) cases.push([`${n} instances in containers of up to 45 children (drawing fixture)`, containersDiagram(n)]);
   const out: LayoutFigure[] = [];
   for (const [name, input] of cases) {
     out.push({ case: name, instances: input.instances.length, relations: input.relations.length, ms: await timeLayout(input, runs) });

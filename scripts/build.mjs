@@ -4,8 +4,8 @@
  * small files): start-up spends ~110 ms in module loading instead of ~390 ms.
  *
  * Types are checked by `npm run typecheck` (tsc); esbuild only strips them.
- * isomorphic-git and elkjs stay outside the bundle: they are imported on first use only
- * (packed objects, automatic layout), so most processes never load them at all.
+ * isomorphic-git stays outside the bundle: it is imported on first use only (packed objects),
+ * so most processes never load it at all.
  */
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -29,7 +29,7 @@ await build({
   target: 'node20',
   sourcemap: true,
   // resvg is a native addon: it cannot be bundled.
-  external: ['isomorphic-git', 'elkjs', '@resvg/resvg-js'],
+  external: ['isomorphic-git', '@resvg/resvg-js'],
   // CommonJS dependencies (koa, proper-lockfile) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',

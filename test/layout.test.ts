@@ -9,7 +9,6 @@ import {
   LAYOUT,
   needsLayout,
   textAreaHeight,
-  type ElkLike,
   type LayoutInput,
   type LayoutInstance,
   type LayoutResult,
@@ -46,35 +45,6 @@ const input = (
   relations: Array<{ from: string; to: string }> = [],
   textareas: LayoutTextArea[] = [],
 ): LayoutInput => ({ instances, relations, textareas });
-
-/** An elk stand-in that fails the test when called. */
-const noElk: ElkLike = {
-  layout: () => {
-    throw new Error('elk must not be called');
-  },
-};
-
-/** Counts calls and delegates to a real layout run through the default elk. */
-function countingElk(): { elk: ElkLike; calls: () => number } {
-  let calls = 0;
-  let real: ElkLike | undefined;
-  return {
-    calls: () => calls,
-    elk: {
-      async layout(graph) {
-        calls++;
-        if (!real) {
-          const mod = (await import('elkjs/lib/elk.bundled.js')) as unknown as {
-            default: (new () => ElkLike) & { default?: new () => ElkLike };
-          };
-          const Ctor = mod.default.default ?? mod.default;
-          real = new Ctor();
-        }
-        return real.layout(graph);
-      },
-    },
-  };
-}
 
 function isWhole(n: number): boolean {
   return Number.isInteger(n);
@@ -148,10 +118,10 @@ function randomDiagram(n: number, edges: number, seed: number): LayoutInput {
 }
 
 // ---------------------------------------------------------------------------------------------
-// elk warm-up (its first call in a process pays for JIT compilation); serial tests run first.
+// warm-up (the first call in a process pays for JIT compilation); serial tests run first.
 
 test.serial('speed: 50 instances with 60 relations lay out well under a second', async (t) => {
-  await layoutDiagram(randomDiagram(50, 60, 99)); // warm-up: JIT compilation of the elk engine
+  await layoutDiagram(randomDiagram(50, 60, 99)); // warm-up: JIT compilation
   const inp = randomDiagram(50, 60, 7);
   // Best of three wall-clock runs, so that another process loading the machine does not make
   // the test flaky.
@@ -203,16 +173,16 @@ test('boxesOverlap: touching edges do not overlap', (t) => {
 // ---------------------------------------------------------------------------------------------
 // rules
 
-test('empty input gives an empty result without calling elk', async (t) => {
+test('empty input gives an empty result', async (t) => {
   const inp = input([]);
   t.false(needsLayout(inp));
-  const r = await layoutDiagram(inp, { elk: noElk });
+  const r = await layoutDiagram(inp);
   t.is(r.instances.size, 0);
   t.is(r.textareas.size, 0);
 });
 
 test('a single new instance is placed at the origin with the default size', async (t) => {
-  const r = await layoutDiagram(input([leaf('a')]), { elk: noElk });
+  const r = await layoutDiagram(input([leaf('a')]));
   t.deepEqual(r.instances.get('a'), { position: { x: 0, y: 0 }, width: 16, height: 8 });
 });
 
@@ -281,6 +251,15 @@ test('containers: a given container size is kept and its children laid out insid
   checkValid(t, inp, r);
   t.is(r.instances.get('big')!.width, 80);
   t.is(r.instances.get('big')!.height, 50);
+  // A given width or height alone, of a container with one child, related to others.
+  const one = input(
+    [box('wide', { width: 80 }), kid('w1', 'wide'), box('tall', { height: 40 }), kid('t1', 'tall'), leaf('y')],
+    [rel('y', 'w1'), rel('w1', 't1')],
+  );
+  const r1 = await layoutDiagram(one);
+  checkValid(t, one, r1);
+  t.is(r1.instances.get('wide')!.width, 80);
+  t.is(r1.instances.get('tall')!.height, 40);
 });
 
 test('containers: 60 children fit inside 100x100: made smaller and set closer, in the order of their relations', async (t) => {
@@ -341,7 +320,7 @@ test('given positions and sizes are kept, each on its own', async (t) => {
   t.is(r.textareas.get('t2')!.width, 33);
 });
 
-test('needsLayout is false when everything is placed, and then elk is not called', async (t) => {
+test('needsLayout is false when everything is placed, and then everything is kept', async (t) => {
   const inp = input(
     [
       leaf('a', { position: { x: 0, y: 0 }, width: 16, height: 8 }),
@@ -352,21 +331,21 @@ test('needsLayout is false when everything is placed, and then elk is not called
     [{ id: 't', text: 'hi', position: { x: 0, y: 40 }, width: 10 }],
   );
   t.false(needsLayout(inp));
-  const r = await layoutDiagram(inp, { elk: noElk });
+  const r = await layoutDiagram(inp);
   checkValid(t, inp, r);
   t.true(needsLayout({ ...inp, textareas: [{ id: 't', text: 'hi', position: { x: 0, y: 40 } }] }));
   t.true(needsLayout({ ...inp, instances: [leaf('a', { position: { x: 0, y: 0 }, width: 16 })] }));
   t.true(needsLayout({ ...inp, instances: [leaf('a', { width: 16, height: 8 })] }));
 });
 
-test('positions given but sizes missing: sizes chosen without calling elk', async (t) => {
+test('positions given but sizes missing: sizes chosen, positions kept', async (t) => {
   const inp = input([
     leaf('a', { position: { x: 0, y: 0 } }),
     box('c', { position: { x: 40, y: 0 } }),
     kid('k', 'c', { position: { x: 42, y: 4 } }),
   ]);
   t.true(needsLayout(inp));
-  const r = await layoutDiagram(inp, { elk: noElk });
+  const r = await layoutDiagram(inp);
   checkValid(t, inp, r);
   t.deepEqual(r.instances.get('c'), { position: { x: 40, y: 0 }, width: 20, height: 14 });
 });
@@ -380,13 +359,11 @@ test('partial layout: placed instances stay, new ones go next to them without ov
     [...placed.instances, leaf('n1'), leaf('n2'), box('nc'), kid('nk', 'nc')],
     [...placed.relations, rel('b', 'n1'), rel('n1', 'n2'), rel('n2', 'nk')],
   );
-  const counter = countingElk();
-  const r2 = await layoutDiagram(second, { elk: counter.elk });
+  const r2 = await layoutDiagram(second);
   checkValid(t, second, r2);
   for (const id of ['a', 'b', 'c', 'c1', 'c2']) t.deepEqual(r2.instances.get(id), r1.instances.get(id), `${id} unchanged`);
   // the new ones form their own flow
   t.true(r2.instances.get('n1')!.position.y < r2.instances.get('n2')!.position.y);
-  t.is(counter.calls(), 1);
 });
 
 test('partial layout: a new child of a placed, sized container goes into free space inside it', async (t) => {
@@ -396,7 +373,7 @@ test('partial layout: a new child of a placed, sized container goes into free sp
     kid('new', 'c'),
     leaf('right', { position: { x: 64, y: 0 }, width: 16, height: 8 }),
   ]);
-  const r = await layoutDiagram(inp, { elk: noElk });
+  const r = await layoutDiagram(inp);
   checkValid(t, inp, r);
   t.deepEqual(r.instances.get('c'), { position: { x: 0, y: 0 }, width: 60, height: 40 });
 });
@@ -550,7 +527,7 @@ test('text areas are placed, sized by their text, and overlap nothing', async (t
   t.deepEqual(r.textareas.get('t4'), { position: { x: 20, y: 0 }, width: 10 });
   // a text area with only text areas
   const only = input([], [], [{ id: 'x', text: 'hello' }]);
-  t.deepEqual((await layoutDiagram(only, { elk: noElk })).textareas.get('x'), { position: { x: 0, y: 0 }, width: 10 });
+  t.deepEqual((await layoutDiagram(only)).textareas.get('x'), { position: { x: 0, y: 0 }, width: 10 });
 });
 
 test('200 instances in one diagram: sizes within 1..100, no overlaps', async (t) => {
@@ -602,13 +579,6 @@ test('relations to unknown instances, self relations and bad parents are tolerat
     [rel('a', 'a'), rel('a', 'zzz'), rel('ck', 'c'), rel('c', 'ck'), rel('a', 'b'), rel('a', 'b')],
   );
   const r = await layoutDiagram(inp);
-  checkValid(t, inp, r);
-});
-
-test('when elk fails, a row layout is used', async (t) => {
-  const failing: ElkLike = { layout: () => Promise.reject(new Error('boom')) };
-  const inp = input([leaf('a'), leaf('b'), box('c'), kid('c1', 'c'), kid('c2', 'c')], [rel('a', 'b'), rel('c1', 'c2')]);
-  const r = await layoutDiagram(inp, { elk: failing });
   checkValid(t, inp, r);
 });
 
@@ -680,33 +650,19 @@ test('property: relayout keeps what is placed and overlaps nothing', async (t) =
 // ---------------------------------------------------------------------------------------------
 // cost: near-linear in the size of the diagram (issue 16.2)
 
-/** Real elk, recording the size (nodes + edges) of every graph it is given. */
-function measuringElk(): { elk: ElkLike; sizes: number[] } {
-  const inner = countingElk();
-  const sizes: number[] = [];
-  const count = (n: import('elkjs/lib/elk-api.js').ElkNode): number =>
-    (n.children ?? []).reduce((s, c) => s + 1 + count(c), 0) + (n.edges ?? []).length;
-  return {
-    sizes,
-    elk: {
-      layout(graph) {
-        sizes.push(count(graph));
-        return inner.elk.layout(graph);
-      },
-    },
-  };
-}
-
-test('cost: elk is given at most its budget of nodes + relations, however many relations the diagram has', async (t) => {
+test('cost: 200 instances with 1,000 and 4,000 relations lay out in well under a second, without overlaps', async (t) => {
   for (const relations of [1000, 4000]) {
     const inp = randomDiagram(200, relations, 21);
-    const { elk, sizes } = measuringElk();
-    const start = performance.now();
-    const r = await layoutDiagram(inp, { elk });
-    t.log(`200 instances / ${relations} relations: ${(performance.now() - start).toFixed(0)} ms, elk graphs ${sizes.join(', ')}`);
-    // The wrapper nodes of the groups come on top of the budget's nodes and relations.
-    for (const size of sizes) t.true(size <= 2 * LAYOUT.elkBudget, `elk got ${size} nodes + edges`);
-    checkValid(t, inp, r);
+    const times: number[] = [];
+    let r: LayoutResult | undefined;
+    for (let run = 0; run < 3; run++) {
+      const start = performance.now();
+      r = await layoutDiagram(inp);
+      times.push(performance.now() - start);
+    }
+    t.log(`200 instances / ${relations} relations: ${times.map((x) => x.toFixed(0)).join(', ')} ms`);
+    t.true(Math.min(...times) < 1000, `took ${Math.min(...times)} ms`);
+    checkValid(t, inp, r!);
   }
 });
 

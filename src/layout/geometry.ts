@@ -44,16 +44,6 @@ export function unionAll(rects: readonly Rect[]): Rect | null {
   return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
 }
 
-/** Any pair of rectangles in the list that overlap (O(n²), fine for diagram sizes). */
-export function anyOverlap(rects: readonly Rect[]): boolean {
-  for (let i = 0; i < rects.length; i++) {
-    for (let j = i + 1; j < rects.length; j++) {
-      if (rectsOverlap(rects[i]!, rects[j]!)) return true;
-    }
-  }
-  return false;
-}
-
 /**
  * The first spot (smallest y, then smallest x) for a w×h box inside `region` that keeps at least
  * `gap` units away from every obstacle. Candidate corners are the region's top-left corner and

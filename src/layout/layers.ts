@@ -1,6 +1,7 @@
 /**
- * A cheap top-to-bottom layered placement (the Sugiyama scheme Graphviz `dot` uses), used
- * instead of elk for graphs above elk's budget (./layout.ts). Linear in nodes and edges per
+ * A cheap top-to-bottom layered placement (the Sugiyama scheme Graphviz `dot` uses, without
+ * dummy nodes or coordinate assignment), used instead of ./sugiyama.ts for groups too large for
+ * it (./layout.ts). Linear in nodes and edges per
  * sweep, a fixed number of sweeps, plus sorting each layer:
  * - cycles are broken by a depth-first search in input order (an edge back to a node on the
  *   search path is read reversed);

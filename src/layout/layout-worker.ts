@@ -1,6 +1,6 @@
 /**
- * A worker thread running the automatic layout (see pool.ts): elk and the placement search are
- * synchronous and would hold every other request of the server while they run.
+ * A worker thread running the automatic layout (see pool.ts): the layered layout and the
+ * placement search are synchronous and would hold every other request of the server while they run.
  */
 import { parentPort } from 'node:worker_threads';
 import { layoutDiagram, type LayoutInput } from './layout.js';

@@ -8,26 +8,29 @@
  *
  * Rules chosen here (see LAYOUT for the numbers):
  * - Flow direction: top to bottom (people at the top, data stores at the bottom, as C4
- *   diagrams are read). New elements are laid out by elk's `layered` algorithm with
- *   `elk.direction: DOWN` and `elk.hierarchyHandling: INCLUDE_CHILDREN`, so a relation a→b puts
- *   b below a, and relations between children of different containers are taken
- *   into account. Each connected group of new elements is laid out in its own wrapper node
- *   (one elk call for all of them), and the groups are then packed in rows (largest group
- *   first, rows about ROW_ASPECT times as wide as high), so unrelated elements do not end up in one
- *   tall column. If elk fails or returns overlapping boxes, that group is packed in rows.
- *   (ELK's placement is kept as computed, rounded to whole units; there is room for that.)
- * - Cost: elk's grows much faster than the graph (200 boxes with 4,000 relations took 47 s).
- *   It gets the groups, largest first, that fit in one budget of LAYOUT.elkBudget nodes +
- *   relations; the other groups, and groups of at most LAYOUT.smallGroup plain boxes, get the
- *   linear layered placement of ./layers.ts (same flow, containers packed in rows). A
- *   relation back along another one is given to elk once.
+ *   diagrams are read), with as few relations crossing as a layered layout finds: each
+ *   connected group of new elements gets the layout of ./sugiyama.ts (the scheme of Graphviz
+ *   `dot` and ELK `layered`: a relation a→b puts b below a, dummy points for long relations,
+ *   barycentre sweeps and transposition against crossings, positions pulled towards related
+ *   boxes), with containers as nested groups: a container's children in rows of their own
+ *   inside it, the container one rectangle among the other boxes, a box related to a child
+ *   above or below the whole container. The groups are then packed in rows (largest group
+ *   first, rows about ROW_ASPECT times as wide as high), so unrelated elements do not end up
+ *   in one tall column. Repeated relations between the same two instances (either way) count
+ *   once.
+ * - Cost: about linear in boxes + dummies (a few tens of milliseconds for 200 instances); a
+ *   group whose boxes and dummy points exceed sugiyama's MAX_NODES gets the linear layered
+ *   placement of ./layers.ts instead (same flow, containers packed in rows).
  * - Default box size: 16×8; wider for long labels (label length + 4, at most 40) and taller
  *   when a long label wraps at that width.
  * - Containers: an empty container is 24×16 (wider for long labels). A container with children
  *   and no given size is sized to hold them with padding (2 left/right/bottom, 4 on top for
- *   the container's title), capped at 100×100. Children of a new container that would not fit
- *   (more than 100 wide or tall, or larger than a given size) are instead packed in rows
- *   within the container's width; if they still do not fit in 100 (or the given height), the
+ *   the container's title), capped at 100×100: its children get as many rows as fit, each
+ *   row at most the container's width; when they do not fit, new children (no given size)
+ *   are made smaller and set closer, step by step (sugiyama's STEPS), down to 12×6. A
+ *   container whose children still do not fit, or whose size is given, has its children
+ *   packed in rows within the container's width instead (in the order of their relations,
+ *   made smaller the same way); if they still do not fit in 100 (or the given height), the
  *   container keeps the capped (or given) size and the last rows continue below its bottom
  *   edge: they overflow the container's box but still overlap nothing, because the space they
  *   take is reserved for the container when everything else is placed.
@@ -42,7 +45,7 @@
  *   positions) go into free space inside the container's box (first free spot, top to bottom,
  *   left to right). If the container's size was not given it grows instead; it keeps its
  *   position, so it grows to the right and downwards. Candidates: the new children as a block
- *   (elk's arrangement; rows within the width limit; rows within the container's current
+ *   (their layered arrangement; rows within the width limit; rows within the container's current
  *   width; one column) to the right of or below its current children, or at the first free
  *   spot in the largest allowed box. They are compared by: the box covers no placed element
  *   it did not cover before and no new child covers one, then fewest children outside the
@@ -63,11 +66,11 @@
  * - Input that breaks the model's rules is laid out as if it were valid: a parent that does not
  *   exist or is not a container, or a parent on a container, is ignored (top-level instance);
  *   of several instances with the same id only the first one counts.
- * - Deterministic: everything is processed in input order, and elk is deterministic.
+ * - Deterministic: everything is processed in input order, ties broken by it.
  */
-import type { ElkExtendedEdge, ElkNode, LayoutOptions } from 'elkjs/lib/elk-api.js';
-import { anyOverlap, findSpot, rectContains, rectsOverlap, shelfPack, translate, unionAll, type Rect } from './geometry.js';
+import { findSpot, rectContains, rectsOverlap, shelfPack, translate, unionAll, type Rect } from './geometry.js';
 import { layeredPlacement } from './layers.js';
+import { sugiyama, type SugiyamaCluster, type SugiyamaNode } from './sugiyama.js';
 
 export { rectsOverlap, type Rect } from './geometry.js';
 
@@ -111,16 +114,6 @@ export interface LayoutResult {
   textareas: Map<string, { position: Position; width: number }>;
 }
 
-/** The part of elk's API the layout uses; injectable for tests. */
-export interface ElkLike {
-  layout(graph: ElkNode): Promise<ElkNode>;
-}
-
-export interface LayoutOptionsArg {
-  /** Elk instance to use (default: one shared bundled instance). */
-  elk?: ElkLike;
-}
-
 /** The numbers behind the layout rules, in grid units. */
 export const LAYOUT = {
   /** Default instance box. */
@@ -140,21 +133,13 @@ export const LAYOUT = {
   gap: 4,
   /** Space between the group of new elements and what was already placed, and between groups. */
   groupGap: 8,
-  /** Space between elk's layers (columns of the left-to-right flow). */
+  /** Space between the rows (ranks) of the top-to-bottom flow. */
   layerGap: 8,
   /** Default text area width: longest line, clamped to these. */
   textMinWidth: 10,
   textMaxWidth: 40,
   /** Largest width/height the service stores. */
   maxSize: 100,
-  /**
-   * Nodes + relations elk is given in one layout; connected groups beyond it get the cheap
-   * layered placement (./layers.ts). elk takes tens of milliseconds at this size and grows
-   * much faster than linearly beyond it.
-   */
-  elkBudget: 100,
-  /** Groups of at most this many related boxes (no containers) skip elk. */
-  smallGroup: 4,
 } as const;
 
 const L = LAYOUT;
@@ -230,7 +215,7 @@ export function defaultInstanceSize(label: string, isContainer: boolean): { widt
 
 interface Inst {
   id: string;
-  /** Index in the input; unique, used for elk ids and ordering. */
+  /** Index in the input; unique, used for ordering. */
   index: number;
   label: string;
   isContainer: boolean;
@@ -264,7 +249,6 @@ interface Placed {
 }
 
 interface Ctx {
-  elk: ElkLike | undefined;
   relations: Array<[Inst, Inst]>;
 }
 
@@ -373,12 +357,6 @@ function containerFromKids(c: Inst, kids: Box[]): Placed {
   return { x: 0, y: 0, w, h, kids, foot: unionAll([{ x: 0, y: 0, w, h }, ...kids])! };
 }
 
-/** True when some child is not inside the container's own box. */
-function overflows(p: Placed): boolean {
-  const own = { x: 0, y: 0, w: p.w, h: p.h };
-  return p.kids.some((k) => !rectContains(own, k));
-}
-
 /** Inner width available to children of a container whose width is given, or maxSize. */
 function innerWidthLimit(c: Inst): number {
   return Math.max(1, (c.givenW ?? L.maxSize) - 2 * L.padSide);
@@ -388,8 +366,8 @@ function innerWidthLimit(c: Inst): number {
 const MIN_CHILD = { w: 12, h: 6 };
 
 /**
- * Children in rows within the container's width (used when elk's layout does not fit, and for
- * containers beyond elk's budget): ordered by layers of the relations among them (so they flow
+ * Children in rows within the container's width (used when the layered layout does not fit,
+ * for containers of a given size and beyond sugiyama's size): ordered by layers of the relations among them (so they flow
  * top to bottom), and — when they would not fit in the largest allowed box — new children
  * (no given size) are made smaller and set closer, step by step, until they do (60 children
  * fit at the smallest step).
@@ -431,7 +409,7 @@ function packContainer(c: Inst, order: Inst[], relations: ReadonlyArray<[Inst, I
   return containerFromKids(c, kids);
 }
 
-/** A container laid out without elk: no children, or a single child in the top-left corner. */
+/** A container on its own: no children, or a single child in the top-left corner. */
 function simpleContainer(c: Inst): Placed {
   return containerFromKids(
     c,
@@ -457,78 +435,16 @@ function readingOrder<T extends { inst: Inst; x: number; y: number }>(list: T[])
 }
 
 // ---------------------------------------------------------------------------------------------
-// elk
-
-type ElkCtor = new () => ElkLike;
-let sharedElk: Promise<ElkLike> | undefined;
-
-/**
- * elk is loaded on first use: it is a large bundle, and a server whose requests give every
- * position (or a command-line call) should not pay for it at start-up.
- */
-async function getElk(ctx: Ctx): Promise<ElkLike> {
-  if (ctx.elk) return ctx.elk;
-  sharedElk ??= import('elkjs/lib/elk.bundled.js').then((module) => {
-    // elk.bundled.js is CommonJS (module.exports = ELK, with ELK.default = ELK); its typings
-    // declare `export default`, which NodeNext types as the module object. Accept both shapes.
-    const loaded = module.default as unknown as { default?: ElkCtor } & ElkCtor;
-    return new (loaded.default ?? loaded)();
-  });
-  return (ctx.elk = await sharedElk);
-}
-
-const COMMON_OPTIONS: LayoutOptions = {
-  'elk.algorithm': 'layered',
-  'elk.direction': 'DOWN',
-  'elk.spacing.nodeNode': String(L.gap),
-  'elk.layered.spacing.nodeNodeBetweenLayers': String(L.layerGap),
-  'elk.spacing.componentComponent': String(L.groupGap),
-  'elk.spacing.edgeNode': '2',
-  'elk.spacing.edgeEdge': '1',
-  'elk.layered.spacing.edgeNodeBetweenLayers': '2',
-  'elk.layered.spacing.edgeEdgeBetweenLayers': '1',
-  // Only node positions are used; polyline routing is cheaper and keeps columns close.
-  'elk.edgeRouting': 'POLYLINE',
-  'elk.layered.nodePlacement.strategy': 'BRANDES_KOEPF',
-  // Not 'elk.layered.considerModelOrder.strategy': with INCLUDE_CHILDREN it makes elk 0.12
-  // throw on simple nested graphs.
-};
-
-const ROOT_OPTIONS: LayoutOptions = {
-  ...COMMON_OPTIONS,
-  'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
-  'elk.padding': '[top=0,left=0,bottom=0,right=0]',
-};
-
-const WRAPPER_OPTIONS: LayoutOptions = {
-  ...COMMON_OPTIONS,
-  'elk.padding': '[top=0,left=0,bottom=0,right=0]',
-};
-
-function containerOptions(c: Inst): LayoutOptions {
-  return {
-    ...COMMON_OPTIONS,
-    'elk.padding': `[top=${L.padTop},left=${L.padSide},bottom=${L.padBottom},right=${L.padSide}]`,
-    'elk.nodeSize.constraints': '[MINIMUM_SIZE]',
-    'elk.nodeSize.minimum': `(${c.givenW ?? containerMinWidth(c.label)}, ${c.givenH ?? CONTAINER_MIN_HEIGHT})`,
-  };
-}
-
-const elkId = (i: Inst): string => `n${i.index}`;
-
-/** Round up, ignoring floating-point noise. */
-function ceilTol(v: number | undefined): number {
-  return Math.ceil((v ?? 0) - 1e-6);
-}
+// Groups
 
 /**
  * Lays out a set of new items of one level (top-level instances, or the new children of one
  * container), with the relations among them, as a block whose top-left corner is (0, 0).
- * Containers among the items carry their (new) children along. Connected groups are laid
- * out by one elk call (each group in a wrapper node, hierarchy handling INCLUDE_CHILDREN) and
- * then packed in rows at most `rowLimit` wide (or about ROW_ASPECT:1 when that is smaller).
+ * Containers among the items carry their (new) children along. Each connected group gets the
+ * layered layout of ./sugiyama.ts (the linear one of ./layers.ts beyond its size); the groups
+ * are then packed in rows at most `rowLimit` wide (or about ROW_ASPECT:1 when that is smaller).
  */
-async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<Map<Inst, Placed>> {
+function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Map<Inst, Placed> {
   const inSet = new Set(items);
   const itemOf = (n: Inst): Inst | null => (inSet.has(n) ? n : n.parent && inSet.has(n.parent) ? n.parent : null);
 
@@ -560,89 +476,13 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
   }
   const groups = [...groupsByRoot.values()].sort((a, b) => b.length - a.length || a[0]!.index - b[0]!.index);
 
-  // The relations between items of each group (one per pair, either direction).
-  const itemEdges = new Map<Inst, Array<[Inst, Inst]>>();
-  const relationCount = new Map<Inst, number>();
-  const seenPairs = new Set<string>();
-  for (const [a, b] of ctx.relations) {
-    const ia = itemOf(a);
-    const ib = itemOf(b);
-    if (!ia || !ib) continue;
-    relationCount.set(find(ia), (relationCount.get(find(ia)) ?? 0) + 1);
-    if (ia === ib) continue;
-    const pair = ia.index < ib.index ? `${ia.index}-${ib.index}` : `${ib.index}-${ia.index}`;
-    if (seenPairs.has(pair)) continue;
-    seenPairs.add(pair);
-    const r = find(ia);
-    const list = itemEdges.get(r);
-    if (list) list.push([ia, ib]);
-    else itemEdges.set(r, [[ia, ib]]);
-  }
-
-  // Containers whose children are packed in rows instead of laid out by elk.
-  const packed = new Map<Inst, Placed>();
-  // elk's cost grows much faster than the graph: it gets the groups (largest first) that fit in
-  // one budget of nodes + relations; the others get the cheap layered placement.
-  const cheap = new Set<Inst[]>();
-  let budget = L.elkBudget;
-  for (const g of groups) {
-    if (g.length === 1 && !g[0]!.isContainer) continue;
-    // A few related boxes come out the same either way; elk's fixed cost per group is not worth it.
-    if (g.length <= L.smallGroup && !g.some((i) => i.isContainer)) {
-      cheap.add(g);
-      continue;
-    }
-    const nodes = g.reduce((s, i) => s + 1 + i.kids.length, 0);
-    const cost = nodes + (relationCount.get(find(g[0]!)) ?? 0);
-    if (cost <= budget) budget -= cost;
-    else cheap.add(g);
-  }
-  const needsElk = (g: Inst[]): boolean =>
-    !cheap.has(g) && (g.length > 1 || (g[0]!.isContainer && !packed.has(g[0]!) && g[0]!.kids.length >= 2));
-
-  let elkOut: Map<string, ElkNode> | null = new Map();
-  for (;;) {
-    const elkGroups = groups.filter(needsElk);
-    if (elkGroups.length === 0) {
-      elkOut = new Map();
-      break;
-    }
-    const graph = buildGraph(elkGroups, packed, ctx, inSet);
-    try {
-      const out = await (await getElk(ctx)).layout(graph);
-      elkOut = indexElk(out);
-    } catch {
-      elkOut = null; // fall back to row packing below
-      break;
-    }
-    // A container that came out larger than allowed gets its children packed, then retry.
-    let retry = false;
-    for (const g of elkGroups) {
-      for (const c of g) {
-        if (!c.isContainer || packed.has(c) || c.kids.length === 0) continue;
-        const n = elkOut.get(elkId(c));
-        if (!n) continue;
-        const w = ceilTol(n.width);
-        const h = ceilTol(n.height);
-        if (w > (c.givenW ?? L.maxSize) || h > (c.givenH ?? L.maxSize)) {
-          const order = readingOrder(
-            c.kids.map((k) => ({ inst: k, x: elkOut!.get(elkId(k))?.x ?? 0, y: elkOut!.get(elkId(k))?.y ?? 0 })),
-          ).map((e) => e.inst);
-          packed.set(c, packContainer(c, order, ctx.relations));
-          retry = true;
-        }
-      }
-    }
-    if (!retry) break;
-  }
-
   // Each group as a block with its own origin.
   const blocks: Array<{ placed: Map<Inst, Placed>; bbox: Rect }> = [];
   for (const g of groups) {
-    let placed: Map<Inst, Placed> | null = null;
-    if (cheap.has(g)) placed = groupLayered(g, packed, itemEdges.get(find(g[0]!)) ?? [], ctx.relations);
-    else if (needsElk(g) && elkOut) placed = groupFromElk(g, elkOut, packed);
-    if (!placed) placed = groupFallback(g, packed, rowLimit, ctx.relations);
+    const placed =
+      g.length === 1 && (!g[0]!.isContainer || g[0]!.kids.length <= 1)
+        ? new Map([[g[0]!, g[0]!.isContainer ? simpleContainer(g[0]!) : leafPlaced(g[0]!)]])
+        : groupLayout(g, ctx, inSet);
     const bbox = unionAll([...placed.values()].map(footAt))!;
     for (const p of placed.values()) {
       p.x -= bbox.x;
@@ -675,137 +515,119 @@ async function layoutBlock(items: Inst[], ctx: Ctx, rowLimit: number): Promise<M
   return result;
 }
 
-function buildGraph(groups: Inst[][], packed: Map<Inst, Placed>, ctx: Ctx, inSet: Set<Inst>): ElkNode {
-  const emitted = new Set<Inst>();
-  const node = (i: Inst): ElkNode => {
-    emitted.add(i);
-    if (!i.isContainer) return { id: elkId(i), width: i.w, height: i.h };
-    const p = packed.get(i);
-    if (p) return { id: elkId(i), width: p.foot.w, height: p.foot.h };
-    if (i.kids.length === 0) {
-      const s = simpleContainer(i);
-      return { id: elkId(i), width: s.w, height: s.h };
-    }
-    return {
-      id: elkId(i),
-      layoutOptions: containerOptions(i),
-      children: i.kids.map((k) => {
-        emitted.add(k);
-        return { id: elkId(k), width: k.w, height: k.h };
-      }),
-    };
-  };
-  const children = groups.map((g, n) => ({ id: `w${n}`, layoutOptions: WRAPPER_OPTIONS, children: g.map(node) }));
-
-  // The node an end of a relation attaches to: the item itself, or its child unless the
-  // container is packed (then the relation is lifted to the container).
-  const endpoint = (n: Inst): Inst | null => {
-    const e = inSet.has(n) ? n : n.parent && inSet.has(n.parent) ? (packed.has(n.parent) ? n.parent : n) : null;
-    return e && emitted.has(e) ? e : null;
-  };
-  const edges: ElkExtendedEdge[] = [];
-  const seen = new Set<string>();
-  for (const [a, b] of ctx.relations) {
-    const ea = endpoint(a);
-    const eb = endpoint(b);
-    if (!ea || !eb || ea === eb || ea.parent === eb || eb.parent === ea) continue;
-    // One edge per pair: a relation back along another one adds cost but no information.
-    const key = ea.index < eb.index ? `${ea.index}-${eb.index}` : `${eb.index}-${ea.index}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    edges.push({ id: `e${edges.length}`, sources: [elkId(ea)], targets: [elkId(eb)] });
-  }
-  return { id: 'root', layoutOptions: ROOT_OPTIONS, children, edges };
-}
-
-function indexElk(root: ElkNode): Map<string, ElkNode> {
-  const out = new Map<string, ElkNode>();
-  const walk = (n: ElkNode): void => {
-    for (const c of n.children ?? []) {
-      out.set(c.id, c);
-      walk(c);
-    }
-  };
-  walk(root);
-  return out;
-}
-
-/** A group's items from elk's result (positions relative to the group's wrapper), or null if invalid. */
-function groupFromElk(g: Inst[], elkOut: Map<string, ElkNode>, packed: Map<Inst, Placed>): Map<Inst, Placed> | null {
-  const out = new Map<Inst, Placed>();
+/**
+ * One connected group: the crossing-minimizing layered layout (./sugiyama.ts) with its
+ * containers as nested groups. A container whose children cannot be laid out inside 100×100
+ * (or inside its given size) is packed in rows instead and laid out as one box, relations to
+ * its children going to it; a group too large for that layout gets the linear one.
+ */
+function groupLayout(g: Inst[], ctx: Ctx, inSet: Set<Inst>): Map<Inst, Placed> {
+  const packed = new Map<Inst, Placed>();
   for (const i of g) {
-    const n = elkOut.get(elkId(i));
-    if (!n || !isNum(n.x) || !isNum(n.y)) return null;
-    const x = Math.round(n.x);
-    const y = Math.round(n.y);
-    let p: Placed;
-    if (!i.isContainer) {
-      p = leafPlaced(i);
-    } else if (packed.has(i)) {
-      const q = packed.get(i)!;
-      // elk placed the footprint; the own box sits at the footprint's offset.
-      p = { ...q, kids: q.kids.map((k) => ({ ...k })), x: x - q.foot.x, y: y - q.foot.y };
-      out.set(i, p);
-      continue;
-    } else if (i.kids.length === 0) {
-      p = simpleContainer(i);
-    } else {
-      const kids: Box[] = [];
-      for (const k of i.kids) {
-        const kn = elkOut.get(elkId(k));
-        if (!kn || !isNum(kn.x) || !isNum(kn.y)) return null;
-        kids.push({ id: k.id, x: Math.round(kn.x), y: Math.round(kn.y), w: k.w, h: k.h });
-      }
-      const w = i.givenW ?? clamp(ceilTol(n.width), 1, L.maxSize);
-      const h = i.givenH ?? clamp(ceilTol(n.height), 1, L.maxSize);
-      p = { x: 0, y: 0, w, h, kids, foot: unionAll([{ x: 0, y: 0, w, h }, ...kids])! };
-      if (overflows(p) || anyOverlap(kids)) return null;
+    // A container whose size is given is packed within that size.
+    if (i.isContainer && i.kids.length > 0 && (i.givenW !== undefined || i.givenH !== undefined)) {
+      packed.set(i, packContainer(i, i.kids, ctx.relations));
     }
-    p.x = x;
-    p.y = y;
-    out.set(i, p);
   }
-  if (anyOverlap([...out.values()].map(footAt))) return null;
-  return out;
+  for (;;) {
+    const nodes: SugiyamaNode[] = [];
+    const clusters: SugiyamaCluster[] = [];
+    const clusterInst: Inst[] = [];
+    const nodeOf = new Map<Inst, number>();
+    const addNode = (i: Inst, w: number, h: number, cluster: number, shrinkable: boolean) => {
+      nodeOf.set(i, nodes.length);
+      nodes.push({
+        w,
+        h,
+        minW: shrinkable && i.givenW === undefined ? Math.min(w, MIN_CHILD.w) : w,
+        minH: shrinkable && i.givenH === undefined ? Math.min(h, MIN_CHILD.h) : h,
+        cluster,
+      });
+    };
+    for (const i of g) {
+      if (!i.isContainer) addNode(i, i.w, i.h, -1, false);
+      else if (packed.has(i)) addNode(i, packed.get(i)!.foot.w, packed.get(i)!.foot.h, -1, false);
+      else if (i.kids.length === 0) {
+        const s = simpleContainer(i);
+        addNode(i, s.w, s.h, -1, false);
+      } else {
+        const k = clusters.length;
+        clusters.push({ minW: containerMinWidth(i.label), minH: CONTAINER_MIN_HEIGHT, maxW: L.maxSize, maxH: L.maxSize });
+        clusterInst.push(i);
+        for (const kid of i.kids) addNode(kid, kid.w, kid.h, k, true);
+      }
+    }
+    // The node an end of a relation attaches to: itself, its packed container, or for a
+    // container laid out with its children, its first child.
+    const endpoint = (n: Inst): number | undefined => {
+      if (!inSet.has(n) && !(n.parent && inSet.has(n.parent))) return undefined;
+      if (nodeOf.has(n)) return nodeOf.get(n);
+      if (n.parent && packed.has(n.parent)) return nodeOf.get(n.parent);
+      if (n.isContainer && n.kids.length > 0) return nodeOf.get(n.kids[0]!);
+      return undefined;
+    };
+    const edges: Array<[number, number]> = [];
+    for (const [a, b] of ctx.relations) {
+      if (a.parent === b || b.parent === a) continue;
+      const ea = endpoint(a);
+      const eb = endpoint(b);
+      if (ea === undefined || eb === undefined || ea === eb) continue;
+      edges.push([ea, eb]);
+    }
+    const out = sugiyama({ nodes, clusters, edges }, L);
+    if (out === null) return groupLayered(g, packed, ctx, inSet);
+    const failed = clusterInst.filter((_, k) => out.clusters[k] === null);
+    if (failed.length > 0) {
+      for (const c of failed) packed.set(c, packContainer(c, c.kids, ctx.relations));
+      continue;
+    }
+    const result = new Map<Inst, Placed>();
+    for (const i of g) {
+      if (nodeOf.has(i)) {
+        const b = out.nodes[nodeOf.get(i)!]!;
+        const q = packed.get(i);
+        if (q) result.set(i, { ...q, kids: q.kids.map((k) => ({ ...k })), x: b.x - q.foot.x, y: b.y - q.foot.y });
+        else if (i.isContainer) result.set(i, { ...simpleContainer(i), x: b.x, y: b.y });
+        else result.set(i, { ...leafPlaced(i), x: b.x, y: b.y });
+        continue;
+      }
+      const box = out.clusters[clusterInst.indexOf(i)]!;
+      const kids: Box[] = i.kids.map((k) => {
+        const b = out.nodes[nodeOf.get(k)!]!;
+        return { id: k.id, x: b.x - box.x, y: b.y - box.y, w: b.w, h: b.h };
+      });
+      result.set(i, { x: box.x, y: box.y, w: box.w, h: box.h, kids, foot: unionAll([{ x: 0, y: 0, w: box.w, h: box.h }, ...kids])! });
+    }
+    return result;
+  }
 }
 
-/** A container's own placement without elk: children packed in rows. */
+/** A container's own placement on its own: children packed in rows. */
 function packedItem(i: Inst, packed: Map<Inst, Placed>, relations: ReadonlyArray<[Inst, Inst]>): Placed {
   if (!i.isContainer) return leafPlaced(i);
   return packed.get(i) ?? (i.kids.length <= 1 ? simpleContainer(i) : packContainer(i, i.kids, relations));
 }
 
-/** A group above elk's budget: the cheap layered placement of its items, containers packed. */
-function groupLayered(
-  g: Inst[],
-  packed: Map<Inst, Placed>,
-  edges: Array<[Inst, Inst]>,
-  relations: ReadonlyArray<[Inst, Inst]>,
-): Map<Inst, Placed> {
-  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed, relations)]);
+/** A group too large for ./sugiyama.ts: the linear layered placement of its items, containers packed. */
+function groupLayered(g: Inst[], packed: Map<Inst, Placed>, ctx: Ctx, inSet: Set<Inst>): Map<Inst, Placed> {
+  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed, ctx.relations)]);
   const at = new Map(g.map((i, n) => [i, n]));
+  const itemAt = (n: Inst): number | undefined => at.get(inSet.has(n) ? n : n.parent && inSet.has(n.parent) ? n.parent : n);
+  const edges: Array<readonly [number, number]> = [];
+  const seen = new Set<number>();
+  for (const [a, b] of ctx.relations) {
+    const ia = itemAt(a);
+    const ib = itemAt(b);
+    if (ia === undefined || ib === undefined || ia === ib) continue;
+    const key = Math.min(ia, ib) * g.length + Math.max(ia, ib);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    edges.push([ia, ib]);
+  }
   const spots = layeredPlacement(
     list.map(([, p]) => p.foot),
-    edges.map(([a, b]) => [at.get(a)!, at.get(b)!] as const),
+    edges,
     { gap: L.gap, layerGap: L.layerGap },
-  );
-  const out = new Map<Inst, Placed>();
-  list.forEach(([i, p], n) => {
-    out.set(i, { ...p, x: spots[n]!.x - p.foot.x, y: spots[n]!.y - p.foot.y });
-  });
-  return out;
-}
-
-/** Without elk (or when its result is unusable): items in rows, containers packed. */
-function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number, relations: ReadonlyArray<[Inst, Inst]>): Map<Inst, Placed> {
-  const list = g.map((i): [Inst, Placed] => [i, packedItem(i, packed, relations)]);
-  const limit = Number.isFinite(rowLimit)
-    ? rowLimit
-    : Math.ceil(Math.sqrt(list.reduce((s, [, p]) => s + (p.foot.w + L.gap) * (p.foot.h + L.gap), 0) * ROW_ASPECT));
-  const spots = shelfPack(
-    list.map(([, p]) => p.foot),
-    limit,
-    L.gap,
   );
   const out = new Map<Inst, Placed>();
   list.forEach(([i, p], n) => {
@@ -822,7 +644,7 @@ function groupFallback(g: Inst[], packed: Map<Inst, Placed>, rowLimit: number, r
  * children with given positions). Returns the container relative to P. `externalAbs`: the
  * boxes of the other placed elements and of their children (absolute).
  */
-async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], ctx: Ctx): Promise<Placed> {
+function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], ctx: Ctx): Placed {
   const fixed: Box[] = c.kids.filter((k) => k.pos).map((k) => ({ id: k.id, x: k.pos!.x - P.x, y: k.pos!.y - P.y, w: k.w, h: k.h }));
   const fresh = c.kids.filter((k) => !k.pos);
   if (fresh.length === 0) return containerFromKids(c, fixed);
@@ -834,16 +656,16 @@ async function layoutPlacedContainer(c: Inst, P: Position, externalAbs: Rect[], 
   const base = containerFromKids(c, fixed);
   const baseBox: Rect = { x: 0, y: 0, w: base.w, h: base.h };
 
-  // Arrangements of the new children: elk's; packed in rows within the width limit; packed in
+  // Arrangements of the new children: layered; packed in rows within the width limit; packed in
   // rows within the container's current inner width (grows downwards only); one column.
-  const block = await layoutBlock(fresh, ctx, innerW);
+  const block = layoutBlock(fresh, ctx, innerW);
   const order = readingOrder(fresh.map((k) => ({ inst: k, x: block.get(k)!.x, y: block.get(k)!.y }))).map((e) => e.inst);
-  const elkBoxes: Box[] = order.map((k) => ({ id: k.id, x: block.get(k)!.x, y: block.get(k)!.y, w: k.w, h: k.h }));
+  const layered: Box[] = order.map((k) => ({ id: k.id, x: block.get(k)!.x, y: block.get(k)!.y, w: k.w, h: k.h }));
   const rowsWithin = (width: number): Box[] => {
     const spots = shelfPack(order, width, L.gap);
     return order.map((k, i) => ({ id: k.id, x: spots[i]!.x, y: spots[i]!.y, w: k.w, h: k.h }));
   };
-  const variants = [elkBoxes, rowsWithin(innerW), rowsWithin(Math.max(1, base.w - 2 * L.padSide)), rowsWithin(0)];
+  const variants = [layered, rowsWithin(innerW), rowsWithin(Math.max(1, base.w - 2 * L.padSide)), rowsWithin(0)];
   const moved = (v: Box[], at: Position): Box[] => v.map((b) => translate(b, at.x, at.y));
 
   // 1. Free space inside the container's current box.
@@ -1009,12 +831,12 @@ export function needsLayout(input: LayoutInput): boolean {
 /**
  * Completes the layout of a diagram: every instance gets a position and size, every text area a
  * position and width. Given values are kept exactly; only elements without a position are
- * placed. Pure apart from elk's computation; elk is not called when nothing needs placing.
+ * placed. Pure; nothing is computed when nothing needs placing.
  */
-export async function layoutDiagram(input: LayoutInput, options: LayoutOptionsArg = {}): Promise<LayoutResult> {
+export async function layoutDiagram(input: LayoutInput): Promise<LayoutResult> {
   if (!needsLayout(input)) return copyGiven(input);
   const { insts, byId } = prepare(input);
-  const ctx: Ctx = { elk: options.elk, relations: resolveRelations(input.relations, byId) };
+  const ctx: Ctx = { relations: resolveRelations(input.relations, byId) };
 
   interface TopItem {
     placed: Placed;
@@ -1065,13 +887,13 @@ export async function layoutDiagram(input: LayoutInput, options: LayoutOptionsAr
     if (!inst.kids.some((k) => !k.pos)) continue;
     const P = { x: item.placed.x, y: item.placed.y };
     const external = fixed.filter((f) => f !== item).flatMap((f) => boxesAt(f.placed));
-    item.placed = { ...(await layoutPlacedContainer(inst, P, external, ctx)), x: P.x, y: P.y };
+    item.placed = { ...layoutPlacedContainer(inst, P, external, ctx), x: P.x, y: P.y };
   }
 
   // New top-level instances: one block next to what is placed.
   const all: TopItem[] = [...fixed];
   if (fresh.length > 0) {
-    const block = await layoutBlock(fresh, ctx, Infinity);
+    const block = layoutBlock(fresh, ctx, Infinity);
     const blockItems = fresh.map((i) => ({ inst: i, placed: block.get(i)! }));
     const bb = unionAll(blockItems.map((b) => footAt(b.placed)))!;
     const F = unionAll(fixed.map((f) => footAt(f.placed)));

@@ -1,6 +1,6 @@
 /**
- * Automatic layout on worker threads (issue 15.1). A layout is pure and synchronous (elk runs
- * on the calling thread): on the request's thread, a large diagram held every other
+ * Automatic layout on worker threads (issue 15.1). A layout is pure and synchronous: on the
+ * request's thread, a large diagram held every other
  * organization's requests for as long as it took. Here it runs on one of a few workers, each
  * with its own heap limit; one that takes longer than the timeout is ended, and the write that
  * asked for it is refused and changes nothing.
@@ -25,9 +25,9 @@ export const DEFAULT_LAYOUT_TIMEOUT = 30_000;
 const WORKER_URL = moduleBeside(import.meta.url, 'layout-worker');
 
 /**
- * Idle workers, shared by every pool of the process: a worker that has laid out once has elk
- * loaded and compiled (its first layout costs about a second more), and a process running
- * many servers (the tests) need not pay that for each.
+ * Idle workers, shared by every pool of the process: a worker that has laid out once has the
+ * layout compiled (its first layout costs more), and a process running many servers (the
+ * tests) need not pay that for each.
  */
 const idle: Worker[] = [];
 const MAX_IDLE = 2;

@@ -140,16 +140,6 @@ function segmentThrough(p: [number, number], q: [number, number], r: Box, shrink
   return t1 - t0 > 1e-9;
 }
 
-function properCross(a: [number, number], b: [number, number], c: [number, number], d: [number, number]): boolean {
-  const orient = (p: [number, number], q: [number, number], r: [number, number]) =>
-    (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
-  const d1 = orient(c, d, a);
-  const d2 = orient(c, d, b);
-  const d3 = orient(a, b, c);
-  const d4 = orient(a, b, d);
-  return ((d1 > 1e-9 && d2 < -1e-9) || (d1 < -1e-9 && d2 > 1e-9)) && ((d3 > 1e-9 && d4 < -1e-9) || (d3 < -1e-9 && d4 > 1e-9));
-}
-
 /**
  * A sampled line as few segments as it has: points where it goes on straight are dropped
  * (a routed relation is a handful of straight legs and small rounded corners).
@@ -174,7 +164,149 @@ function thin(points: Array<[number, number]>): Array<[number, number]> {
   return out;
 }
 
-/** Crossings between the lines of different relations: one per pair of segments that cross. */
+type Pt = [number, number];
+
+/** Two lines closer than this (px) touch: they are drawn on top of each other there. */
+const CONTACT = 0.75;
+
+function nearestOnSegment(p: Pt, a: Pt, b: Pt): { d: number; t: number } {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2));
+  return { d: Math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy), t };
+}
+
+/**
+ * The part [t0, t1] of segment p→q that lies within CONTACT of segment a→b, or null. The
+ * distance to a segment is convex along a segment, so that part is one interval: found by
+ * ternary search for the nearest point and bisection for its ends.
+ */
+function contactInterval(p: Pt, q: Pt, a: Pt, b: Pt): [number, number] | null {
+  const at = (t: number): number => nearestOnSegment([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])], a, b).d;
+  let lo = 0;
+  let hi = 1;
+  for (let i = 0; i < 60; i++) {
+    const m1 = lo + (hi - lo) / 3;
+    const m2 = hi - (hi - lo) / 3;
+    if (at(m1) <= at(m2)) hi = m2;
+    else lo = m1;
+  }
+  const tMin = (lo + hi) / 2;
+  if (at(tMin) > CONTACT) return null;
+  const edge = (inside: number, outside: number): number => {
+    if (at(outside) <= CONTACT) return outside;
+    for (let i = 0; i < 50; i++) {
+      const m = (inside + outside) / 2;
+      if (at(m) <= CONTACT) inside = m;
+      else outside = m;
+    }
+    return inside;
+  };
+  return [edge(tMin, 0), edge(tMin, 1)];
+}
+
+/**
+ * Which side of line `b` point p lies on (+1 or -1), judged by b's segment nearest to p (at a
+ * corner of b, by the bisector of its two segments' normals); null when that nearest point is one
+ * of b's ends (p is beyond the line, on neither side).
+ */
+function sideOf(p: Pt, b: Pt[]): number | null {
+  let best = Infinity;
+  let at = -1;
+  let tAt = 0;
+  for (let j = 1; j < b.length; j++) {
+    const { d, t } = nearestOnSegment(p, b[j - 1]!, b[j]!);
+    if (d < best) {
+      best = d;
+      at = j;
+      tAt = t;
+    }
+  }
+  if (at < 0 || (at === 1 && tAt <= 0) || (at === b.length - 1 && tAt >= 1)) return null;
+  // The normal on the positive side of segment j (cross(direction, normal) > 0), unit length.
+  const normal = (j: number): Pt => {
+    const dx = b[j]![0] - b[j - 1]![0];
+    const dy = b[j]![1] - b[j - 1]![1];
+    const len = Math.hypot(dx, dy) || 1;
+    return [-dy / len, dx / len];
+  };
+  let n = normal(at);
+  let origin = b[at - 1]!;
+  if (tAt <= 0 || tAt >= 1) {
+    // Nearest at a corner: the bisector of the normals of the segments meeting there.
+    const other = tAt <= 0 ? at - 1 : at + 1;
+    const m = normal(other);
+    if (Math.hypot(n[0] + m[0], n[1] + m[1]) > 1e-9) n = [n[0] + m[0], n[1] + m[1]];
+    origin = tAt <= 0 ? b[at - 1]! : b[at]!;
+  }
+  const side = (p[0] - origin[0]) * n[0] + (p[1] - origin[1]) * n[1];
+  return side === 0 ? null : Math.sign(side);
+}
+
+/**
+ * Crossings of line `a` with line `b`. Where the two touch (come within CONTACT px: they cross
+ * there, or run on top of each other for a while), `a` is looked at just before and just after
+ * the touching stretch: it crossed `b` when it comes out on the other side of `b` than it went
+ * in. One crossing per such stretch. Touching at an end of either line is no crossing.
+ */
+function crossingsOf(a: Pt[], b: Pt[]): number {
+  const cum = [0];
+  for (let i = 1; i < a.length; i++) cum.push(cum[i - 1]! + Math.hypot(a[i]![0] - a[i - 1]![0], a[i]![1] - a[i - 1]![1]));
+  const total = cum[cum.length - 1]!;
+  const pointAt = (s: number): Pt => {
+    let i = 1;
+    while (i < a.length - 1 && cum[i]! < s) i++;
+    const len = cum[i]! - cum[i - 1]!;
+    const t = len === 0 ? 0 : (s - cum[i - 1]!) / len;
+    return [a[i - 1]![0] + t * (a[i]![0] - a[i - 1]![0]), a[i - 1]![1] + t * (a[i]![1] - a[i - 1]![1])];
+  };
+  // Touching stretches as intervals of arc length along a.
+  const runs: Array<[number, number]> = [];
+  for (let i = 1; i < a.length; i++) {
+    const p = a[i - 1]!;
+    const q = a[i]!;
+    for (let j = 1; j < b.length; j++) {
+      const u = b[j - 1]!;
+      const v = b[j]!;
+      if (
+        Math.min(p[0], q[0]) > Math.max(u[0], v[0]) + CONTACT ||
+        Math.min(u[0], v[0]) > Math.max(p[0], q[0]) + CONTACT ||
+        Math.min(p[1], q[1]) > Math.max(u[1], v[1]) + CONTACT ||
+        Math.min(u[1], v[1]) > Math.max(p[1], q[1]) + CONTACT
+      )
+        continue;
+      const iv = contactInterval(p, q, u, v);
+      if (!iv) continue;
+      const len = cum[i]! - cum[i - 1]!;
+      runs.push([cum[i - 1]! + iv[0] * len, cum[i - 1]! + iv[1] * len]);
+    }
+  }
+  if (runs.length === 0) return 0;
+  runs.sort((x, y) => x[0] - y[0]);
+  const merged: Array<[number, number]> = [];
+  for (const r of runs) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  let n = 0;
+  for (const [s0, s1] of merged) {
+    if (s0 <= 0.5 || s1 >= total - 0.5) continue;
+    const before = sideOf(pointAt(s0 - 0.5), b);
+    const after = sideOf(pointAt(s1 + 0.5), b);
+    if (before !== null && after !== null && before !== after) n++;
+  }
+  return n;
+}
+
+/**
+ * Crossings between the lines of different relations: one for every place where one line goes
+ * from one side of another to its other side. Two lines drawn on top of each other for a stretch
+ * (routes sharing a channel or a corner) cross once if they leave it on the other sides than they
+ * came in, and not at all otherwise: their sampled points zigzag across each other there, which
+ * a count of intersecting segment pairs took for dozens of crossings.
+ */
 export function countCrossings(lines: Array<Array<[number, number]>>): number {
   const thinned = lines.map((l) => thin(l));
   const boxes = thinned.map((l) => {
@@ -193,12 +325,8 @@ export function countCrossings(lines: Array<Array<[number, number]>>): number {
   let crossings = 0;
   for (let i = 0; i < thinned.length; i++) {
     for (let j = i + 1; j < thinned.length; j++) {
-      if (!overlaps(boxes[i]!, boxes[j]!, -1)) continue;
-      const a = thinned[i]!;
-      const b = thinned[j]!;
-      for (let s = 1; s < a.length; s++) {
-        for (let u = 1; u < b.length; u++) if (properCross(a[s - 1]!, a[s]!, b[u - 1]!, b[u]!)) crossings++;
-      }
+      if (thinned[i]!.length < 2 || thinned[j]!.length < 2 || !overlaps(boxes[i]!, boxes[j]!, -2)) continue;
+      crossings += crossingsOf(thinned[i]!, thinned[j]!);
     }
   }
   return crossings;
