@@ -11,11 +11,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
 import { routeEdges } from '../src/drawing/route.js';
-import { layoutDiagram } from '../src/layout/layout.js';
-import { emptyModel } from '../src/model/files.js';
-import type { Diagram, Model } from '../src/model/types.js';
 import { countCrossings, dotCrossings, type Geometry } from '../test/support/drawing-geometry.js';
-import { syntheticDiagram } from './drawing-fixture.js';
+import { laidOutDiagram } from './drawing-fixture.js';
 import { machine } from './report.js';
 import { median } from './stats.js';
 
@@ -30,8 +27,6 @@ export interface DrawingFigure {
   dotCrossings: number;
 }
 
-const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
-
 async function pngOf(svg: string): Promise<(() => void) | null> {
   try {
     const { Resvg } = await import('@resvg/resvg-js');
@@ -44,76 +39,10 @@ async function pngOf(svg: string): Promise<(() => void) | null> {
   }
 }
 
-/** The bench's diagram of `n` instances, laid out (its layout timed `runs` times), and its model. */
-export async function benchDiagram(n: number, runs = 0): Promise<{ diagram: Diagram; model: Model; layoutTimes: number[] }> {
-  const { components, diagram: posted } = syntheticDiagram(n);
-  const model = emptyModel({ name: 'bench', slug: 'bench', members: [] });
-  for (const slug of TYPES) model.types.set(slug, { id: slug, slug, name: slug });
-  for (const c of components) {
-    model.components.set(c.ref, {
-      id: c.ref,
-      name: c.name,
-      desc: c.desc,
-      state: 'ACTIVE',
-      typeId: c.typeSlug,
-      linksTo: [],
-      attributes: [],
-    });
-  }
-  const input = {
-    instances: posted.componentInstances.map((i) => ({
-      id: i.ref,
-      parent: i.parent ?? null,
-      isContainer: i.isContainer === true,
-      label: i.component ? model.components.get(i.component)!.name : (i.placeholder ?? ''),
-    })),
-    relations: posted.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
-    textareas: [],
-  };
-  const layoutTimes: number[] = [];
-  let layout = await layoutDiagram(input);
-  for (let run = 0; run < runs; run++) {
-    const began = performance.now();
-    layout = await layoutDiagram(input);
-    layoutTimes.push(performance.now() - began);
-  }
-  const diagram: Diagram = {
-    id: 'd',
-    name: posted.name,
-    desc: null,
-    state: 'ACTIVE',
-    level: 'C2',
-    tags: [],
-    textareas: [],
-    componentInstances: posted.componentInstances.map((i) => {
-      const b = layout.instances.get(i.ref)!;
-      return {
-        id: i.ref,
-        component: i.component ?? null,
-        placeholder: i.placeholder ?? '',
-        isContainer: i.isContainer === true,
-        parent: i.parent ?? null,
-        position: b.position,
-        width: b.width,
-        height: b.height,
-      };
-    }),
-    relations: posted.relations.map((r, k) => ({
-      id: `r${k}`,
-      fromComponentInstance: r.fromComponentInstance,
-      toComponentInstance: r.toComponentInstance,
-      label: r.label,
-      desc: null,
-      linksTo: [],
-    })),
-  };
-  return { diagram, model, layoutTimes };
-}
-
 export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise<DrawingFigure[]> {
   const figures: DrawingFigure[] = [];
   for (const n of sizes) {
-    const { diagram, model, layoutTimes } = await benchDiagram(n, runs);
+    const { diagram, model, layoutTimes } = await laidOutDiagram(n, runs);
     let svg = drawDiagram(diagram, model);
     const drawTimes: number[] = [];
     for (let run = 0; run < runs; run++) {

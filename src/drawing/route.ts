@@ -433,35 +433,45 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
   give(hGiven, Y, frame.y, frame.x, frame.x + frame.w);
   give(hGiven, Y, frame.y + frame.h, frame.x, frame.x + frame.w);
 
-  /** The stretches of line `c` (index ranges on `along`) free of solid boxes that meet what gives it. */
-  const stretches = (vertical: boolean, c: number, given: Array<[number, number]>): Array<[number, number]> => {
-    const along = vertical ? Y : X;
-    const blocked: Array<[number, number]> = [];
-    for (const r of solid) {
-      const [c0, c1, a0, a1] = vertical ? [r.x, r.x + r.w, r.y, r.y + r.h] : [r.y, r.y + r.h, r.x, r.x + r.w];
-      if (c0 < c - EPS && c + EPS < c1) blocked.push([a0, a1]);
-    }
-    blocked.sort((p, q) => p[0] - q[0]);
-    const out: Array<[number, number]> = [];
+  /**
+   * The stretches of each line (index ranges along it) free of solid boxes that meet what gives
+   * it: a sweep across the lines, keeping the boxes the current line runs through.
+   */
+  const sweep = (vertical: boolean, given: Array<Array<[number, number]>>): Array<Array<[number, number]>> => {
+    const [across, along] = vertical ? [X, Y] : [Y, X];
+    const boxes = solid
+      .map((r): [number, number, number, number] => (vertical ? [r.x, r.x + r.w, r.y, r.y + r.h] : [r.y, r.y + r.h, r.x, r.x + r.w]))
+      .sort((p, q) => p[0] - q[0]);
+    let next = 0;
+    let active: Array<[number, number, number, number]> = [];
+    const start = vertical ? frame.y : frame.x;
     const end = vertical ? frame.y + frame.h : frame.x + frame.w;
-    let at = vertical ? frame.y : frame.x;
-    const take = (from: number, to: number) => {
-      if (to - from <= EPS) return;
-      if (!given.some(([g0, g1]) => g0 <= to + EPS && g1 >= from - EPS)) return;
-      const lo = Lines.line(along, from);
-      const hi = Lines.line(along, to);
-      if (lo >= 0 && hi > lo) out.push([lo, hi]);
-    };
-    for (const [b0, b1] of blocked) {
-      if (b0 > at) take(at, Math.min(b0, end));
-      at = Math.max(at, b1);
-      if (at >= end) break;
-    }
-    if (at < end) take(at, end);
-    return out;
+    return Array.from(across, (c, k) => {
+      while (next < boxes.length && boxes[next]![0] < c - EPS) active.push(boxes[next++]!);
+      active = active.filter((r) => r[1] > c + EPS);
+      const wanted = given[k]!;
+      if (wanted.length === 0) return [];
+      const blocked = active.map((r) => [r[2], r[3]] as const).sort((p, q) => p[0] - q[0]);
+      const out: Array<[number, number]> = [];
+      const take = (from: number, to: number) => {
+        if (to - from <= EPS) return;
+        if (!wanted.some(([g0, g1]) => g0 <= to + EPS && g1 >= from - EPS)) return;
+        const lo = Lines.line(along, from);
+        const hi = Lines.line(along, to);
+        if (lo >= 0 && hi > lo) out.push([lo, hi]);
+      };
+      let at = start;
+      for (const [b0, b1] of blocked) {
+        if (b0 > at) take(at, Math.min(b0, end));
+        at = Math.max(at, b1);
+        if (at >= end) break;
+      }
+      if (at < end) take(at, end);
+      return out;
+    });
   };
-  const vSegs = vGiven.map((given, i) => (given.length === 0 ? [] : stretches(true, X[i]!, given)));
-  const hSegs = hGiven.map((given, j) => (given.length === 0 ? [] : stretches(false, Y[j]!, given)));
+  const vSegs = sweep(true, vGiven);
+  const hSegs = sweep(false, hGiven);
 
   const covers = (segs: ReadonlyArray<[number, number]>, k: number): boolean => {
     let lo = 0;
@@ -974,8 +984,6 @@ interface Segment {
   c: number;
   lo: number;
   hi: number;
-  /** The first and last segment of a route (its legs at the boxes) stay where they are. */
-  fixed: boolean;
   /** Where it may go across its line: boxes (with CLEARANCE) and MAX_SHIFT. */
   min: number;
   max: number;
@@ -1039,8 +1047,9 @@ function nudge(paths: Point[][], boxes: Buckets<RouteNode>): void {
  * such that segments overlapping along their lines are at least a gap apart (SPACING when the
  * channel has room, down to MIN_SPACING), in the order of their lines and, on one line, in the
  * order that keeps routes from crossing; each stays within its own room (boxes with CLEARANCE,
- * MAX_SHIFT). The first and last segment of a route do not move (spreadPorts placed them).
- * Constraints only point from a segment to later ones in that order, so a pass forwards (each
+ * MAX_SHIFT). The first and last segment of a route move too, along the side of their box
+ * (spreadPorts placed them; this parts the legs of routes that leave two facing boxes at the
+ * same height, and of straight routes between the same two boxes). Constraints only point from a segment to later ones in that order, so a pass forwards (each
  * as low as its room, its wish and the ones before allow) and one backwards (as high as the
  * ones after allow) give places that keep every constraint, or show that the gap must shrink.
  */
@@ -1055,12 +1064,11 @@ function nudgeAcross(paths: Point[][], boxes: Buckets<RouteNode>, horizontal: bo
       const c = horizontal ? p.y : p.x;
       const lo = horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y);
       const hi = horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y);
-      const fixed = k === 0 || k === pts.length - 2;
-      segs.push({ route, k, c, lo, hi, fixed, min: c, max: c });
+      segs.push({ route, k, c, lo, hi, min: c, max: c });
     }
   });
   if (segs.length < 2) return;
-  for (const s of segs) if (!s.fixed) room(s, boxes, horizontal);
+  for (const s of segs) room(s, boxes, horizontal);
 
   const reversed = new Map<number, Point[]>();
   const backwards = (r: number): Point[] => {
@@ -1117,7 +1125,7 @@ function nudgeAcross(paths: Point[][], boxes: Buckets<RouteNode>, horizontal: bo
     for (let j = i + 1; j < n; j++) {
       const t = segs[j]!;
       if (t.c - MAX_SHIFT > s.max + SPACING) break;
-      if (t.min >= s.max + SPACING || (s.fixed && t.fixed)) continue;
+      if (t.min >= s.max + SPACING) continue;
       if (Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
       after[i]!.push(j);
       before[j]!.push(i);
@@ -1159,7 +1167,6 @@ function nudgeAcross(paths: Point[][], boxes: Buckets<RouteNode>, horizontal: bo
   };
   const moves: Array<{ s: Segment; to: number }> = [];
   for (const group of groups.values()) {
-    if (group.every((i) => segs[i]!.fixed)) continue;
     let placed = false;
     // SPACING, less where the channel is narrow; where even MIN_SPACING does not fit, the
     // widest gap that does: the routes then fill the channel as a band, each still its own line.
@@ -1246,7 +1253,8 @@ function lineOrder(line: Segment[], before: (s: Segment, t: Segment) => { order:
 /**
  * The room of segment `s` across its line: as far as MAX_SHIFT, but never nearer than CLEARANCE
  * to a box beside it (its neighbours stretch or shrink with it, so its whole stretch counts),
- * and inside a box it runs in (the container of an end).
+ * and inside a box it runs in (the container of an end) or ends on (a leg at a box stays on
+ * the box's side, CLEARANCE from its corners).
  */
 function room(s: Segment, boxes: Buckets<RouteNode>, horizontal: boolean): void {
   let down = MAX_SHIFT;
