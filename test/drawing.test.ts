@@ -6,6 +6,7 @@
 import test from 'ava';
 import { laidOutDiagram } from '../bench/drawing-fixture.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
+import { drawDiagramOffThread, OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { routeEdges, type RouteNode } from '../src/drawing/route.js';
 import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
@@ -271,6 +272,27 @@ test("the bench's 200-instance diagram: every relation routed round the boxes (n
   // Where more routes share a channel than it has room for at MIN_SPACING they are closer
   // still, but never on one line.
   t.deepEqual(onTopOfEachOther(routes, 0.01), []);
+});
+
+test('a large diagram is drawn on a worker thread, the event loop free meanwhile: the same SVG as drawn at once', async (t) => {
+  const { diagram, model } = await laidOutDiagram(200);
+  t.true(diagram.componentInstances.length + diagram.relations.length >= OFF_THREAD_FROM);
+  const options = { componentHref: '#c-', editable: true, marks: new Map([[diagram.relations[0]!.id, 'added' as const]]) };
+  const began = performance.now();
+  const drawing = drawDiagramOffThread(diagram, model, options);
+  const returnedAfter = performance.now() - began;
+  // Timers run while the worker draws (drawn here, the whole drawing would come first).
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 5);
+  const svg = await drawing;
+  clearInterval(timer);
+  t.true(returnedAfter < 50, `${returnedAfter.toFixed(0)} ms on the calling thread`);
+  t.true(ticks > 0);
+  t.is(svg, drawDiagram(diagram, model, options));
+  // A small one is drawn at once.
+  const small = diagram.componentInstances.slice(0, 5);
+  const few = { ...diagram, componentInstances: small, relations: [] };
+  t.is(await drawDiagramOffThread(few, model), drawDiagram(few, model));
 });
 
 test('routes sharing a side of a box are spread along it', (t) => {
