@@ -222,6 +222,24 @@ test('routes are orthogonal, start and end on their boxes, and never cross a box
   t.is(stats.direct, 0, 'no relation is left a direct elbow');
 });
 
+test('boxes placed on top of each other by hand: the relation is still routed (on the whole grid, through a box only where it must)', (t) => {
+  const nodes: RouteNode[] = [
+    { id: 'a', parent: null, x: 0, y: 0, w: 200, h: 100 },
+    { id: 'over-a', parent: null, x: -20, y: -20, w: 240, h: 140 },
+    { id: 'c', parent: null, x: 600, y: 0, w: 200, h: 100 },
+  ];
+  const edges = [{ id: 'r', from: 'a', to: 'c' }];
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const pts = routeEdges(nodes, edges, stats).get('r')!;
+  t.is(stats.fullGrid, 1);
+  t.is(stats.direct, 0);
+  for (let i = 1; i < pts.length; i++) t.true(pts[i - 1]!.x === pts[i]!.x || pts[i - 1]!.y === pts[i]!.y);
+  t.is(pts[0]!.x, 200, 'leaves a by its side facing c');
+  t.is(pts[pts.length - 1]!.x, 600, 'enters c by its side facing a');
+  // Out of the box on top of a, then straight to c: no detour round it.
+  t.true(pts.every((p) => p.y >= -20 && p.y <= 120));
+});
+
 test('routes that share a channel are nudged apart: none is drawn on top of another, through the channel and round its bends', (t) => {
   // Three boxes above a wall with one gap, three below: every relation runs through the gap.
   const nodes: RouteNode[] = [
