@@ -222,6 +222,27 @@ test('routes are orthogonal, start and end on their boxes, and never cross a box
   t.is(stats.direct, 0, 'no relation is left a direct elbow');
 });
 
+test('boxes placed by hand, no two on one line: the search graph holds a small part of the grid of their lines, and every relation is routed', (t) => {
+  let seed = 1;
+  const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const nodes: RouteNode[] = Array.from({ length: 300 }, (_, k) => ({
+    id: `b${k}`,
+    parent: null,
+    x: (k % 17) * 400 + Math.floor(random() * 150),
+    y: Math.floor(k / 17) * 250 + Math.floor(random() * 100),
+    w: 200 + 2 * Math.floor(random() * 13),
+    h: 100 + 2 * Math.floor(random() * 7),
+  }));
+  const edges = nodes
+    .map((n, k) => ({ id: `r${k}`, from: n.id, to: `b${Math.floor(random() * nodes.length)}` }))
+    .filter((e) => e.from !== e.to);
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const routes = routeEdges(nodes, edges, stats);
+  assertRoutes(t, nodes, edges, routes);
+  t.is(stats.direct, 0);
+  t.true(stats.nodes * 10 < stats.gridPoints, `${stats.nodes} nodes, ${stats.gridPoints} grid points`);
+});
+
 test('boxes placed on top of each other by hand: the relation is still routed (on the whole grid, through a box only where it must)', (t) => {
   const nodes: RouteNode[] = [
     { id: 'a', parent: null, x: 0, y: 0, w: 200, h: 100 },

@@ -94,6 +94,13 @@ const EPS = 1e-6;
  * 8 million (about a second); this bounds a hostile layout to a few seconds.
  */
 const ROUTING_STEPS = 20_000_000;
+/**
+ * Bounds on memory, which grows with the nodes of the sparse graph (about 100 bytes each; the
+ * bench's 1,000-instance diagram has 240,000) and with the points of the whole grid: past the
+ * first, every relation is drawn as an elbow; past the second, the whole-grid search is not made.
+ */
+const SPARSE_NODES = 3_000_000;
+const FULL_GRID_POINTS = 1_000_000;
 
 type Side = 'top' | 'bottom' | 'left' | 'right';
 
@@ -348,8 +355,8 @@ class Lines {
  */
 interface Graph {
   lines: Lines;
-  /** Grid point i * ny + j → its node, or -1. */
-  nodeAt: Int32Array;
+  /** The node at grid point (i, j), or -1. */
+  node(i: number, j: number): number;
   nodeI: Int32Array;
   nodeJ: Int32Array;
   /** The neighbour of node n heading d (0 up, 1 right, 2 down, 3 left) at 4n + d, or -1. */
@@ -360,18 +367,20 @@ interface Graph {
   counts(n: RouteNode): boolean;
 }
 
-/** Every point of the grid, joined to its four neighbours, every box counted: slower, for when the sparse graph has no route. */
-function fullGraph(lines: Lines, boxes: readonly RouteNode[]): Graph {
+/**
+ * Every point of the grid, joined to its four neighbours, every box counted: slower, for when the
+ * sparse graph has no route; null past FULL_GRID_POINTS (its memory grows with the grid).
+ */
+function fullGraph(lines: Lines, boxes: readonly RouteNode[]): Graph | null {
   const { nx, ny } = lines;
   const size = nx * ny;
-  const nodeAt = new Int32Array(size);
+  if (size > FULL_GRID_POINTS) return null;
   const nodeI = new Int32Array(size);
   const nodeJ = new Int32Array(size);
   const next = new Int32Array(4 * size);
   for (let i = 0; i < nx; i++) {
     for (let j = 0; j < ny; j++) {
       const n = i * ny + j;
-      nodeAt[n] = n;
       nodeI[n] = i;
       nodeJ[n] = j;
       next[4 * n] = j > 0 ? n - 1 : -1;
@@ -381,21 +390,24 @@ function fullGraph(lines: Lines, boxes: readonly RouteNode[]): Graph {
     }
   }
   const { h, v } = lines.counts(boxes);
-  return { lines, nodeAt, nodeI, nodeJ, next, stepCount: stepCounts(lines, nodeI, nodeJ, h, v), counts: () => true };
-}
-
-function stepCounts(lines: Lines, nodeI: Int32Array, nodeJ: Int32Array, h: Int32Array, v: Int32Array): Int32Array {
-  const { nx, ny } = lines;
-  const out = new Int32Array(4 * nodeI.length);
-  for (let n = 0; n < nodeI.length; n++) {
+  const stepCount = new Int32Array(4 * size);
+  for (let n = 0; n < size; n++) {
     const i = nodeI[n]!;
     const j = nodeJ[n]!;
-    out[4 * n] = j > 0 ? v[i * ny + j - 1]! : 0;
-    out[4 * n + 1] = i < nx - 1 ? h[i * ny + j]! : 0;
-    out[4 * n + 2] = j < ny - 1 ? v[i * ny + j]! : 0;
-    out[4 * n + 3] = i > 0 ? h[(i - 1) * ny + j]! : 0;
+    stepCount[4 * n] = j > 0 ? v[i * ny + j - 1]! : 0;
+    stepCount[4 * n + 1] = i < nx - 1 ? h[i * ny + j]! : 0;
+    stepCount[4 * n + 2] = j < ny - 1 ? v[i * ny + j]! : 0;
+    stepCount[4 * n + 3] = i > 0 ? h[(i - 1) * ny + j]! : 0;
   }
-  return out;
+  return {
+    lines,
+    node: (i, j) => (i < 0 || j < 0 || i >= nx || j >= ny ? -1 : i * ny + j),
+    nodeI,
+    nodeJ,
+    next,
+    stepCount,
+    counts: () => true,
+  };
 }
 
 /**
@@ -486,40 +498,48 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
     }
     return lo < segs.length && segs[lo]![0] <= k;
   };
-  const nodeAt = new Int32Array(nx * ny).fill(-1);
+  // Nodes column by column (so each column's are consecutive, by row), joined down their
+  // columns' stretches as they are made; then along the rows' stretches. Memory grows with the
+  // nodes, not with the grid.
   const nodeI: number[] = [];
   const nodeJ: number[] = [];
+  const down: number[] = [];
+  const colStart = new Int32Array(nx + 1);
   vSegs.forEach((segs, i) => {
-    for (const [j0, j1] of segs) {
-      for (let j = j0; j <= j1; j++) {
-        if (nodeAt[i * ny + j]! >= 0 || !covers(hSegs[j]!, i)) continue;
-        nodeAt[i * ny + j] = nodeI.length;
-        nodeI.push(i);
-        nodeJ.push(j);
-      }
-    }
-  });
-  const next = new Int32Array(4 * nodeI.length).fill(-1);
-  vSegs.forEach((segs, i) => {
+    colStart[i] = nodeI.length;
     for (const [j0, j1] of segs) {
       let prev = -1;
       for (let j = j0; j <= j1; j++) {
-        const n = nodeAt[i * ny + j]!;
-        if (n < 0) continue;
-        if (prev >= 0) {
-          next[4 * prev + 2] = n;
-          next[4 * n] = prev;
-        }
+        if (!covers(hSegs[j]!, i)) continue;
+        const n = nodeI.length;
+        if (n >= SPARSE_NODES) throw new TooLarge();
+        nodeI.push(i);
+        nodeJ.push(j);
+        down.push(-1);
+        if (prev >= 0) down[prev] = n;
         prev = n;
       }
     }
   });
+  colStart[nx] = nodeI.length;
+  const count = nodeI.length;
+  const next = new Int32Array(4 * count).fill(-1);
+  const rows: number[][] = Array.from({ length: ny }, () => []);
+  for (let n = 0; n < count; n++) {
+    rows[nodeJ[n]!]!.push(n);
+    const m = down[n]!;
+    if (m >= 0) {
+      next[4 * n + 2] = m;
+      next[4 * m] = n;
+    }
+  }
   hSegs.forEach((segs, j) => {
+    const row = rows[j]!;
+    let at = 0;
     for (const [i0, i1] of segs) {
-      let prev = -1;
-      for (let i = i0; i <= i1; i++) {
-        const n = nodeAt[i * ny + j]!;
-        if (n < 0) continue;
+      while (at < row.length && nodeI[row[at]!]! < i0) at++;
+      for (let prev = -1; at < row.length && nodeI[row[at]!]! <= i1; at++) {
+        const n = row[at]!;
         if (prev >= 0) {
           next[4 * prev + 1] = n;
           next[4 * n + 3] = prev;
@@ -528,19 +548,52 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
       }
     }
   });
-  const { h, v } = lines.counts([...containers]);
   const is = Int32Array.from(nodeI);
   const js = Int32Array.from(nodeJ);
-  return {
-    lines,
-    nodeAt,
-    nodeI: is,
-    nodeJ: js,
-    next,
-    stepCount: stepCounts(lines, is, js, h, v),
-    counts: (n) => containers.has(n),
+  const node = (i: number, j: number): number => {
+    if (i < 0 || i >= nx) return -1;
+    let lo = colStart[i]!;
+    let hi = colStart[i + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (js[mid]! < j) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < colStart[i + 1]! && js[lo] === j ? lo : -1;
   };
+  // How many containers the unit step next to each node runs through, heading each way: each
+  // container's step rectangle, over the nodes of the columns it spans.
+  const stepCount = new Int32Array(4 * count);
+  for (const c of containers) {
+    const r = lines.stepRect(inflate(c, MARGIN));
+    const j0 = Math.min(r[2], r[6]);
+    const j1 = Math.max(r[3], r[7] + 1);
+    for (let i = Math.min(r[0], r[4]); i <= Math.max(r[1] + 1, r[5]) && i < nx; i++) {
+      let n = colStart[i]!;
+      let hi = colStart[i + 1]!;
+      while (n < hi) {
+        const mid = (n + hi) >> 1;
+        if (js[mid]! < j0) n = mid + 1;
+        else hi = mid;
+      }
+      for (; n < colStart[i + 1]! && js[n]! <= j1; n++) {
+        const j = js[n]!;
+        if (j >= r[2] && j <= r[3]) {
+          if (i >= r[0] && i <= r[1]) stepCount[4 * n + 1]!++;
+          if (i - 1 >= r[0] && i - 1 <= r[1]) stepCount[4 * n + 3]!++;
+        }
+        if (i >= r[4] && i <= r[5]) {
+          if (j >= r[6] && j <= r[7]) stepCount[4 * n + 2]!++;
+          if (j - 1 >= r[6] && j - 1 <= r[7]) stepCount[4 * n]!++;
+        }
+      }
+    }
+  }
+  return { lines, node, nodeI: is, nodeJ: js, next, stepCount, counts: (n) => containers.has(n) };
 }
+
+/** Thrown when a diagram's sparse graph would pass SPARSE_NODES: its relations are drawn as elbows. */
+class TooLarge extends Error {}
 
 // Headings: 0 up, 1 right, 2 down, 3 left.
 const DX = [0, 1, 0, -1];
@@ -603,8 +656,8 @@ class Router {
    * cost THROUGH instead of being impossible.
    */
   route(a: RouteBox, b: RouteBox, minus: readonly StepRect[], plus: readonly StepRect[], soft: boolean): Found | null {
-    const { lines, nodeAt, nodeI, nodeJ, next, stepCount } = this.graph;
-    const { X, Y, ny } = lines;
+    const { lines, node: nodeAtPoint, nodeI, nodeJ, next, stepCount } = this.graph;
+    const { X, Y } = lines;
     const { cost, came, mark, heap, budget } = this;
     if (this.stamp >= 0x7ffffffe) {
       mark.fill(0);
@@ -633,7 +686,7 @@ class Router {
     const nodeOf = (p: Point): number => {
       const i = Lines.line(X, p.x);
       const j = Lines.line(Y, p.y);
-      return i < 0 || j < 0 ? -1 : nodeAt[i * ny + j]!;
+      return i < 0 || j < 0 ? -1 : nodeAtPoint(i, j);
     };
     const goalNode = new Int32Array(4);
     const goalDir = new Int32Array(4);
@@ -827,8 +880,15 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     if (p && p !== n) containers.add(p);
   }
   const budget: Budget = { steps: ROUTING_STEPS };
-  const sparse = new Router(visibilityGraph(lines, all, containers), budget);
-  let full: Router | null = null;
+  let graph: Graph | null;
+  try {
+    graph = visibilityGraph(lines, all, containers);
+  } catch (err) {
+    if (!(err instanceof TooLarge)) throw err;
+    graph = null;
+  }
+  const sparse = graph ? new Router(graph, budget) : null;
+  let full: Router | null | undefined;
   const stepRects = new Map<RouteNode, StepRect>();
   const stepRect = (n: RouteNode): StepRect => {
     let r = stepRects.get(n);
@@ -855,18 +915,24 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     if (!ancestors(b).includes(a)) own.push(a);
     if (!ancestors(a).includes(b)) own.push(b);
     const plus = own.map((n) => lines.stepRect({ x: n.x + 1, y: n.y + 1, w: n.w - 2, h: n.h - 2 }));
-    let found = sparse.route(
-      a,
-      b,
-      up.filter((n) => containers.has(n)).map(stepRect),
-      plus.filter((_, k) => containers.has(own[k]!)),
-      false,
-    );
-    if (!found && budget.steps > 0) {
-      full ??= new Router(fullGraph(lines, all), budget);
-      const minus = up.map(stepRect);
-      found = full.route(a, b, minus, plus, false) ?? (budget.steps > 0 ? full.route(a, b, minus, plus, true) : null);
-      if (stats) stats.fullGrid++;
+    let found =
+      sparse?.route(
+        a,
+        b,
+        up.filter((n) => containers.has(n)).map(stepRect),
+        plus.filter((_, k) => containers.has(own[k]!)),
+        false,
+      ) ?? null;
+    if (!found && sparse && budget.steps > 0) {
+      if (full === undefined) {
+        const whole = fullGraph(lines, all);
+        full = whole ? new Router(whole, budget) : null;
+      }
+      if (full) {
+        const minus = up.map(stepRect);
+        found = full.route(a, b, minus, plus, false) ?? (budget.steps > 0 ? full.route(a, b, minus, plus, true) : null);
+        if (stats) stats.fullGrid++;
+      }
     }
     if (!found && stats) stats.direct++;
     found ??= directRoute(a, b);
@@ -888,7 +954,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   if (stats) {
     stats.steps = ROUTING_STEPS - budget.steps;
     stats.gridPoints = lines.nx * lines.ny;
-    stats.nodes = sparse.graph.nodeI.length;
+    stats.nodes = sparse?.graph.nodeI.length ?? 0;
   }
   return routes;
 }
