@@ -5,6 +5,9 @@
  * external systems; relations flow from people to apps to services to stores and externals,
  * with a few going back up. Deterministic for a seed.
  */
+import { layoutDiagram } from '../src/layout/layout.js';
+import { emptyModel } from '../src/model/files.js';
+import type { Diagram, Model } from '../src/model/types.js';
 
 export interface SyntheticComponent {
   ref: string;
@@ -124,4 +127,75 @@ export function syntheticDiagram(
   }
   for (const e of externalRefs) if (rnd() < 0.3) relate(e, pick(services));
   return { components, diagram };
+}
+
+const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
+
+/**
+ * `syntheticDiagram(n)` as the drawing takes it: its components in a model, the diagram laid out
+ * by the service's automatic layout (timed `runs` more times, for the bench).
+ */
+export async function laidOutDiagram(n: number, runs = 0): Promise<{ diagram: Diagram; model: Model; layoutTimes: number[] }> {
+  const { components, diagram: posted } = syntheticDiagram(n);
+  const model = emptyModel({ name: 'bench', slug: 'bench', members: [] });
+  for (const slug of TYPES) model.types.set(slug, { id: slug, slug, name: slug });
+  for (const c of components) {
+    model.components.set(c.ref, {
+      id: c.ref,
+      name: c.name,
+      desc: c.desc,
+      state: 'ACTIVE',
+      typeId: c.typeSlug,
+      linksTo: [],
+      attributes: [],
+    });
+  }
+  const input = {
+    instances: posted.componentInstances.map((i) => ({
+      id: i.ref,
+      parent: i.parent ?? null,
+      isContainer: i.isContainer === true,
+      label: i.component ? model.components.get(i.component)!.name : (i.placeholder ?? ''),
+    })),
+    relations: posted.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
+    textareas: [],
+  };
+  const layoutTimes: number[] = [];
+  let layout = await layoutDiagram(input);
+  for (let run = 0; run < runs; run++) {
+    const began = performance.now();
+    layout = await layoutDiagram(input);
+    layoutTimes.push(performance.now() - began);
+  }
+  const diagram: Diagram = {
+    id: 'd',
+    name: posted.name,
+    desc: null,
+    state: 'ACTIVE',
+    level: 'C2',
+    tags: [],
+    textareas: [],
+    componentInstances: posted.componentInstances.map((i) => {
+      const b = layout.instances.get(i.ref)!;
+      return {
+        id: i.ref,
+        component: i.component ?? null,
+        placeholder: i.placeholder ?? '',
+        isContainer: i.isContainer === true,
+        parent: i.parent ?? null,
+        position: b.position,
+        width: b.width,
+        height: b.height,
+      };
+    }),
+    relations: posted.relations.map((r, k) => ({
+      id: `r${k}`,
+      fromComponentInstance: r.fromComponentInstance,
+      toComponentInstance: r.toComponentInstance,
+      label: r.label,
+      desc: null,
+      linksTo: [],
+    })),
+  };
+  return { diagram, model, layoutTimes };
 }

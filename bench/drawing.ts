@@ -1,21 +1,21 @@
 /**
  * `npm run bench:drawing` (and the drawing section of `npm run bench`): a diagram posted
  * without positions, at 50, 200 and 1,000 instances (bench/drawing-fixture.ts) — automatic
- * layout, then the drawing (routing, labels, SVG), then a PNG of that SVG (resvg with the
- * bundled DejaVu fonts) — and the crossings of its routes against Graphviz `dot` on the same
- * graph with the same box sizes. Target: 200 instances drawn in under 300 ms. Prints a table
- * and writes bench/drawing-results.md (`--no-write`: print only).
+ * layout, then the drawing (routing, labels, SVG; the routing alone too), then a PNG of that
+ * SVG (resvg with the bundled DejaVu fonts) — the relations left direct elbows past the routing
+ * budget, the pairs of relations drawn on top of each other (less than a pixel apart along a
+ * common stretch), and the crossings of the routes against Graphviz `dot` on the same graph with
+ * the same box sizes. Target: 200 instances drawn in under 300 ms. Prints a table and writes
+ * bench/drawing-results.md (`--no-write`: print only).
  */
 import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
-import { routeEdges } from '../src/drawing/route.js';
-import { layoutDiagram } from '../src/layout/layout.js';
-import { emptyModel } from '../src/model/files.js';
-import type { Diagram } from '../src/model/types.js';
+import { type Point, type RouteStats, routeEdges } from '../src/drawing/route.js';
 import { countCrossings, dotCrossings, type Geometry } from '../test/support/drawing-geometry.js';
-import { syntheticDiagram } from './drawing-fixture.js';
+import { laidOutDiagram } from './drawing-fixture.js';
 import { machine } from './report.js';
 import { median } from './stats.js';
 
@@ -24,13 +24,53 @@ export interface DrawingFigure {
   relations: number;
   layoutMs: number;
   drawMs: number;
+  routeMs: number;
   svgBytes: number;
   pngMs: number | null;
+  /** Relations drawn as direct elbows (past the routing budget) and searched on the whole grid. */
+  elbows: number;
+  fullGrid: number;
+  /** Pairs of relations less than a pixel apart along a common stretch of more than a pixel. */
+  onTop: number;
   crossings: number;
   dotCrossings: number;
 }
 
-const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
+/** Pairs of routes with parallel segments less than a pixel apart that share more than a pixel. */
+export function routesOnTop(routes: ReadonlyMap<string, readonly Point[]>): number {
+  const lines = new Map<string, Array<{ id: string; c: number; lo: number; hi: number }>>();
+  for (const [id, pts] of routes) {
+    for (let i = 1; i < pts.length; i++) {
+      const p = pts[i - 1]!;
+      const q = pts[i]!;
+      const horizontal = p.y === q.y;
+      const c = horizontal ? p.y : p.x;
+      const segment = {
+        id,
+        c,
+        lo: horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y),
+        hi: horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y),
+      };
+      // Keyed by whole pixels: a pair less than a pixel apart is in one key or the next.
+      const key = `${horizontal}:${Math.floor(c)}`;
+      const list = lines.get(key);
+      if (list) list.push(segment);
+      else lines.set(key, [segment]);
+    }
+  }
+  const pairs = new Set<string>();
+  for (const [key, list] of lines) {
+    const [axis, at] = key.split(':');
+    const near = [...list, ...(lines.get(`${axis}:${Number(at) + 1}`) ?? [])];
+    for (const s of list) {
+      for (const u of near) {
+        if (s.id === u.id || Math.abs(s.c - u.c) >= 1 || Math.min(s.hi, u.hi) - Math.max(s.lo, u.lo) <= 1) continue;
+        pairs.add(s.id < u.id ? `${s.id} ${u.id}` : `${u.id} ${s.id}`);
+      }
+    }
+  }
+  return pairs.size;
+}
 
 async function pngOf(svg: string): Promise<(() => void) | null> {
   try {
@@ -47,67 +87,7 @@ async function pngOf(svg: string): Promise<(() => void) | null> {
 export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise<DrawingFigure[]> {
   const figures: DrawingFigure[] = [];
   for (const n of sizes) {
-    const { components, diagram: posted } = syntheticDiagram(n);
-    const model = emptyModel({ name: 'bench', slug: 'bench', members: [] });
-    for (const slug of TYPES) model.types.set(slug, { id: slug, slug, name: slug });
-    for (const c of components) {
-      model.components.set(c.ref, {
-        id: c.ref,
-        name: c.name,
-        desc: c.desc,
-        state: 'ACTIVE',
-        typeId: c.typeSlug,
-        linksTo: [],
-        attributes: [],
-      });
-    }
-    const input = {
-      instances: posted.componentInstances.map((i) => ({
-        id: i.ref,
-        parent: i.parent ?? null,
-        isContainer: i.isContainer === true,
-        label: i.component ? model.components.get(i.component)!.name : (i.placeholder ?? ''),
-      })),
-      relations: posted.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
-      textareas: [],
-    };
-    const layoutTimes: number[] = [];
-    let layout = await layoutDiagram(input);
-    for (let run = 0; run < runs; run++) {
-      const began = performance.now();
-      layout = await layoutDiagram(input);
-      layoutTimes.push(performance.now() - began);
-    }
-    const diagram: Diagram = {
-      id: 'd',
-      name: posted.name,
-      desc: null,
-      state: 'ACTIVE',
-      level: 'C2',
-      tags: [],
-      textareas: [],
-      componentInstances: posted.componentInstances.map((i) => {
-        const b = layout.instances.get(i.ref)!;
-        return {
-          id: i.ref,
-          component: i.component ?? null,
-          placeholder: i.placeholder ?? '',
-          isContainer: i.isContainer === true,
-          parent: i.parent ?? null,
-          position: b.position,
-          width: b.width,
-          height: b.height,
-        };
-      }),
-      relations: posted.relations.map((r, k) => ({
-        id: `r${k}`,
-        fromComponentInstance: r.fromComponentInstance,
-        toComponentInstance: r.toComponentInstance,
-        label: r.label,
-        desc: null,
-        linksTo: [],
-      })),
-    };
+    const { diagram, model, layoutTimes } = await laidOutDiagram(n, runs);
     let svg = drawDiagram(diagram, model);
     const drawTimes: number[] = [];
     for (let run = 0; run < runs; run++) {
@@ -134,10 +114,15 @@ export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise
       w: i.width * GRID_PX,
       h: i.height * GRID_PX,
     }));
-    const routes = routeEdges(
-      boxes,
-      diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
-    );
+    const edges = diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance }));
+    const stats: RouteStats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+    let routes = routeEdges(boxes, edges, stats);
+    const routeTimes: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const began = performance.now();
+      routes = routeEdges(boxes, edges);
+      routeTimes.push(performance.now() - began);
+    }
     const geometry: Geometry = {
       boxes,
       labels: [],
@@ -153,8 +138,12 @@ export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise
       relations: diagram.relations.length,
       layoutMs: median(layoutTimes),
       drawMs: median(drawTimes),
+      routeMs: median(routeTimes),
       svgBytes: Buffer.byteLength(svg),
       pngMs,
+      elbows: stats.direct,
+      fullGrid: stats.fullGrid,
+      onTop: routesOnTop(routes),
       crossings: countCrossings(geometry.relations.map((r) => r.points)),
       dotCrossings: await dotCrossings(geometry, new Map(diagram.relations.map((r) => [r.id, r.label ?? '']))),
     });
@@ -166,17 +155,19 @@ export function renderDrawing(figures: DrawingFigure[]): string {
   const ms = (v: number | null) => (v === null ? '—' : v.toFixed(0));
   const rows = figures.map(
     (f) =>
-      `| ${f.instances} | ${f.relations} | ${ms(f.layoutMs)} | ${ms(f.drawMs)}${f.instances === 200 ? (f.drawMs < 300 ? ' ✓' : ' ✗ (target 300)') : ''} | ${(f.svgBytes / 1024).toFixed(0)} KB | ${ms(f.pngMs)} | ${f.crossings} | ${f.dotCrossings} |`,
+      `| ${f.instances} | ${f.relations} | ${ms(f.layoutMs)} | ${ms(f.drawMs)}${f.instances === 200 ? (f.drawMs < 300 ? ' ✓' : ' ✗ (target 300)') : ''} | ${ms(f.routeMs)} | ${(f.svgBytes / 1024).toFixed(0)} KB | ${ms(f.pngMs)} | ${f.elbows} | ${f.onTop} | ${f.crossings} | ${f.dotCrossings} |`,
   );
   return [
     '## Drawing (issue 25)',
     '',
     'A diagram posted without positions (bench/drawing-fixture.ts): automatic layout, then the drawing',
-    '(routing, labels, SVG; target: 200 instances under 300 ms), a PNG of it, and the crossings of its',
+    '(routing, labels, SVG; target: 200 instances under 300 ms) and the routing alone, a PNG of it;',
+    'relations left direct elbows past the routing budget (they may cross boxes), pairs of relations',
+    'drawn on top of each other (under a pixel apart along a common stretch), and the crossings of the',
     "routes against Graphviz dot's on the same graph with the same box sizes. Medians, ms.",
     '',
-    '| instances | relations | layout | drawing | SVG | PNG | crossings | dot |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| instances | relations | layout | drawing | routing | SVG | PNG | elbows | on top | crossings | dot |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
   ].join('\n');
@@ -185,8 +176,10 @@ export function renderDrawing(figures: DrawingFigure[]): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { 'no-write': { type: 'boolean' }, sizes: { type: 'string' } } });
   const sizes = values.sizes ? values.sizes.split(',').map(Number) : undefined;
+  const before = machine();
   const figures = await measureDrawing(sizes);
-  const markdown = `# Drawing benchmark\n\n${JSON.stringify(machine())}\n\n${renderDrawing(figures)}`;
+  const loadAfter = loadavg()[0]!;
+  const markdown = `# Drawing benchmark\n\n${JSON.stringify({ ...before, loadAfter })}\n\n${renderDrawing(figures)}`;
   console.log(markdown);
   if (!values['no-write']) await writeFile(join(import.meta.dirname, 'drawing-results.md'), markdown);
 }

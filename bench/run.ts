@@ -312,7 +312,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
     startup,
     memory,
     choices,
-    viewer: measureViewer(Math.max(20, options.choiceSamples * 5)),
+    viewer: await measureViewer(Math.max(20, options.choiceSamples * 5)),
     rules,
     fsck: fsckResult,
     totalMs: performance.now() - began,

@@ -21,6 +21,7 @@ await build({
     'loose-reader-worker': 'src/store/loose-reader-worker.ts',
     'layout-worker': 'src/layout/layout-worker.ts',
     'png-worker': 'src/drawing/png-worker.ts',
+    'draw-worker': 'src/drawing/draw-worker.ts',
   },
   outdir: 'dist',
   bundle: true,

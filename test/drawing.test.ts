@@ -4,7 +4,9 @@
  * The same counts measured from Chromium's geometry: drawing-browser.test.ts.
  */
 import test from 'ava';
+import { laidOutDiagram } from '../bench/drawing-fixture.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
+import { drawDiagramOffThread, OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { routeEdges, type RouteNode } from '../src/drawing/route.js';
 import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
@@ -143,6 +145,60 @@ function crossesInterior(s: Seg, r: { x: number; y: number; w: number; h: number
   return x1 > r.x + 0.5 && x0 < r.x + r.w - 0.5 && y1 > r.y + 0.5 && y0 < r.y + r.h - 0.5;
 }
 
+/** Every route orthogonal, from a side of its first box to a side of its second, through no box that is not an end or its container. */
+function assertRoutes(
+  t: { true: (v: boolean, m?: string) => void; false: (v: boolean, m?: string) => void; is: (a: unknown, b: unknown, m?: string) => void },
+  nodes: readonly RouteNode[],
+  edges: ReadonlyArray<{ id: string; from: string; to: string }>,
+  routes: ReadonlyMap<string, Array<{ x: number; y: number }>>,
+): void {
+  t.is(routes.size, edges.length);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  for (const e of edges) {
+    const pts = routes.get(e.id)!;
+    const exempt = new Set([e.from, e.to, byId.get(e.from)!.parent, byId.get(e.to)!.parent]);
+    let through = '';
+    let diagonal = false;
+    for (let i = 1; i < pts.length; i++) {
+      const s = { a: pts[i - 1]!, b: pts[i]! };
+      if (!(s.a.x === s.b.x || s.a.y === s.b.y)) diagonal = true;
+      for (const n of nodes) if (!exempt.has(n.id) && crossesInterior(s, n)) through ||= n.id;
+    }
+    t.false(diagonal, `${e.id} is orthogonal`);
+    t.is(through, '', `${e.id} crosses no box`);
+    const onSide = (p: { x: number; y: number }, n: RouteNode) =>
+      (p.x >= n.x && p.x <= n.x + n.w && (p.y === n.y || p.y === n.y + n.h)) ||
+      (p.y >= n.y && p.y <= n.y + n.h && (p.x === n.x || p.x === n.x + n.w));
+    t.true(onSide(pts[0]!, byId.get(e.from)!), `${e.id} starts on its box`);
+    t.true(onSide(pts[pts.length - 1]!, byId.get(e.to)!), `${e.id} ends on its box`);
+  }
+}
+
+/** Pairs of relations drawn on top of each other: segments on one line (within `within` px) sharing more than a pixel. */
+function onTopOfEachOther(routes: ReadonlyMap<string, Array<{ x: number; y: number }>>, within = 1): string[] {
+  const segments = [...routes].flatMap(([id, pts]) =>
+    pts.slice(1).map((q, i) => {
+      const p = pts[i]!;
+      const horizontal = p.y === q.y;
+      return {
+        id,
+        horizontal,
+        c: horizontal ? p.y : p.x,
+        lo: horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y),
+        hi: horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y),
+      };
+    }),
+  );
+  const pairs = new Set<string>();
+  for (const s of segments) {
+    for (const u of segments) {
+      if (s.id >= u.id || s.horizontal !== u.horizontal || Math.abs(s.c - u.c) >= within) continue;
+      if (Math.min(s.hi, u.hi) - Math.max(s.lo, u.lo) > 1) pairs.add(`${s.id} and ${u.id}`);
+    }
+  }
+  return [...pairs];
+}
+
 test('routes are orthogonal, start and end on their boxes, and never cross a box that is not an end or its container', (t) => {
   // A grid of boxes with relations jumping across it, and a container with children.
   const nodes: RouteNode[] = [];
@@ -160,23 +216,122 @@ test('routes are orthogonal, start and end on their boxes, and never cross a box
     { id: 'f', from: 'n42', to: 'box' },
     { id: 'g', from: 'n11', to: 'n13' },
   ];
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const routes = routeEdges(nodes, edges, stats);
+  assertRoutes(t, nodes, edges, routes);
+  t.is(stats.direct, 0, 'no relation is left a direct elbow');
+});
+
+test('boxes placed by hand, no two on one line: the search graph holds a small part of the grid of their lines, and every relation is routed', (t) => {
+  let seed = 1;
+  const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const nodes: RouteNode[] = Array.from({ length: 300 }, (_, k) => ({
+    id: `b${k}`,
+    parent: null,
+    x: (k % 17) * 400 + Math.floor(random() * 150),
+    y: Math.floor(k / 17) * 250 + Math.floor(random() * 100),
+    w: 200 + 2 * Math.floor(random() * 13),
+    h: 100 + 2 * Math.floor(random() * 7),
+  }));
+  const edges = nodes
+    .map((n, k) => ({ id: `r${k}`, from: n.id, to: `b${Math.floor(random() * nodes.length)}` }))
+    .filter((e) => e.from !== e.to);
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const routes = routeEdges(nodes, edges, stats);
+  assertRoutes(t, nodes, edges, routes);
+  t.is(stats.direct, 0);
+  t.true(stats.nodes * 10 < stats.gridPoints, `${stats.nodes} nodes, ${stats.gridPoints} grid points`);
+});
+
+test('boxes placed on top of each other by hand: the relation is still routed (on the whole grid, through a box only where it must)', (t) => {
+  const nodes: RouteNode[] = [
+    { id: 'a', parent: null, x: 0, y: 0, w: 200, h: 100 },
+    { id: 'over-a', parent: null, x: -20, y: -20, w: 240, h: 140 },
+    { id: 'c', parent: null, x: 600, y: 0, w: 200, h: 100 },
+  ];
+  const edges = [{ id: 'r', from: 'a', to: 'c' }];
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const pts = routeEdges(nodes, edges, stats).get('r')!;
+  t.is(stats.fullGrid, 1);
+  t.is(stats.direct, 0);
+  for (let i = 1; i < pts.length; i++) t.true(pts[i - 1]!.x === pts[i]!.x || pts[i - 1]!.y === pts[i]!.y);
+  t.is(pts[0]!.x, 200, 'leaves a by its side facing c');
+  t.is(pts[pts.length - 1]!.x, 600, 'enters c by its side facing a');
+  // Out of the box on top of a, then straight to c: no detour round it.
+  t.true(pts.every((p) => p.y >= -20 && p.y <= 120));
+});
+
+test('routes that share a channel are nudged apart: none is drawn on top of another, through the channel and round its bends', (t) => {
+  // Three boxes above a wall with one gap, three below: every relation runs through the gap.
+  const nodes: RouteNode[] = [
+    ...[0, 1, 2].map((i) => ({ id: `top${i}`, parent: null, x: i * 300, y: 0, w: 200, h: 100 })),
+    { id: 'wall-left', parent: null, x: -1200, y: 300, w: 1500, h: 100 },
+    { id: 'wall-right', parent: null, x: 400, y: 300, w: 1500, h: 100 },
+    ...[0, 1, 2].map((i) => ({ id: `bottom${i}`, parent: null, x: i * 300, y: 600, w: 200, h: 100 })),
+    // Two boxes one above the other, related three times: straight routes, side by side.
+    { id: 'up', parent: null, x: 2400, y: 0, w: 200, h: 100 },
+    { id: 'down', parent: null, x: 2400, y: 400, w: 200, h: 100 },
+  ];
+  const edges = [
+    ...[0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => ({ id: `r${i}${j}`, from: `top${i}`, to: `bottom${j}` }))),
+    { id: 'same1', from: 'up', to: 'down' },
+    { id: 'same2', from: 'up', to: 'down' },
+    { id: 'back', from: 'down', to: 'up' },
+  ];
   const routes = routeEdges(nodes, edges);
-  t.is(routes.size, edges.length);
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  for (const e of edges) {
-    const pts = routes.get(e.id)!;
-    const exempt = new Set([e.from, e.to, byId.get(e.from)!.parent, byId.get(e.to)!.parent]);
-    for (let i = 1; i < pts.length; i++) {
-      const s = { a: pts[i - 1]!, b: pts[i]! };
-      t.true(s.a.x === s.b.x || s.a.y === s.b.y, `${e.id} segment ${i} is orthogonal`);
-      for (const n of nodes) if (!exempt.has(n.id)) t.false(crossesInterior(s, n), `${e.id} crosses ${n.id}`);
-    }
-    const onSide = (p: { x: number; y: number }, n: RouteNode) =>
-      (p.x >= n.x && p.x <= n.x + n.w && (p.y === n.y || p.y === n.y + n.h)) ||
-      (p.y >= n.y && p.y <= n.y + n.h && (p.x === n.x || p.x === n.x + n.w));
-    t.true(onSide(pts[0]!, byId.get(e.from)!), `${e.id} starts on its box`);
-    t.true(onSide(pts[pts.length - 1]!, byId.get(e.to)!), `${e.id} ends on its box`);
-  }
+  assertRoutes(t, nodes, edges, routes);
+  t.deepEqual(onTopOfEachOther(routes), []);
+  // Through the gap (300 to 400) side by side, at least MIN_SPACING (2 px) apart.
+  const inGap = [...routes.values()]
+    .flatMap((pts) => pts.slice(1).map((q, i) => [pts[i]!, q] as const))
+    .filter(([p, q]) => p.x === q.x && p.x > 300 && p.x < 400 && Math.min(p.y, q.y) < 300 && Math.max(p.y, q.y) > 400)
+    .map(([p]) => p.x)
+    .sort((a, b) => a - b);
+  t.is(inGap.length, 9);
+  for (let i = 1; i < inGap.length; i++) t.true(inGap[i]! - inGap[i - 1]! >= 2, inGap.join(' '));
+});
+
+test("the bench's 200-instance diagram: every relation routed round the boxes (none left a direct elbow), each on a line of its own", async (t) => {
+  const { diagram } = await laidOutDiagram(200);
+  const nodes: RouteNode[] = diagram.componentInstances.map((i) => ({
+    id: i.id,
+    parent: i.parent,
+    x: i.position.x * GRID_PX,
+    y: i.position.y * GRID_PX,
+    w: i.width * GRID_PX,
+    h: i.height * GRID_PX,
+  }));
+  const edges = diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance }));
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const routes = routeEdges(nodes, edges, stats);
+  t.true(edges.length >= 240);
+  assertRoutes(t, nodes, edges, routes);
+  t.is(stats.direct, 0, 'no relation past the budget');
+  t.is(stats.fullGrid, 0, 'every route found on the sparse graph');
+  // Where more routes share a channel than it has room for at MIN_SPACING they are closer
+  // still, but never on one line.
+  t.deepEqual(onTopOfEachOther(routes, 0.01), []);
+});
+
+test('a large diagram is drawn on a worker thread, the event loop free meanwhile: the same SVG as drawn at once', async (t) => {
+  const { diagram, model } = await laidOutDiagram(200);
+  t.true(diagram.componentInstances.length + diagram.relations.length >= OFF_THREAD_FROM);
+  const options = { componentHref: '#c-', editable: true, marks: new Map([[diagram.relations[0]!.id, 'added' as const]]) };
+  const began = performance.now();
+  const drawing = drawDiagramOffThread(diagram, model, options);
+  const returnedAfter = performance.now() - began;
+  // Timers run while the worker draws (drawn here, the whole drawing would come first).
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 5);
+  const svg = await drawing;
+  clearInterval(timer);
+  t.true(returnedAfter < 50, `${returnedAfter.toFixed(0)} ms on the calling thread`);
+  t.true(ticks > 0);
+  t.is(svg, drawDiagram(diagram, model, options));
+  // A small one is drawn at once.
+  const small = diagram.componentInstances.slice(0, 5);
+  const few = { ...diagram, componentInstances: small, relations: [] };
+  t.is(await drawDiagramOffThread(few, model), drawDiagram(few, model));
 });
 
 test('routes sharing a side of a box are spread along it', (t) => {

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import test from 'ava';
+import { syntheticDiagram } from '../bench/drawing-fixture.js';
+import { OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { serveProcess } from './support/process.js';
@@ -253,10 +255,12 @@ test('a large PNG is drawn off the event loop: light requests are answered while
     t.true(width * height > 15_500_000, 'as large as the bound allows');
   }));
 
-test('the built server (dist/, npm run build first) draws PNGs too: its worker and resvg are found beside cli.js', async (t) => {
+test('the built server (dist/, npm run build first) draws PNGs and large diagrams too: its workers and resvg are found beside cli.js', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'c4store-png-dist-'));
   await new Orgs(dataDir).create('demo', { from: join(import.meta.dirname, '..', 'sample-repo'), author: { name: 't', email: 't@t' } });
+  await new Orgs(dataDir).create('synthetic', { author: { name: 't', email: 't@t' } });
   const { key } = await new KeyStore(dataDir).create('demo');
+  const synthetic = (await new KeyStore(dataDir).create('synthetic')).key;
   const server = await serveProcess(dataDir);
   try {
     const headers = { authorization: `Bearer ${key}` };
@@ -265,6 +269,19 @@ test('the built server (dist/, npm run build first) draws PNGs too: its worker a
     t.is(answer.status, 200, server.output.join('\n'));
     const png = readPng(Buffer.from(await answer.arrayBuffer()));
     t.true(png.width > 100 && png.dark > 0);
+    // A diagram drawn on the drawing worker (src/drawing/draw-pool.ts).
+    const json = { authorization: `Bearer ${synthetic}`, 'content-type': 'application/json' };
+    const { components, diagram: large } = syntheticDiagram(80);
+    t.true(large.componentInstances.length + large.relations.length >= OFF_THREAD_FROM);
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+    t.is((await post('/api/external/component', components)).status, 200);
+    const created = await post('/api/external/diagram', [large]);
+    t.is(created.status, 200);
+    const [posted] = (await created.json()) as Array<{ id: string }>;
+    const svg = await fetch(`${server.url}/api/external/diagram/${posted!.id}`, { headers: { ...json, accept: 'image/svg+xml' } });
+    t.is(svg.status, 200, server.output.join('\n'));
+    t.is((await svg.text()).split('<g class="relation" ').length - 1, large.relations.length);
   } finally {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });

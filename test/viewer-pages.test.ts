@@ -75,18 +75,18 @@ function othersRead(reads: Map<string, number>, shown: string): number {
   return total;
 }
 
-test('a diagram page reads each other diagram at most once per snapshot, however many boxes it shows', (t) => {
+test('a diagram page reads each other diagram at most once per snapshot, however many boxes it shows', async (t) => {
   for (const boxes of [5, 50, 200]) {
     const diagrams = 20;
     const { model, reads } = countedModel(diagrams, boxes);
-    const html = diagramPage(model.diagrams.get('d0')!, model, { key: KEY, slug: 'acme' }, { commit: 'c0' });
+    const html = await diagramPage(model.diagrams.get('d0')!, model, { key: KEY, slug: 'acme' }, { commit: 'c0' });
     // Every panel of the shared component lists all twenty diagrams.
     t.true(html.includes('Diagram 19'));
     // Before: every panel scanned every diagram (boxes × diagrams reads). Now one pass, whatever `boxes`.
     t.is(othersRead(reads, 'd0'), diagrams - 1, `${boxes} boxes`);
     reads.clear();
     // The next page of the same snapshot reads no other diagram at all.
-    diagramPage(model.diagrams.get('d1')!, model, { key: KEY, slug: 'acme' }, { commit: 'c0' });
+    await diagramPage(model.diagrams.get('d1')!, model, { key: KEY, slug: 'acme' }, { commit: 'c0' });
     componentPage(model.components.get('shared')!, model, { key: KEY, slug: 'acme' });
     t.is(othersRead(reads, 'd1'), 0, `${boxes} boxes, second page`);
   }

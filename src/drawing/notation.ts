@@ -74,7 +74,7 @@ function slugKind(slug: string): Kind | null {
 }
 
 /** The kind of an instance (see the module comment). */
-export function classify(i: ComponentInstance, model: Model, tagNames: ReadonlyMap<string, string>): Kind {
+export function classify(i: ComponentInstance, model: Pick<Model, 'components' | 'types'>, tagNames: ReadonlyMap<string, string>): Kind {
   if (i.isContainer) return 'boundary';
   const component = i.component === null ? undefined : model.components.get(i.component);
   if (!component) return 'placeholder';
@@ -93,7 +93,8 @@ interface Rect {
 }
 
 interface InstanceOptions {
-  componentHref?: (componentId: string) => string;
+  /** Each component box links to this followed by the component's id. */
+  componentHref?: string;
   editable: boolean;
   extraClass: string;
 }
@@ -177,7 +178,7 @@ function boxText(name: string, kindLine: string, desc: string, area: Rect): Arra
  */
 export function drawInstance(
   i: ComponentInstance,
-  model: Model,
+  model: Pick<Model, 'components' | 'types'>,
   kind: Kind,
   b: Rect,
   options: InstanceOptions,
@@ -228,7 +229,7 @@ export function drawInstance(
   let inner = parts.join('');
   if (component && options.componentHref) {
     const label = clip(`${component.name} [${typeName}]: details`);
-    inner = `<a href="${esc(options.componentHref(component.id))}" aria-label="${esc(label)}">${inner}</a>`;
+    inner = `<a href="${esc(options.componentHref + component.id)}" aria-label="${esc(label)}">${inner}</a>`;
   }
   const classes = [
     'box',

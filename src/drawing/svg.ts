@@ -12,6 +12,9 @@
 import { unionAll } from '../layout/geometry.js';
 import { textAreaHeight } from '../layout/layout.js';
 import type { Diagram, Model, TextArea } from '../model/types.js';
+
+/** What a drawing reads of the model: its components (names, types, tags), types and tags. */
+export type DrawingModel = Pick<Model, 'components' | 'types' | 'tags'>;
 import { esc } from '../escape.js';
 import { LabelPlacer } from './labels.js';
 import { classify, drawInstance, legend, NOTATION_STYLE, type Kind } from './notation.js';
@@ -30,8 +33,11 @@ const DRAWN_TEXTAREA_WIDTH = 200;
 export type Mark = 'added' | 'removed' | 'changed';
 
 export interface DrawOptions {
-  /** Each component box links here (the page: its panel). None: boxes are not links. */
-  componentHref?: (componentId: string) => string;
+  /**
+   * Each component box links to this followed by the component's id (the page: `#c-`, its
+   * panel). None: boxes are not links. Text, so that the options go to a worker as they are.
+   */
+  componentHref?: string;
   /** Adds the handles the page's script drags. */
   editable?: boolean;
   /**
@@ -166,7 +172,7 @@ function pathOf(points: readonly Point[]): string {
 }
 
 /** The diagram as a standalone SVG document fragment (carries its own namespace and style). */
-export function drawDiagram(diagram: Diagram, model: Model, options: DrawOptions = {}): string {
+export function drawDiagram(diagram: Diagram, model: DrawingModel, options: DrawOptions = {}): string {
   const instances = diagram.componentInstances;
   const kinds = new Map<string, Kind>();
   const tagNames = new Map<string, string>();

@@ -8,7 +8,7 @@
 import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
 import { visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges } from '../drafts/words.js';
-import { drawDiagram } from '../drawing/svg.js';
+import { drawDiagramOffThread } from '../drawing/draw-pool.js';
 import { esc } from '../escape.js';
 import type { Model } from '../model/types.js';
 import { diagramPath, layout, type PageContext } from './pages.js';
@@ -70,7 +70,10 @@ function value(v: unknown): string {
   return `<code>${esc(typeof v === 'string' ? v : JSON.stringify(v, null, 1))}</code>`;
 }
 
-export function draftPage(review: { details: DraftDetails; before: Model; after: Model }, context: PageContext & { slug: string }): string {
+export async function draftPage(
+  review: { details: DraftDetails; before: Model; after: Model },
+  context: PageContext & { slug: string },
+): Promise<string> {
   const { details, before, after } = review;
   const editor = context.key?.role === 'editor' && details.state === 'open';
   // A merged draft shows what its merge brought into main (Drafts.get), not its head against itself.
@@ -85,13 +88,18 @@ export function draftPage(review: { details: DraftDetails; before: Model; after:
     const group = `mode-${diagram.id}`;
     const mode = (name: string, label: string, checked: boolean) =>
       `<label class="${name}"><input type="radio" name="${esc(group)}" value="${name}"${checked ? ' checked' : ''}>${label}</label>`;
+    const [asIs, changes, toBe] = await Promise.all([
+      previous ? drawDiagramOffThread(previous, before) : null,
+      drawDiagramOffThread(drawn.diagram, drawn.model, { marks: drawn.marks }),
+      drawDiagramOffThread(diagram, after),
+    ]);
     figures.push(
       `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${esc(diagram.name)}</a></h3>` +
         `<div class="modes" role="radiogroup" aria-label="Show">${mode('as-is', 'As-is', false)}${mode('changes', 'Changes', true)}${mode('to-be', 'To-be', false)}</div>` +
-        `<div class="panel as-is">${previous ? drawDiagram(previous, before) : '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
-        `<div class="panel changes">${drawDiagram(drawn.diagram, drawn.model, { marks: drawn.marks })}` +
+        `<div class="panel as-is">${asIs ?? '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
+        `<div class="panel changes">${changes}` +
         '<p class="legend"><span class="added">■ added</span><span class="removed">■ removed</span><span class="changed">■ changed</span></p></div>' +
-        `<div class="panel to-be">${drawDiagram(diagram, after)}</div></section>`,
+        `<div class="panel to-be">${toBe}</div></section>`,
     );
   }
   const conflicts =

@@ -32,7 +32,7 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
   router.get('/orgs/:slug/drafts/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const key = keyOf(ctx);
     const review = await new Drafts(state(ctx).org).review(String(ctx.params.name));
-    sendHtml(ctx, draftPage(review, { key, slug: key.org }));
+    sendHtml(ctx, await draftPage(review, { key, slug: key.org }));
   });
 
   /** The merge button, with a choice per conflict as `take:<kind>:<id>:<field>` = main | draft. */

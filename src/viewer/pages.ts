@@ -7,7 +7,7 @@ import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../m
 import type { KeyRecord } from '../store/keys.js';
 import type { ShareLink } from '../share/links.js';
 import { esc } from '../escape.js';
-import { drawDiagram } from '../drawing/svg.js';
+import { drawDiagramOffThread } from '../drawing/draw-pool.js';
 import { diagramSegment } from '../model/present.js';
 
 export interface PageContext {
@@ -311,15 +311,15 @@ function draftBanner(draft: NonNullable<DiagramView['draft']>, slug: string, pat
 }
 
 /** The diagram page: the drawing, its facts, and a panel per component opened by clicking its box. */
-export function diagramPage(
+export async function diagramPage(
   diagram: Diagram,
   model: Model,
   context: PageContext & { slug: string; key: KeyRecord },
   view: DiagramView,
-): string {
+): Promise<string> {
   const draft = view.at === undefined ? view.draft : undefined;
   const editable = context.key.role === 'editor' && view.at === undefined && (draft === undefined || draft.state === 'open');
-  const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}`, editable });
+  const svg = await drawDiagramOffThread(diagram, model, { componentHref: '#c-', editable });
   const path = diagramPath(context.slug, diagram.id);
   // Where this page's writes go and its links lead: the draft it shows, else main.
   const ofDraft = draft === undefined ? '' : `?draft=${encodeURIComponent(draft.name)}`;
@@ -355,8 +355,8 @@ export function diagramPage(
  * A share link's page (`sharePath`: `/share/<token>`): the diagram as it is now, read only, with
  * nothing that leads elsewhere in the organization — no other diagram, no attributes, no history.
  */
-export function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): string {
-  const svg = drawDiagram(diagram, model, { componentHref: (id) => `#c-${id}` });
+export async function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): Promise<string> {
+  const svg = await drawDiagramOffThread(diagram, model, { componentHref: '#c-' });
   const panels = panelsOf(diagram, model, (c) => componentDetails(c, model, '', 2, true));
   const body =
     `<article class="diagram-page shared" data-editable="false">` +

@@ -37,7 +37,7 @@ import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
-import { drawDiagram } from '../drawing/svg.js';
+import { drawDiagramOffThread } from '../drawing/draw-pool.js';
 import type { Model } from '../model/types.js';
 import { type DrawingFormat, sendDrawing } from './svg-response.js';
 import { draftPageRoutes } from './draft-routes.js';
@@ -284,7 +284,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const links = key.role === 'editor' && at === undefined && draft === undefined ? await shareLinks.list(key.org, id) : undefined;
     sendHtml(
       ctx,
-      diagramPage(
+      await diagramPage(
         diagram,
         snapshot.model,
         { key, slug: key.org },
@@ -330,7 +330,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Robots-Tag', 'noindex');
     if (format) return sendDrawing(ctx, snapshot, diagram, format, 'shared');
-    sendHtml(ctx, sharedDiagramPage(diagram, snapshot.model, ctx.path), 200, SHARED_PAGE_POLICY);
+    sendHtml(ctx, await sharedDiagramPage(diagram, snapshot.model, ctx.path), 200, SHARED_PAGE_POLICY);
     ctx.set('Referrer-Policy', 'no-referrer');
   });
 
@@ -394,7 +394,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({
         commit: snapshot.commit,
-        svg: drawDiagram(result, snapshot.model, { componentHref: (c) => `#c-${c}`, editable: true }),
+        svg: await drawDiagramOffThread(result, snapshot.model, { componentHref: '#c-', editable: true }),
       });
     },
   );
