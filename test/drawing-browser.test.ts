@@ -31,18 +31,6 @@ const browserTest = useBrowserRig(
   (rig) => ({ key: rig.keys.demo, emptyKey: rig.keys.synthetic, org: 'demo' as const }),
 );
 
-// Known gap (issue 25.2): the layout now crosses no more than dot on the synthetic diagram
-// (330 vs 544) and on two of the four re-posted samples, but two samples still route with more
-// crossings than dot (Shop API - Components 4 vs 3, Checkout Controller - Code 4 vs 0). Those
-// extra crossings are made by the router, not the layout: spreadPorts (src/drawing/route.ts)
-// orders the routes that leave one side of a box by the far end of their second leg, so of two
-// routes that leave a left or right side and turn the same way, the one turning nearer the box
-// can get the slot away from its turn and its turn crosses the other's first leg (CheckoutController's
-// four routes out of its left side, Web Shop's two). Ordered by where they turn, the same layouts
-// route to 3 and 0. The test below states the target and is marked failing until it is met; ava
-// reports it as soon as it passes, so the mark cannot outlive the fix.
-const knownGap = chromiumPath ? test.serial.failing : test.serial.skip;
-
 /** Crossings of each laid-out diagram, ours and dot's, filled by the tests that draw them. */
 const crossings: Array<{ name: string; ours: number; dot: number }> = [];
 
@@ -139,7 +127,7 @@ browserTest('a synthetic diagram of 66 instances, 80+ relations and a container 
   crossings.push({ name: posted.name, ours: problems.crossings, dot });
 });
 
-knownGap('every diagram laid out here crosses its relations no more often than Graphviz dot on the same graph', (t) => {
+browserTest('every diagram laid out here crosses its relations no more often than Graphviz dot on the same graph', (t) => {
   t.true(crossings.length >= 5);
   for (const c of crossings) t.true(c.ours <= c.dot, `${c.name}: ${c.ours} crossings, dot ${c.dot}`);
 });

@@ -1022,7 +1022,23 @@ function spreadPorts(
       const far = seq[Math.min(2, seq.length - 1)]!;
       return horizontalSide ? far.x : far.y;
     };
-    const sorted = list.map((item) => ({ item, key: heading(item) })).sort((p, q) => p.key - q.key);
+    // Where each route turns after its first leg: toward lower (−1) or higher (+1) along-side
+    // coordinates, or not at all (0), and how far out from the side. Along the side, from low to
+    // high: routes turning low, the nearest turn first; those that do not turn; routes turning
+    // high, the nearest turn last. So no route's turn crosses another's first leg (a tie of the
+    // far ends used to leave that to the order of routing).
+    const turn = (item: { edge: string; end: 'start' | 'end' }): { way: number; out: number } => {
+      const pts = routes.get(item.edge)!;
+      const seq = item.end === 'start' ? pts : [...pts].reverse();
+      if (seq.length < 3) return { way: 0, out: 0 };
+      const [p0, p1, p2] = [seq[0]!, seq[1]!, seq[2]!];
+      const along = (p: Point) => (horizontalSide ? p.x : p.y);
+      const across = (p: Point) => (horizontalSide ? p.y : p.x);
+      return { way: Math.sign(along(p2) - along(p1)), out: Math.abs(across(p1) - across(p0)) };
+    };
+    const sorted = list
+      .map((item) => ({ item, key: heading(item), ...turn(item) }))
+      .sort((p, q) => p.way - q.way || (p.way < 0 ? p.out - q.out : p.way > 0 ? q.out - p.out : 0) || p.key - q.key);
     const lo = horizontalSide ? node.x : node.y;
     const length = horizontalSide ? node.w : node.h;
     sorted.forEach(({ item }, n) => {
