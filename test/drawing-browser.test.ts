@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { syntheticDiagram } from '../bench/drawing-fixture.js';
-import { ARTIFACTS, type BrowserRig, callApi, chromiumPath, SAMPLE, useBrowserRig } from './support/browser.js';
+import { ARTIFACTS, type BrowserRig, callApi, SAMPLE, useBrowserRig } from './support/browser.js';
 import { countProblems, dotCrossings, geometryInPage, type Problems } from './support/drawing-geometry.js';
 
 interface Context extends BrowserRig {
