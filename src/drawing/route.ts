@@ -1043,7 +1043,7 @@ function spreadPorts(
     const length = horizontalSide ? node.w : node.h;
     sorted.forEach(({ item }, n) => {
       const pts = routes.get(item.edge)!;
-      // A straight route moves its other end too; only when that stays on the other box's side.
+      // A straight route would move its other end too: nudging slides it along both sides.
       if (pts.length === 2) return;
       const at = lo + ((n + 1) * length) / (sorted.length + 1);
       const [p0, p1, p2] = item.end === 'start' ? [0, 1, 2] : [pts.length - 1, pts.length - 2, pts.length - 3];
