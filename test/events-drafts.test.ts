@@ -322,13 +322,24 @@ test('draft notices: what happened between two looks at the draft refs (pure)', 
   const [first] = draftNotices({}, { x: `closed ${a}` }, new Map());
   t.deepEqual(told({ x: first.leadsTo! }, { x: `closed ${a}` }), [`draft.closed x -> closed ${a}`]);
   // Before a draft's merge commit: its opening not told yet, not its merge, nor other drafts.
-  const before = (commit: string) =>
-    noticesBeforeMerge({ y: `open ${a}` }, { x: `merged ${a}`, y: `closed ${a}` }, new Map([['x', b]]), commit).map(
+  const before = (id: string) =>
+    noticesBeforeMerge({ y: `open ${a}` }, { x: `merged ${a}`, y: `closed ${a}` }, new Map([['x', b]]), { id, title: 'a change' }).map(
       (n) => `${n.type} ${n.data.name}`,
     );
   t.deepEqual(before(b), ['draft.opened x']);
   t.deepEqual(before(a), [], 'not a merge commit');
-  t.deepEqual(noticesBeforeMerge({ x: `open ${a}` }, { x: `merged ${a}` }, new Map([['x', b]]), b), [], 'its opening was told');
+  t.deepEqual(
+    noticesBeforeMerge({ x: `open ${a}` }, { x: `merged ${a}` }, new Map([['x', b]]), { id: b, title: '' }),
+    [],
+    'its opening was told',
+  );
+  // Main moved, the draft's ref not yet: found by the merge commit's title, still open.
+  const early = noticesBeforeMerge({}, { x: `open ${a}` }, new Map(), { id: b, title: "Merged draft 'x': create 1" });
+  t.deepEqual(
+    early.map((n) => `${n.type} ${n.data.name}`),
+    ['draft.opened x'],
+  );
+  t.deepEqual(noticesBeforeMerge({}, {}, new Map(), { id: b, title: "Merged draft 'gone': create 1" }), []);
 });
 
 test('a webhook busy with a change while a draft is opened and merged gets its opening before the merge commit', async (t) => {

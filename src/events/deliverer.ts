@@ -313,7 +313,7 @@ class Worker {
   private async draftEventBeforeMerge(read: SubscriptionState, next: FeedEvent): Promise<Outgoing | undefined> {
     if (read.drafts === undefined || !next.change.title.startsWith(MERGE_TITLE_PREFIX)) return undefined;
     const { states, mergeCommits } = await this.events.draftStates();
-    const [notice] = noticesBeforeMerge(read.drafts, states, mergeCommits, next.change.id);
+    const [notice] = noticesBeforeMerge(read.drafts, states, mergeCommits, next.change);
     return notice === undefined ? undefined : this.draftOutgoing(notice);
   }
 

@@ -104,22 +104,27 @@ export function draftNotices(
 export const MERGE_TITLE_PREFIX = "Merged draft '";
 
 /**
- * The draft events that must be told before `commit` when it is a draft's merge commit: that
+ * The draft events that must be told before a change when it is a draft's merge commit: that
  * draft's opening and updates not told yet (its `draft.merged` comes after the commit). A draft
- * opened and merged between two looks would otherwise be told opened after its own merge.
+ * opened and merged between two looks would otherwise be told opened after its own merge. The
+ * draft is the one whose record names this merge commit, or else the one its title names: main
+ * moves before the draft's ref and record do (drafts/drafts.ts), so a look in between finds the
+ * draft still open.
  */
 export function noticesBeforeMerge(
   before: DraftStates,
   after: DraftStates,
   mergeCommits: ReadonlyMap<string, string>,
-  commit: string,
+  change: { id: string; title: string },
 ): DraftNotice[] {
-  for (const [name, merge] of mergeCommits) {
-    if (merge !== commit) continue;
-    const only = (states: DraftStates): DraftStates => (states[name] === undefined ? {} : { [name]: states[name]! });
-    return draftNotices(only(before), only(after), mergeCommits).filter((notice) => notice.type !== 'draft.merged');
+  let name = [...mergeCommits].find(([, merge]) => merge === change.id)?.[0];
+  if (name === undefined && change.title.startsWith(MERGE_TITLE_PREFIX)) {
+    const named = change.title.slice(MERGE_TITLE_PREFIX.length, change.title.indexOf("'", MERGE_TITLE_PREFIX.length));
+    if (after[named] !== undefined) name = named;
   }
-  return [];
+  if (name === undefined) return [];
+  const only = (states: DraftStates): DraftStates => (states[name] === undefined ? {} : { [name]: states[name]! });
+  return draftNotices(only(before), only(after), mergeCommits).filter((notice) => notice.type !== 'draft.merged');
 }
 
 function split(state: string): ['open' | 'closed' | 'merged', string] {

@@ -153,7 +153,7 @@ export class OrgEvents {
     const drafts: DraftStates = { ...before };
     const told: StreamEvent[] = [];
     for (const event of events) {
-      for (const notice of noticesBeforeMerge(drafts, states, mergeCommits, event.change.id)) {
+      for (const notice of noticesBeforeMerge(drafts, states, mergeCommits, event.change)) {
         told.push(notice);
         if (notice.leadsTo === null) delete drafts[notice.data.name];
         else drafts[notice.data.name] = notice.leadsTo;
