@@ -106,11 +106,9 @@ async function inProcessQueue<T>(key: string, fn: (othersQueued: () => boolean) 
  *
  * The lock is an empty file made with O_EXCL rather than a directory made with mkdir: both are
  * atomic, exclusive and carry the mtime proper-lockfile keeps fresh, but a directory holds a data
- * block that its rmdir frees, at every write. Measured with `perf trace` on the server: the
- * rmdir took 0.38 ms on average, and the renames and creations of the commit around it took
- * 3–4× as long as the same calls in a process without the lock (ext4: the freed block is
- * journaled, and with `discard` trimmed, at the next commit of the journal). A lock of an older
- * version (a directory) is still refused by O_EXCL and still removed when stale.
+ * block that its rmdir frees and journals at every write. Measured with `perf trace` on the
+ * server over 1,000 updates: the rmdir took 0.38 ms on average, the file's unlink 0.034 ms. A
+ * lock of an older version (a directory) is still refused by O_EXCL and still removed when stale.
  */
 type Callback<T> = (error: NodeJS.ErrnoException | null, value?: T) => void;
 function later<T>(call: () => T, callback: Callback<T>): void {
