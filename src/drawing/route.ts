@@ -47,6 +47,8 @@
  * Coordinates are pixels.
  */
 
+import { unionAll } from '../layout/geometry.js';
+
 export interface RouteBox {
   x: number;
   y: number;
@@ -862,18 +864,9 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     .filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b);
   if (order.length === 0) return routes;
 
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const n of all) {
-    x0 = Math.min(x0, n.x);
-    y0 = Math.min(y0, n.y);
-    x1 = Math.max(x1, n.x + n.w);
-    y1 = Math.max(y1, n.y + n.h);
-  }
+  const extent = unionAll(all)!;
   const room = 3 * MARGIN;
-  const lines = new Lines(all, { x: x0 - room, y: y0 - room, w: x1 - x0 + 2 * room, h: y1 - y0 + 2 * room });
+  const lines = new Lines(all, { x: extent.x - room, y: extent.y - room, w: extent.w + 2 * room, h: extent.h + 2 * room });
   const containers = new Set<RouteNode>();
   for (const n of all) {
     const p = n.parent === null ? undefined : byId.get(n.parent);
