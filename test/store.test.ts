@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { log as isoLog, readBlob as isoReadBlob } from 'isomorphic-git';
 import { Repo, StaleHeadError, type FileChange } from '../src/store/repo.js';
-import { LOCK_FILE_NAME, MAX_WRITES_PER_HOLD } from '../src/store/lock.js';
+import { crossProcessLockTakes, LOCK_FILE_NAME, MAX_WRITES_PER_HOLD } from '../src/store/lock.js';
 
 const execFileAsync = promisify(execFile);
 const author = { name: 'api', email: 'api@demo' };
@@ -278,19 +278,19 @@ test('queued writers of one process pass the cross-process lock on, at most MAX_
   const { gitdir, repo } = await newRepo();
   const lockDir = path.join(gitdir, LOCK_FILE_NAME);
   const writers = 2 * MAX_WRITES_PER_HOLD + 3;
-  // The lock is a file: the same one (inode and birth time: inodes are reused) means it was
-  // handed on, not released and taken anew.
-  const inodes = await Promise.all(
+  const takenBefore = crossProcessLockTakes(gitdir);
+  // Writers that see the same count of takes share one hold: the lock was handed on, not released and taken anew.
+  const takes = await Promise.all(
     Array.from({ length: writers }, (_, i) =>
       repo.withWriteLock(async () => {
-        const stat = nodeFs.statSync(lockDir, { bigint: true });
-        const inode = `${stat.ino}:${stat.birthtimeNs}`;
+        t.true(nodeFs.existsSync(lockDir));
+        const take = crossProcessLockTakes(gitdir) - takenBefore;
         await repo.commit({ parent: await headOf(repo), changes: [{ path: `f${i}`, content: `${i}` }], author, message: `${i}` });
-        return inode;
+        return take;
       }),
     ),
   );
-  const holds = [...new Set(inodes)].map((inode) => inodes.filter((i) => i === inode).length);
+  const holds = [...new Set(takes)].map((take) => takes.filter((each) => each === take).length);
   t.deepEqual(holds, [MAX_WRITES_PER_HOLD, MAX_WRITES_PER_HOLD, 3]);
   t.false(nodeFs.existsSync(lockDir), 'released once nobody waits');
   t.is(git(gitdir, 'rev-list', '--count', 'main').trim(), String(writers + 1));
@@ -378,6 +378,55 @@ test.serial('a stale lock of an older version (a directory) is taken over, and t
   await repo.withWriteLock(async () => {
     t.true(nodeFs.statSync(lock).isFile(), 'taken anew, as a file');
   });
+  t.false(nodeFs.existsSync(lock));
+});
+
+test("the write lock is a second name of this process's key file: taking and releasing it makes and frees no inode", async (t) => {
+  const { repo, gitdir } = await newRepo();
+  const lock = path.join(gitdir, LOCK_FILE_NAME);
+  const seen = async () => repo.withWriteLock(async () => nodeFs.statSync(lock));
+  const first = await seen();
+  const second = await seen();
+  t.is(first.nlink, 2, 'the lock and the key are two names of one file');
+  t.is(second.ino, first.ino);
+  const keys = nodeFs.readdirSync(gitdir).filter((name) => name.startsWith(`${LOCK_FILE_NAME}.holder-${process.pid}-`));
+  t.is(keys.length, 1);
+  t.is(nodeFs.statSync(path.join(gitdir, keys[0]!)).ino, first.ino);
+  t.false(nodeFs.existsSync(lock));
+});
+
+test("keys left by ended processes are removed after an hour untouched; a live one's and a recent one are kept", async (t) => {
+  const { repo, gitdir } = await newRepo();
+  const key = (name: string, ageMs: number) => {
+    const file = path.join(gitdir, `${LOCK_FILE_NAME}.holder-${name}`);
+    nodeFs.writeFileSync(file, '');
+    const then = new Date(Date.now() - ageMs);
+    nodeFs.utimesSync(file, then, then);
+    return file;
+  };
+  const orphan = key('1-dead', 2 * 60 * 60 * 1000);
+  const recent = key('2-recent', 60 * 1000);
+  // Old, but linked as a lock elsewhere (two names): somebody holds it.
+  const linked = key('3-holding', 2 * 60 * 60 * 1000);
+  nodeFs.linkSync(linked, path.join(gitdir, 'elsewhere.lock'));
+  await repo.withWriteLock(async () => {});
+  t.false(nodeFs.existsSync(orphan));
+  t.true(nodeFs.existsSync(recent));
+  t.true(nodeFs.existsSync(linked));
+  // A key swept while its process lived is made again at the next write.
+  const mine = nodeFs.readdirSync(gitdir).find((name) => name.startsWith(`${LOCK_FILE_NAME}.holder-${process.pid}-`))!;
+  nodeFs.unlinkSync(path.join(gitdir, mine));
+  await repo.withWriteLock(async () => t.is(nodeFs.statSync(path.join(gitdir, LOCK_FILE_NAME)).nlink, 2));
+  t.true(nodeFs.existsSync(path.join(gitdir, mine)));
+});
+
+test.serial('a stale lock of the previous version (an empty file of its own) is taken over', async (t) => {
+  const { repo, gitdir } = await newRepo();
+  const lock = path.join(gitdir, LOCK_FILE_NAME);
+  nodeFs.writeFileSync(lock, '');
+  const then = new Date(Date.now() - 60_000);
+  nodeFs.utimesSync(lock, then, then);
+  await repo.withWriteLock(async () => t.is(nodeFs.statSync(lock).nlink, 2, 'taken anew, as a link to the key'));
   t.false(nodeFs.existsSync(lock));
 });
 
