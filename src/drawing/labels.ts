@@ -8,6 +8,7 @@
  * no free spot at all (a crowded hand-made layout), the label goes to the nearest free spot
  * around the route's middle, searched ring by ring, so it never covers anything.
  */
+import { CellGrid, type Filed } from './cell-grid.js';
 import type { Point } from './route.js';
 
 export interface LabelBox {
@@ -19,49 +20,26 @@ export interface LabelBox {
 
 const GAP = 2;
 
-interface Tagged extends LabelBox {
+interface Tagged extends LabelBox, Filed {
   tag: string;
 }
 
-class Index {
-  private readonly cells = new Map<number, Tagged[]>();
-  constructor(private readonly size = 96) {}
-  private key(i: number, j: number): number {
-    return (i + 32768) * 65536 + (j + 32768);
-  }
-  add(r: Tagged): void {
-    const s = this.size;
-    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
-      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
-        const k = this.key(i, j);
-        const list = this.cells.get(k);
-        if (list) list.push(r);
-        else this.cells.set(k, [r]);
-      }
-    }
-  }
-  /** True when `r` (with a gap around it) meets something not tagged `except`. */
-  hits(r: LabelBox, except = '\u0000'): boolean {
-    const s = this.size;
-    for (let i = Math.floor((r.x - GAP) / s); i <= Math.floor((r.x + r.w + GAP) / s); i++) {
-      for (let j = Math.floor((r.y - GAP) / s); j <= Math.floor((r.y + r.h + GAP) / s); j++) {
-        for (const o of this.cells.get(this.key(i, j)) ?? []) {
-          if (o.tag === except) continue;
-          if (r.x < o.x + o.w + GAP && o.x < r.x + r.w + GAP && r.y < o.y + o.h + GAP && o.y < r.y + r.h + GAP) return true;
-        }
-      }
-    }
-    return false;
-  }
+/** Whether `r`, with a gap around it, meets a box of `grid` not tagged `except`. */
+function hits(grid: CellGrid<Tagged>, r: LabelBox, except = '\u0000'): boolean {
+  const around = { x: r.x - GAP, y: r.y - GAP, w: r.w + 2 * GAP, h: r.h + 2 * GAP };
+  return grid.some(
+    around,
+    (o) => o.tag !== except && r.x < o.x + o.w + GAP && o.x < r.x + r.w + GAP && r.y < o.y + o.h + GAP && o.y < r.y + r.h + GAP,
+  );
 }
 
 export class LabelPlacer {
-  private readonly solid = new Index();
-  private readonly lines = new Index(64);
+  private readonly solid = new CellGrid<Tagged>(96);
+  private readonly lines = new CellGrid<Tagged>(64);
 
   /** Boxes, titles and text areas labels must keep off. */
   block(r: LabelBox): void {
-    this.solid.add({ ...r, tag: '' });
+    this.solid.add(r, { ...r, tag: '' });
   }
 
   /** A route (named `tag`) whose segments other routes' labels should rather not lie on. */
@@ -69,7 +47,8 @@ export class LabelPlacer {
     for (let i = 1; i < points.length; i++) {
       const p = points[i - 1]!;
       const q = points[i]!;
-      this.lines.add({ x: Math.min(p.x, q.x), y: Math.min(p.y, q.y), w: Math.abs(p.x - q.x), h: Math.abs(p.y - q.y), tag });
+      const segment = { x: Math.min(p.x, q.x), y: Math.min(p.y, q.y), w: Math.abs(p.x - q.x), h: Math.abs(p.y - q.y), tag };
+      this.lines.add(segment, segment);
     }
   }
 
@@ -80,8 +59,8 @@ export class LabelPlacer {
     let fallback: LabelBox | null = null;
     for (const p of candidates) {
       const box = at(p);
-      if (this.solid.hits(box)) continue;
-      if (!this.lines.hits(box, tag)) return this.take(box);
+      if (hits(this.solid, box)) continue;
+      if (!hits(this.lines, box, tag)) return this.take(box);
       fallback ??= box;
     }
     if (fallback) return this.take(fallback);
@@ -100,7 +79,7 @@ export class LabelPlacer {
           { x: centre.x + d, y: centre.y + k * step },
         ]) {
           const box = { x: p.x - w / 2, y: p.y - h / 2, w, h };
-          if (!this.solid.hits(box)) return box;
+          if (!hits(this.solid, box)) return box;
         }
       }
     }
@@ -108,7 +87,7 @@ export class LabelPlacer {
   }
 
   private take(box: LabelBox): LabelBox {
-    this.solid.add({ ...box, tag: '' });
+    this.solid.add(box, { ...box, tag: '' });
     return box;
   }
 }

@@ -48,6 +48,7 @@
  */
 
 import { unionAll } from '../layout/geometry.js';
+import { CellGrid } from './cell-grid.js';
 
 export interface RouteBox {
   x: number;
@@ -58,7 +59,7 @@ export interface RouteBox {
 
 export interface RouteNode extends RouteBox {
   id: string;
-  /** Scratch for the bucket index. */
+  /** Scratch for the grid of obstacles (cell-grid.ts). */
   seen?: number;
   /** Container this box is drawn in (it and its ancestors are never obstacles for its routes). */
   parent: string | null;
@@ -105,43 +106,6 @@ const SPARSE_NODES = 3_000_000;
 const FULL_GRID_POINTS = 1_000_000;
 
 type Side = 'top' | 'bottom' | 'left' | 'right';
-
-/** A bucket index of rectangles, for "what lies near here". */
-class Buckets<T extends { seen?: number }> {
-  private readonly cells = new Map<number, T[]>();
-  private stamp = 0;
-  constructor(private readonly size: number) {}
-  private key(i: number, j: number): number {
-    return (i + 32768) * 65536 + (j + 32768);
-  }
-  add(r: RouteBox, item: T): void {
-    const s = this.size;
-    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
-      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
-        const k = this.key(i, j);
-        const list = this.cells.get(k);
-        if (list) list.push(item);
-        else this.cells.set(k, [item]);
-      }
-    }
-  }
-  /** Calls `visit` once for each item whose cells meet `r`. */
-  each(r: RouteBox, visit: (item: T) => void): void {
-    const s = this.size;
-    const stamp = ++this.stamp;
-    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
-      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
-        const list = this.cells.get(this.key(i, j));
-        if (!list) continue;
-        for (const item of list) {
-          if (item.seen === stamp) continue;
-          item.seen = stamp;
-          visit(item);
-        }
-      }
-    }
-  }
-}
 
 /**
  * A priority queue of state indexes for A*: one bucket per unit of cost (a pixel), each a stack.
@@ -855,7 +819,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   const byId = new Map<string, RouteNode>();
   for (const n of nodes) if (!byId.has(n.id)) byId.set(n.id, n);
   const all = [...byId.values()];
-  const boxes = new Buckets<RouteNode>(160);
+  const boxes = new CellGrid<RouteNode>(160);
   for (const n of all) boxes.add(inflate(n, MARGIN), n);
   const routes = new Map<string, Point[]>();
   const sides = new Map<string, Array<PortUse>>();
@@ -987,22 +951,20 @@ interface PortUse {
 }
 
 /** True when the segment p→q runs through a box (pushed out by MARGIN − 1) not in `exempt`. */
-function segmentBlocked(p: Point, q: Point, boxes: Buckets<RouteNode>, exempt: Set<string>): boolean {
-  let hit = false;
+function segmentBlocked(p: Point, q: Point, boxes: CellGrid<RouteNode>, exempt: Set<string>): boolean {
   const s = segBox(p, q);
-  boxes.each(s, (n) => {
-    if (hit || exempt.has(n.id)) return;
+  return boxes.some(s, (n) => {
+    if (exempt.has(n.id)) return false;
     const r = inflate(n, MARGIN - 1);
-    if (s.x + s.w > r.x && s.x < r.x + r.w && s.y + s.h > r.y && s.y < r.y + r.h) hit = true;
+    return s.x + s.w > r.x && s.x < r.x + r.w && s.y + s.h > r.y && s.y < r.y + r.h;
   });
-  return hit;
 }
 
 function spreadPorts(
   sides: Map<string, Array<PortUse>>,
   byId: Map<string, RouteNode>,
   routes: Map<string, Point[]>,
-  boxes: Buckets<RouteNode>,
+  boxes: CellGrid<RouteNode>,
 ): void {
   for (const [key, list] of sides) {
     if (list.length < 2) continue;
@@ -1116,7 +1078,7 @@ function sideAhead(a: readonly Point[], ka: number, b: readonly Point[], kb: num
  * without this they are drawn on top of each other). Horizontal segments first, then vertical
  * ones, then horizontal ones again (moving a vertical segment stretches its neighbours).
  */
-function nudge(paths: Point[][], boxes: Buckets<RouteNode>): void {
+function nudge(paths: Point[][], boxes: CellGrid<RouteNode>): void {
   for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, horizontal);
 }
 
@@ -1131,7 +1093,7 @@ function nudge(paths: Point[][], boxes: Buckets<RouteNode>): void {
  * as low as its room, its wish and the ones before allow) and one backwards (as high as the
  * ones after allow) give places that keep every constraint, or show that the gap must shrink.
  */
-function nudgeAcross(paths: Point[][], boxes: Buckets<RouteNode>, horizontal: boolean): void {
+function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: boolean): void {
   const segs: Segment[] = [];
   paths.forEach((pts, route) => {
     for (let k = 0; k + 1 < pts.length; k++) {
@@ -1334,20 +1296,21 @@ function lineOrder(line: Segment[], before: (s: Segment, t: Segment) => { order:
  * and inside a box it runs in (the container of an end) or ends on (a leg at a box stays on
  * the box's side, CLEARANCE from its corners).
  */
-function room(s: Segment, boxes: Buckets<RouteNode>, horizontal: boolean): void {
+function room(s: Segment, boxes: CellGrid<RouteNode>, horizontal: boolean): void {
   let down = MAX_SHIFT;
   let up = MAX_SHIFT;
   const band = horizontal
     ? { x: s.lo, y: s.c - MAX_SHIFT - CLEARANCE, w: s.hi - s.lo, h: 2 * (MAX_SHIFT + CLEARANCE) }
     : { x: s.c - MAX_SHIFT - CLEARANCE, y: s.lo, w: 2 * (MAX_SHIFT + CLEARANCE), h: s.hi - s.lo };
-  boxes.each(band, (n) => {
+  boxes.some(band, (n) => {
     const [a0, a1, p0, p1] = horizontal ? [n.x, n.x + n.w, n.y, n.y + n.h] : [n.y, n.y + n.h, n.x, n.x + n.w];
-    if (a0 - CLEARANCE >= s.hi || a1 + CLEARANCE <= s.lo) return;
+    if (a0 - CLEARANCE >= s.hi || a1 + CLEARANCE <= s.lo) return false;
     if (s.c > p0 && s.c < p1) {
       down = Math.min(down, Math.max(0, s.c - p0 - CLEARANCE));
       up = Math.min(up, Math.max(0, p1 - CLEARANCE - s.c));
     } else if (s.c <= p0) up = Math.min(up, Math.max(0, p0 - CLEARANCE - s.c));
     else down = Math.min(down, Math.max(0, s.c - p1 - CLEARANCE));
+    return false;
   });
   s.min = s.c - down;
   s.max = s.c + up;

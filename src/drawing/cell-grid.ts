@@ -1,0 +1,61 @@
+/**
+ * Rectangles filed in square cells, for "what lies near this box" without looking at every one:
+ * the routes' obstacles (route.ts) and the labels' boxes and lines (labels.ts).
+ */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** An item in the grid: `seen` is the grid's scratch, so that a query meets each item once. */
+export interface Filed {
+  seen?: number;
+}
+
+export class CellGrid<T extends Filed> {
+  private readonly cells = new Map<number, T[]>();
+  private stamp = 0;
+
+  constructor(private readonly size: number) {}
+
+  // Cell coordinates within ±32,768 cells: far beyond any drawing's bounds.
+  private key(i: number, j: number): number {
+    return (i + 32768) * 65536 + (j + 32768);
+  }
+
+  /** Files `item` under every cell that `r` meets. */
+  add(r: Rect, item: T): void {
+    const s = this.size;
+    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
+      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
+        const k = this.key(i, j);
+        const list = this.cells.get(k);
+        if (list) list.push(item);
+        else this.cells.set(k, [item]);
+      }
+    }
+  }
+
+  /**
+   * Calls `visit` once for each item filed under a cell that `r` meets (the caller tests the
+   * actual overlap); stops at the first call that returns true, and then returns true.
+   */
+  some(r: Rect, visit: (item: T) => boolean | undefined): boolean {
+    const s = this.size;
+    const stamp = ++this.stamp;
+    for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
+      for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
+        const list = this.cells.get(this.key(i, j));
+        if (!list) continue;
+        for (const item of list) {
+          if (item.seen === stamp) continue;
+          item.seen = stamp;
+          if (visit(item)) return true;
+        }
+      }
+    }
+    return false;
+  }
+}
