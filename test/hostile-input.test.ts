@@ -683,10 +683,16 @@ test.serial(
     t.deepEqual(await filesOutsideRepo(), outside, 'the data directory outside orgs/acme.git is byte for byte as before');
     const repoEntries = (await readdir(s.gitdir)).sort();
     // hooks/: the pre-receive hook; objects/info/: what background packing writes.
+    const besidesGit = repoEntries.filter(
+      (e) => !['HEAD', 'config', 'description', 'hooks', 'info', 'objects', 'refs', 'packed-refs'].includes(e),
+    );
+    // And the key of the server's write lock (src/store/lock.ts): this process's, and released (a single name).
+    const ownKey = new RegExp(`^c4store\\.lock\\.holder-${process.pid}-[0-9a-f]{8}$`);
     t.deepEqual(
-      repoEntries.filter((e) => !['HEAD', 'config', 'description', 'hooks', 'info', 'objects', 'refs', 'packed-refs'].includes(e)),
+      besidesGit.filter((e) => !ownKey.test(e)),
       [],
     );
+    for (const key of besidesGit) t.is((await stat(join(s.gitdir, key))).nlink, 1, `${key} is not held`);
     for (const entry of await readdir(join(s.gitdir, 'objects'), { recursive: true })) {
       if ((await stat(join(s.gitdir, 'objects', entry))).isFile()) {
         t.regex(entry, /^([0-9a-f]{2}\/[0-9a-f]{38}|pack\/pack-[0-9a-f]{40}\.(pack|idx|rev)|info\/(packs|commit-graph))$/);
