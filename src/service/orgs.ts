@@ -97,6 +97,11 @@ export class Orgs {
       this.forget(slug);
       throw new Error(`Organization '${slug}' does not exist.`);
     }
+    return this.opened(slug);
+  }
+
+  /** The model of an organization just seen to exist: the one open, unless its repository was replaced. */
+  private opened(slug: string): OrgModel {
     const identity = readOrgIdentity(this.gitdir(slug));
     let org = this.open.get(slug);
     if (!org || org.identity !== identity) {
@@ -124,7 +129,8 @@ export class Orgs {
 
   /** The organization under this slug, or undefined when there is none (any left-over state is dropped). */
   find(slug: string): OrgModel | undefined {
-    if (this.exists(slug)) return this.get(slug);
+    // Every request with a key asks: one look at the file system, not two.
+    if (this.exists(slug)) return this.opened(slug);
     this.forget(slug);
     return undefined;
   }
