@@ -1,0 +1,124 @@
+/**
+ * The protocol side of `/mcp` (endpoint.ts has the HTTP side): the official SDK's server with
+ * c4store's tools and resources, and its streamable HTTP transport. Loaded with the first
+ * session, not at start: the SDK and its schema libraries are a fifth of the server's code and
+ * took ~90 ms of every start-up that no agent may ever use.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { toApiError } from '../http/middleware/errors.js';
+import { readSnapshot, state } from '../http/resource.js';
+import type { McpSettings } from './endpoint.js';
+import { checkArguments, modelYaml, type ToolContext } from './tools.js';
+
+/** A session's server and transport; the transport tells of the session's id once `initialize` has made it. */
+export function openSession(
+  settings: McpSettings,
+  events: { initialized(id: string): void; closed(id: string): void },
+): { server: Server; transport: StreamableHTTPServerTransport } {
+  const server = serverFor(settings);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomBytes(24).toString('base64url'),
+    enableJsonResponse: true,
+    onsessioninitialized: (id) => events.initialized(id),
+    onsessionclosed: (id) => events.closed(id),
+  });
+  return { server, transport };
+}
+
+function carried(extra: { authInfo?: AuthInfo }): Context {
+  const ctx = extra.authInfo?.extra?.ctx as Context | undefined;
+  if (ctx === undefined) throw new Error('an MCP request reached a handler without its HTTP request');
+  return ctx;
+}
+
+/** The SDK's server with c4store's tools: the key's role decides which it lists and runs. */
+function serverFor(settings: McpSettings): Server {
+  const server = new Server(
+    { name: 'c4store', version: '1' },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        "c4store holds this organization's C4 architecture model. Read with search, get_component, get_diagram, render_diagram, get_model, history and diff. Propose changes in a draft (create_draft, then write_model into it, then draft_diff): people review and merge drafts; an agent never writes to main.",
+    },
+  );
+  const toolsFor = (ctx: Context) => settings.tools.filter((t) => t.readOnly || state(ctx).key.role === 'editor');
+  server.setRequestHandler(ListToolsRequestSchema, async (_, extra) => {
+    const ctx = carried(extra);
+    return {
+      tools: toolsFor(ctx).map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.input as { type: 'object' },
+        annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: false },
+      })),
+    };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const ctx = carried(extra);
+    const definition = toolsFor(ctx).find((t) => t.name === request.params.name);
+    if (!definition) return toolError(`Unknown tool '${request.params.name}'.`);
+    const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
+    try {
+      const answer = await definition.run(checkArguments(definition, request.params.arguments) as never, context);
+      const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
+      return { content: [{ type: 'text', text: answer.text }, ...image], structuredContent: answer.structured };
+    } catch (err) {
+      // The REST API's texts: a refusal is the agent's to read and act on, not a protocol failure.
+      const refusal = toApiError(err);
+      if (refusal) return toolError(refusal.message);
+      throw err;
+    }
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    const { model } = await readSnapshot(carried(extra));
+    const diagrams = [...model.diagrams.values()];
+    const start = Number(request.params?.cursor ?? 0) || 0;
+    const page = diagrams.slice(start, start + RESOURCES_PER_PAGE);
+    return {
+      resources: [
+        ...(start === 0 ? [{ uri: MODEL_URI, name: 'model.yaml', title: 'The whole model (YAML)', mimeType: 'application/yaml' }] : []),
+        ...page.map((d) => ({
+          uri: `${DIAGRAM_URI}${d.id}.svg`,
+          name: `${d.id}.svg`,
+          title: `${d.name} (${d.level})`,
+          mimeType: 'image/svg+xml',
+        })),
+      ],
+      ...(start + RESOURCES_PER_PAGE < diagrams.length ? { nextCursor: String(start + RESOURCES_PER_PAGE) } : {}),
+    };
+  });
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const ctx = carried(extra);
+    const { model } = await readSnapshot(ctx);
+    const { uri } = request.params;
+    if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
+    const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
+    const diagram = id === undefined ? undefined : model.diagrams.get(id);
+    if (!diagram) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
+    return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawDiagramOffThread(diagram, model) }] };
+  });
+  return server;
+}
+
+const MODEL_URI = 'c4store:///model.yaml';
+const DIAGRAM_URI = 'c4store:///diagrams/';
+const RESOURCES_PER_PAGE = 500;
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
