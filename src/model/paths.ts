@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isId } from './ids.js';
 
 /**
@@ -30,7 +30,8 @@ const SHARD_LENGTH = 2;
 export type TreeLayout = 'sharded' | 'flat';
 
 export function shardOf(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex').slice(0, SHARD_LENGTH);
+  // crypto.hash, one call: a third of createHash's time on short ids (every resource of a load asks).
+  return hash('sha256', id, 'hex').slice(0, SHARD_LENGTH);
 }
 
 /** The one path of a resource in a repository of the given layout (default: the current one). */

@@ -3,7 +3,7 @@
  * tree entries and their order, commits and their signatures. No file, process or thread here:
  * what reads and writes objects is object-storage.ts, which compresses them on the way.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -69,7 +69,7 @@ export function wrapObject(type: ObjectType, content: Buffer): Buffer {
 }
 
 export function hashObject(wrapped: Buffer): string {
-  return createHash('sha1').update(wrapped).digest('hex');
+  return hash('sha1', wrapped, 'hex');
 }
 
 /** The id git gives a blob of `content` (what `git hash-object` prints), without framing a copy. */
