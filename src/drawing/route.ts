@@ -516,8 +516,8 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
   });
   const is = Int32Array.from(nodeI);
   const js = Int32Array.from(nodeJ);
-  const node = (i: number, j: number): number => {
-    if (i < 0 || i >= nx) return -1;
+  /** The first node of column i at row j or below it (the column's end when there is none). */
+  const firstInColumn = (i: number, j: number): number => {
     let lo = colStart[i]!;
     let hi = colStart[i + 1]!;
     while (lo < hi) {
@@ -525,7 +525,12 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
       if (js[mid]! < j) lo = mid + 1;
       else hi = mid;
     }
-    return lo < colStart[i + 1]! && js[lo] === j ? lo : -1;
+    return lo;
+  };
+  const node = (i: number, j: number): number => {
+    if (i < 0 || i >= nx) return -1;
+    const n = firstInColumn(i, j);
+    return n < colStart[i + 1]! && js[n] === j ? n : -1;
   };
   // How many containers the unit step next to each node runs through, heading each way: each
   // container's step rectangle, over the nodes of the columns it spans.
@@ -535,14 +540,7 @@ function visibilityGraph(lines: Lines, boxes: readonly RouteNode[], containers: 
     const j0 = Math.min(r[2], r[6]);
     const j1 = Math.max(r[3], r[7] + 1);
     for (let i = Math.min(r[0], r[4]); i <= Math.max(r[1] + 1, r[5]) && i < nx; i++) {
-      let n = colStart[i]!;
-      let hi = colStart[i + 1]!;
-      while (n < hi) {
-        const mid = (n + hi) >> 1;
-        if (js[mid]! < j0) n = mid + 1;
-        else hi = mid;
-      }
-      for (; n < colStart[i + 1]! && js[n]! <= j1; n++) {
+      for (let n = firstInColumn(i, j0); n < colStart[i + 1]! && js[n]! <= j1; n++) {
         const j = js[n]!;
         if (j >= r[2] && j <= r[3]) {
           if (i >= r[0] && i <= r[1]) stepCount[4 * n + 1]!++;

@@ -265,14 +265,20 @@ function attempt(input: SugiyamaInput, edges: Array<[number, number]>, steps: nu
 // ---------------------------------------------------------------------------------------------
 // 1. Cycles
 
-/** Edges oriented along the Eades–Lin–Smyth order (sinks last, sources first, then largest out − in). */
-function breakCycles(n: number, edges: Array<[number, number]>): Array<[number, number]> {
+/** For each of `n` nodes, the heads of its edges and the tails of the edges into it, in edge order. */
+function adjacency(n: number, edges: ReadonlyArray<[number, number]>): [number[][], number[][]] {
   const outs: number[][] = Array.from({ length: n }, () => []);
   const ins: number[][] = Array.from({ length: n }, () => []);
   for (const [a, b] of edges) {
     outs[a]!.push(b);
     ins[b]!.push(a);
   }
+  return [outs, ins];
+}
+
+/** Edges oriented along the Eades–Lin–Smyth order (sinks last, sources first, then largest out − in). */
+function breakCycles(n: number, edges: Array<[number, number]>): Array<[number, number]> {
+  const [outs, ins] = adjacency(n, edges);
   const outDeg = Int32Array.from(outs, (l) => l.length);
   const inDeg = Int32Array.from(ins, (l) => l.length);
   const gone = new Uint8Array(n);
@@ -351,12 +357,7 @@ function assignRanks(
   C: number,
   lim: RowLimits,
 ): { rank: Int32Array; tooBig: number[]; crowded: boolean[] } {
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  const succs: number[][] = Array.from({ length: n }, () => []);
-  for (const [a, b] of dag) {
-    succs[a]!.push(b);
-    preds[b]!.push(a);
-  }
+  const [succs, preds] = adjacency(n, dag);
   // Topological order (Kahn, input order on ties) and longest path from the sources.
   const waiting = Int32Array.from(preds, (l) => l.length);
   const topo: number[] = [];
