@@ -461,6 +461,37 @@ test('plain git and isomorphic-git read what we wrote; git clone shows the files
   t.is(await fsp.readFile(path.join(clone, 'organization.yaml'), 'utf8'), 'name: Demo\n');
 });
 
+test('loose trees are stored uncompressed and blobs deflated; git, isomorphic-git and a fresh Repo read both', async (t) => {
+  const { gitdir, repo } = await newRepo();
+  const names = Array.from({ length: 200 }, (_, i) => `components/${String(i).padStart(3, '0')}/c${i}.yaml`);
+  const head = await repo.commit({
+    parent: await headOf(repo),
+    changes: names.map((name, i) => ({ path: name, content: `id: c${i}\nname: Component ${i}\n`.repeat(4) })),
+    author,
+    message: 'many\n',
+  });
+  t.is(fsckClean(gitdir), '');
+  const loose = (oid: string) => nodeFs.readFileSync(path.join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)));
+  const componentsTree = git(gitdir, 'rev-parse', `${head}:components`).trim();
+  const stored = loose(componentsTree);
+  // A zlib stream of stored blocks: the header, then BFINAL/BTYPE 00, and the tree's own bytes verbatim.
+  t.is(stored.readUInt16BE(0) % 31, 0, 'a valid zlib header');
+  t.is(stored[2]! & 0b110, 0, 'a stored block');
+  t.true(stored.includes(Buffer.from('tree ')), 'the tree is readable in the file as it is');
+  t.is(git(gitdir, 'cat-file', '-t', componentsTree).trim(), 'tree');
+  t.is(git(gitdir, 'ls-tree', `${head}:components`).trim().split('\n').length, 200);
+  const blob = git(gitdir, 'rev-parse', `${head}:${names[7]}`).trim();
+  const deflated = loose(blob);
+  t.not(deflated[2]! & 0b110, 0, 'blobs are deflated');
+  t.false(deflated.includes(Buffer.from('Component 7')));
+  const { blob: isoBlob } = await isoReadBlob({ fs: nodeFs, gitdir, oid: head, filepath: names[7]! });
+  t.is(Buffer.from(isoBlob).toString(), 'id: c7\nname: Component 7\n'.repeat(4));
+  // A fresh Repo has no tree cached: it reads the stored trees from disk.
+  const files = await new Repo(gitdir).listFiles(head);
+  t.is(files.size, 201);
+  t.is((await new Repo(gitdir).readBlob(files.get(names[199]!)!)).toString(), 'id: c199\nname: Component 199\n'.repeat(4));
+});
+
 test('hasCommit is true only for existing commit objects', async (t) => {
   const { repo } = await newRepo();
   const head = await headOf(repo);
