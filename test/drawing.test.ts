@@ -7,6 +7,7 @@ import test from 'ava';
 import { laidOutDiagram } from '../bench/drawing-fixture.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
 import { drawDiagramOffThread, OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
+import { DrawingCache } from '../src/drawing/drawings.js';
 import { routeEdges, type RouteNode } from '../src/drawing/route.js';
 import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
@@ -487,4 +488,63 @@ test('a diagram at the instance limit is drawn with every relation: past the rou
   const svg = drawDiagram(diagram, model);
   t.is(svg.split('<g class="relation" ').length - 1, 2 * n);
   t.is(svg.split('<g class="relation-label"').length - 1, 2 * n);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Drawings kept (drawings.ts)
+
+test('a drawing is kept for the same diagram, collections and options; a changed component, type or tag is drawn anew', async (t) => {
+  const m = model();
+  component(m, 'api', 'Shop API', 'container');
+  component(m, 'db', 'Orders DB', 'database');
+  const d = diagram({
+    componentInstances: [instance('a', 'api', 0, 0), instance('b', 'db', 30, 0)],
+    relations: [{ id: 'r', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'reads', desc: null, linksTo: [] }],
+  });
+  const cache = new DrawingCache();
+  const first = cache.draw(d, m);
+  t.is(cache.draw(d, m), first, 'asked again while drawing: the same drawing');
+  t.is(await first, drawDiagram(d, m));
+  t.is(cache.draw(d, m), first, 'asked again once drawn');
+  // What a write to another diagram makes: a new model object, the same component, type and tag collections.
+  const afterOtherWrite: ModelUnderConstruction = { ...m, diagrams: new Map(m.diagrams) };
+  t.is(cache.draw(d, afterOtherWrite), first);
+  const linked = cache.draw(d, m, { componentHref: '#c-' });
+  t.not(linked, first, 'other options, another drawing');
+  t.true((await linked).includes('href="#c-api"'));
+
+  // What a write to a component makes: a new components collection.
+  const renamed = new Map(m.components);
+  renamed.set('api', { ...renamed.get('api')!, name: 'Checkout API' });
+  const afterRename = await cache.draw(d, { ...m, components: renamed });
+  t.true(afterRename.includes('Checkout API'));
+  t.false(afterRename.includes('Shop API'));
+  const retyped = new Map(m.types);
+  retyped.set('t-database', { id: 't-database', slug: 'database', name: 'Ledger store' });
+  t.true((await cache.draw(d, { ...m, types: retyped })).includes('Ledger store'));
+  const retagged = new Map(m.tags);
+  t.not(cache.draw(d, { ...m, tags: retagged }), first);
+  // A draft's visual diff is made per request: never kept.
+  const marks = new Map([['r', 'added' as const]]);
+  t.not(cache.draw(d, m, { marks }), cache.draw(d, m, { marks }));
+});
+
+test('drawings are kept up to a total size, the least recently used first out, and a few variants per diagram', async (t) => {
+  const m = model();
+  const diagrams = ['x', 'y', 'z'].map((id) => {
+    component(m, id, `Component ${id}`, 'container');
+    return diagram({ id, componentInstances: [instance(`i-${id}`, id, 0, 0)] });
+  });
+  const one = drawDiagram(diagrams[0]!, m).length;
+  const cache = new DrawingCache(Math.floor(one * 2.5));
+  await cache.draw(diagrams[0]!, m);
+  await cache.draw(diagrams[1]!, m);
+  const kept = cache.draw(diagrams[0]!, m); // used again: now the most recent
+  await cache.draw(diagrams[2]!, m); // past the size: y goes
+  t.is(cache.size.drawings, 2);
+  t.true(cache.size.chars <= one * 2.5);
+  t.is(cache.draw(diagrams[0]!, m), kept);
+  const roomy = new DrawingCache();
+  for (const href of ['#a-', '#b-', '#c-', '#d-', '#e-', '#f-']) await roomy.draw(diagrams[0]!, m, { componentHref: href });
+  t.is(roomy.size.drawings, 4, 'four variants of one diagram at most');
 });

@@ -133,6 +133,44 @@ test('the signed-in SVG, by address and by Accept, is never stored by a cache an
     }
   }));
 
+test('a drawing asked for again is the same; after a component is renamed or the diagram changed, every form shows the change', (t) =>
+  withServer(async (s) => {
+    await components(s);
+    const d = await diagram(s, 'shop', 'Shop');
+    const cookie = await cookieOf(s);
+    const forms = async () => {
+      const page = await (await fetch(d.url, { headers: { cookie } })).text();
+      const svg = await (await fetch(`${d.url}.svg`, { headers: { cookie } })).text();
+      const api = await (
+        await fetch(`${s.url}${API}/diagrams/shop`, { headers: { authorization: `Bearer ${s.key}`, accept: 'image/svg+xml' } })
+      ).text();
+      return { page, svg, api };
+    };
+    const before = await forms();
+    t.deepEqual(await forms(), before);
+    t.true(before.svg.includes('Shop API'));
+    await components(s, { api: 'Checkout API' });
+    const renamed = await forms();
+    for (const text of Object.values(renamed)) {
+      t.true(text.includes('Checkout API'));
+      t.false(text.includes('Shop API'));
+    }
+    const relabelled = await s.request('PATCH', `${API}/diagrams/shop`, {
+      body: {
+        componentInstances: [
+          { ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 12, height: 6 },
+          { ref: 'b', componentId: 'db', position: { x: 30, y: 0 }, width: 12, height: 6 },
+        ],
+        relations: [{ fromRef: 'a', toRef: 'b', label: 'writes' }],
+      },
+    });
+    t.is(relabelled.status, 200, relabelled.text);
+    for (const text of Object.values(await forms())) {
+      t.true(text.includes('>writes<'));
+      t.false(text.includes('>reads<'));
+    }
+  }));
+
 test('a diagram whose id ends in .svg or .png has a page and drawings of its own, beside a diagram named like its stem', (t) =>
   withServer(async (s) => {
     await components(s);

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { Drafts } from '../drafts/drafts.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import type { DrawOptions } from '../drawing/svg.js';
 import { ApiError } from '../errors.js';
 import type { Diagram } from '../model/types.js';
@@ -15,10 +15,10 @@ import { queryValue, state } from './resource.js';
  */
 export async function diagramSvg(ctx: Context, snapshot: Snapshot, diagram: Diagram, options: DrawOptions = {}): Promise<string> {
   const compare = queryValue(ctx, 'compare');
-  if (compare === undefined) return drawDiagramOffThread(diagram, snapshot.model, options);
+  if (compare === undefined) return drawingOf(diagram, snapshot.model, options);
   if (compare !== 'main') throw new ApiError(400, `Invalid compare '${compare}': the only value is 'main'.`);
   const draft = queryValue(ctx, 'draft');
   if (draft === undefined) throw new ApiError(400, 'compare=main needs ?draft=<name>: the draft to compare with main.');
   const drawn = await new Drafts(state(ctx).org).comparison(draft, diagram.id);
-  return drawDiagramOffThread(drawn.diagram, drawn.model, { ...options, marks: drawn.marks });
+  return drawingOf(drawn.diagram, drawn.model, { ...options, marks: drawn.marks });
 }

@@ -18,7 +18,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
 import { readSnapshot, state } from '../http/resource.js';
 import type { McpSettings } from './endpoint.js';
@@ -110,7 +110,7 @@ function serverFor(settings: McpSettings): Server {
     const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
     const diagram = id === undefined ? undefined : model.diagrams.get(id);
     if (!diagram) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
-    return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawDiagramOffThread(diagram, model) }] };
+    return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
   });
   return server;
 }

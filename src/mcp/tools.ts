@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { type Static, type TSchema, Type } from 'typebox';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
@@ -223,7 +223,7 @@ export const READ_TOOLS: readonly Tool[] = [
           image: { data: png.toString('base64'), mimeType: 'image/png' },
         };
       }
-      const svg = await drawDiagramOffThread(diagram, snapshot.model);
+      const svg = await drawingOf(diagram, snapshot.model);
       return { text: svg, structured: { id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) } };
     },
   }),

@@ -8,7 +8,7 @@
 import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
 import { visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges } from '../drafts/words.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import { esc } from '../escape.js';
 import type { Model } from '../model/types.js';
 import { diagramPath, layout, type PageContext } from './pages.js';
@@ -89,9 +89,9 @@ export async function draftPage(
     const mode = (name: string, label: string, checked: boolean) =>
       `<label class="${name}"><input type="radio" name="${esc(group)}" value="${name}"${checked ? ' checked' : ''}>${label}</label>`;
     const [asIs, changes, toBe] = await Promise.all([
-      previous ? drawDiagramOffThread(previous, before) : null,
-      drawDiagramOffThread(drawn.diagram, drawn.model, { marks: drawn.marks }),
-      drawDiagramOffThread(diagram, after),
+      previous ? drawingOf(previous, before) : null,
+      drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }),
+      drawingOf(diagram, after),
     ]);
     figures.push(
       `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${esc(diagram.name)}</a></h3>` +

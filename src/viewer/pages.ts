@@ -7,7 +7,7 @@ import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../m
 import type { KeyRecord } from '../store/keys.js';
 import type { ShareLink } from '../share/links.js';
 import { esc } from '../escape.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import { diagramSegment } from '../model/present.js';
 
 export interface PageContext {
@@ -319,7 +319,7 @@ export async function diagramPage(
 ): Promise<string> {
   const draft = view.at === undefined ? view.draft : undefined;
   const editable = context.key.role === 'editor' && view.at === undefined && (draft === undefined || draft.state === 'open');
-  const svg = await drawDiagramOffThread(diagram, model, { componentHref: '#c-', editable });
+  const svg = await drawingOf(diagram, model, { componentHref: '#c-', editable });
   const path = diagramPath(context.slug, diagram.id);
   // Where this page's writes go and its links lead: the draft it shows, else main.
   const ofDraft = draft === undefined ? '' : `?draft=${encodeURIComponent(draft.name)}`;
@@ -356,7 +356,7 @@ export async function diagramPage(
  * nothing that leads elsewhere in the organization — no other diagram, no attributes, no history.
  */
 export async function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): Promise<string> {
-  const svg = await drawDiagramOffThread(diagram, model, { componentHref: '#c-' });
+  const svg = await drawingOf(diagram, model, { componentHref: '#c-' });
   const panels = panelsOf(diagram, model, (c) => componentDetails(c, model, '', 2, true));
   const body =
     `<article class="diagram-page shared" data-editable="false">` +

@@ -37,7 +37,7 @@ import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import type { Model } from '../model/types.js';
 import { type DrawingFormat, sendDrawing } from './svg-response.js';
 import { draftPageRoutes } from './draft-routes.js';
@@ -394,7 +394,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = JSON.stringify({
         commit: snapshot.commit,
-        svg: await drawDiagramOffThread(result, snapshot.model, { componentHref: '#c-', editable: true }),
+        svg: await drawingOf(result, snapshot.model, { componentHref: '#c-', editable: true }),
       });
     },
   );

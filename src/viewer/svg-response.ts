@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
 import { FairQueue } from '../http/fair-queue.js';
-import { drawDiagramOffThread } from '../drawing/draw-pool.js';
+import { drawingOf } from '../drawing/drawings.js';
 import { PNG_SCALES, renderPng } from '../drawing/png.js';
 import type { Diagram } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
@@ -61,7 +61,7 @@ export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Prom
   const png = (async () => {
     await pngTurns.acquire(owner);
     try {
-      return await renderPng(await drawDiagramOffThread(diagram, snapshot.model), scale);
+      return await renderPng(await drawingOf(diagram, snapshot.model), scale);
     } finally {
       pngTurns.release();
     }
@@ -102,7 +102,7 @@ export async function sendDrawing(
     ctx.set('Content-Security-Policy', SVG_POLICY);
     ctx.type = DRAWING_TYPES.svg;
     // A signed-in reader may ask for a draft's visual diff (`?draft=&compare=main`); a share link shows the drawing alone.
-    ctx.body = audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : await drawDiagramOffThread(diagram, snapshot.model);
+    ctx.body = audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : await drawingOf(diagram, snapshot.model);
     return;
   }
   const png = await pngOf(snapshot, diagram, scale);
