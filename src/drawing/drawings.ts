@@ -23,9 +23,13 @@ export const DRAWINGS_KEPT_CHARS = 32 * 1024 * 1024;
 /** Variants kept per diagram object (options × models it was drawn with). */
 const VARIANTS_PER_DIAGRAM = 4;
 
+type ModelPart = DrawingModel['components' | 'types' | 'tags'];
+
 interface Variant {
   options: string;
-  model: DrawingModel['components' | 'types' | 'tags'][];
+  // Held weakly: a kept drawing must not keep an old snapshot's 10,000-component map alive.
+  // Once one is collected, no model can match the variant again; it waits to be trimmed.
+  model: WeakRef<ModelPart>[];
   svg: Promise<string>;
   /** The SVG's length once drawn (0 while drawing). */
   chars: number;
@@ -50,14 +54,19 @@ export class DrawingCache {
   draw(diagram: Diagram, model: DrawingModel, options: DrawOptions = {}): Promise<string> {
     if (options.marks !== undefined) return drawDiagramOffThread(diagram, model, options);
     const key = optionsKey(options);
-    const parts = [model.components, model.types, model.tags];
+    const parts: ModelPart[] = [model.components, model.types, model.tags];
     const variants = this.byDiagram.get(diagram) ?? [];
     this.byDiagram.delete(diagram);
     this.byDiagram.set(diagram, variants);
-    const kept = variants.find((v) => v.options === key && v.model.every((part, i) => part === parts[i]));
+    const kept = variants.find((v) => v.options === key && v.model.every((part, i) => part.deref() === parts[i]));
     if (kept !== undefined) return kept.svg;
 
-    const variant: Variant = { options: key, model: parts, svg: drawDiagramOffThread(diagram, model, options), chars: 0 };
+    const variant: Variant = {
+      options: key,
+      model: parts.map((part) => new WeakRef(part)),
+      svg: drawDiagramOffThread(diagram, model, options),
+      chars: 0,
+    };
     variants.push(variant);
     if (variants.length > VARIANTS_PER_DIAGRAM) this.forget(diagram, variants[0]!);
     variant.svg.then(
