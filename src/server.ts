@@ -9,6 +9,9 @@ import { YamlPool } from './http/yaml-pool.js';
 import { guardPushes } from './push/hook.js';
 import { Mirrors } from './mirror/pusher.js';
 import { Maintenance } from './store/maintenance.js';
+import { drawings } from './drawing/drawings.js';
+import { filteredAnswers } from './http/filtered-list.js';
+import { pictures } from './viewer/svg-response.js';
 import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
@@ -210,6 +213,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const metrics = new Metrics({
     organizationsLoaded: () => orgs.loadedCount,
     snapshotCache: () => ({ bytes: orgs.snapshots.bytes, entries: orgs.snapshots.size }),
+    keptAnswers: () => ({ filteredLists: filteredAnswers.bytes, pictures: pictures.bytes, drawings: drawings.size.chars }),
     packing: () => maintenance.backlog,
     mirrors: () => mirrors.backlog,
     requestsInFlight: () => drain.requestsInFlight,

@@ -7,7 +7,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { type TestServer, withServer } from './support/server.js';
 import { API, no, ok } from './support/current.js';
-import { FilteredAnswers } from '../src/http/filtered-list.js';
+import { BoundedAnswers } from '../src/http/bounded-answers.js';
 import type { Snapshot } from '../src/service/org.js';
 import { checkRequestsAgainstOpenApi } from './support/requests.js';
 
@@ -295,7 +295,7 @@ test('a relation whose label is edited keeps its id, in every form that sends re
   }));
 
 test('filtered answers are kept per commit within a budget of bytes, least recently used first out', (t) => {
-  const answers = new FilteredAnswers(100);
+  const answers = new BoundedAnswers(100);
   const snapshot = (commit: string) => ({ commit, responses: new Map() }) as unknown as Snapshot;
   const a = snapshot('a');
   const b = snapshot('b');

@@ -63,6 +63,41 @@ test('a scrape counts requests by route and status, and shows writes, organizati
   }
 });
 
+test('answers kept in the bounded stores are shown: filtered lists, PNGs at each scale asked for, drawings', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const families = async () => parsePrometheusText((await scrape(s.url)).text);
+    const before = await families();
+    t.is(sampleValue(before, 'c4store_png_answers_bytes'), 0);
+    t.is(sampleValue(before, 'c4store_filtered_answers_bytes'), 0);
+    t.is(sampleValue(before, 'c4store_drawings_kept_bytes'), 0);
+
+    t.is((await s.post(`${API}/component`, [{ ref: 'api', name: 'Shop API' }])).status, 200);
+    const diagram = await s.post(`${API}/diagrams`, {
+      id: 'shop',
+      name: 'Shop',
+      componentInstances: [{ ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 12, height: 6 }],
+    });
+    t.is(diagram.status, 201, diagram.text);
+    const sizes = new Map<string, number>();
+    for (const scale of ['1', '0.5', '0.75', '0.5']) {
+      const png = await fetch(`${s.url}${API}/diagrams/shop?scale=${scale}`, {
+        headers: { authorization: `Bearer ${s.key}`, accept: 'image/png' },
+      });
+      t.is(png.status, 200);
+      sizes.set(scale, (await png.arrayBuffer()).byteLength);
+    }
+    t.is((await s.get(`${API}/components?name=Shop`)).status, 200);
+    const after = await families();
+    const distinct = [...sizes.values()].reduce((sum, size) => sum + size, 0);
+    t.is(sampleValue(after, 'c4store_png_answers_bytes'), distinct, 'one PNG per scale asked for, the repeated one kept once');
+    t.true(sampleValue(after, 'c4store_filtered_answers_bytes')! > 0);
+    t.true(sampleValue(after, 'c4store_drawings_kept_bytes')! > 0, 'the drawing the PNGs were made from');
+  } finally {
+    await s.close();
+  }
+});
+
 test('without a token only a direct loopback client may scrape: a proxied request is refused', async (t) => {
   const s = await TestServer.start({ packEvery: 0 });
   try {

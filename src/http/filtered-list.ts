@@ -14,7 +14,8 @@ import {
 import type { Snapshot } from '../service/org.js';
 import { mapped, Slice } from '../slices.js';
 import { sendList } from './resource.js';
-import { sendFromSnapshot, type AnswerStore } from './respond.js';
+import { BoundedAnswers } from './bounded-answers.js';
+import { sendFromSnapshot } from './respond.js';
 
 /**
  * The list GETs of the current form with their filters (`GET /components?name=…&state=…`,
@@ -26,63 +27,8 @@ import { sendFromSnapshot, type AnswerStore } from './respond.js';
 
 export const DEFAULT_FILTERED_ANSWER_BYTES = 64 * 1024 * 1024;
 
-export class FilteredAnswers {
-  private readonly entries = new Map<string, Buffer>();
-  private used = 0;
-  /** One view per snapshot, so that its keys are its own and builds under way are shared. */
-  private readonly views = new WeakMap<Snapshot['responses'], AnswerStore>();
-  private serial = 0;
-
-  constructor(readonly capacity = DEFAULT_FILTERED_ANSWER_BYTES) {}
-
-  /** Bytes held now: never more than `capacity`. */
-  get bytes(): number {
-    return this.used;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  of(snapshot: Snapshot): AnswerStore {
-    let view = this.views.get(snapshot.responses);
-    if (view === undefined) {
-      const prefix = `${++this.serial}\0`;
-      view = { get: (key) => this.get(prefix + key), set: (key, body) => this.set(prefix + key, body) };
-      this.views.set(snapshot.responses, view);
-    }
-    return view;
-  }
-
-  private get(key: string): Buffer | undefined {
-    const body = this.entries.get(key);
-    if (body !== undefined) {
-      // Most recently used last: a Map keeps insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, body);
-    }
-    return body;
-  }
-
-  private set(key: string, body: Buffer): void {
-    if (body.length > this.capacity) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) {
-      this.entries.delete(key);
-      this.used -= old.length;
-    }
-    for (const [oldest, oldBody] of this.entries) {
-      if (this.used + body.length <= this.capacity) break;
-      this.entries.delete(oldest);
-      this.used -= oldBody.length;
-    }
-    this.entries.set(key, body);
-    this.used += body.length;
-  }
-}
-
 /** The server's store of filtered answers (every organization's, every snapshot's; also a component's dependencies). */
-export const filteredAnswers = new FilteredAnswers();
+export const filteredAnswers = new BoundedAnswers(DEFAULT_FILTERED_ANSWER_BYTES);
 
 /** Items scanned between looks at the clock. */
 const SCAN_PER_LOOK = 512;

@@ -20,6 +20,8 @@ import type { WriteTiming } from '../service/org.js';
 export interface MetricSources {
   organizationsLoaded(): number;
   snapshotCache(): { bytes: number; entries: number };
+  /** Answers kept in the bounded stores, and drawings kept (their SVG's length). */
+  keptAnswers(): { filteredLists: number; pictures: number; drawings: number };
   packing(): { running: number; commitsSinceLastPack: number };
   mirrors(): { mirrors: number; pending: number; failing: number };
   requestsInFlight(): number;
@@ -91,6 +93,17 @@ export class Metrics {
       () => sources.snapshotCache().bytes,
     );
     gauge('c4store_snapshot_cache_entries', 'Snapshots kept for ?at= reads.', () => sources.snapshotCache().entries);
+    gauge(
+      'c4store_filtered_answers_bytes',
+      'Bytes of filtered list answers kept (all organizations; bounded).',
+      () => sources.keptAnswers().filteredLists,
+    );
+    gauge('c4store_png_answers_bytes', 'Bytes of PNG drawings kept (all organizations; bounded).', () => sources.keptAnswers().pictures);
+    gauge(
+      'c4store_drawings_kept_bytes',
+      'SVG drawings kept for reuse (characters of SVG, ~bytes; bounded).',
+      () => sources.keptAnswers().drawings,
+    );
     gauge('c4store_packing_running', 'Repositories being packed in the background now.', () => sources.packing().running);
     gauge(
       'c4store_packing_backlog_commits',

@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
+import { BoundedAnswers } from '../http/bounded-answers.js';
 import { FairQueue } from '../http/fair-queue.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { PNG_SCALES, renderPng } from '../drawing/png.js';
@@ -48,10 +49,16 @@ const pngTurns = new FairQueue(1);
 /** Renders under way, so that a second request for the same picture waits for the first. */
 const rendering = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
 
-/** The PNG of one diagram at one scale, kept with the snapshot's other answers (the viewer, the API, share links, the agents' render tool). */
+/** The default size of the PNGs kept for the whole server. */
+export const DEFAULT_PICTURE_BYTES = 64 * 1024 * 1024;
+/** PNGs already rendered, per commit: bounded, since `?scale=` takes any of countless values. */
+export const pictures = new BoundedAnswers(DEFAULT_PICTURE_BYTES);
+
+/** The PNG of one diagram at one scale, kept for the snapshot (the viewer, the API, share links, the agents' render tool). */
 export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
   const key = `png:${diagram.id}:${scale}`;
-  const done = snapshot.responses.get(key);
+  const kept = pictures.of(snapshot);
+  const done = kept.get(key);
   if (done) return Promise.resolve(done);
   let underWay = rendering.get(snapshot.responses);
   if (!underWay) rendering.set(snapshot.responses, (underWay = new Map()));
@@ -68,7 +75,7 @@ export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Prom
   })();
   const forget = () => underWay.delete(key);
   png.then((bytes) => {
-    snapshot.responses.set(key, bytes);
+    kept.set(key, bytes);
     forget();
   }, forget);
   underWay.set(key, png);
