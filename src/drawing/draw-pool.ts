@@ -8,10 +8,9 @@
  * the drawing. Workers are kept between drawings, unreferenced: they never keep the process alive.
  */
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
 import type { Component, Diagram } from '../model/types.js';
-import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
+import { moduleBeside, WorkerPool } from '../threads.js';
 import { type DrawingModel, type DrawOptions, drawDiagram } from './svg.js';
 
 /** Instances plus relations from which a diagram is drawn on a worker (50 instances and 61 relations take about 20 ms). */
@@ -27,11 +26,11 @@ export interface DrawTask {
   options: DrawOptions;
 }
 
-const WORKER_URL = moduleBeside(import.meta.url, 'draw-worker');
-const idle: Worker[] = [];
-let running = 0;
-const waiting: Array<() => void> = [];
-let nextId = 0;
+const workers = new WorkerPool(moduleBeside(import.meta.url, 'draw-worker'), {
+  resourceLimits: { maxOldGenerationSizeMb: 512 },
+  keep: DRAWING_THREADS,
+  slots: DRAWING_THREADS,
+});
 
 /** The parts of the model the drawing of `diagram` reads, as plain maps (a worker gets a copy). */
 function drawingModel(diagram: Diagram, model: DrawingModel): DrawingModel {
@@ -51,32 +50,21 @@ export async function drawDiagramOffThread(
   timeoutMs = DEFAULT_DRAW_TIMEOUT,
 ): Promise<string> {
   if (diagram.componentInstances.length + diagram.relations.length < OFF_THREAD_FROM) return drawDiagram(diagram, model, options);
-  if (running >= DRAWING_THREADS) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    const task: DrawTask = {
-      diagram,
-      model: drawingModel(diagram, model),
-      options: options.marks ? { ...options, marks: new Map(options.marks) } : options,
-    };
-    const worker = idle.pop() ?? startModuleWorker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 512 } });
-    worker.unref();
-    const outcome = await askWorker<{ id: number; svg?: string; error?: string }>(worker, nextId++, task, timeoutMs);
-    if (outcome.kind === 'answer' && idle.length < DRAWING_THREADS) idle.push(worker);
-    else void worker.terminate();
-    switch (outcome.kind) {
-      case 'answer':
-        if (outcome.message.svg !== undefined) return outcome.message.svg;
-        throw new Error(`Drawing failed: ${outcome.message.error ?? 'no result'}`);
-      case 'error':
-        throw new Error(`Drawing failed: ${outcome.error.message}`);
-      case 'exit':
-        throw new Error('Drawing failed: the worker stopped');
-      default:
-        throw new ApiError(503, `Drawing the diagram took longer than ${timeoutMs / 1000} s and was cancelled.`);
-    }
-  } finally {
-    running--;
-    waiting.shift()?.();
+  const task: DrawTask = {
+    diagram,
+    model: drawingModel(diagram, model),
+    options: options.marks ? { ...options, marks: new Map(options.marks) } : options,
+  };
+  const outcome = await workers.run<{ id: number; svg?: string; error?: string }>(task, timeoutMs);
+  switch (outcome.kind) {
+    case 'answer':
+      if (outcome.message.svg !== undefined) return outcome.message.svg;
+      throw new Error(`Drawing failed: ${outcome.message.error ?? 'no result'}`);
+    case 'error':
+      throw new Error(`Drawing failed: ${outcome.error.message}`);
+    case 'exit':
+      throw new Error('Drawing failed: the worker stopped');
+    default:
+      throw new ApiError(503, `Drawing the diagram took longer than ${timeoutMs / 1000} s and was cancelled.`);
   }
 }

@@ -8,9 +8,8 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
-import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
+import { moduleBeside, WorkerPool } from '../threads.js';
 
 /** The largest picture drawn, in pixels (RGBA: 4 bytes each while rendering); larger ones are scaled down to it. */
 export const MAX_PNG_PIXELS = 16_000_000;
@@ -47,10 +46,11 @@ function bundledFonts(): string[] {
   return fontFiles;
 }
 
-const WORKER_URL = moduleBeside(import.meta.url, 'png-worker');
-/** One worker kept between renders (resvg and the fonts loaded), unreferenced: it never keeps the process alive. */
-let idle: Worker | undefined;
-let nextId = 0;
+/** One worker kept between renders (resvg and the fonts loaded); callers take turns (see the module comment). */
+const workers = new WorkerPool(moduleBeside(import.meta.url, 'png-worker'), {
+  resourceLimits: { maxOldGenerationSizeMb: 256 },
+  keep: 1,
+});
 
 /** The zoom that draws `width` × `height` at `scale`, or less when that would exceed the pixel bounds. */
 export function boundedZoom(width: number, height: number, scale: number): number {
@@ -87,12 +87,7 @@ export function svgSize(svg: string): { width: number; height: number } {
 export async function renderPng(svg: string, scale = 1, timeoutMs = DEFAULT_PNG_TIMEOUT): Promise<Buffer> {
   const { width, height } = svgSize(svg);
   const task: PngTask = { svg, zoom: boundedZoom(width, height, scale), fontFiles: bundledFonts() };
-  const worker = idle ?? startModuleWorker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
-  idle = undefined;
-  worker.unref();
-  const outcome = await askWorker<{ id: number; png?: Uint8Array; error?: string }>(worker, nextId++, task, timeoutMs);
-  if (outcome.kind === 'answer' && idle === undefined) idle = worker;
-  else void worker.terminate();
+  const outcome = await workers.run<{ id: number; png?: Uint8Array; error?: string }>(task, timeoutMs);
   switch (outcome.kind) {
     case 'answer':
       if (outcome.message.png)

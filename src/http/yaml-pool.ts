@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
+import { moduleBeside, WorkerPool } from '../threads.js';
 import type { Parsed } from './body-parse.js';
 import { FairQueue } from './fair-queue.js';
 
@@ -32,8 +32,7 @@ export const SMALL_BODY_BYTES = 64 * 1024;
 
 export class YamlPool {
   private readonly timeoutMs: number;
-  private readonly maxHeapMb: number;
-  private readonly idle: Worker[] = [];
+  private readonly workers: WorkerPool;
   /** Bodies over SMALL_BODY_BYTES: `threads` workers, organizations served in turn. */
   private readonly large: FairQueue;
   /**
@@ -41,17 +40,16 @@ export class YamlPool {
    * behind a multi-second parse of a large body, whoever sent it; they too take turns.
    */
   private readonly small = new FairQueue(1);
-  private nextId = 0;
-  private closed = false;
-  private readonly all = new Set<Worker>();
-  /** Whether each worker has loaded its module (it says so), or failed to. */
-  private readonly loaded = new WeakMap<Worker, Promise<boolean>>();
 
   constructor(options: YamlPoolOptions = {}) {
     const threads = Math.max(1, options.threads ?? Math.min(4, Math.max(1, availableParallelism() - 1)));
     this.large = new FairQueue(threads);
     this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.maxHeapMb = options.maxHeapMb ?? 1024;
+    this.workers = new WorkerPool(WORKER_URL, {
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 1024, stackSizeMb: 4 },
+      keep: threads + 1,
+      ready: (worker) => this.untilLoaded(worker),
+    });
   }
 
   /** Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy. */
@@ -71,23 +69,8 @@ export class YamlPool {
   }
 
   /** Ends every worker; later parses start new ones. */
-  async close(): Promise<void> {
-    this.closed = true;
-    const workers = [...this.all];
-    this.all.clear();
-    this.idle.length = 0;
-    await Promise.all(workers.map((worker) => worker.terminate()));
-  }
-
-  private worker(): Worker {
-    const reused = this.idle.pop();
-    if (reused) return reused;
-    const options = { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, stackSizeMb: 4 } };
-    const worker = startModuleWorker(WORKER_URL, options);
-    worker.unref();
-    this.all.add(worker);
-    this.loaded.set(worker, this.untilLoaded(worker));
-    return worker;
+  close(): Promise<void> {
+    return this.workers.close();
   }
 
   /**
@@ -116,19 +99,7 @@ export class YamlPool {
   }
 
   private async parseOnWorker(text: string): Promise<Parsed> {
-    const worker = this.worker();
-    if (!(await this.loaded.get(worker))) {
-      this.all.delete(worker);
-      void worker.terminate();
-      return { error: 'Invalid YAML: the parser stopped unexpectedly.' };
-    }
-    const outcome = await askWorker<{ id: number } & Parsed>(worker, this.nextId++, { text }, this.timeoutMs);
-    if (outcome.kind === 'answer' && !this.closed) {
-      this.idle.push(worker);
-    } else {
-      this.all.delete(worker);
-      void worker.terminate();
-    }
+    const outcome = await this.workers.run<{ id: number } & Parsed>({ text }, this.timeoutMs);
     switch (outcome.kind) {
       case 'answer': {
         const { id: _id, ...parsed } = outcome.message;

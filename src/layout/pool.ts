@@ -6,13 +6,13 @@
  * asked for it is refused and changes nothing.
  */
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
-import { askWorker, moduleBeside, startModuleWorker } from '../threads.js';
+import { Semaphore } from '../semaphore.js';
+import { moduleBeside, WorkerPool } from '../threads.js';
 import type { LayoutInput, LayoutResult } from './layout.js';
 
 export interface LayoutPoolOptions {
-  /** Layouts running at once in the process (default: cores − 1, between 1 and 2). More wait their turn. */
+  /** Layouts of this pool (one per server) running at once (default: cores − 1, between 1 and 2). More wait their turn. */
   threads?: number;
   /** A layout taking longer is cancelled and its worker ended (default 30 s). */
   timeoutMs?: number;
@@ -25,72 +25,49 @@ export const DEFAULT_LAYOUT_TIMEOUT = 30_000;
 const WORKER_URL = moduleBeside(import.meta.url, 'layout-worker');
 
 /**
- * Idle workers, shared by every pool of the process: a worker that has laid out once has the
- * layout compiled (its first layout costs more), and a process running many servers (the
- * tests) need not pay that for each.
+ * The process's layout workers, shared by every LayoutPool of the process (the tests start
+ * many servers in one): idle ones are kept for the next pool; the pool's `threads` bounds how
+ * many of its own layouts run at once.
  */
-const idle: Worker[] = [];
-const MAX_IDLE = 2;
-/** Layouts running, and the ones waiting for a worker, across the process. */
-const shared = { running: 0, queue: [] as Array<() => void> };
+const workers = new Map<number, WorkerPool>();
+function workersWithHeap(maxHeapMb: number): WorkerPool {
+  let pool = workers.get(maxHeapMb);
+  if (pool === undefined) {
+    pool = new WorkerPool(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, stackSizeMb: 4 }, keep: 2 });
+    workers.set(maxHeapMb, pool);
+  }
+  return pool;
+}
 
 export class LayoutPool {
-  private readonly threads: number;
   private readonly timeoutMs: number;
-  private readonly maxHeapMb: number;
-  private readonly all = new Set<Worker>();
-  private nextId = 0;
-  private closed = false;
+  private readonly workers: WorkerPool;
+  private readonly turns: Semaphore;
+  /** Aborted by close(): ends the layouts under way. */
+  private readonly closing = new AbortController();
 
   constructor(options: LayoutPoolOptions = {}) {
-    this.threads = Math.max(1, options.threads ?? Math.min(2, Math.max(1, availableParallelism() - 1)));
+    this.turns = new Semaphore(Math.max(1, options.threads ?? Math.min(2, Math.max(1, availableParallelism() - 1))));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_LAYOUT_TIMEOUT;
-    this.maxHeapMb = options.maxHeapMb ?? 1024;
+    this.workers = workersWithHeap(options.maxHeapMb ?? 1024);
   }
 
   /** The layout of `input`, computed on a worker. */
-  async layout(input: LayoutInput): Promise<LayoutResult> {
-    if (shared.running >= this.threads) await new Promise<void>((resolve) => shared.queue.push(resolve));
-    shared.running++;
-    try {
-      return await this.onWorker(input);
-    } finally {
-      shared.running--;
-      shared.queue.shift()?.();
-    }
+  layout(input: LayoutInput): Promise<LayoutResult> {
+    return this.turns.run(() => this.onWorker(input));
   }
 
   /** Ends the layouts under way (idle workers stay, unreferenced, for the next pool). */
   async close(): Promise<void> {
-    this.closed = true;
-    const workers = [...this.all];
-    this.all.clear();
-    await Promise.all(workers.map((worker) => worker.terminate()));
-  }
-
-  private worker(): Worker {
-    const reused = idle.pop();
-    if (reused) {
-      this.all.add(reused);
-      return reused;
-    }
-    const worker = startModuleWorker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb, stackSizeMb: 4 } });
-    worker.unref();
-    this.all.add(worker);
-    return worker;
+    this.closing.abort();
   }
 
   private async onWorker(input: LayoutInput): Promise<LayoutResult> {
-    const worker = this.worker();
-    const outcome = await askWorker<{ id: number; result?: LayoutResult; error?: string }>(
-      worker,
-      this.nextId++,
+    const outcome = await this.workers.run<{ id: number; result?: LayoutResult; error?: string }>(
       { input },
       this.timeoutMs,
+      this.closing.signal,
     );
-    this.all.delete(worker);
-    if (outcome.kind === 'answer' && !this.closed && idle.length < MAX_IDLE) idle.push(worker);
-    else void worker.terminate();
     const failed = (why: string) => new Error(`Automatic layout failed: ${why}`);
     switch (outcome.kind) {
       case 'answer':

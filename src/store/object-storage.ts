@@ -28,6 +28,7 @@ import {
   wrapTree,
 } from './git-format.js';
 import { PackReader } from './pack-reader.js';
+import { Semaphore } from '../semaphore.js';
 import { runSyncIo } from './sync-io.js';
 
 // git's own default for loose objects is core.looseCompression = 1, and blobs and commits (YAML
@@ -328,36 +329,6 @@ export class ObjectWriter {
     await Promise.all([...this.touchedDirs].map(syncDirectory));
     this.touchedDirs.clear();
     for (const dir of newDirs) UNSYNCED_FANOUT_DIRS.delete(dir);
-  }
-}
-
-class Semaphore {
-  private active = 0;
-  // A queue with a head index: shift() on an array of 45,000 waiters moved them all each time.
-  private waiting: Array<() => void> = [];
-  private head = 0;
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      // Hand the slot straight to the next waiter, or free it.
-      if (this.head < this.waiting.length) {
-        const next = this.waiting[this.head]!;
-        this.waiting[this.head++] = undefined as unknown as () => void;
-        if (this.head === this.waiting.length) {
-          this.waiting = [];
-          this.head = 0;
-        }
-        next();
-      } else {
-        this.active--;
-      }
-    }
   }
 }
 
