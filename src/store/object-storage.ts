@@ -44,7 +44,8 @@ const TREE_HEADER_BYTE = 't'.charCodeAt(0);
 // inflater accept.
 const STORED = { level: 0, memLevel: 1, windowBits: 9 } as const;
 const DEFLATED = { level: 1 } as const;
-const compressionFor = (wrapped: Buffer) =>
+/** How a loose object (its wrapped bytes) is deflated; bench/choices.ts measures the choice. */
+export const compressionFor = (wrapped: Buffer) =>
   wrapped[0] === TREE_HEADER_BYTE || wrapped.length > COMPRESSED_OBJECT_LIMIT ? STORED : DEFLATED;
 // Unique across processes (pid, random) and within one (counter), without a syscall each.
 const TEMP_NAME_PREFIX = `${process.pid}_${randomBytes(4).toString('hex')}_`;
