@@ -9,6 +9,7 @@ import {
   LAYOUT,
   needsLayout,
   textAreaHeight,
+  textAreaLines,
   type LayoutInput,
   type LayoutInstance,
   type LayoutResult,
@@ -157,6 +158,25 @@ test('textAreaHeight: one line per grid unit, lines wrap at the width, at least 
   t.is(textAreaHeight('a\r\nb', 10), 2);
   t.is(textAreaHeight('x'.repeat(95), 40), 3);
   t.is(textAreaHeight('abc', 0), 3, 'a width below 1 counts as 1');
+});
+
+test('text area lines wrap at the last space that fits, the space dropped; a longer word is cut at the width', (t) => {
+  const wrap = (text: string, width: number) => {
+    const lines = textAreaLines(text, width, 1000);
+    t.is(lines.length, textAreaHeight(text, width), `height of ${JSON.stringify(text)}`);
+    return lines;
+  };
+  t.deepEqual(wrap('a fairly long line of text', 10), ['a fairly', 'long line', 'of text']);
+  t.deepEqual(wrap('abcd efgh', 4), ['abcd', 'efgh'], 'a space just past the width is the break');
+  t.deepEqual(wrap('abcd ', 4), ['abcd'], 'no empty line after a trailing space');
+  t.deepEqual(wrap('word anotherverylongword end', 8), ['word', 'anotherv', 'erylongw', 'ord end']);
+  t.deepEqual(wrap('one two three', 3), ['one', 'two', 'thr', 'ee']);
+  t.deepEqual(wrap('ab😀cd ef', 4), ['ab😀c', 'd ef'], 'characters, not UTF-16 units');
+  t.deepEqual(wrap('a\r\n\nb', 3), ['a', '', 'b']);
+  t.deepEqual(wrap('', 5), ['']);
+  t.deepEqual(textAreaLines('one two three four', 3, 2), ['one', 'two'], 'read only as far as the lines asked for');
+  // One pass over the text, however its spaces fall (a million-character line, a space every other character).
+  t.is(textAreaHeight(' x'.repeat(500_000), 100), 10_000);
 });
 
 test('default sizes: 16x8 box, wider for long labels, capped; containers 24x16', (t) => {

@@ -94,11 +94,11 @@ test('drawDiagram puts every box at its stored grid position and size, escapes m
   t.true(drawDiagram(diagram, model, { editable: true }).includes('class="handle"'));
 });
 
-test('text areas are drawn line by line as the layout counts their height: one character per grid unit', (t) => {
+test('text areas are drawn line by line as the layout counts their height: one character per grid unit, wrapped at spaces', (t) => {
   const { model, diagram } = smallModel();
   const area = diagram.textareas[0];
   const lines = textAreaLines(area.text, area.width);
-  t.deepEqual(lines, ['a fairly l', 'ong line o', 'f text', 'short']);
+  t.deepEqual(lines, ['a fairly', 'long line', 'of text', 'short']);
   t.is(lines.length, textAreaHeight(area.text, area.width));
   const svg = drawDiagram(diagram, model);
   t.true(svg.includes(`<rect class="frame" x="0" y="${30 * GRID_PX}" width="${10 * GRID_PX}" height="${4 * GRID_PX}"`));

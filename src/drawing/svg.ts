@@ -10,7 +10,7 @@
  * grows linearly with the diagram, never with the length of one name or text area.
  */
 import { unionAll } from '../layout/geometry.js';
-import { textAreaHeight } from '../layout/layout.js';
+import { textAreaHeight, textAreaLines as wrappedLines } from '../layout/layout.js';
 import type { Diagram, Model, TextArea } from '../model/types.js';
 
 /** What a drawing reads of the model: its components (names, types, tags), types and tags. */
@@ -83,39 +83,9 @@ function round(n: number): string {
   return String(Math.round(n * 10) / 10);
 }
 
-/**
- * The text area's lines as the layout counts them: each line cut every `width` characters.
- * At most `maxLines` lines (the text is read only as far as they need).
- */
+/** The text area's lines as the layout counts them (wrapped at a space where one fits), at most `maxLines`. */
 export function textAreaLines(text: string, width: number, maxLines = DRAWN_TEXTAREA_LINES): string[] {
-  const w = Math.min(DRAWN_TEXTAREA_WIDTH, Math.max(1, Math.floor(width)));
-  const lines: string[] = [];
-  let line = '';
-  let count = 0;
-  let pendingCR = false;
-  for (const ch of text) {
-    if (lines.length >= maxLines) return lines;
-    if (ch === '\n' && pendingCR) {
-      pendingCR = false;
-      continue;
-    }
-    pendingCR = ch === '\r';
-    if (ch === '\n' || ch === '\r') {
-      lines.push(line);
-      line = '';
-      count = 0;
-      continue;
-    }
-    if (count === w) {
-      lines.push(line);
-      line = '';
-      count = 0;
-    }
-    line += ch;
-    count++;
-  }
-  if (lines.length < maxLines) lines.push(line);
-  return lines;
+  return wrappedLines(text, Math.min(DRAWN_TEXTAREA_WIDTH, width), maxLines);
 }
 
 /** A text area's drawn box: as wide as stored, as tall as its drawn lines (+1 for "…"). */

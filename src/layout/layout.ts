@@ -35,7 +35,8 @@
  *   edge: they overflow the container's box but still overlap nothing, because the space they
  *   take is reserved for the container when everything else is placed.
  * - Text areas: default width = longest line of text, between 10 and 40. Height: see
- *   textAreaHeight (one grid unit per character horizontally, one per line vertically).
+ *   textAreaHeight (one grid unit per character horizontally, one per line vertically, lines
+ *   wrapped at a space where one fits).
  * - Only new elements move. Elements with a given position keep it exactly, given sizes are
  *   kept exactly. New top-level instances are laid out as one block, placed either to the
  *   right of or below the bounding box of everything already placed (whichever gives the
@@ -163,17 +164,84 @@ function clamp(v: number, lo: number, hi: number): number {
 }
 
 /**
+ * One line of a text area's text, wrapped at `width` characters (code points; one per grid
+ * unit): each piece ends at the last space that fits, the space itself dropped, and a word
+ * longer than the width is cut at it. Calls `emit` with each piece's UTF-16 offsets in `line`
+ * (an empty line is one empty piece) until it returns false. One pass, however long the line.
+ */
+function wrapTextLine(line: string, width: number, emit: (from: number, to: number) => boolean): void {
+  let start = 0;
+  let count = 0;
+  // The last space in the piece after its first character, and the characters before it.
+  let space = -1;
+  let beforeSpace = 0;
+  for (let i = 0; i < line.length; ) {
+    const isSpace = line.charCodeAt(i) === 32;
+    if (count === width) {
+      if (isSpace) {
+        if (!emit(start, i)) return;
+        start = i + 1;
+        count = 0;
+        space = -1;
+        i++;
+        continue;
+      }
+      if (space > start) {
+        if (!emit(start, space)) return;
+        count -= beforeSpace + 1;
+        start = space + 1;
+      } else {
+        if (!emit(start, i)) return;
+        start = i;
+        count = 0;
+      }
+      space = -1;
+    }
+    if (isSpace) {
+      space = i;
+      beforeSpace = count;
+    }
+    count++;
+    i += (line.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+  }
+  if (start < line.length || line.length === 0) emit(start, line.length);
+}
+
+const LINE_BREAK = /\r\n|\r|\n/;
+
+function wrapWidth(width: number): number {
+  return Math.max(1, Math.floor(Number.isFinite(width) ? width : 1));
+}
+
+/**
  * Height of a text area in grid units: every line of the text (split at line breaks) wraps at
- * `width` characters (one character per grid unit) and every wrapped line is one grid unit
- * high; an empty line counts as one line. At least 1.
+ * `width` characters (one character per grid unit) at a space where it can (wrapTextLine), and
+ * every wrapped line is one grid unit high; an empty line counts as one line. At least 1.
  */
 export function textAreaHeight(text: string, width: number): number {
-  const w = Math.max(1, Math.floor(Number.isFinite(width) ? width : 1));
+  const w = wrapWidth(width);
   let lines = 0;
-  for (const line of (text ?? '').split(/\r\n|\r|\n/)) {
-    lines += Math.max(1, Math.ceil(charCount(line) / w));
+  for (const line of (text ?? '').split(LINE_BREAK)) {
+    wrapTextLine(line, w, () => {
+      lines++;
+      return true;
+    });
   }
   return Math.max(1, lines);
+}
+
+/** The first `maxLines` lines of a text area as wrapped for textAreaHeight: what a drawing shows. */
+export function textAreaLines(text: string, width: number, maxLines: number): string[] {
+  const w = wrapWidth(width);
+  const lines: string[] = [];
+  for (const line of (text ?? '').split(LINE_BREAK)) {
+    if (lines.length >= maxLines) break;
+    wrapTextLine(line, w, (from, to) => {
+      lines.push(line.slice(from, to));
+      return lines.length < maxLines;
+    });
+  }
+  return lines;
 }
 
 /** Default width of a text area: its longest line, between textMinWidth and textMaxWidth. */
