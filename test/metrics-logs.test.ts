@@ -51,3 +51,28 @@ test('a request id that is too long, has spaces or controls, or looks like a key
     await s.close();
   }
 });
+
+test('a log line that cannot be written loses the line, never the answer or the process', async (t) => {
+  let failing = false;
+  const kept: string[] = [];
+  const s = await TestServer.start({
+    log: (line) => {
+      if (failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      kept.push(line);
+    },
+  });
+  try {
+    failing = true;
+    const created = await s.post('/api/external/tag', [{ name: 'logged nowhere', color: 'red' }]);
+    t.is(created.status, 200);
+    t.is((await s.get('/api/external/tag')).status, 200);
+    failing = false;
+    const after = await s.get('/api/external/tag');
+    t.is(after.status, 200, 'the server still answers');
+    t.true(after.text.includes('logged nowhere'), 'the write made while the log failed is kept');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.true(kept.some((line) => line.includes(after.headers.get('x-request-id')!)), 'lines are written again');
+  } finally {
+    await s.close();
+  }
+});

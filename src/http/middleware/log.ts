@@ -87,19 +87,25 @@ export function requestLog(logger: Logger): Middleware {
     } finally {
       process.nextTick(() => {
         const path = redactKeys(ctx.path);
-        logger.info(
-          {
-            requestId,
-            method: ctx.method,
-            route: routeOf(ctx),
-            path,
-            status: ctx.status,
-            ms: Math.round((performance.now() - started) * 10) / 10,
-            org: ctx.state.org?.slug,
-            keyId: ctx.state.key?.id,
-          },
-          `${ctx.method} ${path} ${ctx.status}`,
-        );
+        try {
+          logger.info(
+            {
+              requestId,
+              method: ctx.method,
+              route: routeOf(ctx),
+              path,
+              status: ctx.status,
+              ms: Math.round((performance.now() - started) * 10) / 10,
+              org: ctx.state.org?.slug,
+              keyId: ctx.state.key?.id,
+            },
+            `${ctx.method} ${path} ${ctx.status}`,
+          );
+        } catch {
+          // The answer is out. A line that cannot be written (standard output on a full disk, a
+          // closed pipe) is lost, as it would be anyway: thrown here, outside any request, it
+          // would end the process.
+        }
       });
     }
   };
