@@ -71,7 +71,10 @@ test('a log line that cannot be written loses the line, never the answer or the 
     t.is(after.status, 200, 'the server still answers');
     t.true(after.text.includes('logged nowhere'), 'the write made while the log failed is kept');
     await new Promise((resolve) => setImmediate(resolve));
-    t.true(kept.some((line) => line.includes(after.headers.get('x-request-id')!)), 'lines are written again');
+    t.true(
+      kept.some((line) => line.includes(after.headers.get('x-request-id')!)),
+      'lines are written again',
+    );
   } finally {
     await s.close();
   }
