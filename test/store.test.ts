@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { log as isoLog, readBlob as isoReadBlob } from 'isomorphic-git';
 import { Repo, StaleHeadError, type FileChange } from '../src/store/repo.js';
 import { crossProcessLockTakes, LOCK_FILE_NAME, MAX_WRITES_PER_HOLD } from '../src/store/lock.js';
+import { replaceFile } from '../src/store/durable-files.js';
 
 const execFileAsync = promisify(execFile);
 const author = { name: 'api', email: 'api@demo' };
@@ -540,6 +541,24 @@ test('after git gc, packed objects and packed-refs are read back and committed u
   t.is(git(gitdir, 'rev-parse', 'main').trim(), third);
   t.is(fsckClean(gitdir), '');
   await t.throwsAsync(reopened.commit({ parent: second, changes: [], author, message: 'stale' }), { instanceOf: StaleHeadError });
+});
+
+test('replaceFile: the file replaced whole with its mode whatever the umask; a failed replace leaves the old file and no temporary one', async (t) => {
+  const dir = await tempDir();
+  const file = path.join(dir, 'secrets.yaml');
+  // 0666 is what a usual umask (022) cuts down to 0644 at creation: the mode is set explicitly after.
+  await replaceFile(path.join(dir, 'shared'), 'x', { mode: 0o666, durable: false });
+  t.is(nodeFs.statSync(path.join(dir, 'shared')).mode & 0o777, 0o666, 'the umask took nothing away');
+  await replaceFile(file, 'one\n', { mode: 0o600, durable: true });
+  await replaceFile(file, 'two\n', { mode: 0o600, durable: true });
+  t.is(nodeFs.readFileSync(file, 'utf8'), 'two\n');
+  t.is(nodeFs.statSync(file).mode & 0o777, 0o600);
+  // Renaming over a directory fails: the directory stays, and no temporary file is left.
+  const blocked = path.join(dir, 'blocked');
+  nodeFs.mkdirSync(path.join(blocked, 'inside'), { recursive: true });
+  await t.throwsAsync(replaceFile(blocked, 'x', { mode: 0o600, durable: false }));
+  t.true(nodeFs.statSync(blocked).isDirectory());
+  t.deepEqual(nodeFs.readdirSync(dir).sort(), ['blocked', 'secrets.yaml', 'shared']);
 });
 
 test('durable mode writes the same, valid repository', async (t) => {

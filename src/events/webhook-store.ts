@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, syncDirectory } from '../store/durable-files.js';
+import { isCode, replaceFile, syncDirectory } from '../store/durable-files.js';
 import { withDirectoryLock } from '../store/lock.js';
 import { SLUG_PATTERN } from '../store/org-identity.js';
 import type { DraftStates } from './draft-notices.js';
@@ -221,21 +221,8 @@ export class WebhookStore {
     return this.writeText(file, `${JSON.stringify(value, null, 2)}\n`);
   }
 
-  /** Whole or not at all: a temporary file (0600), synced when durable, renamed over. */
-  private async writeText(file: string, text: string): Promise<void> {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    const handle = await fsp.open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      // The delivered position must survive a power cut as well as the commits it names.
-      if (this.durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(temp, file).catch(async (error: unknown) => {
-      await fsp.rm(temp, { force: true });
-      throw error;
-    });
-    if (this.durable) await syncDirectory(path.dirname(file));
+  /** Whole or not at all (0600); durable: the delivered position survives a power cut as well as the commits it names. */
+  private writeText(file: string, text: string): Promise<void> {
+    return replaceFile(file, text, { mode: 0o600, durable: this.durable });
   }
 }

@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from '../store/lock.js';
+import { replaceFile } from '../store/durable-files.js';
 
 /**
  * Where each organization's repository is mirrored to: `<dataDir>/mirrors.yaml`, outside
@@ -116,10 +117,7 @@ export async function updateMirrors(dataDir: string, change: (mirrors: MirrorCon
     dataDir,
     async () => {
       const next = change(await readMirrors(dataDir));
-      const file = mirrorsFile(dataDir);
-      const temp = `${file}.${process.pid}.tmp`;
-      await fsp.writeFile(temp, stringify({ mirrors: next }), { mode: 0o600 });
-      await fsp.rename(temp, file);
+      await replaceFile(mirrorsFile(dataDir), stringify({ mirrors: next }), { mode: 0o600, durable: false });
       return next;
     },
     'mirrors.yaml.lock',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readRef } from '../store/refs.js';
 import { GitCommandError, GitTimeoutError, runGit } from '../store/git-cli.js';
 import { type MirrorConfig, mirrorsSignature, readMirrors, redactSecrets, redactUrl } from './config.js';
+import { replaceFile } from '../store/durable-files.js';
 
 /**
  * Pushes `main`, the drafts' branches and the version tags of each mirrored organization to
@@ -229,15 +230,11 @@ export class Mirrors {
   /** For `c4store mirror list`: what this process last did, beside mirrors.yaml. */
   private async saveState(): Promise<void> {
     const file = path.join(path.resolve(this.dataDir), MIRROR_STATE_FILE_NAME);
-    const temp = `${file}.${process.pid}.tmp`;
     const states = [...this.mirrors.values()].map((m) => m.status);
     try {
       // Owner only, as mirrors.yaml: what a mirror answered may name more than the URL shows.
-      await fsp.writeFile(temp, `${JSON.stringify({ pid: process.pid, updated: new Date().toISOString(), mirrors: states }, null, 2)}\n`, {
-        mode: 0o600,
-      });
-      await fsp.chmod(temp, 0o600);
-      await fsp.rename(temp, file);
+      const text = `${JSON.stringify({ pid: process.pid, updated: new Date().toISOString(), mirrors: states }, null, 2)}\n`;
+      await replaceFile(file, text, { mode: 0o600, durable: false });
     } catch (err) {
       this.log(`${MIRROR_STATE_FILE_NAME} cannot be written: ${(err as Error).message}`);
     }

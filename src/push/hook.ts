@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gitText, runGit } from '../store/git-cli.js';
+import { replaceFile } from '../store/durable-files.js';
 
 /**
  * git's own pre-receive hook in every organization repository, so that a push made with file
@@ -71,8 +72,5 @@ async function installPreReceiveHook(gitdir: string): Promise<void> {
   const script = hookScript();
   if (existsSync(file) && readFileSync(file, 'utf8') === script) return;
   await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, script);
-  await chmod(temp, 0o755);
-  await rename(temp, file);
+  await replaceFile(file, script, { mode: 0o755, durable: false });
 }

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { syncDirectory } from '../store/durable-files.js';
+import { replaceFile } from '../store/durable-files.js';
 import { withDirectoryLock } from '../store/lock.js';
 
 export interface ShareLink {
@@ -150,21 +150,5 @@ function parseLinks(text: string, file: string): ShareLink[] {
 
 async function writeLinks(file: string, links: ShareLink[]): Promise<void> {
   const text = `# c4store share links: SHA-256 hashes of their tokens only. Made and revoked through the API.\n${stringify({ links })}`;
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await fsp.open(temp, 'wx', 0o600);
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await fsp.rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await fsp.rename(temp, file).catch(async (error: unknown) => {
-    await fsp.rm(temp, { force: true });
-    throw error;
-  });
-  await syncDirectory(path.dirname(file));
+  await replaceFile(file, text, { mode: 0o600, durable: true });
 }

@@ -9,7 +9,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, syncDirectory } from './durable-files.js';
+import { isCode, replaceFile } from './durable-files.js';
 
 export interface DraftRecord {
   name: string;
@@ -41,15 +41,5 @@ export async function readDraftRecords(gitdir: string): Promise<Map<string, Draf
 export async function saveDraftRecord(gitdir: string, record: DraftRecord, durable = false): Promise<void> {
   const records = await readDraftRecords(gitdir);
   records.set(record.name, record);
-  const file = path.join(gitdir, FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  const handle = await fsp.open(temp, 'w', 0o644);
-  try {
-    await handle.writeFile(`${JSON.stringify({ drafts: [...records.values()] }, null, 2)}\n`);
-    if (durable) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fsp.rename(temp, file);
-  if (durable) await syncDirectory(gitdir);
+  await replaceFile(path.join(gitdir, FILE), `${JSON.stringify({ drafts: [...records.values()] }, null, 2)}\n`, { mode: 0o644, durable });
 }

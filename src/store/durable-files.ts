@@ -1,8 +1,12 @@
 /**
  * The few file operations the store's durability rests on (objects, refs, keys, the repository
- * skeleton): a new file written whole and optionally fsynced, a directory fsynced.
+ * skeleton): a new file written whole and optionally fsynced, a file replaced whole, a directory
+ * fsynced.
  */
+import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 
 const fsyncFd = promisify(nodeFs.fsync);
@@ -32,6 +36,32 @@ export async function closeAfterSync(fd: number, durable: boolean): Promise<void
   } finally {
     nodeFs.closeSync(fd);
   }
+}
+
+/**
+ * Replaces `file` whole: `data` goes to a temporary file beside it, made with `mode` (set again
+ * whatever the umask took away), durable: fsynced, then renamed over `file`, durable: its
+ * directory fsynced. A reader sees the old file or the new one, never part of one, and a failed
+ * write leaves neither a changed file nor its temporary one behind. Every small file of the data
+ * directory (keys, share links, webhooks, draft records, mirrors, the push hook) is written so.
+ */
+export async function replaceFile(file: string, data: string | Buffer, options: { mode: number; durable: boolean }): Promise<void> {
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const handle = await fsp.open(temp, 'wx', options.mode);
+    try {
+      await handle.chmod(options.mode);
+      await handle.writeFile(data);
+      if (options.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(temp, file);
+  } catch (error) {
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+  if (options.durable) await syncDirectory(path.dirname(file));
 }
 
 /** Opening and closing take microseconds and stay synchronous; only the fsync goes to the thread pool. */

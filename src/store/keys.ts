@@ -13,7 +13,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from './lock.js';
-import { syncDirectory } from './durable-files.js';
+import { replaceFile } from './durable-files.js';
 import { adoptOrgIdentity, orgGitdir, readOrgIdentity } from './org-identity.js';
 
 export type Role = 'editor' | 'reader';
@@ -196,22 +196,5 @@ function withOrgId(record: KeyRecord, orgId: string): KeyRecord {
 
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {
   const text = `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records })}`;
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await fsp.open(temp, 'wx', 0o600);
-  try {
-    // The umask can only remove bits from 0600, but an explicit chmod states the intent.
-    await handle.chmod(0o600);
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await fsp.rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await fsp.rename(temp, file).catch(async (error: unknown) => {
-    await fsp.rm(temp, { force: true });
-    throw error;
-  });
-  await syncDirectory(path.dirname(file));
+  await replaceFile(file, text, { mode: 0o600, durable: true });
 }
