@@ -30,8 +30,11 @@ export interface AnswerStore {
 /** Builds that are under way, per store: a second request of one waits for it. */
 const building = new WeakMap<AnswerStore, Map<string, Promise<Buffer>>>();
 
-/** The cached body of `key`, or the one being built, or a new build (`build` runs only then). */
-function cachedBody(store: AnswerStore, key: string, build: () => Promise<Buffer>): Promise<Buffer> {
+/**
+ * The cached body of `key`, or the one being built, or a new build (`build` runs only then);
+ * a failed build is not kept. Also the viewer's PNGs (viewer/svg-response.ts).
+ */
+export function cachedBody(store: AnswerStore, key: string, build: () => Promise<Buffer>): Promise<Buffer> {
   const done = store.get(key);
   if (done) return Promise.resolve(done);
   let underWay = building.get(store);

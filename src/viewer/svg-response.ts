@@ -7,6 +7,7 @@ import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
 import { BoundedAnswers } from '../http/bounded-answers.js';
 import { FairQueue } from '../http/fair-queue.js';
+import { cachedBody } from '../http/respond.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { PNG_SCALES, renderPng } from '../drawing/png.js';
 import type { Diagram } from '../model/types.js';
@@ -46,40 +47,25 @@ function scaleOf(ctx: Context): number {
  * organization's stream of PNG requests delays another's by one render, not by its whole queue.
  */
 const pngTurns = new FairQueue(1);
-/** Renders under way, so that a second request for the same picture waits for the first. */
-const rendering = new WeakMap<Snapshot['responses'], Map<string, Promise<Buffer>>>();
-
 /** The default size of the PNGs kept for the whole server. */
 export const DEFAULT_PICTURE_BYTES = 64 * 1024 * 1024;
 /** PNGs already rendered, per commit: bounded, since `?scale=` takes any of countless values. */
 export const pictures = new BoundedAnswers(DEFAULT_PICTURE_BYTES);
 
-/** The PNG of one diagram at one scale, kept for the snapshot (the viewer, the API, share links, the agents' render tool). */
+/**
+ * The PNG of one diagram at one scale, kept for the snapshot (the viewer, the API, share links,
+ * the agents' render tool); a second request for a picture being rendered waits for it.
+ */
 export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
-  const key = `png:${diagram.id}:${scale}`;
-  const kept = pictures.of(snapshot);
-  const done = kept.get(key);
-  if (done) return Promise.resolve(done);
-  let underWay = rendering.get(snapshot.responses);
-  if (!underWay) rendering.set(snapshot.responses, (underWay = new Map()));
-  const existing = underWay.get(key);
-  if (existing !== undefined) return existing;
   const owner = snapshot.model.organization.slug;
-  const png = (async () => {
+  return cachedBody(pictures.of(snapshot), `png:${diagram.id}:${scale}`, async () => {
     await pngTurns.acquire(owner);
     try {
       return await renderPng(await drawingOf(diagram, snapshot.model), scale);
     } finally {
       pngTurns.release();
     }
-  })();
-  const forget = () => underWay.delete(key);
-  png.then((bytes) => {
-    kept.set(key, bytes);
-    forget();
-  }, forget);
-  underWay.set(key, png);
-  return png;
+  });
 }
 
 /** True (and 304 set) when the request already holds this commit's drawing. */
