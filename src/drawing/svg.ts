@@ -103,13 +103,12 @@ function markClass(options: DrawOptions, id: string): string {
   return mark ? ` c4-${mark}` : '';
 }
 
-function textAreaSvg(t: TextArea, options: DrawOptions): string {
-  const b = textAreaBox(t);
-  const full = textAreaHeight(t.text, t.width);
+/** `b`: its textAreaBox, whose height already says whether lines were left out (one more than drawn). */
+function textAreaSvg(t: TextArea, b: Box, options: DrawOptions): string {
   const lines = textAreaLines(t.text, t.width).map(
     (line, n) => `<text x="${px(b.x)}" y="${px(b.y + n) + 11}" xml:space="preserve">${esc(line)}</text>`,
   );
-  if (full > DRAWN_TEXTAREA_LINES) lines.push(`<text x="${px(b.x)}" y="${px(b.y + DRAWN_TEXTAREA_LINES) + 11}">…</text>`);
+  if (b.h > DRAWN_TEXTAREA_LINES) lines.push(`<text x="${px(b.x)}" y="${px(b.y + DRAWN_TEXTAREA_LINES) + 11}">…</text>`);
   const handle = options.editable
     ? `<rect class="handle" x="${px(b.x + b.w) - 10}" y="${px(b.y + b.h) - 10}" width="10" height="10"/>`
     : '';
@@ -202,7 +201,7 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
       );
     }
   }
-  const textareas = diagram.textareas.map((t) => textAreaSvg(t, options));
+  const textareas = diagram.textareas.map((t, i) => textAreaSvg(t, areaBoxes[i]!, options));
 
   const all = bounds([...nodes, ...areaBoxes.map((b) => ({ x: px(b.x), y: px(b.y), w: px(b.w), h: px(b.h) })), ...labelBoxes]);
   let view = { x: all.x - px(MARGIN), y: all.y - px(MARGIN), w: all.w + 2 * px(MARGIN), h: all.h + 2 * px(MARGIN) };
