@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MODEL_CACHE_FILE } from '../src/service/model-cache.js';
 import { BLOB_CACHE_FILE } from '../src/store/blob-cache.js';
 import { BLOB_CACHE_MIN_BLOBS } from '../src/store/repo.js';
 import { pick } from './baselines.js';
@@ -12,9 +13,9 @@ import { log, median } from './stats.js';
 
 export interface StartupFigures {
   components: number;
-  /** Spawn to the first 200 of GET /api/external/component (ms), median over rounds: a restart, blob cache current. */
+  /** Spawn to the first 200 of GET /api/external/component (ms), median over rounds: a restart, blob and model caches current. */
   firstAnswerMs: number;
-  /** The same for one start with no blob cache (the first start after a bulk import, or the file deleted). */
+  /** The same for one start with neither cache (the first start after a bulk import, or the files deleted). */
   noCacheMs: number;
   /** Spawn to `listening on` (ms): the part that does not depend on the model. */
   listeningMs: number;
@@ -47,7 +48,8 @@ export async function measureStartup(org: BenchOrg, rounds: number, spawn: Spawn
       // (at 100,000 components it takes seconds: the next start must find it, or it is cold too).
       await new Promise((resolve) => setTimeout(resolve, 200));
       const cached = org.components.length + org.diagrams >= BLOB_CACHE_MIN_BLOBS;
-      for (let waited = 0; cached && !existsSync(join(org.gitdir, BLOB_CACHE_FILE)) && waited < 60_000; waited += 100) {
+      const cacheFiles = [BLOB_CACHE_FILE, MODEL_CACHE_FILE].map((name) => join(org.gitdir, name));
+      for (let waited = 0; cached && !cacheFiles.every((file) => existsSync(file)) && waited < 60_000; waited += 100) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return { listeningMs, answerMs, rssMb: server.rssMb() };
@@ -56,6 +58,7 @@ export async function measureStartup(org: BenchOrg, rounds: number, spawn: Spawn
     }
   };
   await rm(join(org.gitdir, BLOB_CACHE_FILE), { force: true });
+  await rm(join(org.gitdir, MODEL_CACHE_FILE), { force: true });
   const noCache = await start();
   for (let r = 0; r < rounds; r++) {
     const round = await start();
@@ -72,7 +75,7 @@ export async function measureStartup(org: BenchOrg, rounds: number, spawn: Spawn
   };
   log(
     `    start-up ${figures.firstAnswerMs.toFixed(0)} ms to first answer (listening after ${figures.listeningMs.toFixed(0)} ms; ` +
-      `without the blob cache ${figures.noCacheMs.toFixed(0)} ms), ` +
+      `without the caches ${figures.noCacheMs.toFixed(0)} ms), ` +
       `RSS ${figures.rssLoadedMb.toFixed(0)} MB`,
   );
   return figures;

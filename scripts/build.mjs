@@ -9,11 +9,14 @@
  */
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 await rm('dist', { recursive: true, force: true });
 await build({
+  // The name of this code (src/service/model-cache.ts): a model cache written by other code is never read.
+  define: { 'process.env.C4STORE_CODE_ID': JSON.stringify(await codeId()) },
   // Workers are entry points of their own, beside cli.js (src/threads.ts finds them there).
   entryPoints: {
     cli: 'src/cli.ts',
@@ -40,3 +43,18 @@ await build({
 // diffed without running anything (test/openapi.test.ts fails when it is stale).
 const { stdout } = await promisify(execFile)(process.execPath, ['dist/cli.js', 'openapi']);
 await writeFile('docs/openapi.json', stdout);
+
+/** A hash of every source file and of the lockfile (the dependencies' exact versions). */
+async function codeId() {
+  const hash = createHash('sha256');
+  const files = (await readdir('src', { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => `${entry.parentPath ?? entry.path}/${entry.name}`)
+    .sort();
+  for (const file of [...files, 'package-lock.json'])
+    hash
+      .update(`${file}\0`)
+      .update(await readFile(file))
+      .update('\0');
+  return hash.digest('hex').slice(0, 32);
+}

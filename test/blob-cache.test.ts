@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { resourcePath, serialize } from '../src/model/files.js';
 import { newId } from '../src/model/ids.js';
+import { MODEL_CACHE_FILE } from '../src/service/model-cache.js';
 import { Orgs } from '../src/service/orgs.js';
 import { BLOB_CACHE_FILE, readBlobCache } from '../src/store/blob-cache.js';
 import { KeyStore } from '../src/store/keys.js';
@@ -228,7 +229,7 @@ test('a built server (dist/) cold-loads 1,200 components through the worker and 
   t.deepEqual(await list(), cold);
 });
 
-test("c4store-blob-cache.tmp-* files whose writer is gone are removed when a server starts; a live writer's stays", async (t) => {
+test("temporary cache files (blob and model cache) whose writer is gone are removed when a server starts; a live writer's stay", async (t) => {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
   createdDirs.push(dataDir);
   const org = await new Orgs(dataDir).create('big', { author });
@@ -241,12 +242,15 @@ test("c4store-blob-cache.tmp-* files whose writer is gone are removed when a ser
       olderVersion: `${BLOB_CACHE_FILE}.tmp-0123456789ab`,
       deadWriter: `${BLOB_CACHE_FILE}.tmp-${dead}-0123456789ab`,
       liveWriter: `${BLOB_CACHE_FILE}.tmp-${live.pid}-0123456789ab`,
+      // The model cache is replaced whole by replaceFile (durable-files.ts), whose temporary names these are.
+      deadModelWriter: `${MODEL_CACHE_FILE}.${dead}.0123456789ab.tmp`,
+      liveModelWriter: `${MODEL_CACHE_FILE}.${live.pid}.0123456789ab.tmp`,
     };
     for (const name of Object.values(names)) await fsp.writeFile(path.join(gitdir, name), 'half a cache');
     const server = await startServer({ dataDir, port: 0, log: () => {} });
     await server.close();
-    const left = (await fsp.readdir(gitdir)).filter((name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`));
-    t.deepEqual(left, [names.liveWriter]);
+    const left = (await fsp.readdir(gitdir)).filter((name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`) || name.endsWith('.tmp'));
+    t.deepEqual(left.sort(), [names.liveWriter, names.liveModelWriter].sort());
   } finally {
     live.kill();
   }
@@ -261,7 +265,7 @@ test('a leftover temporary file never stands in the way of the next cache write'
   t.is((await readBlobCache(repo.gitdir)).size, 300);
 });
 
-test('a built server stopped by SIGTERM right after a cold load leaves no temporary cache file', async (t) => {
+test('a built server stopped by SIGTERM right after a cold load leaves no temporary cache file (blob or model cache)', async (t) => {
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-test-'));
   createdDirs.push(dataDir);
   const org = await new Orgs(dataDir).create('big', { author });
@@ -287,12 +291,15 @@ test('a built server stopped by SIGTERM right after a cold load leaves no tempor
   await org.repo.commit({ parent: (await org.repo.readHead())!, changes, author, message: 'bulk\n' });
   for (let attempt = 0; attempt < 3; attempt++) {
     await fsp.rm(path.join(org.repo.gitdir, BLOB_CACHE_FILE), { force: true });
+    await fsp.rm(path.join(org.repo.gitdir, MODEL_CACHE_FILE), { force: true });
     const server = await serveProcess(dataDir);
     const reply = fetch(`${server.url}/api/external/tag`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100 + 100 * attempt));
     await server.stop('SIGTERM');
     await reply;
-    const left = (await fsp.readdir(org.repo.gitdir)).filter((name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`));
+    const left = (await fsp.readdir(org.repo.gitdir)).filter(
+      (name) => name.startsWith(`${BLOB_CACHE_FILE}.tmp-`) || (name.startsWith(MODEL_CACHE_FILE) && name.endsWith('.tmp')),
+    );
     t.deepEqual(left, [], `attempt ${attempt}`);
   }
 });

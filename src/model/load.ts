@@ -9,6 +9,8 @@ export interface ModelSource {
   read(oid: string): Promise<string>;
   /** A model that already holds the resource of `path` at blob `oid`, if any. */
   reuse?(path: string, oid: string): Model | undefined;
+  /** The resource blob `oid` gave as a `kind` when this code last parsed and checked it, if known. */
+  parsed?(kind: StoredKind, oid: string): { id: string } | undefined;
 }
 
 const READ_CONCURRENCY = 64;
@@ -93,7 +95,10 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
   const toRead: Placed[] = [];
   for (const file of placed) {
     const reused = source.reuse?.(file.path, file.oid);
-    const resource = reused && collectionOf(reused, file.kind).get(file.id);
+    // A blob parsed before stands for its file only under the id it was parsed with (the
+    // same check resourceOfFile makes); any other file name is parsed, and refused, anew.
+    const known = source.parsed?.(file.kind, file.oid);
+    const resource = (reused && collectionOf(reused, file.kind).get(file.id)) || (known?.id === file.id ? known : undefined);
     collectionOf(model, file.kind).set(file.id, resource ?? { id: file.id });
     if (!resource) toRead.push(file);
   }

@@ -2,9 +2,9 @@ import { ApiError, ModelError } from '../errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
 import { SCHEMA_FILES, schemasCurrent } from '../editor/schemas.js';
-import { FileError, ORGANIZATION_FILE } from '../model/files.js';
+import { collectionOf, FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { loadModel } from '../model/load.js';
-import { DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
+import { classifyPath, DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { MAIN_REF } from '../store/refs.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
@@ -12,6 +12,7 @@ import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
 import { resolveCommitName } from './commit-names.js';
 import { layoutUpgradeMessage, shardingMoves } from './layout-upgrade.js';
+import { readModelCache, writeModelCache } from './model-cache.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -84,6 +85,11 @@ export interface WriteRequest {
  * keeping one costs nothing (the cache's byte estimate walks the whole model).
  */
 const RECENT_TIPS = 8;
+/** A cold load that parsed this many files the model cache lacked rewrites it. */
+const MODEL_CACHE_REFRESH_AFTER = 256;
+/** Model caches being written, by git directory: one at a time, later ones skipped. */
+const modelCacheWrites = new Set<string>();
+
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
 const KEPT_VERDICTS = 8;
 let opened = 0;
@@ -357,6 +363,31 @@ export class OrgModel {
   }
 
   /**
+   * After a cold load that parsed many files the model cache did not have, rewrites it (in the
+   * background) with the resources of this load, so the next start of a model at about this
+   * commit parses nothing.
+   */
+  private refreshModelCache(files: ReadonlyMap<string, string>, model: Model, parsed: ReadonlyMap<string, unknown>): void {
+    const gitdir = this.repo.gitdir;
+    let missed = 0;
+    for (const oid of files.values()) if (!parsed.has(oid)) missed++;
+    if (missed < MODEL_CACHE_REFRESH_AFTER || modelCacheWrites.has(gitdir)) return;
+    modelCacheWrites.add(gitdir);
+    const entries = function* () {
+      for (const [path, oid] of files) {
+        const place = classifyPath(path);
+        if (place === null || place === 'organization') continue;
+        const resource = collectionOf(model, place.kind).get(place.id);
+        if (resource !== undefined) yield [oid, place.kind, resource] as const;
+      }
+    };
+    // A cache that cannot be written (read-only data directory, full disk) only costs time.
+    void writeModelCache(gitdir, entries())
+      .catch(() => {})
+      .finally(() => modelCacheWrites.delete(gitdir));
+  }
+
+  /**
    * Builds the snapshot of `commit`, reusing every resource whose blob is unchanged since
    * `from`, so a tip moved by one commit costs what that commit changed.
    */
@@ -369,13 +400,18 @@ export class OrgModel {
       // Cold: every file is read, from the blob cache or on a worker (Repo.readBlobs), each
       // parsed as soon as it arrives. Warm: only what changed since `from`, one by one.
       // organization.yaml first: loadModel needs it before any other file, and it sorts last.
+      // A cold load takes what this code parsed before from the model cache (model-cache.ts)
+      // and reads only the other blobs.
+      const parsed = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
       const organization = files.get(ORGANIZATION_FILE);
       const order = organization === undefined ? files.values() : [organization, ...files.values()];
-      const blobs = from ? undefined : await this.repo.readBlobs(order);
+      const blobs = from ? undefined : await this.repo.readBlobs(parsed ? [...order].filter((oid) => !parsed.has(oid)) : order);
       const model = await loadModel(files, {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
+        parsed: parsed && ((kind, oid) => (parsed.get(oid)?.kind === kind ? parsed.get(oid)?.resource : undefined)),
       });
+      if (parsed !== undefined) this.refreshModelCache(files, model, parsed);
       const layout = layoutOf(files.keys());
       return {
         commit,

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode } from './durable-files.js';
+import { isCode, processRuns } from './durable-files.js';
 import { blobOid } from './git-format.js';
 import { nextIoSlice } from './sync-io.js';
 
@@ -94,16 +94,6 @@ export async function removeStaleBlobCacheTemps(gitdir: string): Promise<void> {
     const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
     const writerGone = pid === undefined || (Number(pid) !== process.pid && !processRuns(Number(pid)));
     if (abandoned || writerGone) await fsp.rm(file, { force: true });
-  }
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return !isCode(error, 'ESRCH');
   }
 }
 

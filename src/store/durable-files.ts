@@ -47,6 +47,13 @@ export async function closeAfterSync(fd: number, durable: boolean): Promise<void
  */
 export async function replaceFile(file: string, data: string | Buffer, options: { mode: number; durable: boolean }): Promise<void> {
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  if (!exitHookSet) {
+    exitHookSet = true;
+    process.once('exit', () => {
+      for (const left of replacing) nodeFs.rmSync(left, { force: true });
+    });
+  }
+  replacing.add(temp);
   try {
     const handle = await fsp.open(temp, 'wx', options.mode);
     try {
@@ -60,8 +67,46 @@ export async function replaceFile(file: string, data: string | Buffer, options: 
   } catch (error) {
     await fsp.rm(temp, { force: true });
     throw error;
+  } finally {
+    replacing.delete(temp);
   }
   if (options.durable) await syncDirectory(path.dirname(file));
+}
+
+/** Temporary files of replaceFile under way: removed if the process exits first (a stop by SIGTERM). */
+const replacing = new Set<string>();
+let exitHookSet = false;
+const REPLACEMENT_TEMP = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+/** A temporary file this old is left over whoever wrote it: replacing a file takes well under a second. */
+const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
+
+/**
+ * Removes the temporary files of replaceFile in `dir` whose writer is gone (killed before it
+ * could remove them): a process that no longer runs, or any file older than ten minutes (a pid
+ * reused, another machine sharing the volume).
+ */
+export async function removeAbandonedReplacements(dir: string): Promise<void> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = REPLACEMENT_TEMP.exec(name)?.[1];
+    if (pid === undefined) continue;
+    const file = path.join(dir, name);
+    const stat = await fsp.stat(file).catch(() => undefined);
+    if (stat === undefined) continue;
+    const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
+    if (abandoned || (Number(pid) !== process.pid && !processRuns(Number(pid)))) await fsp.rm(file, { force: true });
+  }
+}
+
+/** Whether a process of this pid runs on this machine. */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return !isCode(error, 'ESRCH');
+  }
 }
 
 /** Opening and closing take microseconds and stay synchronous; only the fsync goes to the thread pool. */
