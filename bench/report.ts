@@ -319,6 +319,17 @@ function choicesSection(r: BenchResults): string {
       `with the cross-process write lock ${ms(big.baselines.floorLocked.p50)} ms, through HTTP (authentication, body parsing, ` +
       `validation, model step, commit, response) ${ms(big.writes.update1.p50)} ms.`,
     '',
+    "Why creating a file is dear on this machine kind (issue 30.2's open question): its root file system is ext4 without a " +
+      'journal (`/sys/fs/ext4/<disk>/journal_task` is `<none>`). Without a journal, ext4 will not hand out an inode freed in ' +
+      'the last 30 s (300 s while its inode table block is dirty) and skips such inodes one by one on every allocation ' +
+      '(fs/ext4/ialloc.c, `recently_deleted`; `perf record` of a loop creating files: it and its buffer lookups are ~40% of ' +
+      'the samples), so a new file costs 0.1–0.5 ms of kernel time whenever many files were deleted lately (~5 µs on tmpfs). ' +
+      'Background packing deletes the loose objects it packs (five per update) and the server packs while it writes; the ' +
+      "floor's loop does not. An update creates five objects' files and the ref's lock file; renaming the lock over the ref " +
+      "costs ~0.2 ms more (ext4's auto_da_alloc starts writing a file renamed over another). Empty files made ahead of time " +
+      'in the thread pool (off the write path) changed nothing in an interleaved A/B (median 0.99×): the kernel time only ' +
+      'moves to the other core, which the load generator and git need on two cores.',
+    '',
     `The disk's own price of durability here: fsync of a new 200-byte file ${ms(c.fsync.file)} ms, of a directory ` +
       `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects and the ref's lock file side by side, then the objects' ` +
       `directories, then renames the lock and syncs its directory: three rounds of fsync; ` +
