@@ -95,9 +95,12 @@ export class WorkerPool {
     this.slots = options.slots === undefined ? undefined : new Semaphore(options.slots);
   }
 
-  /** Gives `task` to a worker; `signal` ends the worker (outcome `exit`), as does close(). */
-  run<R extends { id: number }>(task: object, timeoutMs: number, signal?: AbortSignal): Promise<WorkerOutcome<R>> {
-    const onWorker = () => this.onWorker<R>(task, timeoutMs, signal);
+  /**
+   * Gives `task` to a worker; `signal` ends the worker (outcome `exit`), as does close(). A task
+   * given as a function is made once a slot is free, so tasks waiting for one hold no copy of their data.
+   */
+  run<R extends { id: number }>(task: object | (() => object), timeoutMs: number, signal?: AbortSignal): Promise<WorkerOutcome<R>> {
+    const onWorker = () => this.onWorker<R>(typeof task === 'function' ? task() : task, timeoutMs, signal);
     return this.slots ? this.slots.run(onWorker) : onWorker();
   }
 

@@ -46,6 +46,26 @@ test('slots bound the tasks running at once; the others wait their turn, in orde
   }
 });
 
+test('a task given as a function is made only once a slot is free for it', async (t) => {
+  const pool = new WorkerPool(ECHO, { resourceLimits: LIMITS, keep: 1, slots: 1 });
+  try {
+    const made: number[] = [];
+    const running = pool.run<Echo>({ sleepMs: 150 }, 30_000);
+    const waiting = pool.run<Echo>(() => {
+      made.push(Date.now());
+      return { sleepMs: 0 };
+    }, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    t.deepEqual(made, [], 'not made while the only slot is taken');
+    const first = answer(await running);
+    answer(await waiting);
+    t.is(made.length, 1);
+    t.true(made[0]! >= first.ended, 'made after the first task ended');
+  } finally {
+    await pool.close();
+  }
+});
+
 test('an aborted task and a closed pool end their workers (outcome exit); a worker that never gets ready is ended too', async (t) => {
   const pool = new WorkerPool(ECHO, { resourceLimits: LIMITS, keep: 2 });
   const closing = new AbortController();

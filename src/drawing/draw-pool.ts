@@ -50,11 +50,12 @@ export async function drawDiagramOffThread(
   timeoutMs = DEFAULT_DRAW_TIMEOUT,
 ): Promise<string> {
   if (diagram.componentInstances.length + diagram.relations.length < OFF_THREAD_FROM) return drawDiagram(diagram, model, options);
-  const task: DrawTask = {
+  // Made when a worker is free: a drawing waiting its turn holds no copy of the model's parts.
+  const task = (): DrawTask => ({
     diagram,
     model: drawingModel(diagram, model),
     options: options.marks ? { ...options, marks: new Map(options.marks) } : options,
-  };
+  });
   const outcome = await workers.run<{ id: number; svg?: string; error?: string }>(task, timeoutMs);
   switch (outcome.kind) {
     case 'answer':
