@@ -1,7 +1,10 @@
 /**
  * Bundles the service into dist/: one file for the command line and server, one for each
- * worker thread. Node then loads one module instead of ~300 (typebox alone is ~150
- * small files): start-up spends ~110 ms in module loading instead of ~390 ms.
+ * worker thread, and the chunks they share. Node then loads a handful of modules instead of
+ * ~300 (typebox alone is ~150 small files): start-up spends ~110 ms in module loading instead
+ * of ~390 ms. Split into chunks, code imported on first use only (the MCP SDK with its schema
+ * libraries, a fifth of the code) is not even compiled by a process that never uses it:
+ * `c4store --help` 0.35 → 0.27 s.
  *
  * Types are checked by `npm run typecheck` (tsc); esbuild only strips them.
  * isomorphic-git stays outside the bundle: it is imported on first use only (packed objects),
@@ -28,6 +31,7 @@ await build({
   },
   outdir: 'dist',
   bundle: true,
+  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',

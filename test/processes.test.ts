@@ -1,4 +1,6 @@
 import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +41,25 @@ test('two server processes on one data directory: 200 concurrent writes, 200 com
     t.deepEqual(names, Array.from({ length: 200 }, (_, i) => `tag-${i}`).sort());
   }
   await git('fsck', '--full', '--strict');
+});
+
+test('the built server serves /mcp: the chunk of the MCP SDK, left out of start-up, loads with the first session', async (t) => {
+  const { data, key } = await organization();
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  const client = new Client({ name: 'processes-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    t.true(names.includes('get_model'));
+    const answer = await client.callTool({ name: 'get_model', arguments: {} });
+    t.falsy(answer.isError);
+    t.regex(JSON.stringify(answer.content), /components/);
+  } finally {
+    await client.close();
+  }
 });
 
 test('SIGKILL in the middle of a stream of writes loses no acknowledged write', async (t) => {
