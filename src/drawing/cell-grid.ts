@@ -9,14 +9,18 @@ export interface Rect {
   h: number;
 }
 
-/** An item in the grid: `seen` is the grid's scratch, so that a query meets each item once. */
+/** An item in the grid: `seen` is the grids' scratch, so that a query meets each item once. */
 export interface Filed {
   seen?: number;
 }
 
+// One count for every grid: an item filed in two grids (or in a grid made again from the same
+// items, as routing the same boxes twice does) must never carry a mark that a query of another
+// grid would take for its own.
+let lastStamp = 0;
+
 export class CellGrid<T extends Filed> {
   private readonly cells = new Map<number, T[]>();
-  private stamp = 0;
 
   constructor(private readonly size: number) {}
 
@@ -44,7 +48,7 @@ export class CellGrid<T extends Filed> {
    */
   some(r: Rect, visit: (item: T) => boolean | undefined): boolean {
     const s = this.size;
-    const stamp = ++this.stamp;
+    const stamp = ++lastStamp;
     for (let i = Math.floor(r.x / s); i <= Math.floor((r.x + r.w) / s); i++) {
       for (let j = Math.floor(r.y / s); j <= Math.floor((r.y + r.h) / s); j++) {
         const list = this.cells.get(this.key(i, j));
