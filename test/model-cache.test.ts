@@ -20,7 +20,9 @@ const codeId = `${CODE} ${process.version}`;
 const author = { name: 'api', email: 'api@demo' };
 const createdDirs: string[] = [];
 test.after.always(async () => {
-  await Promise.all(createdDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
+  // A cache rewrite a cold load scheduled (a second after it) may still be writing into a directory.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await Promise.all(createdDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true, maxRetries: 5 })));
 });
 
 async function orgWithComponents(count: number) {

@@ -4,6 +4,7 @@ import { serialize } from '../src/model/files.js';
 import { idFrom, newId } from '../src/model/ids.js';
 import { classifyPath, DIRECTORIES, layoutOf, resourcePath, shardOf, type StoredKind } from '../src/model/paths.js';
 import { pathsOfResource } from '../src/history/log.js';
+import { readingOrder } from '../src/model/load.js';
 import { Repo } from '../src/store/repo.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
@@ -43,6 +44,30 @@ test('every kind of id maps to one portable path and back; components and diagra
   }
   t.is(counts.size, 256);
   t.true(Math.max(...counts.values()) < 500, `largest shard: ${Math.max(...counts.values())}`);
+});
+
+test('readingOrder hands a cold load its blobs in the order loadModel parses them: organization.yaml, then by kind and id', (t) => {
+  const kinds = Object.keys(DIRECTORIES) as StoredKind[];
+  // Generated ids, and chosen ones that are prefixes of each other ('-' sorts before '.yaml').
+  const resources = kinds.flatMap((kind) => [
+    ...Array.from({ length: 40 }, () => ({ kind, id: newId() })),
+    { kind, id: `svc-${kind}` },
+    { kind, id: `svc-${kind}-2` },
+  ]);
+  const files = new Map<string, string>();
+  // Tree order: by path, where shards scatter ids; organization.yaml sorts among them.
+  const entries: Array<[string, string]> = resources.map(({ kind, id }) => [resourcePath(kind, id), `${kind}:${id}`]);
+  entries.push(['organization.yaml', 'organization'], ['.c4store/schemas/component.json', 'schema']);
+  for (const [path, oid] of entries.sort(([a], [b]) => (a < b ? -1 : 1))) files.set(path, oid);
+  const order = readingOrder(files);
+  t.is(order[0], 'organization');
+  const parsed = order.filter((oid) => oid !== 'organization' && oid !== 'schema');
+  const byKindAndId = [...resources].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : a.id < b.id ? -1 : 1));
+  t.deepEqual(
+    parsed,
+    byKindAndId.map(({ kind, id }) => `${kind}:${id}`),
+  );
+  t.is(order.length, files.size, 'every blob, those of files c4store does not own too');
 });
 
 test('the layout of a tree: sharded as soon as one file is in a shard; flat before; other folders are not ours', (t) => {

@@ -42,6 +42,28 @@ export function resourceOfFile(path: string, kind: StoredKind, id: string, text:
   return resource;
 }
 
+/**
+ * The blob ids of a tree in the order loadModel reads them: organization.yaml, then the
+ * resource files by kind and id (the order of `placed` below, found from the paths alone). A
+ * reader that reads ahead (Repo.readBlobs on a worker) hands them over so that each is parsed
+ * as it arrives: in tree order, where shards scatter the ids, loadModel waited for the worker
+ * to read nearly all of them before the first batch it parses was whole.
+ */
+export function readingOrder(files: ReadonlyMap<string, string>): string[] {
+  const keyed: Array<{ key: string; oid: string }> = [];
+  const first: string[] = [];
+  for (const [path, oid] of files) {
+    if (path === ORGANIZATION_FILE) first.push(oid);
+    // `<kind>s/[<shard>/]<id>.yaml` sorts as (kind, id): the plural adds the same letter to every kind.
+    else {
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      keyed.push({ key: `${path.slice(0, path.indexOf('/'))}/${name.endsWith('.yaml') ? name.slice(0, -5) : name}`, oid });
+    }
+  }
+  keyed.sort((a, b) => compare(a.key, b.key));
+  return [...first, ...keyed.map((entry) => entry.oid)];
+}
+
 /** A problem of one file, as `c4store check` lists it: the message without the path. */
 export interface FileProblem {
   path: string;
@@ -66,18 +88,11 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
     collect.problems.push({ path: err.path, message: err.message.slice(err.path.length + 2) });
     if (kind !== undefined && id !== undefined) unreadable.add(id);
   };
-  const organizationOid = files.get(ORGANIZATION_FILE);
-  let organization: Organization = { name: '', slug: '', members: [] };
-  try {
-    if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
-    organization =
-      source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid));
-  } catch (err) {
-    fileProblem(err);
-  }
-  const model = emptyModel(organization);
+  // The files are placed before organization.yaml is read: on a cold start the blobs are still
+  // arriving from a worker meanwhile (readingOrder).
   const layout = layoutOf(files.keys());
   const placed: Placed[] = [];
+  const misplaced: Array<{ err: unknown; kind: StoredKind; id: string }> = [];
   for (const [path, oid] of files) {
     const place = classifyPath(path);
     if (place === null || place === 'organization') continue;
@@ -87,11 +102,22 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
       if (problem !== null) throw new FileError(path, problem);
       placed.push({ path, oid, kind: place.kind, id: place.id });
     } catch (err) {
-      fileProblem(err, place.kind, place.id);
+      misplaced.push({ err, kind: place.kind, id: place.id });
     }
   }
   // Each collection is filled in id order, which is creation order: shards scatter ids across the tree.
   if (!inIdOrder(placed)) placed.sort((a, b) => compare(a.kind, b.kind) || compare(a.id, b.id));
+  const organizationOid = files.get(ORGANIZATION_FILE);
+  let organization: Organization = { name: '', slug: '', members: [] };
+  try {
+    if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
+    organization =
+      source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid));
+  } catch (err) {
+    fileProblem(err);
+  }
+  for (const { err, kind, id } of misplaced) fileProblem(err, kind, id);
+  const model = emptyModel(organization);
   const toRead: Placed[] = [];
   for (const file of placed) {
     const reused = source.reuse?.(file.path, file.oid);

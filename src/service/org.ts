@@ -2,8 +2,8 @@ import { ApiError, ModelError } from '../errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { Draft, type LayoutRunner, type WriteOptions } from '../model/draft.js';
 import { SCHEMA_FILES, schemasCurrent } from '../editor/schemas.js';
-import { collectionOf, FileError, ORGANIZATION_FILE } from '../model/files.js';
-import { loadModel } from '../model/load.js';
+import { collectionOf, FileError } from '../model/files.js';
+import { loadModel, readingOrder } from '../model/load.js';
 import { classifyPath, DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { MAIN_REF } from '../store/refs.js';
@@ -87,6 +87,8 @@ export interface WriteRequest {
 const RECENT_TIPS = 8;
 /** A cold load that parsed this many files the model cache lacked rewrites it. */
 const MODEL_CACHE_REFRESH_AFTER = 256;
+/** How long after a cold load its model cache is written (see refreshModelCache). */
+const MODEL_CACHE_WRITE_DELAY_MS = 1000;
 /** Model caches being written, by git directory: one at a time, later ones skipped. */
 const modelCacheWrites = new Set<string>();
 
@@ -381,10 +383,14 @@ export class OrgModel {
         if (resource !== undefined) yield [oid, place.kind, resource] as const;
       }
     };
-    // A cache that cannot be written (read-only data directory, full disk) only costs time.
-    void writeModelCache(gitdir, entries())
-      .catch(() => {})
-      .finally(() => modelCacheWrites.delete(gitdir));
+    // After a pause: serializing takes the event loop ~0.1 s at 10,000 components, which the
+    // first answers, waiting for this very load, need more. A cache that cannot be written
+    // (read-only data directory, full disk) only costs time.
+    setTimeout(() => {
+      void writeModelCache(gitdir, entries())
+        .catch(() => {})
+        .finally(() => modelCacheWrites.delete(gitdir));
+    }, MODEL_CACHE_WRITE_DELAY_MS).unref();
   }
 
   /**
@@ -397,15 +403,13 @@ export class OrgModel {
     const files = await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
-      // Cold: every file is read, from the blob cache or on a worker (Repo.readBlobs), each
-      // parsed as soon as it arrives. Warm: only what changed since `from`, one by one.
-      // organization.yaml first: loadModel needs it before any other file, and it sorts last.
-      // A cold load takes what this code parsed before from the model cache (model-cache.ts)
-      // and reads only the other blobs.
+      // Cold: what this build parsed before comes from the model cache (model-cache.ts); every
+      // other file is read, from the blob cache or on a worker (Repo.readBlobs), in the order
+      // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
+      // only what changed since `from`, one by one.
       const parsed = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
-      const organization = files.get(ORGANIZATION_FILE);
-      const order = organization === undefined ? files.values() : [organization, ...files.values()];
-      const blobs = from ? undefined : await this.repo.readBlobs(parsed ? [...order].filter((oid) => !parsed.has(oid)) : order);
+      const order = from ? [] : readingOrder(files);
+      const blobs = from ? undefined : await this.repo.readBlobs(parsed ? order.filter((oid) => !parsed.has(oid)) : order);
       const model = await loadModel(files, {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
