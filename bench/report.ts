@@ -388,7 +388,7 @@ ${ratioTable(r)}
 | --- | ---: |
 | spawn → first 200 of \`GET /api/external/component\` (median of ${o.startupRounds}) | ${ms(s.firstAnswerMs)} ms |
 | of which spawn → \`listening on\` | ${ms(s.listeningMs)} ms |
-| the same first answer with neither the blob nor the model cache (the first start after a bulk import, or the cache files deleted; one round) | ${ms(s.noCacheMs)} ms |
+| the same first answer with neither the blob nor the model cache (the first start after a bulk import, or the cache files deleted; median of ${o.startupRounds}) | ${ms(s.noCacheMs)} ms |
 | resident memory (VmRSS) right after | ${s.rssLoadedMb.toFixed(0)} MB |
 | resident memory of the server that answered the run's writes at this size, after ${n(r.memory.writes)} writes (the last ones single-component updates, 16 clients, ${r.memory.writesPerSecond.toFixed(0)} writes/s) | ${r.memory.rssMb.toFixed(0)} MB |
 
