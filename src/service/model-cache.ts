@@ -21,7 +21,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { StoredKind } from '../model/paths.js';
-import { isCode, replaceFile } from '../store/durable-files.js';
+import { isCode, removeAbandonedReplacements, replaceFile } from '../store/durable-files.js';
 import { nextIoSlice } from '../store/sync-io.js';
 
 export const MODEL_CACHE_FILE = 'c4store-model-cache';
@@ -81,6 +81,11 @@ export async function readModelCache(gitdir: string, codeId = modelCodeId()): Pr
     return new Map();
   }
   return parsed;
+}
+
+/** Removes the temporary files of cache writes a killed process left (run at start). */
+export function removeStaleModelCacheFiles(gitdir: string): Promise<void> {
+  return removeAbandonedReplacements(path.join(gitdir, MODEL_CACHE_FILE));
 }
 
 /** Replaces the cache file with these resources (by blob id); nothing when not run from a build. */

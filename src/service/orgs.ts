@@ -21,6 +21,7 @@ import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
+import { removeStaleModelCacheFiles } from './model-cache.js';
 import { OrgModel, type OrgSettings, type Snapshot } from './org.js';
 import { SnapshotCache } from './snapshot-cache.js';
 
@@ -146,7 +147,7 @@ export class Orgs {
   /**
    * Run once when a server starts, before it answers: gives every repository made before
    * organizations had identities one (in its git config) and the same one to the keys of its
-   * slug that have none, and removes blob-cache files a killed process left half-written.
+   * slug that have none, and removes blob- and model-cache files a killed process left half-written.
    */
   async prepare(keys: KeyStore): Promise<void> {
     for (const slug of await this.list()) {
@@ -155,6 +156,7 @@ export class Orgs {
         const identity = readOrgIdentity(repo.gitdir) ?? (await repo.adoptIdentity());
         await keys.adopt(slug, identity);
         await repo.removeStaleBlobCacheFiles();
+        await removeStaleModelCacheFiles(repo.gitdir);
       } catch (error) {
         // One damaged repository must not keep the server from serving the others; without an
         // identity its keys are refused (fail closed) until a later start adopts one.

@@ -76,19 +76,22 @@ export async function replaceFile(file: string, data: string | Buffer, options: 
 /** Temporary files of replaceFile under way: removed if the process exits first (a stop by SIGTERM). */
 const replacing = new Set<string>();
 let exitHookSet = false;
-const REPLACEMENT_TEMP = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+const REPLACEMENT_TEMP = /^\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 /** A temporary file this old is left over whoever wrote it: replacing a file takes well under a second. */
 const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
 
 /**
- * Removes the temporary files of replaceFile in `dir` whose writer is gone (killed before it
- * could remove them): a process that no longer runs, or any file older than ten minutes (a pid
- * reused, another machine sharing the volume).
+ * Removes the temporary files replaceFile left beside `file` when its writer was killed: those
+ * of a process that no longer runs, and any older than ten minutes (a pid reused, another
+ * machine sharing the volume). For files that only cost time when a write of them fails (the
+ * model cache): a writer on another machine has a pid this one does not run.
  */
-export async function removeAbandonedReplacements(dir: string): Promise<void> {
+export async function removeAbandonedReplacements(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const base = path.basename(file);
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
-    const pid = REPLACEMENT_TEMP.exec(name)?.[1];
+    const pid = name.startsWith(base) ? REPLACEMENT_TEMP.exec(name.slice(base.length))?.[1] : undefined;
     if (pid === undefined) continue;
     const file = path.join(dir, name);
     const stat = await fsp.stat(file).catch(() => undefined);

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, removeAbandonedReplacements, syncDirectory, writeNewFile } from './durable-files.js';
+import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
 import { BLOB_MODES, blobOid, isDirMode, isOid, serializeCommit } from './git-format.js';
 import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
 import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
@@ -247,10 +247,9 @@ export class Repo {
     }
   }
 
-  /** Removes cache files a killed process left half-written (blob-cache.ts, and the model cache's replaceFile). */
-  async removeStaleBlobCacheFiles(): Promise<void> {
-    await removeStaleBlobCacheTemps(this.gitdir);
-    await removeAbandonedReplacements(this.gitdir);
+  /** Removes blob-cache files a killed process left half-written (blob-cache.ts). */
+  removeStaleBlobCacheFiles(): Promise<void> {
+    return removeStaleBlobCacheTemps(this.gitdir);
   }
 
   /** First-parent history from `start` (default: main), newest first. */
