@@ -112,8 +112,8 @@ export async function writeModelCache(
     }
   }
   if (chunk.length > 0) flush();
-  const body = Buffer.concat(chunks);
-  const sum = createHash('sha1').update(body).digest('hex');
-  const data = Buffer.concat([Buffer.from(`${MAGIC}\n${codeId}\n${sum}\n`, 'utf8'), body]);
+  const sum = createHash('sha1');
+  for (const part of chunks) sum.update(part);
+  const data = Buffer.concat([Buffer.from(`${MAGIC}\n${codeId}\n${sum.digest('hex')}\n`, 'utf8'), ...chunks]);
   await replaceFile(path.join(gitdir, MODEL_CACHE_FILE), data, { mode: 0o644, durable: false });
 }
