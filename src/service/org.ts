@@ -408,8 +408,8 @@ export class OrgModel {
       // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
       // only what changed since `from`, one by one.
       const parsed = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
-      const order = from ? [] : readingOrder(files);
-      const blobs = from ? undefined : await this.repo.readBlobs(parsed ? order.filter((oid) => !parsed.has(oid)) : order);
+      const unparsed = parsed ? new Map([...files].filter(([, oid]) => !parsed.has(oid))) : files;
+      const blobs = from ? undefined : await this.repo.readBlobs(readingOrder(unparsed));
       const model = await loadModel(files, {
         read: async (oid) => (await (blobs?.get(oid) ?? this.repo.readBlob(oid))).toString('utf8'),
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
