@@ -288,7 +288,10 @@ function render(results: SizeFigures[], m: ReturnType<typeof machine> & { loadAf
     row('`GET /component`, full list, p50', (r) => `${ms(r.fullList.p50)} ms`),
     row(`first / last page (limit ${PAGE}), p50`, (r) => `${ms(r.firstPage.p50)} / ${ms(r.lastPage.p50)} ms`),
     row('start-up loose, with the blob and model caches (without)', (r) => `${ms(r.loose.firstAnswerMs)} ms (${ms(r.loose.noCacheMs)} ms)`),
-    row('start-up packed, with the blob and model caches (without)', (r) => `${ms(r.packed.firstAnswerMs)} ms (${ms(r.packed.noCacheMs)} ms)`),
+    row(
+      'start-up packed, with the blob and model caches (without)',
+      (r) => `${ms(r.packed.firstAnswerMs)} ms (${ms(r.packed.noCacheMs)} ms)`,
+    ),
     row('RSS after start-up: loose · packed', (r) => `${r.loose.rssLoadedMb.toFixed(0)} · ${r.packed.rssLoadedMb.toFixed(0)} MB`),
     row(
       'repository: loose → after `git gc` (gc time)',
