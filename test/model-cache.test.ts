@@ -53,7 +53,7 @@ async function coldModel(dataDir: string) {
 
 /** Waits for the cache file written in the background; `code` null: written by any code. */
 async function cacheWritten(gitdir: string, code: string | null = codeId): Promise<Buffer> {
-  const header = `c4store model cache 1\n${code ?? ''}`;
+  const header = `c4store model cache 2\n${code ?? ''}`;
   for (let attempt = 0; attempt < 1000; attempt++) {
     const data = await fsp.readFile(path.join(gitdir, MODEL_CACHE_FILE)).catch(() => undefined);
     if (data?.toString('utf8', 0, header.length) === header) return data;
@@ -70,7 +70,8 @@ test('a cold load writes the model cache; the next cold load takes its resources
   const { dataDir, gitdir, components } = await orgWithComponents(300);
   const model = await coldModel(dataDir);
   await cacheWritten(gitdir);
-  const cached = (await readModelCache(gitdir))!;
+  const cache = (await readModelCache(gitdir))!;
+  const cached = cache.parsed;
   // Every resource file: the components and the six types.
   t.is(cached.size, 300 + model.types.size);
   t.deepEqual(cached.get(oidOf(gitdir, resourcePath('component', components[7]!.id))), { kind: 'component', resource: components[7] });
@@ -81,43 +82,71 @@ test('a cold load writes the model cache; the next cold load takes its resources
     ([oid, { kind, resource }]) =>
       [oid, kind, resource.id === components[42]!.id ? { ...resource, name: 'From the cache' } : resource] as const,
   );
-  await writeModelCache(gitdir, forged);
+  await writeModelCache(gitdir, cache.listing!, forged);
   t.is((await coldModel(dataDir)).components.get(components[42]!.id)!.name, 'From the cache');
+});
+
+test("the cache's list of files stands for the commit's tree only when the commit has that very tree", async (t) => {
+  const { dataDir, gitdir, components } = await orgWithComponents(300);
+  await coldModel(dataDir);
+  await cacheWritten(gitdir);
+  const cache = (await readModelCache(gitdir))!;
+  const tree = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main^{tree}'], { encoding: 'utf8' }).trim();
+  t.is(cache.listing!.tree, tree);
+  t.deepEqual(
+    [...cache.listing!.files.keys()].sort(),
+    execFileSync('git', ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', 'main'], { encoding: 'utf8' }).trim().split('\n').sort(),
+  );
+  const entries = [...cache.parsed].map(([oid, { kind, resource }]) => [oid, kind, resource] as const);
+  // Proof that the list answers: one listed without a component's file, the model lacks it.
+  const gone = components[9]!;
+  const files = new Map([...cache.listing!.files].filter(([file]) => file !== resourcePath('component', gone.id)));
+  await writeModelCache(gitdir, { tree, files }, entries);
+  t.false((await coldModel(dataDir)).components.has(gone.id));
+  // The same list said to be of another tree: the commit's own tree is listed, and the cache rewritten.
+  await writeModelCache(gitdir, { tree: '0'.repeat(40), files }, entries);
+  t.true((await coldModel(dataDir)).components.has(gone.id));
+  for (let attempt = 0; attempt < 500 && (await readModelCache(gitdir))!.listing?.tree !== tree; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  t.is((await readModelCache(gitdir))!.listing!.files.size, cache.listing!.files.size);
 });
 
 test('a model cache written by other code, damaged, or naming another file is not used', async (t) => {
   const { dataDir, gitdir, components } = await orgWithComponents(300);
   const model = await coldModel(dataDir);
   await cacheWritten(gitdir);
-  const cached = (await readModelCache(gitdir))!;
+  const cache = (await readModelCache(gitdir))!;
+  const cached = cache.parsed;
+  const listing = cache.listing!;
   const target = components[42]!;
   const forged = [...cached].map(
     ([oid, { kind, resource }]) => [oid, kind, resource.id === target.id ? { ...resource, name: 'Forged' } : resource] as const,
   );
   const cachePath = path.join(gitdir, MODEL_CACHE_FILE);
 
-  await writeModelCache(gitdir, forged, 'another build v0');
+  await writeModelCache(gitdir, listing, forged, 'another build v0');
   t.is((await coldModel(dataDir)).components.get(target.id)!.name, target.name);
   await cacheWritten(gitdir); // this code's cache again, in place of the other's
 
-  await writeModelCache(gitdir, forged);
+  await writeModelCache(gitdir, listing, forged);
   const damaged = await fsp.readFile(cachePath);
   damaged[damaged.length - 20] = damaged[damaged.length - 20]! ^ 1;
   await fsp.writeFile(cachePath, damaged);
-  t.is((await readModelCache(gitdir))!.size, 0);
+  t.is((await readModelCache(gitdir))!.parsed.size, 0);
   t.deepEqual(await coldModel(dataDir), model);
 
-  await writeModelCache(gitdir, forged.slice(0, 100));
+  await writeModelCache(gitdir, listing, forged.slice(0, 100));
   const cut = await fsp.readFile(cachePath);
   await fsp.writeFile(cachePath, cut.subarray(0, cut.length - 10));
-  t.is((await readModelCache(gitdir))!.size, 0);
+  t.is((await readModelCache(gitdir))!.parsed.size, 0);
 
   // Component 42's entry, filed under component 43's blob: 43's file holds another id.
   const other = oidOf(gitdir, resourcePath('component', components[43]!.id));
   const misfiled = [...cached].map(
     ([oid, { kind, resource }]) => [oid, kind, oid === other ? { ...target, name: 'Misfiled' } : resource] as const,
   );
-  await writeModelCache(gitdir, misfiled);
+  await writeModelCache(gitdir, listing, misfiled);
   const loaded = await coldModel(dataDir);
   t.is(loaded.components.get(components[43]!.id)!.name, components[43]!.name);
   t.deepEqual(loaded, model);
@@ -155,7 +184,7 @@ test('a built server (dist/) writes the model cache, answers the same from it af
   const cold = await list();
   const written = await fsp.readFile(path.join(gitdir, MODEL_CACHE_FILE));
   // The build's own name, not this file's.
-  t.regex(written.toString('utf8', 0, 200), /^c4store model cache 1\n[0-9a-f]{32} v\d+\.\d+\.\d+\n[0-9a-f]{40}\n/);
+  t.regex(written.toString('utf8', 0, 200), /^c4store model cache 2\n[0-9a-f]{32} v\d+\.\d+\.\d+\n[0-9a-f]{40}\n/);
   t.is(JSON.parse(cold).length, 300);
   t.is(await list(), cold);
   t.deepEqual(await fsp.readFile(path.join(gitdir, MODEL_CACHE_FILE)), written);

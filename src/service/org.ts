@@ -12,7 +12,7 @@ import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
 import { resolveCommitName } from './commit-names.js';
 import { layoutUpgradeMessage, shardingMoves } from './layout-upgrade.js';
-import { readModelCache, writeModelCache } from './model-cache.js';
+import { type ModelCache, readModelCache, writeModelCache } from './model-cache.js';
 
 /** The model at one commit, plus responses already serialized from it. */
 export interface Snapshot {
@@ -85,12 +85,37 @@ export interface WriteRequest {
  * keeping one costs nothing (the cache's byte estimate walks the whole model).
  */
 const RECENT_TIPS = 8;
-/** A cold load that parsed this many files the model cache lacked rewrites it. */
+/** A model of fewer files keeps no model cache; a cold load that parsed this many files the cache lacked rewrites it. */
 const MODEL_CACHE_REFRESH_AFTER = 256;
 /** How long after a cold load its model cache is written (see refreshModelCache). */
 const MODEL_CACHE_WRITE_DELAY_MS = 1000;
-/** Model caches being written, by git directory: one at a time, later ones skipped. */
-const modelCacheWrites = new Set<string>();
+/** Model cache writes waiting, by git directory: only the latest of each is written. */
+const modelCacheJobs = new Map<string, () => Promise<void>>();
+/** Git directories whose model cache is about to be written, or being written. */
+const modelCacheWriters = new Set<string>();
+
+/**
+ * Writes a model cache after a pause: serializing takes the event loop ~0.1 s at 10,000
+ * components, which the first answers, waiting for the very load that asks, need more. One
+ * write at a time per repository, the latest asked for (two cold loads in a row, of main and a
+ * draft say, write the second's). A cache that cannot be written (read-only data directory,
+ * full disk) only costs time.
+ */
+function scheduleModelCacheWrite(gitdir: string, write: () => Promise<void>): void {
+  modelCacheJobs.set(gitdir, write);
+  if (modelCacheWriters.has(gitdir)) return;
+  modelCacheWriters.add(gitdir);
+  setTimeout(async () => {
+    try {
+      for (let next = modelCacheJobs.get(gitdir); next !== undefined; next = modelCacheJobs.get(gitdir)) {
+        modelCacheJobs.delete(gitdir);
+        await next().catch(() => {});
+      }
+    } finally {
+      modelCacheWriters.delete(gitdir);
+    }
+  }, MODEL_CACHE_WRITE_DELAY_MS).unref();
+}
 
 /** Verdicts on invalid commits kept per organization (an ApiError each: small). */
 const KEPT_VERDICTS = 8;
@@ -365,16 +390,17 @@ export class OrgModel {
   }
 
   /**
-   * After a cold load that parsed many files the model cache did not have, rewrites it (in the
-   * background) with the resources of this load, so the next start of a model at about this
-   * commit parses nothing.
+   * After a cold load that parsed many files the model cache did not have, or of another tree
+   * than the one it lists, rewrites it (in the background) with this load's files and resources,
+   * so the next start of a model at this commit lists and parses nothing.
    */
-  private refreshModelCache(files: ReadonlyMap<string, string>, model: Model, parsed: ReadonlyMap<string, unknown>): void {
+  private refreshModelCache(tree: string, files: ReadonlyMap<string, string>, model: Model, cache: ModelCache): void {
     const gitdir = this.repo.gitdir;
     let missed = 0;
-    for (const oid of files.values()) if (!parsed.has(oid)) missed++;
-    if (missed < MODEL_CACHE_REFRESH_AFTER || modelCacheWrites.has(gitdir)) return;
-    modelCacheWrites.add(gitdir);
+    for (const oid of files.values()) if (!cache.parsed.has(oid)) missed++;
+    // A small model loads as fast without it.
+    if (files.size < MODEL_CACHE_REFRESH_AFTER) return;
+    if (missed < MODEL_CACHE_REFRESH_AFTER && cache.listing?.tree === tree) return;
     const entries = function* () {
       for (const [path, oid] of files) {
         const place = classifyPath(path);
@@ -383,14 +409,7 @@ export class OrgModel {
         if (resource !== undefined) yield [oid, place.kind, resource] as const;
       }
     };
-    // After a pause: serializing takes the event loop ~0.1 s at 10,000 components, which the
-    // first answers, waiting for this very load, need more. A cache that cannot be written
-    // (read-only data directory, full disk) only costs time.
-    setTimeout(() => {
-      void writeModelCache(gitdir, entries())
-        .catch(() => {})
-        .finally(() => modelCacheWrites.delete(gitdir));
-    }, MODEL_CACHE_WRITE_DELAY_MS).unref();
+    scheduleModelCacheWrite(gitdir, () => writeModelCache(gitdir, { tree, files }, entries()));
   }
 
   /**
@@ -400,14 +419,17 @@ export class OrgModel {
   private async load(commit: string, from: Snapshot | undefined): Promise<Snapshot> {
     const known = this.invalid.get(commit);
     if (known) throw known;
-    const files = await this.repo.listFiles(commit);
+    // Cold: what this build parsed before comes from the model cache (model-cache.ts), and so
+    // does the list of files when the commit has the tree the cache was written from; every
+    // other file is read, from the blob cache or on a worker (Repo.readBlobs), in the order
+    // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
+    // only what changed since `from`, one by one.
+    const cache = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
+    const tree = await this.repo.treeOf(commit);
+    const files = cache?.listing?.tree === tree ? cache.listing.files : await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
-      // Cold: what this build parsed before comes from the model cache (model-cache.ts); every
-      // other file is read, from the blob cache or on a worker (Repo.readBlobs), in the order
-      // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
-      // only what changed since `from`, one by one.
-      const parsed = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
+      const parsed = cache?.parsed;
       const unparsed = parsed ? new Map([...files].filter(([, oid]) => !parsed.has(oid))) : files;
       const blobs = from ? undefined : await this.repo.readBlobs(readingOrder(unparsed));
       const model = await loadModel(files, {
@@ -415,7 +437,7 @@ export class OrgModel {
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
         parsed: parsed && ((kind, oid) => (parsed.get(oid)?.kind === kind ? parsed.get(oid)?.resource : undefined)),
       });
-      if (parsed !== undefined) this.refreshModelCache(files, model, parsed);
+      if (cache !== undefined) this.refreshModelCache(tree, files, model, cache);
       const layout = layoutOf(files.keys());
       return {
         commit,

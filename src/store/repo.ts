@@ -129,6 +129,11 @@ export class Repo {
     }
   }
 
+  /** The oid of the commit's tree. */
+  async treeOf(commit: string): Promise<string> {
+    return (await this.objects.readCommit(commit)).tree;
+  }
+
   /** Every file of the commit's tree, path -> blob oid. */
   async listFiles(commit: string): Promise<Map<string, string>> {
     const { tree } = await this.objects.readCommit(commit);
