@@ -395,12 +395,12 @@ export class OrgModel {
    * so the next start of a model at this commit lists and parses nothing.
    */
   private refreshModelCache(tree: string, files: ReadonlyMap<string, string>, model: Model, cache: ModelCache): void {
-    const gitdir = this.repo.gitdir;
-    let missed = 0;
-    for (const oid of files.values()) if (!cache.parsed.has(oid)) missed++;
     // A small model loads as fast without it.
     if (files.size < MODEL_CACHE_REFRESH_AFTER) return;
+    let missed = 0;
+    for (const oid of files.values()) if (!cache.parsed.has(oid)) missed++;
     if (missed < MODEL_CACHE_REFRESH_AFTER && cache.listing?.tree === tree) return;
+    const gitdir = this.repo.gitdir;
     const entries = function* () {
       for (const [path, oid] of files) {
         const place = classifyPath(path);
