@@ -11,10 +11,9 @@
  * Format: MAGIC, then per blob its 20-byte id, its length (uint32, big-endian) and its bytes.
  */
 import { randomBytes } from 'node:crypto';
-import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, processRuns } from './durable-files.js';
+import { isCode, removeAbandonedTemporaryFiles, trackTemporaryFile } from './durable-files.js';
 import { blobOid } from './git-format.js';
 import { nextIoSlice } from './sync-io.js';
 
@@ -51,14 +50,9 @@ export async function readBlobCache(gitdir: string): Promise<Map<string, Buffer>
 }
 
 const TEMP_PREFIX = `${BLOB_CACHE_FILE}.tmp-`;
-/** A temporary file this old is left over whoever wrote it: writing one takes well under a second. */
-const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
 
 /** Cache writes under way in this process, by git directory: one at a time, later ones skipped. */
 const writing = new Set<string>();
-/** Temporary files being written; removed if the process exits first (server close + exit on SIGTERM). */
-const temps = new Set<string>();
-let removeTempsOnExit = false;
 
 /**
  * Replaces the cache file with exactly these blobs. Published by rename, never fsynced:
@@ -79,22 +73,13 @@ export async function writeBlobCache(gitdir: string, blobs: ReadonlyMap<string, 
 }
 
 /**
- * Removes temporary cache files whose writer is gone: a process that no longer runs, or any
- * file older than TEMP_ABANDONED_AFTER_MS (a pid reused, another machine sharing the volume).
- * A name without a pid is from a version that did not record one, and always a leftover.
+ * Removes temporary cache files whose writer is gone (removeAbandonedTemporaryFiles). A name
+ * without a pid is from a version that did not record one, and always a leftover.
  */
-export async function removeStaleBlobCacheTemps(gitdir: string): Promise<void> {
-  const names = await fsp.readdir(gitdir).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const file = path.join(gitdir, name);
-    const pid = /^(\d+)-[0-9a-f]+$/.exec(name.slice(TEMP_PREFIX.length))?.[1];
-    const stat = await fsp.stat(file).catch(() => undefined);
-    if (stat === undefined) continue;
-    const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
-    const writerGone = pid === undefined || (Number(pid) !== process.pid && !processRuns(Number(pid)));
-    if (abandoned || writerGone) await fsp.rm(file, { force: true });
-  }
+export function removeStaleBlobCacheTemps(gitdir: string): Promise<void> {
+  return removeAbandonedTemporaryFiles(gitdir, (name) =>
+    name.startsWith(TEMP_PREFIX) ? /^(\d+)-[0-9a-f]+$/.exec(name.slice(TEMP_PREFIX.length))?.[1] : null,
+  );
 }
 
 /** Blobs written by one writev: the file is written in batches, never built whole in memory. */
@@ -103,13 +88,7 @@ const BLOBS_PER_WRITE = 1024;
 async function writeCacheFile(gitdir: string, blobs: ReadonlyMap<string, Buffer>): Promise<void> {
   const target = path.join(gitdir, BLOB_CACHE_FILE);
   const temp = path.join(gitdir, `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
-  if (!removeTempsOnExit) {
-    removeTempsOnExit = true;
-    process.once('exit', () => {
-      for (const file of temps) nodeFs.rmSync(file, { force: true });
-    });
-  }
-  temps.add(temp);
+  const untrack = trackTemporaryFile(temp);
   try {
     // In batches, each an asynchronous writev: a cache of 100,000 blobs built and concatenated
     // in one go held the event loop ~100 ms just after a cold load, when the first answers go out.
@@ -135,7 +114,7 @@ async function writeCacheFile(gitdir: string, blobs: ReadonlyMap<string, Buffer>
     await fsp.rm(temp, { force: true });
     throw error;
   } finally {
-    temps.delete(temp);
+    untrack();
   }
 }
 

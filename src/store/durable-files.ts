@@ -47,13 +47,7 @@ export async function closeAfterSync(fd: number, durable: boolean): Promise<void
  */
 export async function replaceFile(file: string, data: string | Buffer, options: { mode: number; durable: boolean }): Promise<void> {
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  if (!exitHookSet) {
-    exitHookSet = true;
-    process.once('exit', () => {
-      for (const left of replacing) nodeFs.rmSync(left, { force: true });
-    });
-  }
-  replacing.add(temp);
+  const untrack = trackTemporaryFile(temp);
   try {
     const handle = await fsp.open(temp, 'wx', options.mode);
     try {
@@ -68,41 +62,63 @@ export async function replaceFile(file: string, data: string | Buffer, options: 
     await fsp.rm(temp, { force: true });
     throw error;
   } finally {
-    replacing.delete(temp);
+    untrack();
   }
   if (options.durable) await syncDirectory(path.dirname(file));
 }
 
-/** Temporary files of replaceFile under way: removed if the process exits first (a stop by SIGTERM). */
-const replacing = new Set<string>();
+/** Temporary files being written by this process: removed if it exits first (a stop by SIGTERM). */
+const temporaryFiles = new Set<string>();
 let exitHookSet = false;
+
+/** Counts `temp` among the files to remove at exit until the returned function is called. */
+export function trackTemporaryFile(temp: string): () => void {
+  if (!exitHookSet) {
+    exitHookSet = true;
+    process.once('exit', () => {
+      for (const left of temporaryFiles) nodeFs.rmSync(left, { force: true });
+    });
+  }
+  temporaryFiles.add(temp);
+  return () => temporaryFiles.delete(temp);
+}
+
 const REPLACEMENT_TEMP = /^\.(\d+)\.[0-9a-f]{12}\.tmp$/;
-/** A temporary file this old is left over whoever wrote it: replacing a file takes well under a second. */
+/** A temporary file this old is left over whoever wrote it: writing one takes well under a second. */
 const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
 
 /**
- * Removes the temporary files replaceFile left beside `file` when its writer was killed: those
- * of a process that no longer runs, and any older than ten minutes (a pid reused, another
- * machine sharing the volume). For files that only cost time when a write of them fails (the
- * model cache): a writer on another machine has a pid this one does not run.
+ * Removes the temporary files of `dir` whose writer is gone (killed before it could remove
+ * them): those of a process that no longer runs, and any older than ten minutes (a pid reused,
+ * another machine sharing the volume). `writerOf` names a file's writing pid; undefined: a
+ * temporary file that names none (always a leftover); null: not a temporary file. Only for files
+ * that cost time when a write of them fails (caches): a writer on another machine has a pid this
+ * one does not run.
  */
-export async function removeAbandonedReplacements(file: string): Promise<void> {
-  const dir = path.dirname(file);
-  const base = path.basename(file);
+export async function removeAbandonedTemporaryFiles(dir: string, writerOf: (name: string) => string | undefined | null): Promise<void> {
   const names = await fsp.readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
-    const pid = name.startsWith(base) ? REPLACEMENT_TEMP.exec(name.slice(base.length))?.[1] : undefined;
-    if (pid === undefined) continue;
+    const pid = writerOf(name);
+    if (pid === null) continue;
     const file = path.join(dir, name);
     const stat = await fsp.stat(file).catch(() => undefined);
     if (stat === undefined) continue;
     const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
-    if (abandoned || (Number(pid) !== process.pid && !processRuns(Number(pid)))) await fsp.rm(file, { force: true });
+    const writerGone = pid === undefined || (Number(pid) !== process.pid && !processRuns(Number(pid)));
+    if (abandoned || writerGone) await fsp.rm(file, { force: true });
   }
 }
 
+/** removeAbandonedTemporaryFiles for the temporary files replaceFile makes beside `file`. */
+export function removeAbandonedReplacements(file: string): Promise<void> {
+  const base = path.basename(file);
+  return removeAbandonedTemporaryFiles(path.dirname(file), (name) =>
+    name.startsWith(base) ? (REPLACEMENT_TEMP.exec(name.slice(base.length))?.[1] ?? null) : null,
+  );
+}
+
 /** Whether a process of this pid runs on this machine. */
-export function processRuns(pid: number): boolean {
+function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
