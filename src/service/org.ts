@@ -425,8 +425,8 @@ export class OrgModel {
     // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
     // only what changed since `from`, one by one.
     const cache = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
-    const tree = await this.repo.treeOf(commit);
-    const files = cache?.listing?.tree === tree ? cache.listing.files : await this.repo.listFiles(commit);
+    const tree = cache === undefined ? undefined : await this.repo.treeOf(commit);
+    const files = cache?.listing && cache.listing.tree === tree ? cache.listing.files : await this.repo.listFiles(commit);
     const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
       const parsed = cache?.parsed;
@@ -437,7 +437,7 @@ export class OrgModel {
         reuse: from ? (path, oid) => (previous.get(path) === oid ? from.model : undefined) : undefined,
         parsed: parsed && ((kind, oid) => (parsed.get(oid)?.kind === kind ? parsed.get(oid)?.resource : undefined)),
       });
-      if (cache !== undefined) this.refreshModelCache(tree, files, model, cache);
+      if (cache !== undefined && tree !== undefined) this.refreshModelCache(tree, files, model, cache);
       const layout = layoutOf(files.keys());
       return {
         commit,
