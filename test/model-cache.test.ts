@@ -62,15 +62,20 @@ async function cacheWritten(gitdir: string, code: string | null = codeId): Promi
   throw new Error(`no model cache of ${code} was written`);
 }
 
+/** A cold load, and the model cache it writes (read back once written). */
+async function coldLoadAndItsCache(dataDir: string, gitdir: string) {
+  const model = await coldModel(dataDir);
+  await cacheWritten(gitdir);
+  return { model, cache: (await readModelCache(gitdir))! };
+}
+
 function oidOf(gitdir: string, file: string): string {
   return execFileSync('git', ['--git-dir', gitdir, 'rev-parse', `main:${file}`], { encoding: 'utf8' }).trim();
 }
 
 test('a cold load writes the model cache; the next cold load takes its resources from it', async (t) => {
   const { dataDir, gitdir, components } = await orgWithComponents(300);
-  const model = await coldModel(dataDir);
-  await cacheWritten(gitdir);
-  const cache = (await readModelCache(gitdir))!;
+  const { model, cache } = await coldLoadAndItsCache(dataDir, gitdir);
   const cached = cache.parsed;
   // Every resource file: the components and the six types.
   t.is(cached.size, 300 + model.types.size);
@@ -88,9 +93,7 @@ test('a cold load writes the model cache; the next cold load takes its resources
 
 test("the cache's list of files stands for the commit's tree only when the commit has that very tree", async (t) => {
   const { dataDir, gitdir, components } = await orgWithComponents(300);
-  await coldModel(dataDir);
-  await cacheWritten(gitdir);
-  const cache = (await readModelCache(gitdir))!;
+  const { cache } = await coldLoadAndItsCache(dataDir, gitdir);
   const tree = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main^{tree}'], { encoding: 'utf8' }).trim();
   t.is(cache.listing!.tree, tree);
   t.deepEqual(
@@ -114,9 +117,7 @@ test("the cache's list of files stands for the commit's tree only when the commi
 
 test('a model cache written by other code, damaged, or naming another file is not used', async (t) => {
   const { dataDir, gitdir, components } = await orgWithComponents(300);
-  const model = await coldModel(dataDir);
-  await cacheWritten(gitdir);
-  const cache = (await readModelCache(gitdir))!;
+  const { model, cache } = await coldLoadAndItsCache(dataDir, gitdir);
   const cached = cache.parsed;
   const listing = cache.listing!;
   const target = components[42]!;
