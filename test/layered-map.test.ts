@@ -138,3 +138,30 @@ test('an entry whose value is undefined is still an entry', (t) => {
     ],
   );
 });
+
+test('generations of updates and deletions alone, merged many times over, keep every key in its place', (t) => {
+  const next = random(13);
+  const start = new Map(Array.from({ length: 50 }, (_, n) => [`k${String(n).padStart(3, '0')}`, n]));
+  let generation: ReadonlyMap<string, number> = start;
+  let expected = new Map(start);
+  const history: Array<{ map: ReadonlyMap<string, number>; entries: Array<[string, number]> }> = [];
+  for (let g = 0; g < 300; g++) {
+    const layered = LayeredMap.over(generation);
+    // An update of an existing key, and now and then the deletion of one (never a new key).
+    const keys = [...expected.keys()];
+    const key = keys[Math.floor(next() * keys.length)]!;
+    if (next() < 0.1 && expected.size > 10) {
+      t.true(layered.delete(key));
+      expected.delete(key);
+    } else {
+      layered.set(key, g);
+      expected.set(key, g);
+    }
+    sameAs(t, layered, expected);
+    history.push({ map: layered, entries: [...expected.entries()] });
+    generation = layered;
+    expected = new Map(expected);
+  }
+  for (const { map, entries } of history) t.deepEqual([...map.entries()], entries);
+  t.is(start.size, 50, 'the first base is untouched');
+});
