@@ -4,6 +4,14 @@
 export interface Round {
   latencies: number[];
   elapsedMs: number;
+  /** What the server itself reports for the round's writes (its /metrics), where the figure asks it. */
+  server?: ServerTimes;
+}
+
+/** Means over a round's writes, as the server times them: a request from arrival to answer, and the commit within it. */
+export interface ServerTimes {
+  requestMs: number;
+  commitMs: number;
 }
 
 /** A figure as reported: medians over rounds of each round's p50, p99 and throughput. */
@@ -15,8 +23,10 @@ export interface Figure {
   /** Operations measured, over all rounds. */
   operations: number;
   rounds: number;
-  /** Each round's own p50 and throughput, in round order: figures measured in the same rounds pair up. */
-  perRound: { p50: number[]; perSecond: number[] };
+  /** Each round's own p50, mean and throughput, in round order: figures measured in the same rounds pair up. */
+  perRound: { p50: number[]; mean: number[]; perSecond: number[] };
+  /** Medians over rounds of the server's own means (Round.server), where measured. */
+  server?: ServerTimes;
 }
 
 export function percentile(values: readonly number[], p: number): number {
@@ -38,6 +48,7 @@ export function summarize(rounds: readonly Round[]): Figure {
   return {
     perRound: {
       p50: rounds.map((r) => percentile(r.latencies, 50)),
+      mean: rounds.map((r) => r.latencies.reduce((sum, latency) => sum + latency, 0) / r.latencies.length),
       perSecond: rounds.map((r) => (r.latencies.length * 1000) / r.elapsedMs),
     },
     p50: median(rounds.map((r) => percentile(r.latencies, 50))),
@@ -45,7 +56,14 @@ export function summarize(rounds: readonly Round[]): Figure {
     perSecond: median(rounds.map((r) => (r.latencies.length * 1000) / r.elapsedMs)),
     operations: rounds.reduce((sum, r) => sum + r.latencies.length, 0),
     rounds: rounds.length,
+    ...serverTimesOf(rounds),
   };
+}
+
+function serverTimesOf(rounds: readonly Round[]): { server?: ServerTimes } {
+  const measured = rounds.flatMap((r) => (r.server ? [r.server] : []));
+  if (measured.length === 0) return {};
+  return { server: { requestMs: median(measured.map((t) => t.requestMs)), commitMs: median(measured.map((t) => t.commitMs)) } };
 }
 
 /**
@@ -73,10 +91,10 @@ export function isPositiveFinite(value: number): boolean {
  * ratios, so that drift of the machine between rounds cancels out. Falls back to the ratio of
  * the medians when the rounds do not pair up.
  */
-export function pairedRatio(a: Figure, b: Figure, field: 'p50' | 'perSecond'): number {
+export function pairedRatio(a: Figure, b: Figure, field: 'p50' | 'mean' | 'perSecond'): number {
   const x = a.perRound[field];
   const y = b.perRound[field];
-  if (x.length !== y.length || x.length === 0) return a[field] / b[field];
+  if (x.length !== y.length || x.length === 0) return field === 'mean' ? median(x) / median(y) : a[field] / b[field];
   return median(x.map((value, i) => value / y[i]!));
 }
 

@@ -3,7 +3,7 @@ import { pick } from './baselines.js';
 import { importBody, updateBody, type BenchOrg } from './fixture.js';
 import { load } from './load.js';
 import type { ServerProcess } from './server.js';
-import type { Figure, Measurement } from './stats.js';
+import type { Figure, Measurement, ServerTimes } from './stats.js';
 
 export interface WriteFigures {
   update1: Figure;
@@ -49,7 +49,9 @@ export function updateMeasurement(
     durationMs: figure.durationMs,
     async round(durationMs) {
       await settle(server, org);
-      return load({
+      // One client's round also asks the server how its time went (two scrapes, outside the timing).
+      const before = connections === 1 ? await scrapeWriteTimes(server) : undefined;
+      const round = await load({
         url: server.url,
         connections,
         durationMs,
@@ -61,7 +63,39 @@ export function updateMeasurement(
           return JSON.stringify([updateBody(pick(org.components, n), `${figure.edit} ${n}`)]);
         },
       });
+      if (before) round.server = meansBetween(before, await scrapeWriteTimes(server));
+      return round;
     },
+  };
+}
+
+/** Sums and counts of the server's histograms of update requests and of commits (its /metrics, open to loopback clients). */
+interface WriteTimeSums {
+  requestSeconds: number;
+  requests: number;
+  commitSeconds: number;
+  commits: number;
+}
+
+async function scrapeWriteTimes(server: ServerProcess): Promise<WriteTimeSums> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const sums: WriteTimeSums = { requestSeconds: 0, requests: 0, commitSeconds: 0, commits: 0 };
+  for (const line of text.split('\n')) {
+    const [series, value] = line.split(' ');
+    if (value === undefined) continue;
+    const update = series!.includes('method="POST"') && series!.includes('route="/api/external/component"');
+    if (update && series!.startsWith('c4store_http_request_duration_seconds_sum{')) sums.requestSeconds += Number(value);
+    if (update && series!.startsWith('c4store_http_request_duration_seconds_count{')) sums.requests += Number(value);
+    if (series === 'c4store_write_commit_seconds_sum') sums.commitSeconds += Number(value);
+    if (series === 'c4store_write_commit_seconds_count') sums.commits += Number(value);
+  }
+  return sums;
+}
+
+function meansBetween(before: WriteTimeSums, after: WriteTimeSums): ServerTimes {
+  return {
+    requestMs: ((after.requestSeconds - before.requestSeconds) / (after.requests - before.requests)) * 1000,
+    commitMs: ((after.commitSeconds - before.commitSeconds) / (after.commits - before.commits)) * 1000,
   };
 }
 

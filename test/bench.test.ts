@@ -38,6 +38,11 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
     quiet: true,
   });
   t.is(results.sizes.length, 1);
+  // One client's updates carry the server's own split of their time (its /metrics): a commit within each request.
+  for (const update of [results.sizes[0]!.writes.update1, results.sizes[0]!.durable.update1]) {
+    t.truthy(update.server);
+    t.true(update.server!.commitMs > 0 && update.server!.commitMs < update.server!.requestMs, JSON.stringify(update.server));
+  }
   const figures = [
     ...numbers(results.sizes, 'sizes'),
     ...numbers(results.startup, 'startup'),
@@ -54,6 +59,7 @@ test('the benchmark runs end to end at a tiny size and reports only positive, fi
   const markdown = renderMarkdown(results);
   t.false(markdown.includes('NaN'), 'no NaN in results.md');
   t.regex(markdown, /## Targets/);
+  t.regex(markdown, /\| update, the server’s own time outside its commit[^|]*\| \d+\.\d+ ms · \d+\.\d+ ms \|/);
   t.regex(markdown, /## Model rules at many attributes\n[\s\S]*\| 500 \| /);
   const svg = renderChart(results);
   t.true(svg.startsWith('<svg') && svg.trimEnd().endsWith('</svg>'));
