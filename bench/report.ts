@@ -347,6 +347,9 @@ function choicesSection(r: BenchResults): string {
       "costs ~0.2 ms more (ext4's auto_da_alloc starts writing a file renamed over another). Empty files made ahead of time " +
       'in the thread pool (off the write path) changed nothing in an interleaved A/B (median 0.99×): the kernel time only ' +
       'moves to the other core, which the load generator and git need on two cores.',
+    `In this run, at ${n(big.size)} components, the commit inside the server (the same \`Repo.commit\`, in a repository it packs) ` +
+      `took ${commitRatio(big.writes.update1, big.baselines.floor)} the floor's, and the server's own time outside its commit was ` +
+      `${outsideCommit(big.writes.update1)} (the Ratios section's last two rows).`,
     '',
     `The disk's own price of durability here: fsync of a new 200-byte file ${ms(c.fsync.file)} ms, of a directory ` +
       `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects and the ref's lock file side by side, then the objects' ` +
