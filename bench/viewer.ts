@@ -14,6 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { BUNDLE_OPTIONS } from '../scripts/bundle-options.mjs';
 import { emptyModel } from '../src/model/files.js';
 import type { ComponentInstance, Diagram, Relation } from '../src/model/types.js';
 import type { KeyRecord } from '../src/store/keys.js';
@@ -97,13 +98,8 @@ export async function measureViewer(samples: number): Promise<ViewerFigures> {
     await build({
       entryPoints: [join(import.meta.dirname, 'viewer-measure.ts')],
       outfile: script,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: ['esbuild', 'isomorphic-git', '@resvg/resvg-js'],
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-      logLevel: 'warning',
+      ...BUNDLE_OPTIONS,
+      external: [...BUNDLE_OPTIONS.external, 'esbuild'],
     });
     const { stdout } = await promisify(execFile)(process.execPath, [script, String(samples)], { cwd: join(import.meta.dirname, '..') });
     return JSON.parse(stdout) as ViewerFigures;

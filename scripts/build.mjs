@@ -15,6 +15,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 
 await rm('dist', { recursive: true, force: true });
 await build({
@@ -30,17 +31,9 @@ await build({
     'draw-worker': 'src/drawing/draw-worker.ts',
   },
   outdir: 'dist',
-  bundle: true,
+  ...BUNDLE_OPTIONS,
   splitting: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
   sourcemap: true,
-  // resvg is a native addon: it cannot be bundled.
-  external: ['isomorphic-git', '@resvg/resvg-js'],
-  // CommonJS dependencies (koa, proper-lockfile) call require(); an ES module has none of its own.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  logLevel: 'warning',
 });
 
 // docs/openapi.json is the document the built service serves, committed so it can be read and
