@@ -91,10 +91,10 @@ export function isPositiveFinite(value: number): boolean {
  * ratios, so that drift of the machine between rounds cancels out. Falls back to the ratio of
  * the medians when the rounds do not pair up.
  */
-export function pairedRatio(a: Figure, b: Figure, field: 'p50' | 'mean' | 'perSecond'): number {
+export function pairedRatio(a: Figure, b: Figure, field: 'p50' | 'perSecond'): number {
   const x = a.perRound[field];
   const y = b.perRound[field];
-  if (x.length !== y.length || x.length === 0) return field === 'mean' ? median(x) / median(y) : a[field] / b[field];
+  if (x.length !== y.length || x.length === 0) return a[field] / b[field];
   return median(x.map((value, i) => value / y[i]!));
 }
 

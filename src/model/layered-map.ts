@@ -93,8 +93,8 @@ export class LayeredMap<K, V> implements ReadonlyMap<K, V> {
 
   /**
    * The entries as one plain Map. When no key was added (updates and deletions: every key keeps
-   * its place) that is a native copy of the base with the changes applied, several times faster
-   * than walking entries() (at 10,000 entries ~0.4 ms against ~2 ms, once every √(2n) writes).
+   * its place) that is a native copy of the base with the changes applied: at 10,000 entries
+   * ~1.9 ms against ~3 ms for walking entries() (bundled code), once every √(2n) writes.
    */
   private merged(): Map<K, V> {
     if (this.addedInOrder().length > 0) return new Map(this);
