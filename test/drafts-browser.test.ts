@@ -6,9 +6,9 @@
  */
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import type { Page } from 'playwright-core';
 import {
   ARTIFACTS,
+  arrangeAnswer,
   callApi,
   drag,
   EDITOR_AND_READER,
@@ -182,8 +182,6 @@ const positionIn = async (t: { context: Context }, diagramId: string, instanceId
   (await api(t, 'GET', `/api/external/diagram/${diagramId}${query}`)).componentInstances.find((i: { id: string }) => i.id === instanceId)
     .position;
 
-const arranged = (page: Page) => page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/arrange'));
-
 browserTest("dragging a box on a draft's diagram commits to the draft's branch, never to main; so does the panel's edit", async (t) => {
   const { diagram, web, apiBox } = await twoBoxes(t, 'layout');
   // A draft with no commits of its own: its head is main's, so the page's If-Match would match main too.
@@ -195,7 +193,7 @@ browserTest("dragging a box on a draft's diagram commits to the draft's branch, 
   const page = await signIn(t.context, t.context.editorKey, { next: path });
   t.regex((await page.textContent('.draft-banner'))!, /Draft layout-tweak.*go into the draft, not main/s);
   t.is(await page.getAttribute('article.diagram-page', 'data-editable'), 'true');
-  const saved = arranged(page);
+  const saved = arrangeAnswer(page);
   await drag(page, `g.box[data-id="${web.id}"]`, { dx: 3, dy: 2 });
   const answer = await saved;
   t.is(answer.status(), 200);
@@ -210,7 +208,7 @@ browserTest("dragging a box on a draft's diagram commits to the draft's branch, 
   t.is(await page.getAttribute('article.diagram-page', 'data-commit'), head);
 
   // A second drop needs no reload (the page shows the draft's new head), and goes to the draft too.
-  const again = arranged(page);
+  const again = arrangeAnswer(page);
   await drag(page, `g.box[data-id="${web.id}"]`, { dx: 1, dy: 0 });
   t.is((await again).status(), 200);
   t.deepEqual(await positionIn(t, diagram.id, web.id, '?draft=layout-tweak'), { x: 4, y: 2 });
@@ -271,7 +269,7 @@ browserTest("a drag on a draft merged or closed meanwhile is refused with the co
     else await api(t, 'DELETE', `/api/external/drafts/${name}`);
     const refs = await rigGit(t.context, 'acme', 'for-each-ref', '--format=%(refname) %(objectname)');
 
-    const refused = arranged(page);
+    const refused = arrangeAnswer(page);
     await drag(page, `g.box[data-id="${web.id}"]`, { dx: 2, dy: 2 });
     const answer = await refused;
     t.is(answer.status(), 409);

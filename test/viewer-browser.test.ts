@@ -9,6 +9,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import {
   ARTIFACTS,
+  arrangeAnswer,
   callApi,
   drag,
   GRID,
@@ -207,7 +208,7 @@ browserTest(
     const page = await signIn(t, t.context.editorKey);
     await page.goto(diagram.url);
     const before = await commitCount(t);
-    const saved = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+    const saved = arrangeAnswer(page);
     await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 3, dy: 2 });
     t.is((await saved).status(), 200);
     const after = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
@@ -216,7 +217,7 @@ browserTest(
     t.is(await commitCount(t), before + 1);
     t.is(await git(t, 'log', '-1', '--format=%an'), 'Ada Editor');
     // The page now shows the new commit: a second drop (resizing by the corner) needs no reload.
-    const resized = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+    const resized = arrangeAnswer(page);
     await drag(page, `g.box[data-id="${instance.id}"]`, { dx: 2, dy: 1 }, true);
     t.is((await resized).status(), 200);
     const grown = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === instance.id);
@@ -273,7 +274,7 @@ browserTest('dropping a box inside a container makes it a child of that containe
   await page.goto(diagram.url);
   // Centre of the box onto the container's bottom-left inner corner.
   const target = { x: container.position.x + 1, y: container.position.y + container.height - box.height - 1 };
-  const saved = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+  const saved = arrangeAnswer(page);
   await drag(page, `g.box[data-id="${box.id}"]`, { dx: target.x - box.position.x, dy: target.y - box.position.y });
   t.is((await saved).status(), 200);
   const after = (await api(t, 'GET', `/api/external/diagram/${diagram.id}`)).componentInstances.find((i: any) => i.id === box.id);
@@ -319,7 +320,7 @@ browserTest('a page older than the model gets the reload message and changes not
   await page.mouse.move(box.x + 6 + GRID, box.y + 6, { steps: 3 });
   await api(t, 'POST', '/api/external/tag', [{ name: 'Changed meanwhile', color: 'red' }]);
   const head = await git(t, 'rev-parse', 'main');
-  const refused = page.waitForResponse((r) => r.url().endsWith('/arrange'));
+  const refused = arrangeAnswer(page);
   await page.mouse.move(box.x + 6 + 2 * GRID, box.y + 6, { steps: 3 });
   await page.mouse.up();
   t.is((await refused).status(), 412);

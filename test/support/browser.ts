@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Response } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { Orgs } from '../../src/service/orgs.js';
 import { KeyStore } from '../../src/store/keys.js';
@@ -148,6 +148,17 @@ export function screenScale(page: Page, selector: string): Promise<number> {
     .locator(`${selector} rect.body, ${selector} rect.frame`)
     .first()
     .evaluate((el: any) => el.getBoundingClientRect().width / Number(el.getAttribute('width')));
+}
+
+/**
+ * The answer to the page's next drop (its POST to `/arrange`), once the page has handled it:
+ * drawn what came back and taken its commit (viewer.js clears `aria-busy` then, and takes no
+ * other drag before). The response alone comes a turn earlier, before the page has run.
+ */
+export async function arrangeAnswer(page: Page): Promise<Response> {
+  const response = await page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/arrange'));
+  await page.waitForSelector('article.diagram-page:not([aria-busy])');
+  return response;
 }
 
 /** Drags the box of `selector` by whole grid units, from the middle of its top edge zone. */
