@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
-import { GRAPH_EVERY } from '../src/store/maintenance.js';
+import { tryDirectoryLock } from '../src/store/lock.js';
+import { GRAPH_EVERY, MAINTENANCE_LOCK, Maintenance } from '../src/store/maintenance.js';
 import { isErrorLine, TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
@@ -146,5 +147,50 @@ test('with packing off, every 100 commits the commit graph takes in the new ones
     t.true(statistics[0]!.definitely_not > GRAPH_EVERY / 2, JSON.stringify(statistics[0]));
   } finally {
     await s.close().catch(() => {});
+  }
+});
+
+test('a repository another process is maintaining is skipped without a failure, and maintained at a later commit', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    t.is((await s.post('/api/external/component', [{ name: 'Loose' }])).status, 200);
+    const packs = async () => Number(/^packs: (\d+)$/m.exec(await s.git('count-objects', '-v'))![1]);
+    const before = await packs();
+    const lines: string[] = [];
+    const maintenance = new Maintenance(5, (line) => lines.push(line));
+    // Held the way another server process holds it while it packs.
+    const other = await tryDirectoryLock(s.gitdir, MAINTENANCE_LOCK, { stale: 60_000, update: 10_000 }, (line) => lines.push(line));
+    t.truthy(other);
+    await maintenance.pack(s.gitdir);
+    t.is(await packs(), before, 'nothing packed while the other process held the repository');
+    await other!();
+    // The turn it skipped comes at its next commit.
+    maintenance.afterCommit(s.gitdir);
+    await maintenance.close();
+    t.is(await packs(), before + 1);
+    t.is((await s.git('commit-graph', 'verify')).trim(), '');
+    t.deepEqual(lines, []);
+  } finally {
+    await s.close();
+  }
+});
+
+test('two processes packing one repository at the same moment, ten times: one packs, the other skips, neither fails', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const lines: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      t.is((await s.post('/api/external/component', [{ name: `Loose ${round}` }])).status, 200);
+      // Two servers' maintenance (each its own process's): before the lock, one of them failed on
+      // git's commit-graph.lock now and then (1 round in 5 here).
+      const [one, two] = [new Maintenance(5, (line) => lines.push(line)), new Maintenance(5, (line) => lines.push(line))];
+      await Promise.all([one.pack(s.gitdir), two.pack(s.gitdir)]);
+    }
+    t.deepEqual(lines, []);
+    t.is(/^count: (\d+)$/m.exec(await s.git('count-objects', '-v'))![1], '0', 'every round packed');
+    t.is((await s.git('fsck', '--full', '--strict')).trim(), '');
+    t.is((await s.git('commit-graph', 'verify')).trim(), '');
+  } finally {
+    await s.close();
   }
 });

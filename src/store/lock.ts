@@ -238,3 +238,33 @@ async function acquireCrossProcessLock(lockfilePath: string): Promise<Hold> {
     },
   };
 }
+
+/**
+ * The directory's lock `lockFileName` if no one else holds it, else null at once: for work
+ * that one process of several does for all and the others may skip meanwhile (packing). It is
+ * kept fresh every `timing.update` ms while held, and taken over `timing.stale` ms after a
+ * holder that died stopped doing so. Returns its release.
+ */
+export async function tryDirectoryLock(
+  dir: string,
+  lockFileName: string,
+  timing: { stale: number; update: number },
+  log: (line: string) => void,
+): Promise<(() => Promise<void>) | null> {
+  const lockfilePath = path.join(path.resolve(dir), lockFileName);
+  try {
+    const unlock = await lockfile.lock(lockfilePath, {
+      ...timing,
+      retries: 0,
+      realpath: false,
+      fs: LOCK_FS,
+      lockfilePath,
+      // The default handler throws from a timer and takes the whole server down.
+      onCompromised: (error) => log(`lock ${lockfilePath} was compromised: ${error.message}`),
+    });
+    return () => unlock().catch((error: Error) => log(`releasing ${lockfilePath}: ${error.message}`));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return null;
+    throw error;
+  }
+}

@@ -1,4 +1,5 @@
 import { runGit } from './git-cli.js';
+import { tryDirectoryLock } from './lock.js';
 
 /**
  * Every write adds loose objects (a blob, a few trees, a commit). Left alone, tens of
@@ -11,11 +12,23 @@ import { runGit } from './git-cli.js';
  * resource's history diffs the trees of every commit (4 s on 20,000 loose commits; 20 ms with
  * it). Packing rewrites it whole; between packings, and when packing is off, every
  * `GRAPH_EVERY` commits add a layer for just the new ones (tens of milliseconds).
+ *
+ * Several processes may serve one data directory; one of them at a time maintains a
+ * repository (MAINTENANCE_LOCK), the others skip their turn and try again at their next
+ * commit. Two of them writing the commit graph at once had one fail on git's own lock.
  */
 /** How long after start the upkeep of what earlier runs left behind begins. */
 const START_DELAY_MS = 30_000;
 /** New commits after which the commit graph takes them in, whether or not packing is on. */
 export const GRAPH_EVERY = 100;
+
+/** The lock, in the repository, of the process maintaining it. */
+export const MAINTENANCE_LOCK = 'c4store-maintenance.lock';
+/**
+ * Held for as long as a job takes (kept fresh every 10 s); a holder that died stops keeping it
+ * fresh, and a minute later another process may maintain the repository again.
+ */
+const MAINTENANCE_LOCK_TIMING = { stale: 60_000, update: 10_000 };
 
 type Job = 'pack' | 'graph';
 
@@ -82,10 +95,23 @@ export class Maintenance {
     entry.done = (async () => {
       await pending?.done;
       try {
-        // At the lowest CPU priority: at 100,000 components packing 1,000 commits takes ~1.4 s of
-        // CPU (the delta search over large shard trees); at the server's priority it took that
-        // from the writes themselves on a 2-core machine.
-        for (const args of steps) await runGit(gitdir, args, { lowPriority: true });
+        const release = await tryDirectoryLock(gitdir, MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING, (line) =>
+          this.log(`maintenance of ${gitdir}: ${line}`),
+        );
+        if (release === null) {
+          // Another process is maintaining the repository: this one tries again at its next commit.
+          if (job === 'pack') this.sincePack.set(gitdir, Math.max(this.every - 1, this.sincePack.get(gitdir) ?? 0));
+          this.sinceGraph.set(gitdir, Math.max(GRAPH_EVERY - 1, this.sinceGraph.get(gitdir) ?? 0));
+          return;
+        }
+        try {
+          // At the lowest CPU priority: at 100,000 components packing 1,000 commits takes ~1.4 s of
+          // CPU (the delta search over large shard trees); at the server's priority it took that
+          // from the writes themselves on a 2-core machine.
+          for (const args of steps) await runGit(gitdir, args, { lowPriority: true });
+        } finally {
+          await release();
+        }
       } catch (err) {
         this.log(`maintenance (${job}) of ${gitdir} failed: ${(err as Error).message}`);
       } finally {
