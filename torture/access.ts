@@ -21,9 +21,9 @@ import {
   API,
   allFiles,
   allObjects,
-  appRoutes,
   concrete,
   isRead,
+  keyedApiRoutes,
   refusalMatrix,
   refusedCredentials,
   send,
@@ -64,7 +64,7 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
   };
   try {
     const orgs = await twoOrgs(s);
-    const routes = appRoutes(s.dataDir).filter((r) => r.path.startsWith(API));
+    const routes = keyedApiRoutes(s.dataDir);
 
     // 1. The refusal matrix.
     const matrix = await refusalMatrix(s, routes, orgs);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createApp } from '../../src/http/app.js';
 import { YamlPool } from '../../src/http/yaml-pool.js';
+import { ROUTES } from '../../src/openapi/routes.js';
 import { Orgs } from '../../src/service/orgs.js';
 import { KeyStore } from '../../src/store/keys.js';
 import type { TestServer } from './server.js';
@@ -42,6 +43,15 @@ export function appRoutes(dataDir: string): Route[] {
   }
   void pool.close();
   return routes;
+}
+
+/**
+ * The routes of the API that want a key: every one under API but the OpenAPI document, public
+ * on purpose (a client generator reads it before it has a key).
+ */
+export function keyedApiRoutes(dataDir: string): Route[] {
+  const publicPaths = new Set(ROUTES.filter((r) => r.absolute).map((r) => r.path));
+  return appRoutes(dataDir).filter((r) => r.path.startsWith(API) && !publicPaths.has(r.path));
 }
 
 /** What one organization holds, to address its resources and to recognize them in others' answers. */
