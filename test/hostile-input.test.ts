@@ -9,11 +9,14 @@ import { Orgs } from '../src/service/orgs.js';
 import {
   API,
   ESCAPING_IDS,
+  classicAttacks,
   createFixture,
   headOf,
+  HOSTILE_SERVER_OPTIONS,
   newFigures,
   runInvalid,
   runValid,
+  tryAttack,
   watchLatency,
   type Figures,
   type Fixture,
@@ -59,7 +62,7 @@ async function filesOutsideRepo(): Promise<Map<string, string>> {
 test.before(async () => {
   // The 100,000-element bodies below are meant to reach the schema check; the bound on
   // elements per write (test/limits.test.ts) would refuse them before it.
-  s = await TestServer.start({ bodyLimit: 10 * 1024 * 1024, limits: { writeElements: 1_000_000 } });
+  s = await TestServer.start(HOSTILE_SERVER_OPTIONS);
   fx = await createFixture(s);
   outside = await filesOutsideRepo();
   watcher = watchLatency(s.url, s.readerKey);
@@ -140,6 +143,16 @@ test.serial('generated valid bodies on every write endpoint: 200, and read back 
 
 const JSON_TYPE = 'application/json';
 const YAML_TYPE = 'application/yaml';
+
+test.serial('the classic attacks npm run torture sends round after round, once each: answered exactly so, nothing committed', async (t) => {
+  const before = await s.state();
+  const local = newFigures();
+  for (const attack of classicAttacks(fx)) await tryAttack(s, attack, local);
+  figures.fiveHundreds += local.fiveHundreds;
+  t.deepEqual(local.violations, []);
+  t.is(local.fiveHundreds, 0);
+  t.is(await s.state(), before);
+});
 
 test.serial('malformed JSON and YAML: 400 Invalid JSON/YAML with the parser message', async (t) => {
   for (const body of ['[{"name":"a","color":"red"}', '{', '[1,]', 'NaN', "['single']", '[{"a":1}] trailing', '[{"a":1}][]', '\u0000']) {

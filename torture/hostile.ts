@@ -18,7 +18,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { classicAttacks, createFixture, newFigures, runInvalid, runValid, tryAttack, watchLatency } from '../test/support/hostile.js';
+import {
+  classicAttacks,
+  createFixture,
+  HOSTILE_SERVER_OPTIONS,
+  newFigures,
+  runInvalid,
+  runValid,
+  tryAttack,
+  watchLatency,
+} from '../test/support/hostile.js';
 import { isErrorLine, TestServer } from '../test/support/server.js';
 
 export interface HostileOptions {
@@ -55,7 +64,7 @@ export async function run(options: HostileOptions = {}): Promise<Record<string, 
   const rounds = options.rounds ?? 10;
   const attackers = options.attackers ?? 4;
   const seed = options.seed ?? Number(process.env.TORTURE_HOSTILE_SEED ?? Date.now() % 1_000_000);
-  const s = await TestServer.start();
+  const s = await TestServer.start(HOSTILE_SERVER_OPTIONS);
   try {
     const fx = await createFixture(s);
     const outside = await filesOutside(s.dataDir, 'orgs/acme.git');

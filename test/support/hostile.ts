@@ -1305,7 +1305,12 @@ export interface Attack {
   error: string | RegExp;
 }
 
-/** Attacks on `fx`'s organization; each must be answered exactly so and change nothing. */
+/**
+ * Attacks on `fx`'s organization; each must be answered exactly so and change nothing. The
+ * server must take 10 MB bodies and a million elements per write (HOSTILE_SERVER_OPTIONS):
+ * the 100,000-element bodies are meant for the schema check, which the bound on elements per
+ * write would come before.
+ */
 export function classicAttacks(fx: Fixture): Attack[] {
   const J = 'application/json';
   const Y = 'application/yaml';
@@ -1444,7 +1449,7 @@ export function classicAttacks(fx: Fixture): Attack[] {
       body: () => JSON.stringify([{ name: 'd', level: 'C1', componentInstances: [{ component: 'nowhere' }] }]),
       type: J,
       status: 400,
-      error: "Ref 'nowhere' does not resolve to a component.",
+      error: "Ref 'nowhere' does not resolve to a component. (element 0 'd')",
     },
     {
       name: 'bad attribute value',
@@ -1453,11 +1458,14 @@ export function classicAttacks(fx: Fixture): Attack[] {
       body: () => JSON.stringify([{ name: 'c', attributes: [{ id: fx.attributes.NUMBER, value: 'NaN' }] }]),
       type: J,
       status: 400,
-      error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number.`,
+      error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number. (attribute 'Fixture NUMBER', element 0 'c')`,
     },
   ];
   return attacks;
 }
+
+/** The bounds the server under attack is started with (see classicAttacks). */
+export const HOSTILE_SERVER_OPTIONS = { bodyLimit: 10 * 1024 * 1024, limits: { writeElements: 1_000_000 } } as const;
 
 /** Sends one attack; a wrong answer or a moved `main` is a violation. */
 export async function tryAttack(s: TestServer, attack: Attack, figures: Figures): Promise<void> {
