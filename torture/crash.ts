@@ -35,6 +35,7 @@ import {
   scratchDir,
   sleep,
   startServerProcess,
+  untilNoGitOn,
   type Answer,
   type Kind,
   type ServerProcess,
@@ -393,6 +394,7 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
   /** When the dead process last touched the write lock it left (null: it left none). */
   let deadLockMtime: number | null = null;
   const fsckAfterKill = async (cycle: number) => {
+    await untilNoGitOn(gitdir);
     const check = await fsck(gitdir);
     f.fsckRuns++;
     if (check.clean) f.fsckClean++;
@@ -480,6 +482,7 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
     }
   }
 
+  await untilNoGitOn(gitdir);
   const final = await fsck(gitdir);
   f.fsckRuns++;
   if (final.clean) f.fsckClean++;

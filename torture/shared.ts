@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -233,6 +233,29 @@ export async function git(gitdir: string, ...args: string[]): Promise<string> {
   const result = await gitRaw(gitdir, args);
   if (result.code !== 0) throw new Error(`git ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
   return result.stdout;
+}
+
+/**
+ * Waits (at most `timeoutMs`) until no process has `gitdir` among its arguments. A server killed
+ * with SIGKILL leaves the git it started for packing running (at nice 19, for seconds), and git
+ * fsck beside a repack finds loose objects gone between listing and reading them.
+ */
+export async function untilNoGitOn(gitdir: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && processesWithArgument(gitdir) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+function processesWithArgument(argument: string): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(argument)) count++;
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return count;
 }
 
 /** `git fsck --full --strict`: clean means exit 0 and nothing reported but dangling objects. */
