@@ -28,6 +28,7 @@ import {
   refusedCredentials,
   send,
   twoOrgs,
+  withAt,
   type OrgData,
   type Route,
 } from '../test/support/access.js';
@@ -141,7 +142,7 @@ export async function run(options: AccessOptions = {}): Promise<Record<string, n
           // A read of any route, now or as of one of its own commits.
           const route: Route = pick(routes.filter(isRead));
           let path = concrete(route, self.org.ids);
-          if (!route.path.endsWith('/:id') && self.commits.length > 0 && Math.random() < 0.3) path += `?at=${pick(self.commits)}`;
+          if (!route.path.endsWith('/:id') && self.commits.length > 0 && Math.random() < 0.3) path = withAt(path, pick(self.commits));
           const answer = await send(s.url, route.method, path, auth);
           if (answer.status >= 500) fiveHundreds++;
           if (answer.status !== 200) problem(`${self.org.slug} ${route.method} ${path}: ${answer.status} ${answer.text.slice(0, 200)}`);

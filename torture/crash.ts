@@ -35,7 +35,6 @@ import {
   scratchDir,
   sleep,
   startServerProcess,
-  untilNoGitOn,
   type Answer,
   type Kind,
   type ServerProcess,
@@ -394,7 +393,6 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
   /** When the dead process last touched the write lock it left (null: it left none). */
   let deadLockMtime: number | null = null;
   const fsckAfterKill = async (cycle: number) => {
-    await untilNoGitOn(gitdir);
     const check = await fsck(gitdir);
     f.fsckRuns++;
     if (check.clean) f.fsckClean++;
@@ -482,7 +480,6 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
     }
   }
 
-  await untilNoGitOn(gitdir);
   const final = await fsck(gitdir);
   f.fsckRuns++;
   if (final.clean) f.fsckClean++;

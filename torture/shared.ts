@@ -9,6 +9,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { tryDirectoryLock } from '../src/store/lock.js';
+import { MAINTENANCE_LOCK } from '../src/store/maintenance.js';
 import { CLI, cli, lastLine, untilListening } from '../test/support/process.js';
 
 export { CLI };
@@ -236,33 +238,49 @@ export async function git(gitdir: string, ...args: string[]): Promise<string> {
 }
 
 /**
- * Waits (at most `timeoutMs`) until no process has `gitdir` among its arguments. A server killed
- * with SIGKILL leaves the git it started for packing running (at nice 19, for seconds), and git
- * fsck beside a repack finds loose objects gone between listing and reading them.
+ * `git fsck --full --strict` of the repository as its writers left it: clean means exit 0 and
+ * nothing reported but dangling objects. Not beside a repack, which prunes loose objects between
+ * fsck's listing and its reading of them: it holds the repository's maintenance lock (running
+ * servers skip their turn meanwhile) and waits for the git a SIGKILLed server left packing,
+ * which outlives it (at nice 19, for seconds).
  */
-export async function untilNoGitOn(gitdir: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && processesWithArgument(gitdir) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-function processesWithArgument(argument: string): number {
-  let count = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(argument)) count++;
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return count;
-}
-
-/** `git fsck --full --strict`: clean means exit 0 and nothing reported but dangling objects. */
 export async function fsck(gitdir: string): Promise<{ clean: boolean; report: string }> {
-  const result = await gitRaw(gitdir, ['fsck', '--full', '--strict', '--no-dangling', '--no-progress']);
-  const report = `${result.stdout}${result.stderr}`.trim();
-  return { clean: result.code === 0 && report === '', report };
+  const release = await maintenanceLock(gitdir);
+  try {
+    await untilNoGitWorksOn(gitdir);
+    const result = await gitRaw(gitdir, ['fsck', '--full', '--strict', '--no-dangling', '--no-progress']);
+    const report = `${result.stdout}${result.stderr}`.trim();
+    return { clean: result.code === 0 && report === '', report };
+  } finally {
+    await release();
+  }
+}
+
+async function maintenanceLock(gitdir: string): Promise<() => Promise<void>> {
+  for (let waited = 0; ; waited += 50) {
+    const release = await tryDirectoryLock(gitdir, MAINTENANCE_LOCK, { stale: 60_000, update: 10_000 }, (line) => console.error(line));
+    if (release) return release;
+    if (waited > 120_000) throw new Error(`${gitdir}: its maintenance lock was not free for two minutes`);
+    await sleep(50);
+  }
+}
+
+/** Until no git but a reader (cat-file) has `gitdir` among its arguments, for at most a minute. */
+async function untilNoGitWorksOn(gitdir: string): Promise<void> {
+  const working = () => {
+    let count = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (args.includes(gitdir) && !args.includes('cat-file')) count++;
+      } catch {
+        // Ended while we looked.
+      }
+    }
+    return count;
+  };
+  for (let waited = 0; working() > 0 && waited < 60_000; waited += 50) await sleep(50);
 }
 
 export interface CommitInfo {
