@@ -225,13 +225,21 @@ export async function secretsOf(s: TestServer, key: string, gitdir: string): Pro
   return { secrets: [...ids, ...commits], commits };
 }
 
-/** Every file under `dir` (recursively), read whole. */
+/**
+ * Every file under `dir` (recursively), read whole. A file gone between the listing and its
+ * reading is left out: a server still running packs loose objects (their content is then in the
+ * pack, read as a file of its own) and replaces temporary files.
+ */
 export async function allFiles(dir: string): Promise<Array<{ path: string; content: Buffer }>> {
   const files: Array<{ path: string; content: Buffer }> = [];
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    files.push({ path, content: await readFile(path) });
+    const content = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (content !== null) files.push({ path, content });
   }
   return files;
 }
