@@ -2,7 +2,7 @@
  * `npm run torture`: the long versions of the reliability tests (docs/reliability.md), each
  * printing its figures. Exits non-zero when any of them found a problem.
  *
- *   npm run torture                        everything (about 18 minutes on 2 cores)
+ *   npm run torture                        everything (about 20 minutes on 2 cores)
  *   npm run torture -- crash processes     only these parts (crash, processes, hostile, access, heavy)
  *
  * Environment: TORTURE_CYCLES (crash cycles, default 20), TORTURE_DURABLE_CYCLES (default 20),
