@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { baselineMeasurements, type BaselineFigures } from './baselines.js';
+import { baselineMeasurements, packAsTheServerDoes, type BaselineFigures } from './baselines.js';
 import { measureChoices, type ChoiceFigures } from './choices.js';
 import { filtersCli, filtersSectionOf, withFiltersSection } from './filters.js';
 import { buildOrg, copyDataDir, type BenchOrg } from './fixture.js';
@@ -180,9 +180,15 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
       const reference = order.length > 1 && size === order.at(-1) ? await buildOrg(order[0]!, 'reference') : undefined;
       if (reference) cleanup.push(reference.dataDir);
 
-      const [plainDir, durableDir] = await Promise.all([copyDataDir(org, 'plain'), copyDataDir(org, 'durable')]);
-      cleanup.push(plainDir, durableDir);
-      const baselineRuns = await baselineMeasurements(org, workDir);
+      const [plainDir, durableDir, packedDir] = await Promise.all([
+        copyDataDir(org, 'plain'),
+        copyDataDir(org, 'durable'),
+        copyDataDir(org, 'packed'),
+      ]);
+      cleanup.push(plainDir, durableDir, packedDir);
+      const packedGitdir = join(packedDir, 'orgs', `${org.slug}.git`);
+      await packAsTheServerDoes(packedGitdir);
+      const baselineRuns = await baselineMeasurements(org, workDir, packedGitdir);
       const servers: ServerProcess[] = [];
       let figures: Record<string, Figure>;
       let firstGetMs: number;
@@ -251,6 +257,8 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
         floor: f('floor'),
         floorLocked: f('floorLocked'),
         floorDurable: f('floorDurable'),
+        floorPacked: f('floorPacked'),
+        floorPackedDurable: f('floorPackedDurable'),
         gitCli: f('gitCli'),
         isomorphicGit: f('isomorphicGit'),
       };
