@@ -328,18 +328,21 @@ export class OrgModel {
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
+      const files = [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas];
+      const message = commitMessage(request.title, changes, request.options.apiContext, {
+        spoken: request.spoken?.(draft),
+        trailers: request.trailers,
+      });
       const committing = performance.now();
       const commit = await this.repo.commit({
         parent,
         ref,
         mergedParent: request.mergedParent,
-        changes: [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas],
+        changes: files,
         author: request.author,
-        message: commitMessage(request.title, changes, request.options.apiContext, {
-          spoken: request.spoken?.(draft),
-          trailers: request.trailers,
-        }),
+        message,
       });
+      const commitMs = performance.now() - committing;
       const snapshot: Snapshot = { commit, model: draft.model, responses: new ResponseCache() };
       if (ref === MAIN_REF) {
         // The tip it replaces may be a draft's base: its model kept a while (not its answers).
@@ -350,7 +353,7 @@ export class OrgModel {
         this.rememberTip(snapshot);
       }
       this.settings.afterCommit?.(commit, ref);
-      this.settings.observeWrite?.({ lockWaitMs, commitMs: performance.now() - committing });
+      this.settings.observeWrite?.({ lockWaitMs, commitMs });
       await request.whileLocked?.(commit);
       return { snapshot, result };
     });
