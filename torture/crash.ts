@@ -393,7 +393,7 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
   /** When the dead process last touched the write lock it left (null: it left none). */
   let deadLockMtime: number | null = null;
   const fsckAfterKill = async (cycle: number) => {
-    const check = await fsck(gitdir);
+    const check = await fsck(gitdir, { serversRunning: false });
     f.fsckRuns++;
     if (check.clean) f.fsckClean++;
     else problems.add(`cycle ${cycle}: git fsck after the kill: ${check.report.slice(0, 500)}`);
@@ -480,7 +480,7 @@ export async function crashLoop(options: CrashLoopOptions = {}): Promise<CrashLo
     }
   }
 
-  const final = await fsck(gitdir);
+  const final = await fsck(gitdir, { serversRunning: false });
   f.fsckRuns++;
   if (final.clean) f.fsckClean++;
   else problems.add(`final git fsck: ${final.report.slice(0, 500)}`);

@@ -244,8 +244,9 @@ export async function git(gitdir: string, ...args: string[]): Promise<string> {
  * servers skip their turn meanwhile) and waits for the git a SIGKILLed server left packing,
  * which outlives it (at nice 19, for seconds).
  */
-export async function fsck(gitdir: string): Promise<{ clean: boolean; report: string }> {
-  const release = await maintenanceLock(gitdir);
+export async function fsck(gitdir: string, options: { serversRunning?: boolean } = {}): Promise<{ clean: boolean; report: string }> {
+  // With no server running, a lock left is a killed one's: it would hold fsck up until it is stale.
+  const release = options.serversRunning === false ? async () => {} : await maintenanceLock(gitdir);
   try {
     await untilNoGitWorksOn(gitdir);
     const result = await gitRaw(gitdir, ['fsck', '--full', '--strict', '--no-dangling', '--no-progress']);
