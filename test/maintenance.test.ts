@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
 import { tryDirectoryLock } from '../src/store/lock.js';
-import { GRAPH_EVERY, MAINTENANCE_LOCK, Maintenance } from '../src/store/maintenance.js';
+import { GRAPH_EVERY, MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING, Maintenance } from '../src/store/maintenance.js';
 import { isErrorLine, TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
@@ -159,7 +159,7 @@ test('a repository another process is maintaining is skipped without a failure, 
     const lines: string[] = [];
     const maintenance = new Maintenance(5, (line) => lines.push(line));
     // Held the way another server process holds it while it packs.
-    const other = await tryDirectoryLock(s.gitdir, MAINTENANCE_LOCK, { stale: 60_000, update: 10_000 }, (line) => lines.push(line));
+    const other = await tryDirectoryLock(s.gitdir, MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING, (line) => lines.push(line));
     t.truthy(other);
     await maintenance.pack(s.gitdir);
     t.is(await packs(), before, 'nothing packed while the other process held the repository');

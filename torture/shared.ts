@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { tryDirectoryLock } from '../src/store/lock.js';
-import { MAINTENANCE_LOCK } from '../src/store/maintenance.js';
+import { MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING } from '../src/store/maintenance.js';
 import { CLI, cli, lastLine, untilListening } from '../test/support/process.js';
 
 export { CLI };
@@ -259,7 +259,7 @@ export async function fsck(gitdir: string, options: { serversRunning?: boolean }
 
 async function maintenanceLock(gitdir: string): Promise<() => Promise<void>> {
   for (let waited = 0; ; waited += 50) {
-    const release = await tryDirectoryLock(gitdir, MAINTENANCE_LOCK, { stale: 60_000, update: 10_000 }, (line) => console.error(line));
+    const release = await tryDirectoryLock(gitdir, MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING, (line) => console.error(line));
     if (release) return release;
     if (waited > 120_000) throw new Error(`${gitdir}: its maintenance lock was not free for two minutes`);
     await sleep(50);

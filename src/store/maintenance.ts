@@ -28,7 +28,7 @@ export const MAINTENANCE_LOCK = 'c4store-maintenance.lock';
  * Held for as long as a job takes (kept fresh every 10 s); a holder that died stops keeping it
  * fresh, and a minute later another process may maintain the repository again.
  */
-const MAINTENANCE_LOCK_TIMING = { stale: 60_000, update: 10_000 };
+export const MAINTENANCE_LOCK_TIMING = { stale: 60_000, update: 10_000 };
 
 type Job = 'pack' | 'graph';
 
