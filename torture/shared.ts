@@ -268,20 +268,17 @@ async function maintenanceLock(gitdir: string): Promise<() => Promise<void>> {
 
 /** Until no git but a reader (cat-file) has `gitdir` among its arguments, for at most a minute. */
 async function untilNoGitWorksOn(gitdir: string): Promise<void> {
-  const working = () => {
-    let count = 0;
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
+  const working = () =>
+    readdirSync('/proc').some((pid) => {
+      if (!/^\d+$/.test(pid)) return false;
       try {
         const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        if (args.includes(gitdir) && !args.includes('cat-file')) count++;
+        return args.includes(gitdir) && !args.includes('cat-file');
       } catch {
-        // Ended while we looked.
+        return false; // ended while we looked
       }
-    }
-    return count;
-  };
-  for (let waited = 0; working() > 0 && waited < 60_000; waited += 50) await sleep(50);
+    });
+  for (let waited = 0; working() && waited < 60_000; waited += 50) await sleep(50);
 }
 
 export interface CommitInfo {
