@@ -3,10 +3,11 @@
  * - floor: Repo.commit, the project's own store layer (no HTTP, no validation, no lock);
  * - floor + write lock: the same inside Repo.withWriteLock, as the service does it;
  * - floor, durable: Repo.commit with { durable: true } (fsyncs), the floor of --durable;
- * - floor, packed (and durable): the same two in a copy of the organization packed as the server
- *   packs its own (Maintenance.pack: its loose objects packed and deleted), so that files are
- *   created where thousands were just freed, as in the server's repository (see results.md on
- *   ext4 without a journal); the floors above write into a repository that never packs;
+ * - floor in the server's repository (and durable): the same two, committed into the very
+ *   repository the server under test (default, and --durable) writes to, between its rounds:
+ *   the same directories, the same objects freed by its packing, the same file system state
+ *   (see results.md: on this machine kind what a file's creation costs depends on what was
+ *   deleted lately); the floors above write into a repository that never packs;
  * - git CLI: the file written into a working-tree clone, then `git add <file>` and `git commit`;
  * - isomorphic-git: the file written into a working-tree clone, then git.add + git.commit.
  * Each runs in this process, back to back, while the servers under test sit idle.
@@ -17,14 +18,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import type { Component } from '../src/model/types.js';
-import { Maintenance } from '../src/store/maintenance.js';
 import { Repo } from '../src/store/repo.js';
 import { BENCH_AUTHOR, updatedFile, type BenchOrg } from './fixture.js';
 import { timeLoop, type Figure, type Measurement } from './stats.js';
 
 const run = promisify(execFile);
 
-export type BaselineName = 'floor' | 'floorLocked' | 'floorDurable' | 'floorPacked' | 'floorPackedDurable' | 'gitCli' | 'isomorphicGit';
+export type BaselineName = 'floor' | 'floorLocked' | 'floorDurable' | 'floorInServer' | 'floorInServerDurable' | 'gitCli' | 'isomorphicGit';
 export type BaselineFigures = Record<BaselineName, Figure>;
 
 /** Which component the i-th change of a run touches: spread over the whole model. */
@@ -33,7 +33,7 @@ export function pick(components: readonly Component[], i: number): Component {
 }
 
 /** A measurement that repeats `op` (numbered across rounds, so every change is new) for the round's duration. */
-function looped(key: BaselineName, label: string, op: (i: number) => Promise<void>): Measurement {
+function looped(key: BaselineName, label: string, op: (i: number) => Promise<void>, afterRound?: () => Promise<void>): Measurement {
   let next = 0;
   return {
     key,
@@ -41,6 +41,7 @@ function looped(key: BaselineName, label: string, op: (i: number) => Promise<voi
     async round(ms) {
       const round = await timeLoop(op, ms, 3, next);
       next += round.latencies.length;
+      await afterRound?.();
       return round;
     },
   };
@@ -74,17 +75,22 @@ export async function workingClone(gitdir: string, dir: string): Promise<void> {
   }
 }
 
-/** Packs a repository as a running server packs its own: repack -d (loose objects deleted), gc --auto, the commit graph. */
-export async function packAsTheServerDoes(gitdir: string): Promise<void> {
-  const failures: string[] = [];
-  const maintenance = new Maintenance(1, (line) => failures.push(line));
-  await maintenance.pack(gitdir);
-  await maintenance.close();
-  if (failures.length > 0) throw new Error(failures.join('\n'));
+/**
+ * A server under test whose repository a floor also commits to: after each of the floor's rounds
+ * the server is asked (`catchUp`, not timed) to load those commits, so that none of its measured
+ * writes starts by loading them.
+ */
+export interface ServerRepository {
+  gitdir: string;
+  catchUp: () => Promise<void>;
 }
 
-/** `packedGitdir`: the organization's repository in a copy packed as the server packs (see the top). */
-export async function baselineMeasurements(org: BenchOrg, workDir: string, packedGitdir: string): Promise<Measurement[]> {
+/** `inServer`: the repositories of the default and the --durable server under test (see the top). */
+export async function baselineMeasurements(
+  org: BenchOrg,
+  workDir: string,
+  inServer: { plain: ServerRepository; durable: ServerRepository },
+): Promise<Measurement[]> {
   const cliDir = join(workDir, 'git-cli');
   const isoDir = join(workDir, 'isomorphic-git');
   await Promise.all([workingClone(org.gitdir, cliDir), workingClone(org.gitdir, isoDir)]);
@@ -92,11 +98,17 @@ export async function baselineMeasurements(org: BenchOrg, workDir: string, packe
     looped('floor', 'floor: Repo.commit', storeCommit(new Repo(org.gitdir), org, 'floor', false)),
     looped('floorLocked', 'floor + write lock', storeCommit(new Repo(org.gitdir), org, 'locked', true)),
     looped('floorDurable', 'floor, durable', storeCommit(new Repo(org.gitdir, { durable: true }), org, 'durable', false)),
-    looped('floorPacked', 'floor, packed repository', storeCommit(new Repo(packedGitdir), org, 'packed', false)),
     looped(
-      'floorPackedDurable',
-      'floor, durable, packed repository',
-      storeCommit(new Repo(packedGitdir, { durable: true }), org, 'packed durable', false),
+      'floorInServer',
+      "floor in the server's repository",
+      storeCommit(new Repo(inServer.plain.gitdir), org, 'floor in server', false),
+      inServer.plain.catchUp,
+    ),
+    looped(
+      'floorInServerDurable',
+      "floor, durable, in the server's repository",
+      storeCommit(new Repo(inServer.durable.gitdir, { durable: true }), org, 'durable floor in server', false),
+      inServer.durable.catchUp,
     ),
     looped('gitCli', 'git add && git commit', async (i) => {
       const { path, content } = updatedFile(pick(org.components, i), `git edit ${i}`);
