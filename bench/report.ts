@@ -368,13 +368,16 @@ function choicesSection(r: BenchResults): string {
       `${ms(big.baselines.floorInServerDurable.p50)}) against ${ms(big.baselines.floor.p50)} ms ` +
       `(${ms(big.baselines.floorDurable.p50)}) in the original (p50), and the update is ` +
       `${x(lat(big.writes.update1, big.baselines.floorInServer))} (--durable ` +
-      `${x(lat(big.durable.update1, big.baselines.floorInServerDurable))}) of it. Nothing in the server makes its file ` +
-      "creations dearer than a plain loop's: timed at the same moment, back to back, a floor loop in a fresh copy and the " +
-      "server's commits cost the same (1.4–1.7 ms and 1.2–1.7 ms at 10,000, 2026-11-27), and one CPU profile that put " +
-      "~370 µs in each creation of the server's files was followed by one that put ~65 µs. What a creation costs is the " +
-      "file system's state at that moment (the inodes freed lately near it, writeback under way), which only a floor in the " +
-      "same repository at the same time shares; a copy packed once before the rounds (this report's earlier yardstick) " +
-      'did not.',
+      `${x(lat(big.durable.update1, big.baselines.floorInServerDurable))}) of it. What a file's creation costs is first the ` +
+      "file system's state at that moment (the inodes freed lately near it, writeback under way): a CPU profile put ~370 µs " +
+      "in each creation of the server's files one day and ~65 µs the next, and a floor loop timed back to back in a fresh " +
+      "copy cost what the server's commits cost in runs beside it (1.4–1.7 ms and 1.2–1.7 ms at 10,000, 2026-11-27); only a " +
+      'floor in the same repository at the same time shares that state (a copy packed once before the rounds, this ' +
+      "report's earlier yardstick, did not). What remains beside that floor runs beside the server's commits and not the " +
+      "floor's: its packing (git repack of 1,000 commits' loose objects takes ~0.6 s of CPU at 10,000, at the lowest " +
+      'priority, then deletes them). In three interleaved pairs of 2,000 sequential updates at 10,000 the commit took ' +
+      '1.66 / 1.71 / 1.25 ms with packing every 1,000 commits and 1.34 / 1.26 / 1.28 ms with `--pack-every 0` (git: 1.1–1.6 ' +
+      'against 0.33 ms of CPU an update).',
     '',
     `The disk's own price of durability here: fsync of a new 200-byte file ${ms(c.fsync.file)} ms, of a directory ` +
       `${ms(c.fsync.directory)} ms (medians). A durable commit syncs its objects and the ref's lock file side by side, then the objects' ` +
@@ -411,7 +414,8 @@ Every figure is the median over ${o.rounds} rounds of ${o.durationMs} ms after a
 imports: ${o.imports} per round after 2 warm-up imports), ${o.pauseMs} ms apart; HTTP load from autocannon used as a library,
 each server (\`node dist/cli.js serve\`, the buffer route) in its own process, the baselines in the benchmark's process
 while the servers sit idle. The default and the \`--durable\` server each write to a copy of their own of the organization,
-the baselines to the original, so that no measured window begins by loading commits made in another figure's window.
+the baselines to the original (but for the floors in a server's own repository, which catch the server up, untimed, after
+each round), so that no measured window begins by loading commits made in another figure's window.
 
 ${figureTable(r)}
 
