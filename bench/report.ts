@@ -432,7 +432,7 @@ organization is measured again in the rounds of the largest size.
 
 ${ratioTable(r)}
 
-The last three rows split an update as the server itself sees it: around each 1-client round the benchmark reads the
+The three rows on the server’s own time and its commit split an update as the server itself sees it: around each 1-client round the benchmark reads the
 server's \`/metrics\` (requests of \`POST /api/external/component\` from arrival to answer, and \`c4store_write_commit_seconds\`),
 so "outside its commit" is HTTP, routing, the key, the schema check, the model step, the lock and the answer, and the
 commit inside the server is the same \`Repo.commit\` the floors time, made in a repository the server packs as it goes
