@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveProcess } from './support/process.js';
+import { cli, serveProcess } from './support/process.js';
 import { run } from './support/server.js';
 
 /**
@@ -142,4 +142,26 @@ test('every README example runs as printed against a fresh serve --demo, with th
       `no two ${kind} share a name`,
     );
   }
+});
+
+/** A synopsis as one line per command: continuation lines joined, runs of spaces as one, comments left out. */
+function synopsis(lines: readonly string[]): string[] {
+  const commands: string[] = [];
+  for (const line of lines) {
+    const text = line.replace(/#.*$/, '').replace(/\s+/g, ' ').trim();
+    if (text === '') continue;
+    if (text.startsWith('c4store ')) commands.push(text);
+    else commands[commands.length - 1] += ` ${text}`;
+  }
+  return commands;
+}
+
+test("README's command line section shows every command and option that `c4store --help` prints", async (t) => {
+  const help = (await cli('--help')).split('\n');
+  const usage = help.slice(help.indexOf('Usage:') + 1, help.indexOf('', help.indexOf('Usage:')));
+  const readme = await readFile(README, 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Command line'));
+  const block = section.slice(section.indexOf('\n```\n') + 5, section.indexOf('\n```', section.indexOf('\n```\n') + 5));
+  t.true(usage.length > 10, 'the help has a synopsis');
+  t.deepEqual(synopsis(block.split('\n')), synopsis(usage));
 });
