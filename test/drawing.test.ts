@@ -335,6 +335,66 @@ test('a large diagram is drawn on a worker thread, the event loop free meanwhile
   t.is(await drawDiagramOffThread(few, model), drawDiagram(few, model));
 });
 
+test('every relation, its arrowhead included, lies inside the picture: boxes by hand, overlapping, nested, self-relations, past the routing budget', (t) => {
+  // Not only for looks: resvg (2.6.2) aborts the whole process, worker thread or not, when it
+  // draws a marker wholly outside its canvas, so a relation drawn off the picture would let a
+  // PNG request kill the server.
+  const ARROW_PX = 12; // the marker: 8 stroke widths of 1.4 px, its tip at the path's end
+  const STROKE_PX = 1;
+  let seed = 11;
+  const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const m = model();
+  for (let k = 0; k < 30; k++) component(m, `c${k}`, `Component ${k}`, TYPES[k % TYPES.length]!);
+  let paths = 0;
+  for (let round = 0; round < 150; round++) {
+    const n = 2 + Math.floor(random() * 14);
+    const span = 8 + Math.floor(random() * 70);
+    const instances = Array.from({ length: n }, (_, k) =>
+      instance(`i${k}`, `c${k}`, Math.floor(random() * span), Math.floor(random() * span), {
+        width: 4 + Math.floor(random() * 20),
+        height: 3 + Math.floor(random() * 9),
+      }),
+    );
+    // Now and then a container holding the instances that lie inside it.
+    if (random() < 0.3) {
+      const outer = instances[0]!;
+      Object.assign(outer, { isContainer: true, width: outer.width + 20, height: outer.height + 14 });
+      for (const inner of instances.slice(1)) {
+        const inside =
+          inner.position.x >= outer.position.x &&
+          inner.position.y >= outer.position.y &&
+          inner.position.x + inner.width <= outer.position.x + outer.width &&
+          inner.position.y + inner.height <= outer.position.y + outer.height;
+        if (inside) inner.parent = outer.id;
+      }
+    }
+    const relations = Array.from({ length: Math.floor(random() * n * 2.5) }, (_, k) => ({
+      id: `r${k}`,
+      fromComponentInstance: `i${Math.floor(random() * n)}`,
+      toComponentInstance: `i${Math.floor(random() * n)}`,
+      label: random() < 0.5 ? `calls ${k}` : null,
+      desc: null,
+    }));
+    const svg = drawDiagram(diagram({ componentInstances: instances, relations } as Partial<Diagram>), m);
+    const [x, y, w, h] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number, number, number];
+    for (const [, d] of svg.matchAll(/<path d="([^"]+)" marker-end=/g)) {
+      paths++;
+      const numbers = d!.match(/-?\d+(\.\d+)?/g)!.map(Number);
+      // The route may run in the margin (round a box at the picture's edge), not past it; the
+      // arrowhead, at the path's end on its box, lies wholly inside.
+      for (let i = 0; i < numbers.length; i += 2) {
+        const inset = i === numbers.length - 2 ? ARROW_PX : STROKE_PX;
+        const [px, py] = [numbers[i]!, numbers[i + 1]!];
+        t.true(
+          px >= x + inset && px <= x + w - inset && py >= y + inset && py <= y + h - inset,
+          `round ${round}: ${d} in ${x} ${y} ${w} ${h}`,
+        );
+      }
+    }
+  }
+  t.true(paths > 500, `${paths} relations drawn`);
+});
+
 test('routes sharing a side of a box are spread along it', (t) => {
   const nodes: RouteNode[] = [
     { id: 'top', parent: null, x: 0, y: 0, w: 600, h: 100 },
