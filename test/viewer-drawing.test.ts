@@ -56,6 +56,8 @@ interface Png {
   height: number;
   /** Pixels darker than mid-grey. */
   dark: number;
+  /** Each pixel's luminance (0 black to 255 white), row by row. */
+  luminance: Uint8Array;
 }
 
 /** Reads a PNG as rendered here (8-bit RGBA, no interlace): its size and how much ink it holds. */
@@ -83,6 +85,7 @@ function readPng(bytes: Buffer): Png {
   const stride = width * channels;
   let previous = Buffer.alloc(stride);
   let dark = 0;
+  const luminances = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)]!;
     const line = Buffer.from(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
@@ -97,10 +100,11 @@ function readPng(bytes: Buffer): Png {
       const p = x * channels;
       const luminance = channels >= 3 ? (line[p]! + line[p + 1]! + line[p + 2]!) / 3 : line[p]!;
       if (luminance < 128) dark++;
+      luminances[y * width + x] = luminance;
     }
     previous = line;
   }
-  return { width, height, dark };
+  return { width, height, dark, luminance: luminances };
 }
 
 function paeth(a: number, b: number, c: number): number {
@@ -259,6 +263,47 @@ test('PNG: the .png address and Accept: image/png on both forms, the SVG rasteri
     await s.close();
   }
 });
+
+test('PNG: every arrowhead points along its relation, down, up and left as well as right (as the browser draws the SVG)', (t) =>
+  withServer(async (s) => {
+    await components(s);
+    await s.post(`${API}/component`, [{ ref: 'queue', name: 'Order Queue' }]);
+    const reply = await s.post(`${API}/diagrams`, {
+      id: 'arrows',
+      name: 'Arrows',
+      level: 'C2',
+      componentInstances: [
+        { ref: 'a', componentId: 'api', position: { x: 0, y: 0 }, width: 12, height: 6 },
+        { ref: 'b', componentId: 'db', position: { x: 0, y: 24 }, width: 12, height: 6 },
+        { ref: 'c', componentId: 'queue', position: { x: 36, y: 24 }, width: 12, height: 6 },
+      ],
+      relations: [
+        { fromRef: 'a', toRef: 'b' },
+        { fromRef: 'c', toRef: 'b' },
+        { fromRef: 'c', toRef: 'a' },
+      ],
+    });
+    t.is(reply.status, 201, reply.text);
+    const cookie = await cookieOf(s);
+    const svg = await (await fetch(`${reply.body.url}.svg`, { headers: { cookie } })).text();
+    const [vx, vy] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number];
+    const scale = 2;
+    const png = readPng(Buffer.from(await (await fetch(`${reply.body.url}.png?scale=${scale}`, { headers: { cookie } })).arrayBuffer()));
+    const ink = (x: number, y: number) => png.luminance[Math.round((y - vy) * scale) * png.width + Math.round((x - vx) * scale)]! < 160;
+    const directions = new Set<string>();
+    for (const [, d] of svg.matchAll(/<g class="relation"[^>]*><path d="([^"]+)"/g)) {
+      const n = d!.match(/-?\d+(\.\d+)?/g)!.map(Number);
+      const [x0, y0, x1, y1] = n.slice(-4) as [number, number, number, number];
+      const length = Math.hypot(x1 - x0, y1 - y0);
+      const [dx, dy] = [(x1 - x0) / length, (y1 - y0) / length];
+      directions.add(`${Math.sign(dx)},${Math.sign(dy)}`);
+      // 8 px back from the tip the head is ~6 px wide: ink 2.5 px to either side of the line.
+      for (const side of [-1, 1]) {
+        t.true(ink(x1 - 8 * dx - side * 2.5 * dy, y1 - 8 * dy + side * 2.5 * dx), `${d}: the head beside its line's end`);
+      }
+    }
+    t.true(directions.size >= 2, `arrows in ${[...directions].join(' ')}`);
+  }));
 
 test('a large PNG is drawn off the event loop: light requests are answered while it is drawn, and it is bounded in pixels', (t) =>
   withServer(async (s) => {

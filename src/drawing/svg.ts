@@ -236,7 +236,8 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     `viewBox="${round(view.x)} ${round(view.y)} ${round(view.w)} ${round(view.h)}" width="${round(view.w)}" height="${round(view.h)}" ` +
     `data-grid="${GRID_PX}" role="${options.componentHref ? 'group' : 'img'}" aria-label="${esc(clip(`${diagram.name} (${diagram.level})`))}">` +
     `<title>${esc(clip(diagram.name))}</title><style>${STYLE}</style>` +
-    '<defs><marker id="c4-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">' +
+    // orient="auto", not auto-start-reverse: resvg (the PNGs) reads that as 0°, every head pointing right.
+    '<defs><marker id="c4-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto">' +
     '<path d="M0,0 L10,5 L0,10 z" fill="#5a6672"/></marker></defs>' +
     `<g class="containers">${containers.join('')}</g><g class="relations">${lines.join('')}</g>` +
     `<g class="instances">${drawn.join('')}</g><g class="relation-labels">${labels.join('')}</g>` +
