@@ -305,6 +305,42 @@ test('PNG: every arrowhead points along its relation, down, up and left as well 
     t.true(directions.size >= 2, `arrows in ${[...directions].join(' ')}`);
   }));
 
+test("PNG: a boundary's title keeps the space between its name and [Type]", (t) =>
+  withServer(async (s) => {
+    await components(s);
+    const reply = await s.post(`${API}/diagrams`, {
+      id: 'boundary',
+      name: 'Boundary',
+      level: 'C2',
+      componentInstances: [
+        { ref: 'outer', componentId: 'api', isContainer: true, position: { x: 0, y: 0 }, width: 40, height: 16 },
+        { ref: 'inner', componentId: 'db', parent: 'outer', position: { x: 2, y: 4 }, width: 12, height: 6 },
+      ],
+    });
+    t.is(reply.status, 201, reply.text);
+    const cookie = await cookieOf(s);
+    const svg = await (await fetch(`${reply.body.url}.svg`, { headers: { cookie } })).text();
+    const [vx, vy] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number];
+    const [, x, y] = /<text class="name" x="([\d.]+)" y="([\d.]+)">Shop API /.exec(svg)!.map(Number) as [number, number, number];
+    const scale = 2;
+    const png = readPng(Buffer.from(await (await fetch(`${reply.body.url}.png?scale=${scale}`, { headers: { cookie } })).arrayBuffer()));
+    // The title's row, column by column: inked or not; the gaps of 5 px or more between words.
+    const top = Math.round((y - 11 - vy) * scale);
+    const bottom = Math.round((y + 3 - vy) * scale);
+    const inked: boolean[] = [];
+    for (let column = Math.round((x - vx) * scale); column < png.width; column++) {
+      let ink = false;
+      for (let row = top; row <= bottom && !ink; row++) ink = png.luminance[row * png.width + column]! < 160;
+      inked.push(ink);
+    }
+    const words = inked
+      .map((ink) => (ink ? '1' : '0'))
+      .join('')
+      .replace(/^0+|0+$/g, '')
+      .split(/0{10,}/);
+    t.is(words.length, 4, `Shop · API · [no · type]: three spaces between four words, not ${words.length - 1}`);
+  }));
+
 test('a large PNG is drawn off the event loop: light requests are answered while it is drawn, and it is bounded in pixels', (t) =>
   withServer(async (s) => {
     await components(s);

@@ -197,7 +197,8 @@ export function drawInstance(
     const title = wrapText(name, Math.max(8, width - textWidth(kindText, KIND)), NAME, 1)[0] ?? '';
     parts.push(
       `<text class="name" x="${n1(b.x + 8)}" y="${n1(b.y + 18)}">${esc(title)}` +
-        (kindText === '' ? '' : `<tspan class="kind">${esc(kindText)}</tspan>`) +
+        // The space before the tspan, not inside it: resvg (the PNGs) drops a tspan's leading space.
+        (kindText === '' ? '' : ` <tspan class="kind">${esc(kindText.trimStart())}</tspan>`) +
         '</text>',
     );
     blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + textWidth(kindText, KIND)), h: 26 });
