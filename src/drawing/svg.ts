@@ -119,18 +119,6 @@ function textAreaSvg(t: TextArea, b: Box, options: DrawOptions): string {
   );
 }
 
-/** The smallest box holding every point of a route. */
-function extentOf(points: readonly Point[]): Box {
-  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const p of points) {
-    x0 = Math.min(x0, p.x);
-    y0 = Math.min(y0, p.y);
-    x1 = Math.max(x1, p.x);
-    y1 = Math.max(y1, p.y);
-  }
-  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
-}
-
 function pathOf(points: readonly Point[]): string {
   // Orthogonal, with rounded corners (radius up to 8 px, less on short segments).
   let d = `M${round(points[0]!.x)},${round(points[0]!.y)}`;
@@ -217,12 +205,12 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
 
   // Routes may run outside the boxes (round a container at the picture's edge): the picture
   // holds them whole. (An arrowhead drawn wholly off the canvas also makes resvg abort the process.)
-  const routeBoxes = [...routes.values()].map(extentOf);
+  const routePoints = [...routes.values()].flat().map((p) => ({ x: p.x, y: p.y, w: 0, h: 0 }));
   const all = bounds([
     ...nodes,
     ...areaBoxes.map((b) => ({ x: px(b.x), y: px(b.y), w: px(b.w), h: px(b.h) })),
     ...labelBoxes,
-    ...routeBoxes,
+    ...routePoints,
   ]);
   let view = { x: all.x - px(MARGIN), y: all.y - px(MARGIN), w: all.w + 2 * px(MARGIN), h: all.h + 2 * px(MARGIN) };
   let legendSvg = '';
