@@ -118,6 +118,19 @@ const svgSize = (svg: string) => {
   return { width: Number(/\swidth="([\d.]+)"/.exec(open)![1]), height: Number(/\sheight="([\d.]+)"/.exec(open)![1]) };
 };
 
+/** A diagram's SVG and its PNG at `scale`, and whether the PNG is inked (darker than 160) at a point of the SVG. */
+async function drawnBoth(
+  url: string,
+  cookie: string,
+  scale: number,
+): Promise<{ svg: string; png: Png; inkAt: (x: number, y: number) => boolean }> {
+  const svg = await (await fetch(`${url}.svg`, { headers: { cookie } })).text();
+  const [vx, vy] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number];
+  const png = readPng(Buffer.from(await (await fetch(`${url}.png?scale=${scale}`, { headers: { cookie } })).arrayBuffer()));
+  const inkAt = (x: number, y: number) => png.luminance[Math.round((y - vy) * scale) * png.width + Math.round((x - vx) * scale)]! < 160;
+  return { svg, png, inkAt };
+}
+
 test('the signed-in SVG, by address and by Accept, is never stored by a cache and never sniffed', (t) =>
   withServer(async (s) => {
     await components(s);
@@ -284,12 +297,7 @@ test('PNG: every arrowhead points along its relation, down, up and left as well 
       ],
     });
     t.is(reply.status, 201, reply.text);
-    const cookie = await cookieOf(s);
-    const svg = await (await fetch(`${reply.body.url}.svg`, { headers: { cookie } })).text();
-    const [vx, vy] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number];
-    const scale = 2;
-    const png = readPng(Buffer.from(await (await fetch(`${reply.body.url}.png?scale=${scale}`, { headers: { cookie } })).arrayBuffer()));
-    const ink = (x: number, y: number) => png.luminance[Math.round((y - vy) * scale) * png.width + Math.round((x - vx) * scale)]! < 160;
+    const { svg, inkAt } = await drawnBoth(reply.body.url, await cookieOf(s), 2);
     const directions = new Set<string>();
     for (const [, d] of svg.matchAll(/<g class="relation"[^>]*><path d="([^"]+)"/g)) {
       const n = d!.match(/-?\d+(\.\d+)?/g)!.map(Number);
@@ -299,7 +307,7 @@ test('PNG: every arrowhead points along its relation, down, up and left as well 
       directions.add(`${Math.sign(dx)},${Math.sign(dy)}`);
       // 8 px back from the tip the head is ~6 px wide: ink 2.5 px to either side of the line.
       for (const side of [-1, 1]) {
-        t.true(ink(x1 - 8 * dx - side * 2.5 * dy, y1 - 8 * dy + side * 2.5 * dx), `${d}: the head beside its line's end`);
+        t.true(inkAt(x1 - 8 * dx - side * 2.5 * dy, y1 - 8 * dy + side * 2.5 * dx), `${d}: the head beside its line's end`);
       }
     }
     t.true(directions.size >= 2, `arrows in ${[...directions].join(' ')}`);
@@ -318,26 +326,21 @@ test("PNG: a boundary's title keeps the space between its name and [Type]", (t) 
       ],
     });
     t.is(reply.status, 201, reply.text);
-    const cookie = await cookieOf(s);
-    const svg = await (await fetch(`${reply.body.url}.svg`, { headers: { cookie } })).text();
-    const [vx, vy] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number];
-    const [, x, y] = /<text class="name" x="([\d.]+)" y="([\d.]+)">Shop API /.exec(svg)!.map(Number) as [number, number, number];
     const scale = 2;
-    const png = readPng(Buffer.from(await (await fetch(`${reply.body.url}.png?scale=${scale}`, { headers: { cookie } })).arrayBuffer()));
-    // The title's row, column by column: inked or not; the gaps of 5 px or more between words.
-    const top = Math.round((y - 11 - vy) * scale);
-    const bottom = Math.round((y + 3 - vy) * scale);
+    const { svg, inkAt } = await drawnBoth(reply.body.url, await cookieOf(s), scale);
+    const [, x, y] = /<text class="name" x="([\d.]+)" y="([\d.]+)">Shop API/.exec(svg)!.map(Number) as [number, number, number];
+    // The title's row, pixel column by column: inked or not; gaps of 6 pixels or more part words (letters are 4 apart at most).
     const inked: boolean[] = [];
-    for (let column = Math.round((x - vx) * scale); column < png.width; column++) {
+    for (let column = x; column < x + 400; column += 1 / scale) {
       let ink = false;
-      for (let row = top; row <= bottom && !ink; row++) ink = png.luminance[row * png.width + column]! < 160;
+      for (let row = y - 11; row <= y + 3 && !ink; row += 1 / scale) ink = inkAt(column, row);
       inked.push(ink);
     }
     const words = inked
       .map((ink) => (ink ? '1' : '0'))
       .join('')
       .replace(/^0+|0+$/g, '')
-      .split(/0{10,}/);
+      .split(/0{6,}/);
     t.is(words.length, 4, `Shop · API · [no · type]: three spaces between four words, not ${words.length - 1}`);
   }));
 
