@@ -1,6 +1,6 @@
 /**
  * Bundles the service into dist/: one file for the command line and server, one for each
- * worker thread, and the chunks they share. Node then loads a handful of modules instead of
+ * worker thread and child process, and the chunks they share. Node then loads a handful of modules instead of
  * ~300 (typebox alone is ~150 small files): start-up spends ~110 ms in module loading instead
  * of ~390 ms. Split into chunks, code imported on first use only (the MCP SDK with its schema
  * libraries, a fifth of the code) is not even compiled by a process that never uses it:
@@ -21,13 +21,13 @@ await rm('dist', { recursive: true, force: true });
 await build({
   // The name of this code (src/service/model-cache.ts): a model cache written by other code is never read.
   define: { 'process.env.C4STORE_CODE_ID': JSON.stringify(await codeId()) },
-  // Workers are entry points of their own, beside cli.js (src/threads.ts finds them there).
+  // Workers and child processes are entry points of their own, beside cli.js (src/threads.ts finds them there).
   entryPoints: {
     cli: 'src/cli.ts',
     'yaml-worker': 'src/http/yaml-worker.ts',
     'loose-reader-worker': 'src/store/loose-reader-worker.ts',
     'layout-worker': 'src/layout/layout-worker.ts',
-    'png-worker': 'src/drawing/png-worker.ts',
+    'png-process': 'src/drawing/png-process.ts',
     'draw-worker': 'src/drawing/draw-worker.ts',
   },
   outdir: 'dist',

@@ -13,7 +13,7 @@ import { OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { serveProcess } from './support/process.js';
-import { TestServer, withServer } from './support/server.js';
+import { run, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 
@@ -373,7 +373,7 @@ test('a large PNG is drawn off the event loop: light requests are answered while
     t.true(width * height > 15_500_000, 'as large as the bound allows');
   }));
 
-test('the built server (dist/, npm run build first) draws PNGs and large diagrams too: its workers and resvg are found beside cli.js', async (t) => {
+test('the built server (dist/, npm run build first) draws PNGs and large diagrams too: its workers, its PNG process and resvg are found beside cli.js', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'c4store-png-dist-'));
   await new Orgs(dataDir).create('demo', { from: join(import.meta.dirname, '..', 'sample-repo'), author: { name: 't', email: 't@t' } });
   await new Orgs(dataDir).create('synthetic', { author: { name: 't', email: 't@t' } });
@@ -387,6 +387,15 @@ test('the built server (dist/, npm run build first) draws PNGs and large diagram
     t.is(answer.status, 200, server.output.join('\n'));
     const png = readPng(Buffer.from(await answer.arrayBuffer()));
     t.true(png.width > 100 && png.dark > 0);
+    // resvg runs in a child process of the server (src/drawing/png-process.ts); one that is gone
+    // (killed here; a panic of resvg ends it the same way) is replaced for the next drawing.
+    const renderers = await childrenRunning(server.child.pid!, 'png-process.js');
+    t.is(renderers.length, 1);
+    process.kill(renderers[0]!, 'SIGKILL');
+    await until(async () => (await childrenRunning(server.child.pid!, 'png-process.js')).length === 0);
+    const again = await fetch(`${server.url}/api/external/diagram/${diagram.id}?scale=2`, { headers: { ...headers, accept: 'image/png' } });
+    t.is(again.status, 200, server.output.join('\n'));
+    t.is(readPng(Buffer.from(await again.arrayBuffer())).width, png.width * 2);
     // A diagram drawn on the drawing worker (src/drawing/draw-pool.ts).
     const json = { authorization: `Bearer ${synthetic}`, 'content-type': 'application/json' };
     const { components, diagram: large } = syntheticDiagram(80);
@@ -405,3 +414,20 @@ test('the built server (dist/, npm run build first) draws PNGs and large diagram
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+/** Pids of `parent`'s child processes whose command line names `script`. */
+async function childrenRunning(parent: number, script: string): Promise<number[]> {
+  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(parent)]).catch(() => ({ stdout: '' }));
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes(script))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

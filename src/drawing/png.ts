@@ -1,15 +1,18 @@
 /**
  * The drawing as PNG: the very SVG of svg.ts, rasterized by resvg with the DejaVu fonts bundled
  * in node_modules (dejavu-fonts-ttf), never the machine's own, so a PNG is the same on every
- * machine. Rasterizing is synchronous and grows with the picture's pixels, so it runs on a
- * worker thread; one that takes longer than the timeout is ended and the request refused.
+ * machine. Rasterizing is synchronous and grows with the picture's pixels, and resvg aborts
+ * the process it runs in on a bug of its own, so it runs in a child process (png-process.ts);
+ * one that takes longer than the timeout is killed and the request refused, one that dies fails
+ * its request alone.
  * Callers take turns (the viewer's answer queues organizations fairly); this module runs what
  * it is given.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
-import { moduleBeside, WorkerPool } from '../threads.js';
+import { ProcessPool } from '../processes.js';
+import { moduleBeside } from '../threads.js';
 
 /** The largest picture drawn, in pixels (RGBA: 4 bytes each while rendering); larger ones are scaled down to it. */
 export const MAX_PNG_PIXELS = 16_000_000;
@@ -46,11 +49,8 @@ function bundledFonts(): string[] {
   return fontFiles;
 }
 
-/** One worker kept between renders (resvg and the fonts loaded); callers take turns (see the module comment). */
-const workers = new WorkerPool(moduleBeside(import.meta.url, 'png-worker'), {
-  resourceLimits: { maxOldGenerationSizeMb: 256 },
-  keep: 1,
-});
+/** One child kept between renders (resvg loaded); callers take turns (see the module comment). */
+const renderers = new ProcessPool(moduleBeside(import.meta.url, 'png-process'), { maxOldGenerationSizeMb: 256, keep: 1 });
 
 /** The zoom that draws `width` × `height` at `scale`, or less when that would exceed the pixel bounds. */
 export function boundedZoom(width: number, height: number, scale: number): number {
@@ -87,7 +87,7 @@ export function svgSize(svg: string): { width: number; height: number } {
 export async function renderPng(svg: string, scale = 1, timeoutMs = DEFAULT_PNG_TIMEOUT): Promise<Buffer> {
   const { width, height } = svgSize(svg);
   const task: PngTask = { svg, zoom: boundedZoom(width, height, scale), fontFiles: bundledFonts() };
-  const outcome = await workers.run<{ id: number; png?: Uint8Array; error?: string }>(task, timeoutMs);
+  const outcome = await renderers.run<{ id: number; png?: Uint8Array; error?: string }>(task, timeoutMs);
   switch (outcome.kind) {
     case 'answer':
       if (outcome.message.png)
@@ -96,7 +96,7 @@ export async function renderPng(svg: string, scale = 1, timeoutMs = DEFAULT_PNG_
     case 'error':
       throw new Error(`PNG rendering failed: ${outcome.error.message}`);
     case 'exit':
-      throw new Error('PNG rendering failed: the worker stopped');
+      throw new Error('PNG rendering failed: the renderer stopped (resvg ended its process; see the server’s standard error)');
     case 'timeout':
       throw new ApiError(
         503,

@@ -1,12 +1,13 @@
 /**
- * A worker thread turning the drawing's SVG into PNG bytes (see png.ts): resvg is synchronous,
- * and a large diagram takes long enough to hold every other request of the server.
+ * A child process turning the drawing's SVG into PNG bytes (see png.ts). resvg is synchronous,
+ * so it must leave the event loop, and it aborts the process it runs in on a bug of its own
+ * (2.6.2 panicked on an arrowhead wholly outside the picture): here that ends this child and
+ * one request, not the server.
  */
-import { parentPort } from 'node:worker_threads';
 import { Resvg } from '@resvg/resvg-js';
 import type { PngTask } from './png.js';
 
-parentPort!.on('message', (task: PngTask & { id: number }) => {
+process.on('message', (task: PngTask & { id: number }) => {
   try {
     const resvg = new Resvg(task.svg, {
       fitTo: { mode: 'zoom', value: task.zoom },
@@ -24,9 +25,10 @@ parentPort!.on('message', (task: PngTask & { id: number }) => {
       },
       logLevel: 'off',
     });
-    const png = resvg.render().asPng();
-    parentPort!.postMessage({ id: task.id, png }, [png.buffer as ArrayBuffer]);
+    process.send!({ id: task.id, png: resvg.render().asPng() });
   } catch (err) {
-    parentPort!.postMessage({ id: task.id, error: (err as Error).message ?? String(err) });
+    process.send!({ id: task.id, error: (err as Error).message ?? String(err) });
   }
 });
+// The server is gone (or let this child go): nothing is left to do.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,119 @@
+/**
+ * Child processes of one module of this project, for work whose failure must not take the
+ * server with it. A worker thread shares the process: a native library that aborts on a bug of
+ * its own (resvg: a Rust panic is "fatal runtime error", exit 134, from any thread) ends every
+ * request of every organization. A child that dies ends only its own task.
+ *
+ * `ProcessPool` has WorkerPool's contract (threads.ts): one task at a time per child, the
+ * outcome told as answer, error, exit or timeout, a child that did not answer killed, and
+ * children kept between tasks never keep the server running (they leave when it does).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { WorkerOutcome } from './threads.js';
+
+/**
+ * Starts `url` (a file of moduleBeside) in a child process that talks over IPC with the
+ * structured clone (Buffers and typed arrays travel as bytes, not JSON). From source, tsx is
+ * registered in it; built, the module is a file of its own beside dist/cli.js. None of this
+ * process's own flags are passed on (a profiler's, the test runner's).
+ */
+export function startModuleProcess(url: URL, maxOldGenerationSizeMb: number): ChildProcess {
+  const fromSource = url.pathname.endsWith('.ts');
+  return fork(fileURLToPath(url), [], {
+    execArgv: [...(fromSource ? [`--import=${import.meta.resolve('tsx')}`] : []), `--max-old-space-size=${maxOldGenerationSizeMb}`],
+    serialization: 'advanced',
+    // What a dying child says (a panic's message) reaches the server's own standard error.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+/** Sends `{ id, ...task }` to `child` and waits for its answer, an error, its exit, or `timeoutMs`. */
+export function askProcess<R extends { id: number }>(
+  child: ChildProcess,
+  id: number,
+  task: object,
+  timeoutMs: number,
+): Promise<WorkerOutcome<R>> {
+  return new Promise((resolve) => {
+    const finish = (outcome: WorkerOutcome<R>) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('error', onError);
+      child.off('exit', onExit);
+      resolve(outcome);
+    };
+    const onMessage = (message: R) => {
+      if (message.id === id) finish({ kind: 'answer', message });
+    };
+    const onError = (error: Error) => finish({ kind: 'error', error });
+    const onExit = () => finish({ kind: 'exit' });
+    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
+    child.on('message', onMessage);
+    child.on('error', onError);
+    child.on('exit', onExit);
+    if (child.exitCode !== null || child.signalCode !== null || !child.connected) return finish({ kind: 'exit' });
+    child.send({ id, ...task }, (error) => {
+      if (error) finish({ kind: 'error', error });
+    });
+  });
+}
+
+export interface ProcessPoolOptions {
+  maxOldGenerationSizeMb: number;
+  /** Children kept idle between tasks (their module loaded); more are ended when done. */
+  keep: number;
+}
+
+export class ProcessPool {
+  private readonly idle: ChildProcess[] = [];
+  private readonly busy = new Set<ChildProcess>();
+  private nextId = 0;
+  private closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly options: ProcessPoolOptions,
+  ) {}
+
+  async run<R extends { id: number }>(task: object, timeoutMs: number): Promise<WorkerOutcome<R>> {
+    const child = this.idle.pop() ?? this.start();
+    this.busy.add(child);
+    // Waiting for the answer keeps this process alive; an idle child does not.
+    child.channel?.ref();
+    let outcome: WorkerOutcome<R> = { kind: 'exit' };
+    try {
+      outcome = await askProcess<R>(child, this.nextId++, task, timeoutMs);
+    } finally {
+      this.busy.delete(child);
+      if (outcome.kind === 'answer' && !this.closed && child.connected && this.idle.length < this.options.keep) {
+        child.channel?.unref();
+        this.idle.push(child);
+      } else {
+        child.kill('SIGKILL');
+      }
+    }
+    return outcome;
+  }
+
+  /** Ends every child, busy or idle; tasks given later start new ones, which are not kept. */
+  close(): void {
+    this.closed = true;
+    for (const child of [...this.busy, ...this.idle]) child.kill('SIGKILL');
+    this.busy.clear();
+    this.idle.length = 0;
+  }
+
+  private start(): ChildProcess {
+    const child = startModuleProcess(this.url, this.options.maxOldGenerationSizeMb);
+    child.unref();
+    // A child that ends while idle (killed from outside) is not handed the next task.
+    child.once('exit', () => {
+      const at = this.idle.indexOf(child);
+      if (at >= 0) this.idle.splice(at, 1);
+    });
+    // Without a listener, a failed spawn (EAGAIN) would be thrown as an uncaught 'error' event.
+    child.on('error', () => {});
+    return child;
+  }
+}
