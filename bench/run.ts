@@ -12,7 +12,7 @@
  *   npm run bench -- --filters          the filtered-lists section instead (bench/filters.ts: 100k)
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -159,6 +159,8 @@ function fsck(gitdir: string): string {
 export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchResults> {
   const options: BenchOptions = { ...DEFAULTS, ...partial };
   setQuiet(options.quiet ?? false);
+  // Made now, not after the run: a missing --out directory used to fail its last step, 9 minutes in.
+  if (options.outDir) await mkdir(options.outDir, { recursive: true });
   const began = performance.now();
   const before = machine();
   const timing = { rounds: options.rounds, durationMs: options.durationMs, warmupMs: options.warmupMs, pauseMs: options.pauseMs };
