@@ -7,11 +7,12 @@
  * Writes bench/drafts-results.md (unless --no-write).
  */
 import { rm, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../src/server.js';
 import { buildOrg, updateBody } from './fixture.js';
-import { machine } from './report.js';
+import { machine, machineLines } from './report.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +26,7 @@ const size = Number(values.size);
 const rounds = Number(values.rounds);
 const writesPerRound = Number(values.writes);
 
+const m = machine();
 const org = await buildOrg(size);
 const server = await startServer({ dataDir: org.dataDir, port: 0, log: () => {} });
 const API = `${server.url}/api/external`;
@@ -103,7 +105,7 @@ try {
     ],
   ];
   const table = ['| figure | value | note |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-  const report = `# Drafts: write and merge costs\n\n${size.toLocaleString('en')} components, ${org.diagrams} diagrams; ${rounds} rounds of ${writesPerRound} writes each way, alternating; ${rounds} merges. Machine: ${JSON.stringify(machine())}.\n\n${table}\n`;
+  const report = `# Drafts: write and merge costs\n\n${size.toLocaleString('en')} components, ${org.diagrams} diagrams; ${rounds} rounds of ${writesPerRound} writes each way, alternating; ${rounds} merges.\n\n${m.date}, code ${m.revision}.\n\n${machineLines({ ...m, loadAfter: loadavg()[0]! })}\n\n${table}\n`;
   console.log(report);
   if (!values['no-write']) await writeFile(join(import.meta.dirname, 'drafts-results.md'), report);
 } finally {

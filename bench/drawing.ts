@@ -16,7 +16,7 @@ import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
 import { type Point, type RouteStats, routeEdges } from '../src/drawing/route.js';
 import { countCrossings, dotCrossings, type Geometry } from '../test/support/drawing-geometry.js';
 import { laidOutDiagram } from './drawing-fixture.js';
-import { machine } from './report.js';
+import { machine, machineLines } from './report.js';
 import { median } from './stats.js';
 
 export interface DrawingFigure {
@@ -180,7 +180,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const before = machine();
   const figures = await measureDrawing(sizes);
   const loadAfter = loadavg()[0]!;
-  const markdown = `# Drawing benchmark\n\n${JSON.stringify({ ...before, loadAfter })}\n\n${renderDrawing(figures)}`;
+  const markdown = `# Drawing benchmark\n\n${before.date}, code ${before.revision}.\n\n${machineLines({ ...before, loadAfter })}\n\n${renderDrawing(figures)}`;
   console.log(markdown);
   if (!values['no-write']) await writeFile(join(import.meta.dirname, 'drawing-results.md'), markdown);
 }

@@ -413,6 +413,18 @@ function choicesSection(r: BenchResults): string {
   return lines.join('\n');
 }
 
+/** The machine, the code and the load of a run, for the head of every results file. */
+export function machineLines(m: Machine): string {
+  const load =
+    m.loadAfter === undefined
+      ? `1-minute load average ${m.loadBefore.toFixed(1)} at the start`
+      : `1-minute load average ${m.loadBefore.toFixed(1)} at the start and ${m.loadAfter.toFixed(1)} at the end`;
+  return (
+    `**Machine:** \`nproc\` = ${m.nproc} (${m.cpuModel}), ${m.memoryGb.toFixed(0)} GB RAM, ${m.os}, ${m.fileSystem} under the ` +
+    `temporary directory; node ${m.node}, ${m.git}, isomorphic-git ${m.isomorphicGit}.\n${load} (other work on the same ${m.nproc} cores).`
+  );
+}
+
 export function renderMarkdown(r: BenchResults): string {
   const m = r.machine;
   const s = r.startup;
@@ -424,8 +436,7 @@ Absolute times drift on a shared machine; the ratios, taken within the same run 
 
 **Code measured:** ${m.revision}.
 
-**Machine:** \`nproc\` = ${m.nproc} (${m.cpuModel}), ${m.memoryGb.toFixed(0)} GB RAM, ${m.os}, ${m.fileSystem} under the temporary directory; node ${m.node}, ${m.git}, isomorphic-git ${m.isomorphicGit}.
-1-minute load average ${m.loadBefore.toFixed(1)} at the start and ${(m.loadAfter ?? NaN).toFixed(1)} at the end (other work on the same ${m.nproc} cores).
+${machineLines(m)}
 
 ## Targets
 
