@@ -193,15 +193,17 @@ export function drawInstance(
   if (kind === 'boundary') {
     // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
     const width = Math.max(8, b.w - 16);
-    const kindText = typeName === '' ? '' : ` [${typeName}]`;
-    const title = wrapText(name, Math.max(8, width - textWidth(kindText, KIND)), NAME, 1)[0] ?? '';
+    const kindText = typeName === '' ? '' : `[${typeName}]`;
+    // The space before the tspan, not inside it (resvg, the PNGs, drops a tspan's leading
+    // space), so it is drawn, and measured, in the name's font.
+    const kindWidth = kindText === '' ? 0 : textWidth(' ', NAME) + textWidth(kindText, KIND);
+    const title = wrapText(name, Math.max(8, width - kindWidth), NAME, 1)[0] ?? '';
     parts.push(
       `<text class="name" x="${n1(b.x + 8)}" y="${n1(b.y + 18)}">${esc(title)}` +
-        // The space before the tspan, not inside it: resvg (the PNGs) drops a tspan's leading space.
-        (kindText === '' ? '' : ` <tspan class="kind">${esc(kindText.trimStart())}</tspan>`) +
+        (kindText === '' ? '' : ` <tspan class="kind">${esc(kindText)}</tspan>`) +
         '</text>',
     );
-    blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + textWidth(kindText, KIND)), h: 26 });
+    blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + kindWidth), h: 26 });
   } else {
     blocks.push(b);
     const lines = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', area);
