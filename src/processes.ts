@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { WorkerOutcome } from './threads.js';
+import { askPeer, type WorkerOutcome } from './threads.js';
 
 /**
  * Starts `url` (a file of moduleBeside) in a child process that talks over IPC with the
@@ -28,35 +28,15 @@ export function startModuleProcess(url: URL, maxOldGenerationSizeMb: number): Ch
   });
 }
 
-/** Sends `{ id, ...task }` to `child` and waits for its answer, an error, its exit, or `timeoutMs`. */
+/** askWorker (threads.ts) for a child process: its answer, an error, its exit, or `timeoutMs`. */
 export function askProcess<R extends { id: number }>(
   child: ChildProcess,
   id: number,
   task: object,
   timeoutMs: number,
 ): Promise<WorkerOutcome<R>> {
-  return new Promise((resolve) => {
-    const finish = (outcome: WorkerOutcome<R>) => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('error', onError);
-      child.off('exit', onExit);
-      resolve(outcome);
-    };
-    const onMessage = (message: R) => {
-      if (message.id === id) finish({ kind: 'answer', message });
-    };
-    const onError = (error: Error) => finish({ kind: 'error', error });
-    const onExit = () => finish({ kind: 'exit' });
-    const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
-    child.on('message', onMessage);
-    child.on('error', onError);
-    child.on('exit', onExit);
-    if (child.exitCode !== null || child.signalCode !== null || !child.connected) return finish({ kind: 'exit' });
-    child.send({ id, ...task }, (error) => {
-      if (error) finish({ kind: 'error', error });
-    });
-  });
+  if (child.exitCode !== null || child.signalCode !== null || !child.connected) return Promise.resolve({ kind: 'exit' });
+  return askPeer(child, (message, failed) => child.send(message, (error) => error && failed(error)), id, task, timeoutMs);
 }
 
 export interface ProcessPoolOptions {
@@ -67,9 +47,7 @@ export interface ProcessPoolOptions {
 
 export class ProcessPool {
   private readonly idle: ChildProcess[] = [];
-  private readonly busy = new Set<ChildProcess>();
   private nextId = 0;
-  private closed = false;
 
   constructor(
     private readonly url: URL,
@@ -78,15 +56,13 @@ export class ProcessPool {
 
   async run<R extends { id: number }>(task: object, timeoutMs: number): Promise<WorkerOutcome<R>> {
     const child = this.idle.pop() ?? this.start();
-    this.busy.add(child);
     // Waiting for the answer keeps this process alive; an idle child does not.
     child.channel?.ref();
     let outcome: WorkerOutcome<R> = { kind: 'exit' };
     try {
       outcome = await askProcess<R>(child, this.nextId++, task, timeoutMs);
     } finally {
-      this.busy.delete(child);
-      if (outcome.kind === 'answer' && !this.closed && child.connected && this.idle.length < this.options.keep) {
+      if (outcome.kind === 'answer' && child.connected && this.idle.length < this.options.keep) {
         child.channel?.unref();
         this.idle.push(child);
       } else {
@@ -94,14 +70,6 @@ export class ProcessPool {
       }
     }
     return outcome;
-  }
-
-  /** Ends every child, busy or idle; tasks given later start new ones, which are not kept. */
-  close(): void {
-    this.closed = true;
-    for (const child of [...this.busy, ...this.idle]) child.kill('SIGKILL');
-    this.busy.clear();
-    this.idle.length = 0;
   }
 
   private start(): ChildProcess {

@@ -4,6 +4,7 @@
  * it is the .ts file (see moduleBeside), and Node 20 does not run tsx's `--import` hooks in
  * workers, so they are registered first.
  */
+import type { EventEmitter } from 'node:events';
 import { type ResourceLimits, Worker, type WorkerOptions } from 'node:worker_threads';
 import { Semaphore } from './semaphore.js';
 
@@ -39,12 +40,26 @@ export function askWorker<R extends { id: number }>(
   task: object,
   timeoutMs: number,
 ): Promise<WorkerOutcome<R>> {
+  return askPeer(worker, (message) => worker.postMessage(message), id, task, timeoutMs);
+}
+
+/**
+ * askWorker for anything that answers with `message` events and ends with `error` or `exit`
+ * (a worker thread, a child process: processes.ts); `post` sends, and reports a failure to send.
+ */
+export function askPeer<R extends { id: number }>(
+  peer: EventEmitter,
+  post: (message: object, failed: (error: Error) => void) => void,
+  id: number,
+  task: object,
+  timeoutMs: number,
+): Promise<WorkerOutcome<R>> {
   return new Promise((resolve) => {
     const finish = (outcome: WorkerOutcome<R>) => {
       clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
+      peer.off('message', onMessage);
+      peer.off('error', onError);
+      peer.off('exit', onExit);
       resolve(outcome);
     };
     const onMessage = (message: R) => {
@@ -53,10 +68,10 @@ export function askWorker<R extends { id: number }>(
     const onError = (error: Error) => finish({ kind: 'error', error });
     const onExit = () => finish({ kind: 'exit' });
     const timer = setTimeout(() => finish({ kind: 'timeout' }), timeoutMs);
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-    worker.postMessage({ id, ...task });
+    peer.on('message', onMessage);
+    peer.on('error', onError);
+    peer.on('exit', onExit);
+    post({ id, ...task }, onError);
   });
 }
 
