@@ -4,8 +4,14 @@
  * whichever thread). The service's own drawings keep every arrowhead on the canvas
  * (drawing.test.ts); this SVG is made by hand to hit the panic all the same.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import { renderPng } from '../src/drawing/png.js';
+import { Orgs } from '../src/service/orgs.js';
+import { KeyStore } from '../src/store/keys.js';
+import { childrenRunning, serveProcessWith, until } from './support/process.js';
 
 const ARROW_OFF_CANVAS =
   '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><defs><marker id="m" markerWidth="10" markerHeight="10" ' +
@@ -21,4 +27,27 @@ test('resvg aborting its process fails that one PNG: this process goes on, and t
   t.is(after.subarray(0, 8).toString('latin1'), '\x89PNG\r\n\x1a\n');
   // Width, from the IHDR chunk: twice the picture's at scale 2.
   t.is(after.readUInt32BE(16), 2 * before.readUInt32BE(16));
+});
+
+test('the built server ends its idle PNG renderer (C4STORE_PNG_IDLE_MS) and starts another for the next picture', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-png-idle-'));
+  await new Orgs(dataDir).create('demo', { from: join(import.meta.dirname, '..', 'sample-repo'), author: { name: 't', email: 't@t' } });
+  const { key } = await new KeyStore(dataDir).create('demo');
+  const server = await serveProcessWith({ C4STORE_PNG_IDLE_MS: '1500' }, dataDir);
+  t.teardown(async () => {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const headers = { authorization: `Bearer ${key}` };
+  const [diagram] = (await (await fetch(`${server.url}/api/external/diagram`, { headers })).json()) as Array<{ id: string }>;
+  const png = (scale: number) =>
+    fetch(`${server.url}/api/external/diagram/${diagram!.id}?scale=${scale}`, { headers: { ...headers, accept: 'image/png' } });
+  const renderers = () => childrenRunning(server.child.pid!, 'png-process.js');
+  t.is((await png(1)).status, 200);
+  t.is((await renderers()).length, 1);
+  await until(async () => (await renderers()).length === 0);
+  const again = await png(2);
+  t.is(again.status, 200, server.output.join('\n'));
+  const bytes = Buffer.from(await again.arrayBuffer());
+  t.is(bytes.subarray(1, 4).toString('latin1'), 'PNG');
 });

@@ -12,8 +12,8 @@ import { syntheticDiagram } from '../bench/drawing-fixture.js';
 import { OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
-import { serveProcess } from './support/process.js';
-import { run, TestServer, withServer } from './support/server.js';
+import { childrenRunning, serveProcess, until } from './support/process.js';
+import { TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 
@@ -414,20 +414,3 @@ test('the built server (dist/, npm run build first) draws PNGs and large diagram
     await rm(dataDir, { recursive: true, force: true });
   }
 });
-
-/** Pids of `parent`'s child processes whose command line names `script`. */
-async function childrenRunning(parent: number, script: string): Promise<number[]> {
-  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(parent)]).catch(() => ({ stdout: '' }));
-  return stdout
-    .split('\n')
-    .filter((line) => line.includes(script))
-    .map((line) => Number.parseInt(line.trim(), 10));
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('gave up waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -49,8 +49,18 @@ function bundledFonts(): string[] {
   return fontFiles;
 }
 
-/** One child kept between renders (resvg loaded); callers take turns (see the module comment). */
-const renderers = new ProcessPool(moduleBeside(import.meta.url, 'png-process'), { maxOldGenerationSizeMb: 256, keep: 1 });
+/** One child kept between renders (resvg loaded) for a minute; callers take turns (see the module comment). */
+const renderers = new ProcessPool(moduleBeside(import.meta.url, 'png-process'), {
+  maxOldGenerationSizeMb: 256,
+  keep: 1,
+  idleMs: idleMsOf(process.env.C4STORE_PNG_IDLE_MS),
+});
+
+/** `C4STORE_PNG_IDLE_MS` (docs/deploy.md); a minute when unset or not a number of milliseconds. */
+function idleMsOf(value: string | undefined): number {
+  const ms = value === undefined || value.trim() === '' ? Number.NaN : Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 60_000;
+}
 
 /** The zoom that draws `width` × `height` at `scale`, or less when that would exceed the pixel bounds. */
 export function boundedZoom(width: number, height: number, scale: number): number {

@@ -56,9 +56,15 @@ export function untilListening(
  * load balancer to tell, SIGTERM need not wait before it stops accepting (`--drain-delay 0`;
  * a later `--drain-delay` in `args` wins).
  */
-export async function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
+export function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
+  return serveProcessWith({}, dataDir, ...args);
+}
+
+/** serveProcess with these variables added to the environment. */
+export async function serveProcessWith(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<ServerProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   const output: string[] = [];
   const url = await untilListening(
@@ -77,4 +83,22 @@ export async function serveProcess(dataDir: string, ...args: string[]): Promise<
       await exited;
     },
   };
+}
+
+/** Pids of `parent`'s child processes whose command line names `script`. */
+export async function childrenRunning(parent: number, script: string): Promise<number[]> {
+  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(parent)]).catch(() => ({ stdout: '' }));
+  return stdout
+    .split('\n')
+    .filter((line) => line.includes(script))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}
+
+/** Resolves once `condition` holds, asking every 50 ms; rejects after `timeoutMs`. */
+export async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
