@@ -295,6 +295,22 @@ function checkTable(r: BenchResults): string {
   );
 }
 
+/** Issue 30.2's two ratios at every size: against the floor as the issue defines it (a never-packed copy). */
+function writeFloorTable(r: BenchResults): string {
+  const sizes = [...r.sizes].sort((a, b) => a.size - b.size);
+  const row = (target: string, bound: number, ratio: (s: SizeResults) => number): string[] => {
+    const values = sizes.map(ratio);
+    return [target, ...values.map(x), values.every((v) => Number.isFinite(v) && v <= bound) ? '**met**' : '**not met**'];
+  };
+  return table(
+    ['target (issue 30.2)', ...sizes.map((s) => n(s.size)), 'met'],
+    [
+      row('HTTP update ÷ floor (p50) ≤ 3×', 3, (s) => lat(s.writes.update1, s.baselines.floor)),
+      row('--durable update ÷ floor, durable (p50) ≤ 1.5×', 1.5, (s) => lat(s.durable.update1, s.baselines.floorDurable)),
+    ],
+  );
+}
+
 function choicesSection(r: BenchResults): string {
   const c = r.choices;
   const big = r.sizes.find((s) => s.size === c.components) ?? extremes(r).big;
@@ -441,6 +457,8 @@ ${machineLines(m)}
 ## Targets
 
 ${checkTable(r)}
+
+${writeFloorTable(r)}
 
 ## Figures
 
