@@ -5,8 +5,9 @@
  * request of every organization. A child that dies ends only its own task.
  *
  * `ProcessPool` has WorkerPool's contract (threads.ts): one task at a time per child, the
- * outcome told as answer, error, exit or timeout, a child that did not answer killed, and
- * children kept between tasks never keep the server running (they leave when it does).
+ * outcome told as answer, error, exit or timeout, a child that did not answer killed; children
+ * kept between tasks are ended once idle too long, and never keep the server running (they
+ * leave when it does).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
