@@ -561,6 +561,17 @@ test('replaceFile: the file replaced whole with its mode whatever the umask; a f
   t.deepEqual(nodeFs.readdirSync(dir).sort(), ['blocked', 'secrets.yaml', 'shared']);
 });
 
+test('a process that exits while it opens a tracked temporary file leaves none behind (the file is created before the exit hook can run)', async (t) => {
+  // An open that created the file in the thread pool could do so after the exit hook had removed
+  // what was tracked: 6 runs in 60 left a file behind so, and a SIGTERM during a cache write did.
+  const dir = await tempDir();
+  const script = path.join(import.meta.dirname, 'support', 'exit-while-opening.ts');
+  for (let run = 0; run < 40; run++) {
+    await promisify(execFile)(process.execPath, ['--import=tsx', script, path.join(dir, `temp-${run}`), String((run % 8) * 15_000)]);
+  }
+  t.deepEqual(nodeFs.readdirSync(dir), []);
+});
+
 test('durable mode writes the same, valid repository', async (t) => {
   const { gitdir, repo } = await newRepo(undefined, { durable: true });
   const next = await repo.withWriteLock(async () =>

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, removeAbandonedTemporaryFiles, trackTemporaryFile } from './durable-files.js';
+import { isCode, openTemporaryFile, removeAbandonedTemporaryFiles, trackTemporaryFile } from './durable-files.js';
 import { blobOid } from './git-format.js';
 import { nextIoSlice } from './sync-io.js';
 
@@ -92,7 +92,7 @@ async function writeCacheFile(gitdir: string, blobs: ReadonlyMap<string, Buffer>
   try {
     // In batches, each an asynchronous writev: a cache of 100,000 blobs built and concatenated
     // in one go held the event loop ~100 ms just after a cold load, when the first answers go out.
-    const file = await fsp.open(temp, 'wx', 0o644);
+    const file = await openTemporaryFile(temp, 0o644);
     try {
       let parts: Buffer[] = [MAGIC];
       for (const [oid, content] of blobs) {

@@ -49,7 +49,7 @@ export async function replaceFile(file: string, data: string | Buffer, options: 
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const untrack = trackTemporaryFile(temp);
   try {
-    const handle = await fsp.open(temp, 'wx', options.mode);
+    const handle = await openTemporaryFile(temp, options.mode);
     try {
       await handle.chmod(options.mode);
       await handle.writeFile(data);
@@ -65,6 +65,17 @@ export async function replaceFile(file: string, data: string | Buffer, options: 
     untrack();
   }
   if (options.durable) await syncDirectory(path.dirname(file));
+}
+
+/**
+ * Creates `temp` (it must not exist) and opens it for writing. It is created here, on the main
+ * thread, and only opened in the thread pool: an open that creates it there may run after
+ * the exit hook of trackTemporaryFile has removed what was tracked (a SIGTERM during a cache
+ * write left `c4store-blob-cache.tmp-*` behind); an open that does not create fails instead.
+ */
+export function openTemporaryFile(temp: string, mode: number): Promise<fsp.FileHandle> {
+  nodeFs.closeSync(nodeFs.openSync(temp, 'wx', mode));
+  return fsp.open(temp, 'r+');
 }
 
 /** Temporary files being written by this process: removed if it exits first (a stop by SIGTERM). */

@@ -1,0 +1,13 @@
+/**
+ * Run by test/store.test.ts: starts writing a temporary file the way the caches and replaceFile
+ * do, then exits at once (as a SIGTERM's shutdown may, in the middle of a cache write), after
+ * `spin` iterations of busy work, so that the exit meets the open at varying points.
+ */
+import { openTemporaryFile, trackTemporaryFile } from '../../src/store/durable-files.js';
+
+const [temp, spin] = process.argv.slice(2);
+trackTemporaryFile(temp!);
+openTemporaryFile(temp!, 0o644).catch(() => {});
+let sum = 0;
+for (let i = 0; i < Number(spin); i++) sum += i;
+process.exit(sum >= 0 ? 0 : 1);
