@@ -1220,20 +1220,23 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: b
     return lo;
   };
   // `group` ordered by where its segments may go (the one whose room ends lowest first), with
-  // its constraints made anew in that order: s before t when they overlap along their lines.
+  // its constraints made anew in that order: s before t when they overlap along their lines and
+  // their rooms let them come within SPACING (as the constraints above).
   const byRoom = (group: number[]): { group: number[]; before: number[][]; after: number[][] } => {
     const sorted = [...group].sort((i, j) => segs[i]!.max - segs[j]!.max || segs[i]!.min - segs[j]!.min || i - j);
     const order = { group: sorted, before: new Array<number[]>(n), after: new Array<number[]>(n) };
     for (const i of sorted) [order.before[i], order.after[i]] = [[], []];
-    sorted.forEach((i, a) => {
+    for (let a = 0; a < sorted.length; a++) {
+      const i = sorted[a]!;
       const s = segs[i]!;
-      for (const j of sorted.slice(a + 1)) {
+      for (let b = a + 1; b < sorted.length; b++) {
+        const j = sorted[b]!;
         const t = segs[j]!;
-        if (Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
+        if (t.min >= s.max + SPACING || Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
         order.after[i]!.push(j);
         order.before[j]!.push(i);
       }
-    });
+    }
     return order;
   };
   const moves: Array<{ s: Segment; to: number }> = [];
