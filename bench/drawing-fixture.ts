@@ -7,6 +7,8 @@
  */
 import { layoutDiagram } from '../src/layout/layout.js';
 import { emptyModel } from '../src/model/files.js';
+import { GRID_PX } from '../src/drawing/svg.js';
+import type { RouteEdge, RouteNode } from '../src/drawing/route.js';
 import type { Diagram, Model } from '../src/model/types.js';
 
 export interface SyntheticComponent {
@@ -198,4 +200,19 @@ export async function laidOutDiagram(n: number, runs = 0): Promise<{ diagram: Di
     })),
   };
   return { diagram, model, layoutTimes };
+}
+
+/** What routeEdges is given for `diagram`: its instances' boxes in pixels, and its relations. */
+export function routingInput(diagram: Diagram): { nodes: RouteNode[]; edges: RouteEdge[] } {
+  return {
+    nodes: diagram.componentInstances.map((i) => ({
+      id: i.id,
+      parent: i.parent,
+      x: i.position.x * GRID_PX,
+      y: i.position.y * GRID_PX,
+      w: i.width * GRID_PX,
+      h: i.height * GRID_PX,
+    })),
+    edges: diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
+  };
 }

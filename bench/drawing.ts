@@ -12,10 +12,10 @@ import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
+import { drawDiagram } from '../src/drawing/svg.js';
 import { type Point, type RouteStats, routeEdges } from '../src/drawing/route.js';
 import { countCrossings, dotCrossings, type Geometry } from '../test/support/drawing-geometry.js';
-import { laidOutDiagram } from './drawing-fixture.js';
+import { laidOutDiagram, routingInput } from './drawing-fixture.js';
 import { machine, machineLines } from './report.js';
 import { median } from './stats.js';
 
@@ -97,18 +97,13 @@ export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise
     }
     // The routes the drawing draws, timed alone (before the PNG, whose memory would weigh on them);
     // their crossings (corners not rounded: the same crossings).
-    const boxes = diagram.componentInstances.map((i) => ({
-      id: i.id,
-      parent: i.parent,
-      container: i.isContainer,
+    const { nodes, edges } = routingInput(diagram);
+    const boxes = nodes.map((node, k) => ({
+      ...node,
+      container: diagram.componentInstances[k]!.isContainer,
       title: null,
       brokenWords: [],
-      x: i.position.x * GRID_PX,
-      y: i.position.y * GRID_PX,
-      w: i.width * GRID_PX,
-      h: i.height * GRID_PX,
     }));
-    const edges = diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance }));
     const stats: RouteStats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
     let routes = routeEdges(boxes, edges, stats);
     const routeTimes: number[] = [];

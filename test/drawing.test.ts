@@ -4,7 +4,7 @@
  * The same counts measured from Chromium's geometry: drawing-browser.test.ts.
  */
 import test from 'ava';
-import { laidOutDiagram } from '../bench/drawing-fixture.js';
+import { laidOutDiagram, routingInput } from '../bench/drawing-fixture.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
 import { drawDiagramOffThread, OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { DrawingCache } from '../src/drawing/drawings.js';
@@ -293,16 +293,7 @@ test('routes that share a channel are nudged apart: none is drawn on top of anot
 });
 
 test("the bench's 200-instance diagram: every relation routed round the boxes (none left a direct elbow), each on a line of its own", async (t) => {
-  const { diagram } = await laidOutDiagram(200);
-  const nodes: RouteNode[] = diagram.componentInstances.map((i) => ({
-    id: i.id,
-    parent: i.parent,
-    x: i.position.x * GRID_PX,
-    y: i.position.y * GRID_PX,
-    w: i.width * GRID_PX,
-    h: i.height * GRID_PX,
-  }));
-  const edges = diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance }));
+  const { nodes, edges } = routingInput((await laidOutDiagram(200)).diagram);
   const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
   const routes = routeEdges(nodes, edges, stats);
   t.true(edges.length >= 240);
@@ -319,16 +310,7 @@ test("the bench's 50- and 200-instance diagrams: where keeping routes from cross
     [50, 0],
     [200, 40],
   ] as const) {
-    const { diagram } = await laidOutDiagram(size);
-    const nodes: RouteNode[] = diagram.componentInstances.map((i) => ({
-      id: i.id,
-      parent: i.parent,
-      x: i.position.x * GRID_PX,
-      y: i.position.y * GRID_PX,
-      w: i.width * GRID_PX,
-      h: i.height * GRID_PX,
-    }));
-    const edges = diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance }));
+    const { nodes, edges } = routingInput((await laidOutDiagram(size)).diagram);
     const routes = routeEdges(nodes, edges);
     assertRoutes(t, nodes, edges, routes);
     const close = onTopOfEachOther(routes);
