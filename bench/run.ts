@@ -13,7 +13,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -319,7 +319,7 @@ export async function run(partial: Partial<BenchOptions> = {}): Promise<BenchRes
   const rules = await measureRules(options.rulesAttributes, options.rulesComponents, options.rulesSamples);
   const results: BenchResults = {
     options,
-    machine: { ...before, loadAfter: machine().loadBefore },
+    machine: { ...before, loadAfter: loadavg()[0]! },
     sizes,
     startup,
     memory,
