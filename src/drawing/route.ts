@@ -1250,9 +1250,9 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: b
       // each may go (a channel's narrow end first). Routes that cross can be followed; routes
       // drawn under a pixel apart cannot.
       const roomy = byRoom(group);
-      const crossing = widestBand(group);
       for (let gap = SPACING; !placed && gap >= MIN_SPACING; gap /= 1.25) placed = placeAll(roomy.group, gap, false, roomy);
       if (!placed) {
+        const crossing = widestBand(group);
         const band = widestBand(roomy.group, roomy);
         placed = band > crossing ? placeAll(roomy.group, band, false, roomy) : placeAll(group, crossing, false);
       }
