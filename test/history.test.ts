@@ -208,9 +208,23 @@ test('versions: an annotated tag on main, listed, usable as a revision; names ch
       ['v1.0'],
       'refused versions made no tag',
     );
+    t.regex((await s.post(V, { name: '' })).body.error, /^Invalid version name '': use 1 to 200 ASCII letters/);
     const count = await s.commitCount();
     t.is((await s.post(V, { name: 'release/2026-11' })).status, 201);
     t.is(await s.commitCount(), count, 'a version is not a commit');
+
+    // refs/tags/v1.0 and refs/tags/v1.0/rc cannot both be: git refused the second with an error of its own (500 before).
+    for (const [name, clash] of [
+      ['v1.0/rc', 'v1.0'],
+      ['release', 'release/2026-11'],
+    ]) {
+      const reply = await s.post(V, { name });
+      t.is(reply.status, 409, name);
+      t.deepEqual(reply.body, {
+        error: `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`,
+      });
+    }
+    t.deepEqual((await s.get(V)).body.map((v: any) => v.name).sort(), ['release/2026-11', 'v1.0']);
   }));
 
 test('revert: one new commit restores the model as it was, checked like any write; history stays', (t) =>

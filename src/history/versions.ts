@@ -18,6 +18,8 @@ export async function createVersion(
   version: { name: string; desc: string | null; commit: string; tagger: { name: string; email: string } },
 ): Promise<Version> {
   await checkVersionName(gitdir, version.name);
+  const names = (await listVersions(gitdir)).map((v) => v.name);
+  throwIfTaken(version.name, names);
   try {
     await runGit(gitdir, ['tag', '-a', '-F', '-', '--end-of-options', version.name, version.commit], {
       input: version.desc ?? version.name,
@@ -27,14 +29,33 @@ export async function createVersion(
       },
     });
   } catch (err) {
-    if (err instanceof GitCommandError && /already exists/.test(err.stderr)) {
-      throw new ApiError(409, `Version '${version.name}' already exists.`);
+    // Made by another request since the list above: git refuses it, the answer is the same.
+    if (err instanceof GitCommandError && /already exists|cannot lock ref/.test(err.stderr)) {
+      throwIfTaken(
+        version.name,
+        (await listVersions(gitdir)).map((v) => v.name),
+      );
     }
     throw err;
   }
   const created = (await listVersions(gitdir)).find((v) => v.name === version.name);
   if (!created) throw new Error(`tag ${version.name} vanished after it was made`);
   return created;
+}
+
+/**
+ * A version's name is a path under refs/tags/: `v1` and `v1/rc` cannot both be versions (git keeps
+ * a ref and a folder of refs of one name apart), so the second is refused as taken, naming the first.
+ */
+function throwIfTaken(name: string, existing: readonly string[]): void {
+  if (existing.includes(name)) throw new ApiError(409, `Version '${name}' already exists.`);
+  const clash = existing.find((other) => other.startsWith(`${name}/`) || name.startsWith(`${other}/`));
+  if (clash !== undefined) {
+    throw new ApiError(
+      409,
+      `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`,
+    );
+  }
 }
 
 /** versionNameProblem's rule, then git's own (`git check-ref-format`). */
@@ -83,7 +104,7 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
  * would make clones and revisions ambiguous.
  */
 export function versionNameProblem(name: string): string | null {
-  if (name === '' || name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name)) {
+  if (name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name)) {
     return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')}.`;
   }
   // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
