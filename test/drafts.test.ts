@@ -333,6 +333,10 @@ test('a merged draft answers what its merge brought into main, as it was merged,
       ],
     });
 
+    const both = await s.post(`${API}/drafts/payments-v2/merge`, {
+      resolutions: [{ kind: 'component', id: 'pay', field: 'name', take: 'both' }],
+    });
+    t.deepEqual(both.body, { error: "Invalid JSON: resolutions.0.take: Invalid enum value. Expected 'main' | 'draft', received 'both'" });
     const merged = await s.post(`${API}/drafts/payments-v2/merge`, {
       resolutions: [{ kind: 'component', id: 'pay', field: 'name', take: 'main' }],
     });

@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { checkBody, formatSchemaErrors, MAX_REPORTED_ISSUES, SchemaError } from '../src/model/check-body.js';
 import {
@@ -572,4 +572,24 @@ test('SchemaError carries status 400', (t) => {
   t.is(error.status, 400);
   t.is(error.name, 'SchemaError');
   t.is(error.message, 'Invalid JSON: x');
+});
+
+test('the other schemas (drafts, share links, tools): unions of literals, string lengths, patterns', (t) => {
+  const Resolution = Type.Array(
+    Type.Object({
+      take: Type.Union([Type.Literal('main'), Type.Literal('draft')]),
+      label: Type.Optional(Type.String({ maxLength: 3 })),
+      name: Type.Optional(Type.String({ minLength: 1, pattern: '^[a-z]+$' })),
+      note: Type.Optional(Type.Union([Type.String({ maxLength: 2 }), Type.Null()])),
+    }),
+  );
+  passes(t, Resolution, [{ take: 'main', label: '𝄞𝄞𝄞', name: 'ok', note: null }]);
+  fails(t, Resolution, [{ take: 'both' }], "0.take: Invalid enum value. Expected 'main' | 'draft', received 'both'");
+  fails(t, Resolution, [{ take: 5 }], "0.take: Expected 'main' | 'draft', received number");
+  // Lengths in code points, as TypeBox counts them: three clefs are three characters, six UTF-16 units.
+  fails(t, Resolution, [{ take: 'draft', label: '𝄞𝄞𝄞𝄞' }], '0.label: String must contain at most 3 character(s)');
+  fails(t, Resolution, [{ take: 'draft', name: '' }], '0.name: String must contain at least 1 character(s)');
+  fails(t, Resolution, [{ take: 'draft', name: 'BAD' }], '0.name: String must match the pattern ^[a-z]+$');
+  fails(t, Resolution, [{ take: 'draft', note: 'abc' }], '0.note: String must contain at most 2 character(s)');
+  fails(t, Resolution, [{ take: 'draft', label: 'x'.repeat(10_000_000) }], '0.label: String must contain at most 3 character(s)');
 });

@@ -148,6 +148,7 @@ test('links are listed without their token, per organization and per diagram; re
     t.deepEqual(missing.body, { error: "Diagram with id 'nope' does not exist." });
     const long = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'x'.repeat(201) });
     t.is(long.status, 400);
+    t.deepEqual(long.body, { error: 'Invalid JSON: label: String must contain at most 200 character(s)' });
     t.is((await s.get(`${API}/share-links`)).body.length, 2);
 
     // Only hashes on disk, readable by the server's user alone, outside the model repository.

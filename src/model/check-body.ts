@@ -65,7 +65,7 @@ export function formatSchemaErrors(schema: TSchema, body: unknown): string {
   const walk = new Walk();
   walk.node(schema as Node, body);
   const shown = walk.issues.slice(0, MAX_REPORTED_ISSUES);
-  // Only reachable if a schema used a keyword this walker does not explain (see schemas.ts).
+  // Only reachable if a schema used a keyword this walker does not explain.
   if (shown.length === 0) shown.push('Invalid input');
   const more = walk.issues.length > MAX_REPORTED_ISSUES ? ', ...' : '';
   return `Invalid JSON: ${shown.join(', ')}${more}`;
@@ -82,9 +82,13 @@ interface Node {
   required?: string[];
   items?: Node;
   enum?: unknown[];
+  const?: unknown;
   anyOf?: Node[];
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
 }
 
 class Walk {
@@ -102,6 +106,7 @@ class Walk {
   node(schema: Node, value: unknown): void {
     if (schema.anyOf !== undefined) return this.anyOf(schema.anyOf, value);
     if (schema.enum !== undefined) return this.enum(schema.enum, value);
+    if (schema.const !== undefined) return this.enum([schema.const], value);
     switch (schema.type) {
       case 'object':
         return this.object(schema, value);
@@ -111,6 +116,7 @@ class Walk {
       case 'number':
         return this.number(schema, value);
       case 'string':
+        return this.string(schema, value);
       case 'boolean':
       case 'null':
         if (received(value) !== schema.type) this.fail(`Expected ${schema.type}, received ${received(value)}`);
@@ -160,6 +166,20 @@ class Walk {
     }
   }
 
+  /** TypeBox counts a string's length in code points, as JSON Schema does; so do these messages. */
+  private string(schema: Node, value: unknown): void {
+    if (typeof value !== 'string') return this.fail(`Expected string, received ${received(value)}`);
+    if (schema.minLength !== undefined && codePoints(value, schema.minLength) < schema.minLength) {
+      return this.fail(`String must contain at least ${schema.minLength} character(s)`);
+    }
+    if (schema.maxLength !== undefined && codePoints(value, schema.maxLength + 1) > schema.maxLength) {
+      return this.fail(`String must contain at most ${schema.maxLength} character(s)`);
+    }
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
+      this.fail(`String must match the pattern ${schema.pattern}`);
+    }
+  }
+
   private enum(values: unknown[], value: unknown): void {
     const expected = values.map(literal).join(' | ');
     if (typeof value !== 'string') {
@@ -176,6 +196,13 @@ class Walk {
    */
   private anyOf(branches: Node[], value: unknown): void {
     if (branches.some((branch) => matches(branch, value))) return;
+    // A union of literals (TypeBox's Union of Literal) is an enum.
+    const literals = branches.every((branch) => branch.const !== undefined);
+    if (literals)
+      return this.enum(
+        branches.map((branch) => branch.const),
+        value,
+      );
     const nonNull = branches.filter((branch) => branch.type !== 'null');
     if (nonNull.length === 1 && value !== null) return this.node(nonNull[0]!, value);
     this.fail(`Expected ${branches.map(describe).join(' | ')}, received ${received(value)}`);
@@ -192,6 +219,7 @@ function matches(schema: Node, value: unknown): boolean {
 /** How a union branch is named in `Expected a | b, …`. */
 function describe(schema: Node): string {
   if (schema.enum !== undefined) return schema.enum.map(literal).join(' | ');
+  if (schema.const !== undefined) return literal(schema.const);
   if (schema.anyOf !== undefined) return schema.anyOf.map(describe).join(' | ');
   return schema.type ?? 'any';
 }
@@ -210,6 +238,13 @@ function received(value: unknown): string {
     if (!Number.isFinite(value)) return 'infinity';
   }
   return typeof value;
+}
+
+/** Code points of `text`, counted only as far as `enough` (the failure path may meet a 10 MB string). */
+function codePoints(text: string, enough: number): number {
+  let count = 0;
+  for (const _ of text) if (++count >= enough) break;
+  return count;
 }
 
 function literal(value: unknown): string {
