@@ -51,9 +51,11 @@ test('the change feed pages through every commit of main once, oldest first, wit
   const atTip = await server.get(`/api/external/changes?after=${expected.at(-1)}`);
   t.deepEqual(atTip.body, { changes: [], next: null });
 
-  // The same commits as the history tells them (git log), oldest first.
+  // The same commits as the history tells them (git log), oldest first; an empty apiContext is "" in both.
+  await server.post('/api/external/tag', [{ name: 'no context', color: 'red', apiContext: '' }]);
   const history = (await server.get('/api/external/history?limit=1000')).body.toReversed();
   const all = (await server.get('/api/external/changes?limit=1000')).body.changes;
+  t.is(history.at(-1).apiContext, '');
   t.deepEqual(
     all,
     history.map((h: any) => ({

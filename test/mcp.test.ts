@@ -65,6 +65,17 @@ test('every read tool answers on the sample organization, as text and as structu
   const diagram = await client.callTool({ name: 'get_diagram', arguments: { id: diagrams[0]!.id } });
   t.is((diagram.structuredContent as { name: string }).name, diagrams[0]!.name);
 
+  // A ref names a resource as in the single GETs of the API.
+  const byRef = (await s.get('/api/external/components')).body.find((c: { ref?: string }) => c.ref !== undefined) as {
+    id: string;
+    ref: string;
+  };
+  const gotByRef = await client.callTool({ name: 'get_component', arguments: { id: byRef.ref } });
+  t.is((gotByRef.structuredContent as { id: string }).id, byRef.id);
+  const diagramRef = (await s.get(`/api/external/diagram/${diagrams[0]!.id}`)).body.ref as string;
+  const drawnByRef = await client.callTool({ name: 'render_diagram', arguments: { id: diagramRef } });
+  t.regex((drawnByRef.structuredContent as { url: string }).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
+
   const drawn = await client.callTool({ name: 'render_diagram', arguments: { id: diagrams[0]!.id } });
   t.regex((drawn.content as Text[])[0]!.text, /^<svg[\s>]/);
   t.regex((drawn.structuredContent as { url: string }).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
@@ -91,6 +102,32 @@ test('bad arguments and unknown ids are tool errors with the REST texts; the ser
   t.is((missing.content as Text[])[0]!.text, "Diagram with id 'nope' does not exist.");
   const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
   t.true(unknown.isError);
+  // Each refusal in the API's own words (a path-like id was a protocol error -32603 with an internal text).
+  for (const [name, args, text] of [
+    ['history', { resource: '../x' }, "Invalid resource id '../x'."],
+    [
+      'create_draft',
+      { name: 'BAD' },
+      "Invalid draft name 'BAD': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).",
+    ],
+    [
+      'draft_diff',
+      { draft: '../x' },
+      "Invalid draft name '../x': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).",
+    ],
+    ['render_diagram', { id: 'x', format: 'gif' }, "Invalid JSON: format: Invalid enum value. Expected 'svg' | 'png', received 'gif'"],
+    [
+      'search',
+      { kind: 'people' },
+      "Invalid JSON: kind: Invalid enum value. Expected 'components' | 'diagrams' | 'dependencies', received 'people'",
+    ],
+    ['history', { resource: '' }, 'Invalid JSON: resource: String must contain at least 1 character(s)'],
+  ] as const) {
+    const refused = await client.callTool({ name, arguments: args });
+    t.true(refused.isError, name);
+    t.is((refused.content as Text[])[0]!.text, text, name);
+  }
+  t.is((await s.get('/api/external/drafts/bad')).status, 404, 'no draft was opened');
   t.is((await client.listTools()).tools.length > 0, true, 'the session still answers');
   t.is((await s.get('/healthz')).status, 200);
 });

@@ -1,6 +1,9 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyPath, DIRECTORIES, ORGANIZATION_FILE, resourcePath, type StoredKind } from '../model/files.js';
+import { ApiError } from '../errors.js';
+import { classifyPath, DIRECTORIES, kindOfId, ORGANIZATION_FILE, resourcePath, type StoredKind } from '../model/files.js';
+import { isId } from '../model/ids.js';
+import type { Model } from '../model/types.js';
 import { CatFile, runGit } from '../store/git-cli.js';
 import { parseYaml } from '../yaml/format.js';
 
@@ -45,7 +48,7 @@ export interface HistoryQuery {
   commits?: readonly string[];
 }
 
-const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Api-Context,valueonly,separator=%x1d)%x1f%ct%x1f';
+const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Api-Context,separator=%x1d)%x1f%ct%x1f';
 
 const ACTIONS: Record<string, ResourceAction> = { A: 'create', M: 'update', T: 'update', D: 'delete', R: 'move', C: 'create' };
 
@@ -70,7 +73,22 @@ export function pathsOfResource(id: string, kind?: StoredKind): string[] {
   return [...paths];
 }
 
+/** The paths of a history's `resource` (an id, of a resource of `model` or a deleted one); 400 for what is no id. */
+export function pathsOfResourceNamed(resource: string, model: Model): string[] {
+  if (!isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
+  return pathsOfResource(resource, kindOfId(model, resource));
+}
+
 const FIELD_COUNT = 8;
+
+/** The first `Api-Context` trailer, as git prints it (`Api-Context: …`): "" when empty, null when there is none, as the change feed reads it. */
+function apiContextOf(trailers: string): string | null {
+  if (trailers === '') return null;
+  return trailers
+    .split('\x1d')[0]!
+    .replace(/^[^:]*:\s*/, '')
+    .trim();
+}
 
 export async function readHistory(gitdir: string, query: HistoryQuery): Promise<HistoryEntry[]> {
   const paths = query.paths ?? [];
@@ -172,7 +190,7 @@ function parseLog(text: string): Array<Omit<HistoryEntry, 'resources'> & { chang
       author: { name, email },
       time,
       summary,
-      apiContext: contexts === '' ? null : contexts.split('\x1d')[0],
+      apiContext: apiContextOf(contexts),
       committed: Number(committed),
       changes,
     });

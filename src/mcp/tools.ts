@@ -3,7 +3,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
-import { pathsOfResource, readHistory } from '../history/log.js';
+import { pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
@@ -11,7 +11,7 @@ import { TemplateBody } from '../model/current-form/schemas.js';
 import { writeCurrent } from '../model/write/current.js';
 import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
-import { kindOfId } from '../model/files.js';
+import { byIdOrRef } from '../model/draft.js';
 import type { Model } from '../model/types.js';
 import { pngOf } from '../viewer/svg-response.js';
 import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
@@ -100,10 +100,10 @@ const SearchInput = Type.Object({
   level: Type.Optional(Type.String({ description: 'Diagrams of this C4 level: C1, C2, C3 or C4.' })),
 });
 
-const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id.`) });
+const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id, or else its ref.`) });
 
 const RenderInput = Type.Object({
-  id: Id("The diagram's id."),
+  id: Id("The diagram's id, or else its ref."),
   format: Type.Optional(
     Type.Union([Type.Literal('svg'), Type.Literal('png')], { description: 'svg (default): the drawing as text; png: a picture.' }),
   ),
@@ -176,9 +176,9 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ id }, context) {
       const m = await model(context);
-      const component = m.components.get(id);
+      const component = byIdOrRef(m.components, id);
       if (!component) throw new ApiError(404, `Component with id '${id}' does not exist.`);
-      const answer = { ...presentCurrent.component(component, m), diagrams: diagramsShowing(m, id) };
+      const answer = { ...presentCurrent.component(component, m), diagrams: diagramsShowing(m, component.id) };
       return { text: json(answer), structured: answer };
     },
   }),
@@ -190,7 +190,7 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ id }, context) {
       const m = await model(context);
-      const diagram = m.diagrams.get(id);
+      const diagram = byIdOrRef(m.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
       const answer = presentCurrent.diagram(diagram, m, context.publicUrl);
       return { text: json(answer), structured: answer };
@@ -205,12 +205,12 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ id, format = 'svg' }, context) {
       const snapshot = await readSnapshot(context.ctx);
-      const diagram = snapshot.model.diagrams.get(id);
+      const diagram = byIdOrRef(snapshot.model.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-      const url = `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/diagrams/${id}`;
+      const url = `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/diagrams/${diagram.id}`;
       if (format === 'png') {
         const png = await pngOf(snapshot, diagram, 1);
-        const structured = { id, name: diagram.name, url, png: `${url}.png`, mediaType: 'image/png', bytes: png.length };
+        const structured = { id: diagram.id, name: diagram.name, url, png: `${url}.png`, mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
           return {
             text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${structured.png}.`,
@@ -224,7 +224,10 @@ export const READ_TOOLS: readonly Tool[] = [
         };
       }
       const svg = await drawingOf(diagram, snapshot.model);
-      return { text: svg, structured: { id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) } };
+      return {
+        text: svg,
+        structured: { id: diagram.id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) },
+      };
     },
   }),
   tool({
@@ -256,10 +259,11 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ resource, limit = 20, before }, context) {
       const { org } = state(context.ctx);
+      const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
       const entries = await readHistory(org.repo.gitdir, {
         limit,
         before: before === undefined ? undefined : await resolveCommitName(org.repo, before),
-        paths: resource === undefined ? undefined : pathsOfResource(resource, kindOfId((await org.head()).model, resource)),
+        paths,
       });
       return listAnswer(entries, 'commits');
     },
@@ -292,8 +296,8 @@ export function checkArguments(definition: Tool, args: unknown): unknown {
   return checkBody(definition.input, args ?? {});
 }
 
+// No `pattern`: the drafts' own check answers a bad name with the API's text, which says what to use.
 const DraftName = Type.String({
-  pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
   description: "The draft's name: lowercase letters, digits, '.', '_' and '-' (as in drafts/<name>).",
 });
 

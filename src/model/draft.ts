@@ -67,6 +67,14 @@ export function refIndex(collection: ReadonlyMap<string, Identified>): ReadonlyM
   return index;
 }
 
+/** The resource whose id is `name`, or else the one whose ref is `name` (the single GETs and the agents' tools). */
+export function byIdOrRef<T extends Identified>(collection: ReadonlyMap<string, T>, name: string): T | undefined {
+  const byId = collection.get(name);
+  if (byId !== undefined) return byId;
+  const id = refIndex(collection).get(name);
+  return id === undefined ? undefined : collection.get(id);
+}
+
 /**
  * The next model, built beside the model at HEAD: the first time the request puts into a
  * collection, the draft's collection becomes a LayeredMap over the stored one, which stays

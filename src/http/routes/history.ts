@@ -2,9 +2,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
-import { pathsOfResource, readHistory, type HistoryEntry } from '../../history/log.js';
-import { emptyModel, kindOfId } from '../../model/files.js';
-import { isId } from '../../model/ids.js';
+import { pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
+import { emptyModel } from '../../model/files.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
@@ -26,7 +25,7 @@ export function historyRoutes(router: Router): void {
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
     const resource = queryValue(ctx, 'resource');
-    if (resource !== undefined && !isId(resource)) throw new ApiError(400, `Invalid resource id '${resource}'.`);
+    const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
     const beforeText = queryValue(ctx, 'before');
     const before = beforeText === undefined ? undefined : await resolveCommitName(org.repo, beforeText);
     const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
@@ -37,7 +36,7 @@ export function historyRoutes(router: Router): void {
       since: isoTime(ctx, 'since'),
       until: isoTime(ctx, 'until'),
       limit,
-      paths: resource === undefined ? undefined : pathsOfResource(resource, kindOfId((await org.head()).model, resource)),
+      paths,
     });
     if (entries.length === limit) {
       const next = new URLSearchParams();
