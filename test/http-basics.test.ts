@@ -436,8 +436,11 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
     `The model has changed since ${old}.`,
   );
   assertError(t, await s.post(`${API}/model`, { components: [{ name: 'stale' }] }, ifMatchOld), 412, `The model has changed since ${old}.`);
+  // A list (RFC 9110): one of them must be where main is.
+  const oldList = { headers: { 'if-match': `"${old}", W/"abc"` } };
+  assertError(t, await s.post(`${API}/tag`, [{ name: 'stale', color: 'red' }], oldList), 412, `The model has changed since ${old}, abc.`);
   t.is(await s.state(), before);
-  const ok = await s.post(`${API}/tag`, [{ name: 'fresh', color: 'red' }], { headers: { 'if-match': `"${current}"` } });
+  const ok = await s.post(`${API}/tag`, [{ name: 'fresh', color: 'red' }], { headers: { 'if-match': `"${old}", "${current}"` } });
   t.is(ok.status, 200, ok.text);
   t.is(await s.commitCount(), JSON.parse(before).count + 1);
   t.is(etag(ok), `"${await s.head()}"`);
@@ -594,8 +597,9 @@ test.serial('paging: ?limit= and the Link header yield every item once, in creat
 });
 
 test.serial('paging: an invalid limit or cursor is 400', async (t) => {
-  for (const limit of ['0', '-1', '1.5', 'abc', '', '1001', '1e3x']) {
-    assertError(t, await s.get(`${API}/tag?limit=${limit}`), 400, `Invalid limit '${limit}': use a whole number from 1 to 1000.`);
+  for (const limit of ['0', '-1', '1.5', 'abc', '', '1001', '1e3x', '1e2', '0x10', '+5', ' 5']) {
+    const asked = `${API}/tag?limit=${encodeURIComponent(limit)}`;
+    assertError(t, await s.get(asked), 400, `Invalid limit '${limit}': use a whole number from 1 to 1000.`);
   }
   assertError(t, await s.get(`${API}/tag?limit=1&limit=2`), 400, `Query parameter 'limit' is given more than once.`);
   assertError(t, await s.get(`${API}/tag?limit=2&cursor=..%2F..`), 400, `Invalid cursor '../..'.`);

@@ -235,7 +235,7 @@ export class Drafts {
     name: string,
     into: 'main' | 'draft',
     resolutions: readonly Resolution[],
-    write: { author: Author; options: WriteOptions; ifMatch?: string },
+    write: { author: Author; options: WriteOptions; ifMatch?: readonly string[] },
   ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
     const location = await locateDraft(this.org, name);
     if (location.state !== 'open')

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
-import { kindName, refIndex, type Identified, type WriteOptions } from '../model/draft.js';
+import { byIdOrRef, kindName, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
 import { isGeneratedId, isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
@@ -38,7 +38,8 @@ export function state(ctx: Context): ApiState {
 export function limitParameter(ctx: Context, fallback: number, max: number): number {
   const text = queryValue(ctx, 'limit');
   if (text === undefined) return fallback;
-  const limit = Number(text);
+  // Digits only: Number() would also read '1e2', '0x10' and '+5'.
+  const limit = /^[0-9]{1,7}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > max) {
     throw new ApiError(400, `Invalid limit '${text}': use a whole number from 1 to ${max}.`);
   }
@@ -83,10 +84,19 @@ export function writeOptions(ctx: Context): WriteOptions {
   return { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: layout === 'auto' ? 'auto' : 'keep' };
 }
 
-export function ifMatch(ctx: Context): string | undefined {
+/** `If-Match`: the commits a write may start from (`*`: any), a list as RFC 9110 has it; undefined when absent. */
+export function ifMatch(ctx: Context): readonly string[] | undefined {
   const header = ctx.get('if-match').trim();
   if (header === '') return undefined;
-  return header.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  return header
+    .split(',')
+    .map((tag) =>
+      tag
+        .trim()
+        .replace(/^W\//, '')
+        .replace(/^"(.*)"$/, '$1'),
+    )
+    .filter((tag) => tag !== '');
 }
 
 /** An e-mail-safe form of the key's label for the commit author. */
@@ -177,11 +187,7 @@ export function sendOne<T extends { id: string }>(
 /** The resource named by the path's `:id`, by id or (with `byRef`) by ref; 404 if none. */
 export function findOne<T extends { id: string }>(ctx: Context, kind: StoredKind, items: ReadonlyMap<string, T>, byRef: boolean): T {
   const id = String(ctx.params.id);
-  let item = items.get(id);
-  if (item === undefined && byRef) {
-    const refId = refIndex(items as ReadonlyMap<string, Identified>).get(id);
-    item = refId === undefined ? undefined : items.get(refId);
-  }
+  const item = byRef ? byIdOrRef(items as ReadonlyMap<string, T & Identified>, id) : items.get(id);
   if (item === undefined) throw new ApiError(404, `${kindName(kind)} with id '${id}' does not exist.`);
   return item;
 }

@@ -43,11 +43,20 @@ export interface WriteTiming {
   commitMs: number;
 }
 
+/**
+ * A write's If-Match: it goes ahead when one of the listed commits (or `*`) is where the branch
+ * is now; otherwise 412 naming what the client had.
+ */
+export function checkIfMatch(expected: readonly string[] | undefined, commit: string): void {
+  if (expected === undefined || expected.includes('*') || expected.includes(commit)) return;
+  throw new ApiError(412, `The model has changed since ${expected.join(', ')}.`);
+}
+
 export interface WriteRequest {
   /** The branch written: `main` (default) or a draft's `refs/heads/drafts/<name>`. Every rule and step is the same on each. */
   ref?: string;
-  /** `If-Match`: the commit the client last read (of the branch written). */
-  ifMatch?: string;
+  /** `If-Match`: the commits the client last read (of the branch written; `*`: any). */
+  ifMatch?: readonly string[];
   /**
    * A merge: the tip of the branch merged in, the commit's second parent. The commit is made
    * even when the tree stays as it was, so that the branch records what it has taken in.
@@ -308,9 +317,7 @@ export class OrgModel {
     return this.repo.withWriteLock(async () => {
       const lockWaitMs = performance.now() - asked;
       const base = await this.tip(ref);
-      if (request.ifMatch !== undefined && request.ifMatch !== '*' && request.ifMatch !== base.commit) {
-        throw new ApiError(412, `The model has changed since ${request.ifMatch}.`);
-      }
+      checkIfMatch(request.ifMatch, base.commit);
       const draft = new Draft(base.model, {
         ...request.options,
         limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,

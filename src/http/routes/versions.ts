@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { ApiError } from '../../errors.js';
 import { VersionBody } from '../../history/schemas.js';
 import { createVersion, listVersions } from '../../history/versions.js';
 import { checkBody } from '../../model/check-body.js';
+import { checkIfMatch } from '../../service/org.js';
 import { authorOf, ifMatch, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
@@ -19,10 +19,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
       const body = checkBody(VersionBody, ctx.request.body);
       const { org } = state(ctx);
       const head = await org.head();
-      const expected = ifMatch(ctx);
-      if (expected !== undefined && expected !== '*' && expected !== head.commit) {
-        throw new ApiError(412, `The model has changed since ${expected}.`);
-      }
+      checkIfMatch(ifMatch(ctx), head.commit);
       const version = await createVersion(org.repo.gitdir, {
         name: body.name,
         desc: body.desc ?? null,
