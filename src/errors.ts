@@ -27,9 +27,9 @@ export class ModelError extends ApiError {
     this.name = 'ModelError';
   }
 
-  /** The same refusal, also naming `what` (after what it names already). */
+  /** The same refusal, also naming `what` (after what it names already; once). */
   concerning(what: string): ModelError {
-    return new ModelError(this.text, [...this.context, what]);
+    return this.context.includes(what) ? this : new ModelError(this.text, [...this.context, what]);
   }
 }
 

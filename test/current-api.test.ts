@@ -503,10 +503,31 @@ test('tags and attributes on the plural paths; POST /attributes: an array is the
       `${API}/attributes`,
       { name: 'x', type: 'LIST' },
       400,
+      // A body of one object: the attribute is named, as a component is (no index).
+      "A LIST attribute needs a list of values. (attribute 'x')",
+    );
+    await no(
+      t,
+      s,
+      'POST',
+      `${API}/attributes`,
+      [{ name: 'x', type: 'LIST' }],
+      400,
       "A LIST attribute needs a list of values. (element 0 'x')",
     );
     const list = await ok(t, s, 'PATCH', `${API}/attributes/team`, { type: 'LIST', list: ['a', 'b'] });
     t.deepEqual(list.list, ['a', 'b']);
+    await ok(t, s, 'POST', `${API}/attributes`, { id: 'code', name: 'Code', type: 'STRING' }, { status: 201 });
+    await ok(t, s, 'POST', `${API}/components`, { id: 'shop', name: 'Shop', attributes: [{ id: 'code', value: 'abc' }] }, { status: 201 });
+    await no(
+      t,
+      s,
+      'PATCH',
+      `${API}/attributes/code`,
+      { type: 'NUMBER' },
+      400,
+      "Component 'shop' (Shop) would become invalid: Value for NUMBER attribute 'code' must be a number. (attribute 'Code')",
+    );
     // Dropping `list` with null while the type stays LIST is refused as a full write would be.
     await no(t, s, 'PATCH', `${API}/attributes/team`, { list: null }, 400, 'Invalid JSON: list: Expected array, received null');
   }));
@@ -589,7 +610,17 @@ test('DELETE: referrers listed (409), cascade in one commit, singular paths, typ
     await no(t, s, 'DELETE', `${API}/components/db?cascade=true`, undefined, 403, 'This API key may only read.', { key: s.readerKey });
     for (const path of ['/types', '/type']) {
       const types = (await s.get(`${API}/types`)).body;
-      await no(t, s, 'DELETE', `${API}${path}/${types[0].id}`, undefined, 405, 'Types cannot be deleted.');
+      // Not a method of the path: 405 whatever the key (none, a reader's) and the id, as for any other.
+      for (const [id, key] of [
+        [types[0].id, undefined],
+        [types[0].id, null],
+        [types[0].id, s.readerKey],
+        ['ghost', undefined],
+      ] as const) {
+        await no(t, s, 'DELETE', `${API}${path}/${id}`, undefined, 405, 'Types cannot be deleted.', { key });
+        t.is((await s.request('DELETE', `${API}${path}/${id}`, { key })).headers.get('allow'), 'GET, HEAD');
+      }
+      t.is((await s.request('PUT', `${API}${path}/${types[0].id}`, { body: {} })).headers.get('allow'), 'HEAD, GET');
     }
 
     // Cascade: each in one commit that also rewrites the referrers.

@@ -51,6 +51,7 @@ test('deliveries are signed by the Standard Webhooks scheme, in commit order; th
   const created = await server.post('/api/external/webhooks', { url: receiver.url });
   t.is(created.status, 201, created.text);
   const { id, secret } = created.body;
+  t.is(created.headers.get('location'), `/api/external/webhooks/${id}`);
   t.regex(secret, /^whsec_[A-Za-z0-9+/]{32}$/);
   t.deepEqual(created.body.events, ['model.changed', 'draft.opened', 'draft.updated', 'draft.merged', 'draft.closed']);
   const listed = await server.get('/api/external/webhooks');

@@ -21,7 +21,7 @@ import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
 import { attributeRoutes } from './routes/attributes.js';
 import { componentRoutes } from './routes/components.js';
-import { currentRoutes } from './routes/current.js';
+import { currentRoutes, refuseTypeDeletes } from './routes/current.js';
 import { diagramRoutes } from './routes/diagrams.js';
 import { draftRoutes } from './routes/drafts.js';
 import { eventRoutes, type EventRouteSettings } from './routes/events.js';
@@ -148,6 +148,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(privateAnswers);
   app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
+  app.use(refuseTypeDeletes);
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);

@@ -305,9 +305,6 @@ export const ROUTES: RouteDoc[] = [
   ...currentForm('attribute', 'Attributes', AttributeResponse, AttributeResponse),
   ...currentForm('component', 'Components', CurrentComponentResponse, ComponentResponse),
   ...currentForm('diagram', 'Diagrams', CurrentDiagramResponse, DiagramResponse),
-  ...['/type/:id', '/types/:id'].map(
-    (path): RouteDoc => ({ method: 'DELETE', path, summary: 'Refused: types cannot be deleted (405)', tag: 'Types' }),
-  ),
   {
     method: 'POST',
     path: '/template',

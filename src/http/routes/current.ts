@@ -174,10 +174,16 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
       filteredAnswers.of(snapshot),
     );
   });
-
-  for (const path of ['/type/:id', '/types/:id']) {
-    router.delete(path, requireEditor, () => {
-      throw new ApiError(405, 'Types cannot be deleted.', { Allow: 'GET, HEAD' });
-    });
-  }
 }
+
+const TYPE_PATH = /^\/api\/external\/types?\/[^/]+\/?$/;
+
+/**
+ * DELETE on a type: not a method of the path (`Allow: GET, HEAD`), so, like any other, refused
+ * before the key is looked at, with the reason in words. Not a route: a route of any router would
+ * put DELETE into the `Allow` the routers compute for the path's other methods.
+ */
+export const refuseTypeDeletes: Middleware = async (ctx, next) => {
+  if (ctx.method === 'DELETE' && TYPE_PATH.test(ctx.path)) throw new ApiError(405, 'Types cannot be deleted.', { Allow: 'GET, HEAD' });
+  await next();
+};

@@ -102,6 +102,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip, states);
     events.deliverer.scan();
     ctx.status = 201;
+    ctx.set('Location', `/api/external/webhooks/${subscription.id}`);
     await send(ctx, { ...presentSubscription(subscription, { cursor: tip }), secret: subscription.secret });
   });
 

@@ -15,8 +15,16 @@ export async function writeAttributes(draft: Draft, body: AttributeInput[], crea
   );
 }
 
-/** Attributes whose targets are decided (by resolveTargets, or by the current form's rules in current.ts). */
-export function writeAttributesResolved(draft: Draft, items: Array<{ input: AttributeInput; target: Target }>): Attribute[] {
+/**
+ * Attributes whose targets are decided (by resolveTargets, or by the current form's rules in
+ * current.ts). A refusal names the element of the body (`element 0 'Team'`), or, for a body of one
+ * object (`single`), the attribute (`attribute 'Team'`).
+ */
+export function writeAttributesResolved(
+  draft: Draft,
+  items: Array<{ input: AttributeInput; target: Target }>,
+  single = false,
+): Attribute[] {
   const attributes = items.map(({ input, target }) =>
     draft.put<Attribute>(
       'attribute',
@@ -34,12 +42,12 @@ export function writeAttributesResolved(draft: Draft, items: Array<{ input: Attr
       input.apiContext !== undefined,
     ),
   );
-  for (const [i, attribute] of attributes.entries())
-    concerning(`element ${i} '${attribute.name}'`, () => checkAttribute(draft.model, attribute));
+  const element = (i: number, attribute: Attribute) => (single ? `attribute '${attribute.name}'` : `element ${i} '${attribute.name}'`);
+  for (const [i, attribute] of attributes.entries()) concerning(element(i, attribute), () => checkAttribute(draft.model, attribute));
   // Only what changed is checked against the components; an unchanged attribute is the stored object.
   for (const [i, attribute] of attributes.entries()) {
     if (attribute === draft.base.attributes.get(attribute.id)) continue;
-    concerning(`element ${i} '${attribute.name}'`, () => checkComponentsAgainstAttribute(draft.model, attribute));
+    concerning(element(i, attribute), () => checkComponentsAgainstAttribute(draft.model, attribute));
   }
   return attributes;
 }

@@ -240,6 +240,7 @@ export async function writeCurrent(
         input: attributeFromCurrent(checkedOf('attribute')[i] as AttributeInput, draft.model),
         target: p.target,
       })),
+      shape === 'single',
     );
   }
   if (planned.component || planned.diagram) {
