@@ -63,30 +63,44 @@ function wantsPush(ctx: Context, service: string): boolean {
 export function gitHttp(deps: GitHttpDependencies): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/git/')) return next();
-    const match = ROUTE.exec(ctx.path);
-    if (!match) throw new ApiError(404, 'Not found.');
-    const [, slug, service] = match;
-    const post = service === 'git-upload-pack' || service === 'git-receive-pack';
-    if (ctx.method !== (post ? 'POST' : 'GET') && !(ctx.method === 'HEAD' && !post)) {
-      ctx.set('Allow', post ? 'POST' : 'GET, HEAD');
-      throw new ApiError(405, 'Method not allowed.');
+    try {
+      await serveGit(ctx, deps);
+    } catch (err) {
+      // git shows an error answer's text (as `remote: …`) only when it is text/plain; the JSON
+      // of the API's errors reached a person as "The requested URL returned error: 403".
+      if (!(err instanceof ApiError) || !/^git\//.test(ctx.get('user-agent'))) throw err;
+      for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+      ctx.status = err.status;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `${err.message}\n`;
     }
-    const record = await deps.keys.verify(gitKey(ctx));
-    const org = organizationOf(record, deps.orgs);
-    // Another organization's key learns nothing about this one, not even that it exists.
-    if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);
-    if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
-    // Every request of git counts: a fetch's reads, a push's writes.
-    deps.rates?.take(record.id, !wantsPush(ctx, service), BASIC);
-    if (!(await gitAvailable())) {
-      throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
-    }
-    ctx.state.org = org;
-    const declared = Number(ctx.get('content-length') || 0);
-    const limit = deps.gitBodyLimit ?? DEFAULT_GIT_BODY_LIMIT;
-    if (declared > limit) throw new ApiError(413, 'Request body too large.');
-    await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps, limit);
   };
+}
+
+async function serveGit(ctx: Context, deps: GitHttpDependencies): Promise<void> {
+  const match = ROUTE.exec(ctx.path);
+  if (!match) throw new ApiError(404, 'Not found.');
+  const [, slug, service] = match;
+  const post = service === 'git-upload-pack' || service === 'git-receive-pack';
+  if (ctx.method !== (post ? 'POST' : 'GET') && !(ctx.method === 'HEAD' && !post)) {
+    ctx.set('Allow', post ? 'POST' : 'GET, HEAD');
+    throw new ApiError(405, 'Method not allowed.');
+  }
+  const record = await deps.keys.verify(gitKey(ctx));
+  const org = organizationOf(record, deps.orgs);
+  // Another organization's key learns nothing about this one, not even that it exists.
+  if (!record || !org || record.org !== slug) throw new ApiError(401, 'Invalid API key.', BASIC);
+  if (wantsPush(ctx, service) && record.role !== 'editor') throw new ApiError(403, 'This API key may only read.');
+  // Every request of git counts: a fetch's reads, a push's writes.
+  deps.rates?.take(record.id, !wantsPush(ctx, service), BASIC);
+  if (!(await gitAvailable())) {
+    throw new ApiError(501, "Cloning over HTTP needs git's command line (git http-backend), which this machine does not have.");
+  }
+  ctx.state.org = org;
+  const declared = Number(ctx.get('content-length') || 0);
+  const limit = deps.gitBodyLimit ?? DEFAULT_GIT_BODY_LIMIT;
+  if (declared > limit) throw new ApiError(413, 'Request body too large.');
+  await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps, limit);
 }
 
 /** Runs `git http-backend` for one request: the request body in, its CGI answer out. */
