@@ -138,6 +138,11 @@ function positionals(args: string[], count: number, usage: string): string[] {
   return args;
 }
 
+/** A member is an e-mail address (USERLIST values name members by it): `org create --member` and `member add` alike. */
+function checkEmail(email: string): void {
+  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(email)) throw new UsageError(`'${email}' is not an e-mail address`);
+}
+
 function defaultLimits(): string {
   return (Object.keys(LIMIT_OPTIONS) as Array<keyof Limits>).map((k) => `--${LIMIT_OPTIONS[k]} ${DEFAULT_LIMITS[k]}`).join(', ');
 }
@@ -349,6 +354,8 @@ async function run(argv: string[]): Promise<void> {
     case 'org create': {
       const [slug] = positionals(rest, 1, 'org create <slug> [--name NAME] [--member EMAIL]... [--from DIR]');
       if (values.from && !existsSync(values.from)) throw new Error(`--from ${values.from}: no such folder`);
+      if (values.name !== undefined && values.name.trim() === '') throw new UsageError('--name must not be empty');
+      for (const email of values.member ?? []) checkEmail(email);
       await orgs.create(slug, { name: values.name, members: values.member, from: values.from, author: CLI_AUTHOR });
       const { key, record } = await keys.create(slug, { label: values.label ?? 'admin' });
       console.log(`created organization '${slug}' in ${orgs.gitdir(slug)}`);
@@ -386,7 +393,7 @@ async function run(argv: string[]): Promise<void> {
     case 'member add': {
       const [slug, email] = positionals(rest, 2, 'member add <slug> <email>');
       requireOrg(slug);
-      if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`'${email}' is not an e-mail address`);
+      checkEmail(email);
       const org = orgs.get(slug);
       const { snapshot } = await org.write(
         {

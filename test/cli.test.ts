@@ -1,4 +1,5 @@
 import test from 'ava';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -148,6 +149,16 @@ test('member add commits the organization file and makes the address a valid USE
   t.is(accepted.body[0].attributes[0].value, 'new@acme.test');
   const bad = await failure(['member', 'add', 'acme', 'not-an-address', '--data', data]);
   t.is(bad.code, 2);
+  // org create --member holds members to the same rule (it stored any text before), and a name to be one.
+  for (const member of ['not-an-address', '"><img src=x onerror=alert(1)>@x.com']) {
+    const refused = await failure(['org', 'create', 'other', '--member', member, '--data', data]);
+    t.is(refused.code, 2);
+    t.regex(refused.stderr, /is not an e-mail address/);
+  }
+  const unnamed = await failure(['org', 'create', 'other', '--name', ' ', '--data', data]);
+  t.is(unnamed.code, 2);
+  t.regex(unnamed.stderr, /--name must not be empty/);
+  t.false(existsSync(join(data, 'orgs', 'other.git')), 'nothing was made');
 });
 
 test('serve --demo (npm start) creates the demo organization once and prints a curl command that works', async (t) => {

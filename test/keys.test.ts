@@ -60,6 +60,12 @@ test('reader keys carry their role; unknown roles are refused', async (t) => {
   const { key } = await store.create('demo', { label: 'dashboard', role: 'reader' });
   t.like(await store.verify(key), { role: 'reader', label: 'dashboard' });
   await t.throwsAsync(store.create('demo', { role: 'admin' as never }), { message: /Unknown role/ });
+  // A label is a commit author and a column of `key list`: no line breaks, tabs or terminal escapes.
+  for (const label of ['two\nlines', 'a\tb', 'red\u001b[31m', 'nul\u0000']) {
+    await t.throwsAsync(store.create('demo', { label }), {
+      message: 'A key label must not contain control characters (line breaks, tabs, escapes).',
+    });
+  }
 });
 
 test('keys.yaml is mode 0600 and holds hashes, never keys', async (t) => {

@@ -63,6 +63,9 @@ export class KeyStore {
     const role = opts.role ?? 'editor';
     if (typeof org !== 'string' || org === '') throw new Error('An organization is required.');
     if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
+    // The label is the author of the key's commits and a column of `key list`: a line break, a
+    // tab or a terminal escape in it would end up in `git log` and in the list as they are.
+    if (/\p{Cc}/u.test(label)) throw new Error('A key label must not contain control characters (line breaks, tabs, escapes).');
     if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
     const key = `c4s_${randomBytes(32).toString('base64url')}`;
     const orgId = await this.identityOf(org);
