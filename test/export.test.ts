@@ -199,6 +199,42 @@ test("Mermaid's own parser accepts the sample exports and reads hostile names ba
   );
 });
 
+test('Mermaid: a container box with nothing in it, and a diagram without boxes, still parse (Mermaid has no empty boundary)', async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const reply = await server.post('/api/external/model', {
+    components: [
+      { ref: 's', name: 'Sys', typeSlug: 'software-system' },
+      { ref: 'u', name: 'User', typeSlug: 'person' },
+    ],
+    diagrams: [
+      {
+        name: 'Empty box',
+        level: 'C1',
+        componentInstances: [
+          { ref: 'b', isContainer: true, component: 's' },
+          { ref: 'x', component: 'u' },
+        ],
+        relations: [{ fromComponentInstance: 'x', toComponentInstance: 'b', label: 'uses' }],
+      },
+      { name: 'Nothing yet', level: 'C2' },
+    ],
+  });
+  t.is(reply.status, 200, reply.text);
+  const files = await exportsOf(server, 'mermaid', await mkdtemp(join(tmpdir(), 'c4store-mermaid-empty-')));
+  const run = await mermaidParse(files);
+  t.is(run.code, 0, run.stderr);
+  const [model, emptyBox] = run.parsed;
+  t.deepEqual(emptyBox!.boundaries, []);
+  t.deepEqual(emptyBox!.shapes.map((s) => mermaidShown(s.label)).sort(), ['Sys', 'User']);
+  t.deepEqual(
+    emptyBox!.rels.map((r) => mermaidShown(r.label)),
+    ['uses'],
+    'the box drawn as its element keeps its relation',
+  );
+  t.is(model!.boundaries.length, 1, 'the diagram without boxes is left out of the model');
+});
+
 test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own jar, and draws hostile names as they are', async (t) => {
   const missing = await plantumlMissing();
   if (missing) {

@@ -103,7 +103,7 @@ class ViewWriter {
     readonly level: Level | null,
     readonly prefix: string,
   ) {
-    for (const node of walk(view.nodes)) if (node.boundary) this.boundaries.add(node.element.key);
+    for (const node of walk(view.nodes)) if (drawnAsBoundary(node)) this.boundaries.add(node.element.key);
   }
 
   alias(key: string): string {
@@ -113,7 +113,7 @@ class ViewWriter {
   *nodes(nodes: ViewNode[], indent: string): Generator<string> {
     for (const node of nodes) {
       const alias = this.alias(node.element.key);
-      if (!node.boundary) {
+      if (!drawnAsBoundary(node)) {
         yield `${indent}${shape(node.element, alias, this.level)}\n`;
         if (node.element.archived) yield `${indent}UpdateElementStyle(${alias}, $fontColor="#777777", $borderColor="#999999")\n`;
         continue;
@@ -132,6 +132,14 @@ class ViewWriter {
       yield `${indent}Rel(${this.alias(r.from)}, ${this.alias(r.to)}, ${quoted(r.label)}${desc})\n`;
     }
   }
+}
+
+/**
+ * Mermaid's grammar has no empty boundary (`Boundary(…) { }` does not parse): a container box
+ * with nothing in it is drawn as the element it shows, and keeps its relations.
+ */
+function drawnAsBoundary(node: ViewNode): boolean {
+  return node.boundary && node.children.length > 0;
 }
 
 /** One diagram as a Mermaid C4 diagram, line by line (each ending in a line break). */
@@ -156,6 +164,8 @@ function* model(scene: Scene): Generator<string> {
   yield `  title ${mermaidText(scene.name)}\n`;
   yield `  ${layoutConfig(views.flatMap((v) => v.nodes).concat(undrawn), 1)}\n`;
   for (const [i, view] of views.entries()) {
+    // Mermaid has no empty boundary (`{ }` is a parse error): a diagram without boxes is left out.
+    if (view.nodes.length === 0) continue;
     const writer = new ViewWriter(view, view.level, `d${i + 1}_`);
     yield `  Boundary(${writer.alias(view.key)}, ${quoted(view.title)}, "diagram") {\n`;
     yield* writer.nodes(view.nodes, '    ');
