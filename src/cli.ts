@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -296,6 +296,7 @@ async function check(args: string[]): Promise<void> {
   if (args.length > 1) throw new UsageError('usage: c4store check [DIR]');
   const dir = resolve(args[0] ?? '.');
   if (!existsSync(dir)) throw new Error(`${dir}: no such folder`);
+  if (!statSync(dir).isDirectory()) throw new Error(`${dir}: not a folder (check reads a folder such as a clone)`);
   const { files, problems } = await checkDirectory(dir, (line) => console.error(line));
   for (const p of problems) console.log(`${p.file}:${p.line}: ${p.message}`);
   console.error(

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDirectory, PROGRESS_EVERY } from '../src/check/check.js';
@@ -140,4 +140,29 @@ test('one bad value is one problem: what other files say of the unreadable resou
   const lines = result.stdout.trim().split('\n');
   t.is(lines.length, 1, result.stdout);
   t.regex(lines[0]!, new RegExp(`^${COMPONENT}:\\d+: state: Invalid enum value`));
+});
+
+test('entries a push refuses for their shape are problems too: an executable or linked model file, a file where c4store keeps a folder; a file is no folder to check', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await cp(SAMPLE, dir, { recursive: true });
+  await chmod(join(dir, 'organization.yaml'), 0o755);
+  await writeFile(join(dir, 'components', 'fe'), 'x\n');
+  const tag = newId();
+  await symlink('/etc/hostname', join(dir, 'tags', `${tag}.yaml`));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  t.is(
+    result.stdout,
+    [
+      'components/fe:1: c4store keeps a folder here; a file in its place would make every write into it fail.',
+      'organization.yaml:1: must be a plain file (mode 100644) as c4store writes it, not mode 100755.',
+      `tags/${tag}.yaml:1: must be a plain file (mode 100644) as c4store writes it, not mode 120000.`,
+      '',
+    ].join('\n'),
+  );
+  const notAFolder = await check(join(dir, 'organization.yaml'));
+  t.is(notAFolder.code, 1);
+  t.regex(notAFolder.stderr, /organization\.yaml: not a folder/);
+  t.notRegex(notAFolder.stderr, /ENOTDIR|at /);
 });

@@ -26,7 +26,7 @@ export interface CheckReport {
 export const PROGRESS_EVERY = 5000;
 
 export async function checkDirectory(dir: string, progress: (line: string) => void = () => {}): Promise<CheckReport> {
-  const files = await modelFilesOf(dir);
+  const { files, shapeProblems } = await modelFilesOf(dir);
   const texts = new Map<string, string>();
   let done = 0;
   const collect = { problems: [] as FileProblem[] };
@@ -44,7 +44,7 @@ export async function checkDirectory(dir: string, progress: (line: string) => vo
     },
     collect,
   );
-  const problems: Problem[] = [];
+  const problems: Problem[] = [...shapeProblems].map(([file, message]) => ({ file, line: 1, message }));
   for (const { path, message } of collect.problems) {
     // A schema message lists every failing field (`a: …, b.c: …`): one problem, and one line, each.
     for (const part of message.split(/, (?=[A-Za-z0-9_.]+: )/)) {
