@@ -13,7 +13,7 @@ import { drawings } from './drawing/drawings.js';
 import { filteredAnswers } from './http/filtered-list.js';
 import { pictures } from './viewer/svg-response.js';
 import { LayoutPool } from './layout/pool.js';
-import { DEFAULT_LIMITS, type Limits } from './limits/limits.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
 import { createLogger } from './http/middleware/log.js';
@@ -141,7 +141,6 @@ export interface RunningServer {
   shutdown(times?: Partial<DrainTimes>): Promise<number>;
 }
 
-export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 export const DEFAULT_BODY_BUDGET = 64 * 1024 * 1024;
 export const DEFAULT_HEADERS_TIMEOUT = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT = 60_000;

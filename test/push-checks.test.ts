@@ -195,6 +195,24 @@ test('a pushed diagram beyond the write bounds is refused with the API write lim
   await unchanged(t, s, head, tags);
 });
 
+test('a pushed model file larger than a request body may be is refused: no write could make it, nor write it back', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const made = await s.post('/api/external/tag', [{ name: 'Big', color: 'red' }]);
+  t.is(made.status, 200);
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  const file = (await git(dir, ['ls-files', 'tags'])).split('\n')[0]!;
+  const text = await readFile(join(dir, file), 'utf8');
+  await writeFile(join(dir, file), text.replace(/^desc: .*$/m, `desc: ${'x'.repeat(11 * 2 ** 20)}`));
+  await git(dir, ['commit', '-qam', 'a long desc']);
+  const output = await pushRefused(dir, 'HEAD:refs/heads/main');
+  t.regex(output, new RegExp(`${file}: 11\\.0 MB, larger than one write may carry \\(10\\.0 MB\\)\\.`), output);
+  await unchanged(t, s, head, tags);
+});
+
 test('version tags: main, HEAD and names no revision can name are refused, as are tags on commits that are not on main', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());

@@ -15,6 +15,9 @@ export interface Limits {
   orgComponents: number;
 }
 
+/** The largest request body (413 beyond): also the largest model file a push may bring, since no write could make a larger one. */
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
 export const DEFAULT_LIMITS: Limits = {
   writeElements: 50_000,
   diagramInstances: 2_000,

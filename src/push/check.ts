@@ -1,5 +1,5 @@
 import { ApiError, ModelError } from '../errors.js';
-import { checkDiagramSize, checkOrgSize, DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { treeEntryProblem } from '../model/paths.js';
@@ -140,7 +140,7 @@ export async function checkCommits(
       const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
       if (shapeProblem !== null) return [`commit ${commit.slice(0, 12)}: ${shapeProblem}`];
       try {
-        const model = await loadModel(files, sourceOf(catFile, previous));
+        const model = await loadModel(files, sourceOf(catFile, previous, files));
         checkBounds(model, previous?.model, limits);
         previous = { files, model };
       } catch (err) {
@@ -166,11 +166,25 @@ async function loadCommit(
   return { files, model: await loadModel(files, sourceOf(catFile, undefined)) };
 }
 
-function sourceOf(catFile: CatFile, previous: { files: Map<string, string>; model: Model } | undefined) {
+/**
+ * The files of a commit, read for loadModel. With `pushed` (the pushed commit's files), a file
+ * larger than a request body may be is refused: no API write could make it, and once in, the
+ * resource could not be written back through the API (413).
+ */
+function sourceOf(
+  catFile: CatFile,
+  previous: { files: Map<string, string>; model: Model } | undefined,
+  pushed?: ReadonlyMap<string, string>,
+) {
   return {
     read: async (oid: string) => {
       const content = await catFile.read(oid);
       if (content === null) throw new Error(`object ${oid} is missing`);
+      if (pushed !== undefined && content.length > DEFAULT_BODY_LIMIT) {
+        const path = [...pushed].find(([, each]) => each === oid)?.[0] ?? oid;
+        const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+        throw new FileError(path, `${mb(content.length)}, larger than one write may carry (${mb(DEFAULT_BODY_LIMIT)}).`);
+      }
       return content.toString('utf8');
     },
     reuse: previous ? reuseFrom(previous) : undefined,
