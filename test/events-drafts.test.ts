@@ -311,6 +311,18 @@ test('draft notices: what happened between two looks at the draft refs (pure)', 
   t.deepEqual(told({ x: `open ${a}` }, { x: `closed ${a}` }), [`draft.closed x -> closed ${a}`]);
   t.deepEqual(told({}, { x: `closed ${a}` }), [`draft.opened x -> open ${a}`, `draft.closed x -> closed ${a}`]);
   t.deepEqual(told({ x: `open ${a}` }, { x: `merged ${a}` }, { x: b }), [`draft.merged x -> merged ${a}`]);
+  // Written to, then merged or closed between two looks: the update is told first (it was lost).
+  t.deepEqual(told({ x: `open ${a}` }, { x: `merged ${b}` }), [`draft.updated x -> open ${b}`, `draft.merged x -> merged ${b}`]);
+  t.deepEqual(told({ x: `open ${a}` }, { x: `closed ${b}` }), [`draft.updated x -> open ${b}`, `draft.closed x -> closed ${b}`]);
+  const [update] = draftNotices({ x: `open ${a}` }, { x: `merged ${b}` }, new Map(), 'now');
+  t.like(update.data, { state: 'open', head: b, commit: b });
+  t.deepEqual(
+    noticesBeforeMerge({ x: `open ${a}` }, { x: `merged ${b}` }, new Map([['x', 'c'.repeat(40)]]), { id: 'c'.repeat(40), title: '' }).map(
+      (n) => n.type,
+    ),
+    ['draft.updated'],
+    'before its merge commit',
+  );
   t.deepEqual(told({ x: `open ${a}` }, {}), ['draft.closed x -> null'], 'a branch removed by hand');
   t.deepEqual(told({ x: `closed ${a}` }, {}), [], 'a closed draft removed: nothing more to tell');
   t.deepEqual(told({ x: `closed ${a}` }, { x: `closed ${b}` }), []);

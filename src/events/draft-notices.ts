@@ -83,7 +83,8 @@ export function draftNotices(
     const [state, head] = now === undefined ? ['closed' as const, wasHead!] : split(now);
     const notice = (type: DraftEventType, leadsTo: string | null, extra: Partial<DraftEventData> = {}): void => {
       const commit = type === 'draft.merged' ? (mergeCommits.get(name) ?? head) : head;
-      const data: DraftEventData = { name, state: type === 'draft.opened' ? 'open' : state, head, commit, ...extra, time };
+      const stillOpen = type === 'draft.opened' || type === 'draft.updated';
+      const data: DraftEventData = { name, state: stillOpen ? 'open' : state, head, commit, ...extra, time };
       notices.push({ type, data, leadsTo, key: `${type} ${name} ${was ?? '-'} ${leadsTo ?? '-'}` });
     };
     if (wasState !== 'open' && state !== 'open' && now !== undefined) {
@@ -94,7 +95,11 @@ export function draftNotices(
     if (state === 'open') {
       if (wasState === 'open') notice('draft.updated', now!);
       else notice('draft.opened', now!, wasState === 'closed' ? { reopened: true } : {});
-    } else if (state === 'merged') notice('draft.merged', now!);
+      continue;
+    }
+    // Written to (or pushed to) and then merged or closed between two looks: the update is told first.
+    if (wasState === 'open' && head !== wasHead) notice('draft.updated', `open ${head}`);
+    if (state === 'merged') notice('draft.merged', now!);
     else notice('draft.closed', now ?? null);
   }
   return notices;
