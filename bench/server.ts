@@ -33,9 +33,14 @@ export interface SpawnOptions {
   nodeArgs?: string[];
 }
 
-/** `node dist/cli.js serve --data <dataDir> --port 0 [args]`, resolved once it prints `listening on <url>`. */
+/**
+ * `node dist/cli.js serve --data <dataDir> --port 0 [args]`, resolved once it prints `listening on
+ * <url>`. With no load balancer to tell, its SIGTERM need not wait before it stops accepting
+ * (`--drain-delay 0`; the default 5 s came to half a minute of the bench's smoke test and a
+ * minute of a whole run; a later `--drain-delay` in `args` wins).
+ */
 export function serveProcess(dataDir: string, args: string[] = [], options: SpawnOptions = {}): Promise<ServerProcess> {
-  return spawnListening([...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', ...args]);
+  return spawnListening([...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...args]);
 }
 
 /** The minimal Koa route answering precomputed bytes; `bodies` maps a path to a file of its body. */
