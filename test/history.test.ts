@@ -195,7 +195,23 @@ test('versions: an annotated tag on main, listed, usable as a revision; names ch
 
     t.deepEqual((await s.post(V, { name: 'v1.0' })).body, { error: "Version 'v1.0' already exists." });
     t.is((await s.post(V, { name: 'v1.0' })).status, 409);
-    for (const bad of ['has space', 'a..b', 'x~1', 'end.lock', '-rf', 'abcdef12', 'main', 'HEAD', '', 'vé', '@', 'v+1', 'v'.repeat(251)]) {
+    for (const bad of [
+      'has space',
+      'a..b',
+      'x~1',
+      'end.lock',
+      '-rf',
+      'abcdef12',
+      'main',
+      'HEAD',
+      'REVERT_HEAD',
+      'AUTO_MERGE',
+      '',
+      'vé',
+      '@',
+      'v+1',
+      'v'.repeat(251),
+    ]) {
       const reply = await s.post(V, { name: bad });
       t.is(reply.status, 400, bad);
       t.true(reply.body.error.startsWith(`Invalid version name '${bad}'`), reply.body.error);

@@ -44,6 +44,15 @@ async function pushRefused(cwd: string, refspec: string): Promise<string> {
   throw new Error(`git push ${refspec} succeeded`);
 }
 
+async function pushRefusedAll(cwd: string, refspecs: string[]): Promise<string> {
+  try {
+    await git(cwd, ['push', 'origin', ...refspecs]);
+  } catch (err) {
+    return String((err as { stderr?: string }).stderr);
+  }
+  throw new Error(`git push ${refspecs.join(' ')} succeeded`);
+}
+
 /** A clone of the organization, and the tree of its main as `git ls-tree` lines. */
 async function cloneOf(s: TestServer): Promise<{ dir: string; tree: string[]; done: () => Promise<void> }> {
   const parent = await mkdtemp(join(tmpdir(), 'c4store-push-'));
@@ -220,7 +229,7 @@ test('version tags: main, HEAD and names no revision can name are refused, as ar
   t.teardown(done);
   const head = await s.head();
   const tags = await s.git('tag', '--list');
-  for (const name of ['main', 'HEAD', 'v+1', 'a@b', 'vé']) {
+  for (const name of ['main', 'HEAD', 'v+1', 'a@b', 'vé', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'AUTO_MERGE']) {
     await git(dir, ['tag', '-f', name, 'HEAD']);
     const output = await pushRefused(dir, `refs/tags/${name}:refs/tags/${name}`);
     t.regex(output, /Invalid version name/, name);
@@ -237,4 +246,17 @@ test('version tags: main, HEAD and names no revision can name are refused, as ar
   await git(dir, ['push', '-q', 'origin', 'refs/tags/v1.0:refs/tags/v1.0']);
   t.is((await s.git('tag', '--list')).trim(), 'v1.0');
   t.is((await s.get('/api/external/component?at=v1.0')).status, 200);
+  // A version in a folder of another's, beside the existing one or another of the same push: the
+  // API's 409 text, where git refused one of them with its own words and made the other.
+  const afterV1 = await s.head();
+  const v1Tags = await s.git('tag', '--list');
+  // Not tagged in the clone: it cannot hold both either.
+  const commit = await git(dir, ['rev-parse', 'refs/heads/main']);
+  t.regex(
+    await pushRefused(dir, `${commit}:refs/tags/v1.0/rc`),
+    /refs\/tags\/v1\.0\/rc: Version 'v1\.0\/rc' cannot be made beside version 'v1\.0': one version's name cannot be a folder of another's\./,
+  );
+  const both = await pushRefusedAll(dir, [`${commit}:refs/tags/v2`, `${commit}:refs/tags/v2/rc`]);
+  t.regex(both, /Version 'v2' cannot be made beside version 'v2\/rc'/);
+  await unchanged(t, s, afterV1, v1Tags);
 });

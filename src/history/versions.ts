@@ -48,14 +48,16 @@ export async function createVersion(
  * a ref and a folder of refs of one name apart), so the second is refused as taken, naming the first.
  */
 function throwIfTaken(name: string, existing: readonly string[]): void {
-  if (existing.includes(name)) throw new ApiError(409, `Version '${name}' already exists.`);
+  const clash = versionClash(name, existing);
+  if (clash !== null) throw new ApiError(409, clash);
+}
+
+/** Why a version `name` cannot be made beside the versions `existing` (the API's rule and a push's), or null. */
+export function versionClash(name: string, existing: readonly string[]): string | null {
+  if (existing.includes(name)) return `Version '${name}' already exists.`;
   const clash = existing.find((other) => other.startsWith(`${name}/`) || name.startsWith(`${other}/`));
-  if (clash !== undefined) {
-    throw new ApiError(
-      409,
-      `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`,
-    );
-  }
+  if (clash === undefined) return null;
+  return `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`;
 }
 
 /** versionNameProblem's rule, then git's own (`git check-ref-format`). */
@@ -104,8 +106,8 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
  * would make clones and revisions ambiguous.
  */
 export function versionNameProblem(name: string): string | null {
-  if (name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name)) {
-    return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')}.`;
+  if (name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name) || GIT_STATE_NAME.test(name)) {
+    return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')} and git's other *_HEAD names.`;
   }
   // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
   if (!VERSION_NAME.test(name) || name.includes('..') || name.includes('//') || name.endsWith('.lock')) {
@@ -114,4 +116,6 @@ export function versionNameProblem(name: string): string | null {
   return null;
 }
 
-const RESERVED_NAMES = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD']);
+const RESERVED_NAMES = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
+/** The names git gives its own state (CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, …): a revision of that name is git's, not the tag. */
+const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;

@@ -4,7 +4,7 @@ import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { treeEntryProblem } from '../model/paths.js';
 import type { Model } from '../model/types.js';
-import { versionNameProblem } from '../history/versions.js';
+import { versionClash, versionNameProblem } from '../history/versions.js';
 import { CatFile, gitText, runGit } from '../store/git-cli.js';
 import { checkDraftPush } from './drafts.js';
 
@@ -73,28 +73,41 @@ export async function checkPush(
 ): Promise<string[]> {
   const problems: string[] = [];
   const mainUpdate = updates.find((update) => update.ref === MAIN);
+  // A new version stands beside the tags there were and the other new ones of this push.
+  const tagName = (update: RefUpdate) => update.ref.slice('refs/tags/'.length);
+  const newTags = updates.filter((update) => update.ref.startsWith('refs/tags/') && ZERO.test(update.old));
+  const tagsBefore =
+    newTags.length === 0
+      ? []
+      : (await gitText(gitdir, ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { env })).split('\n').filter(Boolean);
   for (const update of updates) {
     if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env, limits)));
     else if (update.ref.startsWith('refs/heads/drafts/')) {
       problems.push(...(await checkDraftPush(gitdir, update, env, (g, range, e) => checkCommits(g, range, e, limits))));
-    } else if (update.ref.startsWith('refs/tags/')) problems.push(...(await checkVersionTag(gitdir, update, mainUpdate, env)));
-    else {
+    } else if (update.ref.startsWith('refs/tags/')) {
+      const beside = [...tagsBefore, ...newTags.filter((other) => other !== update).map(tagName)];
+      problems.push(...(await checkVersionTag(gitdir, update, mainUpdate, beside, env)));
+    } else {
       problems.push(`${update.ref}: only main, drafts/<name> and new version tags can be pushed; the model lives on main.`);
     }
   }
   return problems;
 }
 
-/** A version pushed as a tag: new, named as the API names versions, on a commit of `main` (so one that was checked). */
+/**
+ * A version pushed as a tag: new, named as the API names versions, no folder of another version's
+ * (`beside`: the other versions) nor in one, on a commit of `main` (so one that was checked).
+ */
 async function checkVersionTag(
   gitdir: string,
   update: RefUpdate,
   mainUpdate: RefUpdate | undefined,
+  beside: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<string[]> {
   if (!ZERO.test(update.old)) return [`${update.ref}: versions are never moved or deleted; make a new one.`];
   const name = update.ref.slice('refs/tags/'.length);
-  const nameProblem = versionNameProblem(name);
+  const nameProblem = versionNameProblem(name) ?? versionClash(name, beside);
   if (nameProblem !== null) return [`${update.ref}: ${nameProblem}`];
   const main =
     mainUpdate && !ZERO.test(mainUpdate.new)
