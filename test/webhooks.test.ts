@@ -204,7 +204,20 @@ test('a receiver that never answers does not slow writes', async (t) => {
 test('which addresses count as private: loopback, private, link-local, CGNAT, unique-local, multicast, IPv4 inside IPv6', (t) => {
   const blocked = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1'];
   const blocked6 = ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1'];
-  for (const address of [...blocked, ...blocked6]) t.true(isPrivateAddress(address), address);
-  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+  // Every spelling of an embedded IPv4 address, 6to4, site-local, Teredo, local-use NAT64 (a probe found the first three let through).
+  const spelled = [
+    '::127.0.0.1',
+    '0:0:0:0:0:ffff:7f00:1',
+    '::ffff:0:127.0.0.1',
+    '2002:7f00:1::',
+    '2002:a00:1:1::5',
+    'fec0::1',
+    '2001:0:4136:e378::1',
+    '64:ff9b:1::a00:1',
+    '0:0:0:0:0:0:0:1',
+    'FE80::1%eth0',
+  ];
+  for (const address of [...blocked, ...blocked6, ...spelled]) t.true(isPrivateAddress(address), address);
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '2a00:1450::1'])
     t.false(isPrivateAddress(address), address);
 });

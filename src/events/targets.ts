@@ -43,17 +43,47 @@ export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return BLOCKED.check(address, 'ipv4');
   if (family !== 6) return true;
-  // IPv4 inside IPv6 (::ffff:127.0.0.1, NAT64 64:ff9b::7f00:1): judged as the IPv4 address.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? mappedHex(address);
-  if (embedded !== undefined) return isPrivateAddress(embedded);
+  const groups = ipv6Groups(address);
+  if (groups === null) return true;
+  const embedded = embeddedIpv4(groups);
+  if (embedded !== null) return isPrivateAddress(embedded);
+  const [g0, g1] = groups as [number, number];
+  // Site-local (fec0::/10, deprecated but routed by some networks), Teredo (2001::/32, whose
+  // client address is hidden), local-use NAT64 (64:ff9b:1::/48, the IPv4 address anywhere in it).
+  if ((g0 & 0xffc0) === 0xfec0 || (g0 === 0x2001 && g1 === 0) || (g0 === 0x64 && g1 === 0xff9b && groups[2] === 1)) return true;
   return BLOCKED.check(address, 'ipv6');
 }
 
-function mappedHex(address: string): string | undefined {
-  const match = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!match) return undefined;
-  const [high, low] = [Number.parseInt(match[1], 16), Number.parseInt(match[2], 16)];
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+/**
+ * The IPv4 address an IPv6 one carries, judged as itself: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:aabb:ccdd::), in any of
+ * IPv6's spellings (hex groups or a dotted tail). Null when it carries none.
+ */
+function embeddedIpv4(groups: readonly number[]): string | null {
+  const zero = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const quad = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  if (zero(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return quad(groups[6]!, groups[7]!);
+  if (zero(0, 4) && groups[4] === 0xffff && groups[5] === 0) return quad(groups[6]!, groups[7]!); // IPv4-translated (SIIT)
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zero(2, 6)) return quad(groups[6]!, groups[7]!);
+  if (groups[0] === 0x2002) return quad(groups[1]!, groups[2]!);
+  return null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (isIP already said it is one), or null. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 1) return null;
+  const groups = [...left, ...Array(tail === undefined ? 0 : missing).fill('0'), ...right].map((g) => Number.parseInt(g, 16));
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
 /** Checks a subscription's url as given (400 with the reason), resolving its host once. */

@@ -204,7 +204,7 @@ export class Mirrors {
         err instanceof GitTimeoutError
           ? `the mirror did not finish within ${mirror.config.timeout} s; the push was stopped`
           : err instanceof GitCommandError
-            ? err.stderr.trim().split('\n').slice(-3).join(' ')
+            ? gitCause(err.stderr)
             : (err as Error).message;
       mirror.status.lastError = redactSecrets(detail, url);
       mirror.status.failures++;
@@ -253,4 +253,18 @@ export async function readMirrorState(dataDir: string): Promise<MirrorStatus[]> 
 
 function keyOf(config: MirrorConfig): string {
   return `${config.org}\n${config.url}`;
+}
+
+/**
+ * What git said went wrong, in a line: its `fatal:` / `error:` lines (and a refused ref's `! [`),
+ * else its last lines. Its last lines alone were often advice ("Please make sure you have the
+ * correct access rights") that hid the cause ("… does not appear to be a git repository").
+ */
+function gitCause(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const causes = lines.filter((line) => /^(?:fatal:|error:|remote: error:|! \[)/.test(line));
+  return (causes.length > 0 ? causes : lines).slice(-3).join(' ');
 }
