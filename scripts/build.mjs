@@ -13,7 +13,7 @@
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { BUNDLE_OPTIONS } from './bundle-options.mjs';
 
@@ -35,6 +35,9 @@ await build({
   splitting: true,
   sourcemap: true,
 });
+// The viewer's stylesheet and scripts beside the bundle, as they sit beside src/viewer/assets.ts:
+// dist/ then runs without src/ (an image that copies only dist/ and node_modules/).
+await cp('src/viewer/static', 'dist/static', { recursive: true });
 
 // docs/openapi.json is the document the built service serves, committed so it can be read and
 // diffed without running anything (test/openapi.test.ts fails when it is stale).

@@ -1,12 +1,10 @@
 /**
  * The viewer's stylesheet and script, plain files served as they are (no front-end build).
- * From source they sit beside this module; built, dist/cli.js finds them in the package's src/.
+ * They sit in static/ beside this module, and the build copies them beside the bundle.
  */
 import { readFileSync } from 'node:fs';
 
-const STATIC_DIR = import.meta.url.endsWith('.ts')
-  ? new URL('./static/', import.meta.url)
-  : new URL('../src/viewer/static/', import.meta.url);
+const STATIC_DIR = new URL('./static/', import.meta.url);
 
 export interface Asset {
   type: string;
