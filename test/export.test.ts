@@ -70,7 +70,7 @@ test.before(async () => {
         ],
         relations: [
           { fromComponentInstance: 'i0', toComponentInstance: 'i1', label: 'calls "it"\n%date() \\' },
-          { fromComponentInstance: 'i1', toComponentInstance: 'i2', label: '<script>x</script>' },
+          { fromComponentInstance: 'i1', toComponentInstance: 'i2', label: '<script>x</script>', desc: 'over\ntwo lines' },
           { fromComponentInstance: 'i2', toComponentInstance: 'ph', label: "it's" },
         ],
       },
@@ -278,6 +278,9 @@ test('PlantUML (Debian) checks the sample exports with C4-PlantUML from its own 
     t.true(squeezed.includes(piece.replace(/\s+/g, '')), `${JSON.stringify(piece)} not drawn in:\n${drawn}`);
   }
   t.false(/\b20\d\d\b/.test(drawn), '%date() was not evaluated');
+  // A description over two lines is drawn in italics on each, no markup left over (it drew `}</i>`).
+  t.true(squeezed.includes('overtwolines'), drawn);
+  t.false(drawn.includes('</i>'), drawn);
 });
 
 test('Structurizr DSL: a workspace with model and views; every string a single DSL token', async (t) => {

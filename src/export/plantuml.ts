@@ -79,10 +79,18 @@ function* nodeLines(node: ViewNode, level: Level | null, indent: string): Genera
  */
 function relation(r: SceneRelation): string {
   if (r.label) {
-    const text = r.desc ? `${plantumlText(r.label)}\\n<i>${plantumlText(r.desc)}</i>` : plantumlText(r.label);
+    const text = r.desc ? `${plantumlText(r.label)}\\n${italic(r.desc)}` : plantumlText(r.label);
     return `Rel(${r.from}, ${r.to}, "${text}")\n`;
   }
-  return r.desc ? `${r.from} --> ${r.to} : <i>${plantumlText(r.desc)}</i>\n` : `${r.from} --> ${r.to}\n`;
+  return r.desc ? `${r.from} --> ${r.to} : ${italic(r.desc)}\n` : `${r.from} --> ${r.to}\n`;
+}
+
+/** Creole italics end at a line break (a `<i>` across one was drawn as a literal `}</i>`): each line its own. */
+function italic(text: string): string {
+  return text
+    .split(LINE_BREAK)
+    .map((line) => (line === '' ? '' : `<i>${plantumlText(line)}</i>`))
+    .join('\\n');
 }
 
 function* plantumlView(view: SceneView): Generator<string> {
