@@ -257,6 +257,20 @@ test('close keeps the branch as refs/drafts-closed/<name>; reopen brings it back
     t.is((await s.post(`${API}/component?draft=idea`, [{ name: 'Surely' }])).status, 200);
   }));
 
+test('two merges of one draft at once: one merges, the other is told the draft is merged', (t) =>
+  withServer(async (s) => {
+    await open(s, 'race');
+    await s.post(`${API}/component?draft=race`, [{ name: 'Raced' }]);
+    const count = await s.commitCount();
+    const replies = await Promise.all([1, 2, 3].map(() => s.request('POST', `${API}/drafts/race/merge`)));
+    t.deepEqual(replies.map((r) => r.status).sort(), [200, 409, 409], replies.map((r) => r.text).join('\n'));
+    // Each loser in the drafts' words ("Branch 'drafts/race' no longer exists." before).
+    for (const lost of replies.filter((r) => r.status === 409)) {
+      t.deepEqual(lost.body, { error: "Draft 'race' is merged; only an open draft can be merged or updated." });
+    }
+    t.is(await s.commitCount(), count + 2, "one merge commit (main also gains the draft's commit)");
+  }));
+
 test('the events seam is told when a draft opens, catches up, merges, closes and reopens', (t) =>
   withServer(async (s) => {
     const events: DraftEvent[] = [];

@@ -237,20 +237,22 @@ export class Drafts {
     resolutions: readonly Resolution[],
     write: { author: Author; options: WriteOptions; ifMatch?: readonly string[] },
   ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
-    const location = await locateDraft(this.org, name);
-    if (location.state !== 'open')
-      throw new ApiError(409, `Draft '${name}' is ${location.state}; only an open draft can be merged or updated.`);
     for (let attempt = 1; ; attempt++) {
-      const [mainTip, draftTip] = await Promise.all([this.org.tip(), this.org.tip(location.ref)]);
-      const base = await mergeBase(this.gitdir, mainTip.commit, draftTip.commit);
-      if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
-      const [target, source] = into === 'main' ? [mainTip, draftTip] : [draftTip, mainTip];
-      const targetRef = into === 'main' ? MAIN_REF : location.ref;
-      // Already taken in: nothing to commit (a draft merged this way is still marked merged).
-      const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
-      const baseModel = (await this.org.revision(base)).model;
-      let merged: DraftSummary | undefined;
       try {
+        // Found again at each attempt: a merge or close by another request (or process) in
+        // between is then told as such, not as the branch gone from under the read.
+        const location = await locateDraft(this.org, name);
+        if (location.state !== 'open')
+          throw new ApiError(409, `Draft '${name}' is ${location.state}; only an open draft can be merged or updated.`);
+        const [mainTip, draftTip] = await Promise.all([this.org.tip(), this.org.tip(location.ref).catch(movedAway)]);
+        const base = await mergeBase(this.gitdir, mainTip.commit, draftTip.commit);
+        if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
+        const [target, source] = into === 'main' ? [mainTip, draftTip] : [draftTip, mainTip];
+        const targetRef = into === 'main' ? MAIN_REF : location.ref;
+        // Already taken in: nothing to commit (a draft merged this way is still marked merged).
+        const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
+        const baseModel = (await this.org.revision(base)).model;
+        let merged: DraftSummary | undefined;
         const { snapshot } = await this.org.write(
           {
             ref: targetRef,
@@ -441,6 +443,11 @@ function now(): string {
 
 /** A tip moved between working the merge out and taking the lock: worked out again. */
 class Moved extends Error {}
+
+/** A branch read that found it gone (moved by a merge or a close meanwhile): tried again. */
+function movedAway(err: unknown): never {
+  throw err instanceof ApiError && err.status === 409 ? new Moved() : err;
+}
 
 /** 409 with the conflicts beside the error text (the route answers it). */
 export class MergeConflicts extends ApiError {
