@@ -62,7 +62,16 @@ export class ProcessPool {
   ) {}
 
   async run<R extends { id: number }>(task: object, timeoutMs: number): Promise<WorkerOutcome<R>> {
-    const child = this.idle.pop() ?? this.start();
+    const kept = this.idle.pop();
+    const outcome = await this.runOn<R>(kept ?? this.start(), task, timeoutMs);
+    // A kept child can have died while idle before this process heard of it (killed from
+    // outside, by the OOM killer): the task then met a dead channel. Once more, on a new child;
+    // a task that kills its child itself fails there too.
+    if (kept !== undefined && outcome.kind === 'exit') return this.runOn<R>(this.start(), task, timeoutMs);
+    return outcome;
+  }
+
+  private async runOn<R extends { id: number }>(child: ChildProcess, task: object, timeoutMs: number): Promise<WorkerOutcome<R>> {
     clearTimeout(this.idleTimers.get(child));
     this.idleTimers.delete(child);
     // Waiting for the answer keeps this process alive; an idle child does not.
