@@ -91,12 +91,16 @@ test.serial('a write step takes a turn of the event loop only after running 8 ms
   let turns = 0;
   const watch = () => setImmediate(() => turns++);
   watch();
+  const began = performance.now();
   for (let i = 0; i < 1000; i++) await turnIfDue(draft); // quick: no turn
-  t.is(turns, 0);
+  // Unless this process was kept off the CPU past 8 ms meanwhile (a busy machine): then a turn was due.
+  if (performance.now() - began < 8) t.is(turns, 0);
+  const before = turns;
+  watch();
   const until = performance.now() + 10;
   while (performance.now() < until) {
     // A long element.
   }
   await turnIfDue(draft);
-  t.is(turns, 1, 'past 8 ms, other work ran before the step went on');
+  t.true(turns > before, 'past 8 ms, other work ran before the step went on');
 });

@@ -29,14 +29,17 @@ test('resvg aborting its process fails that one PNG: this process goes on, and t
   t.is(after.readUInt32BE(16), 2 * before.readUInt32BE(16));
 });
 
-test.serial('a renderer killed while idle, before this process heard of it, does not fail the next picture: a new one draws it', async (t) => {
-  t.is((await renderPng(HELLO)).subarray(1, 4).toString('latin1'), 'PNG');
-  const [renderer] = await childrenRunning(process.pid, 'png-process');
-  t.truthy(renderer);
-  process.kill(renderer!, 'SIGKILL');
-  // Not waiting for its exit to be noticed (the built server's test met 'the renderer stopped' so).
-  t.is((await renderPng(HELLO)).subarray(1, 4).toString('latin1'), 'PNG');
-});
+test.serial(
+  'a renderer killed while idle, before this process heard of it, does not fail the next picture: a new one draws it',
+  async (t) => {
+    t.is((await renderPng(HELLO)).subarray(1, 4).toString('latin1'), 'PNG');
+    const [renderer] = await childrenRunning(process.pid, 'png-process');
+    t.truthy(renderer);
+    process.kill(renderer!, 'SIGKILL');
+    // Not waiting for its exit to be noticed (the built server's test met 'the renderer stopped' so).
+    t.is((await renderPng(HELLO)).subarray(1, 4).toString('latin1'), 'PNG');
+  },
+);
 
 test('the built server ends its idle PNG renderer (C4STORE_PNG_IDLE_MS) and starts another for the next picture', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'c4store-png-idle-'));
