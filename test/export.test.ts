@@ -114,6 +114,13 @@ test('JSON stays the answer to no Accept and to */*; each export type is served 
       headers: { accept: TYPES[format], 'if-none-match': reply.headers.get('etag') as string },
     });
     t.is(again.status, 304);
+    // The current form's path, by id or ref, exports the same (it answered JSON).
+    const ref = (await sample.get(`/api/external/diagram/${diagramIds[0]}`)).body.ref as string;
+    for (const name of [diagramIds[0], ref]) {
+      const current = await sample.get(`/api/external/diagrams/${name}`, { headers: { accept: TYPES[format] } });
+      t.is(current.headers.get('content-type'), `${TYPES[format]}; charset=utf-8`, `${format} ${name}`);
+      t.is(current.text, reply.text);
+    }
   }
   const missing = await sample.get('/api/external/diagram/01j0000000000000000000000a', { headers: { accept: TYPES.mermaid } });
   t.is(missing.status, 404);

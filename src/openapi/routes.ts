@@ -112,10 +112,11 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
           {
             method: 'GET',
             path: `${path}/:id`,
-            summary: kind === 'diagram' ? 'One diagram by id or ref, or its drawing by Accept' : `One ${name} by id or ref`,
+            summary: kind === 'diagram' ? 'One diagram by id or ref, its drawing or an export by Accept' : `One ${name} by id or ref`,
             tag,
             response: item,
             drawing: kind === 'diagram',
+            exports: kind === 'diagram',
           },
         ] satisfies RouteDoc[])),
     {
