@@ -86,9 +86,8 @@ export function writeOptions(ctx: Context): WriteOptions {
 
 /** `If-Match`: the commits a write may start from (`*`: any), a list as RFC 9110 has it; undefined when absent. */
 export function ifMatch(ctx: Context): readonly string[] | undefined {
-  const header = ctx.get('if-match').trim();
-  if (header === '') return undefined;
-  return header
+  const tags = ctx
+    .get('if-match')
     .split(',')
     .map((tag) =>
       tag
@@ -97,6 +96,7 @@ export function ifMatch(ctx: Context): readonly string[] | undefined {
         .replace(/^"(.*)"$/, '$1'),
     )
     .filter((tag) => tag !== '');
+  return tags.length === 0 ? undefined : tags;
 }
 
 /** An e-mail-safe form of the key's label for the commit author. */
