@@ -18,8 +18,8 @@ export async function createVersion(
   version: { name: string; desc: string | null; commit: string; tagger: { name: string; email: string } },
 ): Promise<Version> {
   await checkVersionName(gitdir, version.name);
-  const names = (await listVersions(gitdir)).map((v) => v.name);
-  throwIfTaken(version.name, names);
+  const versionNames = async () => (await listVersions(gitdir)).map((v) => v.name);
+  throwIfTaken(version.name, await versionNames());
   try {
     await runGit(gitdir, ['tag', '-a', '-F', '-', '--end-of-options', version.name, version.commit], {
       input: version.desc ?? version.name,
@@ -31,10 +31,7 @@ export async function createVersion(
   } catch (err) {
     // Made by another request since the list above: git refuses it, the answer is the same.
     if (err instanceof GitCommandError && /already exists|cannot lock ref/.test(err.stderr)) {
-      throwIfTaken(
-        version.name,
-        (await listVersions(gitdir)).map((v) => v.name),
-      );
+      throwIfTaken(version.name, await versionNames());
     }
     throw err;
   }
