@@ -187,6 +187,22 @@ test.serial('unknown paths: 404 Not found.', async (t) => {
   assertError(t, await s.post(`${API}/nope`, []), 404, 'Not found.');
 });
 
+test.serial("unknown pages a browser asks for: the viewer's 404 page; API, git and agents' paths keep JSON", async (t) => {
+  const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+  for (const path of ['/nope', '/orgs/demo/nope', '/favicon.ico/x']) {
+    const page = await s.get(path, { key: null, headers: browser });
+    t.is(page.status, 404, path);
+    t.regex(page.headers.get('content-type') ?? '', /^text\/html/);
+    t.regex(page.text, /<h1>404<\/h1><p>There is no page at this address\.<\/p><p><a href="\/">/);
+  }
+  for (const path of [`${API}/nope`, '/api/nope', '/git/nope', '/mcp/nope', '/healthz/x']) {
+    assertError(t, await s.get(path, { key: null, headers: browser }), 404, 'Not found.');
+  }
+  // Any other client (curl's */*, JSON) and any other method keep the contract's error.
+  assertError(t, await s.get('/nope', { key: null, headers: { accept: '*/*' } }), 404, 'Not found.');
+  assertError(t, await s.post('/nope', [], { headers: browser }), 404, 'Not found.');
+});
+
 test.serial('known path, wrong method: 405 Method not allowed.', async (t) => {
   const before = await s.state();
   const cases: Array<[string, string, string]> = [

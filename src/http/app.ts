@@ -34,7 +34,7 @@ import { templateRoutes } from './routes/template.js';
 import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
-import { viewerRouter } from '../viewer/routes.js';
+import { pageNotFound, viewerRouter } from '../viewer/routes.js';
 import { mcpRouter } from '../mcp/endpoint.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import { ShareLinks } from '../share/links.js';
@@ -149,6 +149,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
   app.use(refuseTypeDeletes);
+  app.use(pageNotFound);
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);

@@ -165,6 +165,22 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
+/** Where a browser's request for a page ends when nothing answered it: a page, not the API's JSON. */
+const NOT_PAGES = /^\/(?:api|git|mcp|metrics|healthz)(?:\/|$)/;
+
+/**
+ * Mounted after every router: a GET of an address nothing serves, from a browser (it prefers
+ * HTML to JSON), answers the viewer's 404 page with a way back. API clients (JSON, YAML or any
+ * type) and the API's, git's and the agents' paths keep the contract's JSON error.
+ */
+export const pageNotFound: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.status !== 404 || ctx.body != null) return;
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
+  if (NOT_PAGES.test(ctx.path) || ctx.accepts('json', 'html') !== 'html') return;
+  sendHtml(ctx, errorPage(404, 'There is no page at this address.', {}), 404);
+};
+
 export function viewerRouter(deps: ViewerDependencies): Router {
   const sessions = deps.sessions ?? new Sessions(deps.keys);
   const shareLinks = deps.shareLinks ?? new ShareLinks(deps.keys.dataDir);
