@@ -371,6 +371,43 @@ test.serial('LIST attributes: list required, no duplicates, and only on LIST', a
   t.false('list' in (await s.get(`${ATTR}/${tier.id}`)).body);
 });
 
+test.serial('a LIST attribute with an empty list: accepted, holds no value, cannot be made required over components', async (t) => {
+  const [empty] = await expectOneCommit(
+    t,
+    'PUT',
+    ATTR,
+    [{ name: 'Stage', type: 'LIST', list: [], forTypes: ['queue'] }],
+    'PUT /api/external/attribute: create 1',
+  );
+  t.deepEqual(empty.list, []);
+  const before = await s.state();
+  const refused = await s.post('/api/external/component', [
+    { name: 'Outbox', typeSlug: 'queue', attributes: [{ id: empty.id, value: 'x' }] },
+  ]);
+  t.is(refused.status, 400);
+  t.deepEqual(refused.body, {
+    error: `LIST attribute '${empty.id}' has no list values yet: it cannot hold a value. (attribute 'Stage', element 0 'Outbox')`,
+  });
+  t.is(await s.state(), before);
+  const [outbox] = (await s.post('/api/external/component', [{ name: 'Outbox', typeSlug: 'queue' }])).body;
+  await expectRefused(
+    t,
+    'POST',
+    ATTR,
+    [{ id: empty.id, name: 'Stage', type: 'LIST', list: [], forTypes: ['queue'], required: true }],
+    400,
+    `Component '${outbox.id}' (Outbox) would become invalid: Required attribute '${empty.id}' has no value. (attribute 'Stage', element 0 'Stage')`,
+  );
+  // Filled in, it takes values as any LIST attribute does.
+  ok(t, await write('POST', ATTR, [{ id: empty.id, name: 'Stage', type: 'LIST', list: ['beta'], forTypes: ['queue'] }]));
+  const set = await s.post('/api/external/component', [
+    { id: outbox.id, name: 'Outbox', typeSlug: 'queue', attributes: [{ id: empty.id, value: 'beta' }] },
+  ]);
+  t.is(set.status, 200, set.text);
+  // Later tests count the components an attribute would break.
+  t.is((await s.request('DELETE', `/api/external/components/${outbox.id}`)).status, 200);
+});
+
 test.serial('forTypes: unknown slugs are refused, [] when unrestricted', async (t) => {
   for (const [method, path] of [
     ['PUT', PATHS[0]],

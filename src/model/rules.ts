@@ -46,6 +46,7 @@ export function checkAttributeValue(model: Model, attribute: Attribute, value: A
     case 'LIST': {
       const list = attribute.list ?? [];
       if (typeof value !== 'string' || !list.includes(value)) {
+        if (list.length === 0) throw new ModelError(`LIST attribute '${id}' has no list values yet: it cannot hold a value.`);
         throw new ModelError(`Value for LIST attribute '${id}' must be one of: ${list.join(', ')}.`);
       }
       return;
