@@ -96,6 +96,16 @@ test('a clone fetches draft branches; a push creating drafts/<name> opens a draf
       t.regex(await gitFails(dir, 'push', 'origin', '--delete', 'drafts/renamed'), /DELETE \/api\/external\/drafts\/renamed closes it/);
       t.regex(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/Bad_Name'), /a draft's name uses lowercase letters/);
 
+      // A branch with no history in common with main proposes nothing to it: refused, new or forced.
+      await git(dir, 'checkout', '-q', '--orphan', 'unrelated');
+      await git(dir, 'commit', '-q', '-m', 'The same model, from nowhere');
+      const orphanRefusal = /drafts\/(orphan|renamed): a draft starts from a commit of main, and this branch shares no history with main/;
+      t.regex(await gitFails(dir, 'push', 'origin', 'unrelated:refs/heads/drafts/orphan'), orphanRefusal);
+      t.regex(await gitFails(dir, 'push', '--force', 'origin', 'unrelated:drafts/renamed'), orphanRefusal);
+      t.is((await s.get(`${API}/drafts/orphan`)).status, 404);
+      t.is((await s.git('rev-parse', 'drafts/renamed')).trim(), before);
+      await git(dir, 'checkout', '-q', 'drafts/renamed');
+
       // A closed draft's name cannot be pushed to until it is reopened.
       t.is((await s.request('DELETE', `${API}/drafts/from-api`)).status, 200);
       t.regex(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/from-api'), /Draft 'from-api' is closed; reopen it/);

@@ -39,6 +39,14 @@ export async function checkDraftPush(
       }
     }
   }
+  // A draft proposes a change to main: without a commit in common it has no base to be shown
+  // against or merged onto (its diff would be the whole model, its author nobody's).
+  const shared = await runGit(gitdir, ['merge-base', 'refs/heads/main', update.new], { okCodes: [1], env });
+  if (shared.code === 1) {
+    return [
+      `drafts/${name}: a draft starts from a commit of main, and this branch shares no history with main; branch it from main (git switch -c drafts/${name} origin/main) and commit the change there.`,
+    ];
+  }
   // The commits no ref holds yet: those on main or another draft were checked when they came.
   const problems = await checkCommits(gitdir, [update.new, '--not', '--all'], env);
   return problems.map((problem) => `drafts/${name}: ${problem}`);
