@@ -212,6 +212,19 @@ test('a merge that would break a rule is refused with the rule; update takes mai
     // Catching up fails alike (the merged model is the same whichever way it goes).
     t.deepEqual((await s.post(`${API}/drafts/uses-legacy/update`, {})).body, { error: rule });
 
+    // One id for two kinds of thing, each side's write valid alone: the API refuses it on one
+    // side, and so does the merge of both sides.
+    await open(s, 'twin');
+    t.is((await s.post(`${API}/tags?draft=twin`, { id: 'twin1', name: 'Twin', color: 'red' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'twin1', name: 'Twin' })).status, 201);
+    const clash = `${resourcePath('component', 'twin1')}: Id 'twin1' is held by the tag 'twin1' as well: ids are unique across the organization.`;
+    const twinHead = await s.head();
+    const twin = await s.post(`${API}/drafts/twin/merge`, {});
+    t.is(twin.status, 409);
+    t.deepEqual(twin.body, { error: clash });
+    t.is(await s.head(), twinHead);
+    t.is(await s.git('ls-tree', '-r', '--name-only', 'main', 'tags'), '');
+
     await open(s, 'catch-up');
     await s.post(`${API}/components?draft=catch-up`, { id: 'queue', name: 'Queue' });
     await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { OBJECT_CHECKS } from '../src/push/hook.js';
 import { startServer } from '../src/server.js';
+import { CLI } from './support/process.js';
 import { run, TestServer } from './support/server.js';
 
 const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
@@ -250,4 +251,26 @@ test('version tags: main, HEAD and names no revision can name are refused, as ar
   const both = await pushRefused(dir, `${commit}:refs/tags/v2`, `${commit}:refs/tags/v2/rc`);
   t.regex(both, /Version 'v2' cannot be made beside version 'v2\/rc'/);
   await unchanged(t, s, afterV1, v1Tags);
+});
+
+test('a push giving one id to two kinds of thing is refused, and check says so of the clone', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  t.is((await s.post('/api/external/components', { id: 'cb', name: 'Cart Backend' })).status, 201);
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  await mkdir(join(dir, 'tags'), { recursive: true });
+  await writeFile(join(dir, 'tags', 'cb.yaml'), 'id: cb\nname: Cart\ndesc: null\ncolor: red\n');
+  await git(dir, ['add', 'tags/cb.yaml']);
+  await git(dir, ['commit', '-qm', 'a tag with the id of a component']);
+  const clash = /Id 'cb' is held by the (component|tag) 'cb' as well: ids are unique across the organization\./;
+  t.regex(await pushRefused(dir, 'HEAD:refs/heads/main'), clash);
+  await unchanged(t, s, head, tags);
+  const checked = await run(process.execPath, [CLI, 'check', dir]).then(
+    () => ({ stdout: 'check passed' }),
+    (err: { stdout?: string }) => err,
+  );
+  t.regex(String(checked.stdout), clash);
 });

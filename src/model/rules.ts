@@ -1,6 +1,6 @@
 import { concerning, ModelError } from '../errors.js';
 import { resourcePath } from './paths.js';
-import type { Attribute, AttributeValueType, Component, Diagram, Model } from './types.js';
+import type { Attribute, AttributeValueType, Component, Diagram, Model, ResourceKind } from './types.js';
 
 /**
  * The model rules. Each check looks at one resource against the model it lives in and
@@ -236,17 +236,29 @@ export function modelProblems(model: Model): ModelProblem[] {
   for (const attribute of model.attributes.values()) check('attribute', attribute.id, () => checkAttribute(model, attribute));
   for (const component of model.components.values()) check('component', component.id, () => checkComponent(model, component));
   for (const diagram of model.diagrams.values()) check('diagram', diagram.id, () => checkDiagram(model, diagram));
+  // An id names one resource of the organization (CONTRACT §7): the API refuses a second one,
+  // and a merge or a push must not make one either.
+  const holders = new Map<string, ResourceKind>();
+  for (const id of model.types.keys()) holders.set(id, 'type');
   for (const [kind, resources] of [
     ['tag', model.tags],
     ['attribute', model.attributes],
     ['component', model.components],
     ['diagram', model.diagrams],
   ] as const) {
-    const seen = new Set<string>();
+    const refs = new Set<string>();
     for (const resource of resources.values()) {
+      const holder = holders.get(resource.id);
+      if (holder === undefined) holders.set(resource.id, kind);
+      else
+        problems.push({
+          kind,
+          id: resource.id,
+          message: `Id '${resource.id}' is held by the ${holder} '${resource.id}' as well: ids are unique across the organization.`,
+        });
       if (resource.ref === undefined) continue;
-      if (seen.has(resource.ref)) problems.push({ kind, id: resource.id, message: `Ref '${resource.ref}' is used more than once.` });
-      seen.add(resource.ref);
+      if (refs.has(resource.ref)) problems.push({ kind, id: resource.id, message: `Ref '${resource.ref}' is used more than once.` });
+      refs.add(resource.ref);
     }
   }
   return problems;
