@@ -28,7 +28,7 @@ function t_ok(status: number) {
   if (status !== 200) throw new Error(`write answered ${status}`);
 }
 
-test('history lists commits of main newest first, as git log on a clone does', (t) =>
+test('history lists commits of main newest first, as git log --first-parent on a clone does', (t) =>
   withServer(async (s) => {
     const { tag, component, diagram } = await threeWrites(s);
     const reply = await s.get(H);
@@ -37,7 +37,7 @@ test('history lists commits of main newest first, as git log on a clone does', (
     const clone = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
     try {
       await run('git', ['clone', '-q', s.gitdir, clone]);
-      const { stdout } = await run('git', ['-C', clone, 'log', '--format=%H %P|%an|%ae|%aI|%s']);
+      const { stdout } = await run('git', ['-C', clone, 'log', '--first-parent', '--format=%H %P|%an|%ae|%aI|%s']);
       const lines = stdout.trim().split('\n');
       t.is(reply.body.length, lines.length);
       reply.body.forEach((entry: any, i: number) => {
@@ -283,4 +283,59 @@ test('revert: one new commit restores the model as it was, checked like any writ
     t.is((await s.post('/api/external/revert', {})).status, 400);
     t.is((await s.post('/api/external/revert', { commit: first }, { key: s.readerKey })).status, 403);
     t.is(await s.commitCount(), same);
+  }));
+
+test("history is main's first-parent chain: a merge is one commit with what it brought, a resource's history keeps main's side, paging loses nothing", (t) =>
+  withServer(async (s) => {
+    const api = '/api/external';
+    const ok = (reply: { status: number; text: string }) => t.true(reply.status < 300, reply.text);
+    ok(await s.post(`${api}/components`, { id: 'tc', name: 'Tax Calculator' }));
+    ok(await s.post(`${api}/drafts`, { name: 'x' }));
+    ok(await s.request('PATCH', `${api}/components/tc?draft=x`, { body: { desc: 'Computes VAT' } }));
+    ok(await s.post(`${api}/components?draft=x`, { id: 'fx', name: 'FX Rates' }));
+    const deleted = await s.request('DELETE', `${api}/components/tc`);
+    ok(deleted);
+    ok(await s.post(`${api}/tags`, { id: 'eu', name: 'EU', color: 'blue' }));
+    const merged = await s.post(`${api}/drafts/x/merge`, { resolutions: [{ kind: 'component', id: 'tc', field: '*', take: 'draft' }] });
+    ok(merged);
+    const mainLine = (await s.git('rev-list', '--first-parent', 'main')).trim().split('\n');
+
+    // The whole history: main's own commits, the merge one of them with what it brought into main.
+    const all = (await s.get(`${H}?limit=100`)).body as Array<{
+      id: string;
+      summary: string;
+      resources: Array<{ id: string; action: string }>;
+    }>;
+    t.deepEqual(
+      all.map((entry) => entry.id),
+      mainLine,
+    );
+    const merge = all[0]!;
+    t.regex(merge.summary, /^Merged draft 'x'/);
+    t.deepEqual(merge.resources.map((r) => [r.id, r.action]).sort(), [
+      ['fx', 'create'],
+      ['tc', 'create'],
+    ]);
+    t.deepEqual((await s.get(`${H}/${merge.id}`)).body.resources, merge.resources);
+
+    // One resource: created, deleted on main, brought back by the merge; the draft's own edit is the merge's.
+    const tc = (await s.get(`${H}?resource=tc`)).body as Array<{ id: string; resources: Array<{ action: string }> }>;
+    t.deepEqual(
+      tc.map((entry) => [entry.id, entry.resources[0]!.action]),
+      [
+        [merge.id, 'create'],
+        [mainLine[2]!, 'delete'],
+        [mainLine[3]!, 'create'],
+      ],
+    );
+
+    // Page by page, one commit a page: every commit of main once, in order.
+    const paged: string[] = [];
+    let next: string | undefined = `${H}?limit=1`;
+    while (next !== undefined) {
+      const page = await s.get(next);
+      paged.push(...page.body.map((entry: { id: string }) => entry.id));
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+    t.deepEqual(paged, mainLine);
   }));

@@ -33,7 +33,7 @@ export interface HistoryEntry {
 }
 
 export interface HistoryQuery {
-  /** Start from this commit's parents instead of from `main` (paging). */
+  /** Start from this commit's first parent instead of from `main` (paging). */
   before?: string;
   /** Start from this commit instead of `main` (a draft's head). */
   tip?: string;
@@ -90,7 +90,16 @@ function apiContextOf(trailers: string): string | null {
     .trim();
 }
 
+/**
+ * A branch's history is its first-parent chain, as the change feed's (CONTRACT §9): the commits
+ * made on it, a merge being one commit that brings what the merged branch changed (its changes
+ * are those against the first parent). So the history of a resource shows a delete on main and
+ * the merge that brought the resource back, and a page's `before` continues exactly where it
+ * ended: a walk of every parent listed the merged drafts' commits between main's, and resumed
+ * from the last one's parents it lost those of main older than the draft's.
+ */
 export async function readHistory(gitdir: string, query: HistoryQuery): Promise<HistoryEntry[]> {
+  if (query.before !== undefined && !(await hasParent(gitdir, query.before))) return [];
   const paths = query.paths ?? [];
   // git reads the commit graph's changed-path Bloom filters only for a pathspec of one item:
   // with several, it diffs the trees of every commit (seconds on 20,000 commits). So one git log
@@ -118,16 +127,30 @@ async function hasCommitGraph(gitdir: string): Promise<boolean> {
   return false;
 }
 
+async function hasParent(gitdir: string, commit: string): Promise<boolean> {
+  const { code } = await runGit(gitdir, ['rev-parse', '--verify', '--quiet', `${commit}^1^{commit}`], { okCodes: [1] });
+  return code === 0;
+}
+
 async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly string[]): Promise<ParsedEntry[]> {
-  const args = ['log', `--format=${FORMAT}`, '--raw', '--no-abbrev', '-z', '-M', `--max-count=${query.limit}`];
+  const args = [
+    'log',
+    `--format=${FORMAT}`,
+    '--raw',
+    '--no-abbrev',
+    '-z',
+    '-M',
+    '--diff-merges=first-parent',
+    `--max-count=${query.limit}`,
+  ];
   // As seconds since the epoch, within 1970–2038: git's own date parsing misreads some ISO forms
   // and far-future times (an @-time past 2099 filters nothing).
   const seconds = (iso: string) => Math.min(Math.max(Math.floor(Date.parse(iso) / 1000), 0), 2 ** 31 - 1);
   if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
-  else if (query.commits !== undefined) args.push('--no-walk=unsorted', '--diff-merges=first-parent', ...query.commits);
-  else args.push(query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^@`);
+  else if (query.commits !== undefined) args.push('--no-walk=unsorted', ...query.commits);
+  else args.push('--first-parent', query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^1`);
   args.push('--', ...paths);
   const { stdout } = await runGit(gitdir, args);
   return parseLog(stdout.toString('utf8'));
