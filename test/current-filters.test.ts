@@ -105,6 +105,15 @@ test('a filtered list is paged like the whole list, the Link keeping its filters
     t.deepEqual(ids(next), ['worker']);
     t.is(next.headers.get('link'), null);
     t.deepEqual(ids(await s.get(`${API}/components?tagId=core&limit=1&cursor=catalog`)), ['pay']);
+    // The cursor's component deleted between two pages: the walk goes on after where it was.
+    t.is((await s.request('DELETE', `${API}/components/pay?cascade=true`)).status, 200);
+    const after = await s.get(link.slice(1, link.indexOf('>')));
+    t.is(after.status, 200, after.text);
+    t.deepEqual(ids(after), ['worker']);
+    t.deepEqual(
+      ids(await s.get(`${API}/components?limit=100&cursor=pay`)),
+      ids(await s.get(`${API}/components`)).filter((id) => id > 'pay'),
+    );
   }));
 
 test('GET /diagrams, /types, /tags and /attributes filter too', (t) =>

@@ -592,7 +592,7 @@ test.serial('path parameters, ?at= and ?cursor= that try to escape: 404 / 400 wi
     const oid = (await s.git('rev-parse', spec)).trim();
     t.deepEqual((await raw('GET', `${API}/model?at=${oid}`, undefined, undefined)).body, { error: `Commit '${oid}' does not exist.` });
   }
-  for (const cursor of ['../x', '/etc/passwd', '%00', 'a'.repeat(27)]) {
+  for (const cursor of ['../x', '/etc/passwd', '%00', 'a'.repeat(101), 'Ledger']) {
     const reply = await raw('GET', `${API}/component?limit=2&cursor=${encodeURIComponent(cursor)}`, undefined, undefined);
     t.is(reply.status, 400);
     t.deepEqual(reply.body, { error: `Invalid cursor '${cursor}'.` });

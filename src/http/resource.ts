@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import { byIdOrRef, kindName, type Identified, type WriteOptions } from '../model/draft.js';
 import type { StoredKind } from '../model/files.js';
-import { isGeneratedId, isId, newId } from '../model/ids.js';
+import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import { locateDraft, writableDraft } from '../drafts/drafts.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
@@ -153,9 +153,9 @@ export async function sendList<T extends { id: string }>(
     return sendFromSnapshot(ctx, snapshot, `list:${kind}${form}`, () => mapped(items.values(), present));
   }
   const limit = limitParameter(ctx, 100, MAX_PAGE);
-  // A cursor is the last id of the previous page: a generated id, or a client-chosen one still
-  // in the list. Its place is found without a scan (http/pages.ts): a walk costs O(page) a page.
-  if (cursor !== undefined && !isGeneratedId(cursor) && !(isId(cursor) && items.has(cursor))) {
+  // A cursor is the last id of the previous page, found without a scan (http/pages.ts): a walk
+  // costs O(page) a page. Deleted since, it continues at the next id, generated or client-chosen.
+  if (cursor !== undefined && !isId(cursor)) {
     throw new ApiError(400, `Invalid cursor '${cursor}'.`);
   }
   const { page, more } = pageAfter(items, cursor, limit);
