@@ -3,7 +3,7 @@
  * session or key; listed without their token; revoked, they answer 404 at once, in every
  * process of the data directory.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { startServer } from '../src/server.js';
@@ -165,8 +165,20 @@ test('links are listed without their token, per organization and per diagram; re
     t.deepEqual((await s.get(`${API}/share-links`, { key: otherKey })).body, []);
     t.is((await s.request('DELETE', `${API}/share-links/${first.body.id}`, { key: otherKey })).status, 404);
     t.is((await anonymous(first.body.url)).status, 200);
+    // Links kept before their commit was: the time they were made stands in for it.
+    const kept = await readFile(file, 'utf8');
+    t.regex(kept, /^ {4}commit: [0-9a-f]{40}$/m);
+    await writeFile(file, kept.replace(/^ {4}commit: [0-9a-f]{40}\n/gm, ''), { mode: 0o600 });
+    t.is((await anonymous(first.body.url)).status, 200);
     // A deleted diagram's links open nothing.
     await s.request('DELETE', `${API}/diagram/${d.id}`);
+    t.is((await anonymous(first.body.url)).status, 404);
+    // Nor the diagram made again under the same id: the old links were made for another one.
+    const again = await s.post(`${API}/diagrams`, { id: d.id, name: 'Internal M&A roadmap', level: 'C1' });
+    t.is(again.status, 201, again.text);
+    for (const url of [first.body.url, first.body.svgUrl, first.body.pngUrl]) t.is((await anonymous(url)).status, 404, url);
+    const fresh = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'new' });
+    t.is((await anonymous(fresh.body.url)).status, 200);
     t.is((await anonymous(first.body.url)).status, 404);
   }));
 

@@ -37,6 +37,8 @@ export interface HistoryQuery {
   before?: string;
   /** Start from this commit instead of `main` (a draft's head). */
   tip?: string;
+  /** Only the commits after this one (it and its ancestors left out). */
+  after?: string;
   since?: string;
   until?: string;
   limit: number;
@@ -151,6 +153,7 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
   if (query.single !== undefined) args.push('--no-walk', query.single);
   else if (query.commits !== undefined) args.push('--no-walk=unsorted', ...query.commits);
   else args.push('--first-parent', query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^1`);
+  if (query.after !== undefined) args.push(`^${query.after}`);
   args.push('--', ...paths);
   const { stdout } = await runGit(gitdir, args);
   return parseLog(stdout.toString('utf8'));

@@ -30,6 +30,11 @@ export interface ShareLink {
   created: string;
   /** The label of the key that made it. */
   createdBy: string;
+  /**
+   * The commit of main the diagram was seen in when the link was made: a delete after it ends the
+   * link (share/continuity.ts). Links made before it was kept have none; their `created` time stands in.
+   */
+  commit?: string;
 }
 
 export const SHARE_LINKS_FILE_NAME = 'share-links.yaml';
@@ -54,7 +59,7 @@ export class ShareLinks {
   }
 
   /** A new link to `diagram`; the token is returned here and never again. */
-  async create(link: Omit<ShareLink, 'id' | 'hash' | 'created'>): Promise<{ token: string; link: ShareLink }> {
+  async create(link: Omit<ShareLink, 'id' | 'hash' | 'created'> & { commit: string }): Promise<{ token: string; link: ShareLink }> {
     const token = randomBytes(32).toString('base64url');
     const made: ShareLink = {
       id: randomBytes(8).toString('hex'),
@@ -65,6 +70,7 @@ export class ShareLinks {
       hash: sha256Hex(token),
       created: new Date().toISOString(),
       createdBy: link.createdBy,
+      commit: link.commit,
     };
     await this.modify((links) => {
       if (links.filter((l) => l.org === link.org).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
@@ -143,8 +149,12 @@ function parseLinks(text: string, file: string): ShareLink[] {
       typeof link === 'object' &&
       fields.every((f) => typeof link[f] === 'string') &&
       /^[0-9a-f]{64}$/.test(String(link.hash));
-    if (!valid) throw new Error(`${file}: link #${index + 1} is malformed.`);
-    return Object.fromEntries(fields.map((f) => [f, link[f]])) as unknown as ShareLink;
+    if (!valid || (link.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(String(link.commit)))) {
+      throw new Error(`${file}: link #${index + 1} is malformed.`);
+    }
+    const parsed = Object.fromEntries(fields.map((f) => [f, link[f]])) as unknown as ShareLink;
+    if (link.commit !== undefined) parsed.commit = String(link.commit);
+    return parsed;
   });
 }
 

@@ -32,6 +32,7 @@ import {
   signInPage,
 } from './pages.js';
 import { ShareLinks } from '../share/links.js';
+import { ShareContinuity } from '../share/continuity.js';
 import { ShareLinkBody } from '../share/schemas.js';
 import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
 import { pathsOfResource, readHistory } from '../history/log.js';
@@ -184,6 +185,7 @@ export const pageNotFound: Middleware = async (ctx, next) => {
 export function viewerRouter(deps: ViewerDependencies): Router {
   const sessions = deps.sessions ?? new Sessions(deps.keys);
   const shareLinks = deps.shareLinks ?? new ShareLinks(deps.keys.dataDir);
+  const continuity = new ShareContinuity();
   const router = new Router({ sensitive: true });
   const sameOrigin = requireSameOrigin(deps);
 
@@ -315,9 +317,10 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
     const { label } = checkBody(ShareLinkBody, { label: form.get('label') ?? '' });
     const id = String(ctx.params.id);
-    const diagram = (await state(ctx).org.head()).model.diagrams.get(id);
+    const head = await state(ctx).org.head();
+    const diagram = head.model.diagrams.get(id);
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-    const { token } = await makeShareLink(ctx, shareLinks, id, label ?? '');
+    const { token } = await makeShareLink(ctx, shareLinks, id, head.commit, label ?? '');
     sendHtml(ctx, shareMadePage(diagram, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
   });
 
@@ -332,7 +335,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   /**
    * A share link (src/share/links.ts): the diagram's page, SVG or PNG at the tip of `main`, with
    * neither session nor key. Anything a token does not open — malformed, unknown, revoked, its
-   * diagram deleted, its organization gone or made anew — is the same 404.
+   * diagram deleted (even if one was made again under its id), its organization gone or made
+   * anew — is the same 404.
    */
   router.get('/share/:token', htmlErrors, async (ctx) => {
     const sent = String(ctx.params.token);
@@ -341,7 +345,9 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const org = link && deps.orgs.find(link.org);
     const snapshot = org && org.identity === link.orgId ? (await org.readable()).snapshot : undefined;
     const diagram = snapshot?.model.diagrams.get(link!.diagram);
-    if (!snapshot || !diagram) throw new ApiError(404, 'This share link does not exist or was revoked.');
+    if (!org || !snapshot || !diagram || !(await continuity.unbroken(org.repo.gitdir, link!, snapshot.commit))) {
+      throw new ApiError(404, 'This share link does not exist or was revoked.');
+    }
     // No address of the page may travel on to another site: it is the key to the drawing.
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Robots-Tag', 'noindex');

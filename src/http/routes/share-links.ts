@@ -41,12 +41,22 @@ function optionalBody(parse: Middleware): Middleware {
   };
 }
 
-/** A new link to the diagram `diagramId` of the request's organization, made by the request's key (the API's and the viewer's). */
-export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, label: string) {
+/**
+ * A new link to the diagram `diagramId` of the request's organization, as main has it at `commit`,
+ * made by the request's key (the API's and the viewer's).
+ */
+export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, commit: string, label: string) {
   const { key, org } = state(ctx);
   if (org.identity === undefined) throw new ApiError(503, 'This organization has no identity yet: restart the server once.');
   try {
-    return await store.create({ org: org.slug, orgId: org.identity, diagram: diagramId, label: label.trim(), createdBy: key.label });
+    return await store.create({
+      org: org.slug,
+      orgId: org.identity,
+      diagram: diagramId,
+      commit,
+      label: label.trim(),
+      createdBy: key.label,
+    });
   } catch (err) {
     if (err instanceof TooManyLinks) throw new ApiError(409, err.message);
     throw err;
@@ -58,8 +68,9 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
   const [, parse] = writing;
   const create = async (ctx: Context, byRef: boolean) => {
     const body = checkRequestBody(ctx, ShareLinkBody);
-    const diagram = findOne(ctx, 'diagram', (await state(ctx).org.head()).model.diagrams, byRef);
-    const { token, link } = await makeShareLink(ctx, storeOf(), diagram.id, body.label ?? '');
+    const head = await state(ctx).org.head();
+    const diagram = findOne(ctx, 'diagram', head.model.diagrams, byRef);
+    const { token, link } = await makeShareLink(ctx, storeOf(), diagram.id, head.commit, body.label ?? '');
     ctx.status = 201;
     ctx.set('Location', `/api/external/share-links/${link.id}`);
     await send(ctx, { ...presentLink(link), ...shareUrls(settings.publicUrl, token) });
