@@ -66,3 +66,26 @@ test('every 201 carries Location, and it answers with what was made', (t) =>
     t.is(atVersion.headers.get('etag'), `"${await s.head()}"`);
     await ok(t, s, 'DELETE', `${API}/components/ledger.db`, undefined);
   }));
+
+test("a diagram's SVG and PNG revalidate by ETag like every GET; a draft's visual diff, drawing main too, has none", (t) =>
+  withServer(async (s) => {
+    await ok(t, s, 'POST', `${API}/diagrams`, { id: 'ctx', name: 'Context', level: 'C1' }, { status: 201 });
+    for (const [path, accept] of [
+      [`${API}/diagram/ctx`, 'image/svg+xml'],
+      [`${API}/diagrams/ctx`, 'image/png'],
+    ] as const) {
+      const headers = { accept };
+      const first = await s.get(path, { headers });
+      t.is(first.status, 200, path);
+      const etag = first.headers.get('etag');
+      t.is(etag, `"${await s.head()}"`, path);
+      for (const tag of [etag!, `W/${etag}`, '*']) {
+        t.is((await s.get(path, { headers: { ...headers, 'if-none-match': tag } })).status, 304, `${path} ${tag}`);
+      }
+      t.is((await s.get(path, { headers: { ...headers, 'if-none-match': '"0000"' } })).status, 200, path);
+    }
+    t.is((await s.post(`${API}/drafts`, { name: 'wider' })).status, 201);
+    const compared = await s.get(`${API}/diagram/ctx?draft=wider&compare=main`, { headers: { accept: 'image/svg+xml' } });
+    t.is(compared.status, 200, compared.text);
+    t.is(compared.headers.get('etag'), null);
+  }));

@@ -76,7 +76,8 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     const api = await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=main`, SVG);
     t.is(api.status, 200, api.text);
     t.is(api.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
-    t.is(api.headers.get('etag'), `"${(await s.git('rev-parse', 'drafts/payments-v2')).trim()}"`);
+    // It draws main as well as the draft, so the draft's head is no validator of it.
+    t.is(api.headers.get('etag'), null);
     const marks = marksOf(api.text);
     t.deepEqual(Object.fromEntries(marks), {
       [id('w')]: 'c4-changed',

@@ -69,7 +69,7 @@ export function setEtag(ctx: Context, snapshot: Snapshot): void {
  * 404 until its body is set) and ignores `If-None-Match` when the request also carries
  * `Cache-Control: no-cache` — which `fetch` adds to every request with `If-None-Match`.
  */
-function notModified(ctx: Context, snapshot: Snapshot): boolean {
+export function notModified(ctx: Context, snapshot: Snapshot): boolean {
   setEtag(ctx, snapshot);
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
   const header = ctx.get('if-none-match').trim();

@@ -7,7 +7,7 @@ import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
 import { BoundedAnswers } from '../http/bounded-answers.js';
 import { FairQueue } from '../http/fair-queue.js';
-import { cachedBody } from '../http/respond.js';
+import { cachedBody, notModified } from '../http/respond.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { PNG_SCALES, renderPng } from '../drawing/png.js';
 import type { Diagram } from '../model/types.js';
@@ -69,14 +69,6 @@ export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Prom
 }
 
 /** True (and 304 set) when the request already holds this commit's drawing. */
-function notModified(ctx: Context, snapshot: Snapshot): boolean {
-  const current = `"${snapshot.commit}"`;
-  const header = ctx.get('if-none-match').trim();
-  if (header === '' || !header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === current || tag.trim() === '*')) return false;
-  ctx.status = 304;
-  return true;
-}
-
 /** Answers the drawing of `diagram` at the snapshot's commit as SVG or PNG. */
 export async function sendDrawing(
   ctx: Context,
@@ -87,10 +79,12 @@ export async function sendDrawing(
 ): Promise<void> {
   const scale = format === 'png' ? scaleOf(ctx) : 1;
   ctx.vary('Accept');
-  ctx.set('ETag', `"${snapshot.commit}"`);
   ctx.set('Cache-Control', audience === 'shared' ? 'no-cache' : 'no-store');
   ctx.set('X-Content-Type-Options', 'nosniff');
-  if (audience === 'shared' && notModified(ctx, snapshot)) return;
+  // A draft's visual diff (`compare=main`) also draws main, which the draft's commit does not
+  // name: it has no ETag, and is drawn every time.
+  const comparing = audience === 'signed-in' && ctx.query.compare !== undefined;
+  if (!comparing && notModified(ctx, snapshot)) return;
   if (format === 'svg') {
     ctx.set('Content-Security-Policy', SVG_POLICY);
     ctx.type = DRAWING_TYPES.svg;
