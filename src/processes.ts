@@ -65,9 +65,10 @@ export class ProcessPool {
     const kept = this.idle.pop();
     const outcome = await this.runOn<R>(kept ?? this.start(), task, timeoutMs);
     // A kept child can have died while idle before this process heard of it (killed from
-    // outside, by the OOM killer): the task then met a dead channel. Once more, on a new child;
-    // a task that kills its child itself fails there too.
-    if (kept !== undefined && outcome.kind === 'exit') return this.runOn<R>(this.start(), task, timeoutMs);
+    // outside, by the OOM killer): the task then met a dead channel, seen as the child's exit or
+    // as the send's error (EPIPE). Once more, on a new child; a task that kills its child itself
+    // fails there too.
+    if (kept !== undefined && (outcome.kind === 'exit' || outcome.kind === 'error')) return this.runOn<R>(this.start(), task, timeoutMs);
     return outcome;
   }
 
