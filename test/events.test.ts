@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import test from 'ava';
 import { TestServer } from './support/server.js';
 import { listen } from './support/events.js';
@@ -147,6 +149,64 @@ test('SSE: live changes arrive in order; a client that reconnects with Last-Even
     [...missed, ...later],
     'the missed ones first, then live, no repeats',
   );
+});
+
+test('SSE: a change larger than the unread bound reaches a client that reads, live and replayed; a resume across it misses nothing', async (t) => {
+  const maxUnreadBytes = 16 * 1024;
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 1000, maxUnreadBytes } } });
+  t.teardown(() => server.close());
+  const before = await server.head();
+  const live = listen(server.url, server.key);
+  t.teardown(() => live.close());
+  await live.opened;
+  const bigCommit = async (prefix: string) => {
+    const tags = Array.from({ length: 300 }, (_, i) => ({ name: `${prefix} ${i} ${'x'.repeat(60)}`, color: 'green' }));
+    const reply = await server.post('/api/external/tag', tags);
+    if (reply.status !== 200) throw new Error(reply.text);
+    return server.head();
+  };
+  const commits = [await bigCommit('a'), await bigCommit('b'), await bigCommit('c')];
+  const events = await live.until(3);
+  t.deepEqual(
+    events.map((e) => e.id),
+    commits,
+  );
+  t.true(JSON.stringify(events[0].change).length > 2 * maxUnreadBytes, 'one event is larger than the bound');
+  t.is(events[0].change.resources.length, 300);
+  live.close();
+  // From before all three: the replay goes at the reader's pace and ends with all of them.
+  const back = listen(server.url, server.key, '/api/external/events', { 'last-event-id': before });
+  t.teardown(() => back.close());
+  t.deepEqual(
+    (await back.until(3)).map((e) => e.id),
+    commits,
+  );
+});
+
+test('SSE: a client that stops reading is cut off once it leaves more than the bound unread; one that reads is not', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 1000, maxUnreadBytes: 16 * 1024 } } });
+  t.teardown(() => server.close());
+  const reading = listen(server.url, server.key);
+  t.teardown(() => reading.close());
+  await reading.opened;
+  const { port } = new URL(server.url);
+  const stalled = connect({ port: Number(port), host: '127.0.0.1' });
+  t.teardown(() => stalled.destroy());
+  stalled.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n\r\n`);
+  await once(stalled, 'data');
+  stalled.pause();
+  // Past what the kernel's buffers take (a few megabytes on loopback), what the client leaves
+  // unread is the server's to hold: it cuts the client off instead.
+  const commits = 16;
+  for (let n = 0; n < commits; n++) {
+    const tags = Array.from({ length: 1000 }, (_, i) => ({ name: `t${n} ${i} ${'x'.repeat(800)}`, color: 'green' }));
+    t.is((await server.post('/api/external/tag', tags)).status, 200);
+  }
+  t.is((await reading.until(commits)).length, commits, 'the reading client got every change');
+  // Read now, the stalled stream ends: the server ended it; one it kept would stay open.
+  stalled.resume();
+  const ended = await Promise.race([once(stalled, 'close').then(() => true), new Promise((resolve) => setTimeout(resolve, 10_000, false))]);
+  t.true(ended, 'the stalled client was cut off');
 });
 
 test('SSE: a comment line keeps the stream alive; an unknown resume point is 404; no key is 401', async (t) => {

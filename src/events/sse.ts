@@ -75,10 +75,13 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   }
 
   let closed = false;
+  // A client that left more than maxUnreadBytes unread is cut off before the next frame; a frame
+  // goes out whole however large (a commit of thousands of resources is one event of megabytes),
+  // so a client that reads is never cut off for the size of what it was sent.
   const send = (text: string) => {
     if (closed) return;
-    res.write(text);
     if (res.writableLength > settings.maxUnreadBytes) res.destroy();
+    else res.write(text);
   };
   // Live events queue here while the replay is written; both are sent in commit order once.
   let queued: StreamEvent[] | undefined = [];
@@ -86,19 +89,23 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
   // The commit of main the client stands at, which a draft frame carries as its id.
   let standsAt: string | null = after ?? null;
-  const sendEvents = (list: readonly StreamEvent[]) => {
-    for (const event of list) {
-      if (!isChange(event)) {
-        send(draftFrame(event, standsAt));
-        continue;
-      }
-      if (event.position <= sentUpTo) continue;
-      sentUpTo = event.position;
-      standsAt = event.change.id;
-      send(changeFrame(event));
+  const sendEvent = (event: StreamEvent) => {
+    if (!isChange(event)) {
+      send(draftFrame(event, standsAt));
+      return;
     }
+    if (event.position <= sentUpTo) return;
+    sentUpTo = event.position;
+    standsAt = event.change.id;
+    send(changeFrame(event));
+  };
+  const sendEvents = (list: readonly StreamEvent[]) => {
+    for (const event of list) sendEvent(event);
   };
   const done = new Promise<void>((resolve) => res.once('close', resolve));
+  // The replay goes at the client's pace: each event waits until what was sent before it is read.
+  const readByClient = () =>
+    res.writableNeedDrain ? Promise.race([done, new Promise((resolve) => res.once('drain', resolve))]) : undefined;
   const listening = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
   const unlisten = listening.stop;
   standsAt ??= listening.from;
@@ -127,7 +134,11 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
       for (;;) {
         if (closed) break;
         const page = await events.feed.page(cursor, REPLAY_PAGE);
-        sendEvents(page.events);
+        for (const event of page.events) {
+          await readByClient();
+          if (closed) break;
+          sendEvent(event);
+        }
         if (!page.more || page.events.length === 0) break;
         cursor = page.events.at(-1)!.change.id;
       }
@@ -135,8 +146,12 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   } catch (error) {
     res.destroy(error as Error);
   }
+  // What happened meanwhile, at the client's pace too; then live.
   const pending = queued;
+  while (pending.length > 0 && !closed) {
+    await readByClient();
+    if (!closed) sendEvent(pending.shift()!);
+  }
   queued = undefined;
-  sendEvents(pending);
   await done;
 }
