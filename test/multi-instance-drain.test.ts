@@ -62,6 +62,24 @@ test('draining: /healthz says 503 while requests are still served, then a write 
   }
 });
 
+test('draining: a live event stream is ended when the server stops accepting, not waited for, nor counted as cut off', async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const stream = await fetch(`${s.url}/api/external/events`, { headers: { authorization: `Bearer ${s.key}` } });
+    t.is(stream.status, 200);
+    const read = (async () => {
+      let text = '';
+      for await (const chunk of stream.body!) text += Buffer.from(chunk).toString('utf8');
+      return text;
+    })();
+    // A timeout the test would not outwait: the stream must end before it, by itself.
+    t.is(await s.server.shutdown({ delayMs: 0, timeoutMs: 120_000 }), 0);
+    t.regex(await read, /^retry: \d+\n/, 'the stream ended cleanly, read to its end');
+  } finally {
+    await s.close();
+  }
+});
+
 test('draining: a request still unfinished at the timeout is cut off and counted', async (t) => {
   const s = await TestServer.start({ packEvery: 0 });
   try {

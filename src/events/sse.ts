@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import type { DraftNotice } from './draft-notices.js';
 import { type FeedEvent, NotOnBranchError } from './feed.js';
 import { isChange, type OrgEvents, type StreamEvent } from './hub.js';
+import { endWhenStopping } from '../ops/drain.js';
 
 export interface StreamSettings {
   /** A comment line at least this often, so proxies and clients know the stream is alive (ms). */
@@ -103,6 +104,12 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
     for (const event of list) sendEvent(event);
   };
   const done = new Promise<void>((resolve) => res.once('close', resolve));
+  // A stopping server ends the stream (the client resumes with Last-Event-ID, elsewhere).
+  endWhenStopping(res, () => {
+    if (closed) return;
+    closed = true;
+    res.end();
+  });
   // The replay goes at the client's pace: each event waits until what was sent before it is read.
   const readByClient = () =>
     res.writableNeedDrain ? Promise.race([done, new Promise((resolve) => res.once('drain', resolve))]) : undefined;

@@ -9,7 +9,8 @@
  *    once instead would reset connections still in the kernel's accept queue, requests sent on
  *    them included: the balancer would answer those 502.
  * 3. in flight: requests already received, writes among them, run to their answer, for at most
- *    `timeoutMs`; whatever is left then is cut off.
+ *    `timeoutMs`; whatever is left then is cut off. Answers that never end by themselves (live
+ *    event streams) are ended at step 2: their clients resume elsewhere, missing nothing.
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 
@@ -18,6 +19,18 @@ export interface DrainTimes {
   delayMs: number;
   /** How long requests in flight may still take once it stopped accepting (step 3). */
   timeoutMs: number;
+}
+
+/** How each endless answer ends cleanly (endWhenStopping). */
+const endless = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * Marks `res` as an answer that never ends by itself (a live event stream): a stop ends it with
+ * `end` once it no longer accepts connections, rather than waiting out its timeout for it and
+ * then counting it as cut off.
+ */
+export function endWhenStopping(res: ServerResponse, end: () => void): void {
+  endless.set(res, end);
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 5_000;
@@ -60,6 +73,7 @@ export class Drain {
     if (times.delayMs > 0) await sleep(times.delayMs);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    for (const res of this.answering) endless.get(res)?.();
     const idle = new Promise<void>((resolve) => {
       this.whenIdle = resolve;
       if (this.answering.size === 0) resolve();
