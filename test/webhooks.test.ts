@@ -201,6 +201,29 @@ test('a receiver that never answers does not slow writes', async (t) => {
   t.is((await server.get('/api/external/changes?limit=1000')).body.changes.length, 6);
 });
 
+test('receivers that never answer do not hold up another subscription of the organization; at most 20 subscriptions', async (t) => {
+  const server = await TestServer.start({
+    webhookAllowPrivate: true,
+    events: { ...FAST, webhooks: { ...FAST.webhooks, timeoutMs: 600_000 } },
+  });
+  const dead = await Receiver.start(() => new Promise<number>(() => {}));
+  const healthy = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await dead.close();
+    await healthy.close();
+  });
+  for (let i = 0; i < 19; i++) t.is((await server.post('/api/external/webhooks', { url: dead.url })).status, 201);
+  t.is((await server.post('/api/external/webhooks', { url: healthy.url })).status, 201);
+  const over = await server.post('/api/external/webhooks', { url: healthy.url });
+  t.is(over.status, 409);
+  t.deepEqual(over.body, { error: 'An organization may have at most 20 webhooks: delete one first.' });
+  const commit = await addTag(server, 'while 19 receivers hang');
+  // The 19 hang (their answer never comes, their timeout is ten minutes); the healthy one is served.
+  await healthy.until(() => healthy.delivered.length === 1, 30_000, 'the healthy delivery');
+  t.is(commitOf(healthy.delivered[0]!.body), commit);
+});
+
 test('which addresses count as private: loopback, private, link-local, CGNAT, unique-local, multicast, IPv4 inside IPv6', (t) => {
   const blocked = ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1'];
   const blocked6 = ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1'];

@@ -21,7 +21,7 @@ import { NotOnBranchError } from './feed.js';
 import type { EventHub, OrgEvents } from './hub.js';
 import { DEFAULT_LEASE_STALE_MS, Lease } from './lease.js';
 import { guardedLookup, isPrivateAddress } from './targets.js';
-import type { Delivery, Subscription, SubscriptionState, WebhookStore } from './webhook-store.js';
+import { type Delivery, MAX_WEBHOOKS_PER_ORG, type Subscription, type SubscriptionState, type WebhookStore } from './webhook-store.js';
 
 export interface DelivererSettings {
   /** Allow receivers on private and loopback addresses (`serve --webhook-allow-private`). */
@@ -48,8 +48,11 @@ export const DEFAULT_DELIVERER_SETTINGS: DelivererSettings = {
   timeoutMs: 15_000,
   scanMs: 2_000,
   leaseStaleMs: DEFAULT_LEASE_STALE_MS,
-  maxConcurrent: 16,
-  maxConcurrentPerOrg: 4,
+  // A request waiting for its receiver's answer holds a socket and a timer, little else: enough
+  // slots that each subscription of an organization has one (a dead receiver then delays only
+  // its own subscription), and many organizations' at once.
+  maxConcurrent: 256,
+  maxConcurrentPerOrg: MAX_WEBHOOKS_PER_ORG,
 };
 
 /** Events a worker reads ahead from the feed. */

@@ -59,6 +59,18 @@ export interface Delivery {
 }
 
 const ID_PATTERN = /^wh_[0-9a-f]{16}$/;
+/**
+ * Subscriptions an organization may have (GitHub's limit per repository and event, too): the
+ * deliverer gives each of them a request slot of its own (deliverer.ts), so that a dead receiver
+ * delays only its own subscription.
+ */
+export const MAX_WEBHOOKS_PER_ORG = 20;
+
+export class TooManyWebhooks extends Error {
+  constructor() {
+    super(`An organization may have at most ${MAX_WEBHOOKS_PER_ORG} webhooks: delete one first.`);
+  }
+}
 /** The delivery log keeps the newest this many lines (rewritten when twice as many). */
 const KEPT_DELIVERIES = 500;
 
@@ -86,6 +98,7 @@ export class WebhookStore {
   }
 
   async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string, drafts?: DraftStates): Promise<Subscription> {
+    if ((await this.list(input.org, input.orgId)).length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
     const subscription: Subscription = {
       id: `wh_${randomBytes(8).toString('hex')}`,
       org: input.org,

@@ -9,7 +9,7 @@ import { locateDraft } from '../../drafts/drafts.js';
 import { ReplayBody, WebhookBody } from '../../events/schemas.js';
 import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
-import { EVENT_TYPES, type Subscription, type SubscriptionState } from '../../events/webhook-store.js';
+import { EVENT_TYPES, type Subscription, type SubscriptionState, TooManyWebhooks } from '../../events/webhook-store.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
@@ -99,7 +99,11 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     if (types.length === 0) throw new ApiError(400, "A webhook needs at least one event type in 'events'.");
     // Draft events from now on: the drafts as they stand are where its delivery of them starts.
     const { states } = await readDraftStates(org.repo.gitdir);
-    const subscription = await events.webhooks.create({ org: org.slug, orgId: org.identity, url, events: types }, tip, states);
+    const subscription = await events.webhooks
+      .create({ org: org.slug, orgId: org.identity, url, events: types }, tip, states)
+      .catch((err: unknown) => {
+        throw err instanceof TooManyWebhooks ? new ApiError(409, err.message) : err;
+      });
     events.deliverer.scan();
     ctx.status = 201;
     ctx.set('Location', `/api/external/webhooks/${subscription.id}`);
