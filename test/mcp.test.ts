@@ -185,6 +185,16 @@ test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff
   t.is((again.structuredContent as { commit: string }).commit, commit);
   const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'agent-fraud' } });
   t.regex((diff.content as Text[])[0]!.text, /added component Fraud Check/);
+  // The read tools read the draft when named: the agent sees what it wrote before anyone merges it.
+  const readBack = await client.callTool({ name: 'get_component', arguments: { id: 'fraud-check', draft: 'agent-fraud' } });
+  t.is((readBack.structuredContent as { name: string }).name, 'Fraud Check');
+  t.true((await client.callTool({ name: 'get_component', arguments: { id: 'fraud-check' } })).isError, 'main has no such component');
+  const searched = await client.callTool({ name: 'search', arguments: { kind: 'components', name: 'fraud', draft: 'agent-fraud' } });
+  t.is((searched.structuredContent as { total: number }).total, 1);
+  const yaml = await client.callTool({ name: 'get_model', arguments: { draft: 'agent-fraud' } });
+  t.regex((yaml.content as Text[])[0]!.text, /name: Fraud Check/);
+  const unknown = await client.callTool({ name: 'get_model', arguments: { draft: 'nope' } });
+  t.is((unknown.content as Text[])[0]!.text, "Draft 'nope' does not exist.");
   // main is not a draft: the agent cannot write there.
   const intoMain = await client.callTool({ name: 'write_model', arguments: { draft: 'main', components: [{ name: 'X' }] } });
   t.true(intoMain.isError);
@@ -250,4 +260,59 @@ test('resources: the model as YAML and each diagram drawn; render_diagram also a
   const image = (png.content as { type: string; data?: string; mimeType?: string }[]).find((c) => c.type === 'image')!;
   t.is(image.mimeType, 'image/png');
   t.deepEqual([...Buffer.from(image.data!, 'base64').subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+});
+
+test('answers stay within 60,000 characters, still whole JSON: a commit of many files is shown, long lists and diffs are shortened with their totals, a large drawing is an address', async (t) => {
+  const big = await TestServer.start({ slug: 'big' });
+  t.teardown(() => big.close());
+  const before = await big.head();
+  const long = 'a component with a rather long name, to fill the answer';
+  const made = await big.post(
+    '/api/external/component',
+    Array.from({ length: 1200 }, (_, i) => ({ ref: `c${i}`, name: `${long} ${i}` })),
+  );
+  t.is(made.status, 200, made.text);
+  const instances = Array.from({ length: 400 }, (_, i) => ({
+    component: made.body[i].id,
+    position: { x: (i % 20) * 300, y: Math.floor(i / 20) * 200 },
+  }));
+  t.is((await big.post('/api/external/diagram', [{ ref: 'wide', name: 'Wide', level: 'C2', componentInstances: instances }])).status, 200);
+  const client = new Client({ name: 'big-agent', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${big.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${big.key}` } } }),
+  );
+  t.teardown(() => client.close());
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const answer = await client.callTool({ name, arguments: args });
+    t.falsy(answer.isError, JSON.stringify(answer.content).slice(0, 300));
+    const text = (answer.content as Text[])[0]!.text;
+    t.true(text.length <= 60_000, `${name}: ${text.length} characters`);
+    t.true(JSON.stringify(answer.structuredContent).length <= 60_000, `${name}: structured content`);
+    return { text, structured: answer.structuredContent as any };
+  };
+
+  const history = await call('history', { limit: 5 });
+  const imported = history.structured.items[1];
+  t.regex(imported.summary, /create 1200/);
+  t.is(imported.resourcesTotal, 1200);
+  t.true(imported.resources.length > 10 && imported.resources.length < 1200);
+
+  const found = await call('search', { kind: 'components', name: 'rather long' });
+  t.is(found.structured.total, 1200);
+  t.regex(found.text, /^1200 components \(the first \d+ shown; narrow the search for the rest\):\n\[/);
+  t.is(JSON.parse(found.text.slice(found.text.indexOf('\n') + 1)).length, found.structured.items.length);
+
+  const diff = await call('diff', { from: before });
+  t.is(diff.structured.addedTotal, 1201);
+  t.true(diff.structured.added.length > 10);
+  t.regex(diff.text, /^\(cut: lists shortened/);
+  t.deepEqual(JSON.parse(diff.text.slice(diff.text.indexOf('\n') + 1)), diff.structured);
+
+  const diagram = await call('get_diagram', { id: 'wide' });
+  t.is(diagram.structured.componentInstancesTotal, 400);
+  const drawn = await call('render_diagram', { id: 'wide' });
+  t.regex(
+    drawn.text,
+    /^The SVG of 'Wide' is \d+ characters, too large for an answer: it is at http:\/\/\S+\/orgs\/big\/diagrams\/\S+\.svg/,
+  );
 });

@@ -13,10 +13,13 @@ import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Model } from '../model/types.js';
+import type { Snapshot } from '../service/org.js';
 import { pngOf } from '../viewer/svg-response.js';
+import { diagramPath } from '../viewer/pages.js';
 import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import { emitYaml, type Plain } from '../yaml/format.js';
+import { ANSWER_CHARS, fitted } from './fit.js';
 
 /**
  * The tools an agent is given (CONTRACT.md §10): what each does, its input as a TypeBox schema
@@ -49,9 +52,6 @@ export interface Tool<S extends TSchema = TSchema> {
   run(args: Static<S>, context: ToolContext): Promise<ToolAnswer>;
 }
 
-/** The most characters of text one tool answer carries: a large model is paged, never one huge result. */
-export const ANSWER_CHARS = 60_000;
-
 function tool<S extends TSchema>(definition: Tool<S>): Tool {
   return definition as unknown as Tool;
 }
@@ -59,23 +59,36 @@ function tool<S extends TSchema>(definition: Tool<S>): Tool {
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 const Revision = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 
+/** Room kept in an answer for the sentence before its JSON. */
+const HEADING_CHARS = 500;
+
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
+/**
+ * An answer of JSON fitted to the answer size (mcp/fit.ts): pretty when it fits so, else
+ * compact, and shortened, with a note, when it does not fit at all.
+ */
+function jsonAnswer(
+  value: Record<string, unknown>,
+  heading = '',
+  whenCut = 'lists shortened, their lengths beside them as <name>Total',
+): ToolAnswer {
+  const budget = ANSWER_CHARS - HEADING_CHARS;
+  const pretty = json(value);
+  if (pretty.length <= budget) return { text: heading + pretty, structured: value };
+  const fit = fitted(value, budget);
+  return { text: `${heading}${fit.cut ? `(cut: ${whenCut})\n` : ''}${JSON.stringify(fit.value)}`, structured: fit.value };
+}
+
 /** A list answer cut to the answer size: as many items as fit, and how many there were. */
 function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
-  const shown: unknown[] = [];
-  let size = 0;
-  for (const item of items) {
-    const text = JSON.stringify(item);
-    if (size + text.length > ANSWER_CHARS) break;
-    shown.push(item);
-    size += text.length;
-  }
-  const cut = shown.length < items.length ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
+  const { value: shown, cut } = fitted([...items], ANSWER_CHARS - HEADING_CHARS);
+  const note = cut ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
+  const pretty = json(shown);
   return {
-    text: `${items.length} ${noun}${cut}:\n${json(shown)}`,
+    text: `${items.length} ${noun}${note}:\n${pretty.length <= ANSWER_CHARS - HEADING_CHARS ? pretty : JSON.stringify(shown)}`,
     structured: { total: items.length, items: shown },
   };
 }
@@ -85,6 +98,12 @@ function diagramsShowing(model: Model, componentId: string) {
     .filter((d) => d.componentInstances.some((i) => i.component === componentId))
     .map((d) => ({ id: d.id, name: d.name, level: d.level }));
 }
+
+const ReadDraft = Type.Optional(
+  Type.String({
+    description: "Read a draft's model instead of main's (the draft's name): what write_model wrote into it, before anyone merges it.",
+  }),
+);
 
 const SearchInput = Type.Object({
   kind: Type.Union([Type.Literal('components'), Type.Literal('diagrams'), Type.Literal('dependencies')], {
@@ -98,12 +117,14 @@ const SearchInput = Type.Object({
   state: Type.Optional(Type.String({ description: 'DRAFT, ACTIVE or ARCHIVED.' })),
   componentId: Type.Optional(Type.String({ description: 'Diagrams showing this component; for dependencies, required.' })),
   level: Type.Optional(Type.String({ description: 'Diagrams of this C4 level: C1, C2, C3 or C4.' })),
+  draft: ReadDraft,
 });
 
-const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id, or else its ref.`) });
+const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id, or else its ref.`), draft: ReadDraft });
 
 const RenderInput = Type.Object({
   id: Id("The diagram's id, or else its ref."),
+  draft: ReadDraft,
   format: Type.Optional(
     Type.Union([Type.Literal('svg'), Type.Literal('png')], { description: 'svg (default): the drawing as text; png: a picture.' }),
   ),
@@ -113,6 +134,7 @@ const RenderInput = Type.Object({
 const MAX_PNG_BYTES = 1_500_000;
 
 const ModelInput = Type.Object({
+  draft: ReadDraft,
   offset: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Where to go on in the YAML (characters), as the previous answer named it.' }),
   ),
@@ -125,7 +147,7 @@ const HistoryInput = Type.Object({
 });
 
 const DiffInput = Type.Object({
-  from: Revision('A commit id, version name or main~N to compare from.'),
+  from: Revision('A commit id (full or abbreviated) or version name to compare from.'),
   to: Type.Optional(Revision('What to compare to (default: main).')),
 });
 
@@ -140,12 +162,19 @@ export function modelYaml(m: Model, publicUrl: string): string {
   } as unknown as { [key: string]: Plain });
 }
 
-async function model(context: ToolContext) {
-  return (await readSnapshot(context.ctx)).model;
+/** The model as main has it, or as the draft `draft` has it. */
+async function snapshotOf(context: ToolContext, draft: string | undefined): Promise<Snapshot> {
+  if (draft === undefined) return readSnapshot(context.ctx);
+  const { org } = state(context.ctx);
+  return org.tip((await locateDraft(org, draft)).ref);
+}
+
+async function model(context: ToolContext, draft: string | undefined) {
+  return (await snapshotOf(context, draft)).model;
 }
 
 function search(model: Model, args: Static<typeof SearchInput>, publicUrl: string): unknown[] {
-  const { kind, ...filters } = args;
+  const { kind, draft: _, ...filters } = args;
   try {
     if (kind === 'components') return searchComponents(model, filters);
     if (kind === 'diagrams') return searchDiagrams(model, filters, publicUrl);
@@ -165,7 +194,7 @@ export const READ_TOOLS: readonly Tool[] = [
     input: SearchInput,
     readOnly: true,
     async run(args, context) {
-      return listAnswer(search(await model(context), args, context.publicUrl), args.kind);
+      return listAnswer(search(await model(context, args.draft), args, context.publicUrl), args.kind);
     },
   }),
   tool({
@@ -174,12 +203,11 @@ export const READ_TOOLS: readonly Tool[] = [
     description: 'One component with its type, attributes, tags and links, and the diagrams it appears on.',
     input: GetById('component'),
     readOnly: true,
-    async run({ id }, context) {
-      const m = await model(context);
+    async run({ id, draft }, context) {
+      const m = await model(context, draft);
       const component = byIdOrRef(m.components, id);
       if (!component) throw new ApiError(404, `Component with id '${id}' does not exist.`);
-      const answer = { ...presentCurrent.component(component, m), diagrams: diagramsShowing(m, component.id) };
-      return { text: json(answer), structured: answer };
+      return jsonAnswer({ ...presentCurrent.component(component, m), diagrams: diagramsShowing(m, component.id) });
     },
   }),
   tool({
@@ -188,12 +216,15 @@ export const READ_TOOLS: readonly Tool[] = [
     description: 'One diagram: its component instances (with positions), containers, text areas and relations.',
     input: GetById('diagram'),
     readOnly: true,
-    async run({ id }, context) {
-      const m = await model(context);
+    async run({ id, draft }, context) {
+      const m = await model(context, draft);
       const diagram = byIdOrRef(m.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-      const answer = presentCurrent.diagram(diagram, m, context.publicUrl);
-      return { text: json(answer), structured: answer };
+      return jsonAnswer(
+        presentCurrent.diagram(diagram, m, context.publicUrl) as Record<string, unknown>,
+        '',
+        'the diagram is larger than an answer: its lists are shortened, their lengths beside them as <name>Total; the API has it whole',
+      );
     },
   }),
   tool({
@@ -203,14 +234,18 @@ export const READ_TOOLS: readonly Tool[] = [
       'The drawing of one diagram as the viewer shows it: SVG text (default) or a PNG picture (format png), and the address where a person sees it.',
     input: RenderInput,
     readOnly: true,
-    async run({ id, format = 'svg' }, context) {
-      const snapshot = await readSnapshot(context.ctx);
+    async run({ id, format = 'svg', draft }, context) {
+      const snapshot = await snapshotOf(context, draft);
       const diagram = byIdOrRef(snapshot.model.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-      const url = `${context.publicUrl}/orgs/${state(context.ctx).org.slug}/diagrams/${diagram.id}`;
+      // The page and the drawings, as the draft has them when one was named.
+      const path = `${context.publicUrl}${diagramPath(state(context.ctx).org.slug, diagram.id)}`;
+      const query = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}`;
+      const url = path + query;
+      const about = { id: diagram.id, name: diagram.name, url, ...(draft === undefined ? {} : { draft }) };
       if (format === 'png') {
         const png = await pngOf(snapshot, diagram, 1);
-        const structured = { id: diagram.id, name: diagram.name, url, png: `${url}.png`, mediaType: 'image/png', bytes: png.length };
+        const structured = { ...about, png: `${path}.png${query}`, mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
           return {
             text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${structured.png}.`,
@@ -224,10 +259,14 @@ export const READ_TOOLS: readonly Tool[] = [
         };
       }
       const svg = await drawingOf(diagram, snapshot.model);
-      return {
-        text: svg,
-        structured: { id: diagram.id, name: diagram.name, url, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) },
-      };
+      const structured = { ...about, svg: `${path}.svg${query}`, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
+      if (svg.length > ANSWER_CHARS) {
+        return {
+          text: `The SVG of '${diagram.name}' is ${svg.length} characters, too large for an answer: it is at ${structured.svg}, and format png gives it as a picture.`,
+          structured,
+        };
+      }
+      return { text: svg, structured };
     },
   }),
   tool({
@@ -236,8 +275,8 @@ export const READ_TOOLS: readonly Tool[] = [
     description: `The organization's whole model (types, tags, attributes, components, diagrams) as YAML, ${ANSWER_CHARS.toLocaleString('en')} characters at a time: call again with the offset the answer names for the rest.`,
     input: ModelInput,
     readOnly: true,
-    async run({ offset = 0 }, context) {
-      const m = await model(context);
+    async run({ offset = 0, draft }, context) {
+      const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
       const end = Math.min(yaml.length, offset + ANSWER_CHARS);
       const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
@@ -272,7 +311,7 @@ export const READ_TOOLS: readonly Tool[] = [
     name: 'diff',
     title: 'Compare two states of the model',
     description:
-      'What changed between two revisions (commit ids, version names, main~N): resources added, removed and changed, field by field.',
+      "What changed between two revisions (full or abbreviated commit ids, version names, 'main'): resources added, removed and changed, field by field.",
     input: DiffInput,
     readOnly: true,
     async run({ from, to = 'main' }, context) {
@@ -280,13 +319,11 @@ export const READ_TOOLS: readonly Tool[] = [
       const [fromCommit, toCommit] = await Promise.all([resolveCommitName(org.repo, from), resolveCommitName(org.repo, to)]);
       const [before, after] = await Promise.all([org.at(fromCommit), org.at(toCommit)]);
       const answer = { from: fromCommit, to: toCommit, ...diffModels(before.model, after.model) };
-      const text = json(answer);
-      return text.length <= ANSWER_CHARS
-        ? { text, structured: answer }
-        : {
-            text: `${text.slice(0, ANSWER_CHARS)}\n… (cut: compare nearer revisions for the whole of it)`,
-            structured: { from: fromCommit, to: toCommit, cut: true },
-          };
+      return jsonAnswer(
+        answer,
+        '',
+        'lists shortened, their lengths beside them as <name>Total; compare nearer revisions for the whole of it',
+      );
     },
   }),
 ];
@@ -372,9 +409,8 @@ export const DRAFT_TOOLS: readonly Tool[] = [
         diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, snapshot.model, context.publicUrl)),
         review: draftPage(context, draft),
       };
-      const summary = `Wrote ${answer.components.length} components and ${answer.diagrams.length} diagrams into draft '${draft}' (commit ${snapshot.commit.slice(0, 12)}).`;
-      const text = json(answer);
-      return { text: `${summary}\n${text.length <= ANSWER_CHARS ? text : `${text.slice(0, ANSWER_CHARS)}\n… (cut)`}`, structured: answer };
+      const summary = `Wrote ${answer.components.length} components and ${answer.diagrams.length} diagrams into draft '${draft}' (commit ${snapshot.commit.slice(0, 12)}).\n`;
+      return jsonAnswer(answer, summary);
     },
   }),
   tool({
@@ -403,8 +439,11 @@ export const DRAFT_TOOLS: readonly Tool[] = [
         merged: 'Its merge brought nothing into main.',
       };
       const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
-      const text = `${heading}${words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n')}\nReview: ${answer.review}`;
-      return { text: text.length <= ANSWER_CHARS ? text : `${text.slice(0, ANSWER_CHARS)}\n… (cut)`, structured: answer };
+      const review = `\nReview: ${answer.review}`;
+      const lines = words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n');
+      const room = ANSWER_CHARS - heading.length - review.length - HEADING_CHARS;
+      const text = `${heading}${lines.length <= room ? lines : `${lines.slice(0, lines.lastIndexOf('\n', room))}\n… (cut: the review page has every change)`}${review}`;
+      return { text, structured: fitted(answer, ANSWER_CHARS).value };
     },
   }),
 ];
