@@ -1,6 +1,6 @@
 import test from 'ava';
 import { chromium } from 'playwright-core';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UniqueNames } from '../src/export/structurizr.js';
@@ -363,4 +363,56 @@ test("Mermaid's renderer in Chromium draws the whole model: every diagram, every
   } finally {
     await browser.close();
   }
+});
+
+test('titles of punctuation alone, blank titles and a container holding a box of its own component: PlantUML checks and Mermaid parses them', async (t) => {
+  const own = await TestServer.start({ slug: 'titles' });
+  t.teardown(() => own.close());
+  const titles = ['Semi; colon', '#hash; and %', '{', '/', '- -', '🙂', ' ', ''];
+  const made = await own.post('/api/external/model', {
+    components: [
+      { ref: 'orders', name: 'Orders API', typeSlug: 'container' },
+      { ref: 'handler', name: 'Handler', typeSlug: 'component' },
+    ],
+    diagrams: [
+      ...titles.map((name) => ({ name, level: 'C1', componentInstances: [{ component: 'orders' }] })),
+      {
+        name: 'Orders API - Components',
+        level: 'C3',
+        componentInstances: [
+          { ref: 'box', isContainer: true, component: 'orders' },
+          { ref: 'x', component: 'orders', parent: 'box' },
+          { ref: 'y', component: 'handler', parent: 'box' },
+        ],
+        relations: [{ fromComponentInstance: 'x', toComponentInstance: 'y', label: 'calls' }],
+      },
+    ],
+  });
+  t.is(made.status, 200, made.text);
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-titles-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const files: string[] = [];
+  for (const [i, diagram] of (made.body.diagrams as Array<{ id: string }>).entries()) {
+    const reply = await own.get(`/api/external/diagram/${diagram.id}`, { headers: { accept: 'text/vnd.mermaid' } });
+    const file = join(dir, `d${i}.mmd`);
+    await writeFile(file, reply.text);
+    files.push(file);
+  }
+  const run = await mermaidParse(files);
+  t.is(run.code, 0, run.stderr);
+  t.deepEqual(
+    run.parsed.slice(0, 3).map((p) => mermaidShown(p.title)),
+    titles.slice(0, 3),
+  );
+  const missing = await plantumlMissing();
+  if (missing) {
+    t.log(`SKIPPED LOUDLY: ${missing}`);
+    return;
+  }
+  const puml = join(dir, 'all.puml');
+  await writeFile(puml, (await own.get('/api/external/model', { headers: { accept: 'text/x-plantuml' } })).text);
+  const checked = await plantumlCheck([puml]);
+  t.is(checked.code, 0, checked.stdout + checked.stderr);
+  const nested = (await own.get(`/api/external/diagram/${made.body.diagrams.at(-1).id}`, { headers: { accept: 'text/x-plantuml' } })).text;
+  t.is(nested.match(/\(c_[^,]+, "Orders API"/g)?.length, 1, nested);
 });

@@ -10,21 +10,26 @@ import { LINE_BREAK, walk, type Scene, type SceneElement, type SceneView, type V
  * Mermaid has no notes: text areas are not exported here.
  */
 
+/** Mermaid's entity codes, which it turns into placeholders before it parses and back when it draws. */
+const ENTITIES: Record<string, string> = { '#': '#35;', '%': '#37;', ';': '#59;', '"': '#quot;', '<': '#lt;', '>': '#gt;' };
+
 /**
- * A label inside double quotes: Mermaid's entity codes for `#`, `"`, `<`, `>` and `%` (decoded
- * only when drawn), and `<br>` for a line break. `%` matters most: Mermaid looks for `%%{…}%%`
- * directives anywhere in the text before it parses anything, quotes or not, and applies them
- * (themes, CSS, fonts fetched from URLs); with no `%` left in a label no directive can form.
+ * A label inside double quotes, or a title: Mermaid's entity codes for `#`, `%`, `;`, `"`, `<` and
+ * `>` (in one pass: the codes hold `#` and `;` themselves), and `<br>` for a line break. `%`
+ * matters most: Mermaid looks for `%%{…}%%` directives anywhere in the text before it parses
+ * anything, quotes or not, and applies them (themes, CSS, fonts fetched from URLs); with no `%`
+ * left in a label no directive can form. `;` and `#` end a title line.
  */
 export function mermaidText(text: string): string {
   return text
-    .replace(/#/g, '#35;')
-    .replace(/%/g, '#37;')
-    .replace(/"/g, '#quot;')
-    .replace(/</g, '#lt;')
-    .replace(/>/g, '#gt;')
+    .replace(/[#%;"<>]/g, (character) => ENTITIES[character]!)
     .replace(LINE_BREAK, '<br>')
     .replace(/[\u0000-\u001f\u007f]/g, ' ');
+}
+
+/** A `title` line, or none for a blank title: Mermaid refuses a bare `title`. */
+function titleLine(title: string): string {
+  return title.trim() === '' ? '' : `  title ${mermaidText(title)}\n`;
 }
 
 const quoted = (text: string | null) => `"${mermaidText(text ?? '')}"`;
@@ -146,7 +151,7 @@ function drawnAsBoundary(node: ViewNode): boolean {
 function* diagram(view: SceneView): Generator<string> {
   const writer = new ViewWriter(view, view.level, '');
   yield `${HEADER[view.level ?? 'C1']}\n`;
-  yield `  title ${mermaidText(view.title)}\n`;
+  yield titleLine(view.title);
   yield `  ${layoutConfig(view.nodes)}\n`;
   yield* writer.nodes(view.nodes, '  ');
   yield* writer.relations('  ');
@@ -161,7 +166,7 @@ function* model(scene: Scene): Generator<string> {
     .filter((n) => !drawn.has(n.element.key))
     .map((n): ViewNode => ({ element: n.element, boundary: false, children: [] }));
   yield 'C4Container\n';
-  yield `  title ${mermaidText(scene.name)}\n`;
+  yield titleLine(scene.name);
   yield `  ${layoutConfig(views.flatMap((v) => v.nodes).concat(undrawn), 1)}\n`;
   for (const [i, view] of views.entries()) {
     // Mermaid has no empty boundary (`{ }` is a parse error): a diagram without boxes is left out.

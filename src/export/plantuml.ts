@@ -93,10 +93,24 @@ function italic(text: string): string {
     .join('\\n');
 }
 
+/**
+ * The view's `title` line, or none for a blank title (PlantUML refuses a bare `title`). PlantUML
+ * also refuses some titles of punctuation alone (`{`, `/`, `- -`, an emoji): a title without a
+ * letter or digit is written character by character as `<U+XXXX>` escapes, which it draws as such.
+ */
+function titleLine(title: string): string {
+  if (title.trim() === '') return '';
+  if (/[\p{L}\p{N}]/u.test(title)) return `title ${plantumlText(title)}\n`;
+  const escaped = Array.from(title.replace(LINE_BREAK, ' ').replace(/[\u0000-\u001f\u007f]/g, ' '), (c) =>
+    c === ' ' ? c : `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+  return `title ${escaped.join('')}\n`;
+}
+
 function* plantumlView(view: SceneView): Generator<string> {
   yield `@startuml ${view.key}\n`;
   yield '!include <C4/C4_Component>\n';
-  yield `title ${plantumlText(view.title)}\n`;
+  yield titleLine(view.title);
   for (const node of view.nodes) yield* nodeLines(node, view.level, '');
   for (const r of view.relations) yield relation(r);
   for (const [i, note] of view.notes.entries()) yield `note ${quoted(note)} as N_${i + 1}\n`;

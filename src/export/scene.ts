@@ -239,17 +239,16 @@ function diagramView(
     const nodes: ViewNode[] = [];
     for (const instance of childrenOf.get(parentInstance) ?? []) {
       const element = elementOfInstance.get(instance.id) as SceneElement;
-      if (parent !== null) nesting.offer(element, parent);
-      const earlier = drawn.get(element.key);
-      const children = build(earlier?.element ?? element, instance.id);
-      if (earlier) {
-        earlier.children.push(...children);
-        earlier.boundary ||= children.length > 0;
-        continue;
+      if (parent !== null && parent.key !== element.key) nesting.offer(element, parent);
+      // Known before its children are built: an instance of the same component inside it (a
+      // container holding a box of itself) is then that one box, not a second of the same name.
+      const node = drawn.get(element.key) ?? { element, boundary: instance.isContainer, children: [] };
+      if (!drawn.has(element.key)) {
+        drawn.set(element.key, node);
+        nodes.push(node);
       }
-      const node: ViewNode = { element, boundary: instance.isContainer || children.length > 0, children };
-      drawn.set(element.key, node);
-      nodes.push(node);
+      node.children.push(...build(node.element, instance.id));
+      node.boundary ||= node.children.length > 0;
     }
     return nodes;
   };

@@ -36,6 +36,7 @@ for (const file of process.argv.slice(2)) {
     results.push({
       file,
       diagramType,
+      title: db.getTitle?.() ?? db.getDiagramTitle?.() ?? '',
       config: { theme: applied.theme, themeCSS: applied.themeCSS ?? '', fontFamily: applied.fontFamily },
       layout: { shapeInRow: db.getC4ShapeInRow(), boundaryInRow: db.getC4BoundaryInRow() },
       shapes: db.getC4ShapeArray().map((s) => ({

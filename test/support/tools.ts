@@ -58,6 +58,8 @@ export async function likec4Model(
 export interface MermaidParse {
   file: string;
   diagramType: string;
+  /** The diagram's title as Mermaid keeps it (entity codes as markers). */
+  title: string;
   /** What the text made Mermaid apply: directives and front matter. */
   config: { theme: string; themeCSS: string; fontFamily: string };
   /** What `UpdateLayoutConfig` set. */
