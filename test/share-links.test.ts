@@ -4,6 +4,7 @@
  * process of the data directory.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import test from 'ava';
 import { startServer } from '../src/server.js';
@@ -106,6 +107,18 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
       s.logs.filter((line) => line.includes('/share/')).join('\n'),
     );
     t.false(s.logs.some((line) => line.includes(token)));
+    // Nor a token cut short by one character, nor a second one after a dot segment.
+    const origin = new URL(made.body.url).origin;
+    await anonymous(`${origin}/share/${token.slice(0, 42)}`);
+    await new Promise<void>((resolve) => {
+      const raw = request(`${origin}/share/x/../${token}.png`, () => resolve());
+      raw.on('error', () => resolve());
+      raw.end();
+    });
+    t.false(
+      s.logs.some((line) => line.includes(token.slice(0, 20))),
+      s.logs.filter((line) => line.includes('/share/')).join('\n'),
+    );
 
     const revoked = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
     t.is(revoked.status, 200);

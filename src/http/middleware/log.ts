@@ -7,12 +7,14 @@ import pino, { type Logger } from 'pino';
 // mistake must not find it in the server's log.
 const KEY_LIKE = /c4s_[A-Za-z0-9_-]{20,}/g;
 
-// A share link's token (src/share/links.ts) is the path itself: whoever reads the log must not be able to open it.
-const SHARE_TOKEN = /(\/share\/)[A-Za-z0-9_-]{43}/g;
+// A share link's token (src/share/links.ts) is the path itself: whoever reads the log must not be
+// able to open it, nor come near it. Everything after `/share/` goes (a token cut short, or
+// several, `/share/<token>/../<token>`), but the drawing's suffix.
+const SHARE_TOKEN = /(\/share\/)[^?#\s"]*?(\.svg|\.png)?(?=[?#\s"]|$)/g;
 
 /** `text` with anything shaped like an API key replaced by `c4s_[redacted]`, and share tokens by `[redacted]`. */
 export function redactKeys(text: string): string {
-  return text.replace(KEY_LIKE, 'c4s_[redacted]').replace(SHARE_TOKEN, '$1[redacted]');
+  return text.replace(KEY_LIKE, 'c4s_[redacted]').replace(SHARE_TOKEN, '$1[redacted]$2');
 }
 
 /**
