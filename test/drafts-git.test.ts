@@ -135,6 +135,33 @@ test('a draft merged over the API shows in git log --graph of a fresh clone', (t
     });
   }));
 
+test("a draft opened by a push keeps who opened it and when once merged; one with no commit of its own is its head's", (t) =>
+  withServer(async (s) => {
+    await withClone(s, async (dir) => {
+      await git(dir, 'checkout', '-q', '-b', 'drafts/pushed', 'origin/main');
+      await git(dir, 'commit', '-q', '--allow-empty', '-m', 'An empty proposal');
+      await writeFile(join(dir, 'tags.txt'), 'not a model file');
+      await git(dir, 'add', 'tags.txt');
+      await git(dir, 'commit', '-q', '-m', 'A note');
+      await git(dir, 'push', '-q', 'origin', 'drafts/pushed');
+      await git(dir, 'push', '-q', 'origin', 'origin/main:refs/heads/drafts/empty');
+    });
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+    const open = (await s.get(`${API}/drafts/pushed`)).body;
+    t.is(open.author, 'Ada');
+    t.regex(open.created, iso);
+    const merged = await s.post(`${API}/drafts/pushed/merge`, {});
+    t.is(merged.status, 200, merged.text);
+    for (const seen of [merged.body, (await s.get(`${API}/drafts/pushed`)).body]) {
+      t.is(seen.state, 'merged');
+      t.is(seen.author, 'Ada');
+      t.is(seen.created, open.created);
+    }
+    const empty = (await s.get(`${API}/drafts/empty`)).body;
+    t.is(empty.author, (await s.git('log', '-1', '--format=%an', 'drafts/empty')).trim());
+    t.regex(empty.created, iso);
+  }));
+
 test('a draft branch is mirrored like main', async (t) => {
   const s = await TestServer.start();
   const dir = await mkdtemp(join(tmpdir(), 'c4store-drafts-mirror-'));

@@ -339,8 +339,11 @@ export class Drafts {
   /** Under the write lock, right after the merge commit: the record and the ref say `merged`. */
   private async markMerged(name: string, head: string, mergeCommit: string): Promise<DraftSummary> {
     const records = await readDraftRecords(this.gitdir);
+    // The draft's own commits are those main lacked before the merge: from main as it was then.
+    const [merge] = await this.org.repo.log(mergeCommit, 1);
+    const mainBefore = merge !== undefined && merge.parents.length === 2 && merge.parents[1] === head ? merge.parents[0]! : mergeCommit;
     const record =
-      records.get(name) ?? (await this.defaultRecord(name, head, (await mergeBase(this.gitdir, mergeCommit, head)) ?? undefined));
+      records.get(name) ?? (await this.defaultRecord(name, head, (await mergeBase(this.gitdir, mainBefore, head)) ?? undefined));
     const merged = { ...record, mergedAt: now(), mergeCommit };
     await saveDraftRecord(this.gitdir, merged);
     await moveRefs(this.gitdir, [
@@ -429,16 +432,25 @@ export class Drafts {
     return undefined;
   }
 
-  /** A draft opened by a push has no record: its name is its title, its first own commit says who and when. */
+  /**
+   * A draft opened by a push has no record: its name is its title, its first own commit says who
+   * and when (one with no commit of its own, pushed where main already was: its head).
+   */
   private async defaultRecord(name: string, head: string, base?: string): Promise<DraftRecord> {
-    const first = base === undefined || base === head ? null : await firstCommitBetween(this.gitdir, base, head);
-    return { name, title: name, desc: null, author: first?.author ?? '', created: first?.time ?? '' };
+    const own = base === undefined || base === head ? null : await firstCommitBetween(this.gitdir, base, head);
+    const first = own ?? (await firstCommitBetween(this.gitdir, null, head));
+    return { name, title: name, desc: null, author: first?.author ?? '', created: first === null ? '' : isoSeconds(first.time) };
   }
 }
 
 /** ISO 8601 in whole seconds, UTC. */
 function now(): string {
-  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return isoSeconds(new Date());
+}
+
+/** A time (a Date, or git's ISO 8601 with its offset) as ISO 8601 in whole seconds, UTC: as every draft time is written. */
+function isoSeconds(time: Date | string): string {
+  return new Date(time).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** A tip moved between working the merge out and taking the lock: worked out again. */

@@ -98,10 +98,12 @@ export async function isAncestor(gitdir: string, ancestor: string, descendant: s
 /** The first commit of `from..to` in order of making, with its author and time: who started a pushed draft. */
 export async function firstCommitBetween(
   gitdir: string,
-  from: string,
+  from: string | null,
   to: string,
 ): Promise<{ author: string; email: string; time: string } | null> {
-  const { stdout } = await runGit(gitdir, ['log', '--reverse', '--format=%an%x00%ae%x00%aI', `${from}..${to}`, '--']);
+  // Without `from`: `to` itself.
+  const range = from === null ? ['-1', to] : ['--reverse', `${from}..${to}`];
+  const { stdout } = await runGit(gitdir, ['log', '--format=%an%x00%ae%x00%aI', ...range, '--']);
   const first = stdout.toString('utf8').split('\n')[0];
   if (!first) return null;
   const [author, email, time] = first.split('\0');
