@@ -530,6 +530,19 @@ test('tags and attributes on the plural paths; POST /attributes: an array is the
     );
     // Dropping `list` with null while the type stays LIST is refused as a full write would be.
     await no(t, s, 'PATCH', `${API}/attributes/team`, { list: null }, 400, 'Invalid JSON: list: Expected array, received null');
+    // Made another type, it leaves its list behind; given a list with it, it is refused as a full write is.
+    await no(
+      t,
+      s,
+      'PATCH',
+      `${API}/attributes/team`,
+      { type: 'BOOLEAN', list: ['a'] },
+      400,
+      "Only a LIST attribute may have a list; this one is BOOLEAN. (attribute 'Team name')",
+    );
+    const plain = await ok(t, s, 'PATCH', `${API}/attributes/team`, { type: 'BOOLEAN' });
+    t.is(plain.type, 'BOOLEAN');
+    t.false('list' in plain);
   }));
 
 test('DELETE: referrers listed (409), cascade in one commit, singular paths, types never', (t) =>

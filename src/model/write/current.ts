@@ -80,6 +80,8 @@ export function mergePatch(kind: WritableKind, stored: Identified, patch: Record
     if (key === 'id' || patch[key] === undefined) continue;
     merged[key] = patch[key];
   }
+  // A list belongs to a LIST attribute: made another type, it leaves its stored list behind.
+  if (kind === 'attribute' && patch.type !== undefined && patch.type !== 'LIST' && patch.list === undefined) delete merged.list;
   // The type is named by id or by slug: naming it one way replaces both.
   if (kind === 'component' && (patch.typeId !== undefined || patch.typeSlug !== undefined)) {
     merged.typeId = patch.typeId;
