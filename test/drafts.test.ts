@@ -417,3 +417,38 @@ test('a merged draft answers what its merge brought into main, as it was merged,
     t.deepEqual(shape(unrecorded.changes), brought);
     t.deepEqual((await s.get(`${API}/drafts/empty`)).body.changes, empty.changes);
   }));
+
+test("with ?draft=, /diff compares to the draft by default; versions and share links, which are main's, refuse it", (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'ledger', name: 'Ledger' });
+    await s.post(`${API}/diagrams`, { id: 'ctx', name: 'Context', level: 'C1' });
+    const base = await s.head();
+    await open(s, 'fraud');
+    await s.post(`${API}/components?draft=fraud`, { id: 'fraud', name: 'Fraud Check' });
+    const draftHead = (await s.git('rev-parse', 'drafts/fraud')).trim();
+    const diff = await s.get(`${API}/diff?from=${base}&draft=fraud`);
+    t.is(diff.status, 200, diff.text);
+    t.is(diff.body.to, draftHead);
+    t.is(diff.headers.get('etag'), `"${draftHead}"`);
+    t.deepEqual(
+      diff.body.added.map((r: { id: string }) => r.id),
+      ['fraud'],
+    );
+    t.is((await s.get(`${API}/diff?from=${base}`)).body.to, base, 'without ?draft=, main');
+
+    const head = await s.head();
+    const refusals: Array<[string, string, string, unknown?]> = [
+      ['POST', `${API}/version?draft=fraud`, 'Versions', { name: 'v1' }],
+      ['POST', `${API}/diagrams/ctx/share-links?draft=fraud`, 'Share links', {}],
+      ['GET', `${API}/share-links?draft=fraud`, 'Share links'],
+      ['GET', `${API}/diagram/ctx/share-links?draft=nope`, 'Share links'],
+    ];
+    for (const [method, path, what, body] of refusals) {
+      const reply = await s.request(method, path, body === undefined ? {} : { body });
+      t.is(reply.status, 400, path);
+      t.deepEqual(reply.body, { error: `${what} belong to main: ?draft= does not apply to them.` });
+    }
+    t.is(await s.head(), head);
+    t.is(await s.git('tag', '--list'), '');
+    t.deepEqual((await s.get(`${API}/share-links`)).body, []);
+  }));

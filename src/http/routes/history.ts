@@ -61,7 +61,9 @@ export function historyRoutes(router: Router): void {
     const fromText = queryValue(ctx, 'from');
     if (fromText === undefined) throw new ApiError(400, "Query parameter 'from' is required: the commit or version to compare from.");
     const from = await resolveCommitName(org.repo, fromText);
-    const to = await resolveCommitName(org.repo, queryValue(ctx, 'to') ?? 'main');
+    // Without `to`: what was read (main, or the draft's head with ?draft=, or ?at=), which the ETag names.
+    const toText = queryValue(ctx, 'to');
+    const to = toText === undefined ? head.commit : await resolveCommitName(org.repo, toText);
     const [before, after] = await Promise.all([org.at(from), org.at(to)]);
     await send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
   });

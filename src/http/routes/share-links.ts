@@ -9,7 +9,7 @@ import { type ShareLink, type ShareLinks, TooManyLinks } from '../../share/links
 import { ShareLinkBody } from '../../share/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
-import { findOne, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
+import { findOne, mainOnly, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
 
 /** A link as lists show it: never its token (only its hash is kept). */
@@ -63,10 +63,14 @@ export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: 
   }
 }
 
+/** What share links are called where `?draft=` is refused: a link shows main's diagram, whatever a draft holds. */
+const SHARE_LINKS = 'Share links';
+
 /** `storeOf`: the data directory's links, made when first asked for. */
 export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: () => ShareLinks, settings: RouteSettings): void {
   const [, parse] = writing;
   const create = async (ctx: Context, byRef: boolean) => {
+    mainOnly(ctx, SHARE_LINKS);
     const body = checkRequestBody(ctx, ShareLinkBody);
     const head = await state(ctx).org.head();
     const diagram = findOne(ctx, 'diagram', head.model.diagrams, byRef);
@@ -77,6 +81,7 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
     ctx.status = 201;
   };
   const list = async (ctx: Context, byRef: boolean) => {
+    mainOnly(ctx, SHARE_LINKS);
     await checkAt(ctx);
     const { org } = state(ctx);
     const diagram = findOne(ctx, 'diagram', (await org.head()).model.diagrams, byRef);
@@ -87,16 +92,19 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
   router.get('/diagram/:id/share-links', (ctx) => list(ctx, false));
   router.get('/diagrams/:id/share-links', (ctx) => list(ctx, true));
   router.get('/share-links', async (ctx) => {
+    mainOnly(ctx, SHARE_LINKS);
     await checkAt(ctx);
     await send(ctx, (await storeOf().list(state(ctx).org.slug)).map(presentLink));
   });
   router.get('/share-links/:id', async (ctx) => {
+    mainOnly(ctx, SHARE_LINKS);
     await checkAt(ctx);
     const link = (await storeOf().list(state(ctx).org.slug)).find((l) => l.id === ctx.params.id);
     if (!link) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     await send(ctx, presentLink(link));
   });
   router.delete('/share-links/:id', requireEditor, async (ctx) => {
+    mainOnly(ctx, SHARE_LINKS);
     const removed = await storeOf().revoke(state(ctx).org.slug, String(ctx.params.id));
     if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     await send(ctx, presentLink(removed));

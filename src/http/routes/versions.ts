@@ -4,7 +4,7 @@ import { VersionBody } from '../../history/schemas.js';
 import { createVersion, listVersions } from '../../history/versions.js';
 import { checkBody } from '../../model/check-body.js';
 import { checkIfMatch } from '../../service/org.js';
-import { authorOf, ifMatch, readSnapshot, state } from '../resource.js';
+import { authorOf, ifMatch, mainOnly, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
 /** Named versions of the model: annotated git tags, listed and made over the API. */
@@ -16,6 +16,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
       await send(ctx, await listVersions(org.repo.gitdir), head);
     });
     router.post(path, ...writing, async (ctx) => {
+      mainOnly(ctx, 'Versions');
       const body = checkBody(VersionBody, ctx.request.body);
       const { org } = state(ctx);
       const head = await org.head();
