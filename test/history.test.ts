@@ -283,6 +283,16 @@ test('revert: one new commit restores the model as it was, checked like any writ
     t.is((await s.post('/api/external/revert', {})).status, 400);
     t.is((await s.post('/api/external/revert', { commit: first }, { key: s.readerKey })).status, 403);
     t.is(await s.commitCount(), same);
+
+    // A draft's head is not a state of main (merging is how it gets there); on the draft it is.
+    t.is((await s.post('/api/external/drafts', { name: 'aside' })).status, 201);
+    t.is((await s.post('/api/external/components?draft=aside', { id: 'aside-only', name: 'Aside' })).status, 201);
+    const aside = (await s.git('rev-parse', 'drafts/aside')).trim();
+    const refused = await s.post('/api/external/revert', { commit: aside });
+    t.is(refused.status, 404);
+    t.deepEqual(refused.body, { error: `Commit '${aside}' is not a commit of main.` });
+    t.is(await s.commitCount(), same);
+    t.is((await s.post('/api/external/revert?draft=aside', { commit: first })).status, 200, "main's past is the draft's too");
   }));
 
 test("history is main's first-parent chain: a merge is one commit with what it brought, a resource's history keeps main's side, paging loses nothing", (t) =>

@@ -4,8 +4,12 @@ import { diffModels } from '../../history/diff.js';
 import { RevertBody } from '../../history/schemas.js';
 import { revertTo } from '../../model/write/revert.js';
 import { resolveCommitName } from '../../service/commit-names.js';
-import { gitText } from '../../store/git-cli.js';
-import { state, write } from '../resource.js';
+import { locateDraft } from '../../drafts/drafts.js';
+import { ApiError } from '../../errors.js';
+import { NotOnBranchError } from '../../events/feed.js';
+import { gitText, runGit } from '../../store/git-cli.js';
+import { MAIN_REF } from '../../store/refs.js';
+import { queryValue, state, write } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send } from '../respond.js';
 
@@ -19,6 +23,12 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
     const body = checkRequestBody(ctx, RevertBody);
     const { org } = state(ctx);
     const restored = await resolveCommitName(org.repo, body.commit);
+    // A state the branch written to has had: not a draft's (merging is how it comes to main),
+    // nor a commit no branch holds any more.
+    const draft = queryValue(ctx, 'draft');
+    const branch = draft === undefined ? MAIN_REF : (await locateDraft(org, draft)).ref;
+    const { code } = await runGit(org.repo.gitdir, ['merge-base', '--is-ancestor', restored, branch], { okCodes: [1] });
+    if (code !== 0) throw new ApiError(404, new NotOnBranchError(body.commit, branch).message);
     const target = await org.at(restored);
     let before = target.model;
     const subject = (await gitText(org.repo.gitdir, ['log', '-1', '--format=%s', restored])).trim();
