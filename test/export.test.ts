@@ -122,6 +122,17 @@ test('JSON stays the answer to no Accept and to */*; each export type is served 
       t.is(current.text, reply.text);
     }
   }
+  // Parameters of a media range other than its weight change nothing (negotiation matched them exactly).
+  for (const accept of [
+    `${TYPES.plantuml}; charset=utf-8`,
+    `${TYPES.mermaid};charset=UTF-8;q=0.9, application/json;q=0.1`,
+    'image/svg+xml; charset=utf-8',
+  ]) {
+    const reply = await sample.get(`/api/external/diagram/${diagramIds[0]}`, { headers: { accept } });
+    t.is(reply.headers.get('content-type')?.split(';')[0], accept.split(';')[0], accept);
+  }
+  const yaml = await sample.get('/api/external/tag', { headers: { accept: 'application/yaml; charset=utf-8' } });
+  t.regex(yaml.headers.get('content-type') ?? '', /^application\/yaml/);
   const missing = await sample.get('/api/external/diagram/01j0000000000000000000000a', { headers: { accept: TYPES.mermaid } });
   t.is(missing.status, 404);
   t.deepEqual(missing.body, { error: "Diagram with id '01j0000000000000000000000a' does not exist." });

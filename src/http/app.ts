@@ -35,6 +35,7 @@ import { revertRoutes } from './routes/revert.js';
 import { typeRoutes } from './routes/types.js';
 import { versionRoutes } from './routes/versions.js';
 import { pageNotFound, viewerRouter } from '../viewer/routes.js';
+import { ignoreAcceptParameters } from './middleware/accept.js';
 import { mcpRouter } from '../mcp/endpoint.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import { ShareLinks } from '../share/links.js';
@@ -143,6 +144,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.silent = true;
   const logger = deps.logger ?? createLogger(deps.log);
   app.use(requestLog(logger));
+  app.use(ignoreAcceptParameters);
   if (deps.metrics) app.use(countRequests(deps.metrics));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(privateAnswers);
