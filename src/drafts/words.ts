@@ -62,7 +62,8 @@ function diagramParts(fields: readonly Field[]): string[] {
       else if (prop === 'label') other.push(now === null || now === '' ? 'removed a relation label' : `relabelled ${quote(now)}`);
       else count('changed relation', id);
     } else if (list === 'textareas' && id !== undefined) {
-      count(prop === 'position' ? 'moved text area' : 'edited text area', id);
+      if (prop === undefined) count(old === null ? 'added text area' : now === null ? 'removed text area' : 'edited text area', id);
+      else count(prop === 'position' ? 'moved text area' : 'edited text area', id);
     } else if (field === 'name') other.push(`renamed ${quote(old)} to ${quote(now)}`);
     else if (field !== 'apiContext') other.push(`changed ${list}`);
   }
@@ -75,6 +76,8 @@ function diagramParts(fields: readonly Field[]): string[] {
     'added relation',
     'removed relation',
     'changed relation',
+    'added text area',
+    'removed text area',
     'moved text area',
     'edited text area',
   ];

@@ -1,0 +1,35 @@
+/** A draft's changes in a reviewer's words (src/drafts/words.ts), from diffs as the diff makes them. */
+import test from 'ava';
+import { describeChanges } from '../src/drafts/words.js';
+import { diffModels } from '../src/history/diff.js';
+import { emptyModel } from '../src/model/files.js';
+import type { Diagram, Model } from '../src/model/types.js';
+
+function withDiagram(diagram: Partial<Diagram>): Model {
+  const model = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
+  const full = {
+    id: 'd1',
+    name: 'Payments',
+    level: 'C2',
+    desc: null,
+    state: 'DRAFT',
+    tags: [],
+    componentInstances: [],
+    textareas: [],
+    relations: [],
+    ...diagram,
+  } as Diagram;
+  (model.diagrams as Map<string, Diagram>).set(full.id, full);
+  return model;
+}
+
+test('text areas added, removed, edited and moved are told apart', (t) => {
+  const note = (id: string, text: string, x = 0) => ({ id, text, position: { x, y: 0 }, width: 100 });
+  const before = withDiagram({ textareas: [note('t1', 'Old'), note('t2', 'Kept'), note('t3', 'Here')] as Diagram['textareas'] });
+  const after = withDiagram({
+    textareas: [note('t2', 'Kept, edited'), note('t3', 'Here', 50), note('t4', 'New'), note('t5', 'Newer')] as Diagram['textareas'],
+  });
+  t.deepEqual(describeChanges(diffModels(before, after)), [
+    'on Payments: added 2 text areas, removed 1 text area, moved 1 text area, edited 1 text area',
+  ]);
+});
