@@ -1,4 +1,4 @@
-/** A draft's changes in a reviewer's words (src/drafts/words.ts), from diffs as the diff makes them. */
+/** A draft's changes: the diff (src/history/diff.ts) and a reviewer's words for it (src/drafts/words.ts). */
 import test from 'ava';
 import { describeChanges } from '../src/drafts/words.js';
 import { diffModels } from '../src/history/diff.js';
@@ -32,4 +32,12 @@ test('text areas added, removed, edited and moved are told apart', (t) => {
   t.deepEqual(describeChanges(diffModels(before, after)), [
     'on Payments: added 2 text areas, removed 1 text area, moved 1 text area, edited 1 text area',
   ]);
+});
+
+test('a list emptied is [] in the diff, as the API answers it, not null', (t) => {
+  const before = withDiagram({ tags: ['t1'] });
+  const after = withDiagram({});
+  delete (after.diagrams.get('d1') as Partial<Diagram>).tags;
+  t.deepEqual(diffModels(before, after).changed[0]?.fields, [{ field: 'tags', old: ['t1'], new: [] }]);
+  t.deepEqual(diffModels(after, withDiagram({ tags: [] })).changed, [], 'left out and empty are the same');
 });

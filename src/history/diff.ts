@@ -50,6 +50,9 @@ export function diffModels(from: Model, to: Model): ModelDiff {
 }
 
 function compare(a: unknown, b: unknown, path: string, out: FieldChange[]): void {
+  // A list a resource leaves out is an empty one: emptied, it is `[]`, as the API answers it.
+  if (Array.isArray(a) && b === undefined) b = [];
+  if (Array.isArray(b) && a === undefined) a = [];
   if (Object.is(a, b)) return;
   if (Array.isArray(a) && Array.isArray(b) && isIdList([...a, ...b])) {
     const before = new Map((a as Array<{ id: string }>).map((item) => [item.id, item]));
