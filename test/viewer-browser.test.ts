@@ -236,10 +236,16 @@ browserTest('a real mouse click on a box opens its panel for an editor key, and 
   const instance = diagram.componentInstances.find((i: any) => !i.isContainer && i.component !== null);
   const page = await signIn(t, t.context.editorKey);
   const arranged: string[] = [];
+  const failed: string[] = [];
   page.on('request', (request) => {
     if (request.url().endsWith('/arrange')) arranged.push(request.url());
   });
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  });
   await page.goto(diagram.url);
+  // The page asks for nothing that is not there (its icon is in the page: no /favicon.ico).
+  t.deepEqual(failed, []);
   t.is(await page.locator('.diagram-page').getAttribute('data-editable'), 'true');
   const before = await commitCount(t);
   const body = page.locator(`g.box[data-id="${instance.id}"] rect.body`);

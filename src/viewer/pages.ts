@@ -17,6 +17,10 @@ export interface PageContext {
   slug?: string;
 }
 
+/** The tab's icon, in the page itself: a browser asks /favicon.ico otherwise, and logs its 404 on every page. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%231168bd'/%3E%3Crect x='3' y='4' width='10' height='8' rx='1' fill='none' stroke='white' stroke-width='1.5'/%3E%3C/svg%3E";
+
 /** The index lists at most this many components; the search finds the rest. */
 const MAX_LISTED_COMPONENTS = 500;
 
@@ -45,7 +49,7 @@ export function layout(title: string, context: PageContext, body: string, script
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${esc(title)} · c4store</title><link rel="stylesheet" href="${ASSETS.css}">` +
+    `<title>${esc(title)} · c4store</title><link rel="stylesheet" href="${ASSETS.css}"><link rel="icon" href="${FAVICON}">` +
     (script ? `<script src="${ASSETS.js}" defer></script>` : '') +
     (live ? `<script src="${ASSETS.live}" defer></script>` : '') +
     `</head><body${live ? ` data-events="/orgs/${esc(encodeURIComponent(context.slug!))}/events"` : ''}><header class="top"><a class="home" href="/">c4store</a>${account}</header>` +
