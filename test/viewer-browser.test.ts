@@ -243,9 +243,14 @@ browserTest('a real mouse click on a box opens its panel for an editor key, and 
   page.on('response', (response) => {
     if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
   });
+  page.on('console', (message) => {
+    if (message.type() === 'error') failed.push(message.text());
+  });
   await page.goto(diagram.url);
-  // The page asks for nothing that is not there (its icon is in the page: no /favicon.ico).
+  // The page asks for nothing that is not there and logs no error. Its icon is in the page, so a
+  // browser with tabs asks no /favicon.ico (headless Chromium asks none either way).
   t.deepEqual(failed, []);
+  t.regex((await page.locator('link[rel=icon]').getAttribute('href')) ?? '', /^data:image\/svg\+xml,/);
   t.is(await page.locator('.diagram-page').getAttribute('data-editable'), 'true');
   const before = await commitCount(t);
   const body = page.locator(`g.box[data-id="${instance.id}"] rect.body`);
