@@ -71,9 +71,11 @@ class CountingMap<K, V> extends Map<K, V> {
   }
 }
 
+// One count for every write of the test: ids are unique across the organization, kinds included.
+let made = 0;
+
 function options(): WriteOptions {
-  let n = 0;
-  return { apiContext: '2026-01-01 00:00:00', newId: () => `2000000000000000000${String(n++).padStart(7, '0')}`, layout: 'keep' };
+  return { apiContext: '2026-01-01 00:00:00', newId: () => `2000000000000000000${String(made++).padStart(7, '0')}`, layout: 'keep' };
 }
 
 function largeModel(): { model: Model; attributes: CountingMap<string, Attribute>; required: Attribute[] } {
