@@ -858,6 +858,51 @@ test('a container growing to take new children does not cover a placed neighbour
     checkLayout(t, grown, 'after adding children');
   }));
 
+test('a container sized by hand that takes a new child keeps at least its size (it grows, never shrinks)', (t) =>
+  withServer(async (s) => {
+    const post = (children: string[], size: Record<string, number> = {}) =>
+      accepted(t, s, 'POST', D, [
+        {
+          ref: 's',
+          name: 'S',
+          level: 'C2',
+          componentInstances: [
+            { ref: 'box', isContainer: true, placeholder: 'System', position: { x: 0, y: 0 }, ...size },
+            ...children.map((ref) => ({ ref, parent: 'box', placeholder: ref.toUpperCase() })),
+          ],
+        },
+      ]);
+    const [first] = await post(['k1'], { width: 60, height: 40 });
+    t.like(byRef(first, 'box'), { width: 60, height: 40 });
+    // Sent again without its size, with one child more: the stored 60×40 stands, or more.
+    const [grown] = await post(['k1', 'k2']);
+    t.true(byRef(grown, 'box').width >= 60 && byRef(grown, 'box').height >= 40, JSON.stringify(byRef(grown, 'box')));
+    checkLayout(t, grown, 'after adding a child');
+    t.deepEqual(byRef(grown, 'k1').position, byRef(first, 'k1').position);
+  }));
+
+test('a box laid out beside one at the edge of the coordinates stays within them: the diagram reads and writes back unchanged', (t) =>
+  withServer(async (s) => {
+    const [edge] = await accepted(t, s, 'POST', D, [
+      {
+        ref: 'edge',
+        name: 'Edge',
+        level: 'C1',
+        componentInstances: [
+          { ref: 'a', placeholder: 'A', position: { x: 1_000_000, y: 1_000_000 } },
+          { ref: 'b', placeholder: 'B' },
+        ],
+        textareas: [{ ref: 'n', text: 'Note' }],
+      },
+    ]);
+    for (const item of [...edge.componentInstances, ...edge.textareas]) {
+      t.true(Math.abs(item.position.x) <= 1_000_000 && Math.abs(item.position.y) <= 1_000_000, JSON.stringify(item));
+    }
+    // Written back as read: accepted, no change, no commit.
+    const [again] = await accepted(t, s, 'POST', D, [edge], 0);
+    t.deepEqual(again, edge);
+  }));
+
 // issue 10.6
 test('an instance moved into a container without a position is laid out inside it; a given position is kept', (t) =>
   withServer(async (s) => {

@@ -90,6 +90,9 @@ export interface LayoutInstance {
   position?: Position;
   width?: number;
   height?: number;
+  /** A container's size before it takes new children: it grows from it, never below it. */
+  minWidth?: number;
+  minHeight?: number;
 }
 
 export interface LayoutTextArea {
@@ -292,6 +295,9 @@ interface Inst {
   pos?: Position;
   givenW?: number;
   givenH?: number;
+  /** A container's size before: what it is sized to is never below it. */
+  minW?: number;
+  minH?: number;
   /** Final size for non-containers; containers are sized during layout. */
   w: number;
   h: number;
@@ -372,6 +378,8 @@ function prepare(input: LayoutInput): { insts: Inst[]; byId: Map<string, Inst> }
       ...(hasPos(src.position) ? { pos: { x: src.position.x, y: src.position.y } } : {}),
       ...(givenW !== undefined ? { givenW } : {}),
       ...(givenH !== undefined ? { givenH } : {}),
+      ...(src.isContainer && isNum(src.minWidth) ? { minW: src.minWidth } : {}),
+      ...(src.isContainer && isNum(src.minHeight) ? { minH: src.minHeight } : {}),
     };
     byId.set(src.id, inst);
     insts.push(inst);
@@ -419,8 +427,8 @@ function containerFromKids(c: Inst, kids: Box[]): Placed {
     h = c.givenH ?? d.height;
   } else {
     const b = unionAll(kids)!;
-    w = c.givenW ?? clamp(Math.max(containerMinWidth(c.label), Math.ceil(b.x + b.w) + L.padSide), 1, L.maxSize);
-    h = c.givenH ?? clamp(Math.max(CONTAINER_MIN_HEIGHT, Math.ceil(b.y + b.h) + L.padBottom), 1, L.maxSize);
+    w = c.givenW ?? clamp(Math.max(containerMinWidth(c.label), c.minW ?? 0, Math.ceil(b.x + b.w) + L.padSide), 1, L.maxSize);
+    h = c.givenH ?? clamp(Math.max(CONTAINER_MIN_HEIGHT, c.minH ?? 0, Math.ceil(b.y + b.h) + L.padBottom), 1, L.maxSize);
   }
   return { x: 0, y: 0, w, h, kids, foot: unionAll([{ x: 0, y: 0, w, h }, ...kids])! };
 }

@@ -1,6 +1,6 @@
 import { ModelError } from '../../errors.js';
 import { checkDiagramSize, DEFAULT_LIMITS } from '../../limits/limits.js';
-import type { DiagramInput } from '../schemas.js';
+import { type DiagramInput, POSITION_LIMIT } from '../schemas.js';
 import type { ComponentInstance, Diagram, Level, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
 import { layoutDiagram, needsLayout, type LayoutInput } from '../../layout/layout.js';
@@ -283,23 +283,18 @@ async function placeElements(
   textareas: Pending<TextArea>[],
   relations: Relation[],
 ): Promise<void> {
-  // A container whose kept size the request did not give grows to take in its new children.
+  // A container whose kept size the request did not give grows from it to take in its new
+  // children (it never shrinks below it: a boundary sized by hand stays at least that large).
   const receivingNewChildren = new Set(instances.filter((p) => p.position === undefined).map((p) => p.element.parent));
-  for (const pending of instances) {
-    if (pending.element.isContainer && !pending.sizeGiven && receivingNewChildren.has(pending.element.id)) {
-      pending.width = undefined;
-      pending.height = undefined;
-    }
-  }
+  const grows = (p: Pending<ComponentInstance>) => p.element.isContainer && !p.sizeGiven && receivingNewChildren.has(p.element.id);
   const layoutInput: LayoutInput = {
-    instances: instances.map(({ element, position, width, height }) => ({
-      id: element.id,
-      parent: element.parent,
-      isContainer: element.isContainer,
-      label: (element.component !== null ? draft.model.components.get(element.component)?.name : undefined) ?? element.placeholder,
-      position,
-      width,
-      height,
+    instances: instances.map((p) => ({
+      id: p.element.id,
+      parent: p.element.parent,
+      isContainer: p.element.isContainer,
+      label: (p.element.component !== null ? draft.model.components.get(p.element.component)?.name : undefined) ?? p.element.placeholder,
+      position: p.position,
+      ...(grows(p) ? { minWidth: p.width, minHeight: p.height } : { width: p.width, height: p.height }),
     })),
     textareas: textareas.map(({ element, position, width }) => ({ id: element.id, text: element.text, position, width })),
     relations: relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
@@ -310,12 +305,21 @@ async function placeElements(
     for (const pending of textareas) Object.assign(pending, result.textareas.get(pending.element.id));
   }
   for (const { element, position, width, height } of instances) {
-    element.position = { x: position!.x, y: position!.y };
+    element.position = withinBounds(position!);
     element.width = width!;
     element.height = height!;
   }
   for (const { element, position, width } of textareas) {
-    element.position = { x: position!.x, y: position!.y };
+    element.position = withinBounds(position!);
     element.width = width!;
   }
+}
+
+/**
+ * A position within what a request may send (±POSITION_LIMIT): placed beside a box at the edge,
+ * a new one would lie beyond it, and the diagram could not be read and written back unchanged.
+ */
+function withinBounds({ x, y }: Position): Position {
+  const bound = (n: number) => Math.max(-POSITION_LIMIT, Math.min(POSITION_LIMIT, n));
+  return { x: bound(x), y: bound(y) };
 }
