@@ -429,6 +429,15 @@ test.serial('forTypes: unknown slugs are refused, [] when unrestricted', async (
       400,
       "Type with slug 'Container' does not exist. (element 0 'x')",
     );
+    // A reference list holds each thing once, as tags and linksTo do.
+    await expectRefused(
+      t,
+      method,
+      path,
+      [{ name: 'x', type: 'STRING', forTypes: ['container', 'container'] }],
+      400,
+      "Type 'container' is given more than once in forTypes. (element 0 'x')",
+    );
     // A type id is not a slug.
     const [type] = (await s.get('/api/external/type')).body as Array<{ id: string }>;
     await expectRefused(

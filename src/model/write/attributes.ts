@@ -1,3 +1,4 @@
+import { distinct } from './references.js';
 import type { AttributeInput } from '../schemas.js';
 import type { Attribute } from '../types.js';
 import { resolveTargets, type Draft, type Target } from '../draft.js';
@@ -25,7 +26,9 @@ export function writeAttributesResolved(
   items: Array<{ input: AttributeInput; target: Target }>,
   single = false,
 ): Attribute[] {
-  const attributes = items.map(({ input, target }) =>
+  const element = (i: number, attribute: { name: string }) =>
+    single ? `attribute '${attribute.name}'` : `element ${i} '${attribute.name}'`;
+  const attributes = items.map(({ input, target }, i) =>
     draft.put<Attribute>(
       'attribute',
       {
@@ -35,14 +38,15 @@ export function writeAttributesResolved(
         type: input.type,
         desc: input.desc ?? null,
         required: input.required ?? false,
-        forTypes: input.forTypes ?? [],
+        forTypes: concerning(element(i, input), () =>
+          distinct(input.forTypes ?? [], (slug) => `Type '${slug}' is given more than once in forTypes.`),
+        ),
         apiContext: input.apiContext ?? draft.options.apiContext,
         list: input.list,
       },
       input.apiContext !== undefined,
     ),
   );
-  const element = (i: number, attribute: Attribute) => (single ? `attribute '${attribute.name}'` : `element ${i} '${attribute.name}'`);
   for (const [i, attribute] of attributes.entries()) concerning(element(i, attribute), () => checkAttribute(draft.model, attribute));
   // Only what changed is checked against the components; an unchanged attribute is the stored object.
   for (const [i, attribute] of attributes.entries()) {
