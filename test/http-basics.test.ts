@@ -316,6 +316,15 @@ test.serial('malformed YAML: 400 Invalid YAML: <parser message>', async (t) => {
     400,
     'Invalid YAML: the request body is empty.',
   );
+  assertError(
+    t,
+    await s.request('POST', `${API}/tag`, {
+      raw: '- name: a\n  color: red\n---\n- name: b\n  color: red\n',
+      headers: { 'content-type': 'application/yaml' },
+    }),
+    400,
+    "Invalid YAML: a body is one document, and this one holds several (a second '---').",
+  );
   t.is(await s.state(), before);
 });
 

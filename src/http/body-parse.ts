@@ -88,7 +88,11 @@ export function parseYamlText(text: string): Parsed {
     // process's stderr on every such request.
     // A `%YAML 1.1` directive is honoured (the package then uses its 1.1 schema), read as 1.1 clients mean it.
     const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error', customTags: yaml11AsClientsMeanIt });
-    if (doc.errors.length > 0) return { error: `Invalid YAML: ${doc.errors[0]!.message}` };
+    const [error] = doc.errors;
+    // The parser's own text names its API ('please use YAML.parseAllDocuments()'): say it to a client.
+    if (error?.code === 'MULTIPLE_DOCS')
+      return { error: "Invalid YAML: a body is one document, and this one holds several (a second '---')." };
+    if (error !== undefined) return { error: `Invalid YAML: ${error.message}` };
     return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (err) {
     return { error: `Invalid YAML: ${(err as Error).message}` };
