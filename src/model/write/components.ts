@@ -1,6 +1,6 @@
 import { ApiError, ModelError } from '../../errors.js';
 import type { ComponentInput } from '../schemas.js';
-import type { Component, ComponentType, Model } from '../types.js';
+import type { AttributeValueType, Component, ComponentType, Model } from '../types.js';
 import type { Draft, Target } from '../draft.js';
 import { distinct, type References } from './references.js';
 
@@ -72,9 +72,20 @@ export function buildComponent(
       (input.linksTo ?? []).map((name) => components.resolve(name)),
       (id) => `Component with id '${id}' is given more than once in linksTo.`,
     ),
-    attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: a.value })),
+    attributes: (input.attributes ?? []).map((a) => ({ id: a.id, value: asMember(draft.model, a.id, a.value) })),
     inlineDesc: inlineDesc || undefined,
     tags: tags?.length ? tags : undefined,
     linksToDiagrams: linksToDiagrams?.length ? linksToDiagrams : undefined,
   };
+}
+
+/**
+ * A USERLIST value names a member as the organization spells the address: e-mail addresses are
+ * compared without regard to case (as mail systems do), so `Ada@Example.com` is the member
+ * `ada@example.com`, stored so. Any other value is left to the rules to judge.
+ */
+function asMember(model: Model, attributeId: string, value: AttributeValueType): AttributeValueType {
+  if (typeof value !== 'string' || model.attributes.get(attributeId)?.type !== 'USERLIST') return value;
+  const wanted = value.toLowerCase();
+  return model.organization.members.find((member) => member.toLowerCase() === wanted) ?? value;
 }
