@@ -1,5 +1,5 @@
 import test from 'ava';
-import { rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DraftEvent, onDraftEvent } from '../src/drafts/events.js';
 import { resourcePath } from '../src/model/paths.js';
@@ -451,4 +451,27 @@ test("with ?draft=, /diff compares to the draft by default; versions and share l
     t.is(await s.head(), head);
     t.is(await s.git('tag', '--list'), '');
     t.deepEqual((await s.get(`${API}/share-links`)).body, []);
+  }));
+
+test('damaged draft records refuse a merge before main moves, with a text naming the file; repaired, it merges', (t) =>
+  withServer(async (s) => {
+    await open(s, 'y1');
+    t.is((await s.post(`${API}/tags?draft=y1`, { id: 'y1tag', name: 'Y1', color: 'red' })).status, 201);
+    const file = join(s.gitdir, 'c4store-drafts.json');
+    const whole = await readFile(file, 'utf8');
+    await writeFile(file, whole.slice(0, Math.floor(whole.length / 2)));
+    const head = await s.head();
+    const refused = await s.post(`${API}/drafts/y1/merge`, {});
+    t.is(refused.status, 503, refused.text);
+    t.regex(
+      refused.body.error,
+      /^The drafts' records \(c4store-drafts\.json in the organization's repository\) cannot be read: .+\. Repair the file, or remove it/,
+    );
+    t.is(await s.head(), head, 'main did not move');
+    t.is((await s.git('rev-parse', '--verify', '-q', 'refs/heads/drafts/y1')).trim().length, 40, 'the draft is still open');
+    t.is(await readFile(file, 'utf8'), whole.slice(0, Math.floor(whole.length / 2)), 'the damaged file is left as it was');
+    await writeFile(file, whole);
+    const merged = await s.post(`${API}/drafts/y1/merge`, {});
+    t.is(merged.status, 200, merged.text);
+    t.is(merged.body.state, 'merged');
   }));

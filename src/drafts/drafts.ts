@@ -252,6 +252,9 @@ export class Drafts {
         // Already taken in: nothing to commit (a draft merged this way is still marked merged).
         const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
         const baseModel = (await this.org.revision(base)).model;
+        // The records are written once main has the merge: a file that cannot be read refuses the
+        // merge now, before anything moves, rather than after main moved and the draft did not.
+        if (into === 'main') await readDraftRecords(this.gitdir);
         let merged: DraftSummary | undefined;
         const { snapshot } = await this.org.write(
           {

@@ -9,6 +9,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { ApiError } from '../errors.js';
 import { isCode, replaceFile } from './durable-files.js';
 
 export interface DraftRecord {
@@ -33,8 +34,27 @@ export async function readDraftRecords(gitdir: string): Promise<Map<string, Draf
     if (isCode(error, 'ENOENT')) return new Map();
     throw error;
   }
-  const records = (JSON.parse(text) as { drafts?: DraftRecord[] }).drafts ?? [];
-  return new Map(records.map((record) => [record.name, record]));
+  let records: unknown;
+  try {
+    records = (JSON.parse(text) as { drafts?: unknown } | null)?.drafts ?? [];
+  } catch (error) {
+    throw unreadable(`${(error as Error).message}`);
+  }
+  if (!Array.isArray(records) || !records.every((r) => typeof (r as DraftRecord | null)?.name === 'string')) {
+    throw unreadable("its 'drafts' is not a list of records with names");
+  }
+  return new Map((records as DraftRecord[]).map((record) => [record.name, record]));
+}
+
+/**
+ * A damaged file is never taken for "no records" (the next save would write that over it, losing
+ * every draft's title): drafts are refused (503) until someone repairs or removes it.
+ */
+function unreadable(why: string): ApiError {
+  return new ApiError(
+    503,
+    `The drafts' records (${FILE} in the organization's repository) cannot be read: ${why}. Repair the file, or remove it to keep the drafts with default titles.`,
+  );
 }
 
 /** Replaces one draft's record (the caller holds the repository's write lock). */
