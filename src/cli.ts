@@ -17,7 +17,7 @@ import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from '.
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
-import { KeyStore, type Role } from './store/keys.js';
+import { checkKeyLabel, KeyStore, type Role } from './store/keys.js';
 import { EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
 import { checkTargetUrl } from './events/targets.js';
 import { readDraftStates } from './events/draft-notices.js';
@@ -357,6 +357,11 @@ async function run(argv: string[]): Promise<void> {
       if (values.from && !existsSync(values.from)) throw new Error(`--from ${values.from}: no such folder`);
       if (values.name !== undefined && values.name.trim() === '') throw new UsageError('--name must not be empty');
       for (const email of values.member ?? []) checkEmail(email);
+      if (values.role !== undefined)
+        throw new UsageError('org create makes an editor key; a reader key is made with key create --role reader');
+      // What the key needs is checked before the organization is made: a refusal makes nothing.
+      checkKeyLabel(values.label ?? 'admin');
+      await keys.readable();
       await orgs.create(slug, { name: values.name, members: values.member, from: values.from, author: CLI_AUTHOR });
       const { key, record } = await keys.create(slug, { label: values.label ?? 'admin' });
       console.log(`created organization '${slug}' in ${orgs.gitdir(slug)}`);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,22 @@ test('org create --from loads a model folder; refuses bad slugs, existing orgs a
   t.regex(usage.stderr, /usage: c4store org create/);
   const unknown = await failure(['frobnicate']);
   t.is(unknown.code, 2);
+
+  // What the first key needs is checked before the organization is made: a refusal makes nothing.
+  const role = await failure(['org', 'create', 'readers', '--role', 'reader', '--data', data]);
+  t.is(role.code, 2);
+  t.regex(role.stderr, /org create makes an editor key; a reader key is made with key create --role reader/);
+  const label = await failure(['org', 'create', 'labelled', '--label', 'a\u0007b', '--data', data]);
+  t.regex(label.stderr, /A key label must not contain control characters/);
+  const keysFile = join(data, 'keys.yaml');
+  const keys = await readFile(keysFile, 'utf8');
+  await writeFile(keysFile, keys.slice(0, 150));
+  const damaged = await failure(['org', 'create', 'neworg', '--data', data]);
+  t.is(damaged.code, 1);
+  t.regex(damaged.stderr, /keys\.yaml/);
+  await writeFile(keysFile, keys);
+  for (const slug of ['readers', 'labelled', 'neworg']) t.false(existsSync(join(data, 'orgs', `${slug}.git`)), slug);
+  t.regex(await cli('org', 'create', 'neworg', '--data', data), /created organization 'neworg'/);
 });
 
 test('keys: reader role, list, revoke takes effect on a running server within a second', async (t) => {

@@ -50,6 +50,13 @@ interface Snapshot {
   byHash: Map<string, KeyRecord>;
 }
 
+/** A key label a key may have: the author of its commits and a column of `key list`. */
+export function checkKeyLabel(label: unknown): void {
+  if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
+  // A line break, a tab or a terminal escape in it would end up in `git log` and in the list as they are.
+  if (/\p{Cc}/u.test(label)) throw new Error('A key label must not contain control characters (line breaks, tabs, escapes).');
+}
+
 export class KeyStore {
   readonly file: string;
   private snapshot: Snapshot | null = null;
@@ -58,14 +65,16 @@ export class KeyStore {
     this.file = path.join(path.resolve(dataDir), KEYS_FILE_NAME);
   }
 
+  /** Throws what create() would on reading the keys file (a damaged one): asked before making what a key completes. */
+  async readable(): Promise<void> {
+    await this.current();
+  }
+
   async create(org: string, opts: { label?: string; role?: Role } = {}): Promise<{ key: string; record: KeyRecord }> {
     const label = opts.label ?? 'api';
     const role = opts.role ?? 'editor';
     if (typeof org !== 'string' || org === '') throw new Error('An organization is required.');
-    if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
-    // The label is the author of the key's commits and a column of `key list`: a line break, a
-    // tab or a terminal escape in it would end up in `git log` and in the list as they are.
-    if (/\p{Cc}/u.test(label)) throw new Error('A key label must not contain control characters (line breaks, tabs, escapes).');
+    checkKeyLabel(label);
     if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
     const key = `c4s_${randomBytes(32).toString('base64url')}`;
     const orgId = await this.identityOf(org);
