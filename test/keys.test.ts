@@ -140,3 +140,36 @@ test('a malformed keys.yaml is an error, not an empty key list', async (t) => {
   await t.throwsAsync(store.create('demo'), { message: /malformed/ });
   t.is(await fsp.readFile(path.join(dir, KEYS_FILE_NAME), 'utf8'), 'keys:\n  - id: x\n');
 });
+
+test('a server over a damaged keys.yaml or share-links.yaml answers 503 naming the file, /healthz too; repaired, it serves', async (t) => {
+  const { TestServer } = await import('./support/server.js');
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const keysFile = path.join(s.dataDir, KEYS_FILE_NAME);
+  const keys = await fsp.readFile(keysFile, 'utf8');
+  await fsp.writeFile(keysFile, keys.slice(0, 150));
+  const refused = await s.get('/api/external/tag');
+  t.is(refused.status, 503);
+  t.regex(
+    refused.body.error,
+    /^The data directory's keys\.yaml cannot be read: .+\. Requests that need it are refused until it is repaired\.$/,
+  );
+  t.false(refused.body.error.includes(s.dataDir), 'the data directory stays out of answers');
+  const health = await s.get('/healthz', { key: null });
+  t.is(health.status, 503);
+  t.deepEqual(health.body, refused.body);
+  t.is(await fsp.readFile(keysFile, 'utf8'), keys.slice(0, 150), 'left as it was');
+  await fsp.writeFile(keysFile, keys);
+  t.is((await s.get('/api/external/tag')).status, 200);
+  t.is((await s.get('/healthz', { key: null })).status, 200);
+
+  const made = await s.post('/api/external/diagrams', { id: 'ctx', name: 'Context', level: 'C1' });
+  t.is(made.status, 201, made.text);
+  const link = await s.post('/api/external/diagrams/ctx/share-links', {});
+  t.is(link.status, 201, link.text);
+  const linksFile = path.join(s.dataDir, 'share-links.yaml');
+  await fsp.writeFile(linksFile, 'links: [');
+  const shared = await fetch(`${link.body.url}.svg`);
+  t.is(shared.status, 503);
+  t.regex(await shared.text(), /share-links\.yaml cannot be read/);
+});

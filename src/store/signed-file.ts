@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import * as fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
 
 /**
  * A small file in the data directory (keys, share links) that every process re-reads when it
@@ -30,9 +32,28 @@ export async function readSigned<T>(file: string, parse: (text: string) => T): P
   }
   try {
     const stat = await handle.stat({ bigint: true });
-    const value = parse(await handle.readFile('utf8'));
+    const text = await handle.readFile('utf8');
+    let value: T;
+    try {
+      value = parse(text);
+    } catch (error) {
+      throw damaged(file, error as Error);
+    }
     return { signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, value };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * A damaged file is never read as empty (the next write would put that over every key or link):
+ * what needs it is refused, 503, saying which file and why, until someone repairs it. The data
+ * directory's path stays out of answers.
+ */
+function damaged(file: string, error: Error): ApiError {
+  const name = path.basename(file);
+  // The first line only: a YAML parser's message goes on with an excerpt of the file.
+  const message = (error.message.startsWith(`${file}: `) ? error.message.slice(file.length + 2) : error.message).split('\n')[0]!.trim();
+  const why = message.replace(/[.:]?$/, '.');
+  return new ApiError(503, `The data directory's ${name} cannot be read: ${why} Requests that need it are refused until it is repaired.`);
 }

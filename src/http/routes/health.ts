@@ -11,7 +11,7 @@ import { send } from '../respond.js';
  * also shows how that organization's mirrors are doing, and nothing of any other one; their
  * URLs and git's error texts (which name hosts, and what a host answered) only to editor keys,
  * who manage the mirrors. While the instance is stopping it answers 503, so that a load balancer
- * sends its requests elsewhere.
+ * sends its requests elsewhere; so it does while the keys file cannot be read.
  */
 export function healthRoutes(
   router: Router,
@@ -19,6 +19,8 @@ export function healthRoutes(
 ): void {
   router.get('/healthz', async (ctx) => {
     if (deps.readiness?.draining) throw new ApiError(503, 'Shutting down: this instance takes no new work.', { 'Retry-After': '1' });
+    // Without its keys an instance serves nothing a client can use: it says so (503, naming the file).
+    await deps.keys.readable();
     // A health check never answers 401: without a usable key it only says it is up.
     let key: string | undefined;
     try {
