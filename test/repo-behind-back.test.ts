@@ -254,6 +254,36 @@ test.serial(
   },
 );
 
+test.serial(
+  'a main whose commit lost an object (a power cut in the default mode): the last valid commit served with a warning, writes 503',
+  async (t) => {
+    const path = componentPath(NEW_ID.replace('zz', 'ww'));
+    const content = componentFile(NEW_ID.replace('zz', 'ww'), { name: 'Lost in a power cut' });
+    const blob = await git(s.gitdir, ['hash-object', '--stdin'], content);
+    const bad = await plumb(s.gitdir, path, content);
+    await rm(join(s.gitdir, 'objects', blob.slice(0, 2), blob.slice(2)));
+    const problem = `The model in git is invalid at commit ${bad}: Git object ${blob} does not exist.`;
+    const read = await s.get(`${API}/model`);
+    t.is(read.status, 200, read.text.slice(0, 200));
+    t.is(read.headers.get('etag'), `"${good}"`);
+    t.regex(
+      read.headers.get('warning') ?? '',
+      new RegExp(`^199 c4store "${problem.replace(/[.]/g, '\\.')} Serving commit ${good}, the last valid one\\."$`),
+    );
+    const write = await s.post(`${API}/tag`, [{ name: 'new', color: 'red' }]);
+    t.is(write.status, 503);
+    t.deepEqual(write.body, { error: problem });
+    t.is(await s.head(), bad, 'no write moved main');
+    t.deepEqual(
+      s.logs.filter((line) => isErrorLine(line)),
+      [],
+    );
+    // Put right by pointing main back at the last valid commit.
+    await git(s.gitdir, ['update-ref', 'refs/heads/main', good, bad]);
+    await assertServing(t, good);
+  },
+);
+
 test.serial('a file whose id differs from its file name: refused, then served once fixed', async (t) => {
   const other = NEW_ID.replace('zz', 'xx');
   const path = componentPath(other);

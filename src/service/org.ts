@@ -6,6 +6,7 @@ import { collectionOf, FileError } from '../model/files.js';
 import { loadModel, readingOrder } from '../model/load.js';
 import { classifyPath, DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
+import { ObjectNotFoundError, WrongObjectTypeError } from '../store/object-storage.js';
 import { MAIN_REF } from '../store/refs.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
@@ -221,8 +222,9 @@ export class OrgModel {
   private async findLastValid(): Promise<Snapshot | undefined> {
     const head = await this.repo.readHead();
     if (head === null) return undefined;
-    // The tip itself is known to be broken; its first parents, newest first.
-    const ancestors = (await this.repo.log(head, MAX_FALLBACK_STEPS + 1)).slice(1);
+    // The tip itself is known to be broken; its first parents, newest first (none to be found
+    // when the tip's own commit is missing: then there is no fallback, and reads say why).
+    const ancestors = (await this.repo.log(head, MAX_FALLBACK_STEPS + 1).catch(() => [])).slice(1);
     for (const { oid: parent } of ancestors) {
       try {
         this.lastValid = await this.load(parent, undefined);
@@ -435,10 +437,10 @@ export class OrgModel {
     // loadModel parses them (readingOrder), so each is parsed as soon as it arrives. Warm:
     // only what changed since `from`, one by one.
     const cache = from ? undefined : await readModelCache(this.repo.gitdir).catch(() => undefined);
-    const tree = cache === undefined ? undefined : await this.repo.treeOf(commit);
-    const files = cache?.listing && cache.listing.tree === tree ? cache.listing.files : await this.repo.listFiles(commit);
-    const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
     try {
+      const tree = cache === undefined ? undefined : await this.repo.treeOf(commit);
+      const files = cache?.listing && cache.listing.tree === tree ? cache.listing.files : await this.repo.listFiles(commit);
+      const previous = from ? await this.repo.listFiles(from.commit) : new Map<string, string>();
       const parsed = cache?.parsed;
       const unparsed = parsed ? new Map([...files].filter(([, oid]) => !parsed.has(oid))) : files;
       const blobs = from ? undefined : await this.repo.readBlobs(readingOrder(unparsed));
@@ -457,7 +459,14 @@ export class OrgModel {
         ...(layout === 'flat' ? { layout } : {}),
       };
     } catch (err) {
-      if (err instanceof FileError || err instanceof ModelError) {
+      // A model that breaks a rule, and a commit whose objects are missing or of the wrong kind
+      // (a power cut in the default mode, a ref set by hand): either way not a model to serve.
+      if (
+        err instanceof FileError ||
+        err instanceof ModelError ||
+        err instanceof ObjectNotFoundError ||
+        err instanceof WrongObjectTypeError
+      ) {
         const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
         if (this.invalid.size >= KEPT_VERDICTS) this.invalid.delete(this.invalid.keys().next().value!);
         this.invalid.set(commit, refusal);
