@@ -5,7 +5,7 @@
  * SIGTERM still ends it.
  */
 import test from 'ava';
-import { stat, readFile, rm, mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -195,4 +195,25 @@ test('SIGTERM ends the server while a push hangs on a silent host', async (t) =>
     host.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+});
+
+test('a mirrors.yaml the parser refuses: the command line says which file, and never quotes the credentials in it', async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-mirrors-broken-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  await cli('org', 'create', 'demo', '--data', data);
+  const secret = 'SuperSecretTok';
+  await writeFile(join(data, 'mirrors.yaml'), `mirrors:\n  - org: demo\n    url: https://bot:${secret}@git.example.com/a.git: x\n`);
+  for (const args of [
+    ['mirror', 'list', 'demo'],
+    ['mirror', 'add', 'demo', 'https://git.example.com/b.git'],
+  ]) {
+    const failed = await cli(...args, '--data', data).then(
+      () => undefined,
+      (err: { stderr?: string; code?: number }) => err,
+    );
+    t.truthy(failed, args.join(' '));
+    t.regex(failed?.stderr ?? '', /mirrors\.yaml cannot be read: /);
+    t.false((failed?.stderr ?? '').includes(secret), failed?.stderr);
+  }
+  t.regex(await readFile(join(data, 'mirrors.yaml'), 'utf8'), new RegExp(secret), 'left as it was');
 });

@@ -99,7 +99,14 @@ export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const value = parse(text) as { mirrors?: MirrorConfig[] } | null;
+  let value: { mirrors?: MirrorConfig[] } | null;
+  try {
+    value = parse(text) as { mirrors?: MirrorConfig[] } | null;
+  } catch (err) {
+    // The parser's first line only: the lines after it quote the file, credentials in URLs included.
+    throw new Error(`${mirrorsFile(dataDir)} cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (value?.mirrors !== undefined && !Array.isArray(value.mirrors)) throw new Error(`${mirrorsFile(dataDir)}: 'mirrors' must be a list.`);
   return (value?.mirrors ?? [])
     .filter((m) => typeof m?.org === 'string' && typeof m.url === 'string')
     .map((m) => ({
