@@ -1,6 +1,6 @@
 import test from 'ava';
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { isPrivateAddress } from '../src/events/targets.js';
@@ -243,4 +243,50 @@ test('which addresses count as private: loopback, private, link-local, CGNAT, un
   for (const address of [...blocked, ...blocked6, ...spelled]) t.true(isPrivateAddress(address), address);
   for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '2a00:1450::1'])
     t.false(isPrivateAddress(address), address);
+});
+
+test('a damaged subscription is its own problem: the others are delivered, it is listed as damaged and can be removed; a cut delivery line loses no record', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const broken = (await server.post('/api/external/webhooks', { url: `${receiver.url}?broken` })).body.id as string;
+  const healthy = (await server.post('/api/external/webhooks', { url: receiver.url })).body.id as string;
+  const dir = (id: string) => join(server.dataDir, 'webhooks', server.slug, id);
+  await writeFile(join(dir(broken), 'state.json'), '{"cursor": "74bea01');
+  await writeFile(join(dir(healthy), 'deliveries.jsonl'), '{"id":"dl_x","webhookId":"ms');
+  const first = await addTag(server, 'one');
+  const second = await addTag(server, 'two');
+  await receiver.until(() => receiver.delivered.length >= 2);
+  t.deepEqual(
+    receiver.delivered.map((r) => commitOf(r.body)),
+    [first, second],
+  );
+  const deliveries = (await server.get(`/api/external/webhooks/${healthy}/deliveries`)).body as Array<{ commit: string }>;
+  t.deepEqual(
+    deliveries.map((d) => d.commit),
+    [second, first],
+    'both records listed, the cut line aside',
+  );
+  const listed = (await server.get('/api/external/webhooks')).body as Array<{ id: string; status: string; disabledReason: string | null }>;
+  const damaged = listed.find((w) => w.id === broken);
+  t.is(damaged?.status, 'damaged');
+  t.regex(
+    damaged?.disabledReason ?? '',
+    new RegExp(
+      `^Webhook ${broken} of '${server.slug}': its state\\.json cannot be read \\(.+\\); repair the file, or remove the webhook\\.$`,
+    ),
+  );
+  t.is((await server.get(`/api/external/webhooks/${broken}`)).status, 503);
+  t.is((await server.request('DELETE', `/api/external/webhooks/${broken}`)).status, 200);
+  t.deepEqual(
+    ((await server.get('/api/external/webhooks')).body as Array<{ id: string }>).map((w) => w.id),
+    [healthy],
+  );
+  t.false(
+    server.logs.some((line) => line.includes('"level":"error"')),
+    'no request failed',
+  );
 });

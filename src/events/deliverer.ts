@@ -21,7 +21,14 @@ import { NotOnBranchError } from './feed.js';
 import type { EventHub, OrgEvents } from './hub.js';
 import { DEFAULT_LEASE_STALE_MS, Lease } from './lease.js';
 import { guardedLookup, isPrivateAddress } from './targets.js';
-import { type Delivery, MAX_WEBHOOKS_PER_ORG, type Subscription, type SubscriptionState, type WebhookStore } from './webhook-store.js';
+import {
+  DamagedWebhook,
+  type Delivery,
+  MAX_WEBHOOKS_PER_ORG,
+  type Subscription,
+  type SubscriptionState,
+  type WebhookStore,
+} from './webhook-store.js';
 
 export interface DelivererSettings {
   /** Allow receivers on private and loopback addresses (`serve --webhook-allow-private`). */
@@ -161,7 +168,12 @@ export class Deliverer {
       for (const subscription of await this.store.list(slug, org.identity)) {
         const key = `${slug}/${subscription.id}`;
         if (this.closed || this.workers.has(key)) continue;
-        const state = await this.store.state(slug, subscription.id);
+        // A damaged subscription waits for its repair, named in the log; the others go on.
+        const state = await this.store.state(slug, subscription.id).catch((error: unknown) => {
+          if (!(error instanceof DamagedWebhook)) throw error;
+          console.error(`c4store: webhooks: ${error.message}`);
+          return undefined;
+        });
         if (state === undefined || state.disabled) continue;
         const lease = await Lease.acquire(this.store.dirOf(slug, subscription.id), { staleMs: this.settings.leaseStaleMs });
         if (lease === undefined) continue;

@@ -48,6 +48,16 @@ export const WebhookResponse = Type.Object({
   pendingAttempts: Type.Integer({ description: 'Failed attempts of the next event so far.' }),
 });
 
+/** A subscription whose files cannot be read: listed (and removable) so that its damage is seen. */
+export const DamagedWebhookResponse = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('damaged'),
+  disabledReason: Type.String({ description: 'Which file cannot be read, and why.' }),
+});
+
+/** What the list and a removal answer: a subscription, or a damaged one. */
+export const ListedWebhookResponse = Type.Union([WebhookResponse, DamagedWebhookResponse]);
+
 export const CreatedWebhookResponse = Type.Object({
   ...WebhookResponse.properties,
   secret: Type.String({ description: '`whsec_…`: shown once, signs every delivery.' }),

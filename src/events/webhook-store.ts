@@ -66,6 +66,23 @@ const ID_PATTERN = /^wh_[0-9a-f]{16}$/;
  */
 export const MAX_WEBHOOKS_PER_ORG = 20;
 
+/**
+ * A subscription whose file cannot be parsed (cut by a disk fault, edited by hand): named, so
+ * that it stays its own problem. The others are listed and delivered; it can still be removed.
+ */
+export class DamagedWebhook extends Error {
+  constructor(
+    readonly org: string,
+    readonly id: string,
+    file: string,
+    cause: Error,
+  ) {
+    super(
+      `Webhook ${id} of '${org}': its ${file} cannot be read (${cause.message.split('\n')[0]}); repair the file, or remove the webhook.`,
+    );
+  }
+}
+
 export class TooManyWebhooks extends Error {
   constructor() {
     super(`An organization may have at most ${MAX_WEBHOOKS_PER_ORG} webhooks: delete one first.`);
@@ -123,13 +140,27 @@ export class WebhookStore {
     return subscription;
   }
 
-  /** The organization's subscriptions (of its identity `orgId`, when given), oldest first. */
-  async list(org: string, orgId?: string): Promise<Subscription[]> {
+  /**
+   * The organization's subscriptions (of its identity `orgId`, when given), oldest first; a
+   * damaged one is left out and told to `damaged` (by default, the process's standard error).
+   */
+  async list(
+    org: string,
+    orgId?: string,
+    damaged: (error: DamagedWebhook) => void = (error) => console.error(`c4store: webhooks: ${error.message}`),
+  ): Promise<Subscription[]> {
     if (!SLUG_PATTERN.test(org)) return [];
     const names = await fsp.readdir(path.join(this.root, org)).catch(() => [] as string[]);
     const found: Subscription[] = [];
     for (const name of names.filter(isSubscriptionId)) {
-      const subscription = await this.get(org, name);
+      let subscription: Subscription | undefined;
+      try {
+        subscription = await this.get(org, name);
+      } catch (error) {
+        if (!(error instanceof DamagedWebhook)) throw error;
+        damaged(error);
+        continue;
+      }
       if (subscription && (orgId === undefined || subscription.orgId === undefined || subscription.orgId === orgId)) {
         found.push(subscription);
       }
@@ -145,12 +176,20 @@ export class WebhookStore {
 
   async get(org: string, id: string): Promise<Subscription | undefined> {
     if (!isSubscriptionId(id)) return undefined;
-    return this.readJson<Subscription>(path.join(this.dirOf(org, id), 'subscription.json'));
+    return this.readJson<Subscription>(org, id, 'subscription.json');
   }
 
+  /** Removes the subscription, a damaged one too (that is how it is put right). */
   async remove(org: string, id: string): Promise<boolean> {
-    if ((await this.get(org, id)) === undefined) return false;
+    if (!isSubscriptionId(id) || !SLUG_PATTERN.test(org)) return false;
     const dir = this.dirOf(org, id);
+    if (
+      !(await fsp.stat(path.join(dir, 'subscription.json')).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
     // Renamed away first: a deliverer reading it now finds it gone, not half-removed.
     const gone = `${dir}.removed-${randomBytes(4).toString('hex')}`;
     await fsp.rename(dir, gone);
@@ -159,7 +198,7 @@ export class WebhookStore {
   }
 
   async state(org: string, id: string): Promise<SubscriptionState | undefined> {
-    return this.readJson<SubscriptionState>(path.join(this.dirOf(org, id), 'state.json'));
+    return this.readJson<SubscriptionState>(org, id, 'state.json');
   }
 
   /**
@@ -194,7 +233,9 @@ export class WebhookStore {
   async appendDelivery(org: string, id: string, delivery: Delivery): Promise<void> {
     const file = path.join(this.dirOf(org, id), 'deliveries.jsonl');
     try {
-      await fsp.appendFile(file, `${JSON.stringify(delivery)}\n`, { mode: 0o600 });
+      // After a line cut short (a kill -9 mid-append, a disk fault) the new one starts on a line of its own.
+      const after = (await endsMidLine(file)) ? '\n' : '';
+      await fsp.appendFile(file, `${after}${JSON.stringify(delivery)}\n`, { mode: 0o600 });
       const { size } = await fsp.stat(file);
       // About 300 bytes a line: past twice the kept number, the newest are kept.
       if (size > KEPT_DELIVERIES * 2 * 300) {
@@ -221,12 +262,18 @@ export class WebhookStore {
     return found;
   }
 
-  private async readJson<T>(file: string): Promise<T | undefined> {
+  private async readJson<T>(org: string, id: string, name: string): Promise<T | undefined> {
+    let text: string;
     try {
-      return JSON.parse(await fsp.readFile(file, 'utf8')) as T;
+      text = await fsp.readFile(path.join(this.dirOf(org, id), name), 'utf8');
     } catch (error) {
       if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
       throw error;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new DamagedWebhook(org, id, name, error as Error);
     }
   }
 
@@ -237,5 +284,25 @@ export class WebhookStore {
   /** Whole or not at all (0600); durable: the delivered position survives a power cut as well as the commits it names. */
   private writeText(file: string, text: string): Promise<void> {
     return replaceFile(file, text, { mode: 0o600, durable: this.durable });
+  }
+}
+
+/** Whether the file's last character is not a line break (false for an empty or missing file). */
+async function endsMidLine(file: string): Promise<boolean> {
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, 'r');
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
   }
 }

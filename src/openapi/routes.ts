@@ -6,7 +6,15 @@ import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
 import { DiagramWireBody, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS, LIST_FILTERS, type ListKind } from '../search/filters.js';
 import { ShareLinkBody, ShareLinkCreatedResponse, ShareLinkResponse } from '../share/schemas.js';
-import { ChangesResponse, CreatedWebhookResponse, DeliveryResponse, ReplayBody, WebhookBody, WebhookResponse } from '../events/schemas.js';
+import {
+  ChangesResponse,
+  CreatedWebhookResponse,
+  DeliveryResponse,
+  ListedWebhookResponse,
+  ReplayBody,
+  WebhookBody,
+  WebhookResponse,
+} from '../events/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -506,14 +514,20 @@ export const ROUTES: RouteDoc[] = [
     request: WebhookBody,
     created: CreatedWebhookResponse,
   },
-  { method: 'GET', path: '/webhooks', summary: "The organization's webhook subscriptions", tag: 'Events', response: list(WebhookResponse) },
+  {
+    method: 'GET',
+    path: '/webhooks',
+    summary: "The organization's webhook subscriptions (a damaged one as such)",
+    tag: 'Events',
+    response: list(ListedWebhookResponse),
+  },
   { method: 'GET', path: '/webhooks/:id', summary: 'One webhook subscription', tag: 'Events', response: WebhookResponse },
   {
     method: 'DELETE',
     path: '/webhooks/:id',
-    summary: 'Remove a webhook subscription, answering it',
+    summary: 'Remove a webhook subscription, answering it (a damaged one too)',
     tag: 'Events',
-    response: WebhookResponse,
+    response: ListedWebhookResponse,
   },
   {
     method: 'GET',

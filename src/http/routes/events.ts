@@ -9,7 +9,7 @@ import { locateDraft } from '../../drafts/drafts.js';
 import { ReplayBody, WebhookBody } from '../../events/schemas.js';
 import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
-import { EVENT_TYPES, type Subscription, type SubscriptionState, TooManyWebhooks } from '../../events/webhook-store.js';
+import { DamagedWebhook, EVENT_TYPES, type Subscription, type SubscriptionState, TooManyWebhooks } from '../../events/webhook-store.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
@@ -115,10 +115,18 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
     const found = [];
-    for (const subscription of await events.webhooks.list(org.slug, org.identity)) {
-      const status = await events.webhooks.state(org.slug, subscription.id);
-      if (status) found.push(presentSubscription(subscription, status));
+    const damaged: DamagedWebhook[] = [];
+    for (const subscription of await events.webhooks.list(org.slug, org.identity, (error) => damaged.push(error))) {
+      try {
+        const status = await events.webhooks.state(org.slug, subscription.id);
+        if (status) found.push(presentSubscription(subscription, status));
+      } catch (error) {
+        if (!(error instanceof DamagedWebhook)) throw error;
+        damaged.push(error);
+      }
     }
+    // Listed, so that an editor sees the damage (and may remove the webhook) rather than losing it from view.
+    for (const error of damaged) found.push({ id: error.id, status: 'damaged' as const, disabledReason: error.message });
     // The ETag every read carries (the tip of main); subscriptions change beside it, so no 304.
     setEtag(ctx, head);
     await send(ctx, found);
@@ -129,8 +137,13 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const events = eventsOf(deps);
     const { org } = state(ctx);
     const id = String(ctx.params.id);
-    const subscription = await events.webhooks.get(org.slug, id);
-    const status = subscription && (await events.webhooks.state(org.slug, id));
+    const read = async () => {
+      const subscription = await events.webhooks.get(org.slug, id);
+      return { subscription, status: subscription && (await events.webhooks.state(org.slug, id)) };
+    };
+    const { subscription, status } = await read().catch((error: unknown) => {
+      throw error instanceof DamagedWebhook ? new ApiError(503, error.message) : error;
+    });
     if (!subscription || !status || (subscription.orgId !== undefined && subscription.orgId !== org.identity)) {
       throw new ApiError(404, `Webhook with id '${id}' does not exist.`);
     }
@@ -146,6 +159,18 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
 
   router.delete('/webhooks/:id', requireEditor, async (ctx) => {
     const events = eventsOf(deps);
+    const { org } = state(ctx);
+    const id = String(ctx.params.id);
+    // A damaged one is removed as it is: that is how it is put right.
+    const damaged = await Promise.all([events.webhooks.get(org.slug, id), events.webhooks.state(org.slug, id)]).then(
+      () => undefined,
+      (error: unknown) => (error instanceof DamagedWebhook ? error : Promise.reject(error)),
+    );
+    if (damaged !== undefined) {
+      await events.webhooks.remove(damaged.org, damaged.id);
+      await send(ctx, { id: damaged.id, status: 'damaged', disabledReason: damaged.message });
+      return;
+    }
     const { subscription, status } = await subscriptionOf(ctx);
     await events.webhooks.remove(subscription.org, subscription.id);
     events.deliverer.poke(subscription.org, subscription.id);
