@@ -193,6 +193,13 @@ async function serve(values: Values): Promise<void> {
     await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
     demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
+  // Every diagram's, share link's and sign-in's address starts with it: a web address or nothing.
+  const publicUrl = values['public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(?:\/\S*)?$/i.test(publicUrl)) {
+    throw new UsageError(
+      `--public-url must be the http(s) address clients reach the server at, such as https://c4.example.com, not '${publicUrl}'`,
+    );
+  }
   const packEvery = values['pack-every'] === undefined ? undefined : Number(values['pack-every']);
   if (packEvery !== undefined && !(Number.isInteger(packEvery) && packEvery >= 0)) {
     throw new UsageError(`--pack-every must be a whole number of commits (0: never), not '${values['pack-every']}'`);
@@ -410,7 +417,11 @@ async function run(argv: string[]): Promise<void> {
         },
         (draft) => {
           const { members } = draft.base.organization;
-          if (!members.includes(email)) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
+          // One address, one member, whatever its case (USERLIST values match members so).
+          const known = members.find((member) => member.toLowerCase() === email.toLowerCase());
+          if (known !== undefined && known !== email)
+            throw new Error(`'${slug}' already has the member ${known}, which ${email} is in another case.`);
+          if (known === undefined) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });
         },
       );
       console.log(`${email} is a member of '${slug}' (commit ${snapshot.commit})`);

@@ -165,6 +165,10 @@ test('member add commits the organization file and makes the address a valid USE
   t.is(accepted.body[0].attributes[0].value, 'new@acme.test');
   const bad = await failure(['member', 'add', 'acme', 'not-an-address', '--data', data]);
   t.is(bad.code, 2);
+  const commits = Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout);
+  const cased = await failure(['member', 'add', 'acme', 'New@Acme.test', '--data', data]);
+  t.regex(cased.stderr, /'acme' already has the member new@acme\.test, which New@Acme\.test is in another case\./);
+  t.is(Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout), commits, 'nothing added');
   // org create --member holds members to the same rule (it stored any text before), and a name to be one.
   for (const member of ['not-an-address', '"><img src=x onerror=alert(1)>@x.com']) {
     const refused = await failure(['org', 'create', 'other', '--member', member, '--data', data]);
@@ -247,4 +251,9 @@ test('serve --max-* options set the limits; a bad value, or a bad timeout, is a 
   const badTimeout = await failure(['serve', '--data', data, '--layout-timeout', 'soon']);
   t.is(badTimeout.code, 2);
   t.regex(badTimeout.stderr, /invalid --layout-timeout soon: use a number of seconds above 0/);
+  for (const url of ['notaurl', 'ftp://x', 'https://']) {
+    const badUrl = await failure(['serve', '--data', data, '--public-url', url]);
+    t.is(badUrl.code, 2, url);
+    t.regex(badUrl.stderr, /--public-url must be the http\(s\) address clients reach the server at/);
+  }
 });
