@@ -898,6 +898,7 @@ test('a box laid out beside one at the edge of the coordinates stays within them
     for (const item of [...edge.componentInstances, ...edge.textareas]) {
       t.true(Math.abs(item.position.x) <= 1_000_000 && Math.abs(item.position.y) <= 1_000_000, JSON.stringify(item));
     }
+    checkLayout(t, edge, 'placed left of or above what is at the edge, on top of nothing');
     // Written back as read: accepted, no change, no commit.
     const [again] = await accepted(t, s, 'POST', D, [edge], 0);
     t.deepEqual(again, edge);

@@ -15,6 +15,7 @@ import {
   type LayoutResult,
   type LayoutTextArea,
 } from '../src/layout/layout.js';
+import { POSITION_LIMIT } from '../src/model/schemas.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -148,6 +149,10 @@ async function threeRuns(inp: LayoutInput): Promise<{ times: number[]; r: Layout
   }
   return { times, r: r! };
 }
+
+test("the layout's coordinate bound is the model's", (t) => {
+  t.is(LAYOUT.coordinateLimit, POSITION_LIMIT);
+});
 
 test('textAreaHeight: one line per grid unit, lines wrap at the width, at least 1', (t) => {
   t.is(textAreaHeight('', 10), 1);

@@ -144,6 +144,11 @@ export const LAYOUT = {
   textMaxWidth: 40,
   /** Largest width/height the service stores. */
   maxSize: 100,
+  /**
+   * Coordinates a request may send (the model's POSITION_LIMIT, test/layout.test.ts holds them
+   * equal; not imported, so that the layout worker loads no schema): what is placed stays within.
+   */
+  coordinateLimit: 1_000_000,
 } as const;
 
 const L = LAYOUT;
@@ -904,6 +909,12 @@ export function needsLayout(input: LayoutInput): boolean {
   );
 }
 
+/** Whether `corners` (a rectangle of top-left corners) lies within the coordinates a request may send. */
+function withinCoordinates(box: Rect): boolean {
+  const limit = L.coordinateLimit;
+  return box.x >= -limit && box.y >= -limit && box.x + box.w <= limit && box.y + box.h <= limit;
+}
+
 /**
  * Completes the layout of a diagram: every instance gets a position and size, every text area a
  * position and width. Given values are kept exactly; only elements without a position are
@@ -981,7 +992,15 @@ export async function layoutDiagram(input: LayoutInput): Promise<LayoutResult> {
         const u = unionAll([F, { x: p.x, y: p.y, w: bb.w, h: bb.h }])!;
         return u.w * u.h;
       };
-      const chosen = areaAt(below) < areaAt(right) ? below : right;
+      // Right or below, whichever keeps the whole smaller; at the edge of the coordinates, left or
+      // above, so that nothing lands beyond what a request could send back.
+      const left = { x: Math.floor(F.x) - L.groupGap - Math.ceil(bb.w), y: Math.floor(F.y) };
+      const above = { x: Math.floor(F.x), y: Math.floor(F.y) - L.groupGap - Math.ceil(bb.h) };
+      const preferred = areaAt(below) < areaAt(right) ? [below, right] : [right, below];
+      // The top-left corners of the block's boxes, relative to the block: what must stay within.
+      const corners = unionAll(blockItems.flatMap((b) => boxesAt(b.placed)).map((r) => ({ x: r.x - bb.x, y: r.y - bb.y, w: 0, h: 0 })))!;
+      const fits = (p: Position) => withinCoordinates({ x: p.x + corners.x, y: p.y + corners.y, w: corners.w, h: corners.h });
+      const chosen = [...preferred, left, above].find(fits) ?? preferred[0]!;
       at = { x: chosen.x - bb.x, y: chosen.y - bb.y };
     }
     for (const b of blockItems) {
@@ -994,12 +1013,18 @@ export async function layoutDiagram(input: LayoutInput): Promise<LayoutResult> {
   // New text areas: in rows below everything.
   if (freshTexts.length > 0) {
     const B = unionAll(all.map((f) => footAt(f.placed)));
-    const origin = B ? { x: Math.floor(B.x), y: Math.ceil(B.y + B.h) + L.gap } : { x: 0, y: 0 };
     const sizes = freshTexts.map((t) => {
       const w = isNum(t.width) ? t.width : defaultTextAreaWidth(t.text);
       return { w, h: textAreaHeight(t.text, w) };
     });
     const spots = shelfPack(sizes, Math.max(L.maxSize, B ? Math.ceil(B.w) : 0), L.gap);
+    const rows = unionAll(sizes.map((size, n) => ({ x: spots[n]!.x, y: spots[n]!.y, w: size.w, h: size.h })))!;
+    const corners = unionAll(spots.map((spot) => ({ x: spot.x, y: spot.y, w: 0, h: 0 })))!;
+    // Below everything; at the bottom edge of the coordinates, above it.
+    let origin = B ? { x: Math.floor(B.x), y: Math.ceil(B.y + B.h) + L.gap } : { x: 0, y: 0 };
+    if (B && !withinCoordinates({ x: origin.x + corners.x, y: origin.y + corners.y, w: corners.w, h: corners.h })) {
+      origin = { x: origin.x, y: Math.floor(B.y) - L.gap - Math.ceil(rows.h) };
+    }
     freshTexts.forEach((t, n) => {
       all.push({ ta: t, placed: { ...leafPlaced(sizes[n]!), x: origin.x + spots[n]!.x, y: origin.y + spots[n]!.y } });
     });
