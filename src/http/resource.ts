@@ -53,11 +53,6 @@ export function queryValue(ctx: Context, name: string): string | undefined {
 }
 
 /**
- * The snapshot a GET reads: the tip of `main`, the tip of the draft named by `?draft=` (an
- * open one, or where a merged or closed one was left), or the commit named by `?at=`. While
- * `main` is broken behind the service's back, the last valid commit, with a `Warning` saying so.
- */
-/**
  * Refuses `?draft=` where the request is about main alone (versions, share links): silently
  * answering for main would let a client believe it acted on its draft.
  */
@@ -65,6 +60,11 @@ export function mainOnly(ctx: Context, what: string): void {
   if (queryValue(ctx, 'draft') !== undefined) throw new ApiError(400, `${what} belong to main: ?draft= does not apply to them.`);
 }
 
+/**
+ * The snapshot a GET reads: the tip of `main`, the tip of the draft named by `?draft=` (an
+ * open one, or where a merged or closed one was left), or the commit named by `?at=`. While
+ * `main` is broken behind the service's back, the last valid commit, with a `Warning` saying so.
+ */
 export async function readSnapshot(ctx: Context): Promise<Snapshot> {
   const at = queryValue(ctx, 'at');
   if (at !== undefined) return state(ctx).org.at(at);
