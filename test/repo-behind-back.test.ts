@@ -284,6 +284,25 @@ test.serial(
   },
 );
 
+test.serial('a refs/heads/main holding no object id: 503 saying so, reads and writes alike; put right, served again', async (t) => {
+  const refFile = join(s.gitdir, 'refs', 'heads', 'main');
+  const tip = await s.head();
+  // packed-refs may hold main instead of a loose file: the loose one written here wins over it.
+  await writeFile(refFile, 'not a commit\n');
+  const problem = { error: 'The model in git is invalid: refs/heads/main does not hold a commit id.' };
+  for (const reply of [await s.get(`${API}/model`), await s.post(`${API}/tag`, [{ name: 'new', color: 'red' }])]) {
+    t.is(reply.status, 503);
+    t.deepEqual(reply.body, problem);
+  }
+  t.deepEqual(
+    s.logs.filter((line) => isErrorLine(line)),
+    [],
+    'answered, not crashed',
+  );
+  await writeFile(refFile, `${tip}\n`);
+  await assertServing(t, tip);
+});
+
 test.serial('a file whose id differs from its file name: refused, then served once fixed', async (t) => {
   const other = NEW_ID.replace('zz', 'xx');
   const path = componentPath(other);

@@ -7,7 +7,7 @@ import { loadModel, readingOrder } from '../model/load.js';
 import { classifyPath, DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } from '../model/paths.js';
 import type { Model } from '../model/types.js';
 import { ObjectNotFoundError, WrongObjectTypeError } from '../store/object-storage.js';
-import { MAIN_REF } from '../store/refs.js';
+import { MAIN_REF, RefNotAnIdError } from '../store/refs.js';
 import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
@@ -176,7 +176,13 @@ export class OrgModel {
 
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
   async head(): Promise<Snapshot> {
-    const commit = await this.repo.readHead();
+    const commit = await this.repo.readHead().catch((err: unknown) => {
+      // Written by hand, or cut by a disk fault: no commit to serve or write upon, said so (not a 500).
+      if (err instanceof RefNotAnIdError) {
+        throw new ApiError(503, `The model in git is invalid: ${MAIN_REF} does not hold a commit id.`);
+      }
+      throw err;
+    });
     if (commit === null) throw new Error(`Organization ${this.slug} has no main branch`);
     if (this.current?.commit === commit) return this.current;
     // Requests arriving while a commit loads share that one load.

@@ -46,6 +46,16 @@ export class StaleHeadError extends Error {
 }
 
 /** The oid a ref points at, from its loose file or else packed-refs; null if neither has it. */
+/** A ref file whose content is no object id (written by hand, cut by a disk fault). */
+export class RefNotAnIdError extends Error {
+  constructor(
+    readonly ref: string,
+    gitdir: string,
+  ) {
+    super(`${ref} in ${gitdir} does not hold an object id.`);
+  }
+}
+
 export async function readRef(gitdir: string, ref: string): Promise<string | null> {
   return readRefNow(gitdir, ref);
 }
@@ -55,7 +65,7 @@ function readRefNow(gitdir: string, ref: string): string | null {
   const loose = readIfPresent(path.join(gitdir, ref));
   if (loose !== null) {
     const value = loose.trim();
-    if (!isOid(value)) throw new Error(`${ref} in ${gitdir} does not hold an object id.`);
+    if (!isOid(value)) throw new RefNotAnIdError(ref, gitdir);
     return value;
   }
   const packed = readIfPresent(path.join(gitdir, 'packed-refs'));
