@@ -462,6 +462,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'mirror list': {
       if (rest.length > 1) throw new UsageError('usage: c4store mirror list [<slug>]');
+      if (rest[0] !== undefined) requireOrg(rest[0]);
       const state = await readMirrorState(data);
       for (const mirror of await readMirrors(data)) {
         if (rest[0] !== undefined && mirror.org !== rest[0]) continue;

@@ -216,4 +216,10 @@ test('a mirrors.yaml the parser refuses: the command line says which file, and n
     t.false((failed?.stderr ?? '').includes(secret), failed?.stderr);
   }
   t.regex(await readFile(join(data, 'mirrors.yaml'), 'utf8'), new RegExp(secret), 'left as it was');
+  // An organization that does not exist is said so, not listed as having no mirror.
+  const unknown = await cli('mirror', 'list', 'nosuch', '--data', data).then(
+    () => undefined,
+    (err: { stderr?: string }) => err,
+  );
+  t.regex(unknown?.stderr ?? '', /organization 'nosuch' does not exist/);
 });
