@@ -139,8 +139,13 @@ function positionals(args: string[], count: number, usage: string): string[] {
 }
 
 /** A member is an e-mail address (USERLIST values name members by it): `org create --member` and `member add` alike. */
+/** A domain of dot-separated labels (letters, digits, inner hyphens; any script), at least two of them. */
+const MAIL_DOMAIN = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?$/u;
+
 function checkEmail(email: string): void {
-  if (!/^[^\s@<>"]+@[^\s@<>"]+$/.test(email)) throw new UsageError(`'${email}' is not an e-mail address`);
+  const at = email.lastIndexOf('@');
+  const valid = /^[^\s@<>"]+@[^\s@<>"]+$/.test(email) && MAIL_DOMAIN.test(email.slice(at + 1));
+  if (!valid) throw new UsageError(`'${email}' is not an e-mail address`);
 }
 
 function defaultLimits(): string {

@@ -170,7 +170,7 @@ test('member add commits the organization file and makes the address a valid USE
   t.regex(cased.stderr, /'acme' already has the member new@acme\.test, which New@Acme\.test is in another case\./);
   t.is(Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout), commits, 'nothing added');
   // org create --member holds members to the same rule (it stored any text before), and a name to be one.
-  for (const member of ['not-an-address', '"><img src=x onerror=alert(1)>@x.com']) {
+  for (const member of ['not-an-address', '"><img src=x onerror=alert(1)>@x.com', 'a@b', 'a@-b.c', 'a@b..c']) {
     const refused = await failure(['org', 'create', 'other', '--member', member, '--data', data]);
     t.is(refused.code, 2);
     t.regex(refused.stderr, /is not an e-mail address/);
