@@ -33,6 +33,19 @@ export class ModelError extends ApiError {
   }
 }
 
+/** The most characters of a name a refusal quotes to say which element it means. */
+const QUOTED_NAME_CHARS = 100;
+
+/**
+ * A name as a refusal quotes it (`element 0 'Team'`): on one line, and cut to 100 characters
+ * with `…`. It says which element is meant; a client that sent 5,000 characters knows the rest.
+ */
+export function quotedName(name: string): string {
+  const line = name.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
+  const characters = Array.from(line);
+  return `'${characters.length <= QUOTED_NAME_CHARS ? line : `${characters.slice(0, QUOTED_NAME_CHARS).join('')}…`}'`;
+}
+
 /** Runs `step`; a ModelError it throws also names `what`. */
 export function concerning<T>(what: string, step: () => T): T {
   try {

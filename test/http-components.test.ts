@@ -377,6 +377,16 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
         `${error} (attribute '${names.get(id)}', element 1 'bad')`,
       );
     }
+    // A long name, or one of several lines, is quoted on one line and cut: it says which element is meant.
+    await refused(
+      t,
+      s,
+      'PUT',
+      C,
+      [{ name: `first line\nsecond ${'x'.repeat(300)}`, attributes: [{ id: a.number, value: 'many' }] }],
+      400,
+      `Value for NUMBER attribute '${a.number}' must be a number. (attribute 'Cost', element 0 '${`first line second ${'x'.repeat(300)}`.slice(0, 100)}…')`,
+    );
     // An address is a member's whatever its case, as mail systems read it; stored as the organization spells it.
     const [cased] = await accepted(t, s, 'PUT', C, [{ name: 'cased', attributes: [{ id: a.userlist, value: 'ADA@Example.com' }] }]);
     t.deepEqual(cased.attributes, [{ id: a.userlist, value: 'ada@example.com' }]);

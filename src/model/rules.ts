@@ -1,4 +1,4 @@
-import { concerning, ModelError } from '../errors.js';
+import { concerning, ModelError, quotedName } from '../errors.js';
 import { resourcePath } from './paths.js';
 import type { Attribute, AttributeValueType, Component, Diagram, Model, ResourceKind } from './types.js';
 
@@ -97,7 +97,7 @@ function typeSlugs(model: Model): ReadonlySet<string> {
 
 /** What a refusal about one attribute names besides the rule's text. */
 function aboutAttribute(attribute: Attribute): string {
-  return `attribute '${attribute.name}'`;
+  return `attribute ${quotedName(attribute.name)}`;
 }
 
 /** One value a component holds (or lacks) for one attribute. */

@@ -2,7 +2,7 @@ import { distinct } from './references.js';
 import type { AttributeInput } from '../schemas.js';
 import type { Attribute } from '../types.js';
 import { resolveTargets, type Draft, type Target } from '../draft.js';
-import { concerning } from '../../errors.js';
+import { concerning, quotedName } from '../../errors.js';
 import { checkAttribute, checkComponentsAgainstAttribute } from '../rules.js';
 
 /** `createOnly`: the PUT form, where an element with an id is refused. */
@@ -27,7 +27,7 @@ export function writeAttributesResolved(
   single = false,
 ): Attribute[] {
   const element = (i: number, attribute: { name: string }) =>
-    single ? `attribute '${attribute.name}'` : `element ${i} '${attribute.name}'`;
+    single ? `attribute ${quotedName(attribute.name)}` : `element ${i} ${quotedName(attribute.name)}`;
   const attributes = items.map(({ input, target }, i) =>
     draft.put<Attribute>(
       'attribute',

@@ -1,4 +1,4 @@
-import { concerning } from '../../errors.js';
+import { concerning, quotedName } from '../../errors.js';
 import { checkOrgSize, DEFAULT_LIMITS } from '../../limits/limits.js';
 import type { ComponentInput, DiagramInput } from '../schemas.js';
 import type { Component, Diagram } from '../types.js';
@@ -75,7 +75,7 @@ export async function writeResolved(
   // A refusal names the element of the body it concerns: `element components.0 'Shop API'`,
   // or, for a body of one object, `component 'Shop API'`.
   const diagramPath = componentPath === null ? null : componentPath === '' ? '' : 'diagrams.';
-  const named = (name: string | undefined) => (name === undefined ? '' : ` '${name}'`);
+  const named = (name: string | undefined) => (name === undefined ? '' : ` ${quotedName(name)}`);
   const element = (path: string | null, i: number, name: string | undefined, kind: string) =>
     path === null ? `${kind}${named(name)}` : `element ${path}${i}${named(name)}`;
   const components: Component[] = [];
