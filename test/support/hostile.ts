@@ -12,6 +12,13 @@ import fc from 'fast-check';
 import YAML from 'yaml';
 import { MEMBERS, type Reply, type TestServer } from './server.js';
 
+/** A name as docs/api.md §5.4 says a refusal quotes it: on one line, cut after 100 characters with `…`. */
+function asQuoted(name: string): string {
+  const line = name.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
+  const characters = Array.from(line);
+  return characters.length <= 100 ? line : `${characters.slice(0, 100).join('')}…`;
+}
+
 export const API = '/api/external';
 export const API_CONTEXT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 export const SERVICE_ID = /^[0-9a-hjkmnp-tv-z]{26}$/;
@@ -862,7 +869,7 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   }
   if (kind === 'attribute' && elements.length > 0) {
     const element = () => elements[pick % elements.length];
-    const at = () => ` (element ${pick % elements.length} '${element().name}')`;
+    const at = () => ` (element ${pick % elements.length} '${asQuoted(element().name)}')`;
     list.push({
       what: 'list on a non-LIST attribute',
       apply: () => {
@@ -899,7 +906,8 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     const i = pick % components.length;
     const c = () => components[i];
     const path = kind === 'model' ? `components.${i}` : `${i}`;
-    const at = (attribute?: string) => ` (${attribute === undefined ? '' : `attribute '${attribute}', `}element ${path} '${c().name}')`;
+    const at = (attribute?: string) =>
+      ` (${attribute === undefined ? '' : `attribute '${asQuoted(attribute)}', `}element ${path} '${asQuoted(c().name)}')`;
     list.push({
       what: 'component without name',
       apply: () => {
@@ -992,7 +1000,7 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   if (diagrams.length > 0) {
     const d = () => diagrams[pick % diagrams.length];
     const instances = () => d().componentInstances as any[];
-    const at = () => ` (element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${d().name}')`;
+    const at = () => ` (element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${asQuoted(d().name)}')`;
     list.push({
       what: 'unknown diagram tag',
       apply: () => {
