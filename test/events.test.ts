@@ -209,6 +209,35 @@ test('SSE: a client that stops reading is cut off once it leaves more than the b
   t.true(ended, 'the stalled client was cut off');
 });
 
+test('SSE: a client reading a large event slowly is not cut off by the keep-alive', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 20, maxUnreadBytes: 16 * 1024 } } });
+  t.teardown(() => server.close());
+  const { port } = new URL(server.url);
+  const slow = connect({ port: Number(port), host: '127.0.0.1' });
+  t.teardown(() => slow.destroy());
+  slow.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n\r\n`);
+  await once(slow, 'data');
+  // Read a little at a time: many keep-alive periods pass while the event is still unread.
+  slow.pause();
+  let received = 0;
+  const reader = setInterval(() => {
+    let chunk: Buffer | null;
+    while ((chunk = slow.read(64 * 1024) as Buffer | null) !== null) received += chunk.length;
+  }, 10);
+  t.teardown(() => clearInterval(reader));
+  let closed = false;
+  slow.once('close', () => {
+    closed = true;
+  });
+  // One change of about 6 MB: more than the kernel's buffers take, so most of it waits in the server.
+  const tags = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i} ${'x'.repeat(2000)}`, color: 'green' }));
+  t.is((await server.post('/api/external/tag', tags)).status, 200);
+  const deadline = Date.now() + 60_000;
+  while (received < 5_000_000 && !closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.false(closed, `cut off after ${received} bytes`);
+  t.true(received > 5_000_000, `${received} bytes read`);
+});
+
 test('SSE: a comment line keeps the stream alive; an unknown resume point is 404; no key is 401', async (t) => {
   const server = await TestServer.start({ events: { stream: { heartbeatMs: 50 } } });
   t.teardown(() => server.close());

@@ -126,7 +126,11 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   });
   res.flushHeaders();
   ctx.req.socket.setNoDelay(true);
-  const heartbeat = setInterval(() => send(': keep-alive\n\n'), settings.heartbeatMs);
+  // Only while nothing waits unread: a client still reading a large event is alive, and the
+  // unread bound is for events (a keep-alive must never cut off a client that reads slowly).
+  const heartbeat = setInterval(() => {
+    if (!closed && res.writableLength === 0) res.write(': keep-alive\n\n');
+  }, settings.heartbeatMs);
   // A stream's heartbeat never keeps the process alive by itself (a server closed in a test, or embedded).
   heartbeat.unref();
   void done.then(() => {
