@@ -293,6 +293,11 @@ test('revert: one new commit restores the model as it was, checked like any writ
     t.deepEqual(refused.body, { error: `Commit '${aside}' is not a commit of main.` });
     t.is(await s.commitCount(), same);
     t.is((await s.post('/api/external/revert?draft=aside', { commit: first })).status, 200, "main's past is the draft's too");
+    // Merged, the draft's own commits are still none of main's states: its merge commit is.
+    t.is((await s.post('/api/external/drafts/aside/merge', {})).status, 200);
+    const inner = await s.post('/api/external/revert', { commit: aside });
+    t.is(inner.status, 404);
+    t.deepEqual(inner.body, { error: `Commit '${aside}' is not a commit of main.` });
   }));
 
 test("history is main's first-parent chain: a merge is one commit with what it brought, a resource's history keeps main's side, paging loses nothing", (t) =>

@@ -7,7 +7,7 @@ import { resolveCommitName } from '../../service/commit-names.js';
 import { locateDraft } from '../../drafts/drafts.js';
 import { ApiError } from '../../errors.js';
 import { NotOnBranchError } from '../../events/feed.js';
-import { gitText, runGit } from '../../store/git-cli.js';
+import { gitText } from '../../store/git-cli.js';
 import { MAIN_REF } from '../../store/refs.js';
 import { queryValue, state, write } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
@@ -23,12 +23,13 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
     const body = checkRequestBody(ctx, RevertBody);
     const { org } = state(ctx);
     const restored = await resolveCommitName(org.repo, body.commit);
-    // A state the branch written to has had: not a draft's (merging is how it comes to main),
-    // nor a commit no branch holds any more.
+    // A state the branch written to has had: a commit of its first-parent chain, as the change
+    // feed counts them. Not a draft's, merged or not (merging is how its work comes to main), nor
+    // a commit no branch holds any more.
     const draft = queryValue(ctx, 'draft');
     const branch = draft === undefined ? MAIN_REF : (await locateDraft(org, draft)).ref;
-    const { code } = await runGit(org.repo.gitdir, ['merge-base', '--is-ancestor', restored, branch], { okCodes: [1] });
-    if (code !== 0) throw new ApiError(404, new NotOnBranchError(body.commit, branch).message);
+    const chain = await gitText(org.repo.gitdir, ['rev-list', '--first-parent', branch, '--']);
+    if (!chain.split('\n').includes(restored)) throw new ApiError(404, new NotOnBranchError(body.commit, branch).message);
     const target = await org.at(restored);
     let before = target.model;
     const subject = (await gitText(org.repo.gitdir, ['log', '-1', '--format=%s', restored])).trim();
