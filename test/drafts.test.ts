@@ -470,6 +470,12 @@ test('damaged draft records refuse a merge before main moves, with a text naming
     t.is(await s.head(), head, 'main did not move');
     t.is((await s.git('rev-parse', '--verify', '-q', 'refs/heads/drafts/y1')).trim().length, 40, 'the draft is still open');
     t.is(await readFile(file, 'utf8'), whole.slice(0, Math.floor(whole.length / 2)), 'the damaged file is left as it was');
+    // Valid JSON of another shape is damage too, never "no records".
+    for (const damaged of ['null', '{}', '[]', '5']) {
+      await writeFile(file, damaged);
+      t.is((await s.post(`${API}/drafts/y1/merge`, {})).status, 503, damaged);
+    }
+    t.is(await s.head(), head, 'main did not move');
     await writeFile(file, whole);
     const merged = await s.post(`${API}/drafts/y1/merge`, {});
     t.is(merged.status, 200, merged.text);

@@ -158,6 +158,12 @@ test('a server over a damaged keys.yaml or share-links.yaml answers 503 naming t
   const health = await s.get('/healthz', { key: null });
   t.is(health.status, 503);
   t.deepEqual(health.body, refused.body);
+  // Empty, cut after `keys:`, plain text: damage all the same, never "no keys".
+  for (const damaged of ['', 'keys:\n', 'this is garbage\n', '- a list\n']) {
+    await fsp.writeFile(keysFile, damaged);
+    t.is((await s.get('/api/external/tag')).status, 503, JSON.stringify(damaged));
+  }
+  await fsp.writeFile(keysFile, keys.slice(0, 150));
   t.is(await fsp.readFile(keysFile, 'utf8'), keys.slice(0, 150), 'left as it was');
   await fsp.writeFile(keysFile, keys);
   t.is((await s.get('/api/external/tag')).status, 200);
@@ -168,8 +174,12 @@ test('a server over a damaged keys.yaml or share-links.yaml answers 503 naming t
   const link = await s.post('/api/external/diagrams/ctx/share-links', {});
   t.is(link.status, 201, link.text);
   const linksFile = path.join(s.dataDir, 'share-links.yaml');
-  await fsp.writeFile(linksFile, 'links: [');
-  const shared = await fetch(`${link.body.url}.svg`);
-  t.is(shared.status, 503);
-  t.regex(await shared.text(), /share-links\.yaml cannot be read/);
+  for (const damaged of ['links: [', 'links:\n', 'garbage\n']) {
+    await fsp.writeFile(linksFile, damaged);
+    const shared = await fetch(`${link.body.url}.svg`);
+    t.is(shared.status, 503, JSON.stringify(damaged));
+    t.regex(await shared.text(), /share-links\.yaml cannot be read/);
+    t.is((await s.post('/api/external/diagrams/ctx/share-links', {})).status, 503, 'and nothing is written over it');
+    t.is(await fsp.readFile(linksFile, 'utf8'), damaged);
+  }
 });

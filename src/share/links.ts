@@ -138,8 +138,9 @@ async function readLinks(file: string): Promise<Snapshot> {
 
 // A file we cannot read is an error, never "no links": an empty list would be written over it.
 function parseLinks(text: string, file: string): ShareLink[] {
-  const document = (parse(text) ?? {}) as { links?: unknown };
-  const links = document.links ?? [];
+  // Always written as a mapping with a `links` list: anything else is damage, never "no links".
+  const document = parse(text) as { links?: unknown } | null;
+  const links = document !== null && typeof document === 'object' && !Array.isArray(document) ? document.links : undefined;
   if (!Array.isArray(links)) throw new Error(`${file}: 'links' must be a list.`);
   const fields = ['id', 'org', 'orgId', 'diagram', 'label', 'hash', 'created', 'createdBy'] as const;
   return links.map((item: unknown, index) => {

@@ -34,12 +34,14 @@ export async function readDraftRecords(gitdir: string): Promise<Map<string, Draf
     if (isCode(error, 'ENOENT')) return new Map();
     throw error;
   }
-  let records: unknown;
+  let document: unknown;
   try {
-    records = (JSON.parse(text) as { drafts?: unknown } | null)?.drafts ?? [];
+    document = JSON.parse(text);
   } catch (error) {
     throw unreadable(`${(error as Error).message}`);
   }
+  // Always written as `{"drafts": [...]}`: anything else is damage, never "no records".
+  const records = document !== null && typeof document === 'object' ? (document as { drafts?: unknown }).drafts : undefined;
   if (!Array.isArray(records) || !records.every((r) => typeof (r as DraftRecord | null)?.name === 'string')) {
     throw unreadable("its 'drafts' is not a list of records with names");
   }

@@ -176,8 +176,10 @@ async function readSnapshot(file: string): Promise<Snapshot> {
 // A file we cannot read is an error, never "no keys": treating it as empty would make
 // the next create overwrite every key.
 function parseKeysFile(text: string, file: string): KeyRecord[] {
-  const document = (parse(text) ?? {}) as { keys?: unknown };
-  const keys = document.keys ?? [];
+  // The file is always written as a mapping with a `keys` list (writeKeysFile): anything else
+  // (empty, cut short, plain text) is damage, never "no keys".
+  const document = parse(text) as { keys?: unknown } | null;
+  const keys = document !== null && typeof document === 'object' && !Array.isArray(document) ? document.keys : undefined;
   if (!Array.isArray(keys)) throw new Error(`${file}: 'keys' must be a list.`);
   return keys.map((item: unknown, index) => {
     const record = item as Partial<KeyRecord> | null;
