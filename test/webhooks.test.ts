@@ -281,6 +281,17 @@ test('a damaged subscription is its own problem: the others are delivered, it is
   );
   t.is((await server.get(`/api/external/webhooks/${broken}`)).status, 503);
   t.is((await server.request('DELETE', `/api/external/webhooks/${broken}`)).status, 200);
+  // JSON of another shape is damage too: listed as such, and removable.
+  for (const [file, text] of [
+    ['subscription.json', '{"url":5}'],
+    ['state.json', 'null'],
+  ]) {
+    const other = (await server.post('/api/external/webhooks', { url: `${receiver.url}?${file}` })).body.id as string;
+    await writeFile(join(dir(other), file), text);
+    const seen = (await server.get('/api/external/webhooks')).body as Array<{ id: string; status: string }>;
+    t.is(seen.find((w) => w.id === other)?.status, 'damaged', file);
+    t.is((await server.request('DELETE', `/api/external/webhooks/${other}`)).status, 200, file);
+  }
   t.deepEqual(
     ((await server.get('/api/external/webhooks')).body as Array<{ id: string }>).map((w) => w.id),
     [healthy],

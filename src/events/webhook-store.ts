@@ -176,7 +176,17 @@ export class WebhookStore {
 
   async get(org: string, id: string): Promise<Subscription | undefined> {
     if (!isSubscriptionId(id)) return undefined;
-    return this.readJson<Subscription>(org, id, 'subscription.json');
+    return this.readJson<Subscription>(org, id, 'subscription.json', (s) => {
+      const { id: own, url, events, secret, created } = s as Partial<Subscription>;
+      return (
+        own === id &&
+        typeof url === 'string' &&
+        Array.isArray(events) &&
+        events.every((e) => typeof e === 'string') &&
+        typeof secret === 'string' &&
+        typeof created === 'string'
+      );
+    });
   }
 
   /** Removes the subscription, a damaged one too (that is how it is put right). */
@@ -198,7 +208,7 @@ export class WebhookStore {
   }
 
   async state(org: string, id: string): Promise<SubscriptionState | undefined> {
-    return this.readJson<SubscriptionState>(org, id, 'state.json');
+    return this.readJson<SubscriptionState>(org, id, 'state.json', (s) => typeof (s as Partial<SubscriptionState>).cursor === 'string');
   }
 
   /**
@@ -262,7 +272,8 @@ export class WebhookStore {
     return found;
   }
 
-  private async readJson<T>(org: string, id: string, name: string): Promise<T | undefined> {
+  /** `shaped`: whether the parsed object is what this file holds (JSON of another shape is damage too). */
+  private async readJson<T>(org: string, id: string, name: string, shaped: (value: object) => boolean): Promise<T | undefined> {
     let text: string;
     try {
       text = await fsp.readFile(path.join(this.dirOf(org, id), name), 'utf8');
@@ -270,11 +281,16 @@ export class WebhookStore {
       if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return undefined;
       throw error;
     }
+    let value: unknown;
     try {
-      return JSON.parse(text) as T;
+      value = JSON.parse(text);
     } catch (error) {
       throw new DamagedWebhook(org, id, name, error as Error);
     }
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !shaped(value)) {
+      throw new DamagedWebhook(org, id, name, new Error('it does not hold what the file is for'));
+    }
+    return value as T;
   }
 
   private writeJson(file: string, value: unknown): Promise<void> {
