@@ -278,7 +278,8 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ offset = 0, draft }, context) {
       const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
-      const end = Math.min(yaml.length, offset + ANSWER_CHARS);
+      // Room kept for the line that says where to go on: the whole answer stays within the bound.
+      const end = Math.min(yaml.length, offset + ANSWER_CHARS - HEADING_CHARS);
       const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
       const next = cut < yaml.length ? cut : null;
       const text =
