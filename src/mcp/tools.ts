@@ -443,7 +443,9 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       const review = `\nReview: ${answer.review}`;
       const lines = words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n');
       const room = ANSWER_CHARS - heading.length - review.length - HEADING_CHARS;
-      const text = `${heading}${lines.length <= room ? lines : `${lines.slice(0, lines.lastIndexOf('\n', room))}\n… (cut: the review page has every change)`}${review}`;
+      // Cut at a line's end where one is near enough (a single line may be longer than the room: a 5 MB name).
+      const cutAt = lines.lastIndexOf('\n', room) > 0 ? lines.lastIndexOf('\n', room) : room;
+      const text = `${heading}${lines.length <= room ? lines : `${lines.slice(0, cutAt)}\n… (cut: the review page has every change)`}${review}`;
       return { text, structured: fitted(answer, ANSWER_CHARS).value };
     },
   }),
