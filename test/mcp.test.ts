@@ -310,6 +310,11 @@ test('answers stay within 60,000 characters, still whole JSON: a commit of many 
 
   const diagram = await call('get_diagram', { id: 'wide' });
   t.is(diagram.structured.componentInstancesTotal, 400);
+  // A draft whose one change is told in a line longer than an answer (a 70,000-character name).
+  t.is((await big.post('/api/external/drafts', { name: 'long-name' })).status, 201);
+  t.is((await big.post('/api/external/components?draft=long-name', { id: 'long', name: 'n'.repeat(70_000) })).status, 201);
+  const told = await call('draft_diff', { draft: 'long-name' });
+  t.regex(told.text, /\n… \(cut: the review page has every change\)\nReview: /);
   const drawn = await call('render_diagram', { id: 'wide' });
   t.regex(
     drawn.text,
