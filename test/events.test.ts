@@ -239,6 +239,38 @@ test('SSE: a client reading a large event is not cut off by the keep-alive while
   t.true(received > 5_000_000, `${received} bytes read`);
 });
 
+test('SSE: a resume whose last replayed event is large, and a live event while the client still reads it: not cut off, both arrive', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 20, maxUnreadBytes: 16 * 1024 } } });
+  t.teardown(() => server.close());
+  const before = await server.head();
+  const tags = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i} ${'x'.repeat(2000)}`, color: 'green' }));
+  t.is((await server.post('/api/external/tag', tags)).status, 200);
+  const big = await server.head();
+  const { port } = new URL(server.url);
+  const client = connect({ port: Number(port), host: '127.0.0.1' });
+  t.teardown(() => client.destroy());
+  client.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nLast-Event-ID: ${before}\r\n\r\n`);
+  await once(client, 'data');
+  client.pause();
+  let text = '';
+  const reader = setInterval(() => {
+    let chunk: Buffer | null;
+    while ((chunk = client.read() as Buffer | null) !== null) text += chunk.toString('latin1');
+  }, 10);
+  t.teardown(() => clearInterval(reader));
+  let closed = false;
+  client.once('close', () => {
+    closed = true;
+  });
+  // While most of the large event still waits in the server, a small change is made.
+  t.is((await server.post('/api/external/tag', [{ name: 'small', color: 'red' }])).status, 200);
+  const small = await server.head();
+  const deadline = Date.now() + 60_000;
+  while (!text.includes(`id: ${small}`) && !closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.false(closed, `cut off after ${text.length} characters`);
+  t.true(text.includes(`id: ${big}`) && text.includes(`id: ${small}`));
+});
+
 test('SSE: a comment line keeps the stream alive; an unknown resume point is 404; no key is 401', async (t) => {
   const server = await TestServer.start({ events: { stream: { heartbeatMs: 50 } } });
   t.teardown(() => server.close());

@@ -288,6 +288,15 @@ test('a damaged subscription is its own problem: the others are delivered, it is
   ]) {
     const other = (await server.post('/api/external/webhooks', { url: `${receiver.url}?${file}` })).body.id as string;
     await writeFile(join(dir(other), file), text);
+    // It still holds its place toward the 20: with the healthy one, 18 more, then 409.
+    const made: string[] = [];
+    for (let i = 0; i < 19; i++) {
+      const reply = await server.post('/api/external/webhooks', { url: `${receiver.url}?n=${i}` });
+      if (reply.status === 201) made.push(reply.body.id);
+      else t.is(reply.status, 409);
+    }
+    t.is(made.length, 18, file);
+    for (const id of made) await server.request('DELETE', `/api/external/webhooks/${id}`);
     const seen = (await server.get('/api/external/webhooks')).body as Array<{ id: string; status: string }>;
     t.is(seen.find((w) => w.id === other)?.status, 'damaged', file);
     t.is((await server.request('DELETE', `/api/external/webhooks/${other}`)).status, 200, file);

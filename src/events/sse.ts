@@ -76,16 +76,37 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   }
 
   let closed = false;
-  // A client that left more than maxUnreadBytes unread is cut off before the next frame; a frame
-  // goes out whole however large (a commit of thousands of resources is one event of megabytes),
-  // so a client that reads is never cut off for the size of what it was sent.
+  // Frames the socket has not taken yet. It takes the next whenever it has room, however large
+  // (a commit of thousands of resources is one event of megabytes), so the server holds one
+  // frame of a client's in its own buffer, and references to the frames waiting (shared by every
+  // client). A client is cut off when more than maxUnreadBytes of frames wait behind the one it
+  // is reading and the next: one that reads is never cut off for the size of what it is sent;
+  // one that stopped reading reconnects with Last-Event-ID and misses nothing.
+  const outbox: string[] = [];
+  let waiting = 0;
+  const cutOff = () => {
+    closed = true;
+    res.destroy();
+  };
+  const pump = () => {
+    while (!closed && outbox.length > 0 && !res.writableNeedDrain) {
+      const frame = outbox.shift()!;
+      waiting -= frame.length;
+      res.write(frame);
+    }
+  };
+  res.on('drain', pump);
   const send = (text: string) => {
     if (closed) return;
-    if (res.writableLength > settings.maxUnreadBytes) res.destroy();
-    else res.write(text);
+    outbox.push(text);
+    waiting += text.length;
+    if (waiting - outbox[0]!.length > settings.maxUnreadBytes) cutOff();
+    else pump();
   };
-  // Live events queue here while the replay is written; both are sent in commit order once.
+  // Live events queue here while the replay is written; both are sent in commit order once. A
+  // client that reads none of its replay is cut off once they come to more than the bound.
   let queued: StreamEvent[] | undefined = [];
+  let queuedBytes = 0;
   // Without a resume point every change announced from now on is new to this client.
   let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
   // The commit of main the client stands at, which a draft frame carries as its id.
@@ -110,10 +131,18 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
     closed = true;
     res.end();
   });
-  // The replay goes at the client's pace: each event waits until what was sent before it is read.
-  const readByClient = () =>
-    res.writableNeedDrain ? Promise.race([done, new Promise((resolve) => res.once('drain', resolve))]) : undefined;
-  const listening = await events.listen((list) => (queued ? queued.push(...list) : sendEvents(list)));
+  // The replay goes at the client's pace: each event waits until what was sent before it is taken.
+  const readByClient = async () => {
+    while (!closed && (outbox.length > 0 || res.writableNeedDrain)) {
+      await Promise.race([done, new Promise((resolve) => res.once('drain', resolve))]);
+    }
+  };
+  const listening = await events.listen((list) => {
+    if (!queued) return sendEvents(list);
+    queued.push(...list);
+    for (const event of list) queuedBytes += isChange(event) ? changeFrame(event).length : 0;
+    if (queuedBytes > settings.maxUnreadBytes) cutOff();
+  });
   const unlisten = listening.stop;
   standsAt ??= listening.from;
   // Headers go out once the listener is in place: a client that saw them open misses nothing after.
@@ -126,10 +155,10 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   });
   res.flushHeaders();
   ctx.req.socket.setNoDelay(true);
-  // Only while nothing waits unread: a client still reading a large event is alive, and the
-  // unread bound is for events (a keep-alive must never cut off a client that reads slowly).
+  // Only while nothing waits unread: a client still reading a large event is alive, and a
+  // keep-alive must never count against the bound of a client that reads slowly.
   const heartbeat = setInterval(() => {
-    if (!closed && res.writableLength === 0) res.write(': keep-alive\n\n');
+    if (!closed && outbox.length === 0 && res.writableLength === 0) res.write(': keep-alive\n\n');
   }, settings.heartbeatMs);
   // A stream's heartbeat never keeps the process alive by itself (a server closed in a test, or embedded).
   heartbeat.unref();

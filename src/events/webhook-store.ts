@@ -115,7 +115,9 @@ export class WebhookStore {
   }
 
   async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string, drafts?: DraftStates): Promise<Subscription> {
-    if ((await this.list(input.org, input.orgId)).length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
+    // Every subscription folder counts, a damaged one too (it still holds its place until removed).
+    const held = (await fsp.readdir(path.join(this.root, input.org)).catch(() => [] as string[])).filter(isSubscriptionId);
+    if (held.length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
     const subscription: Subscription = {
       id: `wh_${randomBytes(8).toString('hex')}`,
       org: input.org,
