@@ -190,7 +190,10 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   const pending = queued;
   while (pending.length > 0 && !closed) {
     await readByClient();
-    if (!closed) sendEvent(pending.shift()!);
+    if (closed) break;
+    const event = pending.shift()!;
+    queuedBytes -= isChange(event) ? changeFrame(event).length : 0;
+    sendEvent(event);
   }
   queued = undefined;
   await done;
