@@ -116,8 +116,7 @@ export class WebhookStore {
 
   async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string, drafts?: DraftStates): Promise<Subscription> {
     // Every subscription folder counts, a damaged one too (it still holds its place until removed).
-    const held = (await fsp.readdir(path.join(this.root, input.org)).catch(() => [] as string[])).filter(isSubscriptionId);
-    if (held.length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
+    if ((await this.folderIds(input.org)).length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
     const subscription: Subscription = {
       id: `wh_${randomBytes(8).toString('hex')}`,
       org: input.org,
@@ -152,9 +151,8 @@ export class WebhookStore {
     damaged: (error: DamagedWebhook) => void = (error) => console.error(`c4store: webhooks: ${error.message}`),
   ): Promise<Subscription[]> {
     if (!SLUG_PATTERN.test(org)) return [];
-    const names = await fsp.readdir(path.join(this.root, org)).catch(() => [] as string[]);
     const found: Subscription[] = [];
-    for (const name of names.filter(isSubscriptionId)) {
+    for (const name of await this.folderIds(org)) {
       let subscription: Subscription | undefined;
       try {
         subscription = await this.get(org, name);
@@ -168,6 +166,11 @@ export class WebhookStore {
       }
     }
     return found.sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+  }
+
+  /** The ids of the organization's subscription folders, readable or not. */
+  private async folderIds(org: string): Promise<string[]> {
+    return (await fsp.readdir(path.join(this.root, org)).catch(() => [] as string[])).filter(isSubscriptionId);
   }
 
   /** Organizations with a webhooks folder. */
