@@ -1,8 +1,22 @@
 import { once } from 'node:events';
-import { connect } from 'node:net';
-import test from 'ava';
+import { connect, type Socket } from 'node:net';
+import test, { type ExecutionContext } from 'ava';
 import { TestServer } from './support/server.js';
 import { listen } from './support/events.js';
+
+/**
+ * The stream on a socket of its own, read by hand (or not at all): paused once the headers came,
+ * so that the test decides when and how much the client reads.
+ */
+async function rawStream(t: ExecutionContext, server: TestServer, headers = ''): Promise<Socket> {
+  const { port } = new URL(server.url);
+  const socket = connect({ port: Number(port), host: '127.0.0.1' });
+  t.teardown(() => socket.destroy());
+  socket.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n${headers}\r\n`);
+  await once(socket, 'data');
+  socket.pause();
+  return socket;
+}
 
 async function addTags(server: TestServer, names: string[]): Promise<string[]> {
   const commits: string[] = [];
@@ -189,12 +203,7 @@ test('SSE: a client that stops reading is cut off once it leaves more than the b
   const reading = listen(server.url, server.key);
   t.teardown(() => reading.close());
   await reading.opened;
-  const { port } = new URL(server.url);
-  const stalled = connect({ port: Number(port), host: '127.0.0.1' });
-  t.teardown(() => stalled.destroy());
-  stalled.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n\r\n`);
-  await once(stalled, 'data');
-  stalled.pause();
+  const stalled = await rawStream(t, server);
   // Past what the kernel's buffers take (a few megabytes on loopback), what the client leaves
   // unread is the server's to hold: it cuts the client off instead.
   const commits = 16;
@@ -212,14 +221,9 @@ test('SSE: a client that stops reading is cut off once it leaves more than the b
 test('SSE: a client reading a large event is not cut off by the keep-alive while part of it waits unread', async (t) => {
   const server = await TestServer.start({ events: { stream: { heartbeatMs: 20, maxUnreadBytes: 16 * 1024 } } });
   t.teardown(() => server.close());
-  const { port } = new URL(server.url);
-  const slow = connect({ port: Number(port), host: '127.0.0.1' });
-  t.teardown(() => slow.destroy());
-  slow.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n\r\n`);
-  await once(slow, 'data');
   // Read what has come every 10 ms: a 6 MB event still waits partly unread in the server across
   // many keep-alive periods (20 ms), however steadily the client reads.
-  slow.pause();
+  const slow = await rawStream(t, server);
   let received = 0;
   const reader = setInterval(() => {
     let chunk: Buffer | null;
@@ -246,12 +250,7 @@ test('SSE: a resume whose last replayed event is large, and a live event while t
   const tags = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i} ${'x'.repeat(2000)}`, color: 'green' }));
   t.is((await server.post('/api/external/tag', tags)).status, 200);
   const big = await server.head();
-  const { port } = new URL(server.url);
-  const client = connect({ port: Number(port), host: '127.0.0.1' });
-  t.teardown(() => client.destroy());
-  client.write(`GET /api/external/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nLast-Event-ID: ${before}\r\n\r\n`);
-  await once(client, 'data');
-  client.pause();
+  const client = await rawStream(t, server, `Last-Event-ID: ${before}\r\n`);
   let text = '';
   const reader = setInterval(() => {
     let chunk: Buffer | null;
