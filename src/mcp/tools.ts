@@ -61,6 +61,8 @@ const Revision = (description: string) => Type.String({ minLength: 1, maxLength:
 
 /** Room kept in an answer for the sentence before its JSON. */
 const HEADING_CHARS = 500;
+/** What an answer's JSON (or YAML page) may take: the answer's size less that room. */
+const BODY_CHARS = ANSWER_CHARS - HEADING_CHARS;
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
@@ -75,20 +77,19 @@ function jsonAnswer(
   heading = '',
   whenCut = 'lists shortened, their lengths beside them as <name>Total',
 ): ToolAnswer {
-  const budget = ANSWER_CHARS - HEADING_CHARS;
   const pretty = json(value);
-  if (pretty.length <= budget) return { text: heading + pretty, structured: value };
-  const fit = fitted(value, budget);
+  if (pretty.length <= BODY_CHARS) return { text: heading + pretty, structured: value };
+  const fit = fitted(value, BODY_CHARS);
   return { text: `${heading}${fit.cut ? `(cut: ${whenCut})\n` : ''}${JSON.stringify(fit.value)}`, structured: fit.value };
 }
 
 /** A list answer cut to the answer size: as many items as fit, and how many there were. */
 function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
-  const { value: shown, cut } = fitted([...items], ANSWER_CHARS - HEADING_CHARS);
+  const { value: shown, cut } = fitted([...items], BODY_CHARS);
   const note = cut ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
   const pretty = json(shown);
   return {
-    text: `${items.length} ${noun}${note}:\n${pretty.length <= ANSWER_CHARS - HEADING_CHARS ? pretty : JSON.stringify(shown)}`,
+    text: `${items.length} ${noun}${note}:\n${pretty.length <= BODY_CHARS ? pretty : JSON.stringify(shown)}`,
     structured: { total: items.length, items: shown },
   };
 }
@@ -279,7 +280,7 @@ export const READ_TOOLS: readonly Tool[] = [
       const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
       // Room kept for the line that says where to go on: the whole answer stays within the bound.
-      const end = Math.min(yaml.length, offset + ANSWER_CHARS - HEADING_CHARS);
+      const end = Math.min(yaml.length, offset + BODY_CHARS);
       const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
       const next = cut < yaml.length ? cut : null;
       const text =
@@ -442,7 +443,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
       const review = `\nReview: ${answer.review}`;
       const lines = words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n');
-      const room = ANSWER_CHARS - heading.length - review.length - HEADING_CHARS;
+      const room = BODY_CHARS - heading.length - review.length;
       // Cut at a line's end where one is near enough (a single line may be longer than the room: a 5 MB name).
       const cutAt = lines.lastIndexOf('\n', room) > 0 ? lines.lastIndexOf('\n', room) : room;
       const text = `${heading}${lines.length <= room ? lines : `${lines.slice(0, cutAt)}\n… (cut: the review page has every change)`}${review}`;
