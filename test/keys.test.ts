@@ -141,6 +141,32 @@ test('a malformed keys.yaml is an error, not an empty key list', async (t) => {
   t.is(await fsp.readFile(path.join(dir, KEYS_FILE_NAME), 'utf8'), 'keys:\n  - id: x\n');
 });
 
+test('keys.yaml cut short anywhere never makes a revoked key valid again', async (t) => {
+  const dir = await dataDir();
+  const store = new KeyStore(dir);
+  const { key: kept } = await store.create('demo', { label: 'kept' });
+  const { key: revokedKey, record } = await store.create('demo', { label: 'revoked last' });
+  await store.revoke('demo', record.id);
+  const file = path.join(dir, KEYS_FILE_NAME);
+  const whole = await fsp.readFile(file, 'utf8');
+  const lastRecord = whole.lastIndexOf('  - id:');
+  t.true(whole.indexOf('revoked:', lastRecord) < whole.indexOf('hash:', lastRecord), 'the revocation precedes the hash');
+
+  let refusedAsDamaged = 0;
+  for (let cut = lastRecord; cut < whole.length; cut++) {
+    await fsp.writeFile(file, whole.slice(0, cut));
+    const reader = new KeyStore(dir);
+    try {
+      t.is(await reader.verify(revokedKey), null, `cut at ${cut}: ${JSON.stringify(whole.slice(lastRecord, cut))}`);
+      t.truthy(await reader.verify(kept));
+    } catch (error) {
+      t.regex((error as Error).message, /malformed|must be a list|keys\.yaml/);
+      refusedAsDamaged++;
+    }
+  }
+  t.true(refusedAsDamaged > 0);
+});
+
 test('a server over a damaged keys.yaml or share-links.yaml answers 503 naming the file, /healthz too; repaired, it serves', async (t) => {
   const { TestServer } = await import('./support/server.js');
   const s = await TestServer.start();

@@ -193,8 +193,8 @@ function parseKeysFile(text: string, file: string): KeyRecord[] {
       ROLES.includes(record.role as Role) &&
       typeof record.hash === 'string' &&
       /^[0-9a-f]{64}$/.test(record.hash) &&
-      typeof record.created === 'string' &&
-      (record.revoked === undefined || typeof record.revoked === 'string');
+      isIsoTime(record.created) &&
+      (record.revoked === undefined || isIsoTime(record.revoked));
     if (!valid) throw new Error(`${file}: key #${index + 1} is malformed.`);
     const { id, org, orgId, label, role, hash, created, revoked } = record as KeyRecord;
     const known: KeyRecord = orgId === undefined ? { id, org, label, role, hash, created } : { id, org, orgId, label, role, hash, created };
@@ -208,7 +208,21 @@ function withOrgId(record: KeyRecord, orgId: string): KeyRecord {
   return { id, org, orgId, ...rest };
 }
 
+// A time as toISOString() writes it, whole: a file cut inside one is damage, not a shorter time.
+function isIsoTime(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/.test(value);
+}
+
+/**
+ * `revoked` goes right after `id`, before the fields every record must have whole (`hash`,
+ * `created`): a file cut short (a disk fault, a hand edit) cannot drop a revocation and keep
+ * its key valid, since the cut also leaves that record without a whole hash or time.
+ */
+function inFileOrder({ id, revoked, ...rest }: KeyRecord): KeyRecord {
+  return revoked === undefined ? { id, ...rest } : { id, revoked, ...rest };
+}
+
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {
-  const text = `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records })}`;
+  const text = `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records.map(inFileOrder) })}`;
   await replaceFile(file, text, { mode: 0o600, durable: true });
 }
