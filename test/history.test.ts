@@ -353,4 +353,18 @@ test("history is main's first-parent chain: a merge is one commit with what it b
       next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
     }
     t.deepEqual(paged, mainLine);
+
+    // A page begins after a commit of the chain: a merged draft's own commit begins none, as in the feed.
+    const draftOwn = (await s.git('rev-parse', `${merge.id}^2`)).trim();
+    const notOnMain = await s.get(`${H}?before=${draftOwn}`);
+    t.is(notOnMain.status, 404);
+    t.deepEqual(notOnMain.body, { error: `Commit '${draftOwn}' is not a commit of main.` });
+    t.deepEqual(
+      (await s.get(`${H}?before=${mainLine[1]}`)).body.map((entry: { id: string }) => entry.id),
+      mainLine.slice(2),
+    );
+    t.deepEqual(
+      (await s.get(`${H}?before=main&limit=1`)).body.map((entry: { id: string }) => entry.id),
+      [mainLine[1]],
+    );
   }));

@@ -129,6 +129,22 @@ async function hasCommitGraph(gitdir: string): Promise<boolean> {
   return false;
 }
 
+/**
+ * Whether `commit` is a state the branch at `tip` has had: a commit of its first-parent chain
+ * (a merged draft's own commits are not). git walks only from `tip` back to `commit`, not the
+ * whole chain: the oldest commit of `commit..tip` along first parents has `commit` as its first
+ * parent exactly when `commit` is on the chain.
+ */
+export async function onFirstParentChain(gitdir: string, commit: string, tip: string): Promise<boolean> {
+  const { stdout } = await runGit(gitdir, ['rev-list', '--first-parent', '--parents', `${commit}..${tip}`, '--']);
+  const lines = stdout.toString('utf8').trimEnd();
+  if (lines === '') {
+    const { stdout: tipId } = await runGit(gitdir, ['rev-parse', '--verify', '--end-of-options', `${tip}^{commit}`]);
+    return tipId.toString('utf8').trim() === commit;
+  }
+  return lines.slice(lines.lastIndexOf('\n') + 1).split(' ')[1] === commit;
+}
+
 async function hasParent(gitdir: string, commit: string): Promise<boolean> {
   const { code } = await runGit(gitdir, ['rev-parse', '--verify', '--quiet', `${commit}^1^{commit}`], { okCodes: [1] });
   return code === 0;

@@ -2,7 +2,10 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
-import { pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
+import { onFirstParentChain, pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
+import { locateDraft } from '../../drafts/drafts.js';
+import { NotOnBranchError } from '../../events/feed.js';
+import { MAIN_REF } from '../../store/refs.js';
 import { emptyModel } from '../../model/files.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
@@ -28,11 +31,19 @@ export function historyRoutes(router: Router): void {
     const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
     const beforeText = queryValue(ctx, 'before');
     const before = beforeText === undefined ? undefined : await resolveCommitName(org.repo, beforeText);
+    // With ?draft=, the draft's history (which holds main's up to where it branched off).
+    const draft = queryValue(ctx, 'draft');
+    const tip = draft === undefined ? undefined : head.commit;
+    // A page of the chain begins after one of its commits: before a merged draft's own commit,
+    // say, there is no page of main (the change feed answers the same).
+    if (before !== undefined && !(await onFirstParentChain(org.repo.gitdir, before, tip ?? MAIN_REF))) {
+      const ref = draft === undefined ? MAIN_REF : (await locateDraft(org, draft)).ref;
+      throw new ApiError(404, new NotOnBranchError(beforeText!, ref).message);
+    }
     const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
     const entries = await readHistory(org.repo.gitdir, {
       before,
-      // With ?draft=, the draft's history (which holds main's up to where it branched off).
-      tip: queryValue(ctx, 'draft') === undefined ? undefined : head.commit,
+      tip,
       since: isoTime(ctx, 'since'),
       until: isoTime(ctx, 'until'),
       limit,

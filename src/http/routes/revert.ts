@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { diffModels } from '../../history/diff.js';
+import { onFirstParentChain } from '../../history/log.js';
 import { RevertBody } from '../../history/schemas.js';
 import { revertTo } from '../../model/write/revert.js';
 import { resolveCommitName } from '../../service/commit-names.js';
@@ -28,8 +29,8 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
     // a commit no branch holds any more.
     const draft = queryValue(ctx, 'draft');
     const branch = draft === undefined ? MAIN_REF : (await locateDraft(org, draft)).ref;
-    const chain = await gitText(org.repo.gitdir, ['rev-list', '--first-parent', branch, '--']);
-    if (!chain.split('\n').includes(restored)) throw new ApiError(404, new NotOnBranchError(body.commit, branch).message);
+    if (!(await onFirstParentChain(org.repo.gitdir, restored, branch)))
+      throw new ApiError(404, new NotOnBranchError(body.commit, branch).message);
     const target = await org.at(restored);
     let before = target.model;
     const subject = (await gitText(org.repo.gitdir, ['log', '-1', '--format=%s', restored])).trim();
