@@ -251,6 +251,16 @@ test('PATCH: only the fields sent change, null clears, no change makes no commit
     );
     const typed = await ok(t, s, 'PATCH', `${API}/components/pay`, { typeSlug: 'database', attributes: [{ id: 'owner', value: 'ada' }] });
     t.is(typed.typeSlug, 'database');
+    // `ref: null` removes the ref (JSON Merge Patch's null); the ref is free for another then.
+    const unreffed = await ok(t, s, 'PATCH', `${API}/components/pay-ref`, { ref: null });
+    t.is(unreffed.ref, undefined);
+    t.false((await s.git('show', `main:${resourcePath('component', 'pay')}`)).includes('pay-ref'));
+    t.is((await s.get(`${API}/components/pay-ref`)).status, 404);
+    await ok(t, s, 'PATCH', `${API}/components/pay`, { ref: null }, { commits: 0 });
+    await ok(t, s, 'POST', `${API}/tags`, { id: 'edge', ref: 'edge-ref', name: 'Edge', color: 'red' }, { status: 201 });
+    t.is((await ok(t, s, 'PATCH', `${API}/tags/edge`, { ref: null })).ref, undefined);
+    await ok(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ id: 'pay', ref: 'pay-ref' }]);
+    t.is((await s.get(`${API}/components/pay-ref`)).body.id, 'pay');
   }));
 
 test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops relations to removed instances', (t) =>

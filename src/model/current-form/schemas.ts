@@ -8,7 +8,7 @@
  * merged into the stored resource first and the result is checked against these same
  * schemas, so a partial update fails exactly as the full write would.
  */
-import Type, { type Static, type TSchema } from 'typebox';
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import { AttributeInput, AttributeValueInput, PositionInput, StateInput, TagInput, TextAreaInput } from '../schemas.js';
 import { ALL_LEVELS } from '../types.js';
 
@@ -111,11 +111,21 @@ export type WritableKind = keyof typeof CURRENT_SCHEMAS;
  * client accepts every partial update the service does.
  */
 export const CURRENT_UPDATE_SCHEMAS = {
-  tag: Type.Partial(CurrentTag),
-  attribute: Type.Partial(CurrentAttribute),
-  component: Type.Partial(CurrentComponent),
-  diagram: Type.Partial(CurrentDiagram),
+  tag: updateOf(CurrentTag),
+  attribute: updateOf(CurrentAttribute),
+  component: updateOf(CurrentComponent),
+  diagram: updateOf(CurrentDiagram),
 } as const;
+
+/** Any part of `schema`; `ref: null` removes the stored ref, as JSON Merge Patch reads a null. */
+function updateOf<T extends TObject>(schema: T) {
+  return Type.Partial(
+    Type.Object({
+      ...schema.properties,
+      ref: Type.Union([Type.String(), Type.Null()], { description: "The element's ref; `null` removes the stored one." }),
+    }),
+  );
+}
 
 /** `POST /api/external/template`: both arrays default to `[]`. */
 export const TemplateBody = Type.Object({

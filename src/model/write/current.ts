@@ -91,6 +91,7 @@ export function mergePatch(kind: WritableKind, stored: Identified, patch: Record
     merged.relations = keptRelations(stored as Diagram, patch.componentInstances);
   }
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
+  if (merged.ref === null) delete merged.ref;
   return merged;
 }
 
@@ -123,7 +124,8 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
   return elements.map((element) => {
     const raw = element as Record<string, unknown>;
     const id = raw.id as string | undefined;
-    const ref = raw.ref as string | undefined;
+    // `ref: null` removes a ref (mergePatch); it names no resource.
+    const ref = (raw.ref ?? undefined) as string | undefined;
     let existing: Identified | undefined;
     if (id !== undefined) {
       if (seen.has(id)) throw new ModelError(`${kindName(kind)} with id '${id}' is given more than once.`);
@@ -152,6 +154,7 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
 
 function stripId(raw: Record<string, unknown>): Record<string, unknown> {
   const { id: _id, ...rest } = raw;
+  if (rest.ref === null) delete rest.ref;
   return rest;
 }
 
