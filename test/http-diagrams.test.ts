@@ -232,6 +232,28 @@ test('container and parent rules are refused with the contract texts', (t) =>
       400,
       `parent 'a' and parentId 'b' differ. (element 0 'x')`,
     );
+    // null is a value like any other: sent with the other spelling, it must agree too.
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      diagram([
+        { ref: 'a', isContainer: true },
+        { parent: null, parentId: 'a' },
+      ]),
+      400,
+      `parent null and parentId 'a' differ. (element 0 'x')`,
+    );
+    await refused(
+      t,
+      s,
+      'POST',
+      D,
+      diagram([{ component: null, componentId: 'a' }]),
+      400,
+      `componentId 'a' and component null differ. (element 0 'x')`,
+    );
     // A container without ref is named by its id.
     const [mine] = await accepted(t, s, 'POST', D, [
       { name: 'Mine', level: 'C2', componentInstances: [{ isContainer: true }, { isContainer: true }] },

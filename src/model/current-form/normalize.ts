@@ -1,4 +1,5 @@
 import { ModelError } from '../../errors.js';
+import { eitherSpelling } from '../fields.js';
 import type { AttributeInput, ComponentInput, ComponentInstanceInput, RelationInput } from '../schemas.js';
 import type { Attribute, Component, Diagram, Model, Tag } from '../types.js';
 import type { ComponentExtras } from '../write/components.js';
@@ -45,11 +46,6 @@ export function attributeFromCurrent(a: AttributeInput, model: Model): Attribute
   return { ...a, forTypes: [...new Set(forTypes)] };
 }
 
-function either(path: string, a: string, b: string, first: string | null | undefined, second: string | null | undefined) {
-  if (first != null && second != null && first !== second) throw new ModelError(`${path}${a} '${first}' and ${b} '${second}' differ.`);
-  return first ?? second;
-}
-
 function instanceFromCurrent(i: CurrentInstance, path: string): { input: ComponentInstanceInput; typeId: string | null } {
   const placeholder = i.placeholder;
   const text = typeof placeholder === 'string' ? placeholder : (placeholder?.text ?? undefined);
@@ -57,7 +53,7 @@ function instanceFromCurrent(i: CurrentInstance, path: string): { input: Compone
     input: {
       id: i.id,
       ref: i.ref,
-      component: either(path, 'componentId', 'component', i.componentId, i.component),
+      component: eitherSpelling(path, ['componentId', 'component'], i.componentId, i.component),
       placeholder: text,
       isContainer: i.isContainer,
       parent: i.parent,
@@ -71,8 +67,8 @@ function instanceFromCurrent(i: CurrentInstance, path: string): { input: Compone
 }
 
 function relationFromCurrent(r: CurrentRelation, path: string): RelationInput {
-  const from = either(path, 'fromRef', 'fromComponentInstance', r.fromRef, r.fromComponentInstance);
-  const to = either(path, 'toRef', 'toComponentInstance', r.toRef, r.toComponentInstance);
+  const from = eitherSpelling(path, ['fromRef', 'fromComponentInstance'], r.fromRef, r.fromComponentInstance);
+  const to = eitherSpelling(path, ['toRef', 'toComponentInstance'], r.toRef, r.toComponentInstance);
   const missing = [from === undefined ? `${path}fromRef: Required` : '', to === undefined ? `${path}toRef: Required` : ''].filter(Boolean);
   if (missing.length > 0) throw new ModelError(`Invalid JSON: ${missing.join(', ')}`);
   return { id: r.id, ref: r.ref, fromComponentInstance: from!, toComponentInstance: to!, label: r.label, desc: r.desc, linksTo: r.linksTo };

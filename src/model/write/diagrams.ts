@@ -1,5 +1,6 @@
 import { ModelError } from '../../errors.js';
 import { checkDiagramSize, DEFAULT_LIMITS } from '../../limits/limits.js';
+import { eitherSpelling } from '../fields.js';
 import { type DiagramInput, POSITION_LIMIT } from '../schemas.js';
 import type { ComponentInstance, Diagram, Level, Position, Relation, TextArea } from '../types.js';
 import type { Draft, Target } from '../draft.js';
@@ -109,11 +110,7 @@ function matchNested<T extends Nested, I extends { id?: string; ref?: string }>(
 
 /** `parent` and `parentId` are two spellings of one field; if both are sent they must agree. */
 function parentOf(input: { parent?: string | null; parentId?: string | null }): string | null {
-  const { parent, parentId } = input;
-  if (parent != null && parentId != null && parent !== parentId) {
-    throw new ModelError(`parent '${parent}' and parentId '${parentId}' differ.`);
-  }
-  return parent ?? parentId ?? null;
+  return eitherSpelling('', ['parent', 'parentId'], input.parent, input.parentId) ?? null;
 }
 
 interface Pending<T> {
@@ -150,10 +147,7 @@ export async function buildDiagram(
   );
 
   const componentOf = (i: { component?: string | null; componentId?: string | null }) => {
-    if (i.component != null && i.componentId != null && i.component !== i.componentId) {
-      throw new ModelError(`componentId '${i.componentId}' and component '${i.component}' differ.`);
-    }
-    const name = i.component ?? i.componentId;
+    const name = eitherSpelling('', ['componentId', 'component'], i.componentId, i.component);
     return name == null ? null : components.resolve(name);
   };
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
