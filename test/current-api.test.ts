@@ -257,6 +257,26 @@ test('PATCH: only the fields sent change, null clears, no change makes no commit
     t.false((await s.git('show', `main:${resourcePath('component', 'pay')}`)).includes('pay-ref'));
     t.is((await s.get(`${API}/components/pay-ref`)).status, 404);
     await ok(t, s, 'PATCH', `${API}/components/pay`, { ref: null }, { commits: 0 });
+    // An empty ref (an unset variable in a pipeline) would make every run's element one resource.
+    await no(t, s, 'PATCH', `${API}/components/pay`, { ref: '' }, 400, 'Invalid JSON: ref: String must contain at least 1 character(s)');
+    await no(
+      t,
+      s,
+      'POST',
+      `${API}/components`,
+      { name: 'E', ref: '' },
+      400,
+      'Invalid JSON: ref: String must contain at least 1 character(s)',
+    );
+    await no(
+      t,
+      s,
+      'POST',
+      '/api/external/component',
+      [{ name: 'E', ref: '' }],
+      400,
+      'Invalid JSON: 0.ref: String must contain at least 1 character(s)',
+    );
     await ok(t, s, 'POST', `${API}/tags`, { id: 'edge', ref: 'edge-ref', name: 'Edge', color: 'red' }, { status: 201 });
     t.is((await ok(t, s, 'PATCH', `${API}/tags/edge`, { ref: null })).ref, undefined);
     await ok(t, s, 'PATCH', `${API}/components/upsert-batch`, [{ id: 'pay', ref: 'pay-ref' }]);

@@ -29,7 +29,9 @@ import { ATTRIBUTE_TYPES, LEVELS, STATES, TAG_COLORS } from './types.js';
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const Id = Type.Optional(Type.String());
-const Ref = Type.Optional(Type.String());
+/** A ref names a resource across runs of a pipeline: an empty one (an unset variable) would make every run's element the same one. */
+export const RefText = Type.String({ minLength: 1 });
+const Ref = Type.Optional(RefText);
 const Desc = Type.Optional(Nullable(Type.String()));
 const ApiContext = Type.Optional(Type.String());
 const StringList = Type.Array(Type.String());

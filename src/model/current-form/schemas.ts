@@ -9,12 +9,12 @@
  * schemas, so a partial update fails exactly as the full write would.
  */
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import { AttributeInput, AttributeValueInput, PositionInput, StateInput, TagInput, TextAreaInput } from '../schemas.js';
+import { AttributeInput, AttributeValueInput, PositionInput, RefText, StateInput, TagInput, TextAreaInput } from '../schemas.js';
 import { ALL_LEVELS } from '../types.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = Type.Optional(Type.String());
-const Ref = Type.Optional(Type.String());
+const Ref = Type.Optional(RefText);
 const Desc = Type.Optional(Nullable(Type.String()));
 const ApiContext = Type.Optional(Type.String());
 const StringList = Type.Array(Type.String());
@@ -122,7 +122,7 @@ function updateOf<T extends TObject>(schema: T) {
   return Type.Partial(
     Type.Object({
       ...schema.properties,
-      ref: Type.Union([Type.String(), Type.Null()], { description: "The element's ref; `null` removes the stored one." }),
+      ref: Type.Union([RefText, Type.Null()], { description: "The element's ref; `null` removes the stored one." }),
     }),
   );
 }
