@@ -95,6 +95,10 @@ test('a clone fetches draft branches; a push creating drafts/<name> opens a draf
       // Deleting a draft's branch is not how it closes; a bad name is no draft.
       t.regex(await gitFails(dir, 'push', 'origin', '--delete', 'drafts/renamed'), /DELETE \/api\/external\/drafts\/renamed closes it/);
       t.regex(await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/Bad_Name'), /a draft's name uses lowercase letters/);
+      t.regex(
+        await gitFails(dir, 'push', 'origin', 'HEAD:refs/heads/drafts/main'),
+        /drafts\/main: a draft cannot be named 'main': it names the main branch\./,
+      );
 
       // A branch with no history in common with main proposes nothing to it: refused, new or forced.
       await git(dir, 'checkout', '-q', '--orphan', 'unrelated');

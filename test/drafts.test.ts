@@ -107,6 +107,9 @@ test('If-Match names the draft head; reader keys read drafts only; unknown and b
     t.deepEqual((await s.get(`${API}/component?draft=nope`)).body, { error: "Draft 'nope' does not exist." });
     t.is((await s.get(`${API}/component?draft=Bad..Name`)).status, 400);
     t.is((await s.post(`${API}/drafts`, { name: '../main' })).status, 400);
+    const namedMain = await s.post(`${API}/drafts`, { name: 'main' });
+    t.is(namedMain.status, 400);
+    t.deepEqual(namedMain.body, { error: "Invalid draft name 'main': it names the main branch; choose another." });
     t.deepEqual((await s.post(`${API}/drafts`, { name: 'ci' })).body, { error: "Draft 'ci' already exists." });
     t.is(await s.head(), main);
   }));

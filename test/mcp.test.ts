@@ -321,3 +321,99 @@ test('answers stay within 60,000 characters, still whole JSON: a commit of many 
     /^The SVG of 'Wide' is \d+ characters, too large for an answer: it is at http:\/\/\S+\/orgs\/big\/diagrams\/\S+\.svg/,
   );
 });
+
+test("write_model tells an agent what it changed, what it ignored and what a sent list removed; head guards a draft against another agent's write; draft_diff says how main stands", async (t) => {
+  // A server of its own: main moves here.
+  const own = await TestServer.start({ from: SAMPLE, slug: 'demo' });
+  t.teardown(() => own.close());
+  const client = new Client({ name: 'agent-a', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${own.key}` } } }),
+  );
+  t.teardown(() => client.close());
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const reply = await client.callTool({ name, arguments: args });
+    return { isError: reply.isError === true, text: (reply.content as Text[])[0]!.text, structured: reply.structuredContent as any };
+  };
+
+  // `main` would read as the main branch everywhere a draft is named.
+  const named = await call('create_draft', { name: 'main' });
+  t.true(named.isError);
+  t.is(named.text, "Invalid draft name 'main': it names the main branch; choose another.");
+  const opened = await call('create_draft', { name: 'fraud', from: 'main' });
+  t.false(opened.isError, opened.text);
+
+  // A misspelt field is named, not silently dropped.
+  const typo = await call('write_model', {
+    draft: 'fraud',
+    components: [{ ref: 'fraud-svc', name: 'Fraud Service', descr: 'Scores orders' }],
+  });
+  t.false(typo.isError, typo.text);
+  t.deepEqual(typo.structured.ignoredFields, ['components.0.descr']);
+  t.regex(typo.text, /^Wrote into draft 'fraud' \(commit [0-9a-f]{12}\):\n- added component Fraud Service\n/);
+  t.regex(typo.text, /Ignored, not fields of write_model \(nothing was written for them\): components\.0\.descr/);
+
+  // A sent componentInstances list replaces the diagram's: the answer says what that removed.
+  const replaced = await call('write_model', {
+    draft: 'fraud',
+    head: typo.structured.commit,
+    diagrams: [{ ref: 'shop-containers', componentInstances: [{ ref: 'fraud', component: 'fraud-svc' }] }],
+  });
+  t.false(replaced.isError, replaced.text);
+  t.regex(replaced.text, /- on Northwind Shop - Containers: added 1 box, removed \d+ boxes, removed \d+ relations/);
+  t.true(replaced.structured.changes.some((line: string) => /removed \d+ boxes/.test(line)));
+  const tools = (await client.listTools()).tools;
+  t.regex(JSON.stringify(tools.find((tool) => tool.name === 'write_model')!.inputSchema), /REPLACES the stored one/);
+
+  // head: a write from a stale read of the draft is refused, and changes nothing.
+  const stale = await call('write_model', {
+    draft: 'fraud',
+    head: typo.structured.commit,
+    components: [{ ref: 'fraud-svc', name: 'Late' }],
+  });
+  t.true(stale.isError);
+  t.is(stale.text, `The model has changed since ${typo.structured.commit}.`);
+  t.is(await own.git('rev-parse', 'drafts/fraud').then((out) => out.trim()), replaced.structured.commit);
+
+  // The visual diff, drawn for the agent; the draft's page address carries the draft.
+  const drawn = await call('render_diagram', { id: 'shop-containers', draft: 'fraud', compare: 'main' });
+  t.false(drawn.isError, drawn.text);
+  t.regex(drawn.text, /class="[^"]*c4-added/);
+  t.regex(drawn.text, /class="[^"]*c4-removed/);
+  t.true((await call('render_diagram', { id: 'shop-containers', compare: 'main' })).isError);
+  const read = await call('get_diagram', { id: 'shop-containers', draft: 'fraud' });
+  t.regex(read.structured.url, /\?draft=fraud$/);
+
+  // main moves on the same field: draft_diff says the draft is behind and where a merge conflicts.
+  t.is((await call('write_model', { draft: 'fraud', components: [{ ref: 'shop-api', desc: 'Draft side' }] })).isError, false);
+  t.is((await own.request('PATCH', '/api/external/components/shop-api', { body: { desc: 'Main side' } })).status, 200);
+  const diff = await call('draft_diff', { draft: 'fraud' });
+  t.is(diff.structured.behind, 1);
+  t.deepEqual(
+    diff.structured.conflicts.map((c: { field: string }) => c.field),
+    ['desc'],
+  );
+  t.regex(
+    diff.text,
+    /main has 1 commit the draft does not\.\nA merge now conflicts on 1 field \(conflicts lists them\): component 'Shop API' desc\./,
+  );
+  t.regex(diff.text, /render_diagram with draft and compare "main"/);
+
+  // history by ref, and a draft's own.
+  const byRef = await call('history', { resource: 'shop-api' });
+  t.true(byRef.structured.total >= 1);
+  const draftHistory = await call('history', { draft: 'fraud', limit: 100 });
+  t.is(draftHistory.structured.items[0].id, (await own.git('rev-parse', 'drafts/fraud')).trim());
+  t.is((await call('history', { draft: 'fraud', resource: 'fraud-svc' })).structured.total, 1);
+
+  // A reader is told why it cannot write, not that the tool does not exist.
+  const reader = new Client({ name: 'agent-r', version: '1.0.0' });
+  await reader.connect(
+    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${own.readerKey}` } },
+    }),
+  );
+  t.teardown(() => reader.close());
+  const refused = await reader.callTool({ name: 'write_model', arguments: { draft: 'fraud' } });
+  t.is((refused.content as Text[])[0]!.text, "Tool 'write_model' changes the model: this API key may only read.");
+});

@@ -12,6 +12,7 @@ import {
   firstParentMerges,
   isAncestor,
   isDraftName,
+  reservedDraftName,
   listDraftRefs,
   mergeBase,
   moveRefs,
@@ -117,6 +118,8 @@ export class Drafts {
 
   async open(request: { name: string; title?: string; desc?: string | null; from?: string }, author: Author): Promise<DraftSummary> {
     if (!isDraftName(request.name)) throw invalidName(request.name);
+    const reserved = reservedDraftName(request.name);
+    if (reserved !== undefined) throw new ApiError(400, `Invalid draft name '${request.name}': ${reserved}; choose another.`);
     const from = request.from === undefined ? undefined : await resolveCommitName(this.org.repo, request.from);
     const summary = await this.org.repo.withWriteLock(async () => {
       if ((await listDraftRefs(this.gitdir)).has(request.name)) throw new ApiError(409, `Draft '${request.name}' already exists.`);

@@ -17,7 +17,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Orgs } from '../service/orgs.js';
 import { type DraftNotice, draftNotices, MERGE_TITLE_PREFIX, noticesBeforeMerge } from './draft-notices.js';
 import type { FeedEvent } from './feed.js';
-import { NotOnBranchError } from './feed.js';
+import { NotOnBranchError } from '../store/branches.js';
 import type { EventHub, OrgEvents } from './hub.js';
 import { DEFAULT_LEASE_STALE_MS, Lease } from './lease.js';
 import { guardedLookup, isPrivateAddress } from './targets.js';

@@ -10,6 +10,7 @@
  */
 import { readHistory, type ResourceAction } from '../history/log.js';
 import { classifyPath } from '../model/paths.js';
+import { NotOnBranchError } from '../store/branches.js';
 import { runGit } from '../store/git-cli.js';
 import { MAIN_REF, readRef } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
@@ -36,20 +37,6 @@ export interface Change {
 export interface FeedEvent {
   position: number;
   change: Change;
-}
-
-/** How errors name a branch: `main`, or `draft '<name>'` (whichever ref holds it now). */
-export function branchLabel(ref: string): string {
-  return ref === MAIN_REF ? 'main' : `draft '${ref.slice(ref.lastIndexOf('/') + 1)}'`;
-}
-
-export class NotOnBranchError extends Error {
-  constructor(
-    readonly commit: string,
-    ref = MAIN_REF,
-  ) {
-    super(`Commit '${commit}' is not a commit of ${branchLabel(ref)}.`);
-  }
 }
 
 /**

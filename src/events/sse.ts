@@ -7,7 +7,8 @@
 import type { Context } from 'koa';
 import { ApiError } from '../errors.js';
 import type { DraftNotice } from './draft-notices.js';
-import { type FeedEvent, NotOnBranchError } from './feed.js';
+import { NotOnBranchError } from '../store/branches.js';
+import type { FeedEvent } from './feed.js';
 import { isChange, type OrgEvents, type StreamEvent } from './hub.js';
 import { endWhenStopping } from '../ops/drain.js';
 

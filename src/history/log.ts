@@ -4,7 +4,10 @@ import { ApiError } from '../errors.js';
 import { classifyPath, DIRECTORIES, kindOfId, ORGANIZATION_FILE, resourcePath, type StoredKind } from '../model/files.js';
 import { isId } from '../model/ids.js';
 import type { Model } from '../model/types.js';
+import { resolveCommitName } from '../service/commit-names.js';
+import { NotOnBranchError } from '../store/branches.js';
 import { CatFile, runGit } from '../store/git-cli.js';
+import type { Repo } from '../store/repo.js';
 import { parseYaml } from '../yaml/format.js';
 
 /**
@@ -143,6 +146,17 @@ export async function onFirstParentChain(gitdir: string, commit: string, tip: st
     return tipId.toString('utf8').trim() === commit;
   }
   return lines.slice(lines.lastIndexOf('\n') + 1).split(' ')[1] === commit;
+}
+
+/**
+ * The commit a page of a branch's history goes on after (`before`): a revision that names a
+ * commit of the branch's first-parent chain, `tip` (the branch `ref` holds, or its commit as
+ * read); anything else is 404, as the change feed answers a cursor off the chain.
+ */
+export async function pageStart(repo: Repo, named: string, tip: string, ref: string): Promise<string> {
+  const commit = await resolveCommitName(repo, named);
+  if (!(await onFirstParentChain(repo.gitdir, commit, tip))) throw new ApiError(404, new NotOnBranchError(named, ref).message);
+  return commit;
 }
 
 async function hasParent(gitdir: string, commit: string): Promise<boolean> {

@@ -71,7 +71,13 @@ function serverFor(settings: McpSettings): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const ctx = carried(extra);
     const definition = toolsFor(ctx).find((t) => t.name === request.params.name);
-    if (!definition) return toolError(`Unknown tool '${request.params.name}'.`);
+    if (!definition) {
+      const known = settings.tools.some((t) => t.name === request.params.name);
+      // A reader key is not given the tools that write; it is told why rather than that they do not exist.
+      return toolError(
+        known ? `Tool '${request.params.name}' changes the model: this API key may only read.` : `Unknown tool '${request.params.name}'.`,
+      );
+    }
     const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
     try {
       const answer = await definition.run(checkArguments(definition, request.params.arguments) as never, context);

@@ -3,7 +3,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
-import { pathsOfResourceNamed, readHistory } from '../history/log.js';
+import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
@@ -14,6 +14,10 @@ import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Model } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
+import { renderPng } from '../drawing/png.js';
+import { ignoredFields } from '../model/ignored-fields.js';
+import { draftRef } from '../store/branches.js';
+import { MAIN_REF } from '../store/refs.js';
 import { pngOf } from '../viewer/svg-response.js';
 import { diagramPath } from '../viewer/pages.js';
 import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
@@ -83,6 +87,26 @@ function jsonAnswer(
   return { text: `${heading}${fit.cut ? `(cut: ${whenCut})\n` : ''}${JSON.stringify(fit.value)}`, structured: fit.value };
 }
 
+/**
+ * The sentence(s) before an answer's JSON, within the room kept for them (HEADING_CHARS):
+ * `lines` as many as fit, each cut short when long, then `last` (cut to what is left), and a
+ * note saying where the rest is when lines were left out.
+ */
+function heading(lines: readonly string[], last: readonly string[], rest: string): string {
+  const short = (line: string, chars: number) => (line.length <= chars ? line : `${line.slice(0, chars - 1)}…`);
+  const tail = last.map((line) => short(line, 200));
+  const note = `… (${rest})`;
+  let room = HEADING_CHARS - tail.reduce((sum, line) => sum + line.length + 1, 0) - note.length - 1;
+  const kept: string[] = [];
+  for (const line of lines) {
+    const cut = short(line, 160);
+    if (cut.length + 1 > room) break;
+    kept.push(cut);
+    room -= cut.length + 1;
+  }
+  return `${[...kept, ...(kept.length < lines.length ? [note] : []), ...tail].join('\n')}\n`;
+}
+
 /** A list answer cut to the answer size: as many items as fit, and how many there were. */
 function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
   const { value: shown, cut } = fitted([...items], BODY_CHARS);
@@ -92,6 +116,17 @@ function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
     text: `${items.length} ${noun}${note}:\n${pretty.length <= BODY_CHARS ? pretty : JSON.stringify(shown)}`,
     structured: { total: items.length, items: shown },
   };
+}
+
+/** The id of the resource of any kind that `name` names by id, else by ref; else `name` itself (a resource deleted since). */
+function resourceIdOf(model: Model, name: string): string {
+  const collections = [model.components, model.diagrams, model.tags, model.attributes];
+  if (collections.some((collection) => collection.has(name))) return name;
+  for (const collection of collections) {
+    const found = byIdOrRef<{ id: string }>(collection, name);
+    if (found) return found.id;
+  }
+  return name;
 }
 
 function diagramsShowing(model: Model, componentId: string) {
@@ -126,6 +161,12 @@ const GetById = (what: string) => Type.Object({ id: Id(`The ${what}'s id, or els
 const RenderInput = Type.Object({
   id: Id("The diagram's id, or else its ref."),
   draft: ReadDraft,
+  compare: Type.Optional(
+    Type.Literal('main', {
+      description:
+        "With draft: the draft's visual diff against main, drawn on the draft's layout; what the draft adds, removes (faded) and changes is marked (SVG groups with class c4-added, c4-removed, c4-changed).",
+    }),
+  ),
   format: Type.Optional(
     Type.Union([Type.Literal('svg'), Type.Literal('png')], { description: 'svg (default): the drawing as text; png: a picture.' }),
   ),
@@ -142,9 +183,14 @@ const ModelInput = Type.Object({
 });
 
 const HistoryInput = Type.Object({
-  resource: Type.Optional(Id('Only the commits that changed this resource (any kind).')),
+  resource: Type.Optional(Id('Only the commits that changed this resource (any kind): its id, or else its ref.')),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Commits, newest first (default 20).' })),
   before: Type.Optional(Revision('Go on after this commit (paging).')),
+  draft: Type.Optional(
+    Type.String({
+      description: "A draft's history instead of main's (the draft's name): its own commits, then main's from where it began.",
+    }),
+  ),
 });
 
 const DiffInput = Type.Object({
@@ -221,8 +267,11 @@ export const READ_TOOLS: readonly Tool[] = [
       const m = await model(context, draft);
       const diagram = byIdOrRef(m.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+      const presented = presentCurrent.diagram(diagram, m, context.publicUrl) as Record<string, unknown>;
+      // The page of the diagram as the draft has it: without ?draft= it shows main's.
+      if (draft !== undefined) presented.url = `${presented.url}?draft=${encodeURIComponent(draft)}`;
       return jsonAnswer(
-        presentCurrent.diagram(diagram, m, context.publicUrl) as Record<string, unknown>,
+        presented,
         '',
         'the diagram is larger than an answer: its lists are shortened, their lengths beside them as <name>Total; the API has it whole',
       );
@@ -235,17 +284,21 @@ export const READ_TOOLS: readonly Tool[] = [
       'The drawing of one diagram as the viewer shows it: SVG text (default) or a PNG picture (format png), and the address where a person sees it.',
     input: RenderInput,
     readOnly: true,
-    async run({ id, format = 'svg', draft }, context) {
+    async run({ id, format = 'svg', draft, compare }, context) {
+      if (compare !== undefined && draft === undefined) throw new ApiError(400, 'compare needs draft: the draft to compare with main.');
       const snapshot = await snapshotOf(context, draft);
       const diagram = byIdOrRef(snapshot.model.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
       // The page and the drawings, as the draft has them when one was named.
       const path = `${context.publicUrl}${diagramPath(state(context.ctx).org.slug, diagram.id)}`;
-      const query = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}`;
+      const query = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}${compare === undefined ? '' : '&compare=main'}`;
       const url = path + query;
       const about = { id: diagram.id, name: diagram.name, url, ...(draft === undefined ? {} : { draft }) };
+      const drawn =
+        compare === undefined || draft === undefined ? undefined : await new Drafts(state(context.ctx).org).comparison(draft, diagram.id);
+      const drawSvg = () => (drawn ? drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }) : drawingOf(diagram, snapshot.model));
       if (format === 'png') {
-        const png = await pngOf(snapshot, diagram, 1);
+        const png = drawn ? await renderPng(await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
         const structured = { ...about, png: `${path}.png${query}`, mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
           return {
@@ -259,7 +312,7 @@ export const READ_TOOLS: readonly Tool[] = [
           image: { data: png.toString('base64'), mimeType: 'image/png' },
         };
       }
-      const svg = await drawingOf(diagram, snapshot.model);
+      const svg = await drawSvg();
       const structured = { ...about, svg: `${path}.svg${query}`, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
       if (svg.length > ANSWER_CHARS) {
         return {
@@ -298,12 +351,15 @@ export const READ_TOOLS: readonly Tool[] = [
       'Commits of the model, newest first: who changed what and when, with the resources each touched. Give a resource id for the history of that one resource.',
     input: HistoryInput,
     readOnly: true,
-    async run({ resource, limit = 20, before }, context) {
+    async run({ resource, limit = 20, before, draft }, context) {
       const { org } = state(context.ctx);
-      const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
+      const snapshot = await snapshotOf(context, draft);
+      const paths = resource === undefined ? undefined : pathsOfResourceNamed(resourceIdOf(snapshot.model, resource), snapshot.model);
+      const tip = draft === undefined ? MAIN_REF : snapshot.commit;
       const entries = await readHistory(org.repo.gitdir, {
         limit,
-        before: before === undefined ? undefined : await resolveCommitName(org.repo, before),
+        before: before === undefined ? undefined : await pageStart(org.repo, before, tip, draft === undefined ? MAIN_REF : draftRef(draft)),
+        tip: draft === undefined ? undefined : snapshot.commit,
         paths,
       });
       return listAnswer(entries, 'commits');
@@ -342,12 +398,19 @@ const DraftName = Type.String({
 
 const CreateDraftInput = Type.Object({
   name: DraftName,
+  from: Type.Optional(Revision("Where on main the draft begins (a commit id or version name); default main's tip.")),
   title: Type.Optional(Type.String({ maxLength: 200, description: 'A title people read in the review.' })),
   desc: Type.Optional(Type.String({ maxLength: 10_000, description: 'What the change is for.' })),
 });
 
 const WriteModelInput = Type.Object({
   draft: DraftName,
+  head: Type.Optional(
+    Type.String({
+      description:
+        "The draft's head commit as you last read it (the commit of your last write_model, create_draft or draft_diff answer): the write is refused if the draft has moved since, so that another agent's work is not written over.",
+    }),
+  ),
   components: Type.Optional({
     ...TemplateBody.properties.components,
     description:
@@ -356,7 +419,7 @@ const WriteModelInput = Type.Object({
   diagrams: Type.Optional({
     ...TemplateBody.properties.diagrams,
     description:
-      'Diagrams in the current form (name, level C1–C4, componentInstances with componentId or a component ref, parentId for containers, relations with fromRef/toRef and a label). Positions may be left out: the service lays them out.',
+      "Diagrams in the current form (name, level C1–C4, componentInstances with componentId or a component ref, parentId for containers, relations with fromRef/toRef and a label). Positions may be left out: the service lays them out. An id or stored ref updates that diagram: fields left out keep their values, but a componentInstances, relations or textareas list that is sent REPLACES the stored one. To add a box to an existing diagram, send every instance it keeps (get_diagram gives them with their ids and refs) plus the new one, and every relation it keeps; the answer's changes say what was removed.",
   }),
 });
 
@@ -391,27 +454,45 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       'Creates or updates components and diagrams in a draft, in one commit, checked by every rule of the model (a refusal changes nothing and says why). Writing the same body again changes nothing: refs keep identity across calls. main is never touched.',
     input: WriteModelInput,
     readOnly: false,
-    async run({ draft, components = [], diagrams = [] }, context) {
+    async run({ draft, head, components = [], diagrams = [] }, context) {
       const { ctx } = context;
       const { org } = state(ctx);
+      let before: Model | undefined;
       const { snapshot, result } = await org.write(
         {
           ref: await writableDraft(org, draft),
+          ...(head === undefined ? {} : { ifMatch: [head] }),
           author: authorOf(ctx),
           title: `MCP write_model into draft '${draft}'`,
           options: writeOptions(ctx),
           trailers: [`Agent: ${context.clientName}`],
         },
-        (d) => writeCurrent(d, { components, diagrams }, 'upsert', 'template'),
+        (d) => {
+          before = d.base;
+          return writeCurrent(d, { components, diagrams }, 'upsert', 'template');
+        },
       );
+      const changes = before === undefined ? [] : describeChanges(diffModels(before, snapshot.model));
+      // What the schema does not know was not written: a misspelt `descr` must not pass for a description.
+      const ignored = ignoredFields(WriteModelInput, { draft, head, components, diagrams });
       const answer = {
         draft,
         commit: snapshot.commit,
+        changes,
+        ...(ignored.paths.length === 0 ? {} : { ignoredFields: ignored.paths }),
         components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
         diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, snapshot.model, context.publicUrl)),
         review: draftPage(context, draft),
       };
-      const summary = `Wrote ${answer.components.length} components and ${answer.diagrams.length} diagrams into draft '${draft}' (commit ${snapshot.commit.slice(0, 12)}).\n`;
+      const first =
+        changes.length === 0
+          ? `Nothing changed: draft '${draft}' already holds what was sent (head ${snapshot.commit.slice(0, 12)}).`
+          : `Wrote into draft '${draft}' (commit ${snapshot.commit.slice(0, 12)}):`;
+      const last =
+        ignored.paths.length === 0
+          ? []
+          : [`Ignored, not fields of write_model (nothing was written for them): ${ignored.paths.join(', ')}${ignored.more ? ', …' : ''}`];
+      const summary = heading([first, ...changes.map((line) => `- ${line}`)], last, "the answer's changes list has every one");
       return jsonAnswer(answer, summary);
     },
   }),
@@ -424,7 +505,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ draft }, context) {
       const org = state(context.ctx).org;
-      const [{ diff }, { state: draftState }] = await Promise.all([new Drafts(org).diff(draft), locateDraft(org, draft)]);
+      const { changes: diff, state: draftState, head, behind, conflicts, problem } = await new Drafts(org).get(draft);
       const words = describeChanges(diff);
       const slug = state(context.ctx).org.slug;
       const diagrams = [...diff.added, ...diff.changed]
@@ -434,14 +515,41 @@ export const DRAFT_TOOLS: readonly Tool[] = [
           name: r.name,
           drawing: `${context.publicUrl}/orgs/${slug}/diagrams/${r.id}.svg?draft=${draft}&compare=main`,
         }));
-      const answer = { draft, state: draftState, review: draftPage(context, draft), summary: words, diagrams, diff };
+      const answer = {
+        draft,
+        state: draftState,
+        head,
+        behind,
+        conflicts,
+        ...(problem === undefined ? {} : { problem }),
+        review: draftPage(context, draft),
+        summary: words,
+        diagrams,
+        diff,
+      };
       const nothing = {
         open: 'No changes yet.',
         closed: 'No changes (the draft is closed).',
         merged: 'Its merge brought nothing into main.',
       };
       const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
-      const review = `\nReview: ${answer.review}`;
+      // Whether it can be merged as it stands: an agent hands over a draft people can merge.
+      const standing = [
+        ...(behind > 0 ? [`main has ${behind} commit${behind === 1 ? '' : 's'} the draft does not.`] : []),
+        ...(conflicts.length > 0
+          ? [
+              `A merge now conflicts on ${conflicts.length} field${conflicts.length === 1 ? '' : 's'} (conflicts lists them): ${conflicts
+                .slice(0, 5)
+                .map((c) => `${c.kind} '${c.name ?? c.id}' ${c.field}`)
+                .join(', ')}${conflicts.length > 5 ? ', …' : ''}.`,
+            ]
+          : []),
+        ...(problem === undefined ? [] : [`A merge now would break a rule: ${problem}`]),
+        ...(diagrams.length > 0 ? ['render_diagram with draft and compare "main" draws a changed diagram with its changes marked.'] : []),
+      ]
+        .map((line) => (line.length <= 300 ? line : `${line.slice(0, 299)}…`))
+        .join('\n');
+      const review = `${standing === '' ? '' : `\n${standing}`}\nReview: ${answer.review}`;
       const lines = words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n');
       const room = BODY_CHARS - heading.length - review.length;
       // Cut at a line's end where one is near enough (a single line may be longer than the room: a 5 MB name).

@@ -1,4 +1,4 @@
-import { draftOfRef, draftRef } from '../store/branches.js';
+import { draftOfRef, draftRef, reservedDraftName } from '../store/branches.js';
 import { runGit } from '../store/git-cli.js';
 
 /** check.ts's check of new commits, handed in (check.ts calls this module). */
@@ -28,6 +28,8 @@ export async function checkDraftPush(
     return [`Draft '${name}' is not closed by deleting its branch: DELETE /api/external/drafts/${name} closes it and keeps the branch.`];
   }
   if (ZERO.test(update.old)) {
+    const reserved = reservedDraftName(name);
+    if (reserved !== undefined) return [`drafts/${name}: a draft cannot be named '${name}': ${reserved}.`];
     for (const state of ['merged', 'closed'] as const) {
       const { code } = await runGit(gitdir, ['rev-parse', '--verify', '--quiet', draftRef(name, state)], { okCodes: [1], env });
       if (code === 0) {

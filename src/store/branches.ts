@@ -6,6 +6,7 @@
  * every old value, and moves all of them or none (the same `<ref>.lock` files refs.ts uses).
  */
 import { runGit } from './git-cli.js';
+import { MAIN_REF } from './refs.js';
 
 /** A draft's name (CONTRACT §8): safe as a ref component and a file name in every clone. */
 export const DRAFT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -32,6 +33,14 @@ export function draftOfRef(ref: string): string | undefined {
   if (!ref.startsWith(DRAFT_BRANCH_PREFIX)) return undefined;
   const name = ref.slice(DRAFT_BRANCH_PREFIX.length);
   return DRAFT_NAME.test(name) && !name.includes('..') && !name.endsWith('.lock') ? name : undefined;
+}
+
+/**
+ * A name no new draft takes: `main` matches the pattern, but `?draft=main`, `draft: "main"` and
+ * `compare=main` would all read as the main branch. Why, for the refusal's text; undefined when free.
+ */
+export function reservedDraftName(name: string): string | undefined {
+  return name === 'main' ? 'it names the main branch' : undefined;
 }
 
 /** Whether a draft name may become a ref: the pattern, and git's own rules on what the pattern lets through. */
@@ -124,4 +133,18 @@ export async function firstParentMerges(
     merges.push({ commit, parents, subject });
   }
   return merges;
+}
+
+/** How errors name a branch: `main`, or `draft '<name>'` (whichever ref holds it now). */
+export function branchLabel(ref: string): string {
+  return ref === MAIN_REF ? 'main' : `draft '${ref.slice(ref.lastIndexOf('/') + 1)}'`;
+}
+
+export class NotOnBranchError extends Error {
+  constructor(
+    readonly commit: string,
+    ref = MAIN_REF,
+  ) {
+    super(`Commit '${commit}' is not a commit of ${branchLabel(ref)}.`);
+  }
 }

@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import type { Events } from '../../events/events.js';
 import { readDraftStates } from '../../events/draft-notices.js';
-import { NotOnBranchError } from '../../events/feed.js';
+import { NotOnBranchError } from '../../store/branches.js';
 import type { OrgEvents } from '../../events/hub.js';
 import { locateDraft } from '../../drafts/drafts.js';
 import { ReplayBody, WebhookBody } from '../../events/schemas.js';

@@ -2,9 +2,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
 import { diffModels } from '../../history/diff.js';
-import { onFirstParentChain, pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
-import { locateDraft } from '../../drafts/drafts.js';
-import { NotOnBranchError } from '../../events/feed.js';
+import { pageStart, pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
+import { draftRef } from '../../store/branches.js';
 import { MAIN_REF } from '../../store/refs.js';
 import { emptyModel } from '../../model/files.js';
 import { resolveCommitName } from '../../service/commit-names.js';
@@ -29,17 +28,14 @@ export function historyRoutes(router: Router): void {
     const head = await readSnapshot(ctx);
     const resource = queryValue(ctx, 'resource');
     const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
-    const beforeText = queryValue(ctx, 'before');
-    const before = beforeText === undefined ? undefined : await resolveCommitName(org.repo, beforeText);
     // With ?draft=, the draft's history (which holds main's up to where it branched off).
     const draft = queryValue(ctx, 'draft');
     const tip = draft === undefined ? undefined : head.commit;
-    // A page of the chain begins after one of its commits: before a merged draft's own commit,
-    // say, there is no page of main (the change feed answers the same).
-    if (before !== undefined && !(await onFirstParentChain(org.repo.gitdir, before, tip ?? MAIN_REF))) {
-      const ref = draft === undefined ? MAIN_REF : (await locateDraft(org, draft)).ref;
-      throw new ApiError(404, new NotOnBranchError(beforeText!, ref).message);
-    }
+    const beforeText = queryValue(ctx, 'before');
+    const before =
+      beforeText === undefined
+        ? undefined
+        : await pageStart(org.repo, beforeText, tip ?? MAIN_REF, draft === undefined ? MAIN_REF : draftRef(draft));
     const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
     const entries = await readHistory(org.repo.gitdir, {
       before,

@@ -7,7 +7,7 @@ import { revertTo } from '../../model/write/revert.js';
 import { resolveCommitName } from '../../service/commit-names.js';
 import { locateDraft } from '../../drafts/drafts.js';
 import { ApiError } from '../../errors.js';
-import { NotOnBranchError } from '../../events/feed.js';
+import { NotOnBranchError } from '../../store/branches.js';
 import { gitText } from '../../store/git-cli.js';
 import { MAIN_REF } from '../../store/refs.js';
 import { queryValue, state, write } from '../resource.js';
