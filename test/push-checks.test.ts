@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { OBJECT_CHECKS } from '../src/push/hook.js';
+import { OBJECT_CHECK_SEVERITIES, OBJECT_CHECKS } from '../src/push/hook.js';
 import { startServer } from '../src/server.js';
 import { CLI } from './support/process.js';
 import { run, TestServer } from './support/server.js';
@@ -83,6 +83,51 @@ test('every organization repository checks pushed objects with git fsck rules, o
   const again = await startServer({ dataDir: s.dataDir, port: 0, log: () => {} });
   t.teardown(() => again.close());
   for (const name of OBJECT_CHECKS) t.is((await s.git('config', '--bool', '--get', name)).trim(), 'true', `${name} after a start`);
+  for (const [name, value] of OBJECT_CHECK_SEVERITIES) t.is((await s.git('config', '--get', name)).trim(), value, `${name} after a start`);
+});
+
+test('a tree entry of a mode git never writes (100664, 40755) is refused by git; one already on main is read as git reads it', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  t.is((await s.post('/api/external/tag', [{ name: 'Kept', color: 'blue' }])).status, 200);
+  const { dir, tree, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  // The root tree byte by byte (git mktree canonicalizes modes), one entry's mode replaced.
+  const rootWith = (name: string, mode: string) =>
+    writeRawObject(
+      dir,
+      'tree',
+      Buffer.concat(
+        tree.map((line) => {
+          const [meta, entry] = line.split('\t');
+          const [stored, , oid] = meta!.split(' ');
+          return Buffer.concat([Buffer.from(`${entry === name ? mode : stored!.replace(/^0+/, '')} ${entry}\0`), Buffer.from(oid!, 'hex')]);
+        }),
+      ),
+    );
+  for (const [name, mode] of [
+    ['organization.yaml', '100664'],
+    ['organization.yaml', '100600'],
+    ['tags', '40755'],
+  ] as const) {
+    const output = await pushRefused(dir, `${await commitOnMain(dir, await rootWith(name, mode))}:refs/heads/main`);
+    t.regex(output, /badFilemode/, `${name} ${mode}`);
+    await unchanged(t, s, head, tags);
+  }
+  // Such a tree put on main past every check (by hand, in the repository) is read as git and every
+  // clone read it: a file and a folder. The model is valid, and writes go on.
+  const odd = await rootWith('tags', '40755');
+  const commit = await commitOnMain(dir, await rootWith('organization.yaml', '100664'));
+  const both = await git(dir, ['commit-tree', odd, '-p', commit, '-m', 'by hand']);
+  const unchecked = ['-c', 'transfer.fsckObjects=false', '-c', 'fetch.fsckObjects=false'];
+  await run('git', ['--git-dir', s.gitdir, ...unchecked, 'fetch', '-q', dir, `${both}:refs/heads/by-hand`], { env: ENV });
+  await s.git('update-ref', 'refs/heads/main', both);
+  const read = await s.get('/api/external/tag');
+  t.is(read.headers.get('warning'), null, 'main is served as it stands');
+  t.true((read.body as { name: string }[]).some((tag) => tag.name === 'Kept'));
+  t.is((await s.post('/api/external/tag', [{ name: 'After', color: 'red' }])).status, 200);
 });
 
 test('a tree with unsorted entries is refused by git: acknowledged API writes survive a restart', async (t) => {

@@ -43,25 +43,39 @@ export async function guardPushes(gitdir: string): Promise<void> {
 /** git's settings that check every object a push brings (git fsck's rules), each `true`. */
 export const OBJECT_CHECKS = ['receive.fsckObjects', 'transfer.fsckObjects', 'fetch.fsckObjects'] as const;
 
+/**
+ * fsck findings git only warns about by default, made errors for what a push or fetch brings: a
+ * tree entry of a mode git never writes (`100664`, `40755`: "badFilemode"), which no client of
+ * ours makes and which tools read in different ways, and a tag object without a tagger.
+ */
+export const OBJECT_CHECK_SEVERITIES = [
+  ['receive.fsck.badFilemode', 'error'],
+  ['fetch.fsck.badFilemode', 'error'],
+  ['receive.fsck.missingTaggerEntry', 'error'],
+] as const;
+
+/** `section.key` or `section.subsection.key` as a line of its section in git's config file, as git config writes it. */
+function writtenAs(name: string, value: string): RegExp {
+  const parts = name.split('.');
+  const key = parts.pop()!;
+  const section = parts.length === 1 ? `\\[${parts[0]}\\]` : `\\[${parts[0]} "${parts[1]}"\\]`;
+  return new RegExp(`${section}[^[]*\\b${key} = ${value}\\b`, 'i');
+}
+
 async function requireObjectChecks(gitdir: string): Promise<void> {
+  const wanted: Array<readonly [string, string]> = [...OBJECT_CHECKS.map((name) => [name, 'true'] as const), ...OBJECT_CHECK_SEVERITIES];
   // As git config writes them: a start with many organizations reads files, and runs no git.
   const text = readFileSync(join(gitdir, 'config'), 'utf8');
-  if (OBJECT_CHECKS.every((name) => new RegExp(`\\[${name.split('.')[0]}\\][^[]*\\bfsckObjects = true`, 'i').test(text))) return;
-  const set = await gitText(gitdir, ['config', '--bool', '--get-regexp', '^(receive|transfer|fetch)\\.fsckobjects$'], { okCodes: [1] });
-  const on = new Set(
-    set
-      .split('\n')
-      .filter((line) => line.endsWith(' true'))
-      .map((line) => line.split(' ')[0]),
-  );
-  for (const name of OBJECT_CHECKS) {
-    if (on.has(name.toLowerCase())) continue;
+  for (const [name, value] of wanted) {
+    if (writtenAs(name, value).test(text)) continue;
+    const current = (await gitText(gitdir, ['config', '--get', name], { okCodes: [1] })).trim().toLowerCase();
+    if (current === value || (value === 'true' && ['yes', 'on', '1'].includes(current))) continue;
     try {
-      await runGit(gitdir, ['config', name, 'true']);
+      await runGit(gitdir, ['config', name, value]);
     } catch (err) {
       // Another process starting on the same data directory may hold config.lock: it is setting the same.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      if ((await gitText(gitdir, ['config', '--bool', '--get', name], { okCodes: [1] })).trim() !== 'true') throw err;
+      if ((await gitText(gitdir, ['config', '--get', name], { okCodes: [1] })).trim().toLowerCase() !== value) throw err;
     }
   }
 }

@@ -127,6 +127,29 @@ export function wrapTree(entries: readonly TreeEntry[]): Buffer {
   return wrapped;
 }
 
+const CANONICAL_MODES: ReadonlySet<string> = new Set(['100644', '100755', '120000', '40000', '160000']);
+
+/**
+ * A tree entry's mode as git reads it (its `canon_mode`): old or hand-made trees hold modes like
+ * `100664` or `40755`, which git takes as a file and a folder, and so does every tool and clone.
+ * Read any other way, the push hook (which lists trees with git) and the service would see two
+ * different models in one commit. `raw` keeps the bytes, so a tree written back is unchanged.
+ */
+export function canonicalMode(mode: string): string {
+  if (CANONICAL_MODES.has(mode)) return mode;
+  const bits = Number.parseInt(mode, 8);
+  switch (bits & 0o170000) {
+    case 0o100000:
+      return bits & 0o100 ? '100755' : '100644';
+    case 0o120000:
+      return '120000';
+    case 0o040000:
+      return DIR_MODE;
+    default:
+      return '160000';
+  }
+}
+
 export function parseTree(content: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
   let offset = 0;
@@ -136,7 +159,7 @@ export function parseTree(content: Buffer): TreeEntry[] {
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new Error('Corrupt git tree object.');
     const nameBytes = content.subarray(space + 1, nul);
     entries.push({
-      mode: content.toString('latin1', offset, space),
+      mode: canonicalMode(content.toString('latin1', offset, space)),
       name: nameBytes.toString('utf8'),
       nameBytes,
       oid: content.toString('hex', nul + 1, nul + 21),
