@@ -3,7 +3,7 @@
  * `git log` says on a clone of the same repository.
  */
 import test from 'ava';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, withServer, type TestServer } from './support/server.js';
@@ -367,4 +367,55 @@ test("history is main's first-parent chain: a merge is one commit with what it b
       (await s.get(`${H}?before=main&limit=1`)).body.map((entry: { id: string }) => entry.id),
       [mainLine[1]],
     );
+  }));
+
+test('a commit dated before the epoch in its own zone, or in a zone no ISO time names, is listed: history, one commit, versions, the feed', (t) =>
+  withServer(async (s) => {
+    // As a push can bring it: git accepts such a time, and its own %aI then fails the whole log.
+    const commitDated = async (parent: string, date: string, message: string) =>
+      (
+        await run('git', ['--git-dir', s.gitdir, 'commit-tree', `${parent}^{tree}`, '-p', parent, '-m', message], {
+          env: {
+            ...process.env,
+            GIT_AUTHOR_DATE: date,
+            GIT_COMMITTER_DATE: date,
+            GIT_AUTHOR_NAME: 'Ada',
+            GIT_AUTHOR_EMAIL: 'ada@example.com',
+            GIT_COMMITTER_NAME: 'Ada',
+            GIT_COMMITTER_EMAIL: 'ada@example.com',
+          },
+        })
+      ).stdout.trim();
+    const early = await commitDated(await s.head(), '@0 -1200', 'Dated before the epoch in its zone');
+    await s.git('update-ref', 'refs/heads/main', early);
+    await s.git('tag', 'v-early', early);
+
+    const history = await s.get(`${H}?limit=5`);
+    t.is(history.status, 200, history.text);
+    t.is(history.body[0].id, early);
+    t.is(history.body[0].time, '1969-12-31T12:00:00-12:00');
+    const one = await s.get(`${H}/${early}`);
+    t.is(one.status, 200, one.text);
+    t.is(one.body.time, '1969-12-31T12:00:00-12:00');
+    const versions = await s.get('/api/external/version');
+    t.is(versions.status, 200, versions.text);
+    t.is(versions.body.find((v: { name: string }) => v.name === 'v-early').time, '1969-12-31T12:00:00-12:00');
+    const changes = await s.get('/api/external/changes?limit=5');
+    t.is(changes.status, 200, changes.text);
+
+    // A zone of 99 hours (git's parser refuses it; a commit written byte by byte carries it): given as UTC.
+    const tree = (await s.git('rev-parse', `${early}^{tree}`)).trim();
+    const object = `tree ${tree}\nparent ${early}\nauthor Ada <ada@example.com> 1000000000 +9959\ncommitter Ada <ada@example.com> 1000000000 +9959\n\nFar zone\n`;
+    const scratch = await mkdtemp(join(tmpdir(), 'c4store-far-'));
+    t.teardown(() => rm(scratch, { recursive: true, force: true }));
+    await writeFile(join(scratch, 'commit'), object);
+    const far = (
+      await run('git', ['--git-dir', s.gitdir, 'hash-object', '--literally', '-t', 'commit', '-w', join(scratch, 'commit')])
+    ).stdout.trim();
+    await s.git('update-ref', 'refs/heads/main', far);
+    const farHistory = await s.get(`${H}?limit=1`);
+    t.is(farHistory.status, 200, farHistory.text);
+    t.is(farHistory.body[0].time, '2001-09-09T01:46:40+00:00');
+    const farChanges = await s.get(`/api/external/changes?after=${early}`);
+    t.regex(farChanges.text, /2001-09-09T01:46:40\+00:00/);
   }));

@@ -12,6 +12,7 @@ import { readHistory, type ResourceAction } from '../history/log.js';
 import { classifyPath } from '../model/paths.js';
 import { NotOnBranchError } from '../store/branches.js';
 import { runGit } from '../store/git-cli.js';
+import { isoOfGitTime } from '../store/git-format.js';
 import { MAIN_REF, readRef } from '../store/refs.js';
 import type { Repo } from '../store/repo.js';
 import { parseYaml } from '../yaml/format.js';
@@ -241,12 +242,10 @@ async function nameIn(repo: Repo, blob: string): Promise<string | null> {
 
 /** `Name <email> <seconds> <+hhmm>` → the name, the address, and the time as git's `%aI` prints it. */
 function parseAuthor(line: string): { name: string; email: string; time: string } {
-  const match = /^(.*?) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
-  if (!match) return { name: line, email: '', time: new Date(0).toISOString() };
-  const [, name, email, seconds, sign, hours, minutes] = match;
-  const offset = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
-  const local = new Date((Number(seconds) + offset * 60) * 1000).toISOString().slice(0, 19);
-  return { name, email, time: `${local}${sign}${hours}:${minutes}` };
+  const match = /^(.*?) <(.*)> (\d+) ([+-]\d{4})$/.exec(line);
+  if (!match) return { name: line, email: '', time: isoOfGitTime(0, '+0000') };
+  const [, name, email, seconds, zone] = match;
+  return { name, email, time: isoOfGitTime(seconds, zone) };
 }
 
 /** The first `Api-Context:` trailer of the message's last paragraph (commit-message.ts writes it there). */

@@ -7,6 +7,7 @@ import type { Model } from '../model/types.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import { NotOnBranchError } from '../store/branches.js';
 import { CatFile, runGit } from '../store/git-cli.js';
+import { isoOfGitTime } from '../store/git-format.js';
 import type { Repo } from '../store/repo.js';
 import { parseYaml } from '../yaml/format.js';
 
@@ -53,7 +54,8 @@ export interface HistoryQuery {
   commits?: readonly string[];
 }
 
-const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:key=Api-Context,separator=%x1d)%x1f%ct%x1f';
+// The author's time raw (`--date=raw`): git's %aI fails the whole log on a time before the epoch in its zone.
+const FORMAT = '%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%ad%x1f%s%x1f%(trailers:key=Api-Context,separator=%x1d)%x1f%ct%x1f';
 
 const ACTIONS: Record<string, ResourceAction> = { A: 'create', M: 'update', T: 'update', D: 'delete', R: 'move', C: 'create' };
 
@@ -173,6 +175,7 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
     '-z',
     '-M',
     '--diff-merges=first-parent',
+    '--date=raw',
     `--max-count=${query.limit}`,
   ];
   // As seconds since the epoch, within 1970–2038: git's own date parsing misreads some ISO forms
@@ -244,7 +247,7 @@ function parseLog(text: string): Array<Omit<HistoryEntry, 'resources'> & { chang
       id,
       parents: parents === '' ? [] : parents.split(' '),
       author: { name, email },
-      time,
+      time: isoOfGitTime(...(time.split(' ') as [string, string])),
       summary,
       apiContext: apiContextOf(contexts),
       committed: Number(committed),

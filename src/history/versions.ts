@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { GitCommandError, runGit } from '../store/git-cli.js';
+import { isoOfGitTime } from '../store/git-format.js';
 import { VERSION_NAME } from '../store/refs.js';
 
 /** A named version: an annotated git tag on a commit of `main`, as `git tag -a` makes it. */
@@ -73,14 +74,16 @@ const FIELDS = [
   'contents',
   'taggername',
   'taggeremail',
-  'creatordate:iso-strict',
+  // Raw: git's iso-strict fails the whole listing on a time before the epoch in its zone.
+  'creatordate:raw',
 ];
 
 /** Every version, newest first. */
 export async function listVersions(gitdir: string): Promise<Version[]> {
   const format = `${FIELDS.map((field) => `%(${field})`).join('%1f')}%1e`;
-  const { stdout } = await runGit(gitdir, ['for-each-ref', '--sort=-creatordate', `--format=${format}`, 'refs/tags']);
-  const versions: Version[] = [];
+  // Sorted here, not by git: its sort by creatordate fails as its iso-strict does.
+  const { stdout } = await runGit(gitdir, ['for-each-ref', `--format=${format}`, 'refs/tags']);
+  const versions: Array<Version & { seconds: number }> = [];
   for (const record of stdout.toString('utf8').split('\x1e')) {
     const fields = record.replace(/^\n/, '').split('\x1f');
     if (fields.length < FIELDS.length) continue;
@@ -91,10 +94,13 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
       commit: annotated ? peeled : object,
       desc: annotated ? contents.trim() || null : null,
       tagger: annotated ? { name: taggerName, email: taggerEmail.replace(/^<|>$/g, '') } : null,
-      time: time || null,
+      time: time ? isoOfGitTime(...(time.split(' ') as [string, string])) : null,
+      seconds: time ? Number(time.split(' ')[0]) : 0,
     });
   }
-  return versions;
+  // Newest first; of one time, by name (as git's --sort=-creatordate).
+  versions.sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return versions.map(({ seconds: _, ...version }) => version);
 }
 
 /**

@@ -6,6 +6,7 @@
  * every old value, and moves all of them or none (the same `<ref>.lock` files refs.ts uses).
  */
 import { runGit } from './git-cli.js';
+import { isoOfGitTime } from './git-format.js';
 import { MAIN_REF } from './refs.js';
 
 /** A draft's name (CONTRACT §8): safe as a ref component and a file name in every clone. */
@@ -112,11 +113,11 @@ export async function firstCommitBetween(
 ): Promise<{ author: string; email: string; time: string } | null> {
   // Without `from`: `to` itself.
   const range = from === null ? ['-1', to] : ['--reverse', `${from}..${to}`];
-  const { stdout } = await runGit(gitdir, ['log', '--format=%an%x00%ae%x00%aI', ...range, '--']);
+  const { stdout } = await runGit(gitdir, ['log', '--date=raw', '--format=%an%x00%ae%x00%ad', ...range, '--']);
   const first = stdout.toString('utf8').split('\n')[0];
   if (!first) return null;
   const [author, email, time] = first.split('\0');
-  return { author, email, time };
+  return { author, email, time: isoOfGitTime(...(time.split(' ') as [string, string])) };
 }
 
 /** The merge commits on the first-parent history of `from`, newest first, with their parents and first lines. */

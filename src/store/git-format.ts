@@ -173,6 +173,22 @@ export function parseTree(content: Buffer): TreeEntry[] {
 // ---------------------------------------------------------------------------
 // Commits
 
+/**
+ * A git time (`<seconds> <+hhmm>`, as `--date=raw` and commit headers have it) in ISO 8601 as
+ * git's `%aI` prints it, `1970-01-01T00:00:00+00:00`. Unlike git's `%aI`, which fails the whole
+ * `git log` on a time before the epoch in its zone (`@0 -1200`), it reads every time a commit
+ * can carry; a zone no ISO time can name (`+9959`) is given as UTC.
+ */
+export function isoOfGitTime(seconds: string | number, zone: string): string {
+  const match = /^([+-])(\d\d)(\d\d)$/.exec(zone);
+  const valid = match !== null && Number(match[2]) <= 23 && Number(match[3]) <= 59;
+  const [sign, hours, minutes] = valid ? [match[1]!, match[2]!, match[3]!] : ['+', '00', '00'];
+  const offset = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+  const local = new Date((Number(seconds) + offset * 60) * 1000);
+  if (Number.isNaN(local.getTime())) return new Date(0).toISOString().replace('.000Z', '+00:00');
+  return `${local.toISOString().slice(0, 19)}${sign}${hours}:${minutes}`;
+}
+
 export function formatSignature(role: 'author' | 'committer', who: Signature): string {
   if (!Number.isSafeInteger(who.timestamp) || who.timestamp < 0) {
     throw new Error(`Invalid commit timestamp: ${who.timestamp}.`);
