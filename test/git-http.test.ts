@@ -76,6 +76,20 @@ test('clone and fetch with a key: the clone holds main as the server has it', (t
     try {
       await run('git', ['clone', '-q', '--depth', '1', remote(s, s.key), join(parent, 'm')]);
       t.is((await git(join(parent, 'm'), 'rev-list', '--count', 'HEAD')).stdout.trim(), '1');
+      // So does a partial clone: old versions of files are left out, and fetched when a checkout needs them.
+      const partial = join(parent, 'p');
+      const first = await s.head();
+      const ledger = (await s.get('/api/external/component')).body.find((c: { name: string }) => c.name === 'Ledger');
+      t.is((await s.post('/api/external/component', [{ id: ledger.id, name: 'Ledger', desc: 'A newer version of its file' }])).status, 200);
+      const { stderr } = await run('git', ['clone', '-q', '--filter=blob:none', remote(s, s.key), partial]);
+      t.notRegex(stderr, /filtering not recognized/);
+      const missing = (await git(partial, 'rev-list', '--all', '--objects', '--missing=print')).stdout
+        .split('\n')
+        .filter((line) => line.startsWith('?'));
+      t.true(missing.length > 0, 'old blobs were left out');
+      await git(partial, 'checkout', '-q', first);
+      t.is((await git(partial, 'status', '--porcelain')).stdout, '');
+      t.is((await git(partial, 'fsck', '--connectivity-only')).stderr, '');
     } finally {
       await rm(parent, { recursive: true, force: true });
     }

@@ -128,6 +128,11 @@ function runBackend(
     HTTP_CONTENT_ENCODING: ctx.get('content-encoding'),
     // Read by the pre-receive hook that receive-pack runs.
     [LIMITS_VARIABLE]: JSON.stringify(limits),
+    // Partial clones (`git clone --filter=blob:none`): a large organization's history without
+    // every old version of every file, each fetched when a checkout needs it.
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
+    GIT_CONFIG_VALUE_0: 'true',
   };
   if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
   // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
