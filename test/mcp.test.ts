@@ -127,6 +127,12 @@ test('bad arguments and unknown ids are tool errors with the REST texts; the ser
     t.true(refused.isError, name);
     t.is((refused.content as Text[])[0]!.text, text, name);
   }
+  const past = await client.callTool({ name: 'get_model', arguments: { offset: 99_999_999 } });
+  t.true(past.isError);
+  t.regex(
+    (past.content as Text[])[0]!.text,
+    /^offset 99999999 is past the end of the model's YAML \(\d+ characters\): start again at 0\.$/,
+  );
   t.is((await s.get('/api/external/drafts/bad')).status, 404, 'no draft was opened');
   t.is((await client.listTools()).tools.length > 0, true, 'the session still answers');
   t.is((await s.get('/healthz')).status, 200);
@@ -416,4 +422,43 @@ test("write_model tells an agent what it changed, what it ignored and what a sen
   t.teardown(() => reader.close());
   const refused = await reader.callTool({ name: 'write_model', arguments: { draft: 'fraud' } });
   t.is((refused.content as Text[])[0]!.text, "Tool 'write_model' changes the model: this API key may only read.");
+});
+
+test('one key holds at most 100 sessions: its own idlest goes, never another key’s', async (t) => {
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const post = (key: string, body: unknown, session?: string) =>
+    fetch(`${own.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${key}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      },
+      body: JSON.stringify(body),
+    });
+  const open = async (key: string) => {
+    const reply = await post(key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    t.is(reply.status, 200);
+    await reply.text();
+    return reply.headers.get('mcp-session-id')!;
+  };
+  const alive = async (key: string, session: string) => {
+    const reply = await post(key, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    await reply.text();
+    return reply.status === 200;
+  };
+  const editors = await open(own.key);
+  const readers: string[] = [];
+  for (let i = 0; i < 101; i++) readers.push(await open(own.readerKey));
+  t.true(await alive(own.key, editors), "another key's session stays");
+  t.false(await alive(own.readerKey, readers[0]!), 'the key’s own idlest made room');
+  t.true(await alive(own.readerKey, readers[100]!));
+  t.true(await alive(own.readerKey, readers[1]!));
 });

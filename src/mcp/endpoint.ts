@@ -22,8 +22,10 @@ import type { Tool } from './tools.js';
 export interface McpSettings {
   publicUrl: string;
   tools: readonly Tool[];
-  /** Sessions kept at once; the one idle longest is closed to make room. */
+  /** Sessions kept at once; the one idle longest, of the key holding the most, is closed to make room. */
   maxSessions?: number;
+  /** Sessions one key keeps at once; its own idle longest is closed to make room. */
+  maxSessionsPerKey?: number;
   /** A session unused this long is closed (ms). */
   idleMs?: number;
 }
@@ -40,6 +42,8 @@ let protocol: Promise<typeof import('./protocol.js')> | undefined;
 
 const SESSION_HEADER = 'mcp-session-id';
 const DEFAULT_MAX_SESSIONS = 1000;
+/** A tenth of the whole: one key (a reader's, another organization's) cannot push every other agent out. */
+const DEFAULT_MAX_SESSIONS_PER_KEY = 100;
 const DEFAULT_IDLE_MS = 30 * 60 * 1000;
 /**
  * The HTTP request that carries a call, handed to the tool handlers through the SDK's
@@ -63,18 +67,31 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     sessions.delete(id);
     void session.server.close().catch(() => {});
   };
-  const sweep = () => {
+  const maxPerKey = settings.maxSessionsPerKey ?? DEFAULT_MAX_SESSIONS_PER_KEY;
+  const closeIdlest = (keyId: string) => {
+    let idlest: [string, Session] | undefined;
+    for (const entry of sessions) if (entry[1].keyId === keyId && (!idlest || entry[1].lastUsed < idlest[1].lastUsed)) idlest = entry;
+    if (idlest) closeSession(idlest[0]);
+  };
+  /** Room for one more session of `keyId`: idle sessions go, then that key's own beyond its share, then the busiest key's. */
+  const sweep = (keyId: string) => {
     const now = Date.now();
     for (const [id, session] of sessions) if (now - session.lastUsed > idleMs) closeSession(id);
+    const countOf = () => {
+      const counts = new Map<string, number>();
+      for (const session of sessions.values()) counts.set(session.keyId, (counts.get(session.keyId) ?? 0) + 1);
+      return counts;
+    };
+    while ((countOf().get(keyId) ?? 0) >= maxPerKey) closeIdlest(keyId);
     while (sessions.size >= maxSessions) {
-      const [oldest] = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-      closeSession(oldest![0]);
+      const [busiest] = [...countOf()].sort((a, b) => b[1] - a[1])[0]!;
+      closeIdlest(busiest);
     }
   };
 
   const newSession = async (key: KeyRecord): Promise<Session> => {
     const { openSession } = await (protocol ??= import('./protocol.js'));
-    sweep();
+    sweep(key.id);
     const { server, transport } = openSession(settings, {
       initialized: (id) => sessions.set(id, session),
       closed: (id) => sessions.delete(id),

@@ -332,6 +332,9 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ offset = 0, draft }, context) {
       const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
+      if (offset > yaml.length) {
+        throw new ApiError(400, `offset ${offset} is past the end of the model's YAML (${yaml.length} characters): start again at 0.`);
+      }
       // Room kept for the line that says where to go on: the whole answer stays within the bound.
       const end = Math.min(yaml.length, offset + BODY_CHARS);
       const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
