@@ -228,7 +228,7 @@ test('a merge that would break a rule is refused with the rule; update takes mai
     t.is(await s.head(), twinHead);
     t.is(await s.git('ls-tree', '-r', '--name-only', 'main', 'tags'), '');
 
-    await open(s, 'catch-up');
+    const opened = await open(s, 'catch-up', { title: 'Catch up', desc: 'Queue first' });
     await s.post(`${API}/components?draft=catch-up`, { id: 'queue', name: 'Queue' });
     await s.post(`${API}/components`, { id: 'cache', name: 'Cache' });
     t.is((await s.get(`${API}/drafts/catch-up`)).body.behind, 1);
@@ -237,7 +237,14 @@ test('a merge that would break a rule is refused with the rule; update takes mai
     // No body at all is a merge without resolutions.
     const updated = await s.request('POST', `${API}/drafts/catch-up/update`);
     t.is(updated.status, 200, updated.text);
-    t.like(updated.body, { state: 'open', committed: true });
+    t.like(updated.body, {
+      state: 'open',
+      committed: true,
+      title: 'Catch up',
+      desc: 'Queue first',
+      created: opened.created,
+      author: opened.author,
+    });
     const newTip = (await s.git('rev-parse', 'drafts/catch-up')).trim();
     t.is((await s.git('rev-parse', `${newTip}^1`)).trim(), draftTip);
     t.is((await s.git('rev-parse', `${newTip}^2`)).trim(), mainTip);

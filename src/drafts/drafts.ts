@@ -291,7 +291,9 @@ export class Drafts {
           emitDraftEvent({ type: 'merged', org: this.org.slug, draft: name, commit: snapshot.commit });
         } else {
           const ref = { state: 'open' as const, commit: snapshot.commit };
-          summary = await this.summaryOf(name, ref, undefined, await this.spanOf(name, ref, undefined, await this.mainCommit()));
+          // Its record (title, desc, author, created), as every other answer about the draft has it.
+          const record = (await readDraftRecords(this.gitdir)).get(name);
+          summary = await this.summaryOf(name, ref, record, await this.spanOf(name, ref, record, await this.mainCommit()));
           if (committed) emitDraftEvent({ type: 'updated', org: this.org.slug, draft: name, commit: snapshot.commit });
         }
         return { snapshot, draft: summary, committed };
