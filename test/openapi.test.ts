@@ -194,3 +194,35 @@ test('429 on every operation behind a key, with Retry-After; the drawing and the
     items: { $ref: '#/components/schemas/Dependency' },
   });
 });
+
+test('no operation lists a parameter twice, each declares a success, and what is declared of ETag, 304 and If-Match is what a server does', async (t) => {
+  const paths = openapiDocument().paths as Record<
+    string,
+    Record<string, { parameters?: Array<{ in: string; name: string }>; responses: Record<string, any> }>
+  >;
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const names = (operation.parameters ?? []).map((p) => `${p.in}:${p.name}`);
+      t.deepEqual(names, [...new Set(names)], `${method} ${path}: a parameter twice`);
+      t.true(
+        Object.keys(operation.responses).some((status) => status.startsWith('2')),
+        `${method} ${path}: no success declared`,
+      );
+    }
+  }
+  const events = paths['/api/external/events']!.get!;
+  t.truthy(events.responses['200'].content['text/event-stream']);
+  t.falsy(events.responses['304']);
+  const shareLinks = paths['/api/external/share-links']!.get!;
+  t.falsy(shareLinks.responses['200'].headers.ETag);
+  t.false((shareLinks.parameters ?? []).some((p) => p.name === 'draft'));
+  t.false((paths['/api/external/drafts']!.post!.parameters ?? []).some((p) => p.name === 'If-Match'));
+  await withServer(async (s) => {
+    const listed = await s.get('/api/external/share-links');
+    t.is(listed.status, 200);
+    t.is(listed.headers.get('etag'), null, 'as declared: no ETag');
+    const tags = await s.get('/api/external/tags');
+    const again = await s.get('/api/external/drafts', { headers: { 'if-none-match': tags.headers.get('etag')! } });
+    t.is(again.status, 200, 'as declared: no 304 for drafts');
+  });
+});

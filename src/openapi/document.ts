@@ -100,17 +100,25 @@ const ERRORS: Record<number, string> = {
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
   409: 'Conflict: an id, ref or version name already taken, or a delete of something still referred to (without `cascade=true`).',
-  412: '`If-Match` names a commit that is no longer `main`.',
+  412: '`If-Match` names a commit the branch written is no longer at.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
   429: "The key's rate of reads or writes a minute is spent (`c4store serve --reads-per-minute`/`--writes-per-minute`); retry after `Retry-After` seconds.",
   500: '`Internal error.`',
-  503: 'Too many writes waiting for this organization; retry after `Retry-After`.',
+  503: 'Too many writes waiting for this organization, too many connections from one address, or the instance stopping (each with `Retry-After`); or the model in git is invalid (writes; a read when no valid commit can be served), or a data file damaged: the text says which.',
 };
 const errorResponse = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
 /** Headers an error answer carries besides its body. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': { description: '`Bearer` (`Basic` on the git paths).', schema: { type: 'string' } } },
+  405: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },
   429: { 'Retry-After': { description: 'Seconds until the key may try again.', schema: { type: 'integer' } } },
+  503: { 'Retry-After': { description: 'Seconds to wait before trying again, where waiting helps.', schema: { type: 'integer' } } },
+};
+/** A read served from the last valid commit while `main` names an invalid one (docs/api.md §1.4). */
+const WARNING = {
+  description: '`199 - "Serving commit <id>, the last valid one: …"` while the newest commit of `main` breaks a rule.',
+  schema: { type: 'string' },
 };
 
 /** A diagram's drawing (src/drawing/svg.ts), answered for `Accept: image/svg+xml`. */
@@ -135,7 +143,8 @@ const PRIVATE = {
 function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
-  if (!route.absolute && !route.path.startsWith('/drafts')) {
+  const ownDraft = route.query?.some((q) => q.name === 'draft') ?? false;
+  if (!route.absolute && !route.path.startsWith('/drafts') && !route.mainOnly && !ownDraft) {
     parameters.push({
       name: 'draft',
       in: 'query',
@@ -144,7 +153,8 @@ function operation(route: RouteDoc) {
       schema: { type: 'string' },
     });
   }
-  if (!write && !route.absolute) {
+  const revalidates = !write && !route.absolute && route.etag !== false && route.revalidates !== false && !route.events;
+  if (!write && !route.absolute && !route.events) {
     parameters.push({
       name: 'at',
       in: 'query',
@@ -152,6 +162,8 @@ function operation(route: RouteDoc) {
       description: 'Serve the model as of this revision: a full or abbreviated (4+ hex digits) commit id, a version name, or `main`.',
       schema: { type: 'string' },
     });
+  }
+  if (revalidates) {
     parameters.push({
       name: 'If-None-Match',
       in: 'header',
@@ -165,8 +177,9 @@ function operation(route: RouteDoc) {
       name: 'limit',
       in: 'query',
       required: false,
-      description: 'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow.',
-      schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+      description:
+        'Page size; with it (or `cursor`) the answer is one page and a `Link: <…>; rel="next"` header while more follow. Without either, the whole list.',
+      schema: { type: 'integer', minimum: 1, maximum: 1000 },
     });
     parameters.push({
       name: 'cursor',
@@ -196,7 +209,8 @@ function operation(route: RouteDoc) {
       schema: plain(q.schema ?? { type: 'string' }),
     });
   }
-  if (write) {
+  const precondition = write ? (route.precondition ?? 'branch') : false;
+  if (write && precondition !== false) {
     parameters.push({
       name: 'layout',
       in: 'query',
@@ -208,12 +222,17 @@ function operation(route: RouteDoc) {
       name: 'If-Match',
       in: 'header',
       required: false,
-      description: 'Refuse (412) unless `main` is still at this commit.',
+      description:
+        precondition === 'draft'
+          ? "Refuse (412) unless the draft's head is still at this commit."
+          : 'Refuse (412) unless the branch written is still at this commit: `main`, or with `?draft=` the draft’s head.',
       schema: { type: 'string' },
     });
   }
 
-  const headers: Record<string, unknown> = route.absolute && route.path === '/healthz' ? { ...PRIVATE } : { ETag: ETAG, ...PRIVATE };
+  const tagged = !(route.absolute && route.path === '/healthz') && route.etag !== false;
+  const headers: Record<string, unknown> = tagged ? { ETag: ETAG, ...PRIVATE } : { ...PRIVATE };
+  if (!write && !route.absolute) headers.Warning = WARNING;
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
   if (route.link) headers.Link = { description: '`<path?…&before=…>; rel="next"` after a full page.', schema: { type: 'string' } };
   const responses: Record<string, unknown> = {};
@@ -229,27 +248,35 @@ function operation(route: RouteDoc) {
       content: route.path === '/api/external/openapi.json' ? { [JSON_TYPE]: { schema: { type: 'object' } } } : ok,
     };
   }
+  if (route.events) {
+    responses[200] = {
+      description: 'The stream: `id`, `event` and `data` lines per change (docs/api.md §19.2), keep-alive comments between.',
+      headers: { ...PRIVATE },
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    };
+  }
+  if (route.absolute && route.path === '/healthz') responses[503] = errorResponse(503);
   if (route.created)
     responses[201] = {
       description: 'Created',
-      headers: { ETag: ETAG, Location: LOCATION, ...PRIVATE },
+      headers: route.etag === false ? { Location: LOCATION, ...PRIVATE } : { ETag: ETAG, Location: LOCATION, ...PRIVATE },
       content: content(schemaRef(route.created)),
     };
   if (!route.absolute) {
-    if (!write) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
+    if (revalidates) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
     responses[400] = errorResponse(400);
     responses[401] = errorResponse(401);
     responses[404] = errorResponse(404);
     responses[405] = errorResponse(405);
     responses[429] = errorResponse(429);
+    responses[503] = errorResponse(503);
   }
   if (write) {
     responses[403] = errorResponse(403);
     if (route.conflict) responses[409] = errorResponse(409);
-    responses[412] = errorResponse(412);
+    if (precondition !== false) responses[412] = errorResponse(412);
     responses[413] = errorResponse(413);
     responses[415] = errorResponse(415);
-    responses[503] = errorResponse(503);
   }
   responses[500] = errorResponse(500);
 

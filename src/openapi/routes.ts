@@ -69,6 +69,19 @@ export interface RouteDoc {
   drawing?: boolean;
   /** Outside `/api/external` and without a key. */
   absolute?: boolean;
+  /** Of `main` alone: `?draft=` is refused (400), so it is not offered. */
+  mainOnly?: boolean;
+  /**
+   * What `If-Match` names on this write: the branch written (default: `main`, or the draft of
+   * `?draft=`), the draft's head (`draft`), or nothing: a write of no model takes no precondition.
+   */
+  precondition?: 'branch' | 'draft' | false;
+  /** Answers carry no `ETag` (no commit names them), so no 304 either. */
+  etag?: false;
+  /** A GET whose answer changes beside the commit its ETag names: never 304. */
+  revalidates?: false;
+  /** Answers a stream of Server-Sent Events (`text/event-stream`). */
+  events?: boolean;
 }
 
 export interface QueryParam {
@@ -79,6 +92,11 @@ export interface QueryParam {
 }
 
 const list = (schema: TSchema) => Type.Array(schema);
+
+/** Share links live beside the model, of main alone: no commit names an answer, no precondition. */
+const SHARE_LINK = { mainOnly: true, precondition: false, etag: false } as const;
+/** Subscriptions live beside the model: no precondition, and a write's answer names no commit. */
+const WEBHOOK_WRITE = { mainOnly: true, precondition: false, etag: false } as const;
 
 function resource(tag: string, path: string, item: TSchema, filters?: ListKind): RouteDoc[] {
   const query = filters === undefined ? undefined : listFilters(filters);
@@ -285,6 +303,7 @@ export const ROUTES: RouteDoc[] = [
       request: ShareLinkBody,
       created: ShareLinkCreatedResponse,
       conflict: true,
+      ...SHARE_LINK,
     },
     {
       method: 'GET',
@@ -292,6 +311,7 @@ export const ROUTES: RouteDoc[] = [
       summary: "The diagram's share links, without their tokens",
       tag: 'Share links',
       response: Type.Array(ShareLinkResponse),
+      ...SHARE_LINK,
     },
   ]),
   {
@@ -300,14 +320,16 @@ export const ROUTES: RouteDoc[] = [
     summary: "The organization's share links",
     tag: 'Share links',
     response: Type.Array(ShareLinkResponse),
+    ...SHARE_LINK,
   },
-  { method: 'GET', path: '/share-links/:id', summary: 'One share link', tag: 'Share links', response: ShareLinkResponse },
+  { method: 'GET', path: '/share-links/:id', summary: 'One share link', tag: 'Share links', response: ShareLinkResponse, ...SHARE_LINK },
   {
     method: 'DELETE',
     path: '/share-links/:id',
     summary: 'Revoke a share link: it answers 404 at once',
     tag: 'Share links',
     response: ShareLinkResponse,
+    ...SHARE_LINK,
   },
 
   ...currentForm('tag', 'Tags', TagResponse, TagResponse),
@@ -394,7 +416,7 @@ export const ROUTES: RouteDoc[] = [
     ],
   },
   ...['/version', '/versions'].flatMap((path): RouteDoc[] => [
-    { method: 'GET', path, summary: 'The named versions (git tags)', tag: 'History', response: list(VersionResponse) },
+    { method: 'GET', path, summary: 'The named versions (git tags)', tag: 'History', response: list(VersionResponse), mainOnly: true },
     {
       method: 'POST',
       path,
@@ -403,6 +425,7 @@ export const ROUTES: RouteDoc[] = [
       request: VersionBody,
       created: VersionResponse,
       conflict: true,
+      mainOnly: true,
     },
   ]),
   {
@@ -421,6 +444,7 @@ export const ROUTES: RouteDoc[] = [
     request: DraftBody,
     created: DraftResponse,
     conflict: true,
+    precondition: false,
   },
   {
     method: 'GET',
@@ -428,6 +452,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'The drafts in one state',
     tag: 'Drafts',
     response: list(DraftResponse),
+    revalidates: false,
     query: [{ name: 'state', description: '`open` (default), `merged` or `closed`.' }],
   },
   {
@@ -436,6 +461,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'One draft, with its changes, how far behind main it is and its conflicts',
     tag: 'Drafts',
     response: DraftDetailsResponse,
+    revalidates: false,
   },
   {
     method: 'GET',
@@ -461,6 +487,7 @@ export const ROUTES: RouteDoc[] = [
     request: MergeBody,
     response: DraftMergeResponse,
     conflict: true,
+    precondition: 'draft',
   },
   {
     method: 'DELETE',
@@ -469,6 +496,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Drafts',
     response: DraftResponse,
     conflict: true,
+    precondition: false,
   },
   {
     method: 'POST',
@@ -477,6 +505,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Drafts',
     response: DraftResponse,
     conflict: true,
+    precondition: false,
   },
 
   {
@@ -501,6 +530,7 @@ export const ROUTES: RouteDoc[] = [
     summary:
       'Live changes as Server-Sent Events (`text/event-stream`), with draft.opened/updated/merged/closed frames; `Last-Event-ID` or `?after=` replays what came after it first',
     tag: 'Events',
+    events: true,
     query: [
       { name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' },
       { name: 'draft', description: "A draft's commits instead (404 when there is no such draft)." },
@@ -513,6 +543,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Events',
     request: WebhookBody,
     created: CreatedWebhookResponse,
+    ...WEBHOOK_WRITE,
   },
   {
     method: 'GET',
@@ -520,14 +551,25 @@ export const ROUTES: RouteDoc[] = [
     summary: "The organization's webhook subscriptions (a damaged one as such)",
     tag: 'Events',
     response: list(ListedWebhookResponse),
+    mainOnly: true,
+    revalidates: false,
   },
-  { method: 'GET', path: '/webhooks/:id', summary: 'One webhook subscription', tag: 'Events', response: WebhookResponse },
+  {
+    method: 'GET',
+    path: '/webhooks/:id',
+    summary: 'One webhook subscription',
+    tag: 'Events',
+    response: WebhookResponse,
+    mainOnly: true,
+    revalidates: false,
+  },
   {
     method: 'DELETE',
     path: '/webhooks/:id',
     summary: 'Remove a webhook subscription, answering it (a damaged one too)',
     tag: 'Events',
     response: ListedWebhookResponse,
+    ...WEBHOOK_WRITE,
   },
   {
     method: 'GET',
@@ -535,7 +577,15 @@ export const ROUTES: RouteDoc[] = [
     summary: "A subscription's delivery attempts, newest first",
     tag: 'Events',
     response: list(DeliveryResponse),
-    query: [{ name: 'limit', description: 'At most this many (1–1000, default 100).' }],
+    mainOnly: true,
+    revalidates: false,
+    query: [
+      {
+        name: 'limit',
+        description: 'At most this many (1–1000, default 100).',
+        schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+      },
+    ],
   },
   {
     method: 'POST',
@@ -544,6 +594,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Events',
     request: ReplayBody,
     response: WebhookResponse,
+    ...WEBHOOK_WRITE,
   },
 
   {
