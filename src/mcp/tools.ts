@@ -14,11 +14,10 @@ import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Model } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
-import { renderPng } from '../drawing/png.js';
 import { ignoredFields } from '../model/ignored-fields.js';
 import { draftRef } from '../store/branches.js';
 import { MAIN_REF } from '../store/refs.js';
-import { pngOf } from '../viewer/svg-response.js';
+import { pngInTurn, pngOf } from '../viewer/svg-response.js';
 import { diagramPath } from '../viewer/pages.js';
 import { searchComponents, searchDependencies, searchDiagrams, SearchError } from '../search/search.js';
 import { resolveCommitName } from '../service/commit-names.js';
@@ -298,11 +297,13 @@ export const READ_TOOLS: readonly Tool[] = [
         compare === undefined || draft === undefined ? undefined : await new Drafts(state(context.ctx).org).comparison(draft, diagram.id);
       const drawSvg = () => (drawn ? drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }) : drawingOf(diagram, snapshot.model));
       if (format === 'png') {
-        const png = drawn ? await renderPng(await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
-        const structured = { ...about, png: `${path}.png${query}`, mediaType: 'image/png', bytes: png.length };
+        const png = drawn ? await pngInTurn(snapshot.model.organization.slug, await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
+        // The viewer draws a visual diff as SVG only: its PNG address would show no marks.
+        const address = drawn ? `${path}.svg${query}` : `${path}.png${query}`;
+        const structured = { ...about, ...(drawn ? { svg: address } : { png: address }), mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
           return {
-            text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${structured.png}.`,
+            text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${address}${drawn ? ' as SVG' : ''}.`,
             structured,
           };
         }

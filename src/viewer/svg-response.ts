@@ -58,14 +58,19 @@ export const pictures = new BoundedAnswers(DEFAULT_PICTURE_BYTES);
  */
 export function pngOf(snapshot: Snapshot, diagram: Diagram, scale: number): Promise<Buffer> {
   const owner = snapshot.model.organization.slug;
-  return cachedBody(pictures.of(snapshot), `png:${diagram.id}:${scale}`, async () => {
-    await pngTurns.acquire(owner);
-    try {
-      return await renderPng(await drawingOf(diagram, snapshot.model), scale);
-    } finally {
-      pngTurns.release();
-    }
-  });
+  return cachedBody(pictures.of(snapshot), `png:${diagram.id}:${scale}`, async () =>
+    pngInTurn(owner, await drawingOf(diagram, snapshot.model), scale),
+  );
+}
+
+/** `svg` rasterized in `owner`'s turn (a drawing no commit names, such as a draft's visual diff, is not kept). */
+export async function pngInTurn(owner: string, svg: string, scale: number): Promise<Buffer> {
+  await pngTurns.acquire(owner);
+  try {
+    return await renderPng(svg, scale);
+  } finally {
+    pngTurns.release();
+  }
 }
 
 /** True (and 304 set) when the request already holds this commit's drawing. */
