@@ -278,11 +278,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   /** Packing, mirror pushes and webhook deliveries under way finish, for at most `ms`; nothing new starts. */
   const stopBackground = async (ms: number) => {
     let timer: NodeJS.Timeout | undefined;
-    const stopped = Promise.all([maintenance.close(), mirrors.close(), events.close()]).then(() => true);
+    const stopped = Promise.all([maintenance.close(), mirrors.close(), events.close({ finish: true })]).then(() => true);
     const outcome = await Promise.race([stopped, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
     clearTimeout(timer);
-    if (!outcome)
+    if (!outcome) {
+      // A delivery cut off now is recorded nowhere: the next holder of its lease sends it again.
+      events.abortDeliveries();
       log(`background work (packing, mirror pushes, webhook deliveries) still running after ${ms} ms; left to finish on its own`);
+    }
   };
   const stopWorkers = async () => {
     await yamlPool.close();

@@ -310,3 +310,84 @@ test('a damaged subscription is its own problem: the others are delivered, it is
     'no request failed',
   );
 });
+
+test('an organization removed and made again under its slug while the server runs: its changes are listed, streamed and delivered; the old one’s subscriptions neither count nor stop the process', async (t) => {
+  const { rm } = await import('node:fs/promises');
+  const { Orgs } = await import('../src/service/orgs.js');
+  const { KeyStore } = await import('../src/store/keys.js');
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const oldReceiver = await Receiver.start();
+  const newReceiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await oldReceiver.close();
+    await newReceiver.close();
+  });
+  t.is((await server.post('/api/external/webhooks', { url: oldReceiver.url })).status, 201);
+  await addTag(server, 'old');
+  await oldReceiver.until(() => oldReceiver.delivered.length >= 1);
+  t.is((await server.get('/api/external/changes')).status, 200, 'the feed holds the old chain');
+
+  await rm(server.gitdir, { recursive: true, force: true });
+  await new Orgs(server.dataDir).create(server.slug, { name: 'New owner', author: { name: 'test', email: 'test@test' } });
+  const { key } = await new KeyStore(server.dataDir).create(server.slug, { label: 'new owner' });
+  const as = { key };
+
+  // The old subscription is the old organization's: not listed, not counted.
+  t.deepEqual((await server.get('/api/external/webhooks', as)).body, []);
+  const made: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const reply = await server.post('/api/external/webhooks', { url: `${newReceiver.url}?n=${i}` }, as);
+    t.is(reply.status, 201, reply.text);
+    made.push(reply.body.id);
+  }
+  t.is((await server.post('/api/external/webhooks', { url: newReceiver.url }, as)).status, 409);
+  for (const id of made.slice(1)) t.is((await server.request('DELETE', `/api/external/webhooks/${id}`, { key })).status, 200);
+
+  const written = await server.post('/api/external/tag', [{ name: 'new', color: 'green' }], as);
+  t.is(written.status, 200, written.text);
+  const head = await server.head();
+  const changes = await server.get('/api/external/changes', as);
+  t.is(changes.status, 200);
+  t.is(changes.body.changes.at(-1).id, head, "the new organization's commit is in its feed");
+  await newReceiver.until(() => newReceiver.delivered.some((r) => commitOf(r.body) === head));
+  t.is(oldReceiver.received.length, 1, 'nothing of the new organization went to the old one’s receiver');
+  t.is((await server.get('/healthz', { key: null })).status, 200, 'the process lives');
+});
+
+test('concurrent subscriptions stop at 20: counted and made under one lock', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  t.teardown(() => server.close());
+  const replies = await Promise.all(
+    Array.from({ length: 26 }, (_, i) => server.post('/api/external/webhooks', { url: `http://127.0.0.1:9/h${i}` })),
+  );
+  t.is(replies.filter((r) => r.status === 201).length, 20);
+  t.is(replies.filter((r) => r.status === 409).length, 6);
+  t.is((await server.get('/api/external/webhooks')).body.length, 20);
+});
+
+test('a graceful stop lets a delivery in flight have its answer and records it: the next holder goes on after it, not sending it again beside it', async (t) => {
+  let answering: () => void = () => {};
+  const started = new Promise<void>((resolve) => (answering = resolve));
+  // A receiver that takes a second over each event.
+  const receiver = await Receiver.start(async () => {
+    answering();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    return 204;
+  });
+  t.teardown(() => receiver.close());
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  t.teardown(() => server.close());
+  const created = await server.post('/api/external/webhooks', { url: receiver.url });
+  t.is(created.status, 201);
+  const commit = await addTag(server, 'in flight');
+  await started;
+  t.is(await server.server.shutdown({ delayMs: 0, timeoutMs: 10_000 }), 0);
+  t.is(receiver.delivered.length, 1, 'answered before the server stopped');
+  const state = JSON.parse(await readFile(join(server.dataDir, 'webhooks', server.slug, created.body.id, 'state.json'), 'utf8'));
+  t.is(state.cursor, commit, 'recorded as delivered: the next holder starts after it');
+  const lines = (await readFile(join(server.dataDir, 'webhooks', server.slug, created.body.id, 'deliveries.jsonl'), 'utf8'))
+    .trim()
+    .split('\n');
+  t.like(JSON.parse(lines.at(-1)!), { commit, outcome: 'delivered', status: 204 });
+});

@@ -10,6 +10,7 @@
  * organization, and each worker holds at most a small page of events.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -133,6 +134,8 @@ export class Deliverer {
   ) {
     this.settings = { ...DEFAULT_DELIVERER_SETTINGS, ...settings };
     this.slots = new Slots(this.settings.maxConcurrent);
+    // Every POST in flight listens to it: more than Node's 10 would be reported as a leak.
+    setMaxListeners(0, this.stopping.signal);
   }
 
   get allowPrivate(): boolean {
@@ -196,12 +199,30 @@ export class Deliverer {
     };
   }
 
-  async close(): Promise<void> {
+  /**
+   * Starts nothing more. `finish`: deliveries in flight get their answers and are recorded
+   * (a server stopping gracefully: another instance taking the lease then goes on after them,
+   * rather than sending the same event again while the receiver still handles it); otherwise
+   * they are cut off (abort()), undelivered, to be sent again by the next holder.
+   */
+  async close(options: { finish?: boolean } = {}): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    this.stopping.abort();
+    if (!options.finish) this.abort();
     await this.scanning;
     await Promise.all([...this.workers.values()].map((worker) => worker.stop()));
+  }
+
+  /** Whether the subscription is of the organization now under its slug (not of one removed since). */
+  serves(subscription: Subscription): boolean {
+    const org = this.orgs.find(subscription.org);
+    if (org === undefined) return false;
+    return org.identity === undefined || subscription.orgId === undefined || subscription.orgId === org.identity;
+  }
+
+  /** Cuts the deliveries in flight. */
+  abort(): void {
+    this.stopping.abort();
   }
 }
 
@@ -244,11 +265,15 @@ class Worker {
 
   private async loop(): Promise<void> {
     const { org, id } = this.subscription;
-    const { stop: unlisten } = await this.events.listen(() => this.poke());
+    let unlisten = () => {};
     try {
+      // Inside the try: a feed that cannot be read ends this worker (logged), never the process.
+      ({ stop: unlisten } = await this.events.listen(() => this.poke()));
       while (!this.stopped && (await this.lease.renew())) {
         const state = await this.store.state(org, id);
         if (state === undefined || state.disabled || (await this.store.get(org, id)) === undefined) break;
+        // The organization was removed and made again under its slug: this subscription was the old one's.
+        if (!this.deliverer.serves(this.subscription)) break;
         let next: FeedEvent | undefined;
         try {
           next = await this.nextAfter(state.cursor);

@@ -56,10 +56,16 @@ export class Events {
     this.hub.afterCommit(slug);
   }
 
-  close(): Promise<void> {
+  /** `finish`: deliveries in flight end with their answers (a graceful stop); else they are cut off. */
+  close(options: { finish?: boolean } = {}): Promise<void> {
     this.stopDraftEvents();
-    const delivered = this.deliverer.close();
+    const delivered = this.deliverer.close(options);
     this.hub.close();
     return delivered;
+  }
+
+  /** Cuts the deliveries still in flight (a graceful stop whose time ran out). */
+  abortDeliveries(): void {
+    this.deliverer.abort();
   }
 }

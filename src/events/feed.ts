@@ -116,8 +116,10 @@ export class ChangeFeed {
         for (const entry of chain.slice(0, reached).reverse()) this.append(entry.oid);
         return;
       }
-      // Only what is new: the first-parent chain from the head down to the old tip.
-      const lines = await this.revList([head, `^${tip}`]);
+      // Only what is new: the first-parent chain from the head down to the old tip. An old tip
+      // the repository no longer holds (rewritten and pruned, or another repository now at this
+      // path) gives nothing, and the chain is listed anew below.
+      const lines = await this.revList([head, `^${tip}`]).catch(() => []);
       if (lines.length > 0 && lines[0].split(' ')[1] === tip) {
         for (const line of lines) this.append(line.slice(0, 40));
         return;

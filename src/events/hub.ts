@@ -304,7 +304,10 @@ export class EventHub {
     let refs = this.orgs.get(slug);
     if (refs === undefined) this.orgs.set(slug, (refs = new Map()));
     let events = refs.get(ref);
-    if (events === undefined || events.gitdir !== repo.gitdir) {
+    // Another Repo of the slug is another organization (removed and made again under its slug,
+    // service/orgs.ts): nothing of the old one's chain or listeners carries over.
+    if (events === undefined || events.repo !== repo) {
+      events?.close();
       events = new OrgEvents(repo, this.pollMs, ref);
       refs.set(ref, events);
     }

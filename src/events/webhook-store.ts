@@ -99,6 +99,9 @@ export function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/** Taken while a subscription is counted and made (withDirectoryLock, in the organization's folder). */
+const CREATE_LOCK_NAME = 'create.lock';
+
 export class WebhookStore {
   readonly root: string;
 
@@ -115,8 +118,20 @@ export class WebhookStore {
   }
 
   async create(input: Omit<Subscription, 'id' | 'secret' | 'created'>, cursor: string, drafts?: DraftStates): Promise<Subscription> {
-    // Every subscription folder counts, a damaged one too (it still holds its place until removed).
-    if ((await this.folderIds(input.org)).length >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
+    const folder = path.join(this.root, input.org);
+    if (!SLUG_PATTERN.test(input.org)) throw new Error(`Invalid organization ${input.org}`);
+    await fsp.mkdir(folder, { recursive: true, mode: 0o700 });
+    // Counted and made under the folder's lock: requests side by side, in any process, cannot
+    // each count 19 and make the 20th.
+    return withDirectoryLock(folder, () => this.createCounted(input, cursor, drafts), CREATE_LOCK_NAME);
+  }
+
+  private async createCounted(
+    input: Omit<Subscription, 'id' | 'secret' | 'created'>,
+    cursor: string,
+    drafts: DraftStates | undefined,
+  ): Promise<Subscription> {
+    if ((await this.countOf(input.org, input.orgId)) >= MAX_WEBHOOKS_PER_ORG) throw new TooManyWebhooks();
     const subscription: Subscription = {
       id: `wh_${randomBytes(8).toString('hex')}`,
       org: input.org,
@@ -166,6 +181,25 @@ export class WebhookStore {
       }
     }
     return found.sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * The subscriptions that hold a place: every one of the organization `orgId`, and a damaged one
+   * too (it holds its place until removed); not those of an earlier organization of the slug,
+   * which no key of this one sees or removes.
+   */
+  private async countOf(org: string, orgId: string | undefined): Promise<number> {
+    let count = 0;
+    for (const id of await this.folderIds(org)) {
+      const subscription = await this.get(org, id).catch((error: unknown) => {
+        if (error instanceof DamagedWebhook) return 'damaged' as const;
+        throw error;
+      });
+      const earlier =
+        typeof subscription === 'object' && orgId !== undefined && subscription.orgId !== undefined && subscription.orgId !== orgId;
+      if (!earlier) count++;
+    }
+    return count;
   }
 
   /** The ids of the organization's subscription folders, readable or not. */
