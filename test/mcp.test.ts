@@ -16,10 +16,11 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-async function connect(key: string, name = 'test-agent'): Promise<Client> {
+/** A client of the SDK's own on `server` (the shared one unless given) with `key`, named `name`. */
+async function connect(key: string, name = 'test-agent', server: TestServer = s): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
   );
   return client;
 }
@@ -211,10 +212,7 @@ test('draft_diff on a merged draft tells what its merge brought into main, after
   // A server of its own: merging moves main, which the other tests here hold still.
   const own = await TestServer.start();
   t.teardown(() => own.close());
-  const client = new Client({ name: 'review-bot', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${own.key}` } } }),
-  );
+  const client = await connect(own.key, 'review-bot', own);
   t.teardown(() => client.close());
   t.falsy((await client.callTool({ name: 'create_draft', arguments: { name: 'fraud' } })).isError);
   const written = await client.callTool({
@@ -283,10 +281,7 @@ test('answers stay within 60,000 characters, still whole JSON: a commit of many 
     position: { x: (i % 20) * 300, y: Math.floor(i / 20) * 200 },
   }));
   t.is((await big.post('/api/external/diagram', [{ ref: 'wide', name: 'Wide', level: 'C2', componentInstances: instances }])).status, 200);
-  const client = new Client({ name: 'big-agent', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${big.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${big.key}` } } }),
-  );
+  const client = await connect(big.key, 'big-agent', big);
   t.teardown(() => client.close());
   const call = async (name: string, args: Record<string, unknown>) => {
     const answer = await client.callTool({ name, arguments: args });
@@ -332,10 +327,7 @@ test("write_model tells an agent what it changed, what it ignored and what a sen
   // A server of its own: main moves here.
   const own = await TestServer.start({ from: SAMPLE, slug: 'demo' });
   t.teardown(() => own.close());
-  const client = new Client({ name: 'agent-a', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${own.key}` } } }),
-  );
+  const client = await connect(own.key, 'agent-a', own);
   t.teardown(() => client.close());
   const call = async (name: string, args: Record<string, unknown>) => {
     const reply = await client.callTool({ name, arguments: args });
@@ -413,12 +405,7 @@ test("write_model tells an agent what it changed, what it ignored and what a sen
   t.is((await call('history', { draft: 'fraud', resource: 'fraud-svc' })).structured.total, 1);
 
   // A reader is told why it cannot write, not that the tool does not exist.
-  const reader = new Client({ name: 'agent-r', version: '1.0.0' });
-  await reader.connect(
-    new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${own.readerKey}` } },
-    }),
-  );
+  const reader = await connect(own.readerKey, 'agent-r', own);
   t.teardown(() => reader.close());
   const refused = await reader.callTool({ name: 'write_model', arguments: { draft: 'fraud' } });
   t.is((refused.content as Text[])[0]!.text, "Tool 'write_model' changes the model: this API key may only read.");
