@@ -167,6 +167,18 @@ test('without a key 401, with a wrong key 401, from another site 403, and a sess
     { jsonrpc: '2.0', id: 2, method: 'tools/list' },
   );
   t.is(stolen.status, 404);
+  // Params the method cannot take: the protocol's -32602, in words, not an internal error.
+  for (const params of [{ name: 'search', arguments: [1, 2] }, { arguments: {} }, undefined]) {
+    const reply = await post(
+      { authorization: `Bearer ${s.key}`, 'mcp-session-id': session },
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params },
+    );
+    t.is(reply.status, 200);
+    const answer = (await reply.json()) as { id: number; error: { code: number; message: string } };
+    t.is(answer.id, 7);
+    t.is(answer.error.code, -32602, JSON.stringify(params));
+    t.regex(answer.error.message, /^Invalid params: /);
+  }
 });
 
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {

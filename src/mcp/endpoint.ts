@@ -117,6 +117,13 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       if (!session || session.keyId !== key.id) throw new ApiError(404, 'Session not found: initialize a new one.');
     }
     session.lastUsed = Date.now();
+    const invalid = ctx.method === 'POST' ? invalidParams(ctx.request.body) : undefined;
+    if (invalid !== undefined) {
+      // The SDK checks params only with its schemas, and answers a mismatch as an internal error
+      // (-32603) carrying the schema library's dump: the protocol's answer is -32602, said plainly.
+      ctx.body = { jsonrpc: '2.0', id: invalid.id, error: { code: INVALID_PARAMS, message: invalid.message } };
+      return;
+    }
     carry(ctx);
     ctx.respond = false;
     await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
@@ -130,6 +137,29 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
   });
   router.delete('/mcp', ...middleware, handle);
   return router;
+}
+
+const INVALID_PARAMS = -32602;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A request (one, not a batch) whose params the methods we serve cannot take, and why. */
+function invalidParams(body: unknown): { id: unknown; message: string } | undefined {
+  if (!isObject(body) || body.id === undefined) return undefined;
+  const { id, method, params } = body;
+  if (method === 'tools/call') {
+    if (!isObject(params)) return { id, message: 'Invalid params: tools/call takes {"name": <tool>, "arguments": {…}}.' };
+    if (typeof params.name !== 'string') return { id, message: "Invalid params: tools/call needs name, the tool's name." };
+    if (params.arguments !== undefined && !isObject(params.arguments)) {
+      return { id, message: 'Invalid params: the arguments of tools/call are an object of named values.' };
+    }
+  }
+  if (method === 'resources/read' && !(isObject(params) && typeof params.uri === 'string')) {
+    return { id, message: 'Invalid params: resources/read takes {"uri": <resource>}.' };
+  }
+  return undefined;
 }
 
 function isInitialize(body: unknown): boolean {
