@@ -418,4 +418,36 @@ test('a commit dated before the epoch in its own zone, or in a zone no ISO time 
     t.is(farHistory.body[0].time, '2001-09-09T01:46:40+00:00');
     const farChanges = await s.get(`/api/external/changes?after=${early}`);
     t.regex(farChanges.text, /2001-09-09T01:46:40\+00:00/);
+
+    // A message in the encoding its commit names (git's i18n.commitEncoding): shown as git shows it, in UTF-8.
+    await writeFile(join(scratch, 'message'), Buffer.from('Café au lait\n', 'latin1'));
+    const latin = (
+      await run(
+        'git',
+        [
+          '--git-dir',
+          s.gitdir,
+          '-c',
+          'i18n.commitEncoding=ISO-8859-1',
+          'commit-tree',
+          `${far}^{tree}`,
+          '-p',
+          far,
+          '-F',
+          join(scratch, 'message'),
+        ],
+        {
+          env: {
+            ...process.env,
+            GIT_AUTHOR_NAME: 'Ada',
+            GIT_AUTHOR_EMAIL: 'ada@example.com',
+            GIT_COMMITTER_NAME: 'Ada',
+            GIT_COMMITTER_EMAIL: 'ada@example.com',
+          },
+        },
+      )
+    ).stdout.trim();
+    await s.git('update-ref', 'refs/heads/main', latin);
+    t.is((await s.get(`/api/external/changes?after=${far}`)).body.changes[0].title, 'Café au lait');
+    t.is((await s.get(`${H}?limit=1`)).body[0].summary, 'Café au lait');
   }));

@@ -174,6 +174,23 @@ export function parseTree(content: Buffer): TreeEntry[] {
 // Commits
 
 /**
+ * A commit object as text. One made with an `encoding` header (`git -c i18n.commitEncoding=…`)
+ * holds its message and names in that encoding, and git shows them re-encoded to UTF-8: so do
+ * we, where the runtime knows the encoding (else as UTF-8, as git does with one it does not).
+ */
+function commitText(content: Buffer): string {
+  const headerEnd = content.indexOf('\n\n');
+  const header = content.toString('latin1', 0, headerEnd < 0 ? content.length : headerEnd);
+  const encoding = /^encoding (.+)$/m.exec(header)?.[1]?.trim();
+  if (encoding === undefined || /^utf-?8$/i.test(encoding)) return content.toString('utf8');
+  try {
+    return new TextDecoder(encoding).decode(content);
+  } catch {
+    return content.toString('utf8');
+  }
+}
+
+/**
  * A git time (`<seconds> <+hhmm>`, as `--date=raw` and commit headers have it) in ISO 8601 as
  * git's `%aI` prints it, `1970-01-01T00:00:00+00:00`. Unlike git's `%aI`, which fails the whole
  * `git log` on a time before the epoch in its zone (`@0 -1200`), it reads every time a commit
@@ -213,7 +230,7 @@ export function serializeCommit(commit: CommitFields): Buffer {
 }
 
 export function parseCommit(content: Buffer): ParsedCommit {
-  const text = content.toString('utf8');
+  const text = commitText(content);
   const headerEnd = text.indexOf('\n\n');
   const header = headerEnd < 0 ? text : text.slice(0, headerEnd);
   const parsed: ParsedCommit = { tree: '', parents: [], author: '', message: headerEnd < 0 ? '' : text.slice(headerEnd + 2) };
