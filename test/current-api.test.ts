@@ -345,8 +345,13 @@ test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops rela
       `${API}/diagrams`,
       { name: 'x', componentInstances: [{ componentId: 'api', component: 'other' }] },
       400,
-      "componentInstances.0.componentId 'api' and component 'other' differ.",
+      "componentId 'api' and component 'other' differ. (diagram 'x')",
     );
+    // One component named by id in one spelling and by ref in the other: they agree.
+    await s.post(`${API}/components`, { id: 'by-ref', ref: 'by-ref-ref', name: 'By ref' });
+    const agreed = await s.post(`${API}/diagrams`, { name: 'y', componentInstances: [{ componentId: 'by-ref', component: 'by-ref-ref' }] });
+    t.is(agreed.status, 201, agreed.text);
+    t.is(agreed.body.componentInstances[0].componentId, 'by-ref');
     await no(
       t,
       s,

@@ -449,6 +449,7 @@ test("with ?draft=, /diff compares to the draft by default; versions and share l
     const head = await s.head();
     const refusals: Array<[string, string, string, unknown?]> = [
       ['POST', `${API}/version?draft=fraud`, 'Versions', { name: 'v1' }],
+      ['GET', `${API}/versions?draft=fraud`, 'Versions'],
       ['POST', `${API}/diagrams/ctx/share-links?draft=fraud`, 'Share links', {}],
       ['GET', `${API}/share-links?draft=fraud`, 'Share links'],
       ['GET', `${API}/diagram/ctx/share-links?draft=nope`, 'Share links'],

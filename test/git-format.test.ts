@@ -11,6 +11,8 @@ import {
   blobOid,
   hashObject,
   isDirMode,
+  isoOfGitTime,
+  canonicalMode,
   makeTreeEntry,
   parseCommit,
   parseTree,
@@ -170,4 +172,52 @@ test('signatures drop what would end an ident early, and refuse a bad timestamp'
   t.true(text.endsWith('\nm\n'));
   t.throws(() => commit('a', -1), { message: 'Invalid commit timestamp: -1.' });
   t.throws(() => commit('a', 1.5), { message: 'Invalid commit timestamp: 1.5.' });
+});
+
+test('isoOfGitTime writes a commit time as git log --format=%aI does, for every time git prints; where git fails it still reads one', async (t) => {
+  const gitdir = await bareRepo();
+  const tree = gitText(gitdir, ['mktree'], '');
+  const times = [
+    '1700000000 +0545',
+    '1700000000 -0330',
+    '951782400 +0000', // 2000-02-29
+    '4107542400 +0000', // 2100-03-01, past a century without a leap day
+    '253402300799 +0000', // 9999-12-31T23:59:59
+    '253402300800 +0000', // 10000-01-01
+    '99999999999999 +0130',
+    '86399 -0000',
+  ];
+  for (const time of times) {
+    const commit = gitText(gitdir, ['commit-tree', tree, '-m', 'x'], undefined, {
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@b',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@b',
+      GIT_AUTHOR_DATE: `@${time}`,
+      GIT_COMMITTER_DATE: `@${time}`,
+    });
+    const raw = gitText(gitdir, ['log', '-1', '--date=raw', '--format=%ad', commit]);
+    const [seconds, zone] = raw.split(' ') as [string, string];
+    t.is(isoOfGitTime(seconds, zone), gitText(gitdir, ['log', '-1', '--format=%aI', commit]), time);
+  }
+  // git's %aI fails the whole log here; the time is still the one the commit carries.
+  t.is(isoOfGitTime('0', '-1200'), '1969-12-31T12:00:00-12:00');
+  t.is(isoOfGitTime('1000000000', '+9959'), '2001-09-09T01:46:40+00:00');
+});
+
+test("canonicalMode reads a tree entry's mode as git does: a file, an executable, a link, a folder, a submodule", (t) => {
+  for (const [raw, canonical] of [
+    ['100644', '100644'],
+    ['100664', '100644'],
+    ['100600', '100644'],
+    ['100755', '100755'],
+    ['100775', '100755'],
+    ['120000', '120000'],
+    ['120777', '120000'],
+    ['40000', '40000'],
+    ['40755', '40000'],
+    ['160000', '160000'],
+  ]) {
+    t.is(canonicalMode(raw!), canonical, raw);
+  }
 });

@@ -128,6 +128,8 @@ test('bad arguments and unknown ids are tool errors with the REST texts; the ser
     t.true(refused.isError, name);
     t.is((refused.content as Text[])[0]!.text, text, name);
   }
+  const whole = (await client.callTool({ name: 'get_model', arguments: {} })).structuredContent as { totalChars: number };
+  t.true((await client.callTool({ name: 'get_model', arguments: { offset: whole.totalChars } })).isError, 'at the end is past it');
   const past = await client.callTool({ name: 'get_model', arguments: { offset: 99_999_999 } });
   t.true(past.isError);
   t.regex(
@@ -384,6 +386,18 @@ test("write_model tells an agent what it changed, what it ignored and what a sen
   t.true(stale.isError);
   t.is(stale.text, `The model has changed since ${typo.structured.commit}.`);
   t.is(await own.git('rev-parse', 'drafts/fraud').then((out) => out.trim()), replaced.structured.commit);
+  // head as the answers print it (12 characters) will do.
+  const short = await call('write_model', {
+    draft: 'fraud',
+    head: replaced.structured.commit.slice(0, 12),
+    components: [{ ref: 'fraud-svc', name: 'Fraud Service' }],
+  });
+  t.false(short.isError, short.text);
+  t.true((await call('write_model', { draft: 'fraud', head: '' })).isError);
+  // Diagrams found or written in a draft are addressed in it.
+  const found = await call('search', { kind: 'diagrams', name: 'Containers', draft: 'fraud' });
+  t.regex(found.structured.items[0].url, /\?draft=fraud$/);
+  t.regex(replaced.structured.diagrams[0].url, /\?draft=fraud$/);
 
   // The visual diff, drawn for the agent; the draft's page address carries the draft.
   const drawn = await call('render_diagram', { id: 'shop-containers', draft: 'fraud', compare: 'main' });

@@ -182,6 +182,9 @@ test('a removed subscription receives nothing more; an unknown one is 404', asyn
   t.is(receiver.received.length, 1);
   t.is((await server.get(`/api/external/webhooks/${id}`)).status, 404);
   t.is((await server.request('DELETE', `/api/external/webhooks/${id}`)).status, 404);
+  // Not a subscription's id at all: 404 too, never a 500.
+  for (const name of ['foo', 'wh_zz', 'create.lock'])
+    t.is((await server.request('DELETE', `/api/external/webhooks/${name}`)).status, 404, name);
   t.is((await server.get('/api/external/webhooks/nope/deliveries')).status, 404);
 });
 

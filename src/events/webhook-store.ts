@@ -247,6 +247,8 @@ export class WebhookStore {
   }
 
   async state(org: string, id: string): Promise<SubscriptionState | undefined> {
+    // Not a subscription's id (`foo`, `create.lock`): there is none, as get() says.
+    if (!isSubscriptionId(id)) return undefined;
     return this.readJson<SubscriptionState>(org, id, 'state.json', (s) => typeof (s as Partial<SubscriptionState>).cursor === 'string');
   }
 

@@ -128,6 +128,13 @@ function resourceIdOf(model: Model, name: string): string {
   return name;
 }
 
+/** A diagram's `url` as the draft has it: without ?draft= the page shows main's. Other items as they are. */
+function inDraft<T>(item: T, draft: string | undefined): T {
+  const url = (item as { url?: unknown } | null)?.url;
+  if (draft === undefined || typeof url !== 'string') return item;
+  return { ...item, url: `${url}?draft=${encodeURIComponent(draft)}` };
+}
+
 function diagramsShowing(model: Model, componentId: string) {
   return [...model.diagrams.values()]
     .filter((d) => d.componentInstances.some((i) => i.component === componentId))
@@ -240,7 +247,11 @@ export const READ_TOOLS: readonly Tool[] = [
     input: SearchInput,
     readOnly: true,
     async run(args, context) {
-      return listAnswer(search(await model(context, args.draft), args, context.publicUrl), args.kind);
+      const found = search(await model(context, args.draft), args, context.publicUrl);
+      return listAnswer(
+        found.map((item) => inDraft(item, args.draft)),
+        args.kind,
+      );
     },
   }),
   tool({
@@ -266,11 +277,8 @@ export const READ_TOOLS: readonly Tool[] = [
       const m = await model(context, draft);
       const diagram = byIdOrRef(m.diagrams, id);
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-      const presented = presentCurrent.diagram(diagram, m, context.publicUrl) as Record<string, unknown>;
-      // The page of the diagram as the draft has it: without ?draft= it shows main's.
-      if (draft !== undefined) presented.url = `${presented.url}?draft=${encodeURIComponent(draft)}`;
       return jsonAnswer(
-        presented,
+        inDraft(presentCurrent.diagram(diagram, m, context.publicUrl), draft) as Record<string, unknown>,
         '',
         'the diagram is larger than an answer: its lists are shortened, their lengths beside them as <name>Total; the API has it whole',
       );
@@ -333,7 +341,7 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ offset = 0, draft }, context) {
       const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
-      if (offset > yaml.length) {
+      if (offset > 0 && offset >= yaml.length) {
         throw new ApiError(400, `offset ${offset} is past the end of the model's YAML (${yaml.length} characters): start again at 0.`);
       }
       // Room kept for the line that says where to go on: the whole answer stays within the bound.
@@ -411,8 +419,10 @@ const WriteModelInput = Type.Object({
   draft: DraftName,
   head: Type.Optional(
     Type.String({
+      minLength: 4,
+      maxLength: 40,
       description:
-        "The draft's head commit as you last read it (the commit of your last write_model, create_draft or draft_diff answer): the write is refused if the draft has moved since, so that another agent's work is not written over.",
+        "The draft's head commit as you last read it (the commit of your last write_model, create_draft or draft_diff answer; its first 12 characters will do): the write is refused if the draft has moved since, so that another agent's work is not written over.",
     }),
   ),
   components: Type.Optional({
@@ -465,7 +475,8 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       const { snapshot, result } = await org.write(
         {
           ref: await writableDraft(org, draft),
-          ...(head === undefined ? {} : { ifMatch: [head] }),
+          // As the answers print it (abbreviated), or whole.
+          ...(head === undefined ? {} : { ifMatch: [await resolveCommitName(org.repo, head).catch(() => head)] }),
           author: authorOf(ctx),
           title: `MCP write_model into draft '${draft}'`,
           options: writeOptions(ctx),
@@ -485,7 +496,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
         changes,
         ...(ignored.paths.length === 0 ? {} : { ignoredFields: ignored.paths }),
         components: result.components.map((c) => presentCurrent.component(c, snapshot.model)),
-        diagrams: result.diagrams.map((d) => presentCurrent.diagram(d, snapshot.model, context.publicUrl)),
+        diagrams: result.diagrams.map((d) => inDraft(presentCurrent.diagram(d, snapshot.model, context.publicUrl), draft)),
         review: draftPage(context, draft),
       };
       const first =

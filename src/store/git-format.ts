@@ -200,10 +200,31 @@ export function isoOfGitTime(seconds: string | number, zone: string): string {
   const match = /^([+-])(\d\d)(\d\d)$/.exec(zone);
   const valid = match !== null && Number(match[2]) <= 23 && Number(match[3]) <= 59;
   const [sign, hours, minutes] = valid ? [match[1]!, match[2]!, match[3]!] : ['+', '00', '00'];
-  const offset = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
-  const local = new Date((Number(seconds) + offset * 60) * 1000);
-  if (Number.isNaN(local.getTime())) return new Date(0).toISOString().replace('.000Z', '+00:00');
-  return `${local.toISOString().slice(0, 19)}${sign}${hours}:${minutes}`;
+  const offset = (sign === '-' ? -1 : 1) * (Number(hours) * 3600 + Number(minutes) * 60);
+  const utc = Number(seconds);
+  const local = (Number.isSafeInteger(utc) ? utc : 0) + offset;
+  const days = Math.floor(local / 86_400);
+  const inDay = local - days * 86_400;
+  const [year, month, day] = civilDate(days);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const time = `${two(Math.floor(inDay / 3600))}:${two(Math.floor((inDay % 3600) / 60))}:${two(inDay % 60)}`;
+  // Years past 9999 as git prints them (`10000-01-01`): Date's toISOString would write `+010000`.
+  return `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${time}${sign}${hours}:${minutes}`;
+}
+
+/** Year, month and day of the proleptic Gregorian calendar, `days` after 1970-01-01 (H. Hinnant's civil_from_days). */
+function civilDate(days: number): [number, number, number] {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shifted = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shifted + 2) / 5) + 1;
+  const month = shifted < 10 ? shifted + 3 : shifted - 9;
+  return [yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day];
 }
 
 export function formatSignature(role: 'author' | 'committer', who: Signature): string {

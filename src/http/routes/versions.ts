@@ -11,6 +11,7 @@ import { send } from '../respond.js';
 export function versionRoutes(router: Router, writing: Middleware[]): void {
   for (const path of ['/version', '/versions']) {
     router.get(path, async (ctx) => {
+      mainOnly(ctx, 'Versions');
       const { org } = state(ctx);
       const head = await readSnapshot(ctx);
       await send(ctx, await listVersions(org.repo.gitdir), head);

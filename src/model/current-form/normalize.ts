@@ -53,7 +53,9 @@ function instanceFromCurrent(i: CurrentInstance, path: string): { input: Compone
     input: {
       id: i.id,
       ref: i.ref,
-      component: eitherSpelling(path, ['componentId', 'component'], i.componentId, i.component),
+      // Both spellings go on: they agree when they name one component, by id or by ref (write/diagrams.ts).
+      component: i.component,
+      componentId: i.componentId,
       placeholder: text,
       isContainer: i.isContainer,
       parent: i.parent,

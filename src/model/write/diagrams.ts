@@ -147,9 +147,22 @@ export async function buildDiagram(
   );
 
   const componentOf = (i: { component?: string | null; componentId?: string | null }) => {
-    const name = eitherSpelling('', ['componentId', 'component'], i.componentId, i.component);
+    // Two spellings, each naming the component by id or by ref: they agree when they name the same one.
+    const { componentId, component } = i;
+    if (componentId !== undefined && component !== undefined && componentId !== component) {
+      const same = componentId !== null && component !== null && sameComponent(componentId, component);
+      if (!same) eitherSpelling('', ['componentId', 'component'], componentId, component);
+    }
+    const name = componentId !== undefined ? componentId : component;
     return name == null ? null : components.resolve(name);
   };
+  function sameComponent(a: string, b: string): boolean {
+    try {
+      return components.resolve(a) === components.resolve(b);
+    } catch {
+      return false;
+    }
+  }
   const instanceTargets = matchNested(stored?.componentInstances ?? [], instanceInputs, 'Component instance', newId, {
     stored: (i) => JSON.stringify([i.component, i.placeholder, i.isContainer]),
     input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
