@@ -399,6 +399,34 @@ test('every relation, its arrowhead included, lies inside the picture: boxes by 
   t.true(paths > 500, `${paths} relations drawn`);
 });
 
+test("a relation from a box to itself is drawn, as a loop into its top, each of a box's loops wider than the one before, labelled", (t) => {
+  const m = model();
+  component(m, 'c1', 'Retrying worker', 'container');
+  component(m, 'c2', 'Store', 'database');
+  const a = instance('a', 'c1', 0, 10);
+  const relations = [
+    { id: 'r1', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'calls itself', desc: null },
+    { id: 'r2', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'retries', desc: null },
+    { id: 'r3', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'normal', desc: null },
+  ];
+  const svg = drawDiagram(diagram({ componentInstances: [a, instance('b', 'c2', 30, 10)], relations }), m);
+  const box = { x: 0, y: 10 * GRID_PX, w: 16 * GRID_PX, h: 8 * GRID_PX };
+  const loops = ['r1', 'r2'].map((id) => {
+    const d = new RegExp(`data-id="${id}" data-from="a" data-to="a"><path d="([^"]+)"`).exec(svg)?.[1];
+    t.truthy(d, `${id} is drawn`);
+    const numbers = d!.match(/-?\d+(\.\d+)?/g)!.map(Number);
+    const points = Array.from({ length: numbers.length / 2 }, (_, k) => ({ x: numbers[2 * k]!, y: numbers[2 * k + 1]! }));
+    const [first, last, beforeLast] = [points[0]!, points.at(-1)!, points.at(-2)!];
+    t.is(first.x, box.x + box.w, 'out of its right side');
+    t.is(last.y, box.y, 'into its top');
+    t.true(beforeLast.y < last.y && beforeLast.x === last.x, 'the arrow points down into the box');
+    return Math.max(...points.map((p) => p.x));
+  });
+  t.true(loops[1]! > loops[0]!, 'the second loop goes wider');
+  for (const label of ['calls itself', 'retries', 'normal']) t.true(svg.includes(`>${label}</tspan>`), label);
+  t.is(count(svg, '<g class="relation"'), 3);
+});
+
 test('routes sharing a side of a box are spread along it', (t) => {
   const nodes: RouteNode[] = [
     { id: 'top', parent: null, x: 0, y: 0, w: 600, h: 100 },

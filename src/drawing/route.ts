@@ -825,10 +825,12 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   for (const n of all) boxes.add(inflate(n, MARGIN), n);
   const routes = new Map<string, Point[]>();
   const sides = new Map<string, Array<PortUse>>();
-  const order = edges
-    .map((e) => ({ e, a: byId.get(e.from), b: byId.get(e.to) }))
-    .filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b);
-  if (order.length === 0) return routes;
+  const ends = edges.map((e) => ({ e, a: byId.get(e.from), b: byId.get(e.to) }));
+  const order = ends.filter(
+    (x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b,
+  );
+  const loops = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.a === x.b);
+  if (order.length === 0) return withLoops(routes, loops);
 
   const extent = unionAll(all)!;
   const room = 3 * MARGIN;
@@ -914,6 +916,35 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     stats.steps = ROUTING_STEPS - budget.steps;
     stats.gridPoints = lines.nx * lines.ny;
     stats.nodes = sparse?.graph.nodeI.length ?? 0;
+  }
+  return withLoops(routes, loops);
+}
+
+/** How far out a box's n-th relation to itself goes, beyond the one before it (px). */
+const LOOP_STEP = 12;
+
+/**
+ * Relations from a box to itself, each a loop round the box's top-right corner: out of its right
+ * side, over it and down into its top, the arrow pointing into the box; a box's further ones each
+ * a step wider, so every one is seen (and carries its label).
+ */
+function withLoops(routes: Map<string, Point[]>, loops: ReadonlyArray<{ e: RouteEdge; a: RouteNode }>): Map<string, Point[]> {
+  const seen = new Map<RouteNode, number>();
+  for (const { e, a } of loops) {
+    const n = seen.get(a) ?? 0;
+    seen.set(a, n + 1);
+    const reach = MARGIN + 8 + n * LOOP_STEP;
+    const right = a.x + a.w;
+    // Where the loop leaves and comes back: near the corner, inside the box's sides however small it is.
+    const outY = a.y + Math.min(a.h / 2, 12 + n * 6);
+    const inX = right - Math.min(a.w / 2, 12 + n * 6);
+    routes.set(e.id, [
+      { x: right, y: outY },
+      { x: right + reach, y: outY },
+      { x: right + reach, y: a.y - reach },
+      { x: inX, y: a.y - reach },
+      { x: inX, y: a.y },
+    ]);
   }
   return routes;
 }
