@@ -900,12 +900,13 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     const points = simplify(found.points);
     routes.set(e.id, points);
     const at = (n: RouteNode, side: Side) => `${n.id}\u0000${side}`;
-    for (const [n, side, end] of [
-      [a, found.from, 'start'],
-      [b, found.to, 'end'],
+    for (const [n, side, end, other] of [
+      [a, found.from, 'start', b],
+      [b, found.to, 'end', a],
     ] as const) {
       const list = sides.get(at(n, side));
-      const item = { edge: e.id, end, side, exempt };
+      // The other end is no obstacle where the route reaches it, but its first leg must not run through it.
+      const item = { edge: e.id, end, side, exempt, through: ancestors(n).includes(other) ? null : other };
       if (list) list.push(item);
       else sides.set(at(n, side), [item]);
     }
@@ -981,6 +982,14 @@ interface PortUse {
   side: Side;
   /** The boxes its route may cross (its ends and their containers). */
   exempt: Set<string>;
+  /** The route's other end, when it does not hold this one: a moved first leg may touch it, not run through it. */
+  through: RouteNode | null;
+}
+
+/** True when the segment p→q passes through the inside of `n` (touching its sides is not passing through). */
+function crossesInside(p: Point, q: Point, n: RouteNode): boolean {
+  const s = segBox(p, q);
+  return s.x + s.w > n.x + 1 && s.x < n.x + n.w - 1 && s.y + s.h > n.y + 1 && s.y < n.y + n.h - 1;
 }
 
 /** True when the segment p→q runs through a box (pushed out by MARGIN − 1) not in `exempt`. */
@@ -1038,8 +1047,10 @@ function spreadPorts(
       const moved = (p: Point): Point => (horizontalSide ? { x: at, y: p.y } : { x: p.x, y: at });
       const a = moved(pts[p0]!);
       const b = moved(pts[p1]!);
-      // Only where the moved first leg and the stretched second one still pass nothing.
+      // Only where the moved first leg and the stretched second one still pass nothing, the
+      // route's other end included (a leg moved into it hid the arrowhead under its box).
       if (segmentBlocked(a, b, boxes, item.exempt) || segmentBlocked(b, pts[p2]!, boxes, item.exempt)) return;
+      if (item.through && (crossesInside(a, b, item.through) || crossesInside(b, pts[p2]!, item.through))) return;
       pts[p0] = a;
       pts[p1] = b;
     });
