@@ -132,6 +132,35 @@ await Promise.all(Array.from({ length: 10 }, (_, i) => store.create('demo', { la
   for (const { key } of inProcess) t.truthy(await a.verify(key));
 });
 
+test('a keys.yaml written before revocations came first is rewritten in that order when a server starts, keys unchanged', async (t) => {
+  const dir = await dataDir();
+  const store = new KeyStore(dir);
+  const { key: revokedKey, record } = await store.create('demo', { label: 'old' });
+  await store.revoke('demo', record.id);
+  const file = path.join(dir, KEYS_FILE_NAME);
+  // As an earlier version wrote it: revoked last.
+  const revoked = parse(await fsp.readFile(file, 'utf8')).keys[0];
+  const { revoked: when, ...rest } = revoked;
+  await fsp.writeFile(
+    file,
+    `keys:\n${Object.entries({ ...rest, revoked: when })
+      .map(([k, v], i) => `${i === 0 ? '  - ' : '    '}${k}: ${v}`)
+      .join('\n')}\n`,
+    { mode: 0o600 },
+  );
+  t.true((await fsp.readFile(file, 'utf8')).trimEnd().endsWith(`revoked: ${when}`));
+  const { startServer } = await import('../src/server.js');
+  const server = await startServer({ dataDir: dir, port: 0, log: () => {} });
+  t.teardown(() => server.close());
+  const text = await fsp.readFile(file, 'utf8');
+  t.true(text.indexOf('revoked:') < text.indexOf('hash:'), text);
+  t.deepEqual(
+    parse(text).keys,
+    [revoked].map(({ id, revoked: r, ...others }) => ({ id, revoked: r, ...others })),
+  );
+  t.is(await new KeyStore(dir).verify(revokedKey), null);
+});
+
 test('a malformed keys.yaml is an error, not an empty key list', async (t) => {
   const dir = await dataDir();
   await fsp.writeFile(path.join(dir, KEYS_FILE_NAME), 'keys:\n  - id: x\n');

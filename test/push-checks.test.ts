@@ -116,6 +116,15 @@ test('a tree entry of a mode git never writes (100664, 40755) is refused by git;
     t.regex(output, /badFilemode/, `${name} ${mode}`);
     await unchanged(t, s, head, tags);
   }
+  // A tag object whose name no ref could have, or without a tagger: refused by git too.
+  for (const [body, finding] of [
+    [`object ${head}\ntype commit\ntag v1..bad\ntagger Ada <ada@example.com> 1700000000 +0000\n\nx\n`, /badTagName/],
+    [`object ${head}\ntype commit\ntag v-no-tagger\n\nx\n`, /missingTaggerEntry/],
+  ] as const) {
+    const tag = await writeRawObject(dir, 'tag', Buffer.from(body));
+    t.regex(await pushRefused(dir, `${tag}:refs/tags/v-odd`), finding);
+    await unchanged(t, s, head, tags);
+  }
   // Such a tree put on main past every check (by hand, in the repository) is read as git and every
   // clone read it: a file and a folder. The model is valid, and writes go on.
   const odd = await rootWith('tags', '40755');

@@ -230,7 +230,7 @@ function operation(route: RouteDoc) {
     });
   }
 
-  const tagged = !(route.absolute && route.path === '/healthz') && route.etag !== false;
+  const tagged = !route.absolute && route.etag !== false;
   const headers: Record<string, unknown> = tagged ? { ETag: ETAG, ...PRIVATE } : { ...PRIVATE };
   if (!write && !route.absolute) headers.Warning = WARNING;
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
@@ -251,7 +251,10 @@ function operation(route: RouteDoc) {
   if (route.events) {
     responses[200] = {
       description: 'The stream: `id`, `event` and `data` lines per change (docs/api.md §19.2), keep-alive comments between.',
-      headers: { ...PRIVATE },
+      headers: {
+        ETag: { description: 'The commit of the branch the stream starts after, quoted.', schema: { type: 'string' } },
+        'Cache-Control': { description: '`no-store`: a stream is never kept.', schema: { type: 'string' } },
+      },
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     };
   }

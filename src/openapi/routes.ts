@@ -211,6 +211,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Service',
     response: Type.Object({}),
     absolute: true,
+    etag: false,
   },
 
   ...resource('Types', '/type', TypeResponse),

@@ -46,12 +46,14 @@ export const OBJECT_CHECKS = ['receive.fsckObjects', 'transfer.fsckObjects', 'fe
 /**
  * fsck findings git only warns about by default, made errors for what a push or fetch brings: a
  * tree entry of a mode git never writes (`100664`, `40755`: "badFilemode"), which no client of
- * ours makes and which tools read in different ways, and a tag object without a tagger.
+ * ours makes and which tools read in different ways, and a tag object without a tagger or with a
+ * name no ref could have (`v1..bad`).
  */
 export const OBJECT_CHECK_SEVERITIES = [
   ['receive.fsck.badFilemode', 'error'],
   ['fetch.fsck.badFilemode', 'error'],
   ['receive.fsck.missingTaggerEntry', 'error'],
+  ['receive.fsck.badTagName', 'error'],
 ] as const;
 
 /** `section.key` or `section.subsection.key` as a line of its section in git's config file, as git config writes it. */

@@ -107,6 +107,21 @@ export class KeyStore {
     return { ...revoked };
   }
 
+  /**
+   * Writes the file in today's order if it is not (a file written before revocations came first
+   * could, cut short, drop one: writeKeysFile). Run when a server starts; changes no record.
+   */
+  async rewriteInFileOrder(): Promise<void> {
+    const text = await fsp.readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (text === null) return;
+    const records = parseKeysFile(text, this.file);
+    if (text === keysFileText(records)) return;
+    await this.modify((current) => current);
+  }
+
   /** Gives the keys of `org` that carry no identity (made before identities) this one. */
   async adopt(org: string, orgId: string): Promise<void> {
     const lacking = (records: KeyRecord[]) => records.some((record) => record.org === org && record.orgId === undefined);
@@ -222,7 +237,11 @@ function inFileOrder({ id, revoked, ...rest }: KeyRecord): KeyRecord {
   return revoked === undefined ? { id, ...rest } : { id, revoked, ...rest };
 }
 
+function keysFileText(records: readonly KeyRecord[]): string {
+  return `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records.map(inFileOrder) })}`;
+}
+
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {
-  const text = `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records.map(inFileOrder) })}`;
+  const text = keysFileText(records);
   await replaceFile(file, text, { mode: 0o600, durable: true });
 }
