@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { ensureFonts } from '../scripts/ensure-fonts.mjs';
 import { renderPng } from '../src/drawing/png.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
@@ -63,3 +64,49 @@ test('the built server ends its idle PNG renderer (C4STORE_PNG_IDLE_MS) and star
   const bytes = Buffer.from(await again.arrayBuffer());
   t.is(bytes.subarray(1, 4).toString('latin1'), 'PNG');
 });
+
+const fontsMissing = ensureFonts();
+(fontsMissing === undefined ? test : test.skip)(
+  "Chinese, Japanese, Korean and emoji are drawn in a diagram's PNG with the machine's fallback fonts, not as empty boxes",
+  async (t) => {
+    // With no font for a script, every character of it is the same empty box: two names of one
+    // character each would give the same picture.
+    const { drawDiagram } = await import('../src/drawing/svg.js');
+    const { emptyModel } = await import('../src/model/files.js');
+    const pictureOf = (name: string) => {
+      const m = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
+      m.types.set('t', { id: 't', slug: 'container', name: 'Container' });
+      m.components.set('c', { id: 'c', name, desc: null, state: 'ACTIVE', typeId: 't', linksTo: [], attributes: [] } as never);
+      const instance = {
+        id: 'i',
+        component: 'c',
+        placeholder: '',
+        isContainer: false,
+        parent: null,
+        position: { x: 0, y: 0 },
+        width: 16,
+        height: 8,
+      };
+      const diagram = {
+        id: 'd',
+        name: 'D',
+        desc: null,
+        state: 'ACTIVE',
+        level: 'C2',
+        tags: [],
+        componentInstances: [instance],
+        textareas: [],
+        relations: [],
+      };
+      return renderPng(drawDiagram(diagram as never, m));
+    };
+    for (const [one, other] of [
+      ['中', '文'],
+      ['か', 'き'],
+      ['한', '글'],
+      ['🚀', '🚁'],
+    ] as const) {
+      t.false((await pictureOf(one)).equals(await pictureOf(other)), `${one} and ${other} are drawn as different glyphs`);
+    }
+  },
+);

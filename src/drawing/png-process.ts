@@ -13,7 +13,8 @@ process.on('message', (task: PngTask & { id: number }) => {
       fitTo: { mode: 'zoom', value: task.zoom },
       background: '#ffffff',
       font: {
-        // Only the bundled fonts: the same pixels on every machine, whatever it has installed.
+        // The bundled fonts, and fallbacks for scripts they lack (png.ts): never the machine's
+        // fonts at large, so what DejaVu draws is the same pixels on every machine.
         loadSystemFonts: false,
         fontFiles: task.fontFiles,
         defaultFontFamily: 'DejaVu Sans',

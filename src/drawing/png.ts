@@ -1,13 +1,16 @@
 /**
  * The drawing as PNG: the very SVG of svg.ts, rasterized by resvg with the DejaVu fonts bundled
- * in node_modules (dejavu-fonts-ttf), never the machine's own, so a PNG is the same on every
- * machine. Rasterizing is synchronous and grows with the picture's pixels, and resvg aborts
+ * in node_modules (dejavu-fonts-ttf), so a PNG is the same on every machine. DejaVu has no
+ * Chinese, Japanese or Korean and few emoji: for those characters alone resvg falls back to the
+ * fonts of FALLBACK_FONT_FILES the machine has (Debian's fonts-wqy-microhei, fonts-noto-cjk,
+ * fonts-symbola) and those named in C4STORE_PNG_FONTS; without any, such text is empty boxes. Rasterizing is synchronous and grows with the picture's pixels, and resvg aborts
  * the process it runs in on a bug of its own, so it runs in a child process (png-process.ts);
  * one that takes longer than the timeout is killed and the request refused, one that dies fails
  * its request alone.
  * Callers take turns (the viewer's answer queues organizations fairly); this module runs what
  * it is given.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
@@ -38,13 +41,26 @@ const FONT_FILES = [
   'DejaVuSerif.ttf',
 ];
 
+/** Fonts for what DejaVu lacks, where Debian's packages put them: Chinese, Japanese, Korean; emoji (monochrome). */
+export const FALLBACK_FONT_FILES = [
+  '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
+  '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc',
+  '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc',
+  '/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf',
+];
+
 let fontFiles: string[] | undefined;
 
-/** The bundled fonts' files, found through Node's own resolution (source and dist alike). */
-function bundledFonts(): string[] {
+/** The fonts a PNG is drawn with: the bundled ones, found through Node's own resolution (source and dist alike), and the fallbacks found. */
+function pngFonts(): string[] {
   if (!fontFiles) {
     const root = path.dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json'));
-    fontFiles = FONT_FILES.map((name) => path.join(root, 'ttf', name));
+    const named = (process.env.C4STORE_PNG_FONTS ?? '').split(path.delimiter).filter((file) => file !== '');
+    // DejaVu first: the fallbacks draw only characters it has none for.
+    fontFiles = [
+      ...FONT_FILES.map((name) => path.join(root, 'ttf', name)),
+      ...[...FALLBACK_FONT_FILES, ...named].filter((file) => existsSync(file)),
+    ];
   }
   return fontFiles;
 }
@@ -96,7 +112,7 @@ export function svgSize(svg: string): { width: number; height: number } {
 /** PNG bytes of `svg` at `scale` (1: one pixel per SVG unit), within MAX_PNG_PIXELS and MAX_PNG_SIDE. */
 export async function renderPng(svg: string, scale = 1, timeoutMs = DEFAULT_PNG_TIMEOUT): Promise<Buffer> {
   const { width, height } = svgSize(svg);
-  const task: PngTask = { svg, zoom: boundedZoom(width, height, scale), fontFiles: bundledFonts() };
+  const task: PngTask = { svg, zoom: boundedZoom(width, height, scale), fontFiles: pngFonts() };
   const outcome = await renderers.run<{ id: number; png?: Uint8Array; error?: string }>(task, timeoutMs);
   switch (outcome.kind) {
     case 'answer':

@@ -1,0 +1,55 @@
+/**
+ * Installs Debian's fonts for the scripts the bundled DejaVu lacks (Chinese, Japanese, Korean:
+ * fonts-wqy-microhei; emoji: fonts-symbola), which PNGs fall back to (src/drawing/png.ts), when
+ * they are missing. Run by `npm test` before ava; never fails the run: where they cannot be
+ * installed it says so loudly, and the test of those PNGs skips itself with the same reason.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+/** Debian package → a file it installs that PNGs use. */
+export const FONT_PACKAGES = {
+  'fonts-wqy-microhei': '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
+  'fonts-symbola': '/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf',
+};
+const APT = ['-o', 'DPkg::Lock::Timeout=300'];
+
+function apt(...args) {
+  execFileSync('apt-get', [...APT, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 600_000,
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+/** Installs the missing packages; returns undefined, or why they could not be installed. */
+export function ensureFonts() {
+  const missing = Object.entries(FONT_PACKAGES)
+    .filter(([, file]) => !existsSync(file))
+    .map(([name]) => name);
+  if (missing.length === 0) return undefined;
+  console.log(`fonts for Chinese, Japanese, Korean and emoji in PNGs are missing: installing Debian's ${missing.join(', ')}`);
+  try {
+    try {
+      apt('install', '-y', ...missing);
+    } catch {
+      // A fresh machine may not have read its package lists yet.
+      apt('update');
+      apt('install', '-y', ...missing);
+    }
+  } catch (err) {
+    const reason = String(err?.stderr || err?.message || err)
+      .trim()
+      .split('\n')
+      .at(-1);
+    return `could not install ${missing.join(', ')}: ${reason}`;
+  }
+  const still = Object.entries(FONT_PACKAGES).filter(([, file]) => !existsSync(file));
+  return still.length === 0 ? undefined : `apt-get installed them, yet ${still.map(([, file]) => file).join(', ')} is missing`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const reason = ensureFonts();
+  if (reason) console.error(`\n${'!'.repeat(78)}\n!! THE TEST OF NON-LATIN TEXT IN PNGS WILL BE SKIPPED: ${reason}\n${'!'.repeat(78)}\n`);
+}
