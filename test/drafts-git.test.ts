@@ -164,6 +164,30 @@ test("a draft opened by a push keeps who opened it and when once merged; one wit
     const empty = (await s.get(`${API}/drafts/empty`)).body;
     t.is(empty.author, (await s.git('log', '-1', '--format=%an', 'drafts/empty')).trim());
     t.regex(empty.created, iso);
+    // Caught up with main, it is still who opened it and when: the update's merge commit is not its first.
+    t.is((await s.post(`${API}/tags`, { id: 'later', name: 'Later', color: 'red' })).status, 201);
+    const updated = await s.post(`${API}/drafts/empty/update`, {});
+    t.is(updated.status, 200, updated.text);
+    t.like(updated.body, { author: empty.author, created: empty.created });
+    t.like((await s.get(`${API}/drafts/empty`)).body, { author: empty.author, created: empty.created });
+  }));
+
+test('a draft pushed with a commit dated past the year 9999 is listed, its time as git writes it', (t) =>
+  withServer(async (s) => {
+    await withClone(s, async (dir) => {
+      await git(dir, 'checkout', '-q', '-b', 'drafts/far', 'origin/main');
+      await run(
+        'git',
+        ['-C', dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit', '-q', '--allow-empty', '-m', 'Far'],
+        {
+          env: { ...process.env, GIT_AUTHOR_DATE: '@253402300800 +0000', GIT_COMMITTER_DATE: '@253402300800 +0000' },
+        },
+      );
+      await git(dir, 'push', '-q', 'origin', 'drafts/far');
+    });
+    const listed = await s.get(`${API}/drafts`);
+    t.is(listed.status, 200, listed.text);
+    t.is(listed.body.find((d: { name: string }) => d.name === 'far').created, '10000-01-01T00:00:00Z');
   }));
 
 test('a draft branch is mirrored like main', async (t) => {

@@ -258,6 +258,11 @@ export class Drafts {
         // The records are written once main has the merge: a file that cannot be read refuses the
         // merge now, before anything moves, rather than after main moved and the draft did not.
         if (into === 'main') await readDraftRecords(this.gitdir);
+        // A draft a push opened has no record: who and when are read from its first own commit,
+        // which the update's merge commit would become. Kept as they are now, before it is made.
+        else if (!(await readDraftRecords(this.gitdir)).has(name)) {
+          await saveDraftRecord(this.gitdir, await this.defaultRecord(name, draftTip.commit, base));
+        }
         let merged: DraftSummary | undefined;
         const { snapshot } = await this.org.write(
           {
@@ -447,7 +452,7 @@ export class Drafts {
   private async defaultRecord(name: string, head: string, base?: string): Promise<DraftRecord> {
     const own = base === undefined || base === head ? null : await firstCommitBetween(this.gitdir, base, head);
     const first = own ?? (await firstCommitBetween(this.gitdir, null, head));
-    return { name, title: name, desc: null, author: first?.author ?? '', created: first === null ? '' : isoSeconds(first.time) };
+    return { name, title: name, desc: null, author: first?.author ?? '', created: first?.time ?? '' };
   }
 }
 
@@ -456,9 +461,9 @@ function now(): string {
   return isoSeconds(new Date());
 }
 
-/** A time (a Date, or git's ISO 8601 with its offset) as ISO 8601 in whole seconds, UTC: as every draft time is written. */
-function isoSeconds(time: Date | string): string {
-  return new Date(time).toISOString().replace(/\.\d+Z$/, 'Z');
+/** A time as ISO 8601 in whole seconds, UTC: as every draft time is written. */
+function isoSeconds(time: Date): string {
+  return time.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
 /** A tip moved between working the merge out and taking the lock: worked out again. */

@@ -105,7 +105,7 @@ export async function isAncestor(gitdir: string, ancestor: string, descendant: s
   return code === 0;
 }
 
-/** The first commit of `from..to` in order of making, with its author and time: who started a pushed draft. */
+/** The first commit of `from..to` in order of making, with its author and time (UTC): who started a pushed draft. */
 export async function firstCommitBetween(
   gitdir: string,
   from: string | null,
@@ -117,7 +117,8 @@ export async function firstCommitBetween(
   const first = stdout.toString('utf8').split('\n')[0];
   if (!first) return null;
   const [author, email, time] = first.split('\0');
-  return { author, email, time: isoOfGitTime(...(time.split(' ') as [string, string])) };
+  // In UTC (`…Z`), as every draft time is written; any time a commit carries (isoOfGitTime).
+  return { author, email, time: isoOfGitTime(time.split(' ')[0]!, '+0000').replace(/\+00:00$/, 'Z') };
 }
 
 /** The merge commits on the first-parent history of `from`, newest first, with their parents and first lines. */
