@@ -386,7 +386,7 @@ export function diagramHistoryPage(
       const action = entry.resources.find((r) => r.id === diagram.id)?.action ?? 'update';
       return (
         `<tr><td><a href="${esc(path)}?at=${esc(entry.id)}"><code>${esc(entry.id.slice(0, 10))}</code></a></td>` +
-        `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').slice(0, 19))}</time></td>` +
+        `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').replace(/(Z|[+-]\d\d:\d\d)$/, ''))}</time></td>` +
         `<td>${esc(entry.author.name)}</td><td>${esc(action)}</td><td>${esc(entry.summary)}</td>` +
         `<td>${entry.apiContext === null ? '' : esc(entry.apiContext)}</td></tr>`
       );
