@@ -469,9 +469,9 @@ test("a relation from a box to itself is drawn, as a loop into its top, each of 
   component(m, 'c2', 'Store', 'database');
   const a = instance('a', 'c1', 0, 10);
   const relations = [
-    { id: 'r1', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'calls itself', desc: null },
-    { id: 'r2', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'retries', desc: null },
-    { id: 'r3', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'normal', desc: null },
+    { id: 'r1', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'calls itself', desc: null, linksTo: [] },
+    { id: 'r2', fromComponentInstance: 'a', toComponentInstance: 'a', label: 'retries', desc: null, linksTo: [] },
+    { id: 'r3', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'normal', desc: null, linksTo: [] },
   ];
   const svg = drawDiagram(diagram({ componentInstances: [a, instance('b', 'c2', 30, 10)], relations }), m);
   const box = { x: 0, y: 10 * GRID_PX, w: 16 * GRID_PX, h: 8 * GRID_PX };
