@@ -408,6 +408,7 @@ test('every relation, its arrowhead included, lies inside the picture: boxes by 
   // draws a marker wholly outside its canvas, so a relation drawn off the picture would let a
   // PNG request kill the server.
   const ARROW_PX = 12; // the marker: 8 stroke widths of 1.4 px, its tip at the path's end
+  const ARROW_LENGTH = 11.2;
   const STROKE_PX = 1;
   let seed = 11;
   const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
@@ -447,6 +448,21 @@ test('every relation, its arrowhead included, lies inside the picture: boxes by 
     const [x, y, w, h] = /viewBox="([^"]+)"/.exec(svg)![1]!.split(' ').map(Number) as [number, number, number, number];
     for (const [, d] of svg.matchAll(/<path d="([^"]+)" marker-end=/g)) {
       paths++;
+      // The arrowhead sits on a straight stretch (as long as it, where the last leg allows), not on the last bend's curve.
+      const lastBend = /Q(-?[\d.]+),(-?[\d.]+) (-?[\d.]+),(-?[\d.]+) L(-?[\d.]+),(-?[\d.]+)$/.exec(d!);
+      if (lastBend) {
+        const [corner, curveEnd, tip] = [1, 3, 5].map((k) => ({ x: Number(lastBend[k]), y: Number(lastBend[k + 1]) })) as [
+          { x: number; y: number },
+          { x: number; y: number },
+          { x: number; y: number },
+        ];
+        const leg = Math.abs(tip.x - corner.x) + Math.abs(tip.y - corner.y);
+        const straight = Math.abs(tip.x - curveEnd.x) + Math.abs(tip.y - curveEnd.y);
+        t.true(
+          straight >= Math.min(ARROW_LENGTH - 0.2, leg - 2.2),
+          `round ${round}: ${d} leaves the arrow ${straight} px of a ${leg} px leg`,
+        );
+      }
       const numbers = d!.match(/-?\d+(\.\d+)?/g)!.map(Number);
       // The route may run in the margin (round a box at the picture's edge), not past it; the
       // arrowhead, at the path's end on its box, lies wholly inside.

@@ -119,6 +119,9 @@ function textAreaSvg(t: TextArea, b: Box, options: DrawOptions): string {
   );
 }
 
+/** The arrowhead's length along its line: the marker's 8 stroke widths of 1.4 px. */
+const ARROW_PX = 11.2;
+
 function pathOf(points: readonly Point[]): string {
   // Orthogonal, with rounded corners (radius up to 8 px, less on short segments).
   let d = `M${round(points[0]!.x)},${round(points[0]!.y)}`;
@@ -130,7 +133,11 @@ function pathOf(points: readonly Point[]): string {
     }
     const prev = points[i - 1]!;
     const next = points[i + 1]!;
-    const r = Math.min(8, (Math.abs(p.x - prev.x) + Math.abs(p.y - prev.y)) / 2, (Math.abs(next.x - p.x) + Math.abs(next.y - p.y)) / 2);
+    const nextLength = Math.abs(next.x - p.x) + Math.abs(next.y - p.y);
+    let r = Math.min(8, (Math.abs(p.x - prev.x) + Math.abs(p.y - prev.y)) / 2, nextLength / 2);
+    // The last bend leaves the arrowhead a straight stretch to sit on where the leg allows: on
+    // the curve it looked off its line.
+    if (i === points.length - 2) r = Math.min(r, Math.max(2, nextLength - ARROW_PX));
     const inX = Math.sign(p.x - prev.x);
     const inY = Math.sign(p.y - prev.y);
     const outX = Math.sign(next.x - p.x);
