@@ -344,3 +344,24 @@ browserTest('a page older than the model gets the reload message and changes not
   t.is((await drawn(page)).instances[instance.id].x, instance.position.x * GRID);
   await page.context().close();
 });
+
+browserTest(
+  'a write elsewhere in the model does not make the next drop on an open page a false 412: the page follows the commit',
+  async (t) => {
+    const model = await api(t, 'GET', '/api/external/model');
+    const diagram = model.diagrams.find((d: any) => d.level === 'C1');
+    const box = diagram.componentInstances.find((i: any) => !i.isContainer && i.parent === null);
+    const page = await signIn(t, t.context.editorKey);
+    await page.goto(diagram.url);
+    await page.waitForFunction(() => document.body.dataset.live === 'open');
+    // A pipeline's write to a component this diagram does not show.
+    await api(t, 'POST', '/api/external/component', [{ name: 'Written by a pipeline elsewhere' }]);
+    const head = await git(t, 'rev-parse', 'main');
+    await page.waitForFunction((commit) => document.querySelector<HTMLElement>('article.diagram-page')?.dataset.commit === commit, head);
+    const saved = arrangeAnswer(page);
+    await drag(page, `g.box[data-id="${box.id}"]`, { dx: 1, dy: 0 });
+    t.is((await saved).status(), 200);
+    t.is(await git(t, 'rev-parse', 'main^'), head, 'the drop is one commit on top of the write');
+    await page.context().close();
+  },
+);

@@ -114,9 +114,19 @@
     source = new EventSource(query.toString() === '' ? url : `${url}?${query}`);
     source.addEventListener('open', () => (document.body.dataset.live = 'open'));
     source.addEventListener('change', (event) => {
+      const previous = seen;
       seen = event.lastEventId;
       const change = JSON.parse(event.data);
-      if (!concerns(change)) return;
+      if (!concerns(change)) {
+        // Nothing this page shows changed: it shows this commit too, and a drop or an edit may
+        // name it (else every write elsewhere, a pipeline's, made the next drop a false 412).
+        const page = document.querySelector('article.diagram-page');
+        if (page && !running && page.dataset.commit === previous) {
+          page.dataset.commit = change.id;
+          for (const input of page.querySelectorAll('form.edit-form input[name=commit]')) input.value = change.id;
+        }
+        return;
+      }
       latest = change.id;
       void refresh();
     });
