@@ -353,11 +353,14 @@ browserTest(
     const box = diagram.componentInstances.find((i: any) => !i.isContainer && i.parent === null);
     const page = await signIn(t, t.context.editorKey);
     await page.goto(diagram.url);
-    await page.waitForFunction(() => document.body.dataset.live === 'open');
+    await page.waitForFunction(() => (globalThis as any).document.body.dataset.live === 'open');
     // A pipeline's write to a component this diagram does not show.
     await api(t, 'POST', '/api/external/component', [{ name: 'Written by a pipeline elsewhere' }]);
     const head = await git(t, 'rev-parse', 'main');
-    await page.waitForFunction((commit) => document.querySelector<HTMLElement>('article.diagram-page')?.dataset.commit === commit, head);
+    await page.waitForFunction(
+      (commit) => (globalThis as any).document.querySelector('article.diagram-page')?.dataset.commit === commit,
+      head,
+    );
     const saved = arrangeAnswer(page);
     await drag(page, `g.box[data-id="${box.id}"]`, { dx: 1, dy: 0 });
     t.is((await saved).status(), 200);
