@@ -110,8 +110,20 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   const row = page.locator('table.conflicts tbody tr');
   t.is(await row.count(), 1);
   t.regex((await row.textContent())!, /Database.*Postgres.*Ledger DB/s);
+  // No side is chosen for the reviewer: the form asks for a choice first.
+  t.is(await row.locator('input:checked').count(), 0);
+  t.false(await page.locator('#merge-form').evaluate((form: any) => form.checkValidity()), 'no merge without a choice');
   await row.locator('input[value=main]').check();
   await page.screenshot({ path: join(ARTIFACTS, 'draft-conflict.png'), fullPage: true });
+
+  // A change made to the draft after the page was loaded is not merged unseen: back to the page, nothing merged.
+  const mainHead = await rigGit(t.context, 'acme', 'rev-parse', 'main');
+  await api(t, 'POST', '/api/external/component?draft=payments-v2', [{ ref: 'late', name: 'Unreviewed late addition' }]);
+  await Promise.all([page.waitForURL(/\?refused=changed$/), page.click('text=Merge into main')]);
+  t.regex((await page.textContent('p.problem[role=alert]'))!, /The draft changed since you loaded this page: nothing was merged/);
+  t.is(await rigGit(t.context, 'acme', 'rev-parse', 'main'), mainHead);
+  t.regex((await page.textContent('ul.changes'))!, /added component Unreviewed late addition/);
+  await page.locator('table.conflicts tbody tr input[value=main]').check();
   const mainBefore = (await api(t, 'GET', '/api/external/drafts/payments-v2')).base;
   await Promise.all([page.waitForURL(`${url}/orgs/acme/drafts/payments-v2`), page.click('text=Merge into main')]);
   t.is(await page.textContent('.draft-state'), 'merged');
@@ -119,7 +131,13 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   await page.screenshot({ path: join(ARTIFACTS, 'draft-merged.png'), fullPage: true });
 
   const components = await api(t, 'GET', '/api/external/component');
-  t.deepEqual(components.map((c: { name: string }) => c.name).sort(), ['API', 'Fraud Check', 'Postgres', 'Web']);
+  t.deepEqual(components.map((c: { name: string }) => c.name).sort(), [
+    'API',
+    'Fraud Check',
+    'Postgres',
+    'Unreviewed late addition',
+    'Web',
+  ]);
   const [subject, parents] = (await rigGit(t.context, 'acme', 'log', '-1', '--format=%s%n%P', 'main')).split('\n');
   t.regex(subject, /^Merged draft 'payments-v2'/);
   t.is(parents.split(' ').length, 2);

@@ -238,7 +238,13 @@ export class Drafts {
     name: string,
     into: 'main' | 'draft',
     resolutions: readonly Resolution[],
-    write: { author: Author; options: WriteOptions; ifMatch?: readonly string[] },
+    write: {
+      author: Author;
+      options: WriteOptions;
+      ifMatch?: readonly string[];
+      /** The draft's head as its reviewer saw it (the draft page's merge): a draft that moved since is not merged. */
+      reviewed?: string;
+    },
   ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -248,6 +254,7 @@ export class Drafts {
         if (location.state !== 'open')
           throw new ApiError(409, `Draft '${name}' is ${location.state}; only an open draft can be merged or updated.`);
         const [mainTip, draftTip] = await Promise.all([this.org.tip(), this.org.tip(location.ref).catch(movedAway)]);
+        if (write.reviewed !== undefined && draftTip.commit !== write.reviewed) throw new DraftChanged(name, write.reviewed);
         const base = await mergeBase(this.gitdir, mainTip.commit, draftTip.commit);
         if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
         const [target, source] = into === 'main' ? [mainTip, draftTip] : [draftTip, mainTip];
@@ -475,6 +482,13 @@ function movedAway(err: unknown): never {
 }
 
 /** 409 with the conflicts beside the error text (the route answers it). */
+/** A merge asked for the draft as it was at `reviewed`, and it has moved since. */
+export class DraftChanged extends ApiError {
+  constructor(name: string, reviewed: string) {
+    super(412, `Draft '${name}' has changed since ${reviewed}: review it again before merging.`);
+  }
+}
+
 export class MergeConflicts extends ApiError {
   constructor(
     name: string,

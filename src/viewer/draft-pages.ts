@@ -70,9 +70,17 @@ function value(v: unknown): string {
   return `<code>${esc(typeof v === 'string' ? v : JSON.stringify(v, null, 1))}</code>`;
 }
 
+/** Why a merge from this page was not made, said on the page it came back to (`?refused=`). */
+export const MERGE_REFUSALS = {
+  changed: 'The draft changed since you loaded this page: nothing was merged. Review its changes as they are now, then merge.',
+  conflicts:
+    'main changed meanwhile, and the draft now conflicts with it: nothing was merged. Choose what to keep for each conflict below, then merge.',
+} as const;
+export type MergeRefusal = keyof typeof MERGE_REFUSALS;
+
 export async function draftPage(
   review: { details: DraftDetails; before: Model; after: Model },
-  context: PageContext & { slug: string },
+  context: PageContext & { slug: string; refused?: MergeRefusal },
 ): Promise<string> {
   const { details, before, after } = review;
   const editor = context.key?.role === 'editor' && details.state === 'open';
@@ -111,7 +119,8 @@ export async function draftPage(
           .map((c, n) => {
             const field = `take:${c.kind}:${c.id}:${c.field}`;
             const choice = (side: 'main' | 'draft') =>
-              `<label><input type="radio" form="merge-form" name="${esc(field)}" value="${side}"${side === 'draft' ? ' checked' : ''} aria-label="Keep ${side} for ${esc(c.name ?? c.id)} ${esc(c.field)}"> ${side}</label>`;
+              // Neither is chosen for the reviewer: a merge waits for a choice on each (required).
+              `<label><input type="radio" form="merge-form" name="${esc(field)}" value="${side}" required aria-label="Keep ${side} for ${esc(c.name ?? c.id)} ${esc(c.field)}"> ${side}</label>`;
             return (
               `<tr data-conflict="${n}"><td>${esc(c.kind)} ${esc(c.name ?? c.id)}: <code>${esc(c.field)}</code></td>` +
               `<td>${value(c.base)}</td><td>${value(c.main)}</td><td>${value(c.draft)}</td><td>${editor ? `${choice('main')} ${choice('draft')}` : ''}</td></tr>`
@@ -121,13 +130,15 @@ export async function draftPage(
         '</tbody></table>';
   const actions = editor
     ? '<div class="draft-actions">' +
-      `<form id="merge-form" method="post" action="${esc(draftsPath(context.slug, details.name))}/merge"><button type="submit">Merge into main</button></form>` +
+      // The head reviewed here: a merge of anything the page did not show is refused.
+      `<form id="merge-form" method="post" action="${esc(draftsPath(context.slug, details.name))}/merge"><input type="hidden" name="head" value="${esc(details.head)}"><button type="submit">Merge into main</button></form>` +
       `<form method="post" action="${esc(draftsPath(context.slug, details.name))}/close"><button type="submit">Close draft</button></form></div>`
     : '';
   const problem =
     details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would break a rule: ${esc(details.problem)}</p>`;
+  const refused = context.refused === undefined ? '' : `<p class="problem" role="alert">${esc(MERGE_REFUSALS[context.refused])}</p>`;
   const body =
-    `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>` +
+    `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>${refused}` +
     `<h1>${esc(details.title)}</h1>` +
     `<p class="draft-meta">Draft <code>${esc(details.name)}</code> · <span class="draft-state">${esc(details.state)}</span> · by ${esc(details.author || 'unknown')}` +
     `${details.created ? ` · opened ${esc(details.created)}` : ''}` +

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { Drafts } from '../drafts/drafts.js';
+import { DraftChanged, Drafts, MergeConflicts } from '../drafts/drafts.js';
 import type { MergeKind, Resolution } from '../drafts/merge.js';
 import { requireEditor } from '../http/middleware/auth.js';
 import { authorOf, state, writeOptions } from '../http/resource.js';
 import type { KeyRecord } from '../store/keys.js';
-import { draftListPage, draftPage, draftsPath } from './draft-pages.js';
+import { draftListPage, draftPage, draftsPath, MERGE_REFUSALS, type MergeRefusal } from './draft-pages.js';
 
 /** What the viewer's router lends the draft pages: its guards, its form reader and its way of answering HTML. */
 export interface DraftPageGuards {
@@ -32,7 +32,15 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
   router.get('/orgs/:slug/drafts/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const key = keyOf(ctx);
     const review = await new Drafts(state(ctx).org).review(String(ctx.params.name));
-    sendHtml(ctx, await draftPage(review, { key, slug: key.org }));
+    const refused = String(ctx.query.refused ?? '');
+    sendHtml(
+      ctx,
+      await draftPage(review, {
+        key,
+        slug: key.org,
+        ...(Object.hasOwn(MERGE_REFUSALS, refused) ? { refused: refused as MergeRefusal } : {}),
+      }),
+    );
   });
 
   /** The merge button, with a choice per conflict as `take:<kind>:<id>:<field>` = main | draft. */
@@ -45,7 +53,22 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
         resolutions.push({ kind: match[1] as MergeKind, id: match[2], field: match[3], take });
     }
     const name = String(ctx.params.name);
-    await new Drafts(state(ctx).org).merge(name, 'main', resolutions, { author: authorOf(ctx), options: writeOptions(ctx) });
+    const back = (refused: MergeRefusal) => {
+      ctx.status = 303;
+      ctx.redirect(`${draftsPath(keyOf(ctx).org, name)}?refused=${refused}`);
+    };
+    try {
+      await new Drafts(state(ctx).org).merge(name, 'main', resolutions, {
+        author: authorOf(ctx),
+        options: writeOptions(ctx),
+        reviewed: form.get('head') ?? undefined,
+      });
+    } catch (err) {
+      // Back on the draft's page, which shows what changed and asks again; nothing was merged.
+      if (err instanceof DraftChanged) return back('changed');
+      if (err instanceof MergeConflicts) return back('conflicts');
+      throw err;
+    }
     ctx.status = 303;
     ctx.redirect(draftsPath(keyOf(ctx).org, name));
   });
