@@ -507,6 +507,30 @@ test("a relation from a box to itself is drawn, as a loop into its top, each of 
   t.is(count(svg, '<g class="relation"'), 3);
 });
 
+test('a loop goes round a corner with room: never through the boxes beside it', (t) => {
+  // Boxes close above and to the right: the loops go round the bottom-left corner.
+  const nodes: RouteNode[] = [
+    { id: 'a', parent: null, x: 280, y: 280, w: 224, h: 112 },
+    { id: 'right', parent: null, x: 518, y: 280, w: 224, h: 112 },
+    { id: 'above', parent: null, x: 200, y: 154, w: 400, h: 112 },
+  ];
+  const edges = [1, 2, 3].map((k) => ({ id: `self${k}`, from: 'a', to: 'a' }));
+  const routes = routeEdges(nodes, edges);
+  const [a, right, above] = nodes as [RouteNode, RouteNode, RouteNode];
+  for (const e of edges) {
+    const pts = routes.get(e.id)!;
+    for (let i = 1; i < pts.length; i++) {
+      const s = { a: pts[i - 1]!, b: pts[i]! };
+      t.false(crossesInterior(s, right) || crossesInterior(s, above) || crossesInterior(s, a), `${e.id}: ${JSON.stringify(pts)}`);
+    }
+    const [last, beforeLast] = [pts.at(-1)!, pts.at(-2)!];
+    t.is(last.y, a.y + a.h, `${e.id} comes back into the bottom`);
+    t.true(beforeLast.y > last.y, `${e.id} points up into the box`);
+  }
+  const ends = edges.map((e) => routes.get(e.id)!.at(-1)!.x);
+  t.true(Math.min(...ends.slice(1).map((x, k) => Math.abs(x - ends[k]!))) >= 11.2, 'arrowheads an arrowhead apart');
+});
+
 test('routes sharing a side of a box are spread along it', (t) => {
   const nodes: RouteNode[] = [
     { id: 'top', parent: null, x: 0, y: 0, w: 600, h: 100 },

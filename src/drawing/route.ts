@@ -830,7 +830,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     (x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b,
   );
   const loops = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.a === x.b);
-  if (order.length === 0) return withLoops(routes, loops);
+  if (order.length === 0) return withLoops(routes, loops, boxes, byId);
 
   const extent = unionAll(all)!;
   const room = 3 * MARGIN;
@@ -918,34 +918,58 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     stats.gridPoints = lines.nx * lines.ny;
     stats.nodes = sparse?.graph.nodeI.length ?? 0;
   }
-  return withLoops(routes, loops);
+  return withLoops(routes, loops, boxes, byId);
 }
 
-/** How far out a box's n-th relation to itself goes, beyond the one before it (px). */
-const LOOP_STEP = 12;
+/** How far out a box's n-th relation to itself goes, beyond the one before it, and how far along its sides (px): more than an arrowhead is wide. */
+const LOOP_STEP = 14;
+
+/** The corners a loop may go round, in the order tried: x and y of the way out (1 right / down). */
+const LOOP_CORNERS: ReadonlyArray<readonly [number, number]> = [
+  [1, -1],
+  [-1, -1],
+  [1, 1],
+  [-1, 1],
+];
 
 /**
- * Relations from a box to itself, each a loop round the box's top-right corner: out of its right
- * side, over it and down into its top, the arrow pointing into the box; a box's further ones each
- * a step wider, so every one is seen (and carries its label).
+ * Relations from a box to itself, each a loop round one of the box's corners: out of a side and
+ * back into the side next to it, the arrow pointing into the box, a box's further ones each a
+ * step wider, so every one is seen (and carries its label). The corner is the first (top-right,
+ * top-left, bottom-right, bottom-left) round which the loop passes no other box; else top-right.
  */
-function withLoops(routes: Map<string, Point[]>, loops: ReadonlyArray<{ e: RouteEdge; a: RouteNode }>): Map<string, Point[]> {
+function withLoops(
+  routes: Map<string, Point[]>,
+  loops: ReadonlyArray<{ e: RouteEdge; a: RouteNode }>,
+  boxes: CellGrid<RouteNode>,
+  byId: ReadonlyMap<string, RouteNode>,
+): Map<string, Point[]> {
   const seen = new Map<RouteNode, number>();
   for (const { e, a } of loops) {
     const n = seen.get(a) ?? 0;
     seen.set(a, n + 1);
-    const reach = MARGIN + 8 + n * LOOP_STEP;
-    const right = a.x + a.w;
-    // Where the loop leaves and comes back: near the corner, inside the box's sides however small it is.
-    const outY = a.y + Math.min(a.h / 2, 12 + n * 6);
-    const inX = right - Math.min(a.w / 2, 12 + n * 6);
-    routes.set(e.id, [
-      { x: right, y: outY },
-      { x: right + reach, y: outY },
-      { x: right + reach, y: a.y - reach },
-      { x: inX, y: a.y - reach },
-      { x: inX, y: a.y },
-    ]);
+    // The box and its containers are no obstacle: the loop goes round the box, inside them.
+    const exempt = new Set<string>();
+    for (let p: RouteNode | undefined = a; p && !exempt.has(p.id); p = p.parent === null ? undefined : byId.get(p.parent)) exempt.add(p.id);
+    const loopAt = ([sx, sy]: readonly [number, number]): Point[] => {
+      const reach = MARGIN + 8 + n * LOOP_STEP;
+      // Where the loop leaves and comes back: near the corner, inside the box's sides however small it is.
+      const along = (length: number) => Math.min(length / 2, 12 + n * LOOP_STEP);
+      const side = sx > 0 ? a.x + a.w : a.x;
+      const edge = sy < 0 ? a.y : a.y + a.h;
+      const outY = sy < 0 ? a.y + along(a.h) : a.y + a.h - along(a.h);
+      const inX = sx > 0 ? a.x + a.w - along(a.w) : a.x + along(a.w);
+      return [
+        { x: side, y: outY },
+        { x: side + sx * reach, y: outY },
+        { x: side + sx * reach, y: edge + sy * reach },
+        { x: inX, y: edge + sy * reach },
+        { x: inX, y: edge },
+      ];
+    };
+    const free = (points: Point[]) => points.every((p, k) => k === 0 || !segmentBlocked(points[k - 1]!, p, boxes, exempt));
+    const corner = LOOP_CORNERS.find((c) => free(loopAt(c))) ?? LOOP_CORNERS[0]!;
+    routes.set(e.id, loopAt(corner));
   }
   return routes;
 }
