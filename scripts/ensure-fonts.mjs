@@ -1,7 +1,6 @@
 /**
- * Installs Debian's fonts for the scripts the bundled DejaVu lacks (Chinese, Japanese, Korean:
- * fonts-wqy-microhei; emoji: fonts-symbola), which PNGs fall back to (src/drawing/png.ts), when
- * they are missing. Run by `npm test` before ava; never fails the run: where they cannot be
+ * Installs Debian's font for the scripts the bundled DejaVu lacks (Chinese, Japanese, Korean:
+ * fonts-wqy-microhei), which PNGs fall back to (src/drawing/png.ts), when it is missing. Run by `npm test` before ava; never fails the run: where they cannot be
  * installed it says so loudly, and the test of those PNGs skips itself with the same reason.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,7 +10,6 @@ import { pathToFileURL } from 'node:url';
 /** Debian package → a file it installs that PNGs use. */
 export const FONT_PACKAGES = {
   'fonts-wqy-microhei': '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
-  'fonts-symbola': '/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf',
 };
 const APT = ['-o', 'DPkg::Lock::Timeout=300'];
 
@@ -29,7 +27,7 @@ export function ensureFonts() {
     .filter(([, file]) => !existsSync(file))
     .map(([name]) => name);
   if (missing.length === 0) return undefined;
-  console.log(`fonts for Chinese, Japanese, Korean and emoji in PNGs are missing: installing Debian's ${missing.join(', ')}`);
+  console.log(`fonts for Chinese, Japanese and Korean in PNGs are missing: installing Debian's ${missing.join(', ')}`);
   try {
     try {
       apt('install', '-y', ...missing);

@@ -2,8 +2,8 @@
  * The drawing as PNG: the very SVG of svg.ts, rasterized by resvg with the DejaVu fonts bundled
  * in node_modules (dejavu-fonts-ttf), so a PNG is the same on every machine. DejaVu has no
  * Chinese, Japanese or Korean and few emoji: for those characters alone resvg falls back to the
- * fonts of FALLBACK_FONT_FILES the machine has (Debian's fonts-wqy-microhei, fonts-noto-cjk,
- * fonts-symbola) and those named in C4STORE_PNG_FONTS; without any, such text is empty boxes. Rasterizing is synchronous and grows with the picture's pixels, and resvg aborts
+ * fonts of FALLBACK_FONT_FILES the machine has (Debian's fonts-wqy-microhei, fonts-noto-cjk) and
+ * those named in C4STORE_PNG_FONTS; without any, such text is empty boxes, as emoji are. Rasterizing is synchronous and grows with the picture's pixels, and resvg aborts
  * the process it runs in on a bug of its own, so it runs in a child process (png-process.ts);
  * one that takes longer than the timeout is killed and the request refused, one that dies fails
  * its request alone.
@@ -41,12 +41,14 @@ const FONT_FILES = [
   'DejaVuSerif.ttf',
 ];
 
-/** Fonts for what DejaVu lacks, where Debian's packages put them: Chinese, Japanese, Korean; emoji (monochrome). */
+/**
+ * Fonts for what DejaVu lacks, where Debian's packages put them: Chinese, Japanese, Korean. Not
+ * Symbola for emoji: resvg then set a whole line with an emoji in it in Symbola, and dropped words.
+ */
 export const FALLBACK_FONT_FILES = [
   '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
   '/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc',
   '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc',
-  '/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf',
 ];
 
 let fontFiles: string[] | undefined;
