@@ -286,6 +286,10 @@ browserTest(
     await page.click('.share-made a');
     const listed = page.locator('.share-links li', { hasText: 'Team wiki' });
     await listed.waitFor();
+    // Told apart from another of its label: its id, its time to the second, and the button names which it revokes.
+    const id = (await listed.locator('code').textContent())!;
+    t.regex((await listed.textContent())!, /made \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} by /);
+    t.is(await listed.locator('button').getAttribute('aria-label'), `Revoke the link ${id} (Team wiki)`);
     await Promise.all([page.waitForURL(`${t.context.c2.url}#share`), listed.locator('button').click()]);
     t.is(await page.locator('.share-links li', { hasText: 'Team wiki' }).count(), 0);
     const gone = await visitor.goto(url);

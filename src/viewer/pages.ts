@@ -243,9 +243,11 @@ function shareSection(path: string, slug: string, links: readonly ShareLink[]): 
     .map(
       (link) =>
         `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : esc(link.label)}</span> · ` +
-        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 10))}</time> by ${esc(link.createdBy)} ` +
+        // To the second, and its id (the API's): two links of one label are told apart, and so is which one a button revokes.
+        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 19).replace('T', ' '))}</time> by ${esc(link.createdBy)} ` +
+        `· <code>${esc(link.id)}</code> ` +
         `<form method="post" action="/orgs/${esc(encodeURIComponent(slug))}/share-links/${esc(link.id)}/revoke" class="revoke">` +
-        `<input type="hidden" name="next" value="${esc(path)}#share"><button type="submit">Revoke</button></form></li>`,
+        `<input type="hidden" name="next" value="${esc(path)}#share"><button type="submit" aria-label="Revoke the link ${esc(link.id)}${link.label === '' ? '' : ` (${esc(link.label)})`}">Revoke</button></form></li>`,
     )
     .join('');
   return (
