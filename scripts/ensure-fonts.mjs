@@ -3,24 +3,14 @@
  * fonts-wqy-microhei), which PNGs fall back to (src/drawing/png.ts), when it is missing. Run by `npm test` before ava; never fails the run: where they cannot be
  * installed it says so loudly, and the test of those PNGs skips itself with the same reason.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { aptInstall } from './debian.mjs';
 
 /** Debian package → a file it installs that PNGs use. */
 export const FONT_PACKAGES = {
   'fonts-wqy-microhei': '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
 };
-const APT = ['-o', 'DPkg::Lock::Timeout=300'];
-
-function apt(...args) {
-  execFileSync('apt-get', [...APT, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 600_000,
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-}
-
 /** Installs the missing packages; returns undefined, or why they could not be installed. */
 export function ensureFonts() {
   const missing = Object.entries(FONT_PACKAGES)
@@ -28,21 +18,8 @@ export function ensureFonts() {
     .map(([name]) => name);
   if (missing.length === 0) return undefined;
   console.log(`fonts for Chinese, Japanese and Korean in PNGs are missing: installing Debian's ${missing.join(', ')}`);
-  try {
-    try {
-      apt('install', '-y', ...missing);
-    } catch {
-      // A fresh machine may not have read its package lists yet.
-      apt('update');
-      apt('install', '-y', ...missing);
-    }
-  } catch (err) {
-    const reason = String(err?.stderr || err?.message || err)
-      .trim()
-      .split('\n')
-      .at(-1);
-    return `could not install ${missing.join(', ')}: ${reason}`;
-  }
+  const reason = aptInstall(...missing);
+  if (reason) return reason;
   const still = Object.entries(FONT_PACKAGES).filter(([, file]) => !existsSync(file));
   return still.length === 0 ? undefined : `apt-get installed them, yet ${still.map(([, file]) => file).join(', ')} is missing`;
 }
