@@ -12,63 +12,7 @@ import { routeEdges, type RouteNode } from '../src/drawing/route.js';
 import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
 import type { ComponentInstance, Diagram } from '../src/model/types.js';
-
-const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
-
-function model(): ModelUnderConstruction {
-  const m = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
-  for (const slug of TYPES) m.types.set(`t-${slug}`, { id: `t-${slug}`, slug, name: slug.replace('-', ' ') });
-  m.tags.set('ext', { id: 'ext', name: 'External', desc: null, color: 'grey' } as never);
-  return m;
-}
-
-function component(
-  m: ModelUnderConstruction,
-  id: string,
-  name: string,
-  type: string,
-  extra: { desc?: string; tags?: string[] } = {},
-): void {
-  m.components.set(id, {
-    id,
-    name,
-    desc: extra.desc ?? null,
-    state: 'ACTIVE',
-    typeId: `t-${type}`,
-    linksTo: [],
-    attributes: [],
-    ...(extra.tags ? { tags: extra.tags } : {}),
-  });
-}
-
-function instance(id: string, componentId: string | null, x: number, y: number, extra: Partial<ComponentInstance> = {}): ComponentInstance {
-  return {
-    id,
-    component: componentId,
-    placeholder: '',
-    isContainer: false,
-    parent: null,
-    position: { x, y },
-    width: 16,
-    height: 8,
-    ...extra,
-  };
-}
-
-function diagram(parts: Partial<Diagram>): Diagram {
-  return {
-    id: 'd',
-    name: 'D',
-    desc: null,
-    state: 'ACTIVE',
-    level: 'C2',
-    tags: [],
-    componentInstances: [],
-    textareas: [],
-    relations: [],
-    ...parts,
-  };
-}
+import { component, diagram, instance, model, TYPES } from './support/drawing-model.js';
 
 const count = (svg: string, needle: string) => svg.split(needle).length - 1;
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import test from 'ava';
 import { ensureFonts } from '../scripts/ensure-fonts.mjs';
 import { renderPng } from '../src/drawing/png.js';
+import { drawDiagram } from '../src/drawing/svg.js';
+import { component, diagram, instance, model } from './support/drawing-model.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { childrenRunning, serveProcessWith, until } from './support/process.js';
@@ -71,34 +73,10 @@ const fontsMissing = ensureFonts();
   async (t) => {
     // With no font for a script, every character of it is the same empty box: two names of one
     // character each would give the same picture.
-    const { drawDiagram } = await import('../src/drawing/svg.js');
-    const { emptyModel } = await import('../src/model/files.js');
     const pictureOf = (name: string) => {
-      const m = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
-      m.types.set('t', { id: 't', slug: 'container', name: 'Container' });
-      m.components.set('c', { id: 'c', name, desc: null, state: 'ACTIVE', typeId: 't', linksTo: [], attributes: [] } as never);
-      const instance = {
-        id: 'i',
-        component: 'c',
-        placeholder: '',
-        isContainer: false,
-        parent: null,
-        position: { x: 0, y: 0 },
-        width: 16,
-        height: 8,
-      };
-      const diagram = {
-        id: 'd',
-        name: 'D',
-        desc: null,
-        state: 'ACTIVE',
-        level: 'C2',
-        tags: [],
-        componentInstances: [instance],
-        textareas: [],
-        relations: [],
-      };
-      return renderPng(drawDiagram(diagram as never, m));
+      const m = model();
+      component(m, 'c', name, 'container');
+      return renderPng(drawDiagram(diagram({ componentInstances: [instance('i', 'c', 0, 0)] }), m));
     };
     for (const [one, other] of [
       ['中', '文'],
