@@ -95,6 +95,11 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   t.false(await figure.locator('.panel.as-is svg').isVisible());
   t.is(await figure.locator('.panel.changes g.c4-added').count(), 3, 'the new box, its relation and that relation’s label');
   t.true((await figure.locator('.panel.changes g.c4-changed').count()) >= 2);
+  // The same in words, beside the drawing: for screen readers and for eyes that cannot tell the colours.
+  t.regex(
+    (await figure.locator('.panel.changes .marks-in-words').textContent())!,
+    /^Added: box Fraud Check, relation checks\. Changed: .*box Ledger DB/,
+  );
   await page.screenshot({ path: join(ARTIFACTS, 'draft-changes.png'), fullPage: true });
   await figure.locator('label.as-is').click();
   t.true(await figure.locator('.panel.as-is svg').isVisible());

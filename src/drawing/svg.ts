@@ -72,6 +72,7 @@ ${NOTATION_STYLE}
 .c4-diagram.editable .draggable:hover .handle,.c4-diagram.editable .draggable:focus-within .handle{opacity:.6}
 .c4-diagram a:focus-visible .body,.c4-diagram a:focus-visible .shape{stroke:#d64545;stroke-width:3}
 .c4-diagram .c4-removed{opacity:.4}
+.c4-diagram .c4-removed .body,.c4-diagram .c4-removed .shape,.c4-diagram .c4-removed path{stroke:#c0392b;stroke-width:3}
 .c4-diagram .c4-added .body,.c4-diagram .c4-added .shape,.c4-diagram .c4-added path{stroke:#2f9e44;stroke-width:3}
 .c4-diagram .c4-changed .body,.c4-diagram .c4-changed .shape,.c4-diagram .c4-changed path{stroke:#e8890c;stroke-width:3}
 @media print{.c4-diagram .handle{display:none}}

@@ -6,9 +6,10 @@
  * modes are radio buttons and CSS.
  */
 import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
-import { visualDiff } from '../drafts/visual-diff.js';
+import { type VisualDiff, visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges } from '../drafts/words.js';
 import { drawingOf } from '../drawing/drawings.js';
+import { clip } from '../drawing/text.js';
 import { esc } from '../escape.js';
 import type { Model } from '../model/types.js';
 import { diagramPath, layout, type PageContext } from './pages.js';
@@ -40,7 +41,7 @@ const STYLE = `<style>
 .draft-actions{display:flex;gap:1rem;margin:1rem 0}
 .draft-actions button{padding:.4rem 1rem}
 .legend span{margin-right:1rem}
-.legend .added{color:#1f8a4c}.legend .removed{color:#c0392b}.legend .changed{color:#c77700}
+.legend .added{color:#1f8a4c}.legend .removed{color:#c0392b}.legend .changed{color:#c77700}.marks-in-words{font-size:.9em}
 </style>`;
 
 export function draftListPage(
@@ -78,6 +79,25 @@ export const MERGE_REFUSALS = {
 } as const;
 export type MergeRefusal = keyof typeof MERGE_REFUSALS;
 
+/**
+ * What the marks of a visual diff mark, in words: the drawing's colours and fading say it to the
+ * eye alone (a screen reader reads the drawing as one image, and some readers cannot tell the colours).
+ */
+function marksInWords(drawn: VisualDiff): string {
+  const names = new Map<string, string>();
+  for (const i of drawn.diagram.componentInstances) {
+    const component = i.component === null ? undefined : drawn.model.components.get(i.component);
+    names.set(i.id, `box ${component?.name ?? (i.placeholder || 'placeholder')}`);
+  }
+  for (const r of drawn.diagram.relations) names.set(r.id, `relation ${r.label ?? ''}`.trim());
+  for (const a of drawn.diagram.textareas) names.set(a.id, 'text area');
+  const sentences = (['added', 'removed', 'changed'] as const).flatMap((mark) => {
+    const marked = [...drawn.marks].filter(([, m]) => m === mark).map(([id]) => names.get(id) ?? id);
+    return marked.length === 0 ? [] : [`${mark[0]!.toUpperCase()}${mark.slice(1)}: ${marked.map((n) => esc(clip(n))).join(', ')}.`];
+  });
+  return `<p class="marks-in-words">${sentences.join(' ')}</p>`;
+}
+
 export async function draftPage(
   review: { details: DraftDetails; before: Model; after: Model },
   context: PageContext & { slug: string; refused?: MergeRefusal },
@@ -105,7 +125,7 @@ export async function draftPage(
       `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${esc(diagram.name)}</a></h3>` +
         `<div class="modes" role="radiogroup" aria-label="Show">${mode('as-is', 'As-is', false)}${mode('changes', 'Changes', true)}${mode('to-be', 'To-be', false)}</div>` +
         `<div class="panel as-is">${asIs ?? '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
-        `<div class="panel changes">${changes}` +
+        `<div class="panel changes">${changes}${marksInWords(drawn)}` +
         '<p class="legend"><span class="added">■ added</span><span class="removed">■ removed</span><span class="changed">■ changed</span></p></div>' +
         `<div class="panel to-be">${toBe}</div></section>`,
     );
