@@ -368,3 +368,23 @@ browserTest(
     await page.context().close();
   },
 );
+
+browserTest('on a phone the pages fit the screen: tables scroll within them, a long unbroken description wraps', async (t) => {
+  const model = await api(t, 'GET', '/api/external/model');
+  const [long] = await api(t, 'POST', '/api/external/component', [{ name: 'Long talker', desc: 'x'.repeat(2000) }]);
+  const page = await signIn(t, t.context.editorKey);
+  await page.setViewportSize({ width: 375, height: 740 });
+  const origin = new URL(model.diagrams[0].url).origin;
+  for (const path of ['/', `/orgs/demo/components/${long.id}`, `${new URL(model.diagrams[0].url).pathname}/history`]) {
+    await page.goto(`${origin}${path}`);
+    const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth);
+    const wide = await page.evaluate(() =>
+      Array.from((globalThis as any).document.querySelectorAll('body *') as any[])
+        .filter((e) => e.getBoundingClientRect().right > 375)
+        .slice(0, 3)
+        .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+    );
+    t.true(width <= 375, `${path}: ${width} px wide: ${wide.join(', ')}`);
+  }
+  await page.context().close();
+});
