@@ -314,3 +314,30 @@ test('HEAD of the stream answers its headers and ends', async (t) => {
   t.regex(response.headers.get('content-type')!, /^text\/event-stream/);
   t.is(response.headers.get('etag'), `"${await server.head()}"`);
 });
+
+test('SSE: a stream ends once its key is revoked; another key’s goes on', async (t) => {
+  const { KeyStore } = await import('../src/store/keys.js');
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 100 } } });
+  t.teardown(() => server.close());
+  const keys = new KeyStore(server.dataDir);
+  const { key: doomed, record } = await keys.create(server.slug, { label: 'doomed' });
+  const streamOf = async (key: string) => {
+    const reply = await fetch(`${server.url}/api/external/events`, { headers: { authorization: `Bearer ${key}` } });
+    t.is(reply.status, 200);
+    const reader = reply.body!.getReader();
+    return async () => {
+      for (;;) if ((await reader.read()).done) return 'ended';
+    };
+  };
+  const untilEnd = await streamOf(doomed);
+  await keys.revoke(server.slug, record.id);
+  t.is(await untilEnd(), 'ended');
+  // The other key's stream still carries changes.
+  const reply = await fetch(`${server.url}/api/external/events`, { headers: { authorization: `Bearer ${server.key}` } });
+  const reader = reply.body!.getReader();
+  await server.post('/api/external/tag', [{ name: 'after', color: 'green' }]);
+  let text = '';
+  while (!text.includes('event: change')) text += new TextDecoder().decode((await reader.read()).value);
+  t.regex(text, /event: change/);
+  await reader.cancel();
+});

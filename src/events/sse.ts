@@ -63,7 +63,14 @@ export function resumeFrom(ctx: Context): string | undefined {
  * Answers the request with the organization's change stream until the client goes. A resume
  * point not on `main` is refused with 404 before the stream starts (an EventSource then stops).
  */
-export async function streamChanges(ctx: Context, events: OrgEvents, after: string | undefined, settings: StreamSettings): Promise<void> {
+export async function streamChanges(
+  ctx: Context,
+  events: OrgEvents,
+  after: string | undefined,
+  settings: StreamSettings,
+  /** Whether what opened the stream (a key, a session) still opens this organization: asked at each heartbeat. */
+  stillAllowed?: () => Promise<boolean>,
+): Promise<void> {
   if (after !== undefined) {
     await events.feed.sync();
     if (events.feed.positionOf(after) === undefined) throw new ApiError(404, new NotOnBranchError(after, events.feed.ref).message);
@@ -158,8 +165,20 @@ export async function streamChanges(ctx: Context, events: OrgEvents, after: stri
   ctx.req.socket.setNoDelay(true);
   // Only while nothing waits unread: a client still reading a large event is alive, and a
   // keep-alive must never count against the bound of a client that reads slowly.
+  // A key revoked, a session ended or the organization made anew under its slug ends the stream
+  // at the next heartbeat: a request with it is refused at once, a stream open with it ends too.
   const heartbeat = setInterval(() => {
-    if (!closed && outbox.length === 0 && res.writableLength === 0) res.write(': keep-alive\n\n');
+    if (closed) return;
+    void (stillAllowed ?? (async () => true))().then(
+      (allowed) => {
+        if (closed) return;
+        if (!allowed) {
+          closed = true;
+          res.end();
+        } else if (outbox.length === 0 && res.writableLength === 0) res.write(': keep-alive\n\n');
+      },
+      () => {}, // a keys file being replaced: the next heartbeat asks again
+    );
   }, settings.heartbeatMs);
   // A stream's heartbeat never keeps the process alive by itself (a server closed in a test, or embedded).
   heartbeat.unref();

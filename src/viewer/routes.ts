@@ -389,7 +389,9 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { org } = state(ctx);
     const draft = queryValue(ctx, 'draft');
     const branch = draft === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, (await locateDraft(org, draft)).ref);
-    await streamChanges(ctx, branch, resumeFrom(ctx), deps.events.stream);
+    const session = sessionId(ctx);
+    const stillAllowed = async () => organizationOf(await sessions.resolve(session), deps.orgs) === org;
+    await streamChanges(ctx, branch, resumeFrom(ctx), deps.events.stream, stillAllowed);
   });
 
   /**

@@ -11,7 +11,9 @@ import { resumeFrom, streamChanges } from '../../events/sse.js';
 import { checkTargetUrl } from '../../events/targets.js';
 import { DamagedWebhook, EVENT_TYPES, type Subscription, type SubscriptionState, TooManyWebhooks } from '../../events/webhook-store.js';
 import { resolveCommitName } from '../../service/commit-names.js';
-import { requireEditor } from '../middleware/auth.js';
+import { organizationOf, presentedKey, requireEditor } from '../middleware/auth.js';
+import type { Orgs } from '../../service/orgs.js';
+import type { KeyStore } from '../../store/keys.js';
 import { checkRequestBody } from '../request-body.js';
 import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
 import { send, setEtag } from '../respond.js';
@@ -22,6 +24,9 @@ const MAX_LIMIT = 1000;
 export interface EventRouteSettings {
   /** Set by the server: the feed, live events and webhooks (src/events/). */
   events?: Events;
+  /** For a stream to ask whether its key still opens its organization. */
+  keys?: KeyStore;
+  orgs?: Orgs;
 }
 
 function eventsOf(deps: EventRouteSettings): Events {
@@ -84,7 +89,11 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
     // The stream starts after the tip named by its ETag (or after `after`).
     setEtag(ctx, await readSnapshot(ctx));
-    await streamChanges(ctx, branch, after, events.stream);
+    const { keys, orgs } = deps;
+    const presented = presentedKey(ctx);
+    const { org } = state(ctx);
+    const stillAllowed = keys && orgs ? async () => organizationOf(await keys.verify(presented), orgs) === org : undefined;
+    await streamChanges(ctx, branch, after, events.stream, stillAllowed);
   });
 
   // Subscriptions name where the organization's changes go: made, seen and removed with an editor key.
