@@ -1,7 +1,8 @@
 /**
  * Installs Debian's font for the scripts the bundled DejaVu lacks (Chinese, Japanese, Korean:
- * fonts-wqy-microhei), which PNGs fall back to (src/drawing/png.ts), when it is missing. Run by `npm test` before ava; never fails the run: where they cannot be
- * installed it says so loudly, and the test of those PNGs skips itself with the same reason.
+ * fonts-wqy-microhei), which PNGs fall back to (src/drawing/png.ts), when it is missing. Run by
+ * `npm test` before ava; never fails the run: where it cannot be installed it says so loudly,
+ * and the test of those PNGs skips itself with the same reason.
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +12,7 @@ import { aptInstall } from './debian.mjs';
 export const FONT_PACKAGES = {
   'fonts-wqy-microhei': '/usr/share/fonts/truetype/wqy/wqy-microhei.ttc',
 };
+
 /** Installs the missing packages; returns undefined, or why they could not be installed. */
 export function ensureFonts() {
   const missing = Object.entries(FONT_PACKAGES)
