@@ -26,6 +26,7 @@ import {
   DamagedWebhook,
   type Delivery,
   MAX_WEBHOOKS_PER_ORG,
+  ofIdentity,
   type Subscription,
   type SubscriptionState,
   type WebhookStore,
@@ -216,8 +217,7 @@ export class Deliverer {
   /** Whether the subscription is of the organization now under its slug (not of one removed since). */
   serves(subscription: Subscription): boolean {
     const org = this.orgs.find(subscription.org);
-    if (org === undefined) return false;
-    return org.identity === undefined || subscription.orgId === undefined || subscription.orgId === org.identity;
+    return org !== undefined && ofIdentity(subscription, org.identity);
   }
 
   /** Cuts the deliveries in flight. */

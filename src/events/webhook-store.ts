@@ -99,6 +99,14 @@ export function newSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/**
+ * Whether a subscription is of the organization of identity `orgId`: not of an earlier one
+ * removed and made again under its slug. One made before identities, or an organization of none, is.
+ */
+export function ofIdentity(subscription: Subscription, orgId: string | undefined): boolean {
+  return orgId === undefined || subscription.orgId === undefined || subscription.orgId === orgId;
+}
+
 /** Taken while a subscription is counted and made (withDirectoryLock, in the organization's folder). */
 const CREATE_LOCK_NAME = 'create.lock';
 
@@ -176,7 +184,7 @@ export class WebhookStore {
         damaged(error);
         continue;
       }
-      if (subscription && (orgId === undefined || subscription.orgId === undefined || subscription.orgId === orgId)) {
+      if (subscription && ofIdentity(subscription, orgId)) {
         found.push(subscription);
       }
     }
@@ -192,12 +200,10 @@ export class WebhookStore {
     let count = 0;
     for (const id of await this.folderIds(org)) {
       const subscription = await this.get(org, id).catch((error: unknown) => {
-        if (error instanceof DamagedWebhook) return 'damaged' as const;
+        if (error instanceof DamagedWebhook) return undefined;
         throw error;
       });
-      const earlier =
-        typeof subscription === 'object' && orgId !== undefined && subscription.orgId !== undefined && subscription.orgId !== orgId;
-      if (!earlier) count++;
+      if (subscription === undefined || ofIdentity(subscription, orgId)) count++;
     }
     return count;
   }
