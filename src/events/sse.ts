@@ -69,7 +69,7 @@ export async function streamChanges(
   after: string | undefined,
   settings: StreamSettings,
   /** Whether what opened the stream (a key, a session) still opens this organization: asked at each heartbeat. */
-  stillAllowed?: () => Promise<boolean>,
+  stillAllowed: () => Promise<boolean>,
 ): Promise<void> {
   if (after !== undefined) {
     await events.feed.sync();
@@ -169,7 +169,7 @@ export async function streamChanges(
   // at the next heartbeat: a request with it is refused at once, a stream open with it ends too.
   const heartbeat = setInterval(() => {
     if (closed) return;
-    void (stillAllowed ?? (async () => true))().then(
+    void stillAllowed().then(
       (allowed) => {
         if (closed) return;
         if (!allowed) {

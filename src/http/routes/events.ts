@@ -25,8 +25,8 @@ export interface EventRouteSettings {
   /** Set by the server: the feed, live events and webhooks (src/events/). */
   events?: Events;
   /** For a stream to ask whether its key still opens its organization. */
-  keys?: KeyStore;
-  orgs?: Orgs;
+  keys: KeyStore;
+  orgs: Orgs;
 }
 
 function eventsOf(deps: EventRouteSettings): Events {
@@ -89,10 +89,9 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
     // The stream starts after the tip named by its ETag (or after `after`).
     setEtag(ctx, await readSnapshot(ctx));
-    const { keys, orgs } = deps;
     const presented = presentedKey(ctx);
     const { org } = state(ctx);
-    const stillAllowed = keys && orgs ? async () => organizationOf(await keys.verify(presented), orgs) === org : undefined;
+    const stillAllowed = async () => organizationOf(await deps.keys.verify(presented), deps.orgs) === org;
     await streamChanges(ctx, branch, after, events.stream, stillAllowed);
   });
 
