@@ -12,6 +12,7 @@ import { writeCurrent } from '../model/write/current.js';
 import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
+import { collectionOf, DIRECTORIES, kindOfId, type StoredKind } from '../model/files.js';
 import type { Model } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
 import { ignoredFields } from '../model/ignored-fields.js';
@@ -119,10 +120,9 @@ function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
 
 /** The id of the resource of any kind that `name` names by id, else by ref; else `name` itself (a resource deleted since). */
 function resourceIdOf(model: Model, name: string): string {
-  const collections = [model.components, model.diagrams, model.tags, model.attributes];
-  if (collections.some((collection) => collection.has(name))) return name;
-  for (const collection of collections) {
-    const found = byIdOrRef<{ id: string }>(collection, name);
+  if (kindOfId(model, name) !== undefined) return name;
+  for (const kind of Object.keys(DIRECTORIES) as StoredKind[]) {
+    const found = byIdOrRef<{ id: string }>(collectionOf(model, kind) as ReadonlyMap<string, { id: string }>, name);
     if (found) return found.id;
   }
   return name;
