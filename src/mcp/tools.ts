@@ -87,13 +87,17 @@ function jsonAnswer(
   return { text: `${heading}${fit.cut ? `(cut: ${whenCut})\n` : ''}${JSON.stringify(fit.value)}`, structured: fit.value };
 }
 
+/** `line` in at most `chars` characters, `…` ending one cut short. */
+function short(line: string, chars: number): string {
+  return line.length <= chars ? line : `${line.slice(0, chars - 1)}…`;
+}
+
 /**
  * The sentence(s) before an answer's JSON, within the room kept for them (HEADING_CHARS):
  * `lines` as many as fit, each cut short when long, then `last` (cut to what is left), and a
  * note saying where the rest is when lines were left out.
  */
 function heading(lines: readonly string[], last: readonly string[], rest: string): string {
-  const short = (line: string, chars: number) => (line.length <= chars ? line : `${line.slice(0, chars - 1)}…`);
   const tail = last.map((line) => short(line, 200));
   const note = `… (${rest})`;
   let room = HEADING_CHARS - tail.reduce((sum, line) => sum + line.length + 1, 0) - note.length - 1;
@@ -562,7 +566,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
         ...(problem === undefined ? [] : [`A merge now would break a rule: ${problem}`]),
         ...(diagrams.length > 0 ? ['render_diagram with draft and compare "main" draws a changed diagram with its changes marked.'] : []),
       ]
-        .map((line) => (line.length <= 300 ? line : `${line.slice(0, 299)}…`))
+        .map((line) => short(line, 300))
         .join('\n');
       const review = `${standing === '' ? '' : `\n${standing}`}\nReview: ${answer.review}`;
       const lines = words.length === 0 ? nothing[draftState] : words.map((w) => `- ${w}`).join('\n');
