@@ -1,3 +1,4 @@
+import { clip } from './drawing/text.js';
 /**
  * An error whose message is meant for the API client. Everything else that is thrown
  * becomes `500 Internal error.` and is logged on the server only.
@@ -41,9 +42,7 @@ const QUOTED_NAME_CHARS = 100;
  * with `…`. It says which element is meant; a client that sent 5,000 characters knows the rest.
  */
 export function quotedName(name: string): string {
-  const line = name.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
-  const characters = Array.from(line);
-  return `'${characters.length <= QUOTED_NAME_CHARS ? line : `${characters.slice(0, QUOTED_NAME_CHARS).join('')}…`}'`;
+  return `'${clip(name.replace(/[\p{Cc}\u2028\u2029]+/gu, ' '), QUOTED_NAME_CHARS)}'`;
 }
 
 /** Runs `step`; a ModelError it throws also names `what`. */
