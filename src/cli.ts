@@ -10,6 +10,7 @@ import { rewriteEveryFile } from './editor/upgrade.js';
 import { SCHEMA_DIR } from './editor/schemas.js';
 import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
+import { memberCalled } from './model/rules.js';
 import { apiContextOf } from './http/resource.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
@@ -423,7 +424,7 @@ async function run(argv: string[]): Promise<void> {
         (draft) => {
           const { members } = draft.base.organization;
           // One address, one member, whatever its case (USERLIST values match members so).
-          const known = members.find((member) => member.toLowerCase() === email.toLowerCase());
+          const known = memberCalled(members, email);
           if (known !== undefined && known !== email)
             throw new Error(`'${slug}' already has the member ${known}, which ${email} is in another case.`);
           if (known === undefined) putOrganization(draft, { ...draft.base.organization, members: [...members, email] });

@@ -3,6 +3,15 @@ import { resourcePath } from './paths.js';
 import type { Attribute, AttributeValueType, Component, Diagram, Model, ResourceKind } from './types.js';
 
 /**
+ * The organization's member that `address` names, spelt as the organization keeps it: e-mail
+ * addresses are compared without regard to case, as mail systems compare them.
+ */
+export function memberCalled(members: readonly string[], address: string): string | undefined {
+  const wanted = address.toLowerCase();
+  return members.find((member) => member.toLowerCase() === wanted);
+}
+
+/**
  * The model rules. Each check looks at one resource against the model it lives in and
  * throws a ModelError with the contract's text; writes run them on what they touch,
  * loading a repository runs them on everything.

@@ -2,6 +2,7 @@ import { ApiError, ModelError } from '../../errors.js';
 import type { ComponentInput } from '../schemas.js';
 import type { AttributeValueType, Component, ComponentType, Model } from '../types.js';
 import type { Draft, Target } from '../draft.js';
+import { memberCalled } from '../rules.js';
 import { distinct, type References } from './references.js';
 
 function resolveType(model: Model, input: ComponentInput): string | null {
@@ -86,6 +87,5 @@ export function buildComponent(
  */
 function asMember(model: Model, attributeId: string, value: AttributeValueType): AttributeValueType {
   if (typeof value !== 'string' || model.attributes.get(attributeId)?.type !== 'USERLIST') return value;
-  const wanted = value.toLowerCase();
-  return model.organization.members.find((member) => member.toLowerCase() === wanted) ?? value;
+  return memberCalled(model.organization.members, value) ?? value;
 }
