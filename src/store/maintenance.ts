@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { runGit } from './git-cli.js';
 import { tryDirectoryLock } from './lock.js';
+import { type SpareFiles, spareFilesOf } from './spare-files.js';
 
 /**
  * Every write adds loose objects (a blob, a few trees, a commit). Left alone, tens of
@@ -21,6 +23,8 @@ import { tryDirectoryLock } from './lock.js';
 const START_DELAY_MS = 30_000;
 /** New commits after which the commit graph takes them in, whether or not packing is on. */
 export const GRAPH_EVERY = 100;
+/** How `git prune-packed --dry-run` names each file it would delete (relative to the git directory). */
+const PRUNE_LINE = 'rm -f ';
 
 /** The lock, in the repository, of the process maintaining it. */
 export const MAINTENANCE_LOCK = 'c4store-maintenance.lock';
@@ -31,6 +35,8 @@ export const MAINTENANCE_LOCK = 'c4store-maintenance.lock';
 export const MAINTENANCE_LOCK_TIMING = { stale: 60_000, update: 10_000 };
 
 type Job = 'pack' | 'graph';
+/** One step of a job: git's arguments, or work of the process's own. */
+type Step = readonly string[] | ((gitdir: string) => Promise<void>);
 
 export class Maintenance {
   /** Commits of a repository since its last packing, and since its commit graph took in the new ones. */
@@ -44,6 +50,7 @@ export class Maintenance {
   constructor(
     private readonly every: number,
     private readonly log: (line: string) => void,
+    private readonly sparesOf: (gitdir: string) => SpareFiles = spareFilesOf,
   ) {}
 
   /** Packing under way, and commits of the service not packed yet (over every repository): metrics. */
@@ -68,10 +75,12 @@ export class Maintenance {
   pack(gitdir: string): Promise<void> {
     this.sincePack.set(gitdir, 0);
     this.sinceGraph.set(gitdir, 0);
-    // The loose objects into one new pack (incremental: existing packs are left as they are);
-    // then gc --auto folds the packs together once there are too many of them.
+    // The loose objects into one new pack (incremental: existing packs are left as they are),
+    // their files then kept for new objects (spare-files.ts) where `repack -d` would delete
+    // them; then gc --auto folds the packs together once there are too many of them.
     return this.run(gitdir, 'pack', [
-      ['repack', '-d', '-q'],
+      ['repack', '-q'],
+      (dir) => this.keepPackedLooseObjects(dir),
       ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'],
       ['commit-graph', 'write', '--reachable', '--changed-paths'],
     ]);
@@ -88,7 +97,18 @@ export class Maintenance {
    * its lock. A job asked for while the same (or a packing, which covers the graph) is under
    * way is that one; a packing asked for during a graph update runs after it.
    */
-  private run(gitdir: string, job: Job, steps: string[][]): Promise<void> {
+  /** What git's prune-packed deletes (the loose objects a pack holds too) goes to the pool of spare files instead. */
+  private async keepPackedLooseObjects(gitdir: string): Promise<void> {
+    const listing = await runGit(gitdir, ['prune-packed', '--dry-run'], { lowPriority: true });
+    const files = listing.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.startsWith(PRUNE_LINE))
+      .map((line) => path.resolve(gitdir, line.slice(PRUNE_LINE.length)));
+    await this.sparesOf(gitdir).keep(files);
+  }
+
+  private run(gitdir: string, job: Job, steps: readonly Step[]): Promise<void> {
     const pending = this.running.get(gitdir);
     if (pending !== undefined && (pending.job === job || pending.job === 'pack')) return pending.done;
     const entry = { job, done: Promise.resolve() };
@@ -108,7 +128,10 @@ export class Maintenance {
           // At the lowest CPU priority: at 100,000 components packing 1,000 commits takes ~1.4 s of
           // CPU (the delta search over large shard trees); at the server's priority it took that
           // from the writes themselves on a 2-core machine.
-          for (const args of steps) await runGit(gitdir, args, { lowPriority: true });
+          for (const step of steps) {
+            if (typeof step === 'function') await step(gitdir);
+            else await runGit(gitdir, step, { lowPriority: true });
+          }
         } finally {
           await release();
         }

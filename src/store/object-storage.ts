@@ -29,6 +29,7 @@ import {
 } from './git-format.js';
 import { PackReader } from './pack-reader.js';
 import { Semaphore } from '../semaphore.js';
+import { type SpareFiles, spareFilesOf } from './spare-files.js';
 import { runSyncIo } from './sync-io.js';
 
 // git's own default for loose objects is core.looseCompression = 1, and blobs and commits (YAML
@@ -163,6 +164,8 @@ export class ObjectStore {
   constructor(
     readonly gitdir: string,
     private readonly durable = false,
+    /** Files of packed objects to write new ones into (spare-files.ts). */
+    readonly spares: SpareFiles = spareFilesOf(gitdir),
   ) {
     this.objectsDir = path.join(gitdir, 'objects');
     this.packs = new PackReader(gitdir);
@@ -287,7 +290,8 @@ export class ObjectWriter {
           if (nodeFs.mkdirSync(dir, { recursive: true }) !== undefined) UNSYNCED_FANOUT_DIRS.add(dir);
           FANOUT_DIRS.add(dir);
         }
-        const fd = createFileSync(temp, deflateSync(wrapped, compressionFor(wrapped)), 0o444);
+        const data = deflateSync(wrapped, compressionFor(wrapped));
+        const fd = this.store.spares.writeAs(temp, data) ?? createFileSync(temp, data, 0o444);
         if (this.durable) return fd;
         nodeFs.closeSync(fd);
         nodeFs.renameSync(temp, target);

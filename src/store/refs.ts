@@ -14,6 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { isCode, syncDirectory } from './durable-files.js';
 import { isOid } from './git-format.js';
+import { type SpareFiles, spareFilesOf } from './spare-files.js';
 
 export const MAIN_REF = 'refs/heads/main';
 
@@ -105,12 +106,13 @@ export async function prepareRefUpdate(
   ref: string,
   expected: string | null,
   next: string,
-  options: { durable?: boolean } = {},
+  options: { durable?: boolean; spares?: SpareFiles } = {},
 ): Promise<PreparedRefUpdate> {
   if (!isOid(next)) throw new Error(`Not an object id: ${next}`);
   const refPath = path.join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
-  const lock = await acquireRefLock(lockPath);
+  const spares = options.spares ?? spareFilesOf(gitdir);
+  const lock = await acquireRefLock(lockPath, spares);
   let open = true;
   try {
     const actual = readRefNow(gitdir, ref);
@@ -130,6 +132,7 @@ export async function prepareRefUpdate(
       if (settled) throw new Error('This ref update is already settled.');
       settled = true;
       try {
+        spares.keepReplaced(refPath);
         nodeFs.renameSync(lockPath, refPath);
       } catch (error) {
         nodeFs.rmSync(lockPath, { force: true });
@@ -145,11 +148,11 @@ export async function prepareRefUpdate(
   };
 }
 
-/** Creates `<ref>.lock` exclusively and returns its file descriptor. */
-async function acquireRefLock(lockPath: string): Promise<number> {
+/** Creates `<ref>.lock` exclusively (of a spare file if there is one) and returns its file descriptor. */
+async function acquireRefLock(lockPath: string, spares: SpareFiles): Promise<number> {
   for (;;) {
     try {
-      return nodeFs.openSync(lockPath, 'wx', 0o644);
+      return spares.createAs(lockPath, 0o644) ?? nodeFs.openSync(lockPath, 'wx', 0o644);
     } catch (error) {
       if (isCode(error, 'ENOENT')) {
         // `git pack-refs` may have pruned the directory along with the loose ref.

@@ -13,6 +13,7 @@ import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, removeStaleBlobCacheTemps, writeBlobCache } from './blob-cache.js';
 import { readLooseBlobs } from './loose-reader.js';
+import { SpareFiles, spareFilesOf } from './spare-files.js';
 import { adoptOrgIdentity, identityConfigLines } from './org-identity.js';
 
 export { StaleHeadError } from './refs.js';
@@ -26,6 +27,8 @@ export interface Author {
 export interface RepoOptions {
   /** fsync objects, their directories and the ref before a commit is reported done. */
   durable?: boolean;
+  /** Files of packed objects to write new ones into; default: the repository's pool of the process. */
+  spares?: SpareFiles;
 }
 
 export interface CommitArgs {
@@ -70,7 +73,7 @@ export class Repo {
   constructor(gitdir: string, options: RepoOptions = {}) {
     this.gitdir = path.resolve(gitdir);
     this.durable = options.durable ?? false;
-    this.objects = new ObjectStore(this.gitdir, this.durable);
+    this.objects = new ObjectStore(this.gitdir, this.durable, options.spares ?? spareFilesOf(this.gitdir));
   }
 
   /**
@@ -90,7 +93,8 @@ export class Repo {
     try {
       const durable = options.durable ?? false;
       await createBareLayout(staging, durable, first.identity);
-      const staged = new Repo(staging, options);
+      // A pool of its own: the staging directory is gone once renamed, and the process keeps a pool per repository.
+      const staged = new Repo(staging, { ...options, spares: new SpareFiles(staging) });
       await staged.writeCommit({ ...first, parent: null, changes: first.files });
       if (durable) await Promise.all([staging, path.join(staging, 'refs')].map(syncDirectory));
       if (await exists(target)) throw new Error(`${target} already exists.`);
@@ -312,7 +316,7 @@ export class Repo {
     // are still being synced: in durable mode that saves one round of fsync per commit.
     const [objects, ref] = await Promise.allSettled([
       writer.finish(),
-      prepareRefUpdate(this.gitdir, branch, args.parent, commit, { durable: this.durable }),
+      prepareRefUpdate(this.gitdir, branch, args.parent, commit, { durable: this.durable, spares: this.objects.spares }),
     ]);
     if (ref.status === 'rejected') throw ref.reason;
     if (objects.status === 'rejected') {
