@@ -72,15 +72,25 @@ const errorsOf = (validate: ValidateFunction) =>
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
 
-/** Why the document would refuse this accepted request, or undefined when it allows it. */
-export function requestOutsideDocument(method: string, url: string, status: number, body: unknown): string | undefined {
-  if (status < 200 || status >= 300) return undefined;
+/** The document's operation for a method and path, with the path template it is listed under. */
+function operationOf(method: string, path: string): { template: string; operation: Operation } | undefined {
   const { document, templates } = load();
-  const [path, queryText = ''] = url.split('?');
-  const template = templates.find((t) => t.pattern.test(path) && document.paths[t.path][method.toLowerCase()] !== undefined);
-  if (template === undefined) return `${method} ${path} → ${status}: the OpenAPI document has no such operation`;
   const verb = method.toLowerCase();
-  const operation = document.paths[template.path][verb];
+  const template = templates.find((t) => t.pattern.test(path) && document.paths[t.path][verb] !== undefined);
+  return template === undefined ? undefined : { template: template.path, operation: document.paths[template.path][verb] };
+}
+
+/**
+ * What the document says against this request, whatever the server answered: each query
+ * parameter, and the body against the operation's request schema. Empty when the document allows
+ * the request; undefined when it has no such operation.
+ */
+export function documentObjections(method: string, url: string, body: unknown): string[] | undefined {
+  const [path, queryText = ''] = url.split('?');
+  const found = operationOf(method, path);
+  if (found === undefined) return undefined;
+  const { template, operation } = found;
+  const verb = method.toLowerCase();
   const problems: string[] = [];
   const parameters = operation.parameters ?? [];
   const declared = new Map(parameters.flatMap((p, index) => (p.in === 'query' ? [[p.name, index] as const] : [])));
@@ -90,16 +100,24 @@ export function requestOutsideDocument(method: string, url: string, status: numb
       problems.push(`query parameter '${name}' is not declared`);
       continue;
     }
-    const validate = validatorAt(['paths', template.path, verb, 'parameters', String(index), 'schema']);
+    const validate = validatorAt(['paths', template, verb, 'parameters', String(index), 'schema']);
     if (!validate(typed(value, parameters[index].schema))) problems.push(`query parameter '${name}': ${errorsOf(validate)}`);
   }
   if (body !== undefined) {
     if (operation.requestBody === undefined) problems.push('a body, where the operation takes none');
     else {
-      const validate = validatorAt(['paths', template.path, verb, 'requestBody', 'content', 'application/json', 'schema']);
+      const validate = validatorAt(['paths', template, verb, 'requestBody', 'content', 'application/json', 'schema']);
       if (!validate(body)) problems.push(`body: ${errorsOf(validate)}`);
     }
   }
+  return problems;
+}
+
+/** Why the document would refuse this accepted request, or undefined when it allows it. */
+export function requestOutsideDocument(method: string, url: string, status: number, body: unknown): string | undefined {
+  if (status < 200 || status >= 300) return undefined;
+  const problems = documentObjections(method, url, body);
+  if (problems === undefined) return `${method} ${url.split('?')[0]} → ${status}: the OpenAPI document has no such operation`;
   if (problems.length === 0) return undefined;
   return `${method} ${url} → ${status}: accepted by the server, refused by docs/openapi.json: ${problems.join('; ')}`;
 }
