@@ -78,7 +78,7 @@ test('the current form, search and history are described with their statuses, pa
     Object.keys(create.responses).filter((s) => /^2|409/.test(s)),
     ['201', '409'],
   );
-  t.is(create.requestBody.content['application/yaml'].schema.$ref, '#/components/schemas/TagInput');
+  t.is(create.requestBody.content['application/yaml'].schema.$ref, '#/components/schemas/CurrentTagInput');
   t.is(op('post', '/attributes').responses[201].content['application/json'].schema.$ref, '#/components/schemas/Attribute');
   t.is(op('patch', '/components/{id}').requestBody.content['application/json'].schema.$ref, '#/components/schemas/CurrentComponentPatch');
   t.deepEqual(doc.components.schemas.CurrentComponentPatch.required ?? [], []);

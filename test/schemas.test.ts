@@ -2,6 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { type TSchema, Type } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { checkBody, formatSchemaErrors, MAX_REPORTED_ISSUES, SchemaError } from '../src/model/check-body.js';
+import { CURRENT_UPDATE_SCHEMAS, CurrentComponent } from '../src/model/current-form/schemas.js';
 import {
   AttributeBody,
   ComponentBody,
@@ -592,4 +593,16 @@ test('the other schemas (drafts, share links, tools): unions of literals, string
   fails(t, Resolution, [{ take: 'draft', name: 'BAD' }], '0.name: String must match the pattern ^[a-z]+$');
   fails(t, Resolution, [{ take: 'draft', note: 'abc' }], '0.note: String must contain at most 2 character(s)');
   fails(t, Resolution, [{ take: 'draft', label: 'x'.repeat(10_000_000) }], '0.label: String must contain at most 3 character(s)');
+});
+
+test('a client id: its type is checked, its rule is left to the write step, which words the refusal (wordedByWrite)', (t) => {
+  passes(t, CurrentComponent, { id: 'payment-api', name: 'P' });
+  // Against the rule, but a string: passed on for write/current.ts checkNewId to refuse in its words.
+  for (const id of ['Payment', 'a..b', 'upsert-batch', 'nul.x']) passes(t, CurrentComponent, { id, name: 'P' });
+  fails(t, CurrentComponent, { id: 7, name: 'P' }, 'id: Expected string, received number');
+  // Another failure in the body is still this check's to say; the id's rule is not among them.
+  fails(t, CurrentComponent, { id: 'Payment', name: 3 }, 'name: Expected string, received number');
+  // The same in an element of upsert-batch and /template.
+  passes(t, CURRENT_UPDATE_SCHEMAS.component, { id: 'Bad Id' });
+  fails(t, CURRENT_UPDATE_SCHEMAS.component, { id: null }, 'id: Expected string, received null');
 });

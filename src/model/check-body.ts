@@ -17,6 +17,8 @@
  *   by the depth of the schema, for the compiled check and for this walk alike.
  * - The walk stops after MAX_REPORTED_ISSUES + 1 failures, so the failure path is linear in
  *   the part of the body it had to look at and the message stays bounded.
+ * - A wordedByWrite schema's rule is not explained here: its value's type is checked, and a
+ *   body that breaks only such rules is returned for the write step to refuse in its own words.
  */
 import type { Static, TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
@@ -57,13 +59,35 @@ function validatorFor(schema: TSchema): Validator {
  */
 export function checkBody<S extends TSchema>(schema: S, body: unknown): Static<S> {
   if (validatorFor(schema).Check(body)) return body as Static<S>;
-  throw new SchemaError(formatSchemaErrors(schema, body));
+  const walk = new Walk();
+  walk.node(schema as Node, body);
+  // Failing only rules the write step words itself: the write step refuses the body, in its words.
+  if (walk.issues.length === 0 && walk.leftToWrite) return body as Static<S>;
+  throw new SchemaError(formatIssues(walk));
+}
+
+/**
+ * Marks a schema whose rule (beyond its JSON type) the write step applies and words itself: a
+ * client's id (current-form/schemas.ts clientId; write/current.ts checkNewId refuses it with the
+ * texts of docs/api.md §13). The schema states the rule, for the OpenAPI document; checkBody
+ * refuses a value of the wrong type as usual, but a body that fails only such rules passes on, so
+ * that its refusal reads as the write step words it.
+ */
+const WORDED_BY_WRITE = Symbol('c4store.wordedByWrite');
+
+export function wordedByWrite<S extends TSchema>(schema: S): S {
+  (schema as S & { [WORDED_BY_WRITE]?: true })[WORDED_BY_WRITE] = true;
+  return schema;
 }
 
 /** The `Invalid JSON: …` text for a body that fails `schema` (exported for tests and tooling). */
 export function formatSchemaErrors(schema: TSchema, body: unknown): string {
   const walk = new Walk();
   walk.node(schema as Node, body);
+  return formatIssues(walk);
+}
+
+function formatIssues(walk: Walk): string {
   const shown = walk.issues.slice(0, MAX_REPORTED_ISSUES);
   // Only reachable if a schema used a keyword this walker does not explain.
   if (shown.length === 0) shown.push('Invalid input');
@@ -93,6 +117,8 @@ interface Node {
 
 class Walk {
   readonly issues: string[] = [];
+  /** A value failed a wordedByWrite schema's rule (its type was right): the write step's to refuse. */
+  leftToWrite = false;
   private readonly path: (string | number)[] = [];
 
   get full(): boolean {
@@ -104,6 +130,7 @@ class Walk {
   }
 
   node(schema: Node, value: unknown): void {
+    if ((schema as { [WORDED_BY_WRITE]?: true })[WORDED_BY_WRITE]) return this.worded(schema, value);
     if (schema.anyOf !== undefined) return this.anyOf(schema.anyOf, value);
     if (schema.enum !== undefined) return this.enum(schema.enum, value);
     if (schema.const !== undefined) return this.enum([schema.const], value);
@@ -124,6 +151,13 @@ class Walk {
       default:
         return; // `{}`: anything goes (e.g. the read-only diagram `url`)
     }
+  }
+
+  /** Its JSON type is checked here; the rest of its rule, if the value breaks it, is left to the write step. */
+  private worded(schema: Node, value: unknown): void {
+    const before = this.issues.length;
+    this.node({ type: schema.type }, value);
+    if (this.issues.length === before && !validatorFor(schema as TSchema).Check(value)) this.leftToWrite = true;
   }
 
   private object(schema: Node, value: unknown): void {

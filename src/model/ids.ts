@@ -12,10 +12,20 @@ export const ID_PATTERN = /^[0-9a-hjkmnp-tv-z]{26}$/;
  * Ids a client of the current API form may choose (CONTRACT.md §7): safe as a file name in
  * every clone on every operating system, lowercase only so that no two differ by case alone.
  * Generated ids are a subset of these.
+ *
+ * The rule is these constants, written once: isClientId and clientIdProblem apply them (the
+ * write step words a refusal with CLIENT_ID_RULE), and model/schemas.ts's ClientId states them
+ * as JSON Schema (`pattern` and `not`), which the OpenAPI document publishes.
  */
 export const CLIENT_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+/** What CLIENT_ID_PATTERN lets through and the rule does not: `..` anywhere, a trailing `.`. */
+export const CLIENT_ID_EXCLUDED: readonly RegExp[] = [/\.\./, /\.$/];
 export const CLIENT_ID_RULE =
   "an id is 1 to 100 characters of a-z, 0-9, '.', '_' and '-', starting with a letter or digit, " + "without '..' and not ending in '.'";
+/** Path segments of the current form that are not ids: `PATCH /<plural>/upsert-batch`. */
+export const RESERVED_IDS: readonly string[] = ['upsert-batch'];
+/** CON, NUL, COM1… name devices on Windows, with any extension: such a file cannot be checked out there. */
+export const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
 
 /** An id the service made: 26 characters, creation time first. */
 export function isGeneratedId(value: string): boolean {
@@ -23,7 +33,15 @@ export function isGeneratedId(value: string): boolean {
 }
 
 export function isClientId(value: string): boolean {
-  return CLIENT_ID_PATTERN.test(value) && !value.includes('..') && !value.endsWith('.');
+  return CLIENT_ID_PATTERN.test(value) && !CLIENT_ID_EXCLUDED.some((excluded) => excluded.test(value));
+}
+
+/** Why a client may not give a new resource this id, or undefined when it may. */
+export function clientIdProblem(value: string): 'rule' | 'reserved' | 'device' | undefined {
+  if (!isClientId(value)) return 'rule';
+  if (RESERVED_IDS.includes(value)) return 'reserved';
+  if (WINDOWS_DEVICE.test(value)) return 'device';
+  return undefined;
 }
 
 /** Any id a resource of the organization may have: generated, or chosen by a client. */

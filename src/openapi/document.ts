@@ -3,7 +3,15 @@ import type { TSchema } from 'typebox';
 import { AttributeInput, ComponentInput, TagInput } from '../model/schemas.js';
 import { DiagramWire, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
-import { CURRENT_UPDATE_SCHEMAS, CurrentComponent, CurrentDiagram, TemplateBody } from '../model/current-form/schemas.js';
+import {
+  CURRENT_PATCH_SCHEMAS,
+  CURRENT_UPDATE_SCHEMAS,
+  CurrentAttribute,
+  CurrentComponent,
+  CurrentDiagram,
+  CurrentTag,
+  TemplateBody,
+} from '../model/current-form/schemas.js';
 import {
   AttributeResponse,
   ComponentResponse,
@@ -50,6 +58,8 @@ const NAMED = new Map<unknown, string>([
   [DiagramWire, 'DiagramInput'],
   [ModelWireBody, 'ModelInput'],
   [ErrorResponse, 'Error'],
+  [CurrentTag, 'CurrentTagInput'],
+  [CurrentAttribute, 'CurrentAttributeInput'],
   [CurrentComponent, 'CurrentComponentInput'],
   [CurrentDiagram, 'CurrentDiagramInput'],
   [TemplateBody, 'TemplateInput'],
@@ -62,10 +72,14 @@ const NAMED = new Map<unknown, string>([
   [HistoryEntryResponse, 'HistoryEntry'],
   [HistoryCommitResponse, 'HistoryCommit'],
   [DiffResponse, 'Diff'],
-  [CURRENT_UPDATE_SCHEMAS.tag, 'TagPatch'],
-  [CURRENT_UPDATE_SCHEMAS.attribute, 'AttributePatch'],
-  [CURRENT_UPDATE_SCHEMAS.component, 'CurrentComponentPatch'],
-  [CURRENT_UPDATE_SCHEMAS.diagram, 'CurrentDiagramPatch'],
+  [CURRENT_UPDATE_SCHEMAS.tag, 'TagUpsert'],
+  [CURRENT_UPDATE_SCHEMAS.attribute, 'AttributeUpsert'],
+  [CURRENT_UPDATE_SCHEMAS.component, 'CurrentComponentUpsert'],
+  [CURRENT_UPDATE_SCHEMAS.diagram, 'CurrentDiagramUpsert'],
+  [CURRENT_PATCH_SCHEMAS.tag, 'TagPatch'],
+  [CURRENT_PATCH_SCHEMAS.attribute, 'AttributePatch'],
+  [CURRENT_PATCH_SCHEMAS.component, 'CurrentComponentPatch'],
+  [CURRENT_PATCH_SCHEMAS.diagram, 'CurrentDiagramPatch'],
   [VersionBody, 'VersionInput'],
   [VersionResponse, 'Version'],
   [RevertBody, 'RevertInput'],

@@ -1,7 +1,13 @@
 import Type, { type TSchema } from 'typebox';
 import { DraftBody, MergeBody } from '../drafts/schemas.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
-import { CURRENT_SCHEMAS, CURRENT_UPDATE_SCHEMAS, TemplateBody, type WritableKind } from '../model/current-form/schemas.js';
+import {
+  CURRENT_PATCH_SCHEMAS,
+  CURRENT_SCHEMAS,
+  CURRENT_UPDATE_SCHEMAS,
+  TemplateBody,
+  type WritableKind,
+} from '../model/current-form/schemas.js';
 import { AttributeBody, ComponentBody, TagBody } from '../model/schemas.js';
 import { DiagramWireBody, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { COMPONENT_FILTERS, DIAGRAM_FILTERS, LIST_FILTERS, type ListKind } from '../search/filters.js';
@@ -159,7 +165,7 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       path: `${path}/:id`,
       summary: `Update one ${name} partially (by id or ref)`,
       tag,
-      request: CURRENT_UPDATE_SCHEMAS[kind],
+      request: CURRENT_PATCH_SCHEMAS[kind],
       response: item,
       conflict: true,
     },

@@ -7,24 +7,61 @@
  * `{text, typeId}`); normalize.ts turns them into the one internal shape. A PATCH body is
  * merged into the stored resource first and the result is checked against these same
  * schemas, so a partial update fails exactly as the full write would.
+ *
+ * They also state, for the OpenAPI document, the rule the write step applies to the id a client
+ * chooses (clientId: a `pattern` and a `not`). test/openapi-agreement.test.ts holds the
+ * document and the server to agreeing.
  */
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import { wordedByWrite } from '../check-body.js';
+import { CLIENT_ID_EXCLUDED, CLIENT_ID_PATTERN, RESERVED_IDS, WINDOWS_DEVICE } from '../ids.js';
 import { AttributeInput, AttributeValueInput, PositionInput, RefText, StateInput, TagInput, TextAreaInput } from '../schemas.js';
 import { ALL_LEVELS } from '../types.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Id = Type.Optional(Type.String());
+
+/**
+ * An id a client chooses (docs/api.md §13) as JSON Schema: the constants of ids.ts, so that the
+ * document, and a client generated from it, knows the rule. `not` takes what the pattern lets
+ * through and the rule does not: `..`, a trailing `.`, the reserved path segments, Windows device
+ * names. The write step (write/current.ts checkNewId) applies the same constants to an id that
+ * names nothing yet and words the refusal (`Invalid id '<id>': …`): checkBody checks only that
+ * the id is a string (wordedByWrite) and leaves the rule to it.
+ */
+function clientId(description: string) {
+  return wordedByWrite(
+    Type.String({
+      pattern: CLIENT_ID_PATTERN.source,
+      not: {
+        anyOf: [
+          ...CLIENT_ID_EXCLUDED.map((excluded) => ({ pattern: excluded.source })),
+          ...RESERVED_IDS.map((reserved) => ({ const: reserved })),
+          { pattern: WINDOWS_DEVICE.source },
+        ],
+      },
+      description:
+        `${description} An id is 1 to 100 characters of a-z, 0-9, \`.\`, \`_\` and \`-\`, starting with a letter or digit, ` +
+        `without \`..\` and not ending in \`.\`; not ${RESERVED_IDS.map((id) => `\`${id}\``).join(', ')} (a path), nor a Windows ` +
+        'device name (`con`, `prn`, `aux`, `nul`, `com0`–`com9`, `lpt0`–`lpt9`, alone or before a `.`). Ids are unique across the ' +
+        'organization, all kinds and types included: an id taken is 409.',
+    } as never),
+  );
+}
+
+/** The id of a create (`POST /<plural>`). */
+const NewId = Type.Optional(clientId("The new resource's id, chosen by the client; omitted, the service makes one."));
 const Ref = Type.Optional(RefText);
 const Desc = Type.Optional(Nullable(Type.String()));
 const ApiContext = Type.Optional(Type.String());
 const StringList = Type.Array(Type.String());
 const Size = Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }));
 
-export const CurrentTag = TagInput;
-export const CurrentAttribute = AttributeInput;
+export const CurrentTag = Type.Object({ ...TagInput.properties, id: NewId });
+export const CurrentAttribute = Type.Object({ ...AttributeInput.properties, id: NewId });
 
 export const CurrentComponent = Type.Object({
-  id: Id,
+  id: NewId,
   ref: Ref,
   name: Type.String(),
   desc: Desc,
@@ -79,7 +116,7 @@ export const CurrentRelation = Type.Object({
 export type CurrentRelation = Static<typeof CurrentRelation>;
 
 export const CurrentDiagram = Type.Object({
-  id: Id,
+  id: NewId,
   ref: Ref,
   name: Type.String(),
   desc: Desc,
@@ -104,8 +141,8 @@ export const CURRENT_SCHEMAS = {
 export type WritableKind = keyof typeof CURRENT_SCHEMAS;
 
 /**
- * An element of PATCH, upsert-batch and template: any part of the create body. What it leaves
- * out comes from the stored resource it names; one that names none is created, and the merged
+ * An element of upsert-batch and template: any part of the create body. What it leaves out
+ * comes from the stored resource it names; one that names none is created, and the merged
  * element is then checked against CURRENT_SCHEMAS (a new component without `name` is refused
  * there). The OpenAPI document describes these requests with these schemas, so a generated
  * client accepts every partial update the service does.
@@ -117,14 +154,35 @@ export const CURRENT_UPDATE_SCHEMAS = {
   diagram: updateOf(CurrentDiagram),
 } as const;
 
+/**
+ * The body of `PATCH /<plural>/<id or ref>`: an update element without `id`, which the service
+ * ignores there (the path names the resource), so the document does not hold it to the id rule.
+ */
+export const CURRENT_PATCH_SCHEMAS = {
+  tag: patchOf(CURRENT_UPDATE_SCHEMAS.tag),
+  attribute: patchOf(CURRENT_UPDATE_SCHEMAS.attribute),
+  component: patchOf(CURRENT_UPDATE_SCHEMAS.component),
+  diagram: patchOf(CURRENT_UPDATE_SCHEMAS.diagram),
+} as const;
+
 /** Any part of `schema`; `ref: null` removes the stored ref, as JSON Merge Patch reads a null. */
 function updateOf<T extends TObject>(schema: T) {
   return Type.Partial(
     Type.Object({
       ...schema.properties,
+      id: clientId(
+        'The resource to update, by id; an id that no resource has creates the resource with this id, so it follows the rule of a new id.',
+      ),
       ref: Type.Union([RefText, Type.Null()], { description: "The element's ref; `null` removes the stored one." }),
     }),
   );
+}
+
+function patchOf<T extends TObject>(schema: T) {
+  return Type.Omit(schema, ['id'], {
+    description:
+      'Any part of the resource: the fields sent replace the stored ones, `null` clears. An `id` sent here is ignored: the path names the resource.',
+  });
 }
 
 /** `POST /api/external/template`: both arrays default to `[]`. */

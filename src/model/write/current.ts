@@ -11,7 +11,7 @@ import {
 } from '../current-form/schemas.js';
 import { kindName, refIndex, type Draft, type Identified, type Target } from '../draft.js';
 import { collectionOf, type StoredKind } from '../files.js';
-import { CLIENT_ID_RULE, isClientId } from '../ids.js';
+import { CLIENT_ID_RULE, clientIdProblem } from '../ids.js';
 import type { AttributeInput, TagInput } from '../schemas.js';
 import type { Attribute, Component, Diagram, Tag } from '../types.js';
 import { writeAttributesResolved } from './attributes.js';
@@ -32,12 +32,11 @@ import { writeTagsResolved } from './tags.js';
  */
 export type Mode = 'create' | 'upsert';
 
-/** A path segment that is not an id: `PATCH /<plural>/upsert-batch`. */
-const RESERVED_IDS = new Set(['upsert-batch']);
-
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
-
-/** What decides which resource an element writes: its id and ref, as the element's schema has them. */
+/**
+ * What decides which resource an element writes: its id and ref, as the element's schema has
+ * them. The id rule the schema states is checkNewId's to apply (wordedByWrite), to an id that
+ * names nothing yet, with the texts of docs/api.md §13.
+ */
 const ELEMENT_KEYS = Object.fromEntries(
   Object.entries(CURRENT_UPDATE_SCHEMAS).map(([kind, schema]) => [kind, Type.Pick(schema, ['id', 'ref'])]),
 ) as unknown as Record<WritableKind, TSchema>;
@@ -53,11 +52,11 @@ interface Planned {
 
 /** Refuses an id a client may not choose, or one the organization already has (in any kind). */
 export function checkNewId(draft: Draft, kind: StoredKind, id: string, taken: ReadonlySet<string>): void {
-  if (!isClientId(id) || RESERVED_IDS.has(id)) {
-    throw new ModelError(`Invalid id '${id}': ${CLIENT_ID_RULE}${RESERVED_IDS.has(id) ? `; '${id}' is reserved` : ''}.`);
+  const problem = clientIdProblem(id);
+  if (problem === 'rule' || problem === 'reserved') {
+    throw new ModelError(`Invalid id '${id}': ${CLIENT_ID_RULE}${problem === 'reserved' ? `; '${id}' is reserved` : ''}.`);
   }
-  // CON, NUL, COM1… name devices on Windows, with any extension: such a file cannot be checked out there.
-  if (WINDOWS_DEVICE.test(id))
+  if (problem === 'device')
     throw new ModelError(`Invalid id '${id}': '${id.split('.')[0]}' names a device on Windows, so no clone there could hold its file.`);
   const kinds: StoredKind[] = ['type', 'tag', 'attribute', 'component', 'diagram'];
   const holder = kinds.find((k) => collectionOf(draft.base, k).has(id));
