@@ -361,6 +361,22 @@ test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops rela
       400,
       'Invalid JSON: relations.0.fromRef: Required, relations.0.toRef: Required',
     );
+    // A missing end is a schema failure like any other (CurrentRelation's allOf): listed with every other one.
+    await no(
+      t,
+      s,
+      'POST',
+      `${API}/diagrams`,
+      {
+        name: 'x',
+        state: 'LIVE',
+        componentInstances: [{ ref: 'a' }],
+        relations: [{ fromRef: 'a', toRef: 'a' }, { toRef: 'a', label: 5 }, {}],
+      },
+      400,
+      "Invalid JSON: state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'LIVE', relations.1.fromRef: Required, " +
+        'relations.1.label: Expected string, received number, relations.2.fromRef: Required, relations.2.toRef: Required',
+    );
     await no(
       t,
       s,

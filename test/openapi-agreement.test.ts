@@ -4,10 +4,17 @@
  * generated client or a validating proxy judges it before sending) and sent to a real server
  * over HTTP. The document allows it exactly when the server takes it (2xx); what the document
  * refuses, the server refuses with 400. A client generated from the document thus never builds a
- * request the document calls valid and the server refuses: ids a client chooses, in the bodies
- * of POST, PATCH, upsert-batch and /template.
+ * request the document calls valid and the server refuses: ids a client chooses, relation ends,
+ * and the bodies of PATCH, upsert-batch and /template.
+ *
+ * Rules that JSON Schema cannot state (two spellings of one field that must agree, names that
+ * must resolve in the model) are said in the schema's description: those requests are listed
+ * apart, refused by the server, allowed by the document, and the description that says so is
+ * checked to be there.
  */
 import test, { type ExecutionContext } from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { API } from './support/current.js';
 import { documentObjections } from './support/requests.js';
 import { type TestServer, withServer } from './support/server.js';
@@ -122,4 +129,182 @@ test('PATCH /<plural>/{id}: an id in the body is ignored (the path names the res
       t.true(await agree(t, s, { method: 'PATCH', path: '/tags/pci', body: { id, desc: `sent with ${String(id)}` } }));
     }
     t.is((await s.get(`${API}/components/payment-api`)).body.id, 'payment-api');
+  }));
+
+/** Relation ends as the current form takes them: each end in either spelling, one of the two required. */
+const GOOD_ENDS: unknown[] = [
+  { fromRef: 'a', toRef: 'b' },
+  { fromComponentInstance: 'a', toComponentInstance: 'b' },
+  { fromRef: 'a', toComponentInstance: 'b', label: 'calls' },
+  { fromComponentInstance: 'b', toRef: 'a' },
+  { fromRef: 'a', fromComponentInstance: 'a', toRef: 'b', toComponentInstance: 'b' },
+];
+const BAD_ENDS: unknown[] = [
+  {},
+  { label: 'no ends' },
+  { fromRef: 'a' },
+  { toRef: 'b' },
+  { fromComponentInstance: 'a' },
+  { fromRef: 'a', fromComponentInstance: 'a' },
+  { toRef: 'b', toComponentInstance: 'b' },
+  { fromRef: 3, toRef: 'b' },
+  { fromRef: null, toRef: 'b' },
+  { fromRef: 'a', toComponentInstance: ['b'] },
+  'a->b',
+];
+
+const INSTANCES = [{ ref: 'a' }, { ref: 'b' }];
+
+/** Every current-form write that carries a diagram's relations. */
+const RELATION_WRITES: Array<{ name: string; body: (relation: unknown) => Case }> = [
+  {
+    name: 'POST /diagrams',
+    body: (r) => ({ method: 'POST', path: '/diagrams', body: { name: 'D', componentInstances: INSTANCES, relations: [r] } }),
+  },
+  {
+    name: 'PATCH /diagrams/{id}',
+    body: (r) => ({ method: 'PATCH', path: '/diagrams/ctx', body: { componentInstances: INSTANCES, relations: [r] } }),
+  },
+  {
+    name: 'PATCH /diagrams/{id} (relations alone)',
+    body: (r) => ({ method: 'PATCH', path: '/diagrams/ctx', body: { relations: [r] } }),
+  },
+  {
+    name: 'PATCH /diagrams/upsert-batch',
+    body: (r) => ({
+      method: 'PATCH',
+      path: '/diagrams/upsert-batch',
+      body: [{ id: 'ctx', componentInstances: INSTANCES, relations: [r] }],
+    }),
+  },
+  {
+    name: 'POST /template',
+    body: (r) => ({
+      method: 'POST',
+      path: '/template',
+      body: { diagrams: [{ id: 'ctx', componentInstances: INSTANCES, relations: [{ fromRef: 'a', toRef: 'b' }, r] }] },
+    }),
+  },
+];
+
+test('relation ends: the document allows a relation exactly when the server takes it, on every write that carries one', (t) =>
+  withServer(async (s) => {
+    t.is((await s.post(`${API}/diagrams`, { id: 'ctx', name: 'Ctx', componentInstances: INSTANCES })).status, 201);
+    for (const write of RELATION_WRITES) {
+      for (const end of GOOD_ENDS) t.true(await agree(t, s, write.body(end)), `${write.name} ${JSON.stringify(end)}`);
+      for (const end of BAD_ENDS) t.false(await agree(t, s, write.body(end)), `${write.name} ${JSON.stringify(end)}`);
+    }
+  }));
+
+/** The description the document gives the schema at `pointer` (below `components.schemas`). */
+function description(pointer: string[]): string {
+  const document = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'docs', 'openapi.json'), 'utf8'));
+  let node = document.components.schemas;
+  for (const step of pointer) node = node?.[step];
+  return typeof node?.description === 'string' ? node.description : '';
+}
+
+const RELATION = ['CurrentDiagramInput', 'properties', 'relations', 'items', 'properties'];
+const INSTANCE = ['CurrentDiagramInput', 'properties', 'componentInstances', 'items', 'properties'];
+
+test('rules JSON Schema cannot state are in the descriptions: the server refuses these, the document allows them and says why', (t) =>
+  withServer(async (s) => {
+    const type = async (slug: string) => (await s.get(`${API}/types`)).body.find((x: { slug: string }) => x.slug === slug).id;
+    t.is((await s.post(`${API}/components`, { id: 'payment-api', name: 'Payment API' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'ledger-db', name: 'Ledger DB' })).status, 201);
+    const cases: Array<{ request: Case; error: string | RegExp; says: string[]; words: RegExp }> = [
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: { name: 'D', componentInstances: INSTANCES, relations: [{ fromRef: 'a', fromComponentInstance: 'b', toRef: 'b' }] },
+        },
+        error: /^relations\.0\.fromRef 'a' and fromComponentInstance 'b' differ\./,
+        says: [...RELATION, 'fromRef'],
+        words: /`fromComponentInstance` is another spelling of this field: sent both, they must be equal/,
+      },
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: { name: 'D', componentInstances: INSTANCES, relations: [{ fromRef: 'zz', toRef: 'b' }] },
+        },
+        error: /^Component instance 'zz' does not exist in this diagram\./,
+        says: [...RELATION, 'fromRef'],
+        words: /component instance of this diagram .* one the diagram does not have is 400/,
+      },
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: { name: 'D', componentInstances: INSTANCES, relations: [{ id: 'nope', fromRef: 'a', toRef: 'b' }] },
+        },
+        error: /^Relation with id 'nope' does not exist in this diagram\./,
+        says: [...RELATION, 'id'],
+        words: /an id the diagram does not have is 400/,
+      },
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: { name: 'D', componentInstances: [{ componentId: 'payment-api', component: 'ledger-db' }] },
+        },
+        error: /^componentId 'payment-api' and component 'ledger-db' differ\./,
+        says: [...INSTANCE, 'componentId'],
+        words: /`component` is another spelling of this field: sent both, they must be equal/,
+      },
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: {
+            name: 'D',
+            componentInstances: [
+              { ref: 'box', isContainer: true },
+              { ref: 'c', parentId: 'box', parent: 'c' },
+            ],
+          },
+        },
+        error: /^parent 'c' and parentId 'box' differ\./,
+        says: [...INSTANCE, 'parentId'],
+        words: /`parent` is another spelling of this field: sent both, they must be equal/,
+      },
+      {
+        request: {
+          method: 'POST',
+          path: '/diagrams',
+          body: {
+            name: 'D',
+            componentInstances: [
+              { ref: 'box', isContainer: true },
+              { ref: 'inner', isContainer: true, parentId: 'box' },
+            ],
+          },
+        },
+        error: /^Container instance 'inner' cannot have a parent\./,
+        says: [...INSTANCE, 'isContainer'],
+        words: /cannot have a parent/,
+      },
+      {
+        request: { method: 'POST', path: '/components', body: { name: 'C', typeId: await type('container'), typeSlug: 'person' } },
+        error: /name different types\./,
+        says: ['CurrentComponentInput', 'properties', 'typeId'],
+        words: /both must name one type/,
+      },
+      {
+        request: { method: 'PATCH', path: '/components/upsert-batch', body: [{ id: 'new-one', desc: 'no name' }] },
+        error: 'Invalid JSON: 0.name: Required',
+        says: ['CurrentComponentUpsert'],
+        words: /Any other element creates a resource, and needs what creating one needs/,
+      },
+    ];
+    for (const { request, error, says, words } of cases) {
+      const what = `${request.method} ${request.path} ${JSON.stringify(request.body)}`;
+      t.deepEqual(documentObjections(request.method, `${API}${request.path}`, request.body), [], `${what}: the document allows it`);
+      const reply = await s.request(request.method, `${API}${request.path}`, { body: request.body });
+      t.is(reply.status, 400, `${what}: ${reply.text}`);
+      if (typeof error === 'string') t.is(reply.body.error, error, what);
+      else t.regex(reply.body.error, error, what);
+      t.regex(description(says), words, `${what}: the description at ${says.join('.')}`);
+    }
   }));

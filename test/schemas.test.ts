@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { type TSchema, Type } from 'typebox';
 import { parse as parseYaml } from 'yaml';
 import { checkBody, formatSchemaErrors, MAX_REPORTED_ISSUES, SchemaError } from '../src/model/check-body.js';
-import { CURRENT_UPDATE_SCHEMAS, CurrentComponent } from '../src/model/current-form/schemas.js';
+import { CURRENT_UPDATE_SCHEMAS, CurrentComponent, CurrentDiagram } from '../src/model/current-form/schemas.js';
 import {
   AttributeBody,
   ComponentBody,
@@ -595,6 +595,24 @@ test('the other schemas (drafts, share links, tools): unions of literals, string
   fails(t, Resolution, [{ take: 'draft', label: 'x'.repeat(10_000_000) }], '0.label: String must contain at most 3 character(s)');
 });
 
+test("the current form's relation ends: one spelling of each required, said as the first spelling's Required, with every other failure", (t) => {
+  const rel = (...relations: unknown[]) => ({ name: 'D', relations });
+  passes(t, CurrentDiagram, rel({ fromRef: 'a', toRef: 'b' }, { fromComponentInstance: 'a', toComponentInstance: 'b' }));
+  passes(t, CurrentDiagram, rel({ fromComponentInstance: 'a', toRef: 'b' }));
+  fails(t, CurrentDiagram, rel({}), 'relations.0.fromRef: Required', 'relations.0.toRef: Required');
+  fails(t, CurrentDiagram, rel({ toComponentInstance: 'b' }), 'relations.0.fromRef: Required');
+  // In field order, among the other failures of the body, as a required field is.
+  fails(
+    t,
+    CurrentDiagram,
+    { ...rel({ fromRef: 'a', toRef: 'b' }, { fromRef: 'a', label: 5 }), state: 'LIVE' },
+    "state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'LIVE'",
+    'relations.1.toRef: Required',
+    'relations.1.label: Expected string, received number',
+  );
+  fails(t, CurrentDiagram, rel({ fromRef: 3, toRef: 'b' }), 'relations.0.fromRef: Expected string, received number');
+});
+
 test('a client id: its type is checked, its rule is left to the write step, which words the refusal (wordedByWrite)', (t) => {
   passes(t, CurrentComponent, { id: 'payment-api', name: 'P' });
   // Against the rule, but a string: passed on for write/current.ts checkNewId to refuse in its words.
@@ -605,4 +623,11 @@ test('a client id: its type is checked, its rule is left to the write step, whic
   // The same in an element of upsert-batch and /template.
   passes(t, CURRENT_UPDATE_SCHEMAS.component, { id: 'Bad Id' });
   fails(t, CURRENT_UPDATE_SCHEMAS.component, { id: null }, 'id: Expected string, received null');
+  fails(
+    t,
+    CURRENT_UPDATE_SCHEMAS.diagram,
+    { id: 'Bad Id', relations: [{}] },
+    'relations.0.fromRef: Required',
+    'relations.0.toRef: Required',
+  );
 });

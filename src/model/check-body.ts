@@ -17,6 +17,8 @@
  *   by the depth of the schema, for the compiled check and for this walk alike.
  * - The walk stops after MAX_REPORTED_ISSUES + 1 failures, so the failure path is linear in
  *   the part of the body it had to look at and the message stays bounded.
+ * - A field required in either of two spellings (schemas.ts oneOfSpellingsRequired), neither
+ *   sent, is `Required` at its first spelling, in that spelling's place.
  * - A wordedByWrite schema's rule is not explained here: its value's type is checked, and a
  *   body that breaks only such rules is returned for the write step to refuse in its own words.
  */
@@ -108,6 +110,8 @@ interface Node {
   enum?: unknown[];
   const?: unknown;
   anyOf?: Node[];
+  /** On an object: oneOfSpellingsRequired groups (schemas.ts), `{anyOf: [{required: [a]}, {required: [b]}]}`. */
+  allOf?: Node[];
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -164,12 +168,15 @@ class Walk {
     if (received(value) !== 'object') return this.fail(`Expected object, received ${received(value)}`);
     const record = value as Record<string, unknown>;
     const required = schema.required ?? [];
+    // A field required in either spelling is missing, like a required one, at its first spelling's place.
+    const spellings = new Map((schema.allOf ?? []).flatMap((group) => spellingsOf(group)).map((names) => [names[0]!, names]));
+    const missing = (key: string) => required.includes(key) || (spellings.get(key)?.every((name) => record[name] === undefined) ?? false);
     for (const [key, child] of Object.entries(schema.properties ?? {})) {
       if (this.full) return;
       const field = record[key];
       this.path.push(key);
       if (field === undefined) {
-        if (required.includes(key)) this.fail('Required');
+        if (missing(key)) this.fail('Required');
       } else {
         this.node(child, field);
       }
@@ -241,6 +248,16 @@ class Walk {
     if (nonNull.length === 1 && value !== null) return this.node(nonNull[0]!, value);
     this.fail(`Expected ${branches.map(describe).join(' | ')}, received ${received(value)}`);
   }
+}
+
+/**
+ * The spellings of a oneOfSpellingsRequired group (schemas.ts), the first one first; none for
+ * anything else in an `allOf`, which this walk does not explain (its failure would read `Invalid input`).
+ */
+function spellingsOf(group: Node): string[][] {
+  const names = (group.anyOf ?? []).map((branch) => branch.required);
+  if (names.length === 0 || names.some((required) => required?.length !== 1)) return [];
+  return [names.map((required) => required![0]!)];
 }
 
 /** Whether `value` satisfies `schema` (a fresh walk that finds nothing). */

@@ -16,7 +16,8 @@
  * The schemas deliberately use only this small subset of JSON Schema, which is what
  * check-body.ts knows how to explain: `type` (object with `properties`/`required`, array
  * with `items`, string, number, integer with `minimum`/`maximum`, boolean, null), `enum` of
- * strings, `anyOf` of those, and `{}` (anything).
+ * strings, `anyOf` of those, `{}` (anything), and on an object `allOf` of
+ * oneOfSpellingsRequired (a field required in either of two spellings).
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { ATTRIBUTE_TYPES, LEVELS, STATES, TAG_COLORS } from './types.js';
@@ -33,6 +34,16 @@ const Id = Type.Optional(Type.String());
 export const RefText = Type.String({ minLength: 1 });
 const Ref = Type.Optional(RefText);
 const Desc = Type.Optional(Nullable(Type.String()));
+
+/**
+ * A field sent in either of two spellings (a relation's `fromRef` or `fromComponentInstance`),
+ * one of them required: put in an object schema's `allOf`. check-body.ts explains a body with
+ * neither as `<first>: Required`, at the first spelling's place among the object's fields.
+ */
+export function oneOfSpellingsRequired(first: string, second: string) {
+  return { anyOf: [{ required: [first] }, { required: [second] }] };
+}
+
 const ApiContext = Type.Optional(Type.String());
 const StringList = Type.Array(Type.String());
 

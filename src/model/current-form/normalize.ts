@@ -1,4 +1,3 @@
-import { ModelError } from '../../errors.js';
 import { eitherSpelling } from '../fields.js';
 import type { AttributeInput, ComponentInput, ComponentInstanceInput, RelationInput } from '../schemas.js';
 import type { Attribute, Component, Diagram, Model, Tag } from '../types.js';
@@ -68,11 +67,10 @@ function instanceFromCurrent(i: CurrentInstance, path: string): { input: Compone
   };
 }
 
+/** The schema (CurrentRelation's `allOf`) has required one spelling of each end; sent both, they must agree. */
 function relationFromCurrent(r: CurrentRelation, path: string): RelationInput {
   const from = eitherSpelling(path, ['fromRef', 'fromComponentInstance'], r.fromRef, r.fromComponentInstance);
   const to = eitherSpelling(path, ['toRef', 'toComponentInstance'], r.toRef, r.toComponentInstance);
-  const missing = [from === undefined ? `${path}fromRef: Required` : '', to === undefined ? `${path}toRef: Required` : ''].filter(Boolean);
-  if (missing.length > 0) throw new ModelError(`Invalid JSON: ${missing.join(', ')}`);
   return { id: r.id, ref: r.ref, fromComponentInstance: from!, toComponentInstance: to!, label: r.label, desc: r.desc, linksTo: r.linksTo };
 }
 

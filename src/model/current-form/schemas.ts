@@ -8,18 +8,29 @@
  * merged into the stored resource first and the result is checked against these same
  * schemas, so a partial update fails exactly as the full write would.
  *
- * They also state, for the OpenAPI document, the rule the write step applies to the id a client
- * chooses (clientId: a `pattern` and a `not`). test/openapi-agreement.test.ts holds the
- * document and the server to agreeing.
+ * They also state, for the OpenAPI document, the rules the write step applies beyond shape:
+ * the id a client chooses (clientId: a `pattern` and a `not`), one spelling of each relation
+ * end required (`allOf`), and in descriptions what JSON Schema cannot say (two spellings sent
+ * must agree). test/openapi-agreement.test.ts holds the document and the server to agreeing.
  */
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import { wordedByWrite } from '../check-body.js';
 import { CLIENT_ID_EXCLUDED, CLIENT_ID_PATTERN, RESERVED_IDS, WINDOWS_DEVICE } from '../ids.js';
-import { AttributeInput, AttributeValueInput, PositionInput, RefText, StateInput, TagInput, TextAreaInput } from '../schemas.js';
+import {
+  AttributeInput,
+  AttributeValueInput,
+  oneOfSpellingsRequired,
+  PositionInput,
+  RefText,
+  StateInput,
+  TagInput,
+  TextAreaInput,
+} from '../schemas.js';
 import { ALL_LEVELS } from '../types.js';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Id = Type.Optional(Type.String());
+/** `T | null`, with what the field means said once for both. */
+const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
 /**
  * An id a client chooses (docs/api.md §13) as JSON Schema: the constants of ids.ts, so that the
@@ -67,8 +78,8 @@ export const CurrentComponent = Type.Object({
   desc: Desc,
   inlineDesc: Type.Optional(Type.Boolean()),
   state: Type.Optional(StateInput),
-  typeId: Type.Optional(Nullable(Type.String())),
-  typeSlug: Type.Optional(Nullable(Type.String())),
+  typeId: Type.Optional(Nullable(Type.String(), 'The type, by id. Sent with `typeSlug`, both must name one type (else 400).')),
+  typeSlug: Type.Optional(Nullable(Type.String(), 'The type, by slug. Sent with `typeId`, both must name one type (else 400).')),
   apiContext: ApiContext,
   /** Tag ids. */
   tags: Type.Optional(StringList),
@@ -83,15 +94,33 @@ export const PlaceholderObject = Type.Object({
   typeId: Type.Optional(Nullable(Type.String())),
 });
 
+/** The id of an element nested in a diagram: never the client's choice. */
+const NestedId = (what: string) =>
+  Type.Optional(
+    Type.String({
+      description: `The ${what}'s id as answered, to keep that ${what} of the stored diagram (an id the diagram does not have is 400); omitted, the ${what} is matched by \`ref\` or made anew.`,
+    }),
+  );
+
+/** Two spellings of one field: either is taken, and sent both they must agree (fields.ts eitherSpelling). */
+const sameAs = (other: string) => `\`${other}\` is another spelling of this field: sent both, they must be equal (else 400).`;
+
 export const CurrentInstance = Type.Object({
-  id: Id,
+  id: NestedId('instance'),
   ref: Ref,
-  componentId: Type.Optional(Nullable(Type.String())),
-  component: Type.Optional(Nullable(Type.String())),
+  componentId: Type.Optional(
+    Nullable(
+      Type.String(),
+      `The component the instance places, by id or ref (also a ref of this request's components); \`null\` or omitted: a placeholder. ${sameAs('component')}`,
+    ),
+  ),
+  component: Type.Optional(Nullable(Type.String(), sameAs('componentId'))),
   placeholder: Type.Optional(Type.Union([Type.String(), PlaceholderObject, Type.Null()])),
-  isContainer: Type.Optional(Type.Boolean()),
-  parentId: Type.Optional(Nullable(Type.String())),
-  parent: Type.Optional(Nullable(Type.String())),
+  isContainer: Type.Optional(Type.Boolean({ description: 'A container instance cannot have a parent (400).' })),
+  parentId: Type.Optional(
+    Nullable(Type.String(), `The container instance of this diagram the instance sits in, by id or ref. ${sameAs('parent')}`),
+  ),
+  parent: Type.Optional(Nullable(Type.String(), sameAs('parentId'))),
   position: Type.Optional(PositionInput),
   width: Size,
   height: Size,
@@ -101,18 +130,33 @@ export type CurrentInstance = Static<typeof CurrentInstance>;
 /** Text areas are the same in both forms. */
 export const CurrentTextArea = TextAreaInput;
 
-/** One end is required in either spelling: normalize.ts says `fromRef: Required` when neither is sent. */
-export const CurrentRelation = Type.Object({
-  id: Id,
-  ref: Ref,
-  fromRef: Type.Optional(Type.String()),
-  toRef: Type.Optional(Type.String()),
-  fromComponentInstance: Type.Optional(Type.String()),
-  toComponentInstance: Type.Optional(Type.String()),
-  label: Type.Optional(Nullable(Type.String())),
-  desc: Desc,
-  linksTo: Type.Optional(StringList),
-});
+/** Where a relation starts or ends. */
+const end = (which: 'from' | 'to') =>
+  Type.String({
+    description:
+      `The component instance of this diagram the relation ${which === 'from' ? 'starts' : 'ends'} at, by its ref (also one this ` +
+      `request gives an instance) or its id; one the diagram does not have is 400. Required, in this spelling or as ` +
+      `\`${which}ComponentInstance\`. ${sameAs(`${which}ComponentInstance`)}`,
+  });
+
+/**
+ * Each end is required in one spelling or the other (`allOf`: check-body.ts says `fromRef:
+ * Required` when neither is sent); sent both, they must agree (normalize.ts).
+ */
+export const CurrentRelation = Type.Object(
+  {
+    id: NestedId('relation'),
+    ref: Ref,
+    fromRef: Type.Optional(end('from')),
+    toRef: Type.Optional(end('to')),
+    fromComponentInstance: Type.Optional(Type.String({ description: sameAs('fromRef') })),
+    toComponentInstance: Type.Optional(Type.String({ description: sameAs('toRef') })),
+    label: Type.Optional(Nullable(Type.String())),
+    desc: Desc,
+    linksTo: Type.Optional(StringList),
+  },
+  { allOf: [oneOfSpellingsRequired('fromRef', 'fromComponentInstance'), oneOfSpellingsRequired('toRef', 'toComponentInstance')] } as never,
+);
 export type CurrentRelation = Static<typeof CurrentRelation>;
 
 export const CurrentDiagram = Type.Object({
@@ -175,6 +219,10 @@ function updateOf<T extends TObject>(schema: T) {
       ),
       ref: Type.Union([RefText, Type.Null()], { description: "The element's ref; `null` removes the stored one." }),
     }),
+    {
+      description:
+        'Any part of the resource. An element whose `id` names a resource, or without `id` whose `ref` a stored one holds, updates it: the fields sent replace the stored ones, `null` clears. Any other element creates a resource, and needs what creating one needs (the fields the create body requires; else 400 `<index>.name: Required`).',
+    },
   );
 }
 

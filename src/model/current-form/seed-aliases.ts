@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ComponentInput, DiagramInput, RelationInput } from '../schemas.js';
+import { ComponentInput, DiagramInput, oneOfSpellingsRequired, RelationInput } from '../schemas.js';
 
 /**
  * The seed's paths (`/diagram`, `/model`) accept the current form's relation ends too:
@@ -30,7 +30,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * either spelling (one of the two required), which acceptRelationAliases turns into the seed's
  * before the seed's own schema (../schemas.ts) checks the body with its own texts.
  */
-const eitherEnd = (a: string, b: string) => ({ anyOf: [{ required: [a] }, { required: [b] }] });
 export const RelationWire = Type.Object(
   {
     ...RelationInput.properties,
@@ -39,7 +38,9 @@ export const RelationWire = Type.Object(
     fromRef: Type.Optional(Type.String({ description: 'Another spelling of `fromComponentInstance`.' })),
     toRef: Type.Optional(Type.String({ description: 'Another spelling of `toComponentInstance`.' })),
   },
-  { allOf: [eitherEnd('fromComponentInstance', 'fromRef'), eitherEnd('toComponentInstance', 'toRef')] } as never,
+  {
+    allOf: [oneOfSpellingsRequired('fromComponentInstance', 'fromRef'), oneOfSpellingsRequired('toComponentInstance', 'toRef')],
+  } as never,
 );
 export const DiagramWire = Type.Object({ ...DiagramInput.properties, relations: Type.Optional(Type.Array(RelationWire)) });
 export const DiagramWireBody = Type.Array(DiagramWire);
