@@ -292,6 +292,24 @@ test('rules JSON Schema cannot state are in the descriptions: the server refuses
         words: /both must name one type/,
       },
       {
+        request: { method: 'POST', path: '/attributes', body: { name: 'Tier', type: 'LIST' } },
+        error: /^A LIST attribute needs a list of values\./,
+        says: ['CurrentAttributeInput', 'properties', 'list'],
+        words: /required when `type` is `LIST`/,
+      },
+      {
+        request: { method: 'POST', path: '/attributes', body: { name: 'Tier', type: 'STRING', list: ['a'] } },
+        error: /^Only a LIST attribute may have a list; this one is STRING\./,
+        says: ['CurrentAttributeInput', 'properties', 'list'],
+        words: /refused for any other type/,
+      },
+      {
+        request: { method: 'POST', path: '/attributes', body: { name: 'Tier', type: 'LIST', list: ['a', 'a'] } },
+        error: /^Duplicate list values are not allowed, got several of: a/,
+        says: ['CurrentAttributeInput', 'properties', 'list'],
+        words: /each option at most once/,
+      },
+      {
         request: { method: 'PATCH', path: '/components/upsert-batch', body: [{ id: 'new-one', desc: 'no name' }] },
         error: 'Invalid JSON: 0.name: Required',
         says: ['CurrentComponentUpsert'],

@@ -69,7 +69,8 @@ export function checkBody<S extends TSchema>(schema: S, body: unknown): Static<S
 }
 
 /**
- * Marks a schema whose rule (beyond its JSON type) the write step applies and words itself: a
+ * Marks a scalar schema (its rule beyond its JSON type is a `pattern`, a `not` and the like; an
+ * array's or object's contents would go unchecked) whose rule the write step applies and words itself: a
  * client's id (current-form/schemas.ts clientId; write/current.ts checkNewId refuses it with the
  * texts of docs/api.md §13). The schema states the rule, for the OpenAPI document; checkBody
  * refuses a value of the wrong type as usual, but a body that fails only such rules passes on, so

@@ -93,7 +93,16 @@ export const AttributeInput = Type.Object({
   required: Type.Optional(Type.Boolean()),
   forTypes: Type.Optional(StringList),
   apiContext: ApiContext,
-  list: Type.Optional(StringList),
+  /**
+   * A LIST attribute's options. The rule (rules.ts checkAttribute) is the resulting attribute's,
+   * after a PATCH merges in the stored one, so the schema says it in words, as the texts do.
+   */
+  list: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'The options of a `LIST` attribute: required when `type` is `LIST` (`A LIST attribute needs a list of values.`), refused for any other type (`Only a LIST attribute may have a list; …`), each option at most once (`Duplicate list values are not allowed, …`).',
+    }),
+  ),
 });
 export type AttributeInput = Static<typeof AttributeInput>;
 
