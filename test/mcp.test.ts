@@ -183,6 +183,75 @@ test('without a key 401, with a wrong key 401, from another site 403, and a sess
   }
 });
 
+test('a JSON-RPC batch is served only to a session whose protocol version has batches (2025-03-26), refused from 2025-06-18 on', async (t) => {
+  const post = (body: unknown, session?: string, version?: string) =>
+    fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${s.readerKey}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session }),
+        ...(version === undefined ? {} : { 'mcp-protocol-version': version }),
+      },
+      body: JSON.stringify(body),
+    });
+  const initialize = (protocolVersion: string) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const batch = [
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'ping' },
+  ];
+  // What the server settles on is the SDK's answer to initialize: the refusal follows it, whatever was asked.
+  for (const asked of ['2025-03-26', '2025-06-18', '2025-11-25', '1999-01-01']) {
+    const made = await post(initialize(asked));
+    t.is(made.status, 200, asked);
+    const { protocolVersion } = ((await made.json()) as { result: { protocolVersion: string } }).result;
+    const session = made.headers.get('mcp-session-id')!;
+    const reply = await post(batch, session, protocolVersion);
+    if (protocolVersion === '2025-03-26') {
+      t.is(reply.status, 200, asked);
+      const answers = (await reply.json()) as Array<{ id: number; result: unknown }>;
+      t.deepEqual(
+        answers.map((a) => a.id),
+        [2, 3],
+      );
+      t.true(answers.every((a) => a.result !== undefined));
+      continue;
+    }
+    t.true(protocolVersion >= '2025-06-18', asked);
+    t.is(reply.status, 400, asked);
+    t.regex(reply.headers.get('content-type') ?? '', /^application\/json/);
+    t.deepEqual(await reply.json(), {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: `Invalid Request: MCP ${protocolVersion} has no batches (a JSON array of messages in one POST): send each message in a POST of its own.`,
+      },
+    });
+    // A batch of notifications only is a batch all the same.
+    t.is((await post([{ jsonrpc: '2.0', method: 'notifications/initialized' }], session, protocolVersion)).status, 400, asked);
+    // The session goes on: each message in a POST of its own is answered.
+    const one = await post(batch[0], session, protocolVersion);
+    t.is(one.status, 200, asked);
+    t.is(((await one.json()) as { id: number }).id, 2);
+  }
+  // An initialize sent as a batch under a version without batches opens no session.
+  const wrapped = await post([initialize('2025-06-18')]);
+  t.is(wrapped.status, 400);
+  t.is(wrapped.headers.get('mcp-session-id'), null);
+  t.is(((await wrapped.json()) as { error: { code: number } }).error.code, -32600);
+  const older = await post([initialize('2025-03-26')]);
+  t.is(older.status, 200);
+  t.truthy(older.headers.get('mcp-session-id'));
+  t.is(((await older.json()) as { result: { protocolVersion: string } }).result.protocolVersion, '2025-03-26');
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

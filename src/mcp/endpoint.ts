@@ -17,6 +17,11 @@ import type { Tool } from './tools.js';
  * SDK's 1.x clients send it only then) for the `Agent:` trailer of its commits. A request naming
  * a session this process does not know (another instance, a restart) is answered 404, on which
  * the protocol has clients start a new session. A session belongs to the key that made it.
+ *
+ * A JSON-RPC batch (a JSON array of messages in one POST) is served only to a session whose
+ * protocol version has batches: 2025-03-26 added them, 2025-06-18 removed them ("the body of the
+ * POST request MUST be a single JSON-RPC request, notification, or response"). The SDK's
+ * transport takes a batch whatever the version, so the refusal is made here, before it.
  */
 
 export interface McpSettings {
@@ -35,9 +40,11 @@ interface Session {
   server: Server;
   keyId: string;
   lastUsed: number;
+  /** The protocol version its `initialize` settled on: whether a batch is served. */
+  protocolVersion: string;
 }
 
-/** The SDK's side, loaded with the first session (protocol.ts says why). */
+/** The SDK's side, loaded with the first session (loadProtocol). */
 let protocol: Promise<typeof import('./protocol.js')> | undefined;
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -89,14 +96,14 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     }
   };
 
-  const newSession = async (key: KeyRecord): Promise<Session> => {
-    const { openSession } = await (protocol ??= import('./protocol.js'));
+  const newSession = async (key: KeyRecord, protocolVersion: string): Promise<Session> => {
+    const { openSession } = await loadProtocol();
     sweep(key.id);
     const { server, transport } = openSession(settings, {
       initialized: (id) => sessions.set(id, session),
       closed: (id) => sessions.delete(id),
     });
-    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now() };
+    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion };
     return session;
   };
 
@@ -106,10 +113,14 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     const id = ctx.get(SESSION_HEADER);
     let session: Session | undefined;
     if (id === '') {
-      if (ctx.method !== 'POST' || !isInitialize(ctx.request.body)) {
+      const initialize = ctx.method === 'POST' ? initializeIn(ctx.request.body) : undefined;
+      if (initialize === undefined) {
         throw new ApiError(400, 'Start with an initialize request: this request names no Mcp-Session-Id.');
       }
-      session = await newSession(key);
+      const version = (await loadProtocol()).negotiatedVersion(initialize);
+      // `[initialize]` under a version without batches opens no session.
+      if (Array.isArray(ctx.request.body) && !hasBatches(version)) return refuseBatch(ctx, version);
+      session = await newSession(key, version);
       await session.server.connect(session.transport);
     } else {
       session = sessions.get(id);
@@ -117,6 +128,9 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       if (!session || session.keyId !== key.id) throw new ApiError(404, 'Session not found: initialize a new one.');
     }
     session.lastUsed = Date.now();
+    if (ctx.method === 'POST' && Array.isArray(ctx.request.body) && !hasBatches(session.protocolVersion)) {
+      return refuseBatch(ctx, session.protocolVersion);
+    }
     const invalid = ctx.method === 'POST' ? invalidParams(ctx.request.body) : undefined;
     if (invalid !== undefined) {
       // The SDK checks params only with its schemas, and answers a mismatch as an internal error
@@ -139,7 +153,35 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
   return router;
 }
 
+/** The SDK's side, loaded with the first session (protocol.ts says why). */
+function loadProtocol(): Promise<typeof import('./protocol.js')> {
+  protocol ??= import('./protocol.js');
+  return protocol;
+}
+
+const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+
+/** Whether MCP `version` has JSON-RPC batches: from 2025-06-18 on it has none (versions are dates). */
+function hasBatches(version: string): boolean {
+  return version < '2025-06-18';
+}
+
+/**
+ * A batch under a version without batches: the Streamable HTTP transport's answer to a body it
+ * cannot accept, 400 with a JSON-RPC error that has no id (the batch's messages go unanswered).
+ */
+function refuseBatch(ctx: Context, version: string): void {
+  ctx.status = 400;
+  ctx.body = {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: INVALID_REQUEST,
+      message: `Invalid Request: MCP ${version} has no batches (a JSON array of messages in one POST): send each message in a POST of its own.`,
+    },
+  };
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -162,9 +204,10 @@ function invalidParams(body: unknown): { id: unknown; message: string } | undefi
   return undefined;
 }
 
-function isInitialize(body: unknown): boolean {
+/** The `initialize` request a body carries (alone, or in a batch), if any. */
+function initializeIn(body: unknown): unknown {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize');
+  return messages.find((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'initialize');
 }
 
 /**

@@ -13,10 +13,12 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
@@ -37,6 +39,16 @@ export function openSession(
     onsessionclosed: (id) => events.closed(id),
   });
   return { server, transport };
+}
+
+/**
+ * The protocol version an `initialize` request settles on, by the rule of the SDK's server
+ * (`Server._oninitialize`, which keeps it to itself): the version the client asks for when the
+ * SDK supports it, else the SDK's latest.
+ */
+export function negotiatedVersion(initialize: unknown): string {
+  const asked = (initialize as { params?: { protocolVersion?: unknown } } | null)?.params?.protocolVersion;
+  return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
 }
 
 function carried(extra: { authInfo?: AuthInfo }): Context {
