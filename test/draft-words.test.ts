@@ -3,7 +3,7 @@ import test from 'ava';
 import { describeChanges } from '../src/drafts/words.js';
 import { diffModels } from '../src/history/diff.js';
 import { emptyModel } from '../src/model/files.js';
-import type { Diagram, Model } from '../src/model/types.js';
+import type { Diagram, Model, Tag } from '../src/model/types.js';
 
 function withDiagram(diagram: Partial<Diagram>): Model {
   const model = emptyModel({ name: 'Acme', slug: 'acme', members: [] });
@@ -40,4 +40,18 @@ test('a list emptied is [] in the diff, as the API answers it, not null', (t) =>
   delete (after.diagrams.get('d1') as Partial<Diagram>).tags;
   t.deepEqual(diffModels(before, after).changed[0]?.fields, [{ field: 'tags', old: ['t1'], new: [] }]);
   t.deepEqual(diffModels(after, withDiagram({ tags: [] })).changed, [], 'left out and empty are the same');
+});
+
+test('a resource whose one change is its apiContext is said so; beside other changes apiContext goes unsaid', (t) => {
+  const before = withDiagram({ apiContext: '2026-11-22 00:41:49' });
+  t.deepEqual(describeChanges(diffModels(before, withDiagram({ apiContext: 'pipeline run 43' }))), ['on Payments: changed apiContext']);
+  t.deepEqual(describeChanges(diffModels(before, withDiagram({ name: 'Billing', apiContext: 'pipeline run 43' }))), [
+    "on Billing: renamed 'Payments' to 'Billing'",
+  ]);
+  const tagged = (apiContext: string) => {
+    const model = withDiagram({});
+    (model.tags as Map<string, Tag>).set('t1', { id: 't1', name: 'PCI', apiContext } as Tag);
+    return model;
+  };
+  t.deepEqual(describeChanges(diffModels(tagged('run 1'), tagged('run 2'))), ['on PCI: changed apiContext']);
 });

@@ -319,6 +319,38 @@ test('draft_diff on a merged draft tells what its merge brought into main, after
   );
 });
 
+test('a draft whose one change is an apiContext is said to change it: by write_model, by draft_diff open and merged', async (t) => {
+  // A server of its own: merging moves main.
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  t.is((await own.post('/api/external/components', { id: 'ledger', name: 'Ledger' })).status, 201);
+  const client = await connect(own.key, 'review-bot', own);
+  t.teardown(() => client.close());
+  const text = (reply: Awaited<ReturnType<Client['callTool']>>) => (reply.content as Text[])[0]!.text;
+  t.falsy((await client.callTool({ name: 'create_draft', arguments: { name: 'stamp' } })).isError);
+  const main = await own.head();
+
+  const written = await client.callTool({
+    name: 'write_model',
+    arguments: { draft: 'stamp', components: [{ id: 'ledger', apiContext: 'pipeline run 43' }] },
+  });
+  t.falsy(written.isError, text(written));
+  t.regex(text(written), /^Wrote into draft 'stamp' \(commit [0-9a-f]{12}\):\n- on Ledger: changed apiContext\n/);
+  t.deepEqual((written.structuredContent as { changes: string[] }).changes, ['on Ledger: changed apiContext']);
+
+  const open = await client.callTool({ name: 'draft_diff', arguments: { draft: 'stamp' } });
+  t.regex(text(open), /^- on Ledger: changed apiContext\n/);
+  t.deepEqual((open.structuredContent as { summary: string[] }).summary, ['on Ledger: changed apiContext']);
+
+  t.is((await own.post('/api/external/drafts/stamp/merge', {})).status, 200);
+  t.not(await own.head(), main, 'the merge made a commit');
+  t.is((await own.get('/api/external/components/ledger')).body.apiContext, 'pipeline run 43');
+  const merged = await client.callTool({ name: 'draft_diff', arguments: { draft: 'stamp' } });
+  t.is((merged.structuredContent as { state: string }).state, 'merged');
+  t.regex(text(merged), /^Merged; what its merge brought into main:\n- on Ledger: changed apiContext\n/);
+  t.notRegex(text(merged), /brought nothing/);
+});
+
 test('a reader key can neither see nor call the draft tools', async (t) => {
   const reader = await connect(s.readerKey);
   t.teardown(() => reader.close());

@@ -19,7 +19,9 @@ export function describeChanges(diff: ModelDiff): string[] {
   for (const removed of diff.removed) sentences.push(`removed ${KIND_WORDS[removed.kind]} ${removed.name ?? removed.id}`);
   for (const changed of diff.changed) {
     const parts = changed.kind === 'diagram' ? diagramParts(changed.fields) : resourceParts(changed.fields);
-    if (parts.length > 0) sentences.push(`on ${changed.name ?? changed.id}: ${parts.join(', ')}`);
+    // apiContext goes unsaid beside other changes (every write that changes a resource sets it),
+    // but a resource whose one change is its apiContext was changed all the same.
+    sentences.push(`on ${changed.name ?? changed.id}: ${parts.length > 0 ? parts.join(', ') : 'changed apiContext'}`);
   }
   return sentences;
 }
