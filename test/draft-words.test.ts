@@ -1,6 +1,6 @@
 /** A draft's changes: the diff (src/history/diff.ts) and a reviewer's words for it (src/drafts/words.ts). */
 import test from 'ava';
-import { describeChanges } from '../src/drafts/words.js';
+import { describeChanges, describeOrganizationChange } from '../src/drafts/words.js';
 import { diffModels } from '../src/history/diff.js';
 import { emptyModel } from '../src/model/files.js';
 import type { Diagram, Model, Tag } from '../src/model/types.js';
@@ -54,4 +54,18 @@ test('a resource whose one change is its apiContext is said so; beside other cha
     return model;
   };
   t.deepEqual(describeChanges(diffModels(tagged('run 1'), tagged('run 2'))), ['on PCI: changed apiContext']);
+});
+
+test("the organization's change, which the diff of resources does not carry, is said from the two organizations", (t) => {
+  const acme = { name: 'Acme', slug: 'acme', members: ['ada@example.com', 'linus@example.com'] };
+  t.deepEqual(describeOrganizationChange(acme, acme), []);
+  t.deepEqual(
+    describeOrganizationChange(acme, { ...acme, name: 'Acme Corp', members: ['ada@example.com', 'grace@example.com', 'ken@example.com'] }),
+    [
+      "renamed the organization 'Acme' to 'Acme Corp'",
+      'added members grace@example.com, ken@example.com',
+      'removed member linus@example.com',
+    ],
+  );
+  t.deepEqual(describeOrganizationChange(acme, { ...acme, members: ['linus@example.com', 'ada@example.com'] }), ['reordered the members']);
 });

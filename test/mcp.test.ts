@@ -3,10 +3,12 @@
  * against a real server of the sample organization (CONTRACT.md §10, issue 28).
  */
 import test from 'ava';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TestServer } from './support/server.js';
+import { run, TestServer } from './support/server.js';
 
 const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
 let s: TestServer;
@@ -349,6 +351,43 @@ test('a draft whose one change is an apiContext is said to change it: by write_m
   t.is((merged.structuredContent as { state: string }).state, 'merged');
   t.regex(text(merged), /^Merged; what its merge brought into main:\n- on Ledger: changed apiContext\n/);
   t.notRegex(text(merged), /brought nothing/);
+});
+
+test("a draft whose one change is the organization's (organization.yaml, pushed over git) is said to change it, open and merged", async (t) => {
+  // A server of its own: merging moves main. The push is checked by the hook, which runs dist/cli.js.
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const remote = new URL(`${own.url}/git/${own.slug}.git`);
+  remote.username = 'ci';
+  remote.password = own.key;
+  const parent = await mkdtemp(join(tmpdir(), 'c4store-mcp-clone-'));
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const dir = join(parent, 'model');
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+  const git = (...args: string[]) => run('git', ['-C', dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', ...args], { env });
+  await run('git', ['clone', '-q', remote.href, dir], { env });
+  await git('checkout', '-q', '-b', 'drafts/people', 'origin/main');
+  const file = join(dir, 'organization.yaml');
+  const yaml = await readFile(file, 'utf8');
+  await writeFile(file, yaml.replace('name: Acme', 'name: Acme Corp').replace('  - linus@example.com', '  - grace@example.com'));
+  await git('commit', '-q', '-am', 'Rename the organization; Grace for Linus');
+  await git('push', '-q', 'origin', 'drafts/people');
+
+  const client = await connect(own.key, 'review-bot', own);
+  t.teardown(() => client.close());
+  const said = ["renamed the organization 'Acme' to 'Acme Corp'", 'added member grace@example.com', 'removed member linus@example.com'];
+  const open = await client.callTool({ name: 'draft_diff', arguments: { draft: 'people' } });
+  t.falsy(open.isError, JSON.stringify(open.content));
+  t.is((open.content as Text[])[0]!.text.split('\nReview: ')[0], said.map((line) => `- ${line}`).join('\n'));
+  t.deepEqual((open.structuredContent as { summary: string[] }).summary, said);
+
+  t.is((await own.post('/api/external/drafts/people/merge', {})).status, 200);
+  t.regex(await own.git('show', 'main:organization.yaml'), /name: Acme Corp/);
+  const merged = await client.callTool({ name: 'draft_diff', arguments: { draft: 'people' } });
+  t.is(
+    (merged.content as Text[])[0]!.text.split('\nReview: ')[0],
+    `Merged; what its merge brought into main:\n${said.map((line) => `- ${line}`).join('\n')}`,
+  );
 });
 
 test('a reader key can neither see nor call the draft tools', async (t) => {

@@ -1,8 +1,10 @@
 import type { ModelDiff } from '../history/diff.js';
+import type { Organization } from '../model/types.js';
 
 /**
  * A draft's changes as a reviewer says them: "added component Fraud Check", "on Payments C2:
- * moved 2 boxes, relabelled 'SQL'". Pure: the diff in, one sentence per resource out.
+ * moved 2 boxes, relabelled 'SQL'". Pure: the diff in, one sentence per resource out (and the
+ * organization's own, which the diff does not carry, from the two organizations).
  */
 
 const KIND_WORDS: Record<string, string> = {
@@ -23,6 +25,24 @@ export function describeChanges(diff: ModelDiff): string[] {
     // but a resource whose one change is its apiContext was changed all the same.
     sentences.push(`on ${changed.name ?? changed.id}: ${parts.length > 0 ? parts.join(', ') : 'changed apiContext'}`);
   }
+  return sentences;
+}
+
+/**
+ * A change of `organization.yaml` (its name, its members) as a reviewer says it. The
+ * organization is no resource, so the diff of resources does not carry it; a draft pushed over
+ * git may change it all the same, and a merge brings it into main.
+ */
+export function describeOrganizationChange(before: Organization, after: Organization): string[] {
+  const sentences: string[] = [];
+  if (before.name !== after.name) sentences.push(`renamed the organization ${quote(before.name)} to ${quote(after.name)}`);
+  const added = after.members.filter((member) => !before.members.includes(member));
+  const removed = before.members.filter((member) => !after.members.includes(member));
+  if (added.length > 0) sentences.push(`added member${added.length === 1 ? '' : 's'} ${added.join(', ')}`);
+  if (removed.length > 0) sentences.push(`removed member${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`);
+  const reordered = added.length + removed.length === 0 && before.members.join('\n') !== after.members.join('\n');
+  if (reordered) sentences.push('reordered the members');
+  if (before.slug !== after.slug) sentences.push(`changed the organization's slug ${quote(before.slug)} to ${quote(after.slug)}`);
   return sentences;
 }
 
