@@ -390,6 +390,85 @@ test("a draft whose one change is the organization's (organization.yaml, pushed 
   );
 });
 
+test('render_diagram of a diagram the draft deleted: with compare "main", main\'s drawing with every element marked removed; without, an error that says so', async (t) => {
+  // A server of its own: merging moves main.
+  const own = await TestServer.start({ from: SAMPLE, slug: 'demo' });
+  t.teardown(() => own.close());
+  const shown = (await own.get('/api/external/diagram/shop-containers')).body as {
+    id: string;
+    name: string;
+    componentInstances: unknown[];
+    relations: unknown[];
+    textareas?: unknown[];
+  };
+  t.true(shown.componentInstances.length > 0 && shown.relations.length > 0);
+  t.is((await own.post('/api/external/drafts', { name: 'drop' })).status, 201);
+  const dropped = await own.request('DELETE', `/api/external/diagrams/${shown.id}?draft=drop&cascade=true`);
+  t.is(dropped.status, 200, dropped.text.slice(0, 300));
+  t.is((await own.get(`/api/external/diagram/${shown.id}?draft=drop`)).status, 404, 'the draft has it no more');
+  const client = await connect(own.readerKey, 'review-bot', own);
+  t.teardown(() => client.close());
+  const call = async (args: Record<string, unknown>) => {
+    const reply = await client.callTool({ name: 'render_diagram', arguments: args });
+    const content = reply.content as Array<{ type: string; text?: string; data?: string }>;
+    return { isError: reply.isError === true, text: content[0]!.text!, content, structured: reply.structuredContent as any };
+  };
+  /** Each drawn element's mark, by its id (src/drawing/svg.ts writes its groups as <g class="…" …data-id="…">). */
+  const marksOf = (svg: string) =>
+    new Map(
+      [...svg.matchAll(/<g class="([^"]*)"[^>]*? data-id="([^"]+)"/g)].map(([, classes, id]) => [
+        id!,
+        classes!.split(' ').find((c) => c.startsWith('c4-')),
+      ]),
+    );
+  const ids = [...shown.componentInstances, ...shown.relations, ...(shown.textareas ?? [])].map((e) => (e as { id: string }).id).sort();
+
+  const told = `Draft 'drop' deleted diagram '${shown.name}' (id '${shown.id}'): render_diagram with compare "main" draws it as main had it, every element marked removed.`;
+  for (const id of [shown.id, 'shop-containers']) {
+    const plain = await call({ id, draft: 'drop' });
+    t.true(plain.isError, id);
+    t.is(plain.text, told);
+  }
+  const drawn = await call({ id: 'shop-containers', draft: 'drop', compare: 'main' });
+  t.false(drawn.isError, drawn.text);
+  t.regex(drawn.text, /^<svg[\s>]/);
+  const marks = marksOf(drawn.text);
+  t.deepEqual([...marks.keys()].sort(), ids, "every element of main's diagram is drawn");
+  t.deepEqual(new Set(marks.values()), new Set(['c4-removed']));
+  t.like(drawn.structured, { id: shown.id, name: shown.name, draft: 'drop', deleted: true, mediaType: 'image/svg+xml' });
+  t.regex(drawn.structured.url, /\/orgs\/demo\/drafts\/drop$/, "the draft's review page: the diagram has no page in the draft");
+  t.is(drawn.structured.svg, undefined, 'no address draws it');
+  // The same drawing as the visual diff draws an element the draft removed (drafts/visual-diff.ts).
+  t.regex(drawn.text, /class="[^"]*c4-removed/);
+
+  const png = await call({ id: shown.id, draft: 'drop', compare: 'main', format: 'png' });
+  t.false(png.isError, png.text);
+  t.regex(
+    png.text,
+    new RegExp(`^'${shown.name}' \\(deleted by draft 'drop': as main had it, every element marked removed\\) drawn as PNG`),
+  );
+  const image = png.content.find((c) => c.type === 'image')!;
+  t.deepEqual([...Buffer.from(image.data!, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  t.is(png.structured.png, undefined);
+
+  // A diagram neither the draft nor main had is not found, as before.
+  const none = await call({ id: 'nope', draft: 'drop', compare: 'main' });
+  t.is(none.text, "Diagram with id 'nope' does not exist.");
+  const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'drop' } });
+  t.regex(
+    (diff.content as Text[])[0]!.text,
+    /\nrender_diagram with draft and compare "main" draws a changed diagram with its changes marked, and a diagram it deleted as main had it, every element marked removed\.\n/,
+  );
+
+  // Merged, the deletion is what its merge brought into main: still drawn so.
+  t.is((await own.post('/api/external/drafts/drop/merge', {})).status, 200);
+  t.is((await own.get(`/api/external/diagram/${shown.id}`)).status, 404);
+  const merged = await call({ id: shown.id, draft: 'drop', compare: 'main' });
+  t.false(merged.isError, merged.text);
+  t.deepEqual([...marksOf(merged.text).keys()].sort(), ids);
+  t.deepEqual(new Set(marksOf(merged.text).values()), new Set(['c4-removed']));
+});
+
 test('a reader key can neither see nor call the draft tools', async (t) => {
   const reader = await connect(s.readerKey);
   t.teardown(() => reader.close());

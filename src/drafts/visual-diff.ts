@@ -11,7 +11,7 @@ import { same } from './merge.js';
 export type Mark = 'added' | 'removed' | 'changed';
 
 export interface VisualDiff {
-  /** The draft's diagram with the removed elements put back. */
+  /** The draft's diagram with the removed elements put back (one the draft deleted: as it was). */
   diagram: Diagram;
   /** The draft's model, plus the components only removed instances still show. */
   model: Model;
@@ -19,16 +19,27 @@ export interface VisualDiff {
   marks: ReadonlyMap<string, Mark>;
 }
 
-export function visualDiff(before: { diagram: Diagram | undefined; model: Model }, after: { diagram: Diagram; model: Model }): VisualDiff {
+/**
+ * A diagram the draft added (none before) has everything marked added; one the draft deleted
+ * (none after) is drawn as it was with everything marked removed: on the draft's side it is
+ * that diagram with nothing left on it.
+ */
+export function visualDiff(before: { diagram: Diagram | undefined; model: Model }, after: { diagram: Diagram; model: Model }): VisualDiff;
+export function visualDiff(before: { diagram: Diagram; model: Model }, after: { diagram: Diagram | undefined; model: Model }): VisualDiff;
+export function visualDiff(
+  before: { diagram: Diagram | undefined; model: Model },
+  after: { diagram: Diagram | undefined; model: Model },
+): VisualDiff {
   const marks = new Map<string, Mark>();
   const old = before.diagram ?? { componentInstances: [], relations: [], textareas: [] };
+  const now = after.diagram ?? { ...before.diagram!, componentInstances: [], relations: [], textareas: [] };
   const changedComponent = (instance: ComponentInstance, previous: ComponentInstance) =>
     instance.component !== null &&
     instance.component === previous.component &&
     !same(componentShown(after.model.components.get(instance.component)), componentShown(before.model.components.get(instance.component)));
-  const instances = compareList(old.componentInstances, after.diagram.componentInstances, marks, changedComponent);
-  const relations = compareList<Relation>(old.relations, after.diagram.relations, marks);
-  const textareas = compareList<TextArea>(old.textareas, after.diagram.textareas, marks);
+  const instances = compareList(old.componentInstances, now.componentInstances, marks, changedComponent);
+  const relations = compareList<Relation>(old.relations, now.relations, marks);
+  const textareas = compareList<TextArea>(old.textareas, now.textareas, marks);
 
   // Components that only a removed instance still shows are drawn from the model before.
   const components = new Map<string, Component>();
@@ -39,7 +50,7 @@ export function visualDiff(before: { diagram: Diagram | undefined; model: Model 
   }
   const model: Model =
     components.size === 0 ? after.model : { ...after.model, components: new Map([...after.model.components, ...components]) };
-  return { diagram: { ...after.diagram, componentInstances: instances, relations, textareas }, model, marks };
+  return { diagram: { ...now, componentInstances: instances, relations, textareas }, model, marks };
 }
 
 /** What of a component its box shows (its name and type), or whether it exists at all. */

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
+import { visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges, describeOrganizationChange } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
@@ -13,7 +14,7 @@ import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
 import { collectionOf, DIRECTORIES, kindOfId, type StoredKind } from '../model/files.js';
-import type { Model } from '../model/types.js';
+import type { Diagram, Model } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
 import { ignoredFields } from '../model/ignored-fields.js';
 import { draftRef } from '../store/branches.js';
@@ -132,6 +133,21 @@ function resourceIdOf(model: Model, name: string): string {
   return name;
 }
 
+/**
+ * The diagram `id` names (its id, or else its ref) as main had it where the draft began, when
+ * the draft deleted it; with the two models the draft's changes are read between, as the
+ * draft's diff and review page read them (Drafts.review).
+ */
+async function deletedInDraft(
+  context: ToolContext,
+  draft: string,
+  id: string,
+): Promise<{ diagram: Diagram; before: Model; after: Model } | undefined> {
+  const { before, after } = await new Drafts(state(context.ctx).org).review(draft);
+  const was = byIdOrRef(before.diagrams, id);
+  return was === undefined || after.diagrams.has(was.id) ? undefined : { diagram: was, before, after };
+}
+
 /** A diagram's `url` as the draft has it: without ?draft= the page shows main's. Other items as they are. */
 function inDraft<T>(item: T, draft: string | undefined): T {
   const url = (item as { url?: unknown } | null)?.url;
@@ -174,7 +190,7 @@ const RenderInput = Type.Object({
   compare: Type.Optional(
     Type.Literal('main', {
       description:
-        "With draft: the draft's visual diff against main, drawn on the draft's layout; what the draft adds, removes (faded) and changes is marked (SVG groups with class c4-added, c4-removed, c4-changed).",
+        "With draft: the draft's visual diff against main, drawn on the draft's layout; what the draft adds, removes (faded) and changes is marked (SVG groups with class c4-added, c4-removed, c4-changed). A diagram the draft deleted is drawn as main had it, every element marked removed.",
     }),
   ),
   format: Type.Optional(
@@ -297,39 +313,71 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ id, format = 'svg', draft, compare }, context) {
       if (compare !== undefined && draft === undefined) throw new ApiError(400, 'compare needs draft: the draft to compare with main.');
+      const { org } = state(context.ctx);
       const snapshot = await snapshotOf(context, draft);
-      const diagram = byIdOrRef(snapshot.model.diagrams, id);
+      const found = byIdOrRef(snapshot.model.diagrams, id);
+      const deleted = found === undefined && draft !== undefined ? await deletedInDraft(context, draft, id) : undefined;
+      const diagram = found ?? deleted?.diagram;
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+      if (deleted && compare === undefined) {
+        throw new ApiError(
+          404,
+          `Draft '${draft}' deleted diagram '${diagram.name}' (id '${diagram.id}'): render_diagram with compare "main" draws it as main had it, every element marked removed.`,
+        );
+      }
       // The page and the drawings, as the draft has them when one was named.
-      const path = `${context.publicUrl}${diagramPath(state(context.ctx).org.slug, diagram.id)}`;
+      const path = `${context.publicUrl}${diagramPath(org.slug, diagram.id)}`;
       const query = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}${compare === undefined ? '' : '&compare=main'}`;
-      const url = path + query;
-      const about = { id: diagram.id, name: diagram.name, url, ...(draft === undefined ? {} : { draft }) };
-      const drawn =
-        compare === undefined || draft === undefined ? undefined : await new Drafts(state(context.ctx).org).comparison(draft, diagram.id);
+      // A diagram the draft deleted has no page or drawing in the draft: its review page tells of the deletion.
+      const url = deleted ? draftPage(context, draft!) : path + query;
+      const about = {
+        id: diagram.id,
+        name: diagram.name,
+        url,
+        ...(draft === undefined ? {} : { draft }),
+        ...(deleted ? { deleted: true } : {}),
+      };
+      const drawn = deleted
+        ? visualDiff({ diagram: deleted.diagram, model: deleted.before }, { diagram: undefined, model: deleted.after })
+        : compare === undefined || draft === undefined
+          ? undefined
+          : await new Drafts(org).comparison(draft, diagram.id);
       const drawSvg = () => (drawn ? drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }) : drawingOf(diagram, snapshot.model));
+      const svgAddress = deleted ? undefined : `${path}.svg${query}`;
+      const what = deleted
+        ? `'${diagram.name}' (deleted by draft '${draft}': as main had it, every element marked removed)`
+        : `'${diagram.name}'`;
       if (format === 'png') {
         const png = drawn ? await pngInTurn(snapshot.model.organization.slug, await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
         // The viewer draws a visual diff as SVG only: its PNG address would show no marks.
-        const address = drawn ? `${path}.svg${query}` : `${path}.png${query}`;
-        const structured = { ...about, ...(drawn ? { svg: address } : { png: address }), mediaType: 'image/png', bytes: png.length };
+        const address = drawn ? svgAddress : `${path}.png${query}`;
+        const structured = {
+          ...about,
+          ...(address === undefined ? {} : drawn ? { svg: address } : { png: address }),
+          mediaType: 'image/png',
+          bytes: png.length,
+        };
         if (png.length > MAX_PNG_BYTES) {
-          return {
-            text: `The PNG of '${diagram.name}' is ${png.length} bytes, too large for an answer: it is at ${address}${drawn ? ' as SVG' : ''}.`,
-            structured,
-          };
+          const where = address === undefined ? 'format svg gives it as text' : `it is at ${address}${drawn ? ' as SVG' : ''}`;
+          return { text: `The PNG of ${what} is ${png.length} bytes, too large for an answer: ${where}.`, structured };
         }
         return {
-          text: `'${diagram.name}' drawn as PNG (${png.length} bytes); a person sees it at ${url}.`,
+          text: `${what} drawn as PNG (${png.length} bytes); a person sees ${deleted ? 'the draft' : 'it'} at ${url}.`,
           structured,
           image: { data: png.toString('base64'), mimeType: 'image/png' },
         };
       }
       const svg = await drawSvg();
-      const structured = { ...about, svg: `${path}.svg${query}`, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
+      const structured = {
+        ...about,
+        ...(svgAddress === undefined ? {} : { svg: svgAddress }),
+        mediaType: 'image/svg+xml',
+        bytes: Buffer.byteLength(svg),
+      };
       if (svg.length > ANSWER_CHARS) {
+        const where = svgAddress === undefined ? '' : `it is at ${svgAddress}, and `;
         return {
-          text: `The SVG of '${diagram.name}' is ${svg.length} characters, too large for an answer: it is at ${structured.svg}, and format png gives it as a picture.`,
+          text: `The SVG of ${what} is ${svg.length} characters, too large for an answer: ${where}format png gives it as a picture.`,
           structured,
         };
       }
@@ -554,6 +602,10 @@ export const DRAFT_TOOLS: readonly Tool[] = [
         merged: 'Its merge brought nothing into main.',
       };
       const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
+      const drawable = [
+        ...(diagrams.length > 0 ? ['a changed diagram with its changes marked'] : []),
+        ...(diff.removed.some((r) => r.kind === 'diagram') ? ['a diagram it deleted as main had it, every element marked removed'] : []),
+      ];
       // Whether it can be merged as it stands: an agent hands over a draft people can merge.
       const standing = [
         ...(behind > 0 ? [`main has ${behind} commit${behind === 1 ? '' : 's'} the draft does not.`] : []),
@@ -566,7 +618,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
             ]
           : []),
         ...(problem === undefined ? [] : [`A merge now would break a rule: ${problem}`]),
-        ...(diagrams.length > 0 ? ['render_diagram with draft and compare "main" draws a changed diagram with its changes marked.'] : []),
+        ...(drawable.length > 0 ? [`render_diagram with draft and compare "main" draws ${drawable.join(', and ')}.`] : []),
       ]
         .map((line) => short(line, 300))
         .join('\n');
