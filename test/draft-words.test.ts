@@ -69,3 +69,19 @@ test("the organization's change, which the diff of resources does not carry, is 
   );
   t.deepEqual(describeOrganizationChange(acme, { ...acme, members: ['linus@example.com', 'ada@example.com'] }), ['reordered the members']);
 });
+
+test('a spelling writes what came from the model apart from the words around it (the draft page isolates each name)', (t) => {
+  const before = withDiagram({
+    relations: [{ id: 'r1', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'old', desc: null, linksTo: [] }],
+  } as Partial<Diagram>);
+  const after = withDiagram({
+    name: 'Pay<ments>',
+    relations: [{ id: 'r1', fromComponentInstance: 'a', toComponentInstance: 'b', label: 'S&Q', desc: null, linksTo: [] }],
+  } as Partial<Diagram>);
+  const spelling = { text: (words: string) => words.toUpperCase(), name: (value: string) => `{${value}}` };
+  t.deepEqual(describeChanges(diffModels(before, after), spelling), [
+    "ON {Pay<ments>}: RENAMED '{Payments}' TO '{Pay<ments>}', RELABELLED '{S&Q}'",
+  ]);
+  // Plain text by default, as the agents' tools and the API's words have it.
+  t.deepEqual(describeChanges(diffModels(before, after)), ["on Pay<ments>: renamed 'Payments' to 'Pay<ments>', relabelled 'S&Q'"]);
+});

@@ -7,6 +7,18 @@ import type { Organization } from '../model/types.js';
  * organization's own, which the diff does not carry, from the two organizations).
  */
 
+/**
+ * How a sentence's parts are written: `name` for what came from the model (a name, a label, a
+ * value), `text` for the rest. Plain text by default; a page passes HTML escaping, and isolation
+ * for the names (src/escape.ts `bdi`), so that no name can reorder the words around it.
+ */
+export interface Spelling {
+  text: (words: string) => string;
+  name: (value: string) => string;
+}
+
+const PLAIN: Spelling = { text: (words) => words, name: (value) => value };
+
 const KIND_WORDS: Record<string, string> = {
   type: 'type',
   tag: 'tag',
@@ -15,15 +27,17 @@ const KIND_WORDS: Record<string, string> = {
   diagram: 'diagram',
 };
 
-export function describeChanges(diff: ModelDiff): string[] {
+export function describeChanges(diff: ModelDiff, spelling: Spelling = PLAIN): string[] {
+  const { text, name } = spelling;
   const sentences: string[] = [];
-  for (const added of diff.added) sentences.push(`added ${KIND_WORDS[added.kind]} ${added.name ?? added.id}`);
-  for (const removed of diff.removed) sentences.push(`removed ${KIND_WORDS[removed.kind]} ${removed.name ?? removed.id}`);
+  for (const added of diff.added) sentences.push(text(`added ${KIND_WORDS[added.kind]} `) + name(added.name ?? added.id));
+  for (const removed of diff.removed) sentences.push(text(`removed ${KIND_WORDS[removed.kind]} `) + name(removed.name ?? removed.id));
   for (const changed of diff.changed) {
-    const parts = changed.kind === 'diagram' ? diagramParts(changed.fields) : resourceParts(changed.fields);
+    const parts = changed.kind === 'diagram' ? diagramParts(changed.fields, spelling) : resourceParts(changed.fields, spelling);
     // apiContext goes unsaid beside other changes (every write that changes a resource sets it),
     // but a resource whose one change is its apiContext was changed all the same.
-    sentences.push(`on ${changed.name ?? changed.id}: ${parts.length > 0 ? parts.join(', ') : 'changed apiContext'}`);
+    const said = parts.length > 0 ? parts.join(text(', ')) : text('changed apiContext');
+    sentences.push(text('on ') + name(changed.name ?? changed.id) + text(': ') + said);
   }
   return sentences;
 }
@@ -33,38 +47,46 @@ export function describeChanges(diff: ModelDiff): string[] {
  * organization is no resource, so the diff of resources does not carry it; a draft pushed over
  * git may change it all the same, and a merge brings it into main.
  */
-export function describeOrganizationChange(before: Organization, after: Organization): string[] {
+export function describeOrganizationChange(before: Organization, after: Organization, spelling: Spelling = PLAIN): string[] {
+  const { text, name } = spelling;
   const sentences: string[] = [];
-  if (before.name !== after.name) sentences.push(`renamed the organization ${quote(before.name)} to ${quote(after.name)}`);
+  const names = (members: readonly string[]) => members.map(name).join(text(', '));
+  if (before.name !== after.name) {
+    sentences.push(text('renamed the organization ') + quote(before.name, spelling) + text(' to ') + quote(after.name, spelling));
+  }
   const added = after.members.filter((member) => !before.members.includes(member));
   const removed = before.members.filter((member) => !after.members.includes(member));
-  if (added.length > 0) sentences.push(`added member${added.length === 1 ? '' : 's'} ${added.join(', ')}`);
-  if (removed.length > 0) sentences.push(`removed member${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`);
+  if (added.length > 0) sentences.push(text(`added member${added.length === 1 ? '' : 's'} `) + names(added));
+  if (removed.length > 0) sentences.push(text(`removed member${removed.length === 1 ? '' : 's'} `) + names(removed));
   const reordered = added.length + removed.length === 0 && before.members.join('\n') !== after.members.join('\n');
-  if (reordered) sentences.push('reordered the members');
-  if (before.slug !== after.slug) sentences.push(`changed the organization's slug ${quote(before.slug)} to ${quote(after.slug)}`);
+  if (reordered) sentences.push(text('reordered the members'));
+  if (before.slug !== after.slug) {
+    sentences.push(text("changed the organization's slug ") + quote(before.slug, spelling) + text(' to ') + quote(after.slug, spelling));
+  }
   return sentences;
 }
 
 type Field = ModelDiff['changed'][number]['fields'][number];
 
-function quote(value: unknown): string {
-  return typeof value === 'string' ? `'${value}'` : value === null ? 'nothing' : JSON.stringify(value);
+function quote(value: unknown, { text, name }: Spelling): string {
+  return typeof value === 'string' ? text("'") + name(value) + text("'") : value === null ? text('nothing') : name(JSON.stringify(value));
 }
 
-function resourceParts(fields: readonly Field[]): string[] {
+function resourceParts(fields: readonly Field[], spelling: Spelling): string[] {
+  const { text } = spelling;
   const parts: string[] = [];
   for (const field of fields) {
     if (field.field === 'apiContext') continue;
-    if (field.field === 'name') parts.push(`renamed ${quote(field.old)} to ${quote(field.new)}`);
-    else if (field.field === 'desc') parts.push('changed the description');
-    else parts.push(`changed ${field.field.split('.')[0]}`);
+    if (field.field === 'name') parts.push(text('renamed ') + quote(field.old, spelling) + text(' to ') + quote(field.new, spelling));
+    else if (field.field === 'desc') parts.push(text('changed the description'));
+    else parts.push(text(`changed ${field.field.split('.')[0]}`));
   }
   return [...new Set(parts)];
 }
 
 /** A diagram's field changes, counted per kind of change and element (`moved 2 boxes`). */
-function diagramParts(fields: readonly Field[]): string[] {
+function diagramParts(fields: readonly Field[], spelling: Spelling): string[] {
+  const { text } = spelling;
   const counts = new Map<string, Set<string>>();
   const count = (what: string, id: string) => {
     if (!counts.has(what)) counts.set(what, new Set());
@@ -81,13 +103,14 @@ function diagramParts(fields: readonly Field[]): string[] {
       else count('changed box', id);
     } else if (list === 'relations' && id !== undefined) {
       if (prop === undefined) count(old === null ? 'added relation' : now === null ? 'removed relation' : 'changed relation', id);
-      else if (prop === 'label') other.push(now === null || now === '' ? 'removed a relation label' : `relabelled ${quote(now)}`);
+      else if (prop === 'label')
+        other.push(now === null || now === '' ? text('removed a relation label') : text('relabelled ') + quote(now, spelling));
       else count('changed relation', id);
     } else if (list === 'textareas' && id !== undefined) {
       if (prop === undefined) count(old === null ? 'added text area' : now === null ? 'removed text area' : 'edited text area', id);
       else count(prop === 'position' ? 'moved text area' : 'edited text area', id);
-    } else if (field === 'name') other.push(`renamed ${quote(old)} to ${quote(now)}`);
-    else if (field !== 'apiContext') other.push(`changed ${list}`);
+    } else if (field === 'name') other.push(text('renamed ') + quote(old, spelling) + text(' to ') + quote(now, spelling));
+    else if (field !== 'apiContext') other.push(text(`changed ${list}`));
   }
   const order = [
     'added box',
@@ -103,7 +126,7 @@ function diagramParts(fields: readonly Field[]): string[] {
     'moved text area',
     'edited text area',
   ];
-  const parts = order.filter((what) => counts.has(what)).map((what) => plural(what, counts.get(what)!.size));
+  const parts = order.filter((what) => counts.has(what)).map((what) => text(plural(what, counts.get(what)!.size)));
   return [...parts, ...new Set(other)];
 }
 
