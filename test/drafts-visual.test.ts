@@ -112,7 +112,7 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     const inDraft = await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}/history?draft=payments-v2`, { headers: { cookie } });
     t.is(inDraft.status, 200);
     const inDraftText = await inDraft.text();
-    t.regex(inDraftText, /History of Payments C2 in draft 'payments-v2'/);
+    t.regex(inDraftText, /History of <bdi>Payments C2<\/bdi> in draft 'payments-v2'/);
     t.true(inDraftText.includes(`?at=${draftHead}`));
     const onMain = await (await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}/history`, { headers: { cookie } })).text();
     t.false(onMain.includes(`?at=${draftHead}`));
@@ -194,7 +194,7 @@ test('a merged draft is still drawn with what its merge brought, after main move
     t.is(page.status, 200);
     const html = await page.text();
     t.regex(html, /class="draft-state">merged</);
-    t.regex(html, /<li>added component Fraud Check<\/li>/);
+    t.regex(html, /<li>added component <bdi>Fraud Check<\/bdi><\/li>/);
     t.regex(html, /<h2>What its merge brought into main<\/h2><ul class="changes">/);
     t.regex(html, /0 commits of main between its start and its merge/);
     const figure = /<section class="diff-figure" data-diagram="([^"]+)">.*?<div class="panel changes">(.*?)<\/div>/s.exec(html);

@@ -56,6 +56,26 @@ test('one word longer than its box is cut where it stops fitting; words that fit
   t.true(huge.join('').length <= DRAWN_TEXT + 1);
 });
 
+test('bidi controls in model text are drawn as [U+XXXX], measured so: none left in the SVG for a renderer to obey', (t) => {
+  const font = { size: 13, bold: true };
+  // Measured as drawn: the shown form is wider than the control (one em), and wraps as such.
+  t.deepEqual(wrapText('abc\u202edef', 500, font), ['abc[U+202E]def']);
+  t.true(Math.max(...wrapText('abc\u202edef', 60, font).map((l) => textWidth(l, font))) <= 60);
+  const m = model();
+  component(m, 'c', 'Pay\u202ements', 'container');
+  component(m, 'e', 'Ledger', 'container', { desc: 'desc\u2067ription' });
+  const d = diagram({
+    name: 'Dia\u2069\u202egram',
+    componentInstances: [instance('a', 'c', 0, 0, { isContainer: true, width: 30, height: 14 }), instance('b', 'e', 40, 0)],
+    relations: [{ id: 'r', fromComponentInstance: 'a', toComponentInstance: 'b', label: 're\u202ead', desc: 'd\u202ee', linksTo: [] }],
+    textareas: [{ id: 't', position: { x: 0, y: 20 }, width: 30, text: 'no\u202ete' }],
+  });
+  const svg = drawDiagram(d, m);
+  t.false(/[\u202a-\u202e\u2066-\u2069]/.test(svg));
+  for (const shown of ['Pay[U+202E]ments', 'desc[U+2067]ription', 're[U+202E]ad', 'no[U+202E]te', 'Dia[U+2069][U+202E]gram', 'd[U+202E]e'])
+    t.true(svg.includes(shown), shown);
+});
+
 test('a 10 MB text area draws at most DRAWN_TEXTAREA_LINES lines: output bounded, whatever the width', (t) => {
   const m = model();
   const text = 'y'.repeat(10_000_000);

@@ -68,7 +68,7 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
 
     const page = await anonymous(made.body.url);
     t.is(page.status, 200);
-    t.true(page.text.includes('<h1>Shop containers</h1>'));
+    t.true(page.text.includes('<h1><bdi>Shop containers</bdi></h1>'));
     t.true(page.text.includes('Takes orders.'), 'the panels show descriptions');
     t.false(page.text.includes('Secret plans'), 'no other diagram, not even its name');
     t.false(page.text.includes('/orgs/'), 'no address inside the organization');

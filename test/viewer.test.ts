@@ -199,7 +199,7 @@ test('sign-in answers a session cookie (HttpOnly, SameSite=Strict, bounded, neve
     const session = cookie.split(';')[0];
     const index = await fetch(`${s.url}/`, { headers: { cookie: session } });
     t.is(index.status, 200);
-    t.regex(await index.text(), /<h1>Acme<\/h1>/);
+    t.regex(await index.text(), /<h1><bdi>Acme<\/bdi><\/h1>/);
     // The API keeps requiring its key headers.
     t.is((await s.get('/api/external/component', { key: null, headers: { cookie: session } })).status, 401);
 
@@ -366,7 +366,7 @@ test("old diagram urls redirect to the organization's; another organization's pa
     t.is(page.status, 200);
     t.regex(page.headers.get('content-security-policy')!, /script-src 'self'; .*frame-ancestors 'none'/);
     const html = await page.text();
-    t.regex(html, /<h1>Context<\/h1>/);
+    t.regex(html, /<h1><bdi>Context<\/bdi><\/h1>/);
     t.regex(html, /data-editable="true"/);
     const other = await fetch(`${s.url}/orgs/other/diagrams/${d.id}`, { headers: { cookie } });
     t.is(other.status, 403);
@@ -429,16 +429,16 @@ test('the index lists diagrams by level and finds components; a component page s
     const index = await (await fetch(`${s.url}/`, { headers: { cookie } })).text();
     t.regex(index, /<h3>C2<\/h3>/);
     t.true(index.includes(`href="/orgs/${s.slug}/diagrams/${d.id}"`));
-    t.true(index.includes('>DB</a>'));
+    t.true(index.includes('><bdi>DB</bdi></a>'));
     const found = await (await fetch(`${s.url}/?q=everything`, { headers: { cookie } })).text();
-    t.true(found.includes('>API</a>'));
-    t.false(found.includes('>DB</a>'));
+    t.true(found.includes('><bdi>API</bdi></a>'));
+    t.false(found.includes('><bdi>DB</bdi></a>'));
     const page = await (await fetch(`${s.url}/orgs/${s.slug}/components/${api.id}`, { headers: { cookie } })).text();
     t.true(page.includes('Serves &lt;everything&gt;'));
-    t.true(page.includes('Updated through the API (ci): later API updates may overwrite changes made here'));
-    t.true(page.includes('<span class="person">ada@example.com</span>'));
+    t.true(page.includes('Updated through the API (<bdi>ci</bdi>): later API updates may overwrite changes made here'));
+    t.true(page.includes('<span class="person"><bdi>ada@example.com</bdi></span>'));
     t.true(page.includes('<a href="https://docs.example/api"'));
-    t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}">Context</a>`));
+    t.true(page.includes(`href="/orgs/${s.slug}/diagrams/${d.id}"><bdi>Context</bdi></a>`));
   }));
 
 test("the panel edits a component's name and description: one commit, no apiContext after, a stale page or a reader changes nothing", (t) =>

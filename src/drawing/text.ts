@@ -8,6 +8,7 @@
  * makes real text narrower). Characters outside Latin-1 count as one em, which is at least as
  * wide as most glyphs.
  */
+import { showBidiControls } from '../escape.js';
 import { BOLD_WIDTHS, REGULAR_WIDTHS } from './font-widths.js';
 
 /** At most this many characters of a name, label or description are drawn (docs/api.md, Limits). */
@@ -53,9 +54,16 @@ export function textWidth(text: string, font: Font): number {
  * `text` in lines at most `maxWidth` pixels wide, broken at spaces; a word is split only when it
  * alone is wider than a line. At most `maxLines` lines: the last one ends in "…" when text was
  * left over. One pass over the (clipped) text.
+ *
+ * Its explicit bidi controls are drawn as `[U+202E]` (src/escape.ts, as on the pages), and
+ * measured so: obeyed, an override would show the name in another order than its characters, and
+ * run on into whatever the same `<text>` holds after it (a boundary's `[Type]`). The SVG cannot
+ * isolate a name from that: resvg (the PNGs) obeys an override but ignores `unicode-bidi`, and
+ * Chromium lets a U+2069 in the text end a tspan's `unicode-bidi="isolate"`. A character shown
+ * is the same in every renderer.
  */
 export function wrapText(text: string, maxWidth: number, font: Font, maxLines = Infinity): string[] {
-  const words = clip(text)
+  const words = showBidiControls(clip(text))
     .split(/\s+/)
     .filter((w) => w !== '');
   const table = font.bold ? BOLD_WIDTHS : REGULAR_WIDTHS;

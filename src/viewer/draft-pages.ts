@@ -10,7 +10,7 @@ import { type VisualDiff, visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges } from '../drafts/words.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { clip } from '../drawing/text.js';
-import { esc } from '../escape.js';
+import { bdi, esc, escExact } from '../escape.js';
 import type { Model } from '../model/types.js';
 import { diagramPath, layout, type PageContext } from './pages.js';
 
@@ -55,8 +55,8 @@ export function draftListPage(
         list
           .map(
             (d) =>
-              `<tr><td><a href="${esc(draftsPath(context.slug, d.name))}">${esc(d.name)}</a></td><td>${esc(d.title)}</td>` +
-              `<td>${esc(d.author)}</td><td>${esc(d.created)}</td></tr>`,
+              `<tr><td><a href="${esc(draftsPath(context.slug, d.name))}">${esc(d.name)}</a></td><td>${bdi(d.title)}</td>` +
+              `<td>${bdi(d.author)}</td><td>${esc(d.created)}</td></tr>`,
           )
           .join('') +
         '</tbody></table>';
@@ -68,7 +68,7 @@ export function draftListPage(
 
 function value(v: unknown): string {
   if (v === null || v === undefined) return '<em>(none)</em>';
-  return `<code>${esc(typeof v === 'string' ? v : JSON.stringify(v, null, 1))}</code>`;
+  return `<code>${bdi(typeof v === 'string' ? v : JSON.stringify(v, null, 1))}</code>`;
 }
 
 /** Why a merge from this page was not made, said on the page it came back to (`?refused=`). */
@@ -87,13 +87,13 @@ function marksInWords(drawn: VisualDiff): string {
   const names = new Map<string, string>();
   for (const i of drawn.diagram.componentInstances) {
     const component = i.component === null ? undefined : drawn.model.components.get(i.component);
-    names.set(i.id, `box ${component?.name ?? (i.placeholder || 'placeholder')}`);
+    names.set(i.id, `box ${bdi(clip(component?.name ?? (i.placeholder || 'placeholder')))}`);
   }
-  for (const r of drawn.diagram.relations) names.set(r.id, `relation ${r.label ?? ''}`.trim());
+  for (const r of drawn.diagram.relations) names.set(r.id, r.label?.trim() ? `relation ${bdi(clip(r.label))}` : 'relation');
   for (const a of drawn.diagram.textareas) names.set(a.id, 'text area');
   const sentences = (['added', 'removed', 'changed'] as const).flatMap((mark) => {
-    const marked = [...drawn.marks].filter(([, m]) => m === mark).map(([id]) => names.get(id) ?? id);
-    return marked.length === 0 ? [] : [`${mark[0]!.toUpperCase()}${mark.slice(1)}: ${marked.map((n) => esc(clip(n))).join(', ')}.`];
+    const marked = [...drawn.marks].filter(([, m]) => m === mark).map(([id]) => names.get(id) ?? esc(id));
+    return marked.length === 0 ? [] : [`${mark[0]!.toUpperCase()}${mark.slice(1)}: ${marked.join(', ')}.`];
   });
   return `<p class="marks-in-words">${sentences.join(' ')}</p>`;
 }
@@ -106,7 +106,8 @@ export async function draftPage(
   const editor = context.key?.role === 'editor' && details.state === 'open';
   // A merged draft shows what its merge brought into main (Drafts.get), not its head against itself.
   const merged = details.state === 'merged';
-  const words = describeChanges(details.changes);
+  // HTML: each name in the sentences isolated, the rest escaped.
+  const words = describeChanges(details.changes, { text: esc, name: bdi });
   const figures: string[] = [];
   for (const diagram of after.diagrams.values()) {
     if (figures.length === MAX_DRAWN_DIAGRAMS) break;
@@ -122,7 +123,7 @@ export async function draftPage(
       drawingOf(diagram, after),
     ]);
     figures.push(
-      `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${esc(diagram.name)}</a></h3>` +
+      `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${bdi(diagram.name)}</a></h3>` +
         `<div class="modes" role="radiogroup" aria-label="Show">${mode('as-is', 'As-is', false)}${mode('changes', 'Changes', true)}${mode('to-be', 'To-be', false)}</div>` +
         `<div class="panel as-is">${asIs ?? '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
         `<div class="panel changes">${changes}${marksInWords(drawn)}` +
@@ -140,9 +141,9 @@ export async function draftPage(
             const field = `take:${c.kind}:${c.id}:${c.field}`;
             const choice = (side: 'main' | 'draft') =>
               // Neither is chosen for the reviewer: a merge waits for a choice on each (required).
-              `<label><input type="radio" form="merge-form" name="${esc(field)}" value="${side}" required aria-label="Keep ${side} for ${esc(c.name ?? c.id)} ${esc(c.field)}"> ${side}</label>`;
+              `<label><input type="radio" form="merge-form" name="${escExact(field)}" value="${side}" required aria-label="Keep ${side} for ${esc(c.name ?? c.id)} ${esc(c.field)}"> ${side}</label>`;
             return (
-              `<tr data-conflict="${n}"><td>${esc(c.kind)} ${esc(c.name ?? c.id)}: <code>${esc(c.field)}</code></td>` +
+              `<tr data-conflict="${n}"><td>${esc(c.kind)} ${bdi(c.name ?? c.id)}: <code>${esc(c.field)}</code></td>` +
               `<td>${value(c.base)}</td><td>${value(c.main)}</td><td>${value(c.draft)}</td><td>${editor ? `${choice('main')} ${choice('draft')}` : ''}</td></tr>`
             );
           })
@@ -151,25 +152,25 @@ export async function draftPage(
   const actions = editor
     ? '<div class="draft-actions">' +
       // The head reviewed here: a merge of anything the page did not show is refused.
-      `<form id="merge-form" method="post" action="${esc(draftsPath(context.slug, details.name))}/merge"><input type="hidden" name="head" value="${esc(details.head)}"><button type="submit">Merge into main</button></form>` +
+      `<form id="merge-form" method="post" action="${esc(draftsPath(context.slug, details.name))}/merge"><input type="hidden" name="head" value="${escExact(details.head)}"><button type="submit">Merge into main</button></form>` +
       `<form method="post" action="${esc(draftsPath(context.slug, details.name))}/close"><button type="submit">Close draft</button></form></div>`
     : '';
   const problem =
-    details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would break a rule: ${esc(details.problem)}</p>`;
+    details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would break a rule: ${bdi(details.problem)}</p>`;
   const refused = context.refused === undefined ? '' : `<p class="problem" role="alert">${esc(MERGE_REFUSALS[context.refused])}</p>`;
   const body =
     `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>${refused}` +
-    `<h1>${esc(details.title)}</h1>` +
-    `<p class="draft-meta">Draft <code>${esc(details.name)}</code> · <span class="draft-state">${esc(details.state)}</span> · by ${esc(details.author || 'unknown')}` +
+    `<h1>${bdi(details.title)}</h1>` +
+    `<p class="draft-meta">Draft <code>${esc(details.name)}</code> · <span class="draft-state">${esc(details.state)}</span> · by ${bdi(details.author || 'unknown')}` +
     `${details.created ? ` · opened ${esc(details.created)}` : ''}` +
     (merged
       ? `${details.mergedAt ? ` · merged ${esc(details.mergedAt)}` : ''} · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main between its start and its merge</p>`
       : ` · ${details.behind} commit${details.behind === 1 ? '' : 's'} of main since it began</p>`) +
-    (details.desc ? `<p class="draft-desc">${esc(details.desc)}</p>` : '') +
+    (details.desc ? `<p class="draft-desc">${bdi(details.desc)}</p>` : '') +
     (merged ? '<h2>What its merge brought into main</h2>' : '<h2>Changes</h2>') +
     (words.length === 0
       ? `<p>${merged ? 'Nothing: main already held its head.' : 'No changes yet.'}</p>`
-      : `<ul class="changes">${words.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>`) +
+      : `<ul class="changes">${words.map((w) => `<li>${w}</li>`).join('')}</ul>`) +
     figures.join('') +
     conflicts +
     problem +

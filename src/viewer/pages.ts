@@ -6,7 +6,7 @@ import type { HistoryEntry } from '../history/log.js';
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { ShareLink } from '../share/links.js';
-import { esc } from '../escape.js';
+import { bdi, esc, escExact } from '../escape.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { diagramSegment } from '../model/present.js';
 
@@ -38,12 +38,17 @@ export function apiNotice(component: Component): string {
   return `Updated through the API (${component.apiContext}): later API updates may overwrite changes made here`;
 }
 
+/** The same notice in a page's flow, its `apiContext` (the client's words) isolated. */
+function apiNoticeHtml(component: Component): string {
+  return `Updated through the API (${bdi(component.apiContext)}): later API updates may overwrite changes made here`;
+}
+
 export function layout(title: string, context: PageContext, body: string, script = false): string {
   // Signed-in pages follow the model as it changes (static/live.js).
   const live = context.key !== undefined && context.slug !== undefined;
   const account = context.key
     ? `<a class="nav-drafts" href="/orgs/${encodeURIComponent(context.key.org)}/drafts" style="color:#fff">Drafts</a>` +
-      `<span class="who">${esc(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
+      `<span class="who">${bdi(context.key.label)} · ${esc(context.key.org)} · ${context.key.role === 'editor' ? 'can arrange' : 'read only'}</span>` +
       '<form method="post" action="/sign-out" class="sign-out"><button type="submit">Sign out</button></form>'
     : '';
   return (
@@ -59,7 +64,7 @@ export function layout(title: string, context: PageContext, body: string, script
 
 function tagChips(tags: readonly Tag[]): string {
   if (tags.length === 0) return '';
-  return `<ul class="tags">${tags.map((t) => `<li class="tag tag-${esc(t.color)}">${esc(t.name)}</li>`).join('')}</ul>`;
+  return `<ul class="tags">${tags.map((t) => `<li class="tag tag-${esc(t.color)}">${bdi(t.name)}</li>`).join('')}</ul>`;
 }
 
 function tagsOf(diagram: Diagram, model: Model): Tag[] {
@@ -97,7 +102,7 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
       .map(
         (d) =>
           `<tr><td class="thumb">${thumbnail(diagramPath(context.slug, d.id))}</td>` +
-          `<td><a href="${esc(diagramPath(context.slug, d.id))}">${esc(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
+          `<td><a href="${esc(diagramPath(context.slug, d.id))}">${bdi(d.name)}</a></td><td>${stateBadge(d.state)}</td>` +
           `<td>${tagChips(tagsOf(d, model))}</td><td class="num">${d.componentInstances.length}</td></tr>`,
       )
       .join('');
@@ -114,17 +119,17 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
   const rows = shown
     .map(
       (c) =>
-        `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${esc(c.name)}</a>` +
+        `<tr><td><a href="${esc(componentPath(context.slug, c.id))}">${bdi(c.name)}</a>` +
         `${c.apiContext === undefined ? '' : ` <span class="api-badge" title="${esc(apiNotice(c))}">API</span>`}</td>` +
-        `<td>${esc(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`,
+        `<td>${bdi(typeName(c, model))}</td><td>${stateBadge(c.state)}</td></tr>`,
     )
     .join('');
   const body =
-    `<h1>${esc(model.organization.name)}</h1>` +
+    `<h1>${bdi(model.organization.name)}</h1>` +
     `<h2>Diagrams</h2>${sections || '<p>No diagrams yet.</p>'}` +
     '<h2 id="components">Components</h2>' +
     `<form method="get" action="/#components" class="search" role="search"><label for="q">Search components</label> ` +
-    `<input type="search" id="q" name="q" value="${esc(query)}" placeholder="name, description or type"> <button type="submit">Search</button></form>` +
+    `<input type="search" id="q" name="q" value="${escExact(query)}" placeholder="name, description or type"> <button type="submit">Search</button></form>` +
     (components.length === 0
       ? '<p>No component matches.</p>'
       : `<table class="components"><thead><tr><th>Component</th><th>Type</th><th>State</th></tr></thead><tbody>${rows}</tbody></table>`) +
@@ -137,12 +142,12 @@ export function indexPage(model: Model, context: PageContext & { slug: string },
 function attributeValue(value: unknown, type: string | undefined): string {
   if (value === null || value === '') return '<span class="none">—</span>';
   if (type === 'LINK' && typeof value === 'string' && /^https?:\/\//i.test(value)) {
-    return `<a href="${esc(value)}" rel="noopener noreferrer">${esc(value)}</a>`;
+    return `<a href="${escExact(value)}" rel="noopener noreferrer">${bdi(value)}</a>`;
   }
   if (type === 'USERLIST' && typeof value === 'string') {
-    return `<span class="person">${esc(value)}</span> <a href="mailto:${esc(value)}">(e-mail)</a>`;
+    return `<span class="person">${bdi(value)}</span> <a href="mailto:${escExact(value)}">(e-mail)</a>`;
   }
-  return esc(String(value));
+  return bdi(String(value));
 }
 
 const appearances = new WeakMap<ReadonlyMap<string, Diagram>, Map<string, Diagram[]>>();
@@ -175,19 +180,19 @@ export function diagramsShowing(model: Model, componentId: string): readonly Dia
  * state and description; no attributes and no other diagram, not even their names.
  */
 export function componentDetails(component: Component, model: Model, slug: string, headingLevel: 1 | 2 = 2, shared = false): string {
-  const heading = `<h${headingLevel}>${esc(component.name)}</h${headingLevel}>`;
+  const heading = `<h${headingLevel}>${bdi(component.name)}</h${headingLevel}>`;
   const facts =
-    `<p class="meta">${esc(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
-    (component.desc ? `<p class="desc">${esc(component.desc)}</p>` : '<p class="desc none">No description.</p>');
+    `<p class="meta">${bdi(typeName(component, model))} · ${stateBadge(component.state)}</p>` +
+    (component.desc ? `<p class="desc">${bdi(component.desc)}</p>` : '<p class="desc none">No description.</p>');
   if (shared) return heading + facts;
   const attributes = component.attributes
     .map((v) => {
       const attribute = model.attributes.get(v.id);
-      return `<dt>${esc(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
+      return `<dt>${bdi(attribute?.name ?? v.id)}</dt><dd>${attributeValue(v.value, attribute?.type)}</dd>`;
     })
     .join('');
   const diagrams = diagramsShowing(model, component.id);
-  const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${esc(apiNotice(component))}</p>`;
+  const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${apiNoticeHtml(component)}</p>`;
   return (
     heading +
     notice +
@@ -196,7 +201,7 @@ export function componentDetails(component: Component, model: Model, slug: strin
     `<h${headingLevel + 1}>Appears on</h${headingLevel + 1}>` +
     (diagrams.length === 0
       ? '<p class="none">No diagram.</p>'
-      : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${esc(d.name)}</a> (${d.level})</li>`).join('')}</ul>`)
+      : `<ul class="appears">${diagrams.map((d) => `<li><a href="${esc(diagramPath(slug, d.id))}">${bdi(d.name)}</a> (${d.level})</li>`).join('')}</ul>`)
   );
 }
 
@@ -209,9 +214,10 @@ function editForm(component: Component, slug: string, commit: string, back: stri
   return (
     `<details class="edit"><summary>Edit name and description</summary>` +
     `<form class="edit-form" method="post" action="${esc(`${componentPath(slug, component.id)}/edit${ofDraft}`)}">` +
-    `<input type="hidden" name="commit" value="${esc(commit)}"><input type="hidden" name="next" value="${esc(back)}">` +
-    `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${esc(component.name)}">` +
-    `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${esc(component.desc ?? '')}</textarea>` +
+    // The fields' exact text: the form saves what it was given, every character of it.
+    `<input type="hidden" name="commit" value="${escExact(commit)}"><input type="hidden" name="next" value="${escExact(back)}">` +
+    `<label for="name-${id}">Name</label><input id="name-${id}" name="name" required value="${escExact(component.name)}">` +
+    `<label for="desc-${id}">Description</label><textarea id="desc-${id}" name="desc" rows="4">${escExact(component.desc ?? '')}</textarea>` +
     '<button type="submit">Save</button></form></details>'
   );
 }
@@ -242,12 +248,12 @@ function shareSection(path: string, slug: string, links: readonly ShareLink[]): 
   const rows = links
     .map(
       (link) =>
-        `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : esc(link.label)}</span> · ` +
+        `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : bdi(link.label)}</span> · ` +
         // To the second, and its id (the API's): two links of one label are told apart, and so is which one a button revokes.
-        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 19).replace('T', ' '))}</time> by ${esc(link.createdBy)} ` +
+        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 19).replace('T', ' '))}</time> by ${bdi(link.createdBy)} ` +
         `· <code>${esc(link.id)}</code> ` +
         `<form method="post" action="/orgs/${esc(encodeURIComponent(slug))}/share-links/${esc(link.id)}/revoke" class="revoke">` +
-        `<input type="hidden" name="next" value="${esc(path)}#share"><button type="submit" aria-label="Revoke the link ${esc(link.id)}${link.label === '' ? '' : ` (${esc(link.label)})`}">Revoke</button></form></li>`,
+        `<input type="hidden" name="next" value="${escExact(path)}#share"><button type="submit" aria-label="Revoke the link ${esc(link.id)}${link.label === '' ? '' : ` (${esc(link.label)})`}">Revoke</button></form></li>`,
     )
     .join('');
   return (
@@ -267,9 +273,9 @@ export function shareMadePage(
   context: PageContext & { slug: string; key: KeyRecord },
 ): string {
   const field = (id: string, label: string, value: string) =>
-    `<label for="${id}">${label}</label><input id="${id}" readonly value="${esc(value)}">`;
+    `<label for="${id}">${label}</label><input id="${id}" readonly value="${escExact(value)}">`;
   const body =
-    `<section class="share-made"><h1>Share link to ${esc(diagram.name)}</h1>` +
+    `<section class="share-made"><h1>Share link to ${bdi(diagram.name)}</h1>` +
     '<p>Copy the addresses now: they are shown only this once. Anyone who has them sees this diagram, read only.</p>' +
     `<div class="fields">${field('share-url', 'The page', urls.url)}${field('share-svg', 'The drawing (SVG)', urls.svgUrl)}${field('share-png', 'The drawing (PNG)', urls.pngUrl)}` +
     field('share-markdown', 'Markdown', `[![${diagram.name}](${urls.svgUrl})](${urls.url})`) +
@@ -295,7 +301,7 @@ function panelsOf(diagram: Diagram, model: Model, details: (c: Component) => str
 /** The diagram's name, level, state, tags and description. */
 function diagramHeading(diagram: Diagram, model: Model): string {
   return (
-    `<h1>${esc(diagram.name)}</h1>` +
+    `<h1>${bdi(diagram.name)}</h1>` +
     `<p class="meta"><span class="level">Level ${esc(diagram.level)}</span> · ${stateBadge(diagram.state)} ${tagChips(tagsOf(diagram, model))}</p>`
   );
 }
@@ -344,7 +350,7 @@ export async function diagramPage(
     (view.at === undefined
       ? ''
       : `<p class="history">As of commit <code>${esc(view.at)}</code>. <a href="${esc(path)}">Show the current diagram</a>.</p>`) +
-    (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
+    (diagram.desc ? `<p class="desc">${bdi(diagram.desc)}</p>` : '') +
     `<div id="notice" class="notice" role="alert" hidden></div>` +
     (editable
       ? `<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit${draft === undefined ? '' : ' on the draft'}.</p>`
@@ -367,9 +373,9 @@ export async function sharedDiagramPage(diagram: Diagram, model: Model, sharePat
   const body =
     `<article class="diagram-page shared" data-editable="false">` +
     diagramHeading(diagram, model) +
-    (diagram.desc ? `<p class="desc">${esc(diagram.desc)}</p>` : '') +
+    (diagram.desc ? `<p class="desc">${bdi(diagram.desc)}</p>` : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
-    `<p class="links">The drawing as <a href="${esc(`${sharePath}.svg`)}">SVG</a> or <a href="${esc(`${sharePath}.png`)}">PNG</a> · shared read only from ${esc(model.organization.name)}</p></article>`;
+    `<p class="links">The drawing as <a href="${esc(`${sharePath}.svg`)}">SVG</a> or <a href="${esc(`${sharePath}.png`)}">PNG</a> · shared read only from ${bdi(model.organization.name)}</p></article>`;
   return layout(diagram.name, {}, body, true);
 }
 
@@ -389,13 +395,13 @@ export function diagramHistoryPage(
       return (
         `<tr><td><a href="${esc(path)}?at=${esc(entry.id)}"><code>${esc(entry.id.slice(0, 10))}</code></a></td>` +
         `<td><time datetime="${esc(entry.time)}">${esc(entry.time.replace('T', ' ').replace(/(Z|[+-]\d\d:\d\d)$/, ''))}</time></td>` +
-        `<td>${esc(entry.author.name)}</td><td>${esc(action)}</td><td>${esc(entry.summary)}</td>` +
-        `<td>${entry.apiContext === null ? '' : esc(entry.apiContext)}</td></tr>`
+        `<td>${bdi(entry.author.name)}</td><td>${esc(action)}</td><td>${bdi(entry.summary)}</td>` +
+        `<td>${entry.apiContext === null ? '' : bdi(entry.apiContext)}</td></tr>`
       );
     })
     .join('');
   const body =
-    `<section class="history-page"><h1>History of ${esc(diagram.name)}${draft === undefined ? '' : ` in draft '${esc(draft)}'`}</h1>` +
+    `<section class="history-page"><h1>History of ${bdi(diagram.name)}${draft === undefined ? '' : ` in draft '${esc(draft)}'`}</h1>` +
     `<p><a href="${esc(`${path}${ofDraft}`)}">${draft === undefined ? 'The current diagram' : 'The diagram in the draft'}</a></p>` +
     '<table><thead><tr><th>Commit</th><th>Time (UTC)</th><th>Author</th><th>Change</th><th>Summary</th><th>apiContext</th></tr></thead>' +
     `<tbody>${rows}</tbody></table></section>`;
@@ -410,7 +416,7 @@ export function signInPage(options: { next: string; message?: string; error?: st
     '<p>Paste an API key of your organization once. The key is not stored in your browser: the server answers with a session that ends after eight hours or when you sign out.</p>' +
     '<form method="post" action="/sign-in"><label for="key">API key</label> ' +
     '<input type="password" id="key" name="key" autocomplete="off" required size="50"> ' +
-    `<input type="hidden" name="next" value="${esc(options.next)}"><button type="submit">Sign in</button></form></section>`;
+    `<input type="hidden" name="next" value="${escExact(options.next)}"><button type="submit">Sign in</button></form></section>`;
   return layout('Sign in', {}, body);
 }
 

@@ -272,8 +272,15 @@
       return point.matrixTransform(svg().getScreenCTM().inverse());
     }
 
+    /**
+     * The server's message, which may quote model text: isolated, and its bidi controls shown
+     * as [U+202E], as the pages show model text (src/escape.ts), so that a name in it cannot
+     * reorder the rest.
+     */
     function show(message, reload) {
-      notice.textContent = message;
+      const text = document.createElement('bdi');
+      text.textContent = message.replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
+      notice.replaceChildren(text);
       if (reload) {
         const button = document.createElement('button');
         button.type = 'button';
