@@ -151,7 +151,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(errors((line) => logger.error(line)));
   app.use(gitHttp(deps));
   app.use(refuseTypeDeletes);
-  app.use(pageNotFound);
+  app.use(pageNotFound(deps));
 
   const health = new Router(ROUTER_OPTIONS);
   healthRoutes(health, deps);

@@ -170,17 +170,26 @@ function decodeSegment(segment: string): string | undefined {
 const NOT_PAGES = /^\/(?:api|git|mcp|metrics|healthz)(?:\/|$)/;
 
 /**
- * Mounted after every router: a GET of an address nothing serves, from a browser (it prefers
+ * Mounted around every router: a GET of an address nothing serves, from a browser (it prefers
  * HTML to JSON), answers the viewer's 404 page with a way back. API clients (JSON, YAML or any
  * type) and the API's, git's and the agents' paths keep the contract's JSON error.
+ *
+ * A signed-in visitor keeps the header of every page (Drafts, who is signed in, Sign out): it
+ * names the session's own organization only, so an address under another organization's slug,
+ * existing or not, tells nothing about it. Without a valid session the page has the bare header.
  */
-export const pageNotFound: Middleware = async (ctx, next) => {
-  await next();
-  if (ctx.status !== 404 || ctx.body != null) return;
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
-  if (NOT_PAGES.test(ctx.path) || ctx.accepts('json', 'html') !== 'html') return;
-  sendHtml(ctx, errorPage(404, 'There is no page at this address.', {}), 404);
-};
+export function pageNotFound(deps: Pick<ViewerDependencies, 'keys' | 'orgs' | 'sessions'>): Middleware {
+  const sessions = deps.sessions ?? new Sessions(deps.keys);
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
+    if (NOT_PAGES.test(ctx.path) || ctx.accepts('json', 'html') !== 'html') return;
+    const key = await sessions.resolve(sessionId(ctx));
+    const signedIn = key !== null && organizationOf(key, deps.orgs) !== undefined;
+    sendHtml(ctx, errorPage(404, 'There is no page at this address.', signedIn ? { key } : {}), 404);
+  };
+}
 
 export function viewerRouter(deps: ViewerDependencies): Router {
   const sessions = deps.sessions ?? new Sessions(deps.keys);
