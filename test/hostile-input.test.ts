@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { Orgs } from '../src/service/orgs.js';
+import { SPARE_FILES_DIR } from '../src/store/spare-files.js';
 import {
   API,
   ESCAPING_IDS,
@@ -695,10 +696,13 @@ test.serial(
 
     t.deepEqual(await filesOutsideRepo(), outside, 'the data directory outside orgs/acme.git is byte for byte as before');
     const repoEntries = (await readdir(s.gitdir)).sort();
-    // hooks/: the pre-receive hook; objects/info/: what background packing writes.
+    // hooks/: the pre-receive hook; objects/info/: what background packing writes; the files
+    // packing and ref updates free, kept for new ones (src/store/spare-files.ts).
     const besidesGit = repoEntries.filter(
-      (e) => !['HEAD', 'config', 'description', 'hooks', 'info', 'objects', 'refs', 'packed-refs'].includes(e),
+      (e) => !['HEAD', 'config', 'description', 'hooks', 'info', 'objects', 'refs', 'packed-refs', SPARE_FILES_DIR].includes(e),
     );
+    for (const spare of await readdir(join(s.gitdir, SPARE_FILES_DIR)).catch(() => []))
+      t.regex(spare, /^\d+_[0-9a-f]{8}_\d+(\.emptying)?$/);
     // And the key of the server's write lock (src/store/lock.ts): this process's, and released (a single name).
     const ownKey = new RegExp(`^c4store\\.lock\\.holder-${process.pid}-[0-9a-f]{8}$`);
     t.deepEqual(
