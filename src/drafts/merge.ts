@@ -1,6 +1,6 @@
 import { ModelError } from '../errors.js';
 import { collectionOf, DIRECTORIES, type StoredKind } from '../model/files.js';
-import { checkModel } from '../model/rules.js';
+import { checkModel, checkNewNames } from '../model/rules.js';
 import type { Model, Organization } from '../model/types.js';
 
 /**
@@ -78,6 +78,9 @@ export function mergeModels(base: Model, main: Model, draft: Model, resolutions:
   const model = { ...(merged as unknown as Model), organization: organization ?? main.organization };
   try {
     checkModel(model);
+    // An id or ref that either side brought in must not name a second resource (the write step's
+    // finish() would refuse the merge commit too; said here, a draft's summary says it before).
+    checkNewNames(model, base);
   } catch (err) {
     if (err instanceof ModelError) return { outcome: 'invalid', error: err.message };
     throw err;

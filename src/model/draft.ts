@@ -1,9 +1,9 @@
-import { ModelError } from '../errors.js';
+import { concerning, ModelError, quotedName } from '../errors.js';
 import type { LayoutInput, LayoutResult } from '../layout/layout.js';
 import type { Limits } from '../limits/limits.js';
 import { collectionOf, ORGANIZATION_FILE, resourcePath, sameContent, serialize, serializeOrganization, type StoredKind } from './files.js';
 import { LayeredMap } from './layered-map.js';
-import { forgetRequiredIndex } from './rules.js';
+import { checkOneName, forgetRequiredIndex } from './rules.js';
 import type { Attribute, Model, Organization } from './types.js';
 import { turnIfDue } from './write/turns.js';
 
@@ -84,6 +84,8 @@ export class Draft {
   readonly model: Model;
   readonly changes: Change[] = [];
   private readonly layered = new Map<StoredKind, LayeredMap<string, Identified>>();
+  /** Per kind, the resources this request created or gave a new ref: finish() checks their names. */
+  private readonly renamed = new Map<StoredKind, Set<string>>();
 
   constructor(
     readonly base: Model,
@@ -115,8 +117,35 @@ export class Draft {
     }
     collection.set(resource.id, resource);
     if (kind === 'attribute') forgetRequiredIndex(collection as unknown as ReadonlyMap<string, Attribute>);
+    if (stored === undefined || resource.ref !== stored.ref || kind === 'diagram') {
+      let ids = this.renamed.get(kind);
+      if (ids === undefined) this.renamed.set(kind, (ids = new Set()));
+      ids.add(resource.id);
+    }
     this.changes.push({ ...fileChange(kind, resource, stored ? 'update' : 'create', content), apiContext: resource.apiContext });
     return resource;
+  }
+
+  /**
+   * The rules over the request as a whole, once its step has put everything: that no id or
+   * ref it brings in names a second resource of its kind (rules.ts checkOneName). Checked at
+   * the end, not as each resource is put, so that a request may create a resource with an id
+   * that another element of it takes away as a ref. The write loop calls it after every step;
+   * it is the one place every way of writing passes (both forms of the API, drafts and their
+   * merges, revert, the agents' tools, the viewer).
+   */
+  finish(): void {
+    for (const [kind, ids] of this.renamed) {
+      const collection = collectionOf(this.model, kind) as ReadonlyMap<string, Identified>;
+      const base = collectionOf(this.base, kind) as ReadonlyMap<string, Identified>;
+      const refs = refIndex(collection);
+      for (const id of ids) {
+        const resource = collection.get(id);
+        // Removed again by the same request: nothing of it stays to be named.
+        if (resource === undefined) continue;
+        concerning(`${kind} ${quotedName(resource.name ?? id)}`, () => checkOneName(kind, collection, refs, resource, base.get(id)));
+      }
+    }
   }
 
   /**
@@ -156,9 +185,10 @@ export class Draft {
     collection = LayeredMap.over(base);
     this.layered.set(kind, collection);
     (this.model as unknown as Record<string, unknown>)[collectionKey(kind)] = collection;
-    let index: LayeredMap<string, string> | undefined;
-    const baseIndex = refIndexes.get(base);
-    if (baseIndex) refIndexes.set(collection, (index = LayeredMap.over(baseIndex)));
+    // The stored collection's index (built once per snapshot) is carried forward, so that
+    // finish() finds the draft's refs without going over the whole collection.
+    const index = LayeredMap.over(refIndex(base) as ReadonlyMap<string, string>);
+    refIndexes.set(collection, index);
     return { collection, index };
   }
 }

@@ -224,6 +224,103 @@ export function checkDiagram(model: Model, diagram: Diagram): void {
   }
 }
 
+/** A resource as far as naming it goes: its id, its ref, and a name to quote. */
+interface Named {
+  id: string;
+  ref?: string;
+  name?: string;
+}
+
+/**
+ * An id or a ref names one resource of its kind: the single GETs, PATCH, DELETE, the search
+ * filters, the agents' tools and a request's own references (`linksTo`, an instance's
+ * `component`) all take either. A ref that is the id of another resource of the kind, or an id
+ * that is another's ref, would name two, and each of those ways in would pick a different one.
+ * So neither may come in: `resource` is checked against `collection` (its kind's resources as
+ * they now stand, `refs` their ref → id) and against `before`, itself as it stood before the
+ * write or push that brings it (undefined: new). Only a pair this brings in is refused: a ref
+ * the resource already had, beside an id that was already there, is still read and written.
+ * A diagram's component instances are named by id or ref within the diagram (a `parent`, a
+ * relation's ends) and are held to the same rule there.
+ */
+export function checkOneName(
+  kind: ResourceKind,
+  collection: ReadonlyMap<string, Named>,
+  refs: ReadonlyMap<string, string>,
+  resource: Named,
+  before: Named | undefined,
+): void {
+  const { ref } = resource;
+  if (ref !== undefined && ref !== resource.id && ref !== before?.ref) {
+    const holder = collection.get(ref);
+    if (holder !== undefined) {
+      throw new ModelError(
+        `Ref '${ref}' is taken: it is the id of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`,
+      );
+    }
+  }
+  if (before === undefined) {
+    const holderId = refs.get(resource.id);
+    const holder = holderId === undefined || holderId === resource.id ? undefined : collection.get(holderId);
+    if (holder !== undefined) {
+      throw new ModelError(
+        `Id '${resource.id}' is taken: it is the ref of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`,
+      );
+    }
+  }
+  if (kind === 'diagram') checkInstanceNames(resource as Diagram, before as Diagram | undefined);
+}
+
+/** The same rule among one diagram's component instances (see checkOneName). */
+function checkInstanceNames(diagram: Diagram, before: Diagram | undefined): void {
+  const instances = diagram.componentInstances;
+  if (!instances.some((i) => i.ref !== undefined && i.ref !== i.id)) return;
+  const ids = new Set(instances.map((i) => i.id));
+  const old = new Map((before?.componentInstances ?? []).map((i) => [i.id, i]));
+  for (const instance of instances) {
+    const { ref } = instance;
+    if (ref === undefined || ref === instance.id || !ids.has(ref)) continue;
+    // Both were there, named so, before: the pair is the stored diagram's own.
+    if (old.get(instance.id)?.ref === ref && old.has(ref)) continue;
+    throw new ModelError(
+      `Ref '${ref}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
+    );
+  }
+}
+
+/**
+ * checkOneName on every resource of `model` that is not the very object of `before` (a push:
+ * the commit before it; files that did not change are loaded as the same objects), each
+ * problem on the resource that brings it.
+ */
+export function nameProblems(model: Model, before: Model | undefined): ModelProblem[] {
+  const problems: ModelProblem[] = [];
+  for (const [kind, resources, old] of [
+    ['tag', model.tags, before?.tags],
+    ['attribute', model.attributes, before?.attributes],
+    ['component', model.components, before?.components],
+    ['diagram', model.diagrams, before?.diagrams],
+  ] as const) {
+    if (resources === old) continue;
+    let refs: Map<string, string> | undefined;
+    for (const resource of resources.values()) {
+      const previous = old?.get(resource.id) as Named | undefined;
+      if (previous === resource) continue;
+      if (refs === undefined) {
+        refs = new Map();
+        for (const each of resources.values()) if (each.ref !== undefined) refs.set(each.ref, each.id);
+      }
+      try {
+        checkOneName(kind, resources as ReadonlyMap<string, Named>, refs, resource, previous);
+      } catch (err) {
+        if (err instanceof ModelError) problems.push({ kind, id: resource.id, message: err.message });
+        else throw err;
+      }
+    }
+  }
+  return problems;
+}
+
 /** A broken rule, on the resource (`kind`, `id`) whose file holds it. */
 export interface ModelProblem {
   kind: 'tag' | 'attribute' | 'component' | 'diagram';
@@ -276,5 +373,11 @@ export function modelProblems(model: Model): ModelProblem[] {
 /** Every rule over the whole model: a repository's content is only served when this passes. */
 export function checkModel(model: Model): void {
   const [first] = modelProblems(model);
+  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
+}
+
+/** nameProblems' first problem, thrown as checkModel throws (a push: its commits one by one). */
+export function checkNewNames(model: Model, before: Model | undefined): void {
+  const [first] = nameProblems(model, before);
   if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
 }

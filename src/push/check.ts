@@ -3,6 +3,7 @@ import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, typ
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { treeEntryProblem } from '../model/paths.js';
+import { checkNewNames } from '../model/rules.js';
 import type { Model } from '../model/types.js';
 import { versionClash, versionNameProblem } from '../history/versions.js';
 import { CatFile, gitText, runGit } from '../store/git-cli.js';
@@ -155,6 +156,8 @@ export async function checkCommits(
       try {
         const model = await loadModel(files, sourceOf(catFile, previous, files));
         checkBounds(model, previous?.model, limits);
+        // As the write step's finish(): an id or ref this commit brings in must not name a second resource.
+        checkNewNames(model, previous?.model);
         previous = { files, model };
       } catch (err) {
         if (err instanceof FileError || err instanceof ModelError || (err instanceof ApiError && err.status === 413)) {

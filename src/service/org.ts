@@ -333,6 +333,7 @@ export class OrgModel {
         deadline: request.options.deadline ?? this.deadline(),
       });
       const result = await step(draft);
+      draft.finish();
       if (draft.changes.length === 0 && request.mergedParent === undefined) {
         await request.whileLocked?.(base.commit);
         return { snapshot: base, result };
