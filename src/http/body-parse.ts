@@ -11,6 +11,7 @@
  * nesting beyond the bound.
  */
 import YAML from 'yaml';
+import { quotedName } from '../errors.js';
 import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
 import { yaml11AsClientsMeanIt } from '../yaml/yaml11.js';
 
@@ -22,28 +23,210 @@ export const MAX_YAML_ALIASES = 100;
 
 export type Parsed = { value: unknown } | { error: string };
 
-/** True when the JSON text nests arrays/objects more than `max` deep (strings are skipped). */
-export function jsonNestingExceeds(text: string, max: number): boolean {
+/**
+ * What one linear pass over a JSON text finds, before and without parsing it (strings are
+ * skipped whole): whether it nests more than `max` deep (it stops there), how many object
+ * members it holds (one per `:`), and where the number literals are that a double may not hold
+ * as written (numberProblem decides).
+ */
+export interface JsonScan {
+  tooDeep: boolean;
+  members: number;
+  /** Where the number literals to look at closely (numberProblem) start and end, in pairs; usually none. */
+  numbers: number[];
+}
+
+export function scanJson(text: string, max: number): JsonScan {
   let depth = 0;
+  let members = 0;
+  const numbers: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       // Skip the string: find its closing quote, stepping over escapes.
       for (;;) {
         const quote = text.indexOf('"', i + 1);
-        if (quote < 0) return false; // unterminated: JSON.parse will say so
+        if (quote < 0) return { tooDeep: false, members, numbers }; // unterminated: JSON.parse will say so
         let backslashes = 0;
         for (let j = quote - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
         i = quote;
         if (backslashes % 2 === 0) break;
       }
+    } else if (c === 0x3a /* : */) {
+      members++;
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max) return true;
+      if (++depth > max) return { tooDeep: true, members, numbers };
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
       depth--;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      // A number literal: digits, sign, '.', 'e'. Only three sorts can change when read: an
+      // integer of 16 digits or more, and, turning 0, one with an exponent of 3 digits or more or
+      // one of 300 characters or more. All the others (nearly every number) are passed by.
+      const start = i;
+      let fraction = false;
+      let exponent = -1;
+      for (
+        let d = c;
+        d === 0x2d || d === 0x2b || d === 0x2e || (d >= 0x30 && d <= 0x39) || d === 0x65 || d === 0x45;
+        d = text.charCodeAt(++i)
+      ) {
+        if (d === 0x2e) fraction = true;
+        else if (d === 0x65 || d === 0x45) exponent = i;
+      }
+      const length = i - start;
+      if ((exponent < 0 && !fraction && length >= 16) || (exponent >= 0 && i - exponent >= 4) || length >= 300) numbers.push(start, i);
+      i--;
     }
   }
-  return false;
+  return { tooDeep: false, members, numbers };
+}
+
+/** A number's decimal value in one spelling (`-123e4` for -1230000, `1.5e+3`, `1500`), for comparing two. */
+function canonicalDecimal(literal: string): string {
+  const negative = literal.startsWith('-');
+  const [mantissa = '', exponent = '0'] = literal.replace(/^[-+]/, '').toLowerCase().split('e');
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  let digits = whole + fraction;
+  let scale = Number(exponent) - fraction.length;
+  digits = digits.replace(/^0+/, '');
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  scale += trailing;
+  return digits === '' ? '0' : `${negative ? '-' : ''}${digits}e${scale}`;
+}
+
+/** The most characters of a number literal a refusal quotes. */
+const QUOTED_NUMBER_CHARS = 40;
+
+/**
+ * Why the number `literal` cannot be taken as the client wrote it, or undefined. JSON.parse
+ * reads every literal as the nearest double, silently: 9007199254740993 becomes
+ * 9007199254740992, 1e-400 zero. An integer written without fraction or exponent is refused
+ * when the number read would be written back as another: a client writes one to mean exactly
+ * that number (an account, a count) and would read back another. A nonzero literal that would
+ * become 0 is refused too. A fraction with more digits than a double holds
+ * (3.14159265358979323846) is rounded, as everyone expects of decimals.
+ */
+export function numberProblem(literal: string): string | undefined {
+  const value = Number(literal);
+  // Beyond the doubles (1e400): Infinity, which the schema check refuses with its path (`received infinity`).
+  if (!Number.isFinite(value)) return undefined;
+  if (value === 0) {
+    const mantissa = literal.split(/[eE]/)[0] ?? '';
+    return /[1-9]/.test(mantissa) ? `the number ${shownNumber(literal)} is too close to 0 to be held: it would become 0` : undefined;
+  }
+  if (Number.isSafeInteger(value) || /[.eE]/.test(literal)) return undefined;
+  // An integer beyond 2^53: exact when it is written back as it came (JSON.stringify's own digits, the usual case).
+  const back = String(value);
+  if (back === literal || canonicalDecimal(back) === canonicalDecimal(literal)) return undefined;
+  return `the number ${shownNumber(literal)} has more digits than a number value holds: it would become ${back}; send it as a string`;
+}
+
+function shownNumber(literal: string): string {
+  return literal.length > QUOTED_NUMBER_CHARS ? `${literal.slice(0, QUOTED_NUMBER_CHARS)}…` : literal;
+}
+
+/** A JSON path as the schema check writes it (`0.componentInstances.2.width`). */
+type PathPart = string | number;
+
+/**
+ * Walks a text that JSON.parse accepted, token by token, keeping the path to where it is, and
+ * stops at the first key an object gives twice (`duplicate`), or at the value starting at
+ * offset `stopAt` (`path`). Only run once the fast checks found something: it builds a Set of
+ * keys per object and is several times slower than they are.
+ */
+function explore(text: string, stopAt?: number): { duplicate?: { object: PathPart[]; key: string }; path?: PathPart[] } {
+  interface Frame {
+    keys: Set<string> | null; // null: an array
+    at: PathPart;
+  }
+  const stack: Frame[] = [];
+  const pathTo = (frames: Frame[]) => frames.map((frame) => frame.at);
+  let expectKey = false;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (i === stopAt) return { path: pathTo(stack) };
+    if (c === 0x7b /* { */) {
+      stack.push({ keys: new Set(), at: '' });
+      expectKey = true;
+      i++;
+    } else if (c === 0x5b /* [ */) {
+      stack.push({ keys: null, at: 0 });
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+      expectKey = false;
+      i++;
+    } else if (c === 0x2c /* , */) {
+      const top = stack[stack.length - 1]!;
+      if (top.keys === null) top.at = (top.at as number) + 1;
+      else expectKey = true;
+      i++;
+    } else if (c === 0x22 /* " */) {
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf('"', end);
+        let backslashes = 0;
+        for (let j = end - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end++;
+      }
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.keys.has(key)) return { duplicate: { object: pathTo(stack.slice(0, -1)), key } };
+        top.keys.add(key);
+        top.at = key;
+        expectKey = false;
+      }
+      i = end + 1;
+    } else {
+      i++; // whitespace, ':', and the characters of numbers and literals
+    }
+  }
+  return {};
+}
+
+const shownPath = (path: PathPart[]) => path.join('.');
+
+/** The refusal of a text JSON.parse took, but whose members `scan` counted more of than `value` holds, or whose numbers it flagged. */
+function jsonProblem(text: string, scan: JsonScan, value: unknown): string | undefined {
+  if (scan.members !== 0 && countMembers(value) !== scan.members) {
+    const { duplicate } = explore(text);
+    if (duplicate !== undefined) {
+      const where = duplicate.object.length === 0 ? 'the top-level object' : `the object at ${shownPath(duplicate.object)}`;
+      return `Invalid JSON: key ${quotedName(duplicate.key)} is given more than once in ${where}.`;
+    }
+  }
+  const { numbers } = scan;
+  for (let n = 0; n < numbers.length; n += 2) {
+    const problem = numberProblem(text.slice(numbers[n], numbers[n + 1]));
+    if (problem === undefined) continue;
+    const path = explore(text, numbers[n]).path ?? [];
+    return `Invalid JSON: ${path.length === 0 ? '' : `${shownPath(path)}: `}${problem}.`;
+  }
+  return undefined;
+}
+
+/** The members of every object in `value` (a parsed JSON value: no cycles). */
+function countMembers(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const item of node) if (item !== null && typeof item === 'object') stack.push(item);
+    } else {
+      for (const key in node) {
+        count++;
+        const item = (node as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object') stack.push(item);
+      }
+    }
+  }
+  return count;
 }
 
 // An own `__proto__` key, possibly written with \u escapes (as @hapi/bourne detects it).
@@ -63,15 +246,17 @@ function hasProtoKey(value: unknown): boolean {
 
 export function parseJsonText(text: string): Parsed {
   if (text.trim() === '') return { error: 'Invalid JSON: the request body is empty.' };
-  if (jsonNestingExceeds(text, MAX_JSON_DEPTH)) {
-    return { error: `Invalid JSON: nested more than ${MAX_JSON_DEPTH} levels deep.` };
-  }
+  const scan = scanJson(text, MAX_JSON_DEPTH);
+  if (scan.tooDeep) return { error: `Invalid JSON: nested more than ${MAX_JSON_DEPTH} levels deep.` };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     return { error: `Invalid JSON: ${(err as Error).message}` };
   }
+  // JSON.parse keeps the last of two equal keys and rounds every number to a double, silently.
+  const problem = jsonProblem(text, scan, value);
+  if (problem !== undefined) return { error: problem };
   // Kept from the body parser used before (co-body with @hapi/bourne): an own `__proto__`
   // key is refused, so no later Object.assign can ever turn it into a prototype.
   if (PROTO_KEY.test(text) && hasProtoKey(value)) {
@@ -93,8 +278,38 @@ export function parseYamlText(text: string): Parsed {
     if (error?.code === 'MULTIPLE_DOCS')
       return { error: "Invalid YAML: a body is one document, and this one holds several (a second '---')." };
     if (error !== undefined) return { error: `Invalid YAML: ${error.message}` };
+    const inexact = yamlNumberProblem(doc, text);
+    if (inexact !== undefined) return { error: inexact };
     return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (err) {
     return { error: `Invalid YAML: ${(err as Error).message}` };
   }
+}
+
+/** A number written in decimal (YAML 1.1 also allows `_` between digits); not `.inf`, `0x1f`, `1:30`. */
+const DECIMAL = /^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
+
+/** The first number scalar of a YAML body that numberProblem refuses, as the refusal (with its line), or undefined. */
+function yamlNumberProblem(doc: YAML.Document, text: string): string | undefined {
+  let problem: string | undefined;
+  YAML.visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'number' || node.source === undefined) return;
+      const literal = node.source.replace(/_/g, '');
+      if (!DECIMAL.test(literal)) return;
+      const found = numberProblem(literal.replace(/^\+/, ''));
+      if (found === undefined) return;
+      const line = node.range ? lineAt(text, node.range[0]) : undefined;
+      problem = `Invalid YAML: ${line === undefined ? '' : `line ${line}: `}${found}.`;
+      return YAML.visit.BREAK;
+    },
+  });
+  return problem;
+}
+
+/** The 1-based line of offset `at`. */
+function lineAt(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
