@@ -34,6 +34,8 @@ export async function checkDirectory(dir: string, progress: (line: string) => vo
   await loadModel(
     files,
     {
+      // A folder is checked as a push of it would be.
+      incoming: true,
       read: async (full) => {
         const text = await readFile(full, 'utf8');
         const path = relative(dir, full).split(sep).join('/');

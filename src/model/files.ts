@@ -1,6 +1,6 @@
-import { schemaHeader, withoutSchemaHeader } from '../editor/header.js';
+import { schemaHeader } from '../editor/header.js';
 import { definedFields } from './fields.js';
-import { emitYaml, parseYaml, type Plain } from '../yaml/format.js';
+import { emitYaml, parseYaml, type ParseYamlOptions, type Plain } from '../yaml/format.js';
 import type {
   Attribute,
   Component,
@@ -137,10 +137,12 @@ export class FileError extends Error {
   }
 }
 
-export function parseFile(path: string, text: string): unknown {
+/** A model file's content; `options.coreTagsOnly` for what a push brings (parseYaml). */
+export function parseFile(path: string, text: string, options: ParseYamlOptions = {}): unknown {
   let value: unknown;
   try {
-    value = parseYaml(withoutSchemaHeader(text));
+    // Parsed whole (the schema line is a comment), so that a message's line is the file's.
+    value = parseYaml(text, options);
   } catch (err) {
     throw new FileError(path, (err as Error).message);
   }

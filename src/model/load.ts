@@ -11,6 +11,11 @@ export interface ModelSource {
   reuse?(path: string, oid: string): Model | undefined;
   /** The resource blob `oid` gave as a `kind` when this code last parsed and checked it, if known. */
   parsed?(kind: StoredKind, oid: string): { id: string } | undefined;
+  /**
+   * Files coming in (a push, `c4store check`), held to what a push may bring: no YAML tag but
+   * the core ones (yaml/format.ts parseYaml). What is already committed is read without it.
+   */
+  incoming?: boolean;
 }
 
 const READ_CONCURRENCY = 64;
@@ -23,14 +28,14 @@ interface Placed {
 }
 
 /** The organization held by the text of `organization.yaml`. */
-export function organizationOfFile(text: string): Organization {
-  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text));
+export function organizationOfFile(text: string, incoming = false): Organization {
+  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text, { coreTagsOnly: incoming }));
 }
 
 /** The resource held by the text of the file at `path`, which `classifyPath` placed as (`kind`, `id`). */
-export function resourceOfFile(path: string, kind: StoredKind, id: string, text: string): { id: string } {
+export function resourceOfFile(path: string, kind: StoredKind, id: string, text: string, incoming = false): { id: string } {
   if (!isId(id)) throw new FileError(path, 'the file name is not a valid id');
-  const resource = checkStoredFile(path, kind, parseFile(path, text));
+  const resource = checkStoredFile(path, kind, parseFile(path, text, { coreTagsOnly: incoming }));
   if (resource.id !== id) {
     // A name in the generated pattern names a resource; any other name (a client-chosen
     // id) is only an id at all when it is the id of the resource the file holds.
@@ -112,7 +117,8 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
   try {
     if (organizationOid === undefined) throw new FileError(ORGANIZATION_FILE, 'missing');
     organization =
-      source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ?? organizationOfFile(await source.read(organizationOid));
+      source.reuse?.(ORGANIZATION_FILE, organizationOid)?.organization ??
+      organizationOfFile(await source.read(organizationOid), source.incoming);
   } catch (err) {
     fileProblem(err);
   }
@@ -132,7 +138,7 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
     await Promise.all(
       toRead.slice(i, i + READ_CONCURRENCY).map(async ({ path, oid, kind, id }) => {
         try {
-          collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid)));
+          collectionOf(model, kind).set(id, resourceOfFile(path, kind, id, await source.read(oid), source.incoming));
         } catch (err) {
           collectionOf(model, kind).delete(id);
           fileProblem(err, kind, id);

@@ -193,6 +193,8 @@ function sourceOf(
   pushed?: ReadonlyMap<string, string>,
 ) {
   return {
+    // The pushed commits' files are held to what a push may bring; the commit before them is read as served.
+    incoming: pushed !== undefined,
     read: async (oid: string) => {
       const content = await catFile.read(oid);
       if (content === null) throw new Error(`object ${oid} is missing`);

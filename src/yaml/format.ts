@@ -526,19 +526,117 @@ export function parseYamlFast(text: string): unknown {
   }
 }
 
+export interface ParseYamlOptions {
+  /**
+   * Refuse any tag but YAML's own core ones (`!!str`, `!!int`, …, `!!map`, `!!seq`): what a
+   * push may bring into a model file. The `yaml` package reads an unknown tag (`!foo x`,
+   * `!!python/object:…`) as if it were not there, with only a warning, and `!!binary`,
+   * `!!timestamp`, `!!set` or `!!omap` as values no model field holds; a file that says more
+   * than the model can is refused rather than read as something else. Loading what is already
+   * committed does not refuse them, so a repository pushed to before stays readable.
+   */
+  coreTagsOnly?: boolean;
+}
+
+/** The tags a model file may carry: the YAML 1.2 core schema's own (and `!`, which only says "a string"). */
+const CORE_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`)]);
+
 /**
- * Parse a YAML document: the fast path for the subset emitYaml writes, otherwise the `yaml`
- * package (`uniqueKeys: true`, `maxAliasCount: 100`). Throws the yaml package's error for
- * invalid YAML, including duplicate keys.
+ * Parse a YAML document: the fast path for the subset emitYaml writes (after the comment lines
+ * that open a file, the editors' schema line), otherwise the `yaml` package (`uniqueKeys:
+ * true`, `maxAliasCount: 100`) on the whole text, so that its messages count lines as the file
+ * does. Throws the yaml package's error for invalid YAML; a key given twice is named.
  */
-export function parseYaml(text: string): unknown {
-  const fast = parseYamlFast(text);
+export function parseYaml(text: string, options: ParseYamlOptions = {}): unknown {
+  const fast = parseYamlFast(withoutLeadingComments(text));
   if (fast !== undefined) return fast;
   // The yaml package recurses once per level; a stack overflow inside it can abort the process.
   if (yamlNestingExceeds(text, MAX_YAML_NESTING)) throw new Error('nested too deeply');
   const doc = YAML.parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) throw doc.errors[0];
+  const [error] = doc.errors;
+  if (error !== undefined) {
+    const key = error.code === 'DUPLICATE_KEY' ? keyAt(doc, error.pos[0]) : undefined;
+    if (key !== undefined)
+      error.message = error.message.replace(/^Map keys must be unique/, `Map keys must be unique: ${key} is given twice`);
+    throw error;
+  }
+  if (options.coreTagsOnly) {
+    const tag = foreignTag(doc, text);
+    if (tag !== undefined) {
+      const { line, col } = positionIn(text, tag.at);
+      throw new Error(
+        `The tag '${tag.name}' at line ${line}, column ${col} is not read here: a model file holds strings, numbers, booleans, null, mappings and sequences, written plain or with YAML's core tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq).`,
+      );
+    }
+  }
   return doc.toJS({ maxAliasCount: 100 });
+}
+
+/** `text` without the comment lines it starts with (the fast path reads no comments). */
+function withoutLeadingComments(text: string): string {
+  let start = 0;
+  while (text.charCodeAt(start) === 0x23 /* # */) {
+    const end = text.indexOf('\n', start);
+    if (end === -1) return '';
+    start = end + 1;
+  }
+  return start === 0 ? text : text.slice(start);
+}
+
+/** The key (quoted as written, shortened) of the mapping entry whose key starts at `offset`. */
+function keyAt(doc: YAML.Document, offset: number): string | undefined {
+  let found: string | undefined;
+  YAML.visit(doc, {
+    Pair(_key, pair) {
+      const key = pair.key as YAML.Node | null;
+      if (key?.range?.[0] !== offset) return;
+      const name = String(YAML.isScalar(key) ? key.value : key);
+      found = `'${name.length > 100 ? `${name.slice(0, 100)}…` : name}'`.replace(/[\r\n]+/g, ' ');
+      return YAML.visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** The first tag of `doc` that is not a core one, as written (`!!python/object:x`, `!foo`), and where it is. */
+function foreignTag(doc: YAML.Document, source: string): { name: string; at: number } | undefined {
+  let found: { name: string; at: number } | undefined;
+  const look = (node: unknown) => {
+    const { tag, range } = node as { tag?: string; range?: [number, number, number] };
+    if (found !== undefined || tag === undefined || CORE_TAGS.has(tag)) return;
+    // Where the tag is written: the warning for an unresolved one says; a known one, at its value.
+    const warning = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED' && /^Unresolved tag: (\S+)/.exec(w.message)?.[1] === tag);
+    const name = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice('tag:yaml.org,2002:'.length)}` : tag;
+    let at = warning?.pos[0] ?? range?.[0] ?? 0;
+    if (warning === undefined) {
+      // A known tag (`!!binary x`) is reported at its value; it is written just before, on that line.
+      const written = source.lastIndexOf(name, at);
+      if (written !== -1 && !source.slice(written, at).includes('\n')) at = written;
+    }
+    found = { name: name.length > 100 ? `${name.slice(0, 100)}…` : name, at };
+  };
+  YAML.visit(doc, {
+    Node(_key, node) {
+      look(node);
+      if (found !== undefined) return YAML.visit.BREAK;
+    },
+    Pair(_key, pair) {
+      look(pair.key);
+      if (found !== undefined) return YAML.visit.BREAK;
+    },
+  });
+  return found;
+}
+
+/** Line and column (both from 1) of `offset` in `text`. */
+function positionIn(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: offset - start + 1 };
 }
 
 // ---------------------------------------------------------------------------------------------

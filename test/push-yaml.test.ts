@@ -1,0 +1,159 @@
+/**
+ * Model files pushed with YAML the model cannot hold (docs/api.md §14): a tag that is not one of
+ * YAML's core ones (`!!python/object:…`, `!foo`, `!!binary`) is refused, as is a key given twice,
+ * each naming the file, the line (counted as in the file, its schema line included) and what
+ * is wrong; `c4store check` says the same of the folder. What was committed before is still
+ * read. No pushed YAML makes the server log an unexpected error. Real git over real HTTP.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkDirectory } from '../src/check/check.js';
+import { resourcePath } from '../src/model/paths.js';
+import { isErrorLine, run, TestServer } from './support/server.js';
+
+const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
+const API = '/api/external';
+
+function git(cwd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(Object.assign(err, { stderr })) : resolve(stdout.trim()),
+    );
+  });
+}
+
+async function setUp(t: ExecutionContext) {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const [shop] = (await s.post(`${API}/component`, [{ name: 'Shop', desc: 'Sells things' }])).body;
+  const parent = await mkdtemp(join(tmpdir(), 'c4store-push-yaml-'));
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const dir = join(parent, 'model');
+  const url = new URL(`${s.url}/git/${s.slug}.git`);
+  url.username = 'ci';
+  url.password = s.key;
+  await run('git', ['clone', '-q', url.href, dir], { env: ENV });
+  const file = resourcePath('component', shop.id);
+  const text = await readFile(join(dir, file), 'utf8');
+  return { s, dir, file, text, shop };
+}
+
+/** Commits `content` as `file` and pushes it: git's stderr when refused, '' when taken. */
+async function pushFile(dir: string, file: string, content: string): Promise<string> {
+  await writeFile(join(dir, file), content);
+  await git(dir, ['commit', '-qam', `edit ${file}`]);
+  return git(dir, ['push', '-q', 'origin', 'HEAD:refs/heads/main']).then(
+    () => '',
+    (err: { stderr?: string }) => String(err.stderr),
+  );
+}
+
+const TAG_RULE =
+  "is not read here: a model file holds strings, numbers, booleans, null, mappings and sequences, written plain or with YAML's core tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq).";
+
+test('a tag a model file cannot hold is refused naming file, line and tag; core tags are fine; check says the same', async (t) => {
+  const { s, dir, file, text } = await setUp(t);
+  const lines = text.split('\n');
+  t.regex(lines[0]!, /^# yaml-language-server: /, 'the file starts with its schema line');
+  const nameLine = lines.findIndex((line) => line.startsWith('name: ')) + 1;
+  const head = await s.head();
+  for (const [tagged, tag, column] of [
+    ['name: !!python/object:os.system Shop', '!!python/object:os.system', 7],
+    ['name: !foo Shop', '!foo', 7],
+    ['name: !!binary U2hvcA==', '!!binary', 7],
+    ['name: !!timestamp 2026-01-01', '!!timestamp', 7],
+    ['!foo name: Shop', '!foo', 1],
+  ] as const) {
+    const content = text.replace(/^name: .*$/m, tagged);
+    const refused = await pushFile(dir, file, content);
+    const message = `${file}: The tag '${tag}' at line ${nameLine}, column ${column} ${TAG_RULE}`;
+    t.true(refused.includes(message), `${tagged}\n${refused}`);
+    t.is(await s.head(), head, `${tagged}: main did not move`);
+    // The folder, checked as a push of it would be: the same problem, on the same line.
+    const report = await checkDirectory(dir);
+    t.deepEqual(
+      report.problems.map((p) => `${p.file}:${p.line}`),
+      [`${file}:${nameLine}`],
+      tagged,
+    );
+    t.true(report.problems[0]!.message.startsWith(`The tag '${tag}' at line ${nameLine}`), report.problems[0]!.message);
+    await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  }
+  // YAML's own core tags say nothing a plain value does not: taken.
+  t.is(await pushFile(dir, file, text.replace(/^name: .*$/m, 'name: !!str Shop')), '');
+  t.is((await s.get(`${API}/component`)).body[0].name, 'Shop');
+  t.deepEqual(
+    s.logs.filter((line) => isErrorLine(line)),
+    [],
+  );
+});
+
+test('a key given twice is refused naming file, line and key', async (t) => {
+  const { s, dir, file, text } = await setUp(t);
+  const head = await s.head();
+  const lines = text.split('\n');
+  const descLine = lines.findIndex((line) => line.startsWith('desc: ')) + 1;
+  const content = text.replace(/^desc: .*$/m, (line) => `${line}\nstate: ACTIVE`);
+  // state: is already further down; the second one is the one named (the first in the file is kept as the line above).
+  const refused = await pushFile(dir, file, content);
+  const stateLines = content
+    .split('\n')
+    .map((line, i) => (line.startsWith('state: ') ? i + 1 : 0))
+    .filter(Boolean);
+  t.is(stateLines.length, 2);
+  t.is(stateLines[0], descLine + 1);
+  t.true(refused.includes(`${file}: Map keys must be unique: 'state' is given twice at line ${stateLines[1]}, column 1:`), refused);
+  t.is(await s.head(), head);
+  const report = await checkDirectory(dir);
+  t.deepEqual(
+    report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+    [`${file}:${stateLines[1]}: Map keys must be unique: 'state' is given twice at line ${stateLines[1]}, column 1:`],
+  );
+});
+
+test('a tag committed before (past the check) is still read, and the model written; hostile YAML never crashes the check', async (t) => {
+  const { s, dir, file, text, shop } = await setUp(t);
+  await writeFile(join(dir, file), text.replace(/^name: .*$/m, 'name: !foo Shop'));
+  await git(dir, ['commit', '-qam', 'a tag, from before the check']);
+  await run('git', ['--git-dir', s.gitdir, 'fetch', '-q', dir, '+HEAD:refs/heads/main'], { env: ENV });
+  t.is((await s.get(`${API}/component/${shop.id}`)).body.name, 'Shop');
+  const written = await s.post(`${API}/component`, [{ id: shop.id, name: 'Shop', desc: 'Sells more things' }]);
+  t.is(written.status, 200, written.text);
+  await git(dir, ['pull', '-q', '--ff-only', 'origin', 'main']);
+  // A push that leaves that file alone goes through: only what a push brings is held to the rule.
+  const other = await s.post(`${API}/tag`, [{ name: 'Kept', color: 'blue' }]);
+  t.is(other.status, 200);
+  await git(dir, ['pull', '-q', '--ff-only', 'origin', 'main']);
+  const tagFile = resourcePath('tag', other.body[0].id);
+  const tagText = await readFile(join(dir, tagFile), 'utf8');
+  t.is(await pushFile(dir, tagFile, tagText.replace(/^color: .*$/m, 'color: green')), '');
+
+  const head = await s.head();
+  const hostile = [
+    `${text}extra: &a [1, 2]\nmore: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n`,
+    `${text}deep: ${'['.repeat(5000)}${']'.repeat(5000)}\n`,
+    `%TAG !e! tag:example.com,2000:\n---\n${text.replace(/^name: .*$/m, 'name: !e!x Shop')}`,
+    text.replace(/^name: .*$/m, 'name: !<tag:example.com,2000:x> Shop'),
+    text.replace(/^name: .*$/m, 'name: !!set {a, b}'),
+    text.replace(/^name: .*$/m, 'name: *nowhere'),
+    text.replace(/^name: .*$/m, '? !foo [a, b]\n: Shop'),
+    '\t- not yaml at all: [\n',
+    '--- a\n--- b\n',
+  ];
+  for (const content of hostile) {
+    const refused = await pushFile(dir, file, content);
+    t.true(refused.includes(`${file}: `), `${content.slice(-120)}\n${refused}`);
+    t.is(await s.head(), head);
+    await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  }
+  t.deepEqual(
+    s.logs.filter((line) => isErrorLine(line)),
+    [],
+    'nothing unexpected, nothing logged as a crash',
+  );
+  t.is((await s.get('/healthz')).status, 200);
+});
