@@ -264,4 +264,17 @@ test('a push bringing in such a pair is refused naming the file; one already sto
   const written = await s.post(`${API}/component`, [{ id: billing.id, ref: payments.id, name: 'Billing', desc: 'Invoices' }]);
   t.is(written.status, 200, written.text);
   t.is(written.body[0].desc, 'Invoices');
+
+  // A draft branched from that main, changing something else: its commits bring in no pair.
+  await git(dir, ['pull', '-q', '--rebase', 'origin', 'main']);
+  await git(dir, ['switch', '-q', '-c', 'drafts/rename']);
+  const paymentsFile = resourcePath('component', payments.id);
+  await writeFile(join(dir, paymentsFile), (await readFile(join(dir, paymentsFile), 'utf8')).replace(/^name: .*$/m, 'name: Payments v2'));
+  await git(dir, ['commit', '-qam', 'Rename Payments']);
+  const pushed = await git(dir, ['push', 'origin', 'HEAD:refs/heads/drafts/rename']).then(
+    () => '',
+    (err: { stderr?: string }) => String(err.stderr),
+  );
+  t.is(pushed, '', 'a draft that leaves the old pair alone is taken');
+  t.is((await s.get(`${API}/component/${payments.id}?draft=rename`)).body.name, 'Payments v2');
 });

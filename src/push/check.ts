@@ -132,9 +132,15 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
     : checkCommits(gitdir, [update.new, `^${update.old}`], env, limits, update.old);
 }
 
+async function firstParentOf(gitdir: string, commit: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const { stdout, code } = await runGit(gitdir, ['rev-parse', '--verify', '-q', `${commit}^1`], { okCodes: [1], env });
+  return code === 0 ? stdout.toString('utf8').trim() : undefined;
+}
+
 /**
  * Every commit of a `git rev-list` range, oldest first, loaded and checked as the service loads a
- * commit, within the limits counted from `before` (the branch's tip before the push); the first problem.
+ * commit, within the limits counted from `before` (the branch's tip before the push; by default the first
+ * commit's parent); the first problem.
  */
 export async function checkCommits(
   gitdir: string,
@@ -146,10 +152,11 @@ export async function checkCommits(
   const commits = (await gitText(gitdir, ['rev-list', '--reverse', '--topo-order', ...range, '--'], { env })).split('\n').filter(Boolean);
   const catFile = new CatFile(gitdir, env);
   try {
-    // What main held before: the bounds count from it. A broken main (committed past the hook)
-    // counts as nothing, so that a push can still repair it.
-    let previous =
-      before === undefined || commits.length === 0 ? undefined : await loadCommit(gitdir, before, catFile, env).catch(() => undefined);
+    // What the branch held before (by default the first new commit's parent: for a new draft, the
+    // main it branched from): the bounds and the names count from it. A broken base (committed past
+    // the hook) counts as nothing, so that a push can still repair it.
+    const base = before ?? (commits.length === 0 ? undefined : await firstParentOf(gitdir, commits[0]!, env));
+    let previous = base === undefined ? undefined : await loadCommit(gitdir, base, catFile, env).catch(() => undefined);
     for (const commit of commits) {
       const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
       if (shapeProblem !== null) return [`commit ${commit.slice(0, 12)}: ${shapeProblem}`];
