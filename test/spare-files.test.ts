@@ -206,3 +206,28 @@ test("a commit's ref lock is made of a spare, and the ref it replaces becomes on
   t.is(git(gitdir, 'log', '--format=%s', '-n', '4', 'main'), 'c 3\nc 2\nc 1\nc 0\n');
   t.is(git(gitdir, 'fsck', '--full', '--strict', '--no-dangling'), '');
 });
+
+test('after a repack removed the emptied fan-out directories, new objects still go into spares and the pool loses none', async (t) => {
+  const { gitdir, repo, spares, maintenance } = await packedRepo(t, 0);
+  await commitFiles(repo, 10, 'first');
+  await packAndWait(gitdir, maintenance, spares);
+  const objects = path.join(gitdir, 'objects');
+  // As `git prune-packed` (of a `git gc` someone runs) leaves it: no empty fan-out directory,
+  // among them those the writer made and remembers.
+  for (const fanout of nodeFs.readdirSync(objects).filter((name) => /^[0-9a-f]{2}$/.test(name)))
+    nodeFs.rmdirSync(path.join(objects, fanout));
+  const sparesBefore = inodesOf(spareFiles(gitdir));
+  // A blob the writer wrote before (same bytes, same id, same fan-out directory), packed since.
+  const head = await repo.commit({
+    parent: (await repo.readHead())!,
+    changes: [{ path: 'components/again.yaml', content: 'name: first 0\n' }],
+    author,
+    message: 'again',
+  });
+  const written = looseObjectFiles(gitdir);
+  t.is(written.length, 4);
+  for (const inode of inodesOf(written)) t.true(sparesBefore.has(inode), 'written into a spare');
+  t.is(spares.size, spareFiles(gitdir).length, 'every spare left is still in the pool');
+  t.is(git(gitdir, 'show', `${head}:components/again.yaml`), 'name: first 0\n');
+  t.is(git(gitdir, 'fsck', '--full', '--strict', '--no-dangling'), '');
+});

@@ -106,13 +106,9 @@ export class SpareFiles {
     for (;;) {
       const name = this.next();
       if (name === undefined) return undefined;
-      try {
-        nodeFs.renameSync(path.join(this.dir, name), temp);
-      } catch (error) {
-        // Another process serving the repository took it first.
-        if (isCode(error, 'ENOENT')) continue;
-        throw error;
-      }
+      const claimed = this.claim(name, (spare) => nodeFs.renameSync(spare, temp));
+      if (claimed === undefined) return undefined;
+      if (!claimed) continue;
       let fd: number | undefined;
       try {
         fd = nodeFs.openSync(temp, nodeFs.constants.O_WRONLY);
@@ -139,16 +135,9 @@ export class SpareFiles {
       const name = this.next();
       if (name === undefined) return undefined;
       const spare = path.join(this.dir, name);
-      try {
-        nodeFs.linkSync(spare, file);
-      } catch (error) {
-        // Another process serving the repository took it first.
-        if (isCode(error, 'ENOENT') && !nodeFs.existsSync(spare)) continue;
-        // `file` exists, or its directory does not: the caller's own creation meets that too.
-        this.makeReady(name);
-        if (isCode(error, 'EEXIST') || isCode(error, 'ENOENT')) return undefined;
-        throw error;
-      }
+      const claimed = this.claim(name, () => nodeFs.linkSync(spare, file));
+      if (claimed === undefined) return undefined;
+      if (!claimed) continue;
       nodeFs.rmSync(spare, { force: true });
       let fd: number | undefined;
       try {
@@ -184,6 +173,25 @@ export class SpareFiles {
       return;
     }
     this.add(name, Date.now() + this.reuseAfterMs);
+  }
+
+  /**
+   * Moves (or links) spare `name` where `move` puts it: true once done; false when another
+   * process serving the repository took it first; undefined when the destination exists or its
+   * directory does not (a repack removed an emptied fan-out directory): the spare is kept, and
+   * the caller's own creation meets the same and deals with it.
+   */
+  private claim(name: string, move: (spare: string) => void): boolean | undefined {
+    const spare = path.join(this.dir, name);
+    try {
+      move(spare);
+      return true;
+    } catch (error) {
+      if (isCode(error, 'ENOENT') && !nodeFs.existsSync(spare)) return false;
+      this.makeReady(name);
+      if (isCode(error, 'EEXIST') || isCode(error, 'ENOENT')) return undefined;
+      throw error;
+    }
   }
 
   private makeReady(name: string): void {
