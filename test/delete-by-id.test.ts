@@ -8,14 +8,16 @@ import { API, no, ok } from './support/current.js';
 
 test('a retried DELETE answers 404 and leaves the resource whose ref is that id alone', (t) =>
   withServer(async (s) => {
-    // `first` is an id; `second` carries `first` as its ref (refs and ids are separate names).
+    // `first` is an id; once it is deleted, `second` takes `first` as its ref (while `first`
+    // existed, that ref was refused: an id or a ref names one resource of a kind).
     await ok(t, s, 'POST', `${API}/components`, { id: 'first', name: 'First' }, { status: 201 });
     const second = await ok(t, s, 'POST', `${API}/component`, [{ ref: 'first-ref', name: 'Second' }]);
     const secondId = second[0].id;
+    await ok(t, s, 'DELETE', `${API}/components/first`, undefined);
     await ok(t, s, 'PATCH', `${API}/components/${secondId}`, { ref: 'first' });
     t.is((await s.get(`${API}/components/${secondId}`)).body.ref, 'first');
 
-    await ok(t, s, 'DELETE', `${API}/components/first`, undefined);
+    // The retry of the DELETE.
     for (const path of [`${API}/components/first`, `${API}/component/first`]) {
       await no(t, s, 'DELETE', path, undefined, 404, "Component with id 'first' does not exist.");
     }
