@@ -215,3 +215,68 @@ test('a draft branch is mirrored like main', async (t) => {
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+/** A viewer session of the server's editor key, as the sign-in page gives it: the cookie to send. */
+async function sessionOf(s: TestServer): Promise<string> {
+  const answer = await fetch(`${s.url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
+    body: new URLSearchParams({ key: s.key, next: '/' }),
+  });
+  return answer.headers.get('set-cookie')!.split(';')[0]!;
+}
+
+test('a draft that changes the organization (organization.yaml pushed into its branch) says so in its REST diff and on its page, open and merged', (t) =>
+  withServer(async (s) => {
+    await withClone(s, async (dir) => {
+      await git(dir, 'checkout', '-q', '-b', 'drafts/people', 'origin/main');
+      const file = join(dir, 'organization.yaml');
+      const yaml = await readFile(file, 'utf8');
+      t.regex(yaml, /name: Acme\n/);
+      await writeFile(file, yaml.replace('name: Acme', 'name: Acme Corp').replace('  - linus@example.com', '  - grace@example.com'));
+      await git(dir, 'commit', '-q', '-am', 'Rename the organization; Grace for Linus');
+      await git(dir, 'push', '-q', 'origin', 'drafts/people');
+    });
+    const organization = {
+      name: 'Acme Corp',
+      fields: [
+        { field: 'name', old: 'Acme', new: 'Acme Corp' },
+        { field: 'members', old: ['ada@example.com', 'linus@example.com'], new: ['ada@example.com', 'grace@example.com'] },
+      ],
+    };
+    const said = [
+      'renamed the organization &#39;<bdi>Acme</bdi>&#39; to &#39;<bdi>Acme Corp</bdi>&#39;',
+      'added member <bdi>grace@example.com</bdi>',
+      'removed member <bdi>linus@example.com</bdi>',
+    ];
+    const cookie = await sessionOf(s);
+    /** The draft's REST answers and page agree: the organization's change, and no resource changed. */
+    const check = async (state: string) => {
+      const draft = await s.get(`${API}/drafts/people`);
+      t.is(draft.status, 200, draft.text);
+      t.is(draft.body.state, state);
+      const { from, to, ...changes } = draft.body.changes;
+      t.deepEqual(changes, { added: [], removed: [], changed: [], organization }, state);
+      const diff = await s.get(`${API}/drafts/people/diff`);
+      t.is(diff.status, 200, diff.text);
+      t.deepEqual(diff.body, draft.body.changes, `${state}: /diff is the draft's changes`);
+      const page = await fetch(`${s.url}/orgs/${s.slug}/drafts/people`, { headers: { cookie } });
+      t.is(page.status, 200);
+      const html = await page.text();
+      t.true(html.includes(`<ul class="changes">${said.map((line) => `<li>${line}</li>`).join('')}</ul>`), state);
+      t.notRegex(html, /No changes yet|Nothing: main already held its head/);
+    };
+    await check('open');
+
+    t.is((await s.post(`${API}/drafts/people/merge`, {})).status, 200);
+    t.regex(await s.git('show', 'main:organization.yaml'), /name: Acme Corp\n/);
+    await check('merged');
+
+    // A draft that leaves the organization alone carries no organization in its changes.
+    t.is((await s.post(`${API}/drafts`, { name: 'plain' })).status, 201);
+    t.is((await s.post(`${API}/components?draft=plain`, { id: 'queue', name: 'Queue' })).status, 201);
+    const plain = (await s.get(`${API}/drafts/plain`)).body;
+    t.false('organization' in plain.changes);
+    t.false('organization' in (await s.get(`${API}/drafts/plain/diff`)).body);
+  }));

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { diffModels, type ModelDiff } from '../history/diff.js';
+import { diffModels, diffOrganizations, type ModelDiff, type OrganizationChange } from '../history/diff.js';
 import type { WriteOptions } from '../model/draft.js';
 import type { Model } from '../model/types.js';
 import { revertTo } from '../model/write/revert.js';
@@ -49,8 +49,15 @@ export interface DraftSummary {
   closedAt?: string;
 }
 
+/**
+ * What a draft changes (`changes`, `/diff`): the diff of resources between two commits, in the
+ * shape of `/diff`, and `organization` when it changes the organization itself (organization.yaml,
+ * pushed over git: no resource, so not in the diff of resources, though a merge brings it in).
+ */
+export type DraftChanges = ModelDiff & { from: string; to: string; organization?: OrganizationChange };
+
 export interface DraftDetails extends DraftSummary {
-  changes: ModelDiff & { from: string; to: string };
+  changes: DraftChanges;
   behind: number;
   conflicts: MergeConflict[];
   /** A merge now would break this rule (its text); absent when it would not. */
@@ -184,7 +191,7 @@ export class Drafts {
     }
     return {
       ...summary,
-      changes: { from: span.from, to: span.to, ...diffModels(before.model, after.model) },
+      changes: changesBetween(before, after),
       behind,
       conflicts,
       ...(problem === undefined ? {} : { problem }),
@@ -199,9 +206,9 @@ export class Drafts {
   }
 
   /** The draft against `main` at its base: what a reviewer reads (a merged draft: what its merge brought into `main`). */
-  async diff(name: string): Promise<{ snapshot: Snapshot; diff: ModelDiff & { from: string; to: string } }> {
+  async diff(name: string): Promise<{ snapshot: Snapshot; diff: DraftChanges }> {
     const { before, after } = await this.compared(name);
-    return { snapshot: after, diff: { from: before.commit, to: after.commit, ...diffModels(before.model, after.model) } };
+    return { snapshot: after, diff: changesBetween(before, after) };
   }
 
   /**
@@ -461,6 +468,17 @@ export class Drafts {
     const first = own ?? (await firstCommitBetween(this.gitdir, null, head));
     return { name, title: name, desc: null, author: first?.author ?? '', created: first?.time ?? '' };
   }
+}
+
+/** What a draft changes between the two snapshots its changes are read between (see Span). */
+function changesBetween(before: Snapshot, after: Snapshot): DraftChanges {
+  const organization = diffOrganizations(before.model.organization, after.model.organization);
+  return {
+    from: before.commit,
+    to: after.commit,
+    ...diffModels(before.model, after.model),
+    ...(organization === undefined ? {} : { organization }),
+  };
 }
 
 /** ISO 8601 in whole seconds, UTC. */

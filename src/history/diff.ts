@@ -1,5 +1,5 @@
 import { collectionOf, DIRECTORIES, type StoredKind } from '../model/files.js';
-import type { Model } from '../model/types.js';
+import type { Model, Organization } from '../model/types.js';
 
 /**
  * What changed between two models, resource by resource and field by field: the answer to
@@ -47,6 +47,24 @@ export function diffModels(from: Model, to: Model): ModelDiff {
     }
   }
   return diff;
+}
+
+/**
+ * A change of the organization itself (`organization.yaml`: its name, slug and members), which
+ * is no resource and so not in a ModelDiff: `name` is the organization's name after, `fields`
+ * its changed fields as a resource's are (`members` old and new as whole lists).
+ */
+export interface OrganizationChange {
+  name: string;
+  fields: FieldChange[];
+}
+
+/** What changed of the organization between two models; undefined when nothing did. */
+export function diffOrganizations(from: Organization, to: Organization): OrganizationChange | undefined {
+  if (from === to) return undefined;
+  const fields: FieldChange[] = [];
+  for (const field of ['name', 'slug', 'members'] as const) compare(from[field], to[field], field, fields);
+  return fields.length === 0 ? undefined : { name: to.name, fields };
 }
 
 function compare(a: unknown, b: unknown, path: string, out: FieldChange[]): void {

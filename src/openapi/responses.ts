@@ -190,6 +190,23 @@ export const HistoryCommitResponse = Type.Object({ ...HistoryEntryResponse.prope
 
 export const DiffResponse = Type.Object({ from: Commit, to: Commit, ...ModelDiffResponse.properties });
 
+/** A draft's changes: `/diff`'s, and the organization's own change, which is no resource. */
+export const DraftChangesResponse = Type.Object({
+  ...DiffResponse.properties,
+  organization: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String({ description: "The organization's name in the draft." }),
+        fields: ModelDiffResponse.properties.changed.items.properties.fields,
+      },
+      {
+        description:
+          'Present when the draft changes the organization itself (organization.yaml, pushed over git): its changed fields, `name`, `slug` or `members` (old and new as whole lists).',
+      },
+    ),
+  ),
+});
+
 export const VersionResponse = Type.Object({
   name: Type.String(),
   commit: Commit,
@@ -232,7 +249,7 @@ export const MergeConflictResponse = Type.Object({
 
 export const DraftDetailsResponse = Type.Object({
   ...DraftResponse.properties,
-  changes: DiffResponse,
+  changes: DraftChangesResponse,
   behind: Type.Integer({ description: 'Commits of `main` since `base` (a merged draft: until its merge).' }),
   conflicts: Type.Array(MergeConflictResponse),
   problem: Type.Optional(Type.String({ description: 'The rule a merge now would break.' })),

@@ -31,6 +31,7 @@ import {
   DiagramResponse,
   DiagramSearchResult,
   DiffResponse,
+  DraftChangesResponse,
   DraftDetailsResponse,
   DraftMergeResponse,
   DraftResponse,
@@ -475,7 +476,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/drafts/:name/diff',
     summary: 'The draft against main at its base (a merged draft: what its merge brought into main)',
     tag: 'Drafts',
-    response: DiffResponse,
+    response: DraftChangesResponse,
   },
   {
     method: 'POST',

@@ -7,7 +7,7 @@
  */
 import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
 import { type VisualDiff, visualDiff } from '../drafts/visual-diff.js';
-import { describeChanges } from '../drafts/words.js';
+import { describeChanges, describeOrganizationChange } from '../drafts/words.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { clip } from '../drawing/text.js';
 import { bdi, esc, escExact } from '../escape.js';
@@ -106,8 +106,13 @@ export async function draftPage(
   const editor = context.key?.role === 'editor' && details.state === 'open';
   // A merged draft shows what its merge brought into main (Drafts.get), not its head against itself.
   const merged = details.state === 'merged';
-  // HTML: each name in the sentences isolated, the rest escaped.
-  const words = describeChanges(details.changes, { text: esc, name: bdi });
+  // HTML: each name in the sentences isolated, the rest escaped. The organization's own change
+  // (organization.yaml, pushed over git) first: it is no resource, so not in the diff of resources.
+  const spelling = { text: esc, name: bdi };
+  const words = [
+    ...describeOrganizationChange(before.organization, after.organization, spelling),
+    ...describeChanges(details.changes, spelling),
+  ];
   const figures: string[] = [];
   for (const diagram of after.diagrams.values()) {
     if (figures.length === MAX_DRAWN_DIAGRAMS) break;
