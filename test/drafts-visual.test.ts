@@ -1,11 +1,20 @@
 import test from 'ava';
+import { renderPng } from '../src/drawing/png.js';
 import { type TestServer, withServer } from './support/server.js';
 
 // The visual diff of a diagram in a draft (CONTRACT §8), drawn by the real server: the API's
-// diagram GET with Accept: image/svg+xml, and the viewer's .svg address, with ?draft=&compare=main.
+// diagram GET with Accept: image/svg+xml (or image/png), and the viewer's .svg and .png addresses, with
+// ?draft=&compare=main; a diagram the draft deleted among them.
 
 const API = '/api/external';
 const SVG = { headers: { accept: 'image/svg+xml' } };
+const PNG = { headers: { accept: 'image/png' } };
+
+/** A PNG answer's bytes (the test server's reply holds its body as text). */
+async function pngAt(url: string, headers: Record<string, string>): Promise<{ status: number; type: string | null; bytes: Buffer }> {
+  const answer = await fetch(url, { headers });
+  return { status: answer.status, type: answer.headers.get('content-type'), bytes: Buffer.from(await answer.arrayBuffer()) };
+}
 
 async function cookieOf(s: TestServer): Promise<string> {
   const answer = await fetch(`${s.url}/sign-in`, {
@@ -127,6 +136,116 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     const bad = await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=other`, SVG);
     t.is(bad.status, 400);
     t.is((await s.get(`${API}/diagram/${diagram.id}?compare=main`, SVG)).status, 400);
+
+    // The PNG of the visual diff is its SVG rasterized, marks and all (not the draft's plain drawing).
+    const key = { authorization: `Bearer ${s.key}`, accept: 'image/png' };
+    const png = await pngAt(`${s.url}${API}/diagram/${diagram.id}?draft=payments-v2&compare=main`, key);
+    t.is(png.status, 200);
+    t.is(png.type, 'image/png');
+    t.true(png.bytes.equals(await renderPng(api.text)), 'the marked SVG, rasterized');
+    const plain = await pngAt(`${s.url}${API}/diagram/${diagram.id}?draft=payments-v2`, key);
+    t.false(plain.bytes.equals(png.bytes), "not the draft's unmarked drawing");
+    const viewerPng = await pngAt(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}.png?draft=payments-v2&compare=main`, { cookie });
+    t.is(viewerPng.status, 200);
+    t.true(viewerPng.bytes.equals(png.bytes));
+    t.is((await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=other`, PNG)).status, 400);
+  }));
+
+test('a diagram the draft deleted: its visual diff draws it as main had it, every element marked removed; the same after its merge', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/component`, [
+      { ref: 'web', name: 'Web' },
+      { ref: 'api', name: 'API' },
+    ]);
+    const [diagram] = (
+      await s.post(`${API}/diagram`, [
+        {
+          ref: 'c2',
+          name: 'Payments C2',
+          level: 'C2',
+          componentInstances: [
+            { ref: 'w', component: 'web', position: { x: 0, y: 0 }, width: 10, height: 5 },
+            { ref: 'a', component: 'api', position: { x: 20, y: 0 }, width: 10, height: 5 },
+          ],
+          relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+          textareas: [{ text: 'Legacy', position: { x: 0, y: 10 } }],
+        },
+      ])
+    ).body;
+    const elements = [...diagram.componentInstances, ...diagram.relations, ...diagram.textareas].map((e: { id: string }) => e.id);
+    t.is(elements.length, 4);
+    const mainSvg = (await s.get(`${API}/diagram/${diagram.id}`, SVG)).text;
+    await s.post(`${API}/drafts`, { name: 'drop' });
+    const deleted = await s.request('DELETE', `${API}/diagrams/${diagram.id}?draft=drop`);
+    t.is(deleted.status, 200, deleted.text);
+    t.is((await s.get(`${API}/diagram/${diagram.id}?draft=drop`)).status, 404, 'the draft has it no more');
+
+    const everyRemoved = Object.fromEntries(elements.map((id: string) => [id, 'c4-removed']));
+    const cookie = await cookieOf(s);
+    /** Every way of asking for its visual diff draws it so: the API's two forms by id and by ref, the viewer's .svg; the PNGs are that SVG rasterized. */
+    const drawnAsRemoved = async (when: string) => {
+      const api = await s.get(`${API}/diagram/${diagram.id}?draft=drop&compare=main`, SVG);
+      t.is(api.status, 200, `${when}: ${api.text}`);
+      t.is(api.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+      t.is(api.headers.get('etag'), null);
+      t.deepEqual(Object.fromEntries(marksOf(api.text)), everyRemoved, when);
+      // Where main had each element, named as main had it.
+      t.regex(api.text, new RegExp(`data-id="${diagram.componentInstances[1].id}" data-x="20" data-y="0"`));
+      t.regex(api.text, />calls<\/tspan>/);
+      for (const path of [`${API}/diagram/c2`, `${API}/diagrams/${diagram.id}`, `${API}/diagrams/c2`]) {
+        const other = await s.get(`${path}?draft=drop&compare=main`, SVG);
+        t.is(other.status, 200, `${when} ${path}: ${other.text}`);
+        t.is(other.text, api.text, `${when} ${path}`);
+      }
+      const viewer = await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}.svg?draft=drop&compare=main`, { headers: { cookie } });
+      t.is(viewer.status, 200, when);
+      t.is(await viewer.text(), api.text, when);
+
+      const rasterized = await renderPng(api.text);
+      const pngs = [
+        await pngAt(`${s.url}${API}/diagram/${diagram.id}?draft=drop&compare=main`, {
+          authorization: `Bearer ${s.key}`,
+          accept: 'image/png',
+        }),
+        await pngAt(`${s.url}${API}/diagrams/c2?draft=drop&compare=main`, { authorization: `Bearer ${s.key}`, accept: 'image/png' }),
+        await pngAt(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}.png?draft=drop&compare=main`, { cookie }),
+      ];
+      for (const png of pngs) {
+        t.is(png.status, 200, when);
+        t.is(png.type, 'image/png');
+        t.true(png.bytes.equals(rasterized), `${when}: the marked SVG, rasterized`);
+      }
+    };
+    await drawnAsRemoved('open');
+    t.notDeepEqual(Object.fromEntries(marksOf(mainSvg)), everyRemoved, "main's own drawing carries no marks");
+
+    // Without compare, the draft has no such diagram; nor has it a page; an id neither had is not found.
+    const missing = `Diagram with id '${diagram.id}' does not exist.`;
+    t.deepEqual((await s.get(`${API}/diagram/${diagram.id}?draft=drop`, SVG)).body, { error: missing });
+    t.is((await s.get(`${API}/diagrams/${diagram.id}?draft=drop`, PNG)).status, 404);
+    for (const path of [
+      `${diagram.id}.svg?draft=drop`,
+      `${diagram.id}.png?draft=drop`,
+      `${diagram.id}?draft=drop&compare=main`,
+      'nope.svg?draft=drop&compare=main',
+    ]) {
+      t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/${path}`, { headers: { cookie } })).status, 404, path);
+    }
+    t.deepEqual((await s.get(`${API}/diagram/nope?draft=drop&compare=main`, SVG)).body, {
+      error: "Diagram with id 'nope' does not exist.",
+    });
+    // A draft that did not delete it: main's drawing is no visual diff of it.
+    await s.post(`${API}/drafts`, { name: 'other' });
+    t.deepEqual(
+      Object.fromEntries(marksOf((await s.get(`${API}/diagram/${diagram.id}?draft=other&compare=main`, SVG)).text)),
+      Object.fromEntries(elements.map((id: string) => [id, ''])),
+    );
+
+    // Merged, and main moved on: still what its merge brought into main.
+    t.is((await s.post(`${API}/drafts/drop/merge`, {})).status, 200);
+    t.is((await s.get(`${API}/diagram/${diagram.id}`)).status, 404);
+    t.is((await s.post(`${API}/component`, [{ ref: 'later', name: 'Later' }])).status, 200);
+    await drawnAsRemoved('merged');
   }));
 
 test('a merged draft is still drawn with what its merge brought, after main moves on: the visual diff and the draft page', (t) =>

@@ -1,7 +1,8 @@
 import { ApiError } from '../errors.js';
 import { diffModels, diffOrganizations, type ModelDiff, type OrganizationChange } from '../history/diff.js';
 import type { WriteOptions } from '../model/draft.js';
-import type { Model } from '../model/types.js';
+import { byIdOrRef } from '../model/draft.js';
+import type { Diagram, Model } from '../model/types.js';
 import { revertTo } from '../model/write/revert.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import type { OrgModel, Snapshot } from '../service/org.js';
@@ -218,12 +219,24 @@ export class Drafts {
    */
   async comparison(name: string, diagramId: string): Promise<{ snapshot: Snapshot } & VisualDiff> {
     const { before, after } = await this.compared(name);
+    const was = before.model.diagrams.get(diagramId);
     const diagram = after.model.diagrams.get(diagramId);
-    if (!diagram) throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
-    return {
-      snapshot: after,
-      ...visualDiff({ diagram: before.model.diagrams.get(diagramId), model: before.model }, { diagram, model: after.model }),
-    };
+    if (diagram) return { snapshot: after, ...visualDiff({ diagram: was, model: before.model }, { diagram, model: after.model }) };
+    // One the draft deleted: as main had it, every element marked removed.
+    if (was) return { snapshot: after, ...visualDiff({ diagram: was, model: before.model }, { diagram: undefined, model: after.model }) };
+    throw new ApiError(404, `Diagram with id '${diagramId}' does not exist.`);
+  }
+
+  /**
+   * The diagram `idOrRef` names (its id, or else its ref) as `main` had it where the draft began,
+   * when the draft deleted it (a merged draft: when its merge took it out of `main`); undefined
+   * otherwise. Read between the same two commits as the draft's changes, so that the visual diff
+   * can draw a deletion as it draws every other removed element.
+   */
+  async deletedDiagram(name: string, idOrRef: string): Promise<Diagram | undefined> {
+    const { before, after } = await this.compared(name);
+    const was = byIdOrRef(before.model.diagrams, idOrRef);
+    return was === undefined || after.model.diagrams.has(was.id) ? undefined : was;
   }
 
   /** The snapshots a draft's changes are read between (see Span). */

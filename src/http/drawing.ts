@@ -3,6 +3,7 @@ import { Drafts } from '../drafts/drafts.js';
 import { drawingOf } from '../drawing/drawings.js';
 import type { DrawOptions } from '../drawing/svg.js';
 import { ApiError } from '../errors.js';
+import { byIdOrRef } from '../model/draft.js';
 import type { Diagram } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
 import { queryValue, state } from './resource.js';
@@ -10,8 +11,9 @@ import { queryValue, state } from './resource.js';
 /**
  * The SVG of a diagram as a request asks for it: as the snapshot read has it, or with
  * `?draft=<name>&compare=main` the draft's visual diff against main (CONTRACT §8): the draft's
- * drawing with what it adds, removes and changes marked. Used by the API's diagram GET with
- * `Accept: image/svg+xml` and by the viewer's `.svg` address.
+ * drawing with what it adds, removes and changes marked (a diagram the draft deleted: as main
+ * had it, every element marked removed). Used by the API's diagram GET with
+ * `Accept: image/svg+xml` (or `image/png`) and by the viewer's `.svg` and `.png` addresses.
  */
 export async function diagramSvg(ctx: Context, snapshot: Snapshot, diagram: Diagram, options: DrawOptions = {}): Promise<string> {
   const compare = queryValue(ctx, 'compare');
@@ -21,4 +23,27 @@ export async function diagramSvg(ctx: Context, snapshot: Snapshot, diagram: Diag
   if (draft === undefined) throw new ApiError(400, 'compare=main needs ?draft=<name>: the draft to compare with main.');
   const drawn = await new Drafts(state(ctx).org).comparison(draft, diagram.id);
   return drawingOf(drawn.diagram, drawn.model, { ...options, marks: drawn.marks });
+}
+
+/**
+ * The diagram `idOrRef` names that the request's `?draft=<name>&compare=main` draws although
+ * the draft has it no more: the draft deleted it, and its visual diff draws it as main had it
+ * (Drafts.deletedDiagram). Undefined when the request asks for no visual diff, or the draft did
+ * not delete such a diagram.
+ */
+export async function deletedInComparedDraft(ctx: Context, idOrRef: string): Promise<Diagram | undefined> {
+  const draft = queryValue(ctx, 'draft');
+  if (draft === undefined || queryValue(ctx, 'compare') !== 'main') return undefined;
+  return new Drafts(state(ctx).org).deletedDiagram(draft, idOrRef);
+}
+
+/**
+ * The diagram a drawing GET of the API names (`:id`, its id or else its ref): the snapshot's,
+ * or one the draft deleted when the request asks for the draft's visual diff; else 404.
+ */
+export async function diagramToDraw(ctx: Context, snapshot: Snapshot): Promise<Diagram> {
+  const id = String(ctx.params.id);
+  const diagram = byIdOrRef(snapshot.model.diagrams, id) ?? (await deletedInComparedDraft(ctx, id));
+  if (diagram === undefined) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
+  return diagram;
 }

@@ -39,7 +39,8 @@ import { pathsOfResource, readHistory } from '../history/log.js';
 import { isId } from '../model/ids.js';
 import { SESSION_COOKIE, Sessions } from './sessions.js';
 import { drawingOf } from '../drawing/drawings.js';
-import type { Model } from '../model/types.js';
+import type { Diagram, Model } from '../model/types.js';
+import { deletedInComparedDraft } from '../http/drawing.js';
 import { type DrawingFormat, sendDrawing } from './svg-response.js';
 import { draftPageRoutes } from './draft-routes.js';
 import type { Events } from '../events/events.js';
@@ -156,6 +157,21 @@ function addressed(ctx: Context, model: Model): { id: string; format?: DrawingFo
   }
   if (!model.diagrams.has(name)) throw new ApiError(404, `Diagram with id '${name}' does not exist.`);
   return { id: name };
+}
+
+/**
+ * The `.svg` or `.png` of a draft's visual diff (`?draft=<name>&compare=main`) of a diagram the
+ * draft deleted, by its id: drawn as main had it, every element marked removed. The diagram has
+ * no page in the draft; only its drawings are served so.
+ */
+async function deletedDrawing(ctx: Context, model: Model): Promise<{ diagram: Diagram; format: DrawingFormat } | undefined> {
+  const sent = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);
+  const format = /\.(svg|png)$/.exec(sent)?.[1] as DrawingFormat | undefined;
+  if (!format) return undefined;
+  const stem = decodeSegment(sent.slice(0, -format.length - 1));
+  if (stem === undefined || model.diagrams.has(stem) || model.diagrams.has(String(ctx.params.name))) return undefined;
+  const diagram = await deletedInComparedDraft(ctx, stem);
+  return diagram?.id === stem ? { diagram, format } : undefined;
 }
 
 function decodeSegment(segment: string): string | undefined {
@@ -300,6 +316,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   router.get('/orgs/:slug/diagrams/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
     const snapshot = await readSnapshot(ctx);
+    const deleted = await deletedDrawing(ctx, snapshot.model);
+    if (deleted) return sendDrawing(ctx, snapshot, deleted.diagram, deleted.format);
     const { id, format } = addressed(ctx, snapshot.model);
     const diagram = snapshot.model.diagrams.get(id)!;
     if (format) return sendDrawing(ctx, snapshot, diagram, format);

@@ -97,7 +97,10 @@ export async function sendDrawing(
     ctx.body = audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : await drawingOf(diagram, snapshot.model);
     return;
   }
-  const png = await pngOf(snapshot, diagram, scale);
+  // A visual diff's PNG is its SVG rasterized, marks and all; drawn every time, as the SVG is.
+  const png = comparing
+    ? await pngInTurn(snapshot.model.organization.slug, await diagramSvg(ctx, snapshot, diagram), scale)
+    : await pngOf(snapshot, diagram, scale);
   ctx.type = DRAWING_TYPES.png;
   ctx.body = png;
 }

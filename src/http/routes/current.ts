@@ -14,6 +14,7 @@ import { send, sendFromSnapshot } from '../respond.js';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
 import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
+import { diagramToDraw } from '../drawing.js';
 import { acceptedExport, sendExport } from '../export.js';
 
 /**
@@ -142,10 +143,11 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
         const snapshot = await readSnapshot(ctx);
-        // `Accept: image/svg+xml` or `image/png` on a diagram: its drawing (docs/api.md §8); an
-        // export's media type: the export (§15), as on the seed's path.
+        // `Accept: image/svg+xml` or `image/png` on a diagram: its drawing (docs/api.md §8; with
+        // ?draft=&compare=main also of a diagram the draft deleted); an export's media type: the
+        // export (§15), as on the seed's path.
         const drawing = kind === 'diagram' ? acceptedDrawing(ctx) : undefined;
-        if (drawing) return sendDrawing(ctx, snapshot, findOne(ctx, 'diagram', snapshot.model.diagrams, true), drawing);
+        if (drawing) return sendDrawing(ctx, snapshot, await diagramToDraw(ctx, snapshot), drawing);
         const format = kind === 'diagram' ? acceptedExport(ctx) : undefined;
         if (format) return sendExport(ctx, snapshot, format, findOne(ctx, 'diagram', snapshot.model.diagrams, true));
         await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model));

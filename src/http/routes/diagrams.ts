@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
+import { diagramToDraw } from '../drawing.js';
 import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
@@ -20,9 +21,10 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.get('/diagram/:id', async (ctx) => {
     const snapshot = await readSnapshot(ctx);
-    const diagram = findOne(ctx, 'diagram', snapshot.model.diagrams, true);
+    // A drawing may be of a diagram the draft deleted (its visual diff, ?draft=&compare=main).
     const drawing = acceptedDrawing(ctx);
-    if (drawing) return sendDrawing(ctx, snapshot, diagram, drawing);
+    if (drawing) return sendDrawing(ctx, snapshot, await diagramToDraw(ctx, snapshot), drawing);
+    const diagram = findOne(ctx, 'diagram', snapshot.model.diagrams, true);
     const format = acceptedExport(ctx);
     if (format) return sendExport(ctx, snapshot, format, diagram);
     await send(ctx, present.diagram(diagram, snapshot.model, settings.publicUrl), snapshot);
