@@ -4,6 +4,8 @@
  * a conflict settled by a choice, the merge; a reader sees no buttons. Screenshots go to
  * test-artifacts/.
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import {
@@ -18,6 +20,7 @@ import {
   signIn,
   useBrowserRig,
 } from './support/browser.js';
+import { run } from './support/server.js';
 
 type Context = EditorAndReader;
 
@@ -149,6 +152,103 @@ browserTest('the draft page: changes in words, as-is / changes / to-be, a confli
   t.not(mainBefore, undefined);
   await page.context().close();
 });
+
+browserTest(
+  'the draft page shows a change of the organization, and a diagram the draft deleted, marked deleted, among those it compares',
+  async (t) => {
+    await api(t, 'POST', '/api/external/component', [
+      { ref: 'old-web', name: 'Old Web' },
+      { ref: 'old-api', name: 'Old API' },
+    ]);
+    const [kept, gone] = await api(t, 'POST', '/api/external/diagram', [
+      {
+        ref: 'kept',
+        name: 'Kept C2',
+        level: 'C2',
+        componentInstances: [{ ref: 'w', component: 'old-web', position: { x: 0, y: 0 }, width: 10, height: 5 }],
+      },
+      {
+        ref: 'gone',
+        name: 'Legacy C2',
+        level: 'C2',
+        componentInstances: [
+          { ref: 'w', component: 'old-web', position: { x: 0, y: 0 }, width: 10, height: 5 },
+          { ref: 'a', component: 'old-api', position: { x: 20, y: 0 }, width: 10, height: 5 },
+        ],
+        relations: [{ ref: 'wa', fromComponentInstance: 'w', toComponentInstance: 'a', label: 'calls' }],
+      },
+    ]);
+    await api(t, 'POST', '/api/external/drafts', { name: 'retire', title: 'Retire the legacy view' });
+    // The draft moves the box of one diagram and deletes the other, over the API...
+    await api(t, 'POST', '/api/external/diagram?draft=retire', [
+      { ref: 'kept', name: 'Kept C2', level: 'C2', componentInstances: [{ ref: 'w', component: 'old-web', position: { x: 0, y: 8 } }] },
+    ]);
+    await api(t, 'DELETE', `/api/external/diagrams/${gone.id}?draft=retire`);
+    // ...and renames the organization, with a member more, over git (organization.yaml is no resource of the API).
+    const parent = await mkdtemp(join(tmpdir(), 'c4store-drafts-browser-clone-'));
+    t.teardown(() => rm(parent, { recursive: true, force: true }));
+    const remote = new URL(`${t.context.server.url}/git/acme.git`);
+    remote.username = 'ci';
+    remote.password = t.context.editorKey;
+    const dir = join(parent, 'model');
+    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+    const git = (...args: string[]) => run('git', ['-C', dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', ...args], { env });
+    await run('git', ['clone', '-q', remote.href, dir], { env });
+    await git('checkout', '-q', 'drafts/retire');
+    const file = join(dir, 'organization.yaml');
+    const yaml = await readFile(file, 'utf8');
+    const edited = yaml.replace(/^name: Acme$/m, 'name: Acme Corp').replace(/^members: \[\]$/m, 'members:\n  - grace@example.com');
+    t.not(edited, yaml);
+    await writeFile(file, edited);
+    await git('commit', '-q', '-am', 'Acme Corp, with Grace');
+    await git('push', '-q', 'origin', 'drafts/retire');
+
+    const page = await signIn(t.context, t.context.readerKey, { next: '/orgs/acme/drafts/retire' });
+    const words = await page.$$eval('.changes li', (items) => items.map((li) => li.textContent));
+    t.deepEqual(words, [
+      "renamed the organization 'Acme' to 'Acme Corp'",
+      'added member grace@example.com',
+      'removed diagram Legacy C2',
+      'on Kept C2: moved 1 box',
+    ]);
+
+    // Both diagrams are compared, the deleted one after the changed one, and said to be deleted.
+    const figures = await page.$$eval('section.diff-figure', (sections) => sections.map((s) => (s as any).dataset.diagram));
+    t.deepEqual(figures, [kept.id, gone.id]);
+    const figure = page.locator(`section.diff-figure[data-diagram="${gone.id}"]`);
+    t.is(await figure.locator('h3').textContent(), 'Legacy C2 deleted');
+    t.true(await figure.locator('h3 .deleted-mark').isVisible());
+    t.true(await figure.locator('.panel.changes svg').isVisible());
+    const elements = [...gone.componentInstances, ...gone.relations].map((e: { id: string }) => e.id).sort();
+    const marked = async (panel: string, mark: string) =>
+      (await figure.locator(`.panel.${panel} g[data-id]${mark}`).evaluateAll((gs) => gs.map((g) => (g as any).dataset.id))).sort();
+    t.deepEqual([...new Set(await marked('changes', '.c4-removed'))], elements, "every element of main's diagram, marked removed");
+    t.is(await figure.locator('.panel.changes g[data-id]:not(.c4-removed)').count(), 0);
+    t.is(
+      await figure.locator('.panel.changes .marks-in-words').textContent(),
+      'The draft deletes this diagram: everything on it is marked removed. Removed: box Old Web, box Old API, relation calls.',
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'draft-deleted-diagram.png'), fullPage: true });
+    await figure.locator('label.as-is').click();
+    t.true(await figure.locator('.panel.as-is svg').isVisible());
+    t.false(await figure.locator('.panel.changes svg').isVisible());
+    t.is(await figure.locator('.panel.as-is g[data-kind="instance"]').count(), 2);
+    t.is(await figure.locator('.panel.as-is g.c4-removed').count(), 0);
+    await figure.locator('label.to-be').click();
+    t.true(await figure.locator('.panel.to-be').isVisible());
+    t.is(await figure.locator('.panel.to-be').textContent(), 'Not in the draft: the draft deletes this diagram.');
+    t.is(await figure.locator('.panel.to-be svg').count(), 0);
+
+    // Its name opens it as main had it where the draft began: main's page of that commit.
+    const base = (await api(t, 'GET', '/api/external/drafts/retire')).changes.from;
+    await Promise.all([
+      page.waitForURL(`${t.context.server.url}/orgs/acme/diagrams/${gone.id}?at=${base}`),
+      figure.locator('h3 a').click(),
+    ]);
+    t.is(await page.locator('g.box[data-kind="instance"]').count(), 2);
+    await page.context().close();
+  },
+);
 
 browserTest('a reader sees a draft but no merge or close button, and no choices', async (t) => {
   await api(t, 'POST', '/api/external/drafts', { name: 'reader-view' });

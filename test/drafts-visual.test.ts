@@ -151,7 +151,7 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     t.is((await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=other`, PNG)).status, 400);
   }));
 
-test('a diagram the draft deleted: its visual diff draws it as main had it, every element marked removed; the same after its merge', (t) =>
+test('a diagram the draft deleted: its visual diff draws it as main had it, every element marked removed; the draft page shows it deleted', (t) =>
   withServer(async (s) => {
     await s.post(`${API}/component`, [
       { ref: 'web', name: 'Web' },
@@ -241,11 +241,38 @@ test('a diagram the draft deleted: its visual diff draws it as main had it, ever
       Object.fromEntries(elements.map((id: string) => [id, ''])),
     );
 
+    /** The draft page: the deletion in the changes, and the diagram among those it compares, marked deleted. */
+    const pageShowsDeleted = async (deletes: string) => {
+      const page = await fetch(`${s.url}/orgs/${s.slug}/drafts/drop`, { headers: { cookie } });
+      t.is(page.status, 200);
+      const html = await page.text();
+      t.regex(html, /<li>removed diagram <bdi>Payments C2<\/bdi><\/li>/);
+      const figure = new RegExp(
+        `<section class="diff-figure deleted" data-diagram="${diagram.id}"><h3><a href="/orgs/${s.slug}/diagrams/${diagram.id}\\?at=([0-9a-f]{40})"><bdi>Payments C2</bdi></a> <span class="deleted-mark">deleted</span></h3>` +
+          '.*?<div class="panel as-is">(.*?)</div><div class="panel changes">(.*?)<p class="marks-in-words">(.*?)</p>.*?<div class="panel to-be">(.*?)</div></section>',
+        's',
+      ).exec(html);
+      t.truthy(figure, 'the deleted diagram is among the compared ones');
+      const [, at, asIs, changes, words, toBe] = figure!;
+      t.is(at, (await s.get(`${API}/drafts/drop`)).body.changes.from, 'its name links to it as main had it');
+      t.deepEqual(Object.fromEntries(marksOf(asIs!)), Object.fromEntries(elements.map((id: string) => [id, ''])));
+      t.deepEqual(Object.fromEntries(marksOf(changes!)), everyRemoved);
+      t.is(
+        words,
+        `${deletes}: everything on it is marked removed. Removed: box <bdi>Web</bdi>, box <bdi>API</bdi>, relation <bdi>calls</bdi>, text area.`,
+      );
+      t.regex(toBe!, /^<p>Not in the draft: (the draft deletes|its merge deleted) this diagram\.<\/p>$/);
+      const linked = await fetch(`${s.url}/orgs/${s.slug}/diagrams/${diagram.id}?at=${at}`, { headers: { cookie } });
+      t.is(linked.status, 200);
+    };
+    await pageShowsDeleted('The draft deletes this diagram');
+
     // Merged, and main moved on: still what its merge brought into main.
     t.is((await s.post(`${API}/drafts/drop/merge`, {})).status, 200);
     t.is((await s.get(`${API}/diagram/${diagram.id}`)).status, 404);
     t.is((await s.post(`${API}/component`, [{ ref: 'later', name: 'Later' }])).status, 200);
     await drawnAsRemoved('merged');
+    await pageShowsDeleted('Its merge deleted this diagram from main');
   }));
 
 test('a merged draft is still drawn with what its merge brought, after main moves on: the visual diff and the draft page', (t) =>

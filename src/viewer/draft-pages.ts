@@ -1,7 +1,8 @@
 /**
  * The viewer's draft pages (CONTRACT §8): the list of drafts, and one draft for review — its
  * title, description and author, its changes in words, every diagram it changes as as-is /
- * changes / to-be on the draft's layout, its conflicts with a choice each, and for editors the
+ * changes / to-be on the draft's layout (one it deletes: as main had it, everything on it marked
+ * removed, and said deleted), its conflicts with a choice each, and for editors the
  * merge and close buttons. Pure functions of their inputs; plain forms, no script: the three
  * modes are radio buttons and CSS.
  */
@@ -11,7 +12,7 @@ import { describeChanges, describeOrganizationChange } from '../drafts/words.js'
 import { drawingOf } from '../drawing/drawings.js';
 import { clip } from '../drawing/text.js';
 import { bdi, esc, escExact } from '../escape.js';
-import type { Model } from '../model/types.js';
+import type { Diagram, Model } from '../model/types.js';
 import { diagramPath, layout, type PageContext } from './pages.js';
 
 export function draftsPath(slug: string, name?: string): string {
@@ -41,6 +42,7 @@ const STYLE = `<style>
 .draft-actions{display:flex;gap:1rem;margin:1rem 0}
 .draft-actions button{padding:.4rem 1rem}
 .legend span{margin-right:1rem}
+.deleted-mark{font-size:.8em;font-weight:normal;color:#fff;background:#c0392b;border-radius:3px;padding:.05rem .4rem;vertical-align:middle}
 .legend .added{color:#1f8a4c}.legend .removed{color:#c0392b}.legend .changed{color:#c77700}.marks-in-words{font-size:.9em}
 </style>`;
 
@@ -83,7 +85,7 @@ export type MergeRefusal = keyof typeof MERGE_REFUSALS;
  * What the marks of a visual diff mark, in words: the drawing's colours and fading say it to the
  * eye alone (a screen reader reads the drawing as one image, and some readers cannot tell the colours).
  */
-function marksInWords(drawn: VisualDiff): string {
+function marksInWords(drawn: VisualDiff, first?: string): string {
   const names = new Map<string, string>();
   for (const i of drawn.diagram.componentInstances) {
     const component = i.component === null ? undefined : drawn.model.components.get(i.component);
@@ -95,7 +97,7 @@ function marksInWords(drawn: VisualDiff): string {
     const marked = [...drawn.marks].filter(([, m]) => m === mark).map(([id]) => names.get(id) ?? esc(id));
     return marked.length === 0 ? [] : [`${mark[0]!.toUpperCase()}${mark.slice(1)}: ${marked.join(', ')}.`];
   });
-  return `<p class="marks-in-words">${sentences.join(' ')}</p>`;
+  return `<p class="marks-in-words">${[...(first === undefined ? [] : [esc(first)]), ...sentences].join(' ')}</p>`;
 }
 
 export async function draftPage(
@@ -113,27 +115,41 @@ export async function draftPage(
     ...describeOrganizationChange(before.organization, after.organization, spelling),
     ...describeChanges(details.changes, spelling),
   ];
+  // Every diagram the draft changes or adds, then every one it deletes (drawn as main had it,
+  // every element marked removed): at most MAX_DRAWN_DIAGRAMS in all.
+  const compared: Array<{ previous: Diagram | undefined; diagram: Diagram | undefined }> = [
+    ...[...after.diagrams.values()].map((diagram) => ({ previous: before.diagrams.get(diagram.id), diagram })),
+    ...[...before.diagrams.values()].filter((was) => !after.diagrams.has(was.id)).map((was) => ({ previous: was, diagram: undefined })),
+  ];
   const figures: string[] = [];
-  for (const diagram of after.diagrams.values()) {
+  for (const { previous, diagram } of compared) {
     if (figures.length === MAX_DRAWN_DIAGRAMS) break;
-    const previous = before.diagrams.get(diagram.id);
-    const drawn = visualDiff({ diagram: previous, model: before }, { diagram, model: after });
-    if (drawn.marks.size === 0) continue;
-    const group = `mode-${diagram.id}`;
+    const drawn = diagram
+      ? visualDiff({ diagram: previous, model: before }, { diagram, model: after })
+      : visualDiff({ diagram: previous!, model: before }, { diagram: undefined, model: after });
+    // A diagram the draft deletes is shown even with nothing on it: its deletion is the change.
+    if (drawn.marks.size === 0 && diagram) continue;
+    const shown = (diagram ?? previous)!;
+    const group = `mode-${shown.id}`;
     const mode = (name: string, label: string, checked: boolean) =>
       `<label class="${name}"><input type="radio" name="${esc(group)}" value="${name}"${checked ? ' checked' : ''}>${label}</label>`;
     const [asIs, changes, toBe] = await Promise.all([
       previous ? drawingOf(previous, before) : null,
       drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }),
-      drawingOf(diagram, after),
+      diagram ? drawingOf(diagram, after) : null,
     ]);
+    // A deleted diagram has no page in the draft: its name links to it as main had it where the draft began.
+    const heading = diagram
+      ? `<a href="${esc(diagramPath(context.slug, shown.id))}?draft=${esc(encodeURIComponent(details.name))}">${bdi(shown.name)}</a>`
+      : `<a href="${esc(diagramPath(context.slug, shown.id))}?at=${esc(details.changes.from)}">${bdi(shown.name)}</a> <span class="deleted-mark">deleted</span>`;
+    const deletion = merged ? 'Its merge deleted this diagram from main' : 'The draft deletes this diagram';
     figures.push(
-      `<section class="diff-figure" data-diagram="${esc(diagram.id)}"><h3><a href="${esc(diagramPath(context.slug, diagram.id))}?draft=${esc(encodeURIComponent(details.name))}">${bdi(diagram.name)}</a></h3>` +
+      `<section class="diff-figure${diagram ? '' : ' deleted'}" data-diagram="${esc(shown.id)}"><h3>${heading}</h3>` +
         `<div class="modes" role="radiogroup" aria-label="Show">${mode('as-is', 'As-is', false)}${mode('changes', 'Changes', true)}${mode('to-be', 'To-be', false)}</div>` +
         `<div class="panel as-is">${asIs ?? '<p>Not in main: the draft adds this diagram.</p>'}</div>` +
-        `<div class="panel changes">${changes}${marksInWords(drawn)}` +
+        `<div class="panel changes">${changes}${marksInWords(drawn, diagram ? undefined : `${deletion}: everything on it is marked removed.`)}` +
         '<p class="legend"><span class="added">■ added</span><span class="removed">■ removed</span><span class="changed">■ changed</span></p></div>' +
-        `<div class="panel to-be">${toBe}</div></section>`,
+        `<div class="panel to-be">${toBe ?? `<p>Not in the draft: ${merged ? 'its merge deleted' : 'the draft deletes'} this diagram.</p>`}</div></section>`,
     );
   }
   const conflicts =
