@@ -437,7 +437,11 @@ test('render_diagram of a diagram the draft deleted: with compare "main", main\'
   t.deepEqual(new Set(marks.values()), new Set(['c4-removed']));
   t.like(drawn.structured, { id: shown.id, name: shown.name, draft: 'drop', deleted: true, mediaType: 'image/svg+xml' });
   t.regex(drawn.structured.url, /\/orgs\/demo\/drafts\/drop$/, "the draft's review page: the diagram has no page in the draft");
-  t.is(drawn.structured.svg, undefined, 'no address draws it');
+  // Its visual diff's address draws the same (the API's diagram GET with the same parameters likewise).
+  t.regex(drawn.structured.svg, new RegExp(`/orgs/demo/diagrams/${shown.id}\\.svg\\?draft=drop&compare=main$`));
+  const api = await own.get(`/api/external/diagram/${shown.id}?draft=drop&compare=main`, { headers: { accept: 'image/svg+xml' } });
+  t.is(api.status, 200);
+  t.is(api.text, drawn.text);
   // The same drawing as the visual diff draws an element the draft removed (drafts/visual-diff.ts).
   t.regex(drawn.text, /class="[^"]*c4-removed/);
 
@@ -449,12 +453,17 @@ test('render_diagram of a diagram the draft deleted: with compare "main", main\'
   );
   const image = png.content.find((c) => c.type === 'image')!;
   t.deepEqual([...Buffer.from(image.data!, 'base64').subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-  t.is(png.structured.png, undefined);
+  t.regex(png.structured.png, new RegExp(`/orgs/demo/diagrams/${shown.id}\\.png\\?draft=drop&compare=main$`));
 
   // A diagram neither the draft nor main had is not found, as before.
   const none = await call({ id: 'nope', draft: 'drop', compare: 'main' });
   t.is(none.text, "Diagram with id 'nope' does not exist.");
   const diff = await client.callTool({ name: 'draft_diff', arguments: { draft: 'drop' } });
+  const listed = (diff.structuredContent as { diagrams: Array<{ id: string; deleted?: boolean; drawing: string }> }).diagrams;
+  t.deepEqual(
+    listed.find((d) => d.id === shown.id),
+    { id: shown.id, name: shown.name, drawing: `${own.url}/orgs/demo/diagrams/${shown.id}.svg?draft=drop&compare=main`, deleted: true },
+  );
   t.regex(
     (diff.content as Text[])[0]!.text,
     /\nrender_diagram with draft and compare "main" draws a changed diagram with its changes marked, and a diagram it deleted as main had it, every element marked removed\.\n/,

@@ -328,7 +328,8 @@ export const READ_TOOLS: readonly Tool[] = [
       // The page and the drawings, as the draft has them when one was named.
       const path = `${context.publicUrl}${diagramPath(org.slug, diagram.id)}`;
       const query = draft === undefined ? '' : `?draft=${encodeURIComponent(draft)}${compare === undefined ? '' : '&compare=main'}`;
-      // A diagram the draft deleted has no page or drawing in the draft: its review page tells of the deletion.
+      // A diagram the draft deleted has no page in the draft (its review page tells of the deletion);
+      // its drawings with compare=main are its visual diff, as here.
       const url = deleted ? draftPage(context, draft!) : path + query;
       const about = {
         id: diagram.id,
@@ -343,23 +344,17 @@ export const READ_TOOLS: readonly Tool[] = [
           ? undefined
           : await new Drafts(org).comparison(draft, diagram.id);
       const drawSvg = () => (drawn ? drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }) : drawingOf(diagram, snapshot.model));
-      const svgAddress = deleted ? undefined : `${path}.svg${query}`;
+      const svgAddress = `${path}.svg${query}`;
       const what = deleted
         ? `'${diagram.name}' (deleted by draft '${draft}': as main had it, every element marked removed)`
         : `'${diagram.name}'`;
       if (format === 'png') {
         const png = drawn ? await pngInTurn(snapshot.model.organization.slug, await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
-        // The viewer draws a visual diff as SVG only: its PNG address would show no marks.
-        const address = drawn ? svgAddress : `${path}.png${query}`;
-        const structured = {
-          ...about,
-          ...(address === undefined ? {} : drawn ? { svg: address } : { png: address }),
-          mediaType: 'image/png',
-          bytes: png.length,
-        };
+        // The viewer's PNG of a visual diff is its SVG rasterized, marks and all, as this one.
+        const address = `${path}.png${query}`;
+        const structured = { ...about, png: address, mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
-          const where = address === undefined ? 'format svg gives it as text' : `it is at ${address}${drawn ? ' as SVG' : ''}`;
-          return { text: `The PNG of ${what} is ${png.length} bytes, too large for an answer: ${where}.`, structured };
+          return { text: `The PNG of ${what} is ${png.length} bytes, too large for an answer: it is at ${address}.`, structured };
         }
         return {
           text: `${what} drawn as PNG (${png.length} bytes); a person sees ${deleted ? 'the draft' : 'it'} at ${url}.`,
@@ -368,16 +363,10 @@ export const READ_TOOLS: readonly Tool[] = [
         };
       }
       const svg = await drawSvg();
-      const structured = {
-        ...about,
-        ...(svgAddress === undefined ? {} : { svg: svgAddress }),
-        mediaType: 'image/svg+xml',
-        bytes: Buffer.byteLength(svg),
-      };
+      const structured = { ...about, svg: svgAddress, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
       if (svg.length > ANSWER_CHARS) {
-        const where = svgAddress === undefined ? '' : `it is at ${svgAddress}, and `;
         return {
-          text: `The SVG of ${what} is ${svg.length} characters, too large for an answer: ${where}format png gives it as a picture.`,
+          text: `The SVG of ${what} is ${svg.length} characters, too large for an answer: it is at ${svgAddress}, and format png gives it as a picture.`,
           structured,
         };
       }
@@ -577,13 +566,16 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       // The organization's own change (organization.yaml, pushed over git) is no resource: the diff does not carry it.
       const words = [...describeOrganizationChange(before.organization, after.organization), ...describeChanges(diff)];
       const slug = state(context.ctx).org.slug;
-      const diagrams = [...diff.added, ...diff.changed]
-        .filter((r) => r.kind === 'diagram')
-        .map((r) => ({
-          id: r.id,
-          name: r.name,
-          drawing: `${context.publicUrl}/orgs/${slug}/diagrams/${r.id}.svg?draft=${draft}&compare=main`,
-        }));
+      // Each diagram it adds or changes, then each it deletes: the visual diff draws those as main had them.
+      const diagrams = [
+        ...[...diff.added, ...diff.changed].filter((r) => r.kind === 'diagram').map((r) => ({ r, deleted: false })),
+        ...diff.removed.filter((r) => r.kind === 'diagram').map((r) => ({ r, deleted: true })),
+      ].map(({ r, deleted }) => ({
+        id: r.id,
+        name: r.name,
+        drawing: `${context.publicUrl}/orgs/${slug}/diagrams/${r.id}.svg?draft=${draft}&compare=main`,
+        ...(deleted ? { deleted: true } : {}),
+      }));
       const answer = {
         draft,
         state: draftState,
@@ -603,7 +595,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       };
       const heading = draftState === 'merged' && words.length > 0 ? 'Merged; what its merge brought into main:\n' : '';
       const drawable = [
-        ...(diagrams.length > 0 ? ['a changed diagram with its changes marked'] : []),
+        ...(diagrams.some((d) => !d.deleted) ? ['a changed diagram with its changes marked'] : []),
         ...(diff.removed.some((r) => r.kind === 'diagram') ? ['a diagram it deleted as main had it, every element marked removed'] : []),
       ];
       // Whether it can be merged as it stands: an agent hands over a draft people can merge.
