@@ -5,7 +5,6 @@ import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
-import { visualDiff } from '../drafts/visual-diff.js';
 import { describeChanges, describeOrganizationChange } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
@@ -14,7 +13,7 @@ import { checkBody } from '../model/check-body.js';
 import { presentCurrent } from '../model/current-form/present.js';
 import { byIdOrRef } from '../model/draft.js';
 import { collectionOf, DIRECTORIES, kindOfId, type StoredKind } from '../model/files.js';
-import type { Diagram, Model } from '../model/types.js';
+import type { Model } from '../model/types.js';
 import type { Snapshot } from '../service/org.js';
 import { ignoredFields } from '../model/ignored-fields.js';
 import { draftRef } from '../store/branches.js';
@@ -131,21 +130,6 @@ function resourceIdOf(model: Model, name: string): string {
     if (found) return found.id;
   }
   return name;
-}
-
-/**
- * The diagram `id` names (its id, or else its ref) as main had it where the draft began, when
- * the draft deleted it; with the two models the draft's changes are read between, as the
- * draft's diff and review page read them (Drafts.review).
- */
-async function deletedInDraft(
-  context: ToolContext,
-  draft: string,
-  id: string,
-): Promise<{ diagram: Diagram; before: Model; after: Model } | undefined> {
-  const { before, after } = await new Drafts(state(context.ctx).org).review(draft);
-  const was = byIdOrRef(before.diagrams, id);
-  return was === undefined || after.diagrams.has(was.id) ? undefined : { diagram: was, before, after };
 }
 
 /** A diagram's `url` as the draft has it: without ?draft= the page shows main's. Other items as they are. */
@@ -316,8 +300,8 @@ export const READ_TOOLS: readonly Tool[] = [
       const { org } = state(context.ctx);
       const snapshot = await snapshotOf(context, draft);
       const found = byIdOrRef(snapshot.model.diagrams, id);
-      const deleted = found === undefined && draft !== undefined ? await deletedInDraft(context, draft, id) : undefined;
-      const diagram = found ?? deleted?.diagram;
+      const deleted = found === undefined && draft !== undefined ? await new Drafts(org).deletedDiagram(draft, id) : undefined;
+      const diagram = found ?? deleted;
       if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
       if (deleted && compare === undefined) {
         throw new ApiError(
@@ -338,11 +322,8 @@ export const READ_TOOLS: readonly Tool[] = [
         ...(draft === undefined ? {} : { draft }),
         ...(deleted ? { deleted: true } : {}),
       };
-      const drawn = deleted
-        ? visualDiff({ diagram: deleted.diagram, model: deleted.before }, { diagram: undefined, model: deleted.after })
-        : compare === undefined || draft === undefined
-          ? undefined
-          : await new Drafts(org).comparison(draft, diagram.id);
+      // A deleted one is drawn only as its visual diff (refused above without compare).
+      const drawn = compare === undefined || draft === undefined ? undefined : await new Drafts(org).comparison(draft, diagram.id);
       const drawSvg = () => (drawn ? drawingOf(drawn.diagram, drawn.model, { marks: drawn.marks }) : drawingOf(diagram, snapshot.model));
       const svgAddress = `${path}.svg${query}`;
       const what = deleted
