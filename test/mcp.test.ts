@@ -171,6 +171,26 @@ test('without a key 401, with a wrong key 401, from another site 403, and a sess
     { jsonrpc: '2.0', id: 2, method: 'tools/list' },
   );
   t.is(stolen.status, 404);
+  // A body that is no JSON the API takes: the transport's -32700 Parse error, in the API's words.
+  for (const [text, words] of [
+    ['{"jsonrpc":"2.0",', /^Parse error: Invalid JSON: /],
+    ['{"jsonrpc":"2.0","id":3,"id":4,"method":"tools/list"}', /^Parse error: Invalid JSON: key 'id' is given more than once/],
+  ] as const) {
+    const reply = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${s.key}`,
+        'mcp-session-id': session,
+      },
+      body: text,
+    });
+    t.is(reply.status, 400);
+    const answer = (await reply.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+    t.like(answer, { jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    t.regex(answer.error.message, words);
+  }
   // Params the method cannot take: the protocol's -32602, in words, not an internal error.
   for (const params of [{ name: 'search', arguments: [1, 2] }, { arguments: {} }, undefined]) {
     const reply = await post(

@@ -143,7 +143,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
   };
 
-  router.post('/mcp', ...middleware, parse, handle);
+  router.post('/mcp', ...middleware, refusedAsJsonRpc(parse), handle);
   router.get('/mcp', ...middleware, async (ctx) => {
     // No server-initiated stream: every answer comes with its request (JSON answers).
     ctx.set('Allow', 'POST, DELETE');
@@ -159,12 +159,35 @@ function loadProtocol(): Promise<typeof import('./protocol.js')> {
   return protocol;
 }
 
+const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
 /** Whether MCP `version` has JSON-RPC batches: from 2025-06-18 on it has none (versions are dates). */
 function hasBatches(version: string): boolean {
   return version < '2025-06-18';
+}
+
+/**
+ * The body reader, whose refusal of a body that is no JSON it takes (malformed, a key given twice,
+ * a number that would be read as another) is answered as the Streamable HTTP transport answers
+ * one: 400 with JSON-RPC's -32700 Parse error, the words of the API's refusal in its message, so
+ * that an agent's client reads it as the protocol's. Refusals of size or type stay the API's.
+ */
+function refusedAsJsonRpc(parse: Middleware): Middleware {
+  return async (ctx, next) => {
+    let parsed = false;
+    try {
+      await parse(ctx, () => {
+        parsed = true;
+        return next();
+      });
+    } catch (error) {
+      if (parsed || !(error instanceof ApiError) || error.status !== 400) throw error;
+      ctx.status = 400;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: `Parse error: ${error.message}` } };
+    }
+  };
 }
 
 /**
