@@ -269,9 +269,21 @@ test('a draft that changes the organization (organization.yaml pushed into its b
     };
     await check('open');
 
+    const beforeMerge = await s.head();
     t.is((await s.post(`${API}/drafts/people/merge`, {})).status, 200);
     t.regex(await s.git('show', 'main:organization.yaml'), /name: Acme Corp\n/);
     await check('merged');
+    // Every diff of main says so too: between two commits, one commit's, and a revert's.
+    const merge = await s.head();
+    t.deepEqual((await s.get(`${API}/diff?from=${beforeMerge}&to=${merge}`)).body.organization, organization);
+    t.deepEqual((await s.get(`${API}/history/${merge}`)).body.diff.organization, organization);
+    const reverted = await s.post(`${API}/revert`, { commit: beforeMerge });
+    t.is(reverted.status, 200, reverted.text);
+    t.deepEqual(reverted.body.changes.organization, {
+      name: 'Acme',
+      fields: organization.fields.map(({ field, old, new: now }) => ({ field, old: now, new: old })),
+    });
+    t.deepEqual((await s.get(`${API}/diff?from=${merge}&to=${beforeMerge}`)).body.organization, reverted.body.changes.organization);
 
     // A draft that leaves the organization alone carries no organization in its changes.
     t.is((await s.post(`${API}/drafts`, { name: 'plain' })).status, 201);

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { diffModels, diffOrganizations, type ModelDiff, type OrganizationChange } from '../history/diff.js';
+import { diffModels, type ModelDiff } from '../history/diff.js';
 import type { WriteOptions } from '../model/draft.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Diagram, Model } from '../model/types.js';
@@ -55,7 +55,7 @@ export interface DraftSummary {
  * shape of `/diff`, and `organization` when it changes the organization itself (organization.yaml,
  * pushed over git: no resource, so not in the diff of resources, though a merge brings it in).
  */
-export type DraftChanges = ModelDiff & { from: string; to: string; organization?: OrganizationChange };
+export type DraftChanges = ModelDiff & { from: string; to: string };
 
 export interface DraftDetails extends DraftSummary {
   changes: DraftChanges;
@@ -485,13 +485,7 @@ export class Drafts {
 
 /** What a draft changes between the two snapshots its changes are read between (see Span). */
 function changesBetween(before: Snapshot, after: Snapshot): DraftChanges {
-  const organization = diffOrganizations(before.model.organization, after.model.organization);
-  return {
-    from: before.commit,
-    to: after.commit,
-    ...diffModels(before.model, after.model),
-    ...(organization === undefined ? {} : { organization }),
-  };
+  return { from: before.commit, to: after.commit, ...diffModels(before.model, after.model) };
 }
 
 /** ISO 8601 in whole seconds, UTC. */

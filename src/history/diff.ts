@@ -23,6 +23,8 @@ export interface ModelDiff {
   added: ResourceRef[];
   removed: ResourceRef[];
   changed: Array<ResourceRef & { fields: FieldChange[] }>;
+  /** The organization's own change (see OrganizationChange), when it changed. */
+  organization?: OrganizationChange;
 }
 
 const KINDS = Object.keys(DIRECTORIES) as StoredKind[];
@@ -46,13 +48,15 @@ export function diffModels(from: Model, to: Model): ModelDiff {
       if (!after.has(id)) diff.removed.push({ kind, id, name: resource.name ?? null });
     }
   }
+  const organization = diffOrganizations(from.organization, to.organization);
+  if (organization !== undefined) diff.organization = organization;
   return diff;
 }
 
 /**
  * A change of the organization itself (`organization.yaml`: its name, slug and members), which
- * is no resource and so not in a ModelDiff: `name` is the organization's name after, `fields`
- * its changed fields as a resource's are (`members` old and new as whole lists).
+ * is no resource: `name` is the organization's name after, `fields` its changed fields as a
+ * resource's are (`members` old and new as whole lists).
  */
 export interface OrganizationChange {
   name: string;
@@ -60,7 +64,7 @@ export interface OrganizationChange {
 }
 
 /** What changed of the organization between two models; undefined when nothing did. */
-export function diffOrganizations(from: Organization, to: Organization): OrganizationChange | undefined {
+function diffOrganizations(from: Organization, to: Organization): OrganizationChange | undefined {
   if (from === to) return undefined;
   const fields: FieldChange[] = [];
   for (const field of ['name', 'slug', 'members'] as const) compare(from[field], to[field], field, fields);

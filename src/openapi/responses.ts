@@ -151,20 +151,29 @@ const Commit = Type.String({ description: 'A full commit id.' });
 
 const ResourceRef = Type.Object({ kind: Kind, id: Type.String(), name: Text });
 
+const FieldChanges = Type.Array(
+  Type.Object({
+    field: Type.String({ description: 'Dotted path; items of nested arrays are named by id (`componentInstances.<id>.position`).' }),
+    old: Type.Unknown(),
+    new: Type.Unknown(),
+  }),
+);
+
 export const ModelDiffResponse = Type.Object({
   added: Type.Array(ResourceRef),
   removed: Type.Array(ResourceRef),
-  changed: Type.Array(
-    Type.Object({
-      ...ResourceRef.properties,
-      fields: Type.Array(
-        Type.Object({
-          field: Type.String({ description: 'Dotted path; items of nested arrays are named by id (`componentInstances.<id>.position`).' }),
-          old: Type.Unknown(),
-          new: Type.Unknown(),
-        }),
-      ),
-    }),
+  changed: Type.Array(Type.Object({ ...ResourceRef.properties, fields: FieldChanges })),
+  organization: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String({ description: "The organization's name after." }),
+        fields: FieldChanges,
+      },
+      {
+        description:
+          'Present when the organization itself changed (organization.yaml, which is no resource: by a push, an upgrade, a merge or revert bringing one): its changed fields, `name`, `slug` or `members` (old and new as whole lists).',
+      },
+    ),
   ),
 });
 
@@ -189,23 +198,6 @@ export const HistoryEntryResponse = Type.Object({
 export const HistoryCommitResponse = Type.Object({ ...HistoryEntryResponse.properties, diff: ModelDiffResponse });
 
 export const DiffResponse = Type.Object({ from: Commit, to: Commit, ...ModelDiffResponse.properties });
-
-/** A draft's changes: `/diff`'s, and the organization's own change, which is no resource. */
-export const DraftChangesResponse = Type.Object({
-  ...DiffResponse.properties,
-  organization: Type.Optional(
-    Type.Object(
-      {
-        name: Type.String({ description: "The organization's name in the draft." }),
-        fields: ModelDiffResponse.properties.changed.items.properties.fields,
-      },
-      {
-        description:
-          'Present when the draft changes the organization itself (organization.yaml, pushed over git): its changed fields, `name`, `slug` or `members` (old and new as whole lists).',
-      },
-    ),
-  ),
-});
 
 export const VersionResponse = Type.Object({
   name: Type.String(),
@@ -249,7 +241,7 @@ export const MergeConflictResponse = Type.Object({
 
 export const DraftDetailsResponse = Type.Object({
   ...DraftResponse.properties,
-  changes: DraftChangesResponse,
+  changes: DiffResponse,
   behind: Type.Integer({ description: 'Commits of `main` since `base` (a merged draft: until its merge).' }),
   conflicts: Type.Array(MergeConflictResponse),
   problem: Type.Optional(Type.String({ description: 'The rule a merge now would break.' })),

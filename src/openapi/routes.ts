@@ -31,7 +31,6 @@ import {
   DiagramResponse,
   DiagramSearchResult,
   DiffResponse,
-  DraftChangesResponse,
   DraftDetailsResponse,
   DraftMergeResponse,
   DraftResponse,
@@ -476,7 +475,7 @@ export const ROUTES: RouteDoc[] = [
     path: '/drafts/:name/diff',
     summary: 'The draft against main at its base (a merged draft: what its merge brought into main)',
     tag: 'Drafts',
-    response: DraftChangesResponse,
+    response: DiffResponse,
   },
   {
     method: 'POST',
