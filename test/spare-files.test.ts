@@ -64,7 +64,11 @@ async function packAndWait(gitdir: string, maintenance: Maintenance, spares: Spa
   // Besides the refs the commits replaced, which are spares already.
   const expected = spares.size + packed.size;
   await maintenance.pack(gitdir);
-  for (let wait = 0; wait < 400 && spares.size < expected; wait++) await new Promise((resolve) => setTimeout(resolve, 25));
+  // Not a timing bound: a generous limit, so that a busy machine's slowness fails with a clear reason.
+  for (let wait = 0; spares.size < expected; wait++) {
+    if (wait === 2400) throw new Error(`${spares.size} of ${expected} spares usable after a minute`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
   return packed;
 }
 
@@ -229,5 +233,29 @@ test('after a repack removed the emptied fan-out directories, new objects still 
   for (const inode of inodesOf(written)) t.true(sparesBefore.has(inode), 'written into a spare');
   t.is(spares.size, spareFiles(gitdir).length, 'every spare left is still in the pool');
   t.is(git(gitdir, 'show', `${head}:components/again.yaml`), 'name: first 0\n');
+  t.is(git(gitdir, 'fsck', '--full', '--strict', '--no-dangling'), '');
+});
+
+test('once the maintenance is closed, nothing empties the spares it kept: they are used as they are after their wait', async (t) => {
+  const { gitdir, repo, spares, maintenance } = await packedRepo(t, 300);
+  await commitFiles(repo, 5, 'first');
+  const packed = inodesOf(looseObjectFiles(gitdir));
+  await maintenance.pack(gitdir);
+  await maintenance.close();
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const kept = spareFiles(gitdir).filter((file) => packed.has(nodeFs.statSync(file).ino));
+  t.is(kept.length, packed.size);
+  t.true(
+    kept.every((file) => !file.endsWith('.emptying') && nodeFs.statSync(file).size > 0),
+    'none emptied after the close',
+  );
+  t.true(spares.size >= packed.size, 'all usable after their wait');
+  const sparesBefore = inodesOf(spareFiles(gitdir));
+  const head = await commitFiles(repo, 2, 'second');
+  const written = [...inodesOf(looseObjectFiles(gitdir))];
+  for (const inode of written) t.true(sparesBefore.has(inode), 'written into a spare');
+  // Besides the refs the first commits replaced, spares too.
+  t.true(written.filter((inode) => packed.has(inode)).length >= written.length - 5, 'written over, as they were');
+  t.is(git(gitdir, 'show', `${head}:components/second-1.yaml`), 'name: second 1\n');
   t.is(git(gitdir, 'fsck', '--full', '--strict', '--no-dangling'), '');
 });

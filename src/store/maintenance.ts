@@ -43,6 +43,8 @@ export class Maintenance {
   private readonly sincePack = new Map<string, number>();
   private readonly sinceGraph = new Map<string, number>();
   private readonly running = new Map<string, { job: Job; done: Promise<void> }>();
+  /** The pools packing kept files into: their emptying stops with the maintenance. */
+  private readonly keptInto = new Set<SpareFiles>();
   private closed = false;
   private queue: Promise<void> = Promise.resolve();
   private startTimer: NodeJS.Timeout | undefined;
@@ -105,7 +107,9 @@ export class Maintenance {
       .split('\n')
       .filter((line) => line.startsWith(PRUNE_LINE))
       .map((line) => path.resolve(gitdir, line.slice(PRUNE_LINE.length)));
-    await this.sparesOf(gitdir).keep(files);
+    const spares = this.sparesOf(gitdir);
+    this.keptInto.add(spares);
+    await spares.keep(files);
   }
 
   private run(gitdir: string, job: Job, steps: readonly Step[]): Promise<void> {
@@ -164,11 +168,15 @@ export class Maintenance {
     this.startTimer.unref();
   }
 
-  /** Starts nothing more and waits for jobs under way, so no git process outlives the server. */
+  /**
+   * Starts nothing more and waits for jobs under way, so no git process outlives the server,
+   * and stops the emptying of the spare files packing kept (nothing touches the data after).
+   */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.startTimer);
     await this.queue;
     await Promise.all([...this.running.values()].map((each) => each.done));
+    await Promise.all([...this.keptInto].map((spares) => spares.stop()));
   }
 }

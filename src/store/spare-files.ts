@@ -52,6 +52,11 @@ export class SpareFiles {
   private readonly known = new Set<string>();
   /** Spares kept and not yet emptied (see `keep`). */
   private readonly pending = new Set<string>();
+  /** Batches waiting to be emptied, by their timer; and the emptying under way. */
+  private readonly toEmpty = new Map<NodeJS.Timeout, { names: readonly string[]; usableAt: number }>();
+  private emptying: Promise<void> = Promise.resolve();
+  /** Moves on at each `stop`: an emptying under way hands what it has not done yet to `waiting`. */
+  private generation = 0;
   private listedAt = Number.NEGATIVE_INFINITY;
   private dirMade = false;
 
@@ -95,7 +100,12 @@ export class SpareFiles {
       kept.push(name);
       this.pending.add(name);
     }
-    setTimeout(() => void this.empty(kept), this.reuseAfterMs).unref();
+    const usableAt = Date.now() + this.reuseAfterMs;
+    const timer = setTimeout(() => {
+      this.toEmpty.delete(timer);
+      this.emptying = this.emptying.then(() => this.empty(kept, usableAt));
+    }, this.reuseAfterMs).unref();
+    this.toEmpty.set(timer, { names: kept, usableAt });
   }
 
   /**
@@ -251,11 +261,31 @@ export class SpareFiles {
    * truncating it by its name in the pool could empty a spare another process has just taken
    * and filled.
    */
-  private async empty(names: readonly string[]): Promise<void> {
+  private async empty(names: readonly string[], usableAt: number): Promise<void> {
+    const generation = this.generation;
     for (const name of names) {
-      if (await this.emptied(name)) this.makeReady(name);
+      if (this.generation !== generation) this.add(name, usableAt);
+      else if (await this.emptied(name)) this.makeReady(name);
       this.pending.delete(name);
     }
+  }
+
+  /**
+   * Stops emptying (the server stops: no file of the data directory is touched after): what was
+   * still to be emptied is used as it is after its wait (written over, cut to length). Resolves
+   * once no emptying runs; spares kept later are emptied as before.
+   */
+  async stop(): Promise<void> {
+    this.generation++;
+    for (const [timer, batch] of this.toEmpty) {
+      clearTimeout(timer);
+      for (const name of batch.names) {
+        this.add(name, batch.usableAt);
+        this.pending.delete(name);
+      }
+    }
+    this.toEmpty.clear();
+    await this.emptying;
   }
 
   private async emptied(name: string): Promise<boolean> {
