@@ -58,6 +58,8 @@ export class SpareFiles {
   /** Moves on at each `stop`: an emptying under way hands what it has not done yet to `waiting`. */
   private generation = 0;
   private listedAt = Number.NEGATIVE_INFINITY;
+  /** Spares handed out while the directory is being listed: the listing may still show them. */
+  private takenWhileListing: Set<string> | undefined;
   private dirMade = false;
 
   constructor(
@@ -219,6 +221,7 @@ export class SpareFiles {
     const ready = this.ready.pop();
     if (ready !== undefined) {
       this.known.delete(ready);
+      this.takenWhileListing?.add(ready);
       return ready;
     }
     const waiting = this.waiting[this.first];
@@ -228,6 +231,7 @@ export class SpareFiles {
     }
     this.first++;
     this.known.delete(waiting.name);
+    this.takenWhileListing?.add(waiting.name);
     if (this.first === this.waiting.length) {
       this.waiting.length = 0;
       this.first = 0;
@@ -244,15 +248,23 @@ export class SpareFiles {
     const now = Date.now();
     if (now - this.listedAt < this.reuseAfterMs) return;
     this.listedAt = now;
-    fsp.readdir(this.dir).then(
-      (names) => {
-        const usableAt = Date.now() + this.reuseAfterMs;
-        for (const name of names) {
-          if (!name.endsWith(EMPTYING) && !this.pending.has(name) && this.size < MAX_SPARE_FILES) this.add(name, usableAt);
-        }
-      },
-      () => {},
-    );
+    const taken = new Set<string>();
+    this.takenWhileListing = taken;
+    fsp
+      .readdir(this.dir)
+      .then(
+        (names) => {
+          const usableAt = Date.now() + this.reuseAfterMs;
+          for (const name of names) {
+            const usable = !name.endsWith(EMPTYING) && !this.pending.has(name) && !taken.has(name);
+            if (usable && this.size < MAX_SPARE_FILES) this.add(name, usableAt);
+          }
+        },
+        () => {},
+      )
+      .finally(() => {
+        if (this.takenWhileListing === taken) this.takenWhileListing = undefined;
+      });
   }
 
   /**
