@@ -77,7 +77,7 @@ export class SpareFiles {
   /**
    * Moves `files` (loose objects git has packed) into the pool, and deletes those beyond its
    * bound. After `reuseAfterMs` they are emptied and then used: an idle repository's pool holds
-   * inodes, not its old objects' bytes (up to 80 MB at 10,000 components).
+   * inodes, not its old objects' bytes (a few kilobytes each, up to MAX_SPARE_FILES of them).
    */
   async keep(files: readonly string[]): Promise<void> {
     if (files.length === 0) return;
