@@ -78,6 +78,9 @@ browserTest('a 404 page keeps the header of the signed-in organization, wherever
   t.is(nowhere.status, 403);
   t.true(foreign.main.includes("This page belongs to organization 'other', and you are signed in to 'acme'."));
   t.is(nowhere.main, foreign.main.replaceAll('other', 'ghost'));
+  // The header stays the visitor's own there too.
+  t.is(foreign.header, SIGNED_IN_HEADER);
+  t.is(nowhere.header, SIGNED_IN_HEADER);
   await page.context().close();
 });
 

@@ -408,7 +408,8 @@ export function diagramHistoryPage(
   return layout(`History of ${diagram.name}`, context, body);
 }
 
-export function signInPage(options: { next: string; message?: string; error?: string }): string {
+/** `context`: a signed-in visitor's, when another organization's page asks for its key (the header stays theirs). */
+export function signInPage(options: { next: string; message?: string; error?: string }, context: PageContext = {}): string {
   const body =
     '<section class="sign-in"><h1>Sign in</h1>' +
     (options.message ? `<p class="message">${esc(options.message)}</p>` : '') +
@@ -417,7 +418,7 @@ export function signInPage(options: { next: string; message?: string; error?: st
     '<form method="post" action="/sign-in"><label for="key">API key</label> ' +
     '<input type="password" id="key" name="key" autocomplete="off" required size="50"> ' +
     `<input type="hidden" name="next" value="${escExact(options.next)}"><button type="submit">Sign in</button></form></section>`;
-  return layout('Sign in', {}, body);
+  return layout('Sign in', context, body);
 }
 
 export function errorPage(status: number, message: string, context: PageContext): string {

@@ -240,10 +240,13 @@ export function viewerRouter(deps: ViewerDependencies): Router {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ApiError(403, 'This page belongs to another organization.');
       sendHtml(
         ctx,
-        signInPage({
-          next: ctx.originalUrl,
-          message: `This page belongs to organization '${ctx.params.slug}', and you are signed in to '${key.org}'. Sign in with one of its API keys.`,
-        }),
+        signInPage(
+          {
+            next: ctx.originalUrl,
+            message: `This page belongs to organization '${ctx.params.slug}', and you are signed in to '${key.org}'. Sign in with one of its API keys.`,
+          },
+          { key },
+        ),
         403,
       );
       return;
