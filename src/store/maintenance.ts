@@ -94,11 +94,6 @@ export class Maintenance {
     return this.run(gitdir, 'graph', [['commit-graph', 'write', '--reachable', '--changed-paths', '--split']]);
   }
 
-  /**
-   * One job at a time per repository: two git processes writing its commit graph would fail on
-   * its lock. A job asked for while the same (or a packing, which covers the graph) is under
-   * way is that one; a packing asked for during a graph update runs after it.
-   */
   /** What git's prune-packed deletes (the loose objects a pack holds too) goes to the pool of spare files instead. */
   private async keepPackedLooseObjects(gitdir: string): Promise<void> {
     const listing = await runGit(gitdir, ['prune-packed', '--dry-run'], { lowPriority: true });
@@ -112,6 +107,11 @@ export class Maintenance {
     await spares.keep(files);
   }
 
+  /**
+   * One job at a time per repository: two git processes writing its commit graph would fail on
+   * its lock. A job asked for while the same (or a packing, which covers the graph) is under
+   * way is that one; a packing asked for during a graph update runs after it.
+   */
   private run(gitdir: string, job: Job, steps: readonly Step[]): Promise<void> {
     const pending = this.running.get(gitdir);
     if (pending !== undefined && (pending.job === job || pending.job === 'pack')) return pending.done;
