@@ -259,3 +259,28 @@ test('once the maintenance is closed, nothing empties the spares it kept: they a
   t.is(git(gitdir, 'show', `${head}:components/second-1.yaml`), 'name: second 1\n');
   t.is(git(gitdir, 'fsck', '--full', '--strict', '--no-dangling'), '');
 });
+
+test("a lock made of a spare is as new as a file made now: a waiting writer reads an old lock's age as its holder's death", async (t) => {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'c4store-spares-'));
+  t.teardown(() => fsp.rm(dir, { recursive: true, force: true }));
+  const spares = new SpareFiles(dir, 0);
+  const longAgo = new Date('2001-01-01T00:00:00Z');
+  for (const name of ['old-ref', 'older-ref']) {
+    const old = path.join(dir, name);
+    // Empty, as an emptied spare is: cutting it to 0 changes nothing of it.
+    nodeFs.writeFileSync(old, '');
+    nodeFs.utimesSync(old, longAgo, longAgo);
+    spares.keepReplaced(old);
+    nodeFs.rmSync(old);
+  }
+  const lock = path.join(dir, 'main.lock');
+  const fd = spares.createAs(lock, 0o644);
+  t.not(fd, undefined, 'made of the spare');
+  nodeFs.closeSync(fd!);
+  const stat = nodeFs.statSync(lock);
+  t.is(stat.size, 0);
+  t.true(Date.now() - stat.mtimeMs < 60_000, `mtime ${stat.mtime.toISOString()}`);
+  t.is(spares.size, 1);
+  t.is(spares.createAs(lock, 0o644), undefined, 'exclusive: the lock exists');
+  t.is(spares.size, 1, 'and the spare is kept');
+});

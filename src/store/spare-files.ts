@@ -158,6 +158,9 @@ export class SpareFiles {
         if (nodeFs.fstatSync(fd).nlink !== 1) throw new Error('linked elsewhere too');
         nodeFs.ftruncateSync(fd, 0);
         nodeFs.fchmodSync(fd, mode);
+        // As made now: a lock's age is read from its mtime (an old one is taken for a dead holder's).
+        const now = new Date();
+        nodeFs.futimesSync(fd, now, now);
         return fd;
       } catch {
         if (fd !== undefined) nodeFs.closeSync(fd);
