@@ -350,15 +350,13 @@ test('a large diagram is drawn on a worker thread, the event loop free meanwhile
   const { diagram, model } = await laidOutDiagram(200);
   t.true(diagram.componentInstances.length + diagram.relations.length >= OFF_THREAD_FROM);
   const options = { componentHref: '#c-', editable: true, marks: new Map([[diagram.relations[0]!.id, 'added' as const]]) };
-  const began = performance.now();
   const drawing = drawDiagramOffThread(diagram, model, options);
-  const returnedAfter = performance.now() - began;
-  // Timers run while the worker draws (drawn here, the whole drawing would come first).
+  // Timers run while the worker draws (drawn here, on the calling thread, the whole drawing
+  // would be done before the first tick could run). Counted, not timed: the suite runs on busy machines.
   let ticks = 0;
   const timer = setInterval(() => ticks++, 5);
   const svg = await drawing;
   clearInterval(timer);
-  t.true(returnedAfter < 50, `${returnedAfter.toFixed(0)} ms on the calling thread`);
   t.true(ticks > 0);
   t.is(svg, drawDiagram(diagram, model, options));
   // A small one is drawn at once.
