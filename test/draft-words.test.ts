@@ -1,6 +1,6 @@
 /** A draft's changes: the diff (src/history/diff.ts) and a reviewer's words for it (src/drafts/words.ts). */
 import test from 'ava';
-import { describeChanges, describeOrganizationChange } from '../src/drafts/words.js';
+import { describeChanges } from '../src/drafts/words.js';
 import { diffModels } from '../src/history/diff.js';
 import { emptyModel } from '../src/model/files.js';
 import type { Diagram, Model, Tag } from '../src/model/types.js';
@@ -56,18 +56,21 @@ test('a resource whose one change is its apiContext is said so; beside other cha
   t.deepEqual(describeChanges(diffModels(tagged('run 1'), tagged('run 2'))), ['on PCI: changed apiContext']);
 });
 
-test("the organization's change, which the diff of resources does not carry, is said from the two organizations", (t) => {
+test("the organization's change, which is no resource, is said first from the diff's organization", (t) => {
   const acme = { name: 'Acme', slug: 'acme', members: ['ada@example.com', 'linus@example.com'] };
-  t.deepEqual(describeOrganizationChange(acme, acme), []);
-  t.deepEqual(
-    describeOrganizationChange(acme, { ...acme, name: 'Acme Corp', members: ['ada@example.com', 'grace@example.com', 'ken@example.com'] }),
-    [
-      "renamed the organization 'Acme' to 'Acme Corp'",
-      'added members grace@example.com, ken@example.com',
-      'removed member linus@example.com',
-    ],
-  );
-  t.deepEqual(describeOrganizationChange(acme, { ...acme, members: ['linus@example.com', 'ada@example.com'] }), ['reordered the members']);
+  const said = (after: typeof acme) => describeChanges(diffModels(emptyModel(acme), emptyModel(after)));
+  t.deepEqual(said(acme), []);
+  t.deepEqual(said({ ...acme, name: 'Acme Corp', members: ['ada@example.com', 'grace@example.com', 'ken@example.com'] }), [
+    "renamed the organization 'Acme' to 'Acme Corp'",
+    'added members grace@example.com, ken@example.com',
+    'removed member linus@example.com',
+  ]);
+  t.deepEqual(said({ ...acme, members: ['linus@example.com', 'ada@example.com'] }), ['reordered the members']);
+  t.deepEqual(said({ ...acme, slug: 'acme-corp' }), ["changed the organization's slug 'acme' to 'acme-corp'"]);
+  // Before the resources' changes.
+  const renamed = emptyModel({ ...acme, name: 'Acme Corp' });
+  renamed.tags.set('t1', { id: 't1', name: 'PCI' } as Tag);
+  t.deepEqual(describeChanges(diffModels(emptyModel(acme), renamed)), ["renamed the organization 'Acme' to 'Acme Corp'", 'added tag PCI']);
 });
 
 test('a spelling writes what came from the model apart from the words around it (the draft page isolates each name)', (t) => {

@@ -1,10 +1,9 @@
-import type { ModelDiff } from '../history/diff.js';
-import type { Organization } from '../model/types.js';
+import type { ModelDiff, OrganizationChange } from '../history/diff.js';
 
 /**
  * A draft's changes as a reviewer says them: "added component Fraud Check", "on Payments C2:
- * moved 2 boxes, relabelled 'SQL'". Pure: the diff in, one sentence per resource out (and the
- * organization's own, which the diff does not carry, from the two organizations).
+ * moved 2 boxes, relabelled 'SQL'". Pure: the diff in, the organization's own change first
+ * (it is no resource), then one sentence per resource.
  */
 
 /**
@@ -29,7 +28,7 @@ const KIND_WORDS: Record<string, string> = {
 
 export function describeChanges(diff: ModelDiff, spelling: Spelling = PLAIN): string[] {
   const { text, name } = spelling;
-  const sentences: string[] = [];
+  const sentences = organizationSentences(diff.organization, spelling);
   for (const added of diff.added) sentences.push(text(`added ${KIND_WORDS[added.kind]} `) + name(added.name ?? added.id));
   for (const removed of diff.removed) sentences.push(text(`removed ${KIND_WORDS[removed.kind]} `) + name(removed.name ?? removed.id));
   for (const changed of diff.changed) {
@@ -43,26 +42,31 @@ export function describeChanges(diff: ModelDiff, spelling: Spelling = PLAIN): st
 }
 
 /**
- * A change of `organization.yaml` (its name, its members) as a reviewer says it. The
- * organization is no resource, so the diff of resources does not carry it; a draft pushed over
- * git may change it all the same, and a merge brings it into main.
+ * A change of `organization.yaml` (its name, its members, its slug) as a reviewer says it. The
+ * organization is no resource; a draft pushed over git may change it all the same, and a merge
+ * brings it into main.
  */
-export function describeOrganizationChange(before: Organization, after: Organization, spelling: Spelling = PLAIN): string[] {
+function organizationSentences(change: OrganizationChange | undefined, spelling: Spelling): string[] {
+  if (change === undefined) return [];
   const { text, name } = spelling;
   const sentences: string[] = [];
-  const names = (members: readonly string[]) => members.map(name).join(text(', '));
-  if (before.name !== after.name) {
-    sentences.push(text('renamed the organization ') + quote(before.name, spelling) + text(' to ') + quote(after.name, spelling));
+  const field = (path: string) => change.fields.find((each) => each.field === path);
+  const renamed = field('name');
+  if (renamed)
+    sentences.push(text('renamed the organization ') + quote(renamed.old, spelling) + text(' to ') + quote(renamed.new, spelling));
+  const members = field('members');
+  if (members) {
+    const before = (members.old ?? []) as string[];
+    const after = (members.new ?? []) as string[];
+    const names = (list: readonly string[]) => list.map(name).join(text(', '));
+    const added = after.filter((member) => !before.includes(member));
+    const removed = before.filter((member) => !after.includes(member));
+    if (added.length > 0) sentences.push(text(`added member${added.length === 1 ? '' : 's'} `) + names(added));
+    if (removed.length > 0) sentences.push(text(`removed member${removed.length === 1 ? '' : 's'} `) + names(removed));
+    if (added.length + removed.length === 0) sentences.push(text('reordered the members'));
   }
-  const added = after.members.filter((member) => !before.members.includes(member));
-  const removed = before.members.filter((member) => !after.members.includes(member));
-  if (added.length > 0) sentences.push(text(`added member${added.length === 1 ? '' : 's'} `) + names(added));
-  if (removed.length > 0) sentences.push(text(`removed member${removed.length === 1 ? '' : 's'} `) + names(removed));
-  const reordered = added.length + removed.length === 0 && before.members.join('\n') !== after.members.join('\n');
-  if (reordered) sentences.push(text('reordered the members'));
-  if (before.slug !== after.slug) {
-    sentences.push(text("changed the organization's slug ") + quote(before.slug, spelling) + text(' to ') + quote(after.slug, spelling));
-  }
+  const slug = field('slug');
+  if (slug) sentences.push(text("changed the organization's slug ") + quote(slug.old, spelling) + text(' to ') + quote(slug.new, spelling));
   return sentences;
 }
 

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
-import { describeChanges, describeOrganizationChange } from '../drafts/words.js';
+import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
 import { writeCurrent } from '../model/write/current.js';
@@ -542,10 +542,9 @@ export const DRAFT_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ draft }, context) {
       const org = state(context.ctx).org;
-      const { details, before, after } = await new Drafts(org).review(draft);
+      const { details } = await new Drafts(org).review(draft);
       const { changes: diff, state: draftState, head, behind, conflicts, problem } = details;
-      // The organization's own change (organization.yaml, pushed over git) is no resource: the diff does not carry it.
-      const words = [...describeOrganizationChange(before.organization, after.organization), ...describeChanges(diff)];
+      const words = describeChanges(diff);
       const slug = state(context.ctx).org.slug;
       // Each diagram it adds or changes, then each it deletes: the visual diff draws those as main had them.
       const diagrams = [

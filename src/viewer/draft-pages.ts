@@ -8,7 +8,7 @@
  */
 import type { DraftDetails, DraftSummary } from '../drafts/drafts.js';
 import { type VisualDiff, visualDiff } from '../drafts/visual-diff.js';
-import { describeChanges, describeOrganizationChange } from '../drafts/words.js';
+import { describeChanges } from '../drafts/words.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { clip } from '../drawing/text.js';
 import { bdi, esc, escExact } from '../escape.js';
@@ -108,13 +108,8 @@ export async function draftPage(
   const editor = context.key?.role === 'editor' && details.state === 'open';
   // A merged draft shows what its merge brought into main (Drafts.get), not its head against itself.
   const merged = details.state === 'merged';
-  // HTML: each name in the sentences isolated, the rest escaped. The organization's own change
-  // (organization.yaml, pushed over git) first: it is no resource, so not in the diff of resources.
-  const spelling = { text: esc, name: bdi };
-  const words = [
-    ...describeOrganizationChange(before.organization, after.organization, spelling),
-    ...describeChanges(details.changes, spelling),
-  ];
+  // HTML: each name in the sentences isolated, the rest escaped.
+  const words = describeChanges(details.changes, { text: esc, name: bdi });
   // Every diagram the draft changes or adds, then every one it deletes (drawn as main had it,
   // every element marked removed): at most MAX_DRAWN_DIAGRAMS in all.
   const compared: Array<{ previous: Diagram | undefined; diagram: Diagram | undefined }> = [
