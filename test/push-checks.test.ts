@@ -14,27 +14,8 @@ import { deflateSync } from 'node:zlib';
 import { OBJECT_CHECK_SEVERITIES, OBJECT_CHECKS } from '../src/push/hook.js';
 import { startServer } from '../src/server.js';
 import { CLI } from './support/process.js';
+import { GIT_ENV as ENV, gitIn as git, remoteOf as remote } from './support/git-clone.js';
 import { run, TestServer } from './support/server.js';
-
-const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
-
-function remote(s: TestServer): string {
-  const url = new URL(`${s.url}/git/${s.slug}.git`);
-  url.username = 'ci';
-  url.password = s.key;
-  return url.href;
-}
-
-async function git(cwd: string, args: string[], input?: string): Promise<string> {
-  const { execFile } = await import('node:child_process');
-  return new Promise((resolve, reject) => {
-    const child = execFile('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      err ? reject(Object.assign(err, { stderr })) : resolve(stdout.trim()),
-    );
-    if (input !== undefined) child.stdin!.end(input);
-  });
-}
 
 async function pushRefused(cwd: string, ...refspecs: string[]): Promise<string> {
   try {

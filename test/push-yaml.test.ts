@@ -6,37 +6,20 @@
  * read. No pushed YAML makes the server log an unexpected error. Real git over real HTTP.
  */
 import test, { type ExecutionContext } from 'ava';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkDirectory } from '../src/check/check.js';
 import { resourcePath } from '../src/model/paths.js';
+import { cloneFor, GIT_ENV as ENV, gitIn as git } from './support/git-clone.js';
 import { isErrorLine, run, TestServer } from './support/server.js';
 
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
-const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
 const API = '/api/external';
-
-function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      err ? reject(Object.assign(err, { stderr })) : resolve(stdout.trim()),
-    );
-  });
-}
 
 async function setUp(t: ExecutionContext) {
   const s = await TestServer.start();
   t.teardown(() => s.close());
   const [shop] = (await s.post(`${API}/component`, [{ name: 'Shop', desc: 'Sells things' }])).body;
-  const parent = await mkdtemp(join(tmpdir(), 'c4store-push-yaml-'));
-  t.teardown(() => rm(parent, { recursive: true, force: true }));
-  const dir = join(parent, 'model');
-  const url = new URL(`${s.url}/git/${s.slug}.git`);
-  url.username = 'ci';
-  url.password = s.key;
-  await run('git', ['clone', '-q', url.href, dir], { env: ENV });
+  const dir = await cloneFor(t, s, 'c4store-push-yaml-');
   const file = resourcePath('component', shop.id);
   const text = await readFile(join(dir, file), 'utf8');
   return { s, dir, file, text, shop };

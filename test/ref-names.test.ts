@@ -6,18 +6,14 @@
  * still read and written. Real server, real HTTP, real git.
  */
 import test from 'ava';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { resourcePath } from '../src/model/paths.js';
 import { API, no, ok } from './support/current.js';
+import { cloneFor, GIT_ENV as ENV, gitIn as git } from './support/git-clone.js';
 import { run, TestServer, withServer } from './support/server.js';
-
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
-const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
 
 const refTaken = (ref: string, kind: string, holder: string, element: string) =>
   `Ref '${ref}' is taken: it is the id of the ${kind} '${holder}', and an id or a ref names one ${kind}. (${kind} '${element}')`;
@@ -222,25 +218,11 @@ test('the agents’ write_model is refused alike', async (t) => {
   t.is((await s.git('rev-parse', 'refs/heads/drafts/agent')).trim(), head);
 });
 
-function git(cwd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', ['-C', cwd, ...IDENTITY, ...args], { env: ENV }, (err, stdout, stderr) =>
-      err ? reject(Object.assign(err, { stderr })) : resolve(stdout.trim()),
-    );
-  });
-}
-
 test('a push bringing in such a pair is refused naming the file; one already stored stays readable and writable', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());
   const [payments, billing] = (await s.post(`${API}/component`, [{ name: 'Payments' }, { name: 'Billing' }])).body;
-  const parent = await mkdtemp(join(tmpdir(), 'c4store-names-'));
-  t.teardown(() => rm(parent, { recursive: true, force: true }));
-  const dir = join(parent, 'model');
-  const url = new URL(`${s.url}/git/${s.slug}.git`);
-  url.username = 'ci';
-  url.password = s.key;
-  await run('git', ['clone', '-q', url.href, dir], { env: ENV });
+  const dir = await cloneFor(t, s, 'c4store-names-');
   const file = resourcePath('component', billing.id);
   const text = await readFile(join(dir, file), 'utf8');
   await writeFile(
