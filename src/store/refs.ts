@@ -14,7 +14,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { isCode, syncDirectory } from './durable-files.js';
 import { isOid } from './git-format.js';
-import { type SpareFiles, spareFilesOf } from './spare-files.js';
+import type { SpareFiles } from './spare-files.js';
 
 export const MAIN_REF = 'refs/heads/main';
 
@@ -106,12 +106,12 @@ export async function prepareRefUpdate(
   ref: string,
   expected: string | null,
   next: string,
-  options: { durable?: boolean; spares?: SpareFiles } = {},
+  options: { durable?: boolean; spares: SpareFiles },
 ): Promise<PreparedRefUpdate> {
   if (!isOid(next)) throw new Error(`Not an object id: ${next}`);
   const refPath = path.join(gitdir, ref);
   const lockPath = `${refPath}.lock`;
-  const spares = options.spares ?? spareFilesOf(gitdir);
+  const { spares } = options;
   const lock = await acquireRefLock(lockPath, spares);
   let open = true;
   try {

@@ -13,7 +13,7 @@ import { MAIN_REF, StaleHeadError, prepareRefUpdate, readRef } from './refs.js';
 import { withDirectoryLock } from './lock.js';
 import { readBlobCache, removeStaleBlobCacheTemps, writeBlobCache } from './blob-cache.js';
 import { readLooseBlobs } from './loose-reader.js';
-import { SpareFiles, spareFilesOf } from './spare-files.js';
+import { SpareFiles } from './spare-files.js';
 import { adoptOrgIdentity, identityConfigLines } from './org-identity.js';
 
 export { StaleHeadError } from './refs.js';
@@ -73,7 +73,7 @@ export class Repo {
   constructor(gitdir: string, options: RepoOptions = {}) {
     this.gitdir = path.resolve(gitdir);
     this.durable = options.durable ?? false;
-    this.objects = new ObjectStore(this.gitdir, this.durable, options.spares ?? spareFilesOf(this.gitdir));
+    this.objects = new ObjectStore(this.gitdir, this.durable, options.spares);
   }
 
   /**
