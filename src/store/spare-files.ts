@@ -90,9 +90,12 @@ export class SpareFiles {
         continue;
       }
       const name = `${NAME_PREFIX}${nextNameNumber++}`;
+      // Pending before it is in the directory: a listing under way must not take it for usable.
+      this.pending.add(name);
       try {
         await fsp.rename(file, path.join(this.dir, name));
       } catch (error) {
+        this.pending.delete(name);
         // Gone already: another process pruned it.
         if (isCode(error, 'ENOENT')) continue;
         throw error;
@@ -100,7 +103,6 @@ export class SpareFiles {
       // git makes objects read-only; a spare is written again by whoever serves the repository.
       await fsp.chmod(path.join(this.dir, name), 0o644);
       kept.push(name);
-      this.pending.add(name);
     }
     const usableAt = Date.now() + this.reuseAfterMs;
     const timer = setTimeout(() => {
