@@ -84,8 +84,17 @@ test('If-Match names the draft head; reader keys read drafts only; unknown and b
     const stale = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], { headers: { 'if-match': `"${main}"` } });
     t.is(stale.status, 412);
     t.deepEqual(stale.body, { error: `The model has changed since ${main}.` });
-    const fresh = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], { headers: { 'if-match': head } });
+    // If-None-Match names the draft's head too: main's commit is not where the draft is.
+    const unchanged = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], { headers: { 'if-none-match': head } });
+    t.is(unchanged.status, 412);
+    t.deepEqual(unchanged.body, { error: `The model is still at ${head.replaceAll('"', '')}.` });
+    const fresh = await s.post(`${API}/component?draft=ci`, [{ ref: 'b', name: 'B' }], {
+      headers: { 'if-match': head, 'if-none-match': `"${main}"` },
+    });
     t.is(fresh.status, 200, fresh.text);
+    const mergeUnchanged = await s.post(`${API}/drafts/ci/merge`, {}, { headers: { 'if-none-match': `"${main}"` } });
+    t.deepEqual(mergeUnchanged.body, { error: `The model is still at ${main}.` });
+    t.is(await s.head(), main);
 
     const reader = { key: s.readerKey };
     t.is((await s.get(`${API}/component?draft=ci`, reader)).body.length, 2);

@@ -471,6 +471,35 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
   t.is(etag(ok), `"${await s.head()}"`);
 });
 
+test.serial('If-None-Match on a write: the current commit and * are 412 and change nothing; an old commit writes', async (t) => {
+  const old = await s.head();
+  await s.post(`${API}/tag`, [{ name: 'moves main again', color: 'red' }]);
+  const current = await s.head();
+  const before = await s.state();
+  const stillAt = `The model is still at ${current}.`;
+  for (const tags of [`"${current}"`, `W/"${current}"`, `"${old}", "${current}"`]) {
+    const headers = { 'if-none-match': tags };
+    assertError(t, await s.post(`${API}/tag`, [{ name: 'unchanged since', color: 'red' }], { headers }), 412, stillAt);
+    assertError(t, await s.post(`${API}/model`, { components: [{ name: 'unchanged since' }] }, { headers }), 412, stillAt);
+    assertError(t, await s.post(`${API}/versions`, { name: 'v-none-match' }, { headers }), 412, stillAt);
+  }
+  const star = 'If-None-Match: * is never true of a write: the branch written always has a commit.';
+  assertError(t, await s.put(`${API}/component`, [{ name: 'create only?' }], { headers: { 'if-none-match': '*' } }), 412, star);
+  // If-Match is checked first (RFC 9110 §13.2.2).
+  assertError(
+    t,
+    await s.post(`${API}/tag`, [{ name: 'both', color: 'red' }], { headers: { 'if-match': `"${old}"`, 'if-none-match': `"${current}"` } }),
+    412,
+    `The model has changed since ${old}.`,
+  );
+  t.is(await s.state(), before);
+  t.false((await s.get(`${API}/versions`)).body.some((v: { name: string }) => v.name === 'v-none-match'));
+  // Someone changed the model since the client's commit: the write goes ahead.
+  const ok = await s.post(`${API}/tag`, [{ name: 'changed since', color: 'red' }], { headers: { 'if-none-match': `"${old}"` } });
+  t.is(ok.status, 200, ok.text);
+  t.is(await s.commitCount(), JSON.parse(before).count + 1);
+});
+
 test.serial('?at= serves the model as of an older commit', async (t) => {
   const old = await s.head();
   const oldTags = (await s.get(`${API}/tag`)).body;

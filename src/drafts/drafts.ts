@@ -5,7 +5,7 @@ import { byIdOrRef } from '../model/draft.js';
 import type { Diagram, Model } from '../model/types.js';
 import { revertTo } from '../model/write/revert.js';
 import { resolveCommitName } from '../service/commit-names.js';
-import type { OrgModel, Snapshot } from '../service/org.js';
+import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import {
   commitsBetween,
   draftRef,
@@ -258,10 +258,9 @@ export class Drafts {
     name: string,
     into: 'main' | 'draft',
     resolutions: readonly Resolution[],
-    write: {
+    write: Preconditions & {
       author: Author;
       options: WriteOptions;
-      ifMatch?: readonly string[];
       /** The draft's head as its reviewer saw it (the draft page's merge): a draft that moved since is not merged. */
       reviewed?: string;
     },
@@ -295,6 +294,7 @@ export class Drafts {
           {
             ref: targetRef,
             ifMatch: write.ifMatch,
+            ifNoneMatch: write.ifNoneMatch,
             author: write.author,
             title: into === 'main' ? `Merged draft '${name}'` : `Updated draft '${name}' with main`,
             options: write.options,

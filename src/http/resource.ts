@@ -5,7 +5,7 @@ import type { StoredKind } from '../model/files.js';
 import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
 import { locateDraft, writableDraft } from '../drafts/drafts.js';
-import type { OrgModel, Snapshot } from '../service/org.js';
+import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
 import { pageAfter } from './pages.js';
 import { mapped } from '../slices.js';
@@ -92,10 +92,15 @@ export function writeOptions(ctx: Context): WriteOptions {
   return { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: layout === 'auto' ? 'auto' : 'keep' };
 }
 
-/** `If-Match`: the commits a write may start from (`*`: any), a list as RFC 9110 has it; undefined when absent. */
-export function ifMatch(ctx: Context): readonly string[] | undefined {
+/** A write's `If-Match` (the commits it may start from) and `If-None-Match` (those it may not), lists as RFC 9110 has them. */
+export function preconditions(ctx: Context): Preconditions {
+  return { ifMatch: entityTags(ctx, 'if-match'), ifNoneMatch: entityTags(ctx, 'if-none-match') };
+}
+
+/** The commits a conditional header lists, quotes and `W/` taken off; undefined when it is absent or empty. */
+function entityTags(ctx: Context, header: 'if-match' | 'if-none-match'): readonly string[] | undefined {
   const tags = ctx
-    .get('if-match')
+    .get(header)
     .split(',')
     .map((tag) =>
       tag
@@ -129,7 +134,7 @@ export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> 
   return org.write(
     {
       ref: draft === undefined ? undefined : await writableDraft(org, draft),
-      ifMatch: ifMatch(ctx),
+      ...preconditions(ctx),
       author: authorOf(ctx),
       title: `${ctx.method} ${ctx.path}`,
       spoken,

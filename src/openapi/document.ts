@@ -114,7 +114,7 @@ const ERRORS: Record<number, string> = {
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
   409: 'Conflict: an id, ref or version name already taken, or a delete of something still referred to (without `cascade=true`).',
-  412: '`If-Match` names a commit the branch written is no longer at.',
+  412: '`If-Match` names a commit the branch written is no longer at, or `If-None-Match` the one it is at.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
   429: "The key's rate of reads or writes a minute is spent (`c4store serve --reads-per-minute`/`--writes-per-minute`); retry after `Retry-After` seconds.",
@@ -240,6 +240,16 @@ function operation(route: RouteDoc) {
         precondition === 'draft'
           ? "Refuse (412) unless the draft's head is still at this commit."
           : 'Refuse (412) unless the branch written is still at this commit: `main`, or with `?draft=` the draft’s head.',
+      schema: { type: 'string' },
+    });
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        precondition === 'draft'
+          ? "Refuse (412) if the draft's head is at this commit (`*`: always refused, a head always has a commit)."
+          : 'Refuse (412) if the branch written is at this commit (`*`: always refused, a branch always has a commit).',
       schema: { type: 'string' },
     });
   }

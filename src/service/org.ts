@@ -44,20 +44,33 @@ export interface WriteTiming {
   commitMs: number;
 }
 
-/**
- * A write's If-Match: it goes ahead when one of the listed commits (or `*`) is where the branch
- * is now; otherwise 412 naming what the client had.
- */
-export function checkIfMatch(expected: readonly string[] | undefined, commit: string): void {
-  if (expected === undefined || expected.includes('*') || expected.includes(commit)) return;
-  throw new ApiError(412, `The model has changed since ${expected.join(', ')}.`);
+/** A write's conditions on the commit of the branch it writes (RFC 9110 §13.1), as its request gave them. */
+export interface Preconditions {
+  /** `If-Match`: the commits the client last read (`*`: any). */
+  ifMatch?: readonly string[];
+  /** `If-None-Match`: commits the branch must not be at (`*`: none, so never true of a write). */
+  ifNoneMatch?: readonly string[];
 }
 
-export interface WriteRequest {
+/**
+ * A write goes ahead when one of the `If-Match` commits (or `*`) is where the branch is now and
+ * none of the `If-None-Match` ones is; otherwise 412, `If-Match` first (RFC 9110 §13.2.2).
+ */
+export function checkPreconditions(conditions: Preconditions, commit: string): void {
+  const { ifMatch, ifNoneMatch } = conditions;
+  if (ifMatch !== undefined && !ifMatch.includes('*') && !ifMatch.includes(commit)) {
+    throw new ApiError(412, `The model has changed since ${ifMatch.join(', ')}.`);
+  }
+  if (ifNoneMatch?.includes('*')) {
+    throw new ApiError(412, 'If-None-Match: * is never true of a write: the branch written always has a commit.');
+  }
+  if (ifNoneMatch?.includes(commit)) throw new ApiError(412, `The model is still at ${commit}.`);
+}
+
+/** Its `If-Match` and `If-None-Match` are of the branch written. */
+export interface WriteRequest extends Preconditions {
   /** The branch written: `main` (default) or a draft's `refs/heads/drafts/<name>`. Every rule and step is the same on each. */
   ref?: string;
-  /** `If-Match`: the commits the client last read (of the branch written; `*`: any). */
-  ifMatch?: readonly string[];
   /**
    * A merge: the tip of the branch merged in, the commit's second parent. The commit is made
    * even when the tree stays as it was, so that the branch records what it has taken in.
@@ -325,7 +338,7 @@ export class OrgModel {
     return this.repo.withWriteLock(async () => {
       const lockWaitMs = performance.now() - asked;
       const base = await this.tip(ref);
-      checkIfMatch(request.ifMatch, base.commit);
+      checkPreconditions(request, base.commit);
       const draft = new Draft(base.model, {
         ...request.options,
         limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,

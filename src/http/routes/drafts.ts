@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import { Drafts, MergeConflicts, type DraftState } from '../../drafts/drafts.js';
 import { DraftBody, MergeBody } from '../../drafts/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
-import { authorOf, ifMatch, queryValue, readSnapshot, state, writeOptions } from '../resource.js';
+import { authorOf, preconditions, queryValue, readSnapshot, state, writeOptions } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send, wantsYaml } from '../respond.js';
 import { emitYaml, type Plain } from '../../yaml/format.js';
@@ -71,7 +71,7 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
           {
             author: authorOf(ctx),
             options: writeOptions(ctx),
-            ifMatch: ifMatch(ctx),
+            ...preconditions(ctx),
           },
         );
         await send(ctx, { ...draft, commit: snapshot.commit, committed }, snapshot);

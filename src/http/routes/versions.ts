@@ -3,8 +3,8 @@ import type { Middleware } from 'koa';
 import { VersionBody } from '../../history/schemas.js';
 import { createVersion, listVersions } from '../../history/versions.js';
 import { checkBody } from '../../model/check-body.js';
-import { checkIfMatch } from '../../service/org.js';
-import { authorOf, ifMatch, mainOnly, readSnapshot, state } from '../resource.js';
+import { checkPreconditions } from '../../service/org.js';
+import { authorOf, mainOnly, preconditions, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
 
 /** Named versions of the model: annotated git tags, listed and made over the API. */
@@ -21,7 +21,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
       const body = checkBody(VersionBody, ctx.request.body);
       const { org } = state(ctx);
       const head = await org.head();
-      checkIfMatch(ifMatch(ctx), head.commit);
+      checkPreconditions(preconditions(ctx), head.commit);
       const version = await createVersion(org.repo.gitdir, {
         name: body.name,
         desc: body.desc ?? null,
