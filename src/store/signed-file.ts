@@ -21,8 +21,15 @@ export function statSignature(file: string): string {
   return stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : 'missing';
 }
 
-/** The file's signature and its content parsed by `parse`; `missing` and `undefined` when there is no file. */
-export async function readSigned<T>(file: string, parse: (text: string) => T): Promise<{ signature: string; value: T | undefined }> {
+/**
+ * The file's signature and its content parsed by `parse`; `missing` and `undefined` when there is no file.
+ * What `parse` throws is the refusal `refuse` makes of its first line (by default: the data directory's file).
+ */
+export async function readSigned<T>(
+  file: string,
+  parse: (text: string) => T,
+  refuse: (why: string) => ApiError = (why) => damagedInDataDirectory(path.basename(file), why),
+): Promise<{ signature: string; value: T | undefined }> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(file, 'r');
@@ -37,7 +44,7 @@ export async function readSigned<T>(file: string, parse: (text: string) => T): P
     try {
       value = parse(text);
     } catch (error) {
-      throw damaged(file, error as Error);
+      throw refuse(reasonOf(file, error as Error));
     }
     return { signature: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, value };
   } finally {
@@ -45,15 +52,18 @@ export async function readSigned<T>(file: string, parse: (text: string) => T): P
   }
 }
 
+/** Why a file was refused, as one sentence: the first line of what its parser threw, without the file's path. */
+function reasonOf(file: string, error: Error): string {
+  // The first line only: a YAML parser's message goes on with an excerpt of the file.
+  const message = (error.message.startsWith(`${file}: `) ? error.message.slice(file.length + 2) : error.message).split('\n')[0]!.trim();
+  return message.replace(/[.:]?$/, '.');
+}
+
 /**
  * A damaged file is never read as empty (the next write would put that over every key or link):
  * what needs it is refused, 503, saying which file and why, until someone repairs it. The data
  * directory's path stays out of answers.
  */
-function damaged(file: string, error: Error): ApiError {
-  const name = path.basename(file);
-  // The first line only: a YAML parser's message goes on with an excerpt of the file.
-  const message = (error.message.startsWith(`${file}: `) ? error.message.slice(file.length + 2) : error.message).split('\n')[0]!.trim();
-  const why = message.replace(/[.:]?$/, '.');
+function damagedInDataDirectory(name: string, why: string): ApiError {
   return new ApiError(503, `The data directory's ${name} cannot be read: ${why} Requests that need it are refused until it is repaired.`);
 }
