@@ -69,6 +69,8 @@ export interface DraftLocation {
   name: string;
   state: DraftState;
   ref: string;
+  /** What the drafts' records say of it; none for a draft a push opened. */
+  record: Readonly<DraftRecord> | undefined;
 }
 
 /**
@@ -97,14 +99,19 @@ function invalidName(name: string): ApiError {
 }
 
 /**
- * Where a draft lives now: its open branch, or the ref it is kept under once closed or merged.
- * Three ref reads, no git process: every `?draft=` request starts here.
+ * Where a draft lives now: its open branch, or the ref it is kept under once closed or merged,
+ * and its record. Three ref reads and the records (a stat while they are unchanged), no git
+ * process: every `?draft=` request starts here, so a draft is served only as a whole, ref and
+ * record: while the records cannot be read, every request naming a draft is refused alike (503
+ * naming the file), whether it reads, writes, draws or merges, and none acts on half a draft.
  */
 export async function locateDraft(org: OrgModel, name: string): Promise<DraftLocation> {
   if (!isDraftName(name)) throw invalidName(name);
   for (const state of ['open', 'merged', 'closed'] as const) {
     const ref = draftRef(name, state);
-    if ((await readRef(org.repo.gitdir, ref)) !== null) return { name, state, ref };
+    if ((await readRef(org.repo.gitdir, ref)) !== null) {
+      return { name, state, ref, record: (await readDraftRecords(org.repo.gitdir)).get(name) };
+    }
   }
   throw new ApiError(404, `Draft '${name}' does not exist.`);
 }
@@ -178,7 +185,7 @@ export class Drafts {
   async get(name: string): Promise<DraftDetails> {
     const location = await locateDraft(this.org, name);
     const head = await this.headOf(location);
-    const record = (await readDraftRecords(this.gitdir)).get(name);
+    const { record } = location;
     const span = await this.spanOf(name, { state: location.state, commit: head }, record, await this.mainCommit());
     const summary = await this.summaryOf(name, { state: location.state, commit: head }, record, span);
     const [before, after] = await Promise.all([this.org.revision(span.from), this.org.revision(span.to)]);
@@ -243,8 +250,7 @@ export class Drafts {
   private async compared(name: string): Promise<{ before: Snapshot; after: Snapshot }> {
     const location = await locateDraft(this.org, name);
     const head = await this.headOf(location);
-    const record = location.state === 'merged' ? (await readDraftRecords(this.gitdir)).get(name) : undefined;
-    const span = await this.spanOf(name, { state: location.state, commit: head }, record, await this.mainCommit());
+    const span = await this.spanOf(name, { state: location.state, commit: head }, location.record, await this.mainCommit());
     const [before, after] = await Promise.all([this.org.revision(span.from), this.org.revision(span.to)]);
     return { before, after };
   }
