@@ -202,7 +202,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await mirrors.start();
   const keys = new KeyStore(options.dataDir);
   // A damaged file is refused on every request that needs it (503, naming it), not here.
-  await keys.rewriteInFileOrder().catch((error: Error) => log(`keys.yaml: ${error.message}`));
+  await keys.rewriteInCurrentForm().catch((error: Error) => log(`keys.yaml: ${error.message}`));
   await orgs.prepare(keys);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();

@@ -80,11 +80,11 @@ test('a repository and keys from before identities are adopted when a server sta
     const { key } = await new KeyStore(dataDir).create('acme', { label: 'old pipeline' });
     await new Orgs(dataDir).create('other', { author: AUTHOR });
     const { key: otherKey } = await new KeyStore(dataDir).create('other', { label: 'other pipeline' });
-    // As an older version left them: no c4store.orgId in the configs, none in keys.yaml.
+    // As an older version left them: no c4store.orgId in the configs, none in keys.yaml (nor its seal).
     const gitdir = join(dataDir, 'orgs', 'acme.git');
     for (const slug of ['acme', 'other']) await gitConfig(join(dataDir, 'orgs', `${slug}.git`), '--unset', 'c4store.orgId');
     const keysFile = join(dataDir, 'keys.yaml');
-    await writeFile(keysFile, (await readFile(keysFile, 'utf8')).replace(/^ {4}orgId: .*\n/gm, ''));
+    await writeFile(keysFile, (await readFile(keysFile, 'utf8')).replace(/^# c4store seal: .*\n/, '').replace(/^ {4}orgId: .*\n/gm, ''));
     t.true((await keyRecords(dataDir)).every((record) => record.orgId === undefined));
 
     const server = await startServer({ dataDir, port: 0, log: () => {} });

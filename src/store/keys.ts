@@ -5,6 +5,7 @@
  * The CLI and running servers share the file: writers take a cross-process lock around
  * read-modify-write and publish by rename; readers notice a new file by its stat
  * signature on every call, so a revoke from the CLI takes effect on the next request.
+ * Its first line seals it (checkSeal), so a cut or changed file is refused, never read short.
  */
 import { readSigned, sha256Hex, statSignature } from './signed-file.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -108,10 +109,11 @@ export class KeyStore {
   }
 
   /**
-   * Writes the file in today's order if it is not (a file written before revocations came first
-   * could, cut short, drop one: writeKeysFile). Run when a server starts; changes no record.
+   * Writes the file in today's form if it is not: sealed, each revocation before its hash. A file
+   * an earlier version wrote (or one edited by hand, its seal deleted) is sealed from then on, so
+   * that a cut of it can no longer pass for a shorter list. Run when a server starts; changes no record.
    */
-  async rewriteInFileOrder(): Promise<void> {
+  async rewriteInCurrentForm(): Promise<void> {
     const text = await fsp.readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
       throw error;
@@ -191,12 +193,13 @@ async function readSnapshot(file: string): Promise<Snapshot> {
 // A file we cannot read is an error, never "no keys": treating it as empty would make
 // the next create overwrite every key.
 function parseKeysFile(text: string, file: string): KeyRecord[] {
+  const sealedCount = checkSeal(text, file);
   // The file is always written as a mapping with a `keys` list (writeKeysFile): anything else
   // (empty, cut short, plain text) is damage, never "no keys".
   const document = parse(text) as { keys?: unknown } | null;
   const keys = document !== null && typeof document === 'object' && !Array.isArray(document) ? document.keys : undefined;
   if (!Array.isArray(keys)) throw new Error(`${file}: 'keys' must be a list.`);
-  return keys.map((item: unknown, index) => {
+  const records = keys.map((item: unknown, index) => {
     const record = item as Partial<KeyRecord> | null;
     const valid =
       record !== null &&
@@ -215,6 +218,47 @@ function parseKeysFile(text: string, file: string): KeyRecord[] {
     const known: KeyRecord = orgId === undefined ? { id, org, label, role, hash, created } : { id, org, orgId, label, role, hash, created };
     return revoked === undefined ? known : { ...known, revoked };
   });
+  // One key, one record: of two records with one hash, one revoked, which would verify() take?
+  const seen = new Map<string, number>();
+  records.forEach((record, index) => {
+    const first = seen.get(record.hash);
+    if (first !== undefined) throw new Error(`${file}: keys #${first + 1} and #${index + 1} have the same hash.`);
+    seen.set(record.hash, index);
+  });
+  if (sealedCount !== undefined && sealedCount !== records.length) {
+    throw new Error(`${file}: its seal counts ${sealedCount} keys, and it holds ${records.length}.`);
+  }
+  return records;
+}
+
+/**
+ * The seal, keys.yaml's first line: the number of keys and the SHA-256 of everything after that
+ * line. Every writer of the file writes it (keysFileText), so a file c4store wrote and something
+ * else then cut short (a disk fault) or changed is told from a whole one, however it was cut:
+ * the seal is the one line a cut cannot remove without removing every key, and a record, a
+ * revocation or a digit of a time dropped is a hash that no longer matches. A file without a
+ * seal (written before seals, or by hand) is read as it is, its keys checked one by one; the
+ * next write seals it. After changing a sealed file by hand, one deletes its seal (the 503 and
+ * docs/deploy.md say so).
+ */
+const SEAL_START = '# c4store seal:';
+const SEAL = /^# c4store seal: (\d{1,9}) keys, sha256 ([0-9a-f]{64})$/;
+
+function sealLine(rest: string, count: number): string {
+  return `${SEAL_START} ${count} keys, sha256 ${sha256Hex(rest)}`;
+}
+
+/** The number of keys the file's seal counts; undefined for a file without one. Throws when the seal does not match. */
+function checkSeal(text: string, file: string): number | undefined {
+  if (!text.startsWith(SEAL_START)) return undefined;
+  const end = text.indexOf('\n');
+  const seal = SEAL.exec(end < 0 ? text : text.slice(0, end));
+  if (seal === null || end < 0 || sealLine(text.slice(end + 1), Number(seal[1])) !== seal[0]) {
+    throw new Error(
+      `${file}: its seal (the first line) does not match the rest: the file was cut short, or changed by other means than c4store (after a change by hand, delete the seal line to have each key checked and the file sealed again).`,
+    );
+  }
+  return Number(seal[1]);
 }
 
 /** The record with `orgId` placed after `org`, where it reads best in keys.yaml. */
@@ -231,14 +275,20 @@ function isIsoTime(value: unknown): value is string {
 /**
  * `revoked` goes right after `id`, before the fields every record must have whole (`hash`,
  * `created`): a file cut short (a disk fault, a hand edit) cannot drop a revocation and keep
- * its key valid, since the cut also leaves that record without a whole hash or time.
+ * its key valid, since the cut also leaves that record without a whole hash or time. The seal
+ * refuses any cut of a sealed file; this order is what guards one whose seal was deleted.
  */
 function inFileOrder({ id, revoked, ...rest }: KeyRecord): KeyRecord {
   return revoked === undefined ? { id, ...rest } : { id, revoked, ...rest };
 }
 
 function keysFileText(records: readonly KeyRecord[]): string {
-  return `# c4store API keys: SHA-256 hashes only. Manage with \`c4store key ...\`.\n${stringify({ keys: records.map(inFileOrder) })}`;
+  const rest = [
+    '# c4store API keys: SHA-256 hashes only. Manage with `c4store key ...`.',
+    '# The first line seals the rest: a file cut short or changed is refused. After editing it by hand, delete that line.',
+    stringify({ keys: records.map(inFileOrder) }),
+  ].join('\n');
+  return `${sealLine(rest, records.length)}\n${rest}`;
 }
 
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {
