@@ -166,3 +166,26 @@ test('entries a push refuses for their shape are problems too: an executable or 
   t.regex(notAFolder.stderr, /organization\.yaml: not a folder/);
   t.notRegex(notAFolder.stderr, /ENOTDIR|at /);
 });
+
+test('a number a double would change and a merge key: the file, line and column, as a push of the folder is refused', async (t) => {
+  const dir = await brokenCopy(COMPONENT, (text) =>
+    text.replace(/^state: ACTIVE$/m, 'x-defaults: &defaults {state: ACTIVE}\n<<: *defaults'),
+  );
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const WEB_SHOP = resourcePath('component', '01jnjv1jr084nyxk6s176vasbs');
+  const webShop = await readFile(join(dir, WEB_SHOP), 'utf8');
+  await writeFile(join(dir, WEB_SHOP), webShop.replace(/^ {4}value: 310$/m, '    value: 123456789012345678901'));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  const mergeLine = (await lineIn(COMPONENT, /^state: ACTIVE$/)) + 1;
+  const numberLine = await lineIn(WEB_SHOP, /^ {4}value: 310$/);
+  t.is(
+    result.stdout,
+    [
+      // Sorted by file: components/01/… before components/e0/….
+      `${WEB_SHOP}:${numberLine}: The number 123456789012345678901 at line ${numberLine}, column 12 has more digits than a number value holds: it would become 123456789012345680000; write it as a string.`,
+      `${COMPONENT}:${mergeLine}: The merge key '<<' at line ${mergeLine}, column 1 is not supported in a model file: a model file is read as YAML 1.2, where '<<' is a field of that name and what it would merge is dropped; write the fields out.`,
+      '',
+    ].join('\n'),
+  );
+});

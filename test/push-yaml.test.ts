@@ -1,9 +1,10 @@
 /**
- * Model files pushed with YAML the model cannot hold (docs/api.md §14): a tag that is not one of
- * YAML's core ones (`!!python/object:…`, `!foo`, `!!binary`) is refused, as is a key given twice,
- * each naming the file, the line (counted as in the file, its schema line included) and what
- * is wrong; `c4store check` says the same of the folder. What was committed before is still
- * read. No pushed YAML makes the server log an unexpected error. Real git over real HTTP.
+ * Model files pushed with YAML the model cannot hold (docs/api.md §7.5): a tag that is not one of
+ * YAML's core ones (`!!python/object:…`, `!foo`, `!!binary`) is refused, as are a key given twice,
+ * a merge key (`<<`) and a number a double would change, each naming the file, the line (counted
+ * as in the file, its schema line included) and what is wrong; `c4store check` says the same of
+ * the folder. What was committed before is still read. No pushed YAML makes the server log an
+ * unexpected error. Real git over real HTTP.
  */
 import test, { type ExecutionContext } from 'ava';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -139,4 +140,129 @@ test('a tag committed before (past the check) is still read, and the model writt
     'nothing unexpected, nothing logged as a crash',
   );
   t.is((await s.get('/healthz')).status, 200);
+});
+
+/** The 1-based line of `content` that `pattern` first matches, and the column where `literal` starts on it. */
+function where(content: string, pattern: RegExp, literal: string): { line: number; column: number } {
+  const lines = content.split('\n');
+  const index = lines.findIndex((line) => pattern.test(line));
+  if (index === -1) throw new Error(`no line matches ${pattern}`);
+  return { line: index + 1, column: lines[index]!.indexOf(literal) + 1 };
+}
+
+test('a number a double would change is refused naming file, line and column; one written back as sent is taken; check says the same', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const [accounts] = (await s.put(`${API}/attribute`, [{ name: 'Accounts', type: 'NUMBER' }])).body;
+  const [ledger] = (await s.post(`${API}/component`, [{ name: 'Ledger', attributes: [{ id: accounts.id, value: 1 }] }])).body;
+  const [view] = (
+    await s.post(`${API}/diagram`, [
+      { name: 'Ledger view', level: 'C2', componentInstances: [{ component: ledger.id, position: { x: 1, y: 2 } }] },
+    ])
+  ).body;
+  const dir = await cloneFor(t, s, 'c4store-push-numbers-');
+  const componentFile = resourcePath('component', ledger.id);
+  const diagramFile = resourcePath('diagram', view.id);
+  const head = await s.head();
+  const DIGITS = 'has more digits than a number value holds: it would become 9007199254740992; write it as a string.';
+  for (const [file, line, edited, literal, problem] of [
+    [componentFile, /^ {4}value: 1$/m, '    value: 9007199254740993', '9007199254740993', DIGITS],
+    [diagramFile, /^ {6}x: 1$/m, '      x: 9007199254740993', '9007199254740993', DIGITS],
+    [
+      diagramFile,
+      /^ {6}y: 2$/m,
+      '      y: -9007199254740993',
+      '-9007199254740993',
+      DIGITS.replace('9007199254740992', '-9007199254740992'),
+    ],
+    [componentFile, /^ {4}value: 1$/m, '    value: 1e-400', '1e-400', 'is too close to 0 to be held: it would become 0.'],
+  ] as const) {
+    const text = await readFile(join(dir, file), 'utf8');
+    const content = text.replace(line, edited);
+    t.not(content, text);
+    const at = where(content, new RegExp(`^${edited}$`), literal);
+    const refused = await pushFile(dir, file, content);
+    t.true(refused.includes(`${file}: The number ${literal} at line ${at.line}, column ${at.column} ${problem}`), `${edited}\n${refused}`);
+    t.is(await s.head(), head, `${edited}: main did not move`);
+    const report = await checkDirectory(dir);
+    t.deepEqual(
+      report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+      [`${file}:${at.line}: The number ${literal} at line ${at.line}, column ${at.column} ${problem}`],
+      edited,
+    );
+    await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  }
+  // A large integer the service writes back as it came is taken, as it is in a request body;
+  // a fraction with more digits than a double holds is rounded, as decimals are.
+  const text = await readFile(join(dir, componentFile), 'utf8');
+  t.is(await pushFile(dir, componentFile, text.replace(/^ {4}value: 1$/m, '    value: 12345678901234567000')), '');
+  t.is((await s.get(`${API}/component/${ledger.id}`)).body.attributes[0].value, 12345678901234567000);
+  t.is(await pushFile(dir, componentFile, text.replace(/^ {4}value: 1$/m, '    value: 3.14159265358979323846')), '');
+  t.is((await s.get(`${API}/component/${ledger.id}`)).body.attributes[0].value, Math.PI);
+  t.deepEqual(
+    s.logs.filter((line) => isErrorLine(line)),
+    [],
+  );
+});
+
+const MERGE_RULE =
+  "is not supported in a model file: a model file is read as YAML 1.2, where '<<' is a field of that name and what it would merge is dropped; write the fields out.";
+
+test('a merge key is refused naming file, line and column, whatever it merges; check says the same; a quoted "<<" is only a field', async (t) => {
+  const { s, dir, file, text } = await setUp(t);
+  const head = await s.head();
+  for (const [edit, column] of [
+    // The idiom: defaults under an extra field, merged where they are meant.
+    [(body: string) => `x-defaults: &defaults\n  state: ACTIVE\n${body.replace(/^state: .*\n/m, '<<: *defaults\n')}`, 1],
+    [(body: string) => body.replace(/^state: .*$/m, 'state: ACTIVE\n<<: {desc: merged}'), 1],
+    [(body: string) => body.replace(/^desc: .*$/m, 'desc: Sells things\nx-extra: {<<: [{a: 1}, {b: 2}]}'), 11],
+    // What it is given does not matter: the file says one thing to a YAML 1.1 reader, another to c4store.
+    [(body: string) => body.replace(/^desc: .*$/m, 'desc: Sells things\n<<: 5'), 1],
+  ] as const) {
+    const content = edit(text);
+    const at = where(content, /<</, '<<');
+    t.is(at.column, column);
+    const refused = await pushFile(dir, file, content);
+    const message = `The merge key '<<' at line ${at.line}, column ${at.column} ${MERGE_RULE}`;
+    t.true(refused.includes(`${file}: ${message}`), `${content}\n${refused}`);
+    t.is(await s.head(), head, 'main did not move');
+    const report = await checkDirectory(dir);
+    t.deepEqual(
+      report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+      [`${file}:${at.line}: ${message}`],
+    );
+    await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  }
+  // Quoted, '<<' is a field of that name to every YAML reader: an unknown field, as any other.
+  t.is(await pushFile(dir, file, text.replace(/^desc: .*$/m, "desc: Sells things\n'<<': {state: ACTIVE}")), '');
+  t.not(await s.head(), head);
+});
+
+test('a merge key or a number a double would change, committed before the check, is read as it was read then', async (t) => {
+  const { s, dir, file, text, shop } = await setUp(t);
+  const [accounts] = (await s.put(`${API}/attribute`, [{ name: 'Accounts', type: 'NUMBER' }])).body;
+  t.is((await s.post(`${API}/component`, [{ id: shop.id, name: 'Shop', attributes: [{ id: accounts.id, value: 1 }] }])).status, 200);
+  await git(dir, ['pull', '-q', '--ff-only', 'origin', 'main']);
+  const withValue = await readFile(join(dir, file), 'utf8');
+  t.not(withValue, text);
+  // Past the hook, as a repository pushed to before these checks holds it.
+  await writeFile(
+    join(dir, file),
+    withValue.replace(/^desc: .*$/m, 'desc: Sells things\n<<: {state: ACTIVE}').replace(/^ {4}value: 1$/m, '    value: 9007199254740993'),
+  );
+  await git(dir, ['commit', '-qam', 'a merge key and a long number, from before the check']);
+  await run('git', ['--git-dir', s.gitdir, 'fetch', '-q', dir, '+HEAD:refs/heads/main'], { env: ENV });
+  const served = (await s.get(`${API}/component/${shop.id}`)).body;
+  t.is(served.state, 'DRAFT', "'<<' was a field, ignored");
+  t.is(served.attributes[0].value, 9007199254740992);
+  // A push that leaves the file alone goes through.
+  const [tag] = (await s.post(`${API}/tag`, [{ name: 'Kept', color: 'blue' }])).body;
+  await git(dir, ['pull', '-q', '--ff-only', 'origin', 'main']);
+  const tagFile = resourcePath('tag', tag.id);
+  const tagText = await readFile(join(dir, tagFile), 'utf8');
+  t.is(await pushFile(dir, tagFile, tagText.replace(/^color: .*$/m, 'color: green')), '');
+  t.deepEqual(
+    s.logs.filter((line) => isErrorLine(line)),
+    [],
+  );
 });

@@ -13,6 +13,7 @@
 import YAML from 'yaml';
 import { quotedName } from '../errors.js';
 import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
+import { numberProblem } from '../yaml/numbers.js';
 import { yaml11AsClientsMeanIt } from '../yaml/yaml11.js';
 
 /** Deepest JSON nesting accepted. A model body needs 6 levels (diagrams.0.componentInstances.0.position.x). */
@@ -79,51 +80,6 @@ export function scanJson(text: string, max: number): JsonScan {
     }
   }
   return { tooDeep: false, members, numbers };
-}
-
-/** A number's decimal value in one spelling (`-123e4` for -1230000, `1.5e+3`, `1500`), for comparing two. */
-function canonicalDecimal(literal: string): string {
-  const negative = literal.startsWith('-');
-  const [mantissa = '', exponent = '0'] = literal.replace(/^[-+]/, '').toLowerCase().split('e');
-  const [whole = '', fraction = ''] = mantissa.split('.');
-  let digits = whole + fraction;
-  let scale = Number(exponent) - fraction.length;
-  digits = digits.replace(/^0+/, '');
-  const trailing = digits.length - digits.replace(/0+$/, '').length;
-  digits = digits.slice(0, digits.length - trailing);
-  scale += trailing;
-  return digits === '' ? '0' : `${negative ? '-' : ''}${digits}e${scale}`;
-}
-
-/** The most characters of a number literal a refusal quotes. */
-const QUOTED_NUMBER_CHARS = 40;
-
-/**
- * Why the number `literal` cannot be taken as the client wrote it, or undefined. JSON.parse
- * reads every literal as the nearest double, silently: 9007199254740993 becomes
- * 9007199254740992, 1e-400 zero. An integer written without fraction or exponent is refused
- * when the number read would be written back as another: a client writes one to mean exactly
- * that number (an account, a count) and would read back another. A nonzero literal that would
- * become 0 is refused too. A fraction with more digits than a double holds
- * (3.14159265358979323846) is rounded, as everyone expects of decimals.
- */
-export function numberProblem(literal: string): string | undefined {
-  const value = Number(literal);
-  // Beyond the doubles (1e400): Infinity, which the schema check refuses with its path (`received infinity`).
-  if (!Number.isFinite(value)) return undefined;
-  if (value === 0) {
-    const mantissa = literal.split(/[eE]/)[0] ?? '';
-    return /[1-9]/.test(mantissa) ? `the number ${shownNumber(literal)} is too close to 0 to be held: it would become 0` : undefined;
-  }
-  if (Number.isSafeInteger(value) || /[.eE]/.test(literal)) return undefined;
-  // An integer beyond 2^53: exact when it is written back as it came (JSON.stringify's own digits, the usual case).
-  const back = String(value);
-  if (back === literal || canonicalDecimal(back) === canonicalDecimal(literal)) return undefined;
-  return `the number ${shownNumber(literal)} has more digits than a number value holds: it would become ${back}; send it as a string`;
-}
-
-function shownNumber(literal: string): string {
-  return literal.length > QUOTED_NUMBER_CHARS ? `${literal.slice(0, QUOTED_NUMBER_CHARS)}…` : literal;
 }
 
 /** A JSON path as the schema check writes it (`0.componentInstances.2.width`). */

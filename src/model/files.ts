@@ -137,7 +137,7 @@ export class FileError extends Error {
   }
 }
 
-/** A model file's content; `options.coreTagsOnly` for what a push brings (parseYaml). */
+/** A model file's content; `options.incoming` for what a push brings (parseYaml). */
 export function parseFile(path: string, text: string, options: ParseYamlOptions = {}): unknown {
   let value: unknown;
   try {

@@ -13,7 +13,8 @@ export interface ModelSource {
   parsed?(kind: StoredKind, oid: string): { id: string } | undefined;
   /**
    * Files coming in (a push, `c4store check`), held to what a push may bring: no YAML tag but
-   * the core ones (yaml/format.ts parseYaml). What is already committed is read without it.
+   * the core ones, no number a double would change, no merge key (yaml/format.ts parseYaml,
+   * yaml/incoming.ts). What is already committed is read without it.
    */
   incoming?: boolean;
 }
@@ -29,13 +30,13 @@ interface Placed {
 
 /** The organization held by the text of `organization.yaml`. */
 export function organizationOfFile(text: string, incoming = false): Organization {
-  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text, { coreTagsOnly: incoming }));
+  return checkFile(ORGANIZATION_FILE, OrganizationFile, parseFile(ORGANIZATION_FILE, text, { incoming }));
 }
 
 /** The resource held by the text of the file at `path`, which `classifyPath` placed as (`kind`, `id`). */
 export function resourceOfFile(path: string, kind: StoredKind, id: string, text: string, incoming = false): { id: string } {
   if (!isId(id)) throw new FileError(path, 'the file name is not a valid id');
-  const resource = checkStoredFile(path, kind, parseFile(path, text, { coreTagsOnly: incoming }));
+  const resource = checkStoredFile(path, kind, parseFile(path, text, { incoming }));
   if (resource.id !== id) {
     // A name in the generated pattern names a resource; any other name (a client-chosen
     // id) is only an id at all when it is the id of the resource the file holds.

@@ -1,5 +1,7 @@
 import YAML, { Lexer } from 'yaml';
 import { isList } from '../slices.js';
+import { incomingProblem, positionIn } from './incoming.js';
+import { inexactNumber } from './numbers.js';
 
 /**
  * A small, fast YAML emitter and parser for the files c4store writes.
@@ -343,7 +345,11 @@ function plainValue(s: string): unknown {
   const c0 = s.charCodeAt(0);
   if ((c0 === 45 || (c0 >= 48 && c0 <= 57)) && NUMBER.test(s)) {
     // Exactly what the yaml package's core schema does for these forms.
-    return s.indexOf('.') === -1 && s.indexOf('e') === -1 ? parseInt(s, 10) : parseFloat(s);
+    const value = s.indexOf('.') === -1 && s.indexOf('e') === -1 ? parseInt(s, 10) : parseFloat(s);
+    // A number the double changes (9007199254740993, 1e-400) is read by the yaml package, to the
+    // same value, where an incoming file is refused for it, saying where (incoming.ts).
+    if ((value === 0 || !Number.isSafeInteger(value)) && inexactNumber(s) !== undefined) fail();
+    return value;
   }
   if (!isPlainString(s)) fail();
   return s;
@@ -528,18 +534,16 @@ export function parseYamlFast(text: string): unknown {
 
 export interface ParseYamlOptions {
   /**
-   * Refuse any tag but YAML's own core ones (`!!str`, `!!int`, …, `!!map`, `!!seq`): what a
-   * push may bring into a model file. The `yaml` package reads an unknown tag (`!foo x`,
-   * `!!python/object:…`) as if it were not there, with only a warning, and `!!binary`,
-   * `!!timestamp`, `!!set` or `!!omap` as values no model field holds; a file that says more
-   * than the model can is refused rather than read as something else. Loading what is already
-   * committed does not refuse them, so a repository pushed to before stays readable.
+   * Hold the text to what a push may bring into a model file (incoming.ts): no tag but YAML's
+   * core ones, no number a double would change, no merge key (`<<`). The `yaml` package reads an
+   * unknown tag as if it were not there, `!!binary` or `!!timestamp` as values no model field
+   * holds, `9007199254740993` as 9007199254740992, and `<<: *defaults` as a field named `<<`; a
+   * file that says more than the model holds is refused rather than read as something else.
+   * Loading what is already committed does not refuse them, so a repository pushed to before
+   * stays readable.
    */
-  coreTagsOnly?: boolean;
+  incoming?: boolean;
 }
-
-/** The tags a model file may carry: the YAML 1.2 core schema's own (and `!`, which only says "a string"). */
-const CORE_TAGS = new Set(['!', ...['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`)]);
 
 /**
  * Parse a YAML document: the fast path for the subset emitYaml writes (after the comment lines
@@ -560,13 +564,12 @@ export function parseYaml(text: string, options: ParseYamlOptions = {}): unknown
       error.message = error.message.replace(/^Map keys must be unique/, `Map keys must be unique: ${key} is given twice`);
     throw error;
   }
-  if (options.coreTagsOnly) {
-    const tag = foreignTag(doc, text);
-    if (tag !== undefined) {
-      const { line, col } = positionIn(text, tag.at);
-      throw new Error(
-        `The tag '${tag.name}' at line ${line}, column ${col} is not read here: a model file holds strings, numbers, booleans, null, mappings and sequences, written plain or with YAML's core tags (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq).`,
-      );
+  if (options.incoming) {
+    const problem = incomingProblem(doc, text, 'model file');
+    if (problem !== undefined) {
+      const { line, col } = positionIn(text, problem.at);
+      const subject = problem.subject[0]!.toUpperCase() + problem.subject.slice(1);
+      throw new Error(`${subject} at line ${line}, column ${col} ${problem.predicate}`);
     }
   }
   return doc.toJS({ maxAliasCount: 100 });
@@ -596,47 +599,6 @@ function keyAt(doc: YAML.Document, offset: number): string | undefined {
     },
   });
   return found;
-}
-
-/** The first tag of `doc` that is not a core one, as written (`!!python/object:x`, `!foo`), and where it is. */
-function foreignTag(doc: YAML.Document, source: string): { name: string; at: number } | undefined {
-  let found: { name: string; at: number } | undefined;
-  const look = (node: unknown) => {
-    const { tag, range } = node as { tag?: string; range?: [number, number, number] };
-    if (found !== undefined || tag === undefined || CORE_TAGS.has(tag)) return;
-    // Where the tag is written: the warning for an unresolved one says; a known one, at its value.
-    const warning = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED' && /^Unresolved tag: (\S+)/.exec(w.message)?.[1] === tag);
-    const name = tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice('tag:yaml.org,2002:'.length)}` : tag;
-    let at = warning?.pos[0] ?? range?.[0] ?? 0;
-    if (warning === undefined) {
-      // A known tag (`!!binary x`) is reported at its value; it is written just before, on that line.
-      const written = source.lastIndexOf(name, at);
-      if (written !== -1 && !source.slice(written, at).includes('\n')) at = written;
-    }
-    found = { name: name.length > 100 ? `${name.slice(0, 100)}…` : name, at };
-  };
-  YAML.visit(doc, {
-    Node(_key, node) {
-      look(node);
-      if (found !== undefined) return YAML.visit.BREAK;
-    },
-    Pair(_key, pair) {
-      look(pair.key);
-      if (found !== undefined) return YAML.visit.BREAK;
-    },
-  });
-  return found;
-}
-
-/** Line and column (both from 1) of `offset` in `text`. */
-function positionIn(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, col: offset - start + 1 };
 }
 
 // ---------------------------------------------------------------------------------------------
