@@ -188,20 +188,29 @@ test.serial('malformed JSON and YAML: 400 Invalid JSON/YAML with the parser mess
   for (const body of yamls) {
     await refused(t, `YAML ${JSON.stringify(body)}`, () => raw('POST', `${API}/tag`, body, YAML_TYPE), 400, /^Invalid YAML: \S/);
   }
-  // Well-formed YAML of the wrong shape is a schema failure, whatever tags it carries.
+  // A tag YAML 1.2's core schema does not define is refused where it is written, before any
+  // schema check: the parser would read it as if it were not there (yaml/incoming.ts).
   await refused(
     t,
     'YAML python tag',
     () => raw('POST', `${API}/tag`, '!!python/object:os.system ls', YAML_TYPE),
     400,
-    'Invalid JSON: Expected array, received string',
+    /^Invalid YAML: line 1, column 1: the tag '!!python\/object:os\.system' is not read here: /,
   );
   await refused(
     t,
     'YAML binary',
     () => raw('POST', `${API}/tag`, '- name: !!binary aGVsbG8=\n  color: red', YAML_TYPE),
     400,
-    'Invalid JSON: 0.name: Expected string, received object',
+    /^Invalid YAML: line 1, column 9: the tag '!!binary' is not read here: /,
+  );
+  // In a YAML 1.1 body `!!binary` is one of the version's own types: read, then a schema failure.
+  await refused(
+    t,
+    'YAML 1.1 binary',
+    () => raw('POST', `${API}/tag`, '%YAML 1.1\n---\n- name: !!binary aGVsbG8=\n  color: red', YAML_TYPE),
+    400,
+    'Invalid JSON: 0.name: Expected string, received binary',
   );
   await refused(
     t,

@@ -172,13 +172,13 @@ test('an integer is refused exactly when the number read would be written back a
   t.deepEqual(parseJsonText('[3.14159265358979323846264338327950288]'), { value: [Math.PI] });
 });
 
-test('YAML bodies: a number the parser would change is refused with its line; duplicate keys already were', (t) => {
+test('YAML bodies: a number the parser would change is refused with its line and column; duplicate keys already were', (t) => {
   t.deepEqual(parseYamlText('components:\n  - name: A\n    n: 9007199254740993\n'), {
     error:
-      'Invalid YAML: line 3: the number 9007199254740993 has more digits than a number value holds: it would become 9007199254740992; send it as a string.',
+      'Invalid YAML: line 3, column 8: the number 9007199254740993 has more digits than a number value holds: it would become 9007199254740992; send it as a string.',
   });
   t.deepEqual(parseYamlText('v: 1e-999\n'), {
-    error: 'Invalid YAML: line 1: the number 1e-999 is too close to 0 to be held: it would become 0.',
+    error: 'Invalid YAML: line 1, column 4: the number 1e-999 is too close to 0 to be held: it would become 0.',
   });
   t.deepEqual(parseYamlText('v: 12345678901234567000\nw: "9007199254740993"\nx: .inf\ny: 0x1F\n'), {
     value: { v: 12345678901234567000, w: '9007199254740993', x: Number.POSITIVE_INFINITY, y: 31 },
@@ -248,7 +248,7 @@ test('over HTTP: a repeated key or a number that would change is a 400 naming it
       `${API}/component`,
       undefined,
       400,
-      'Invalid YAML: line 4: the number 9007199254740993 has more digits than a number value holds: it would become 9007199254740992; send it as a string.',
+      'Invalid YAML: line 4, column 14: the number 9007199254740993 has more digits than a number value holds: it would become 9007199254740992; send it as a string.',
       {
         raw: `- name: Ledger\n  attributes:\n    - id: ${count.id}\n      value: 9007199254740993\n`,
         headers: { 'content-type': 'application/yaml' },

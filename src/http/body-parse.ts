@@ -13,6 +13,7 @@
 import YAML from 'yaml';
 import { quotedName } from '../errors.js';
 import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
+import { bodyReader, incomingProblem, mergesKeys, positionIn } from '../yaml/incoming.js';
 import { numberProblem } from '../yaml/numbers.js';
 import { yaml11AsClientsMeanIt } from '../yaml/yaml11.js';
 
@@ -228,44 +229,27 @@ export function parseYamlText(text: string): Parsed {
     // logLevel 'error': a warning (a collection used as a key, say) would otherwise go to the
     // process's stderr on every such request.
     // A `%YAML 1.1` directive is honoured (the package then uses its 1.1 schema), read as 1.1 clients mean it.
-    const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error', customTags: yaml11AsClientsMeanIt });
+    // `<<` merges in a body of either version: its author meant it so (incoming.ts, mergesKeys).
+    const doc = YAML.parseDocument(text, {
+      uniqueKeys: true,
+      prettyErrors: false,
+      logLevel: 'error',
+      customTags: yaml11AsClientsMeanIt,
+      merge: mergesKeys('body'),
+    });
     const [error] = doc.errors;
     // The parser's own text names its API ('please use YAML.parseAllDocuments()'): say it to a client.
     if (error?.code === 'MULTIPLE_DOCS')
       return { error: "Invalid YAML: a body is one document, and this one holds several (a second '---')." };
     if (error !== undefined) return { error: `Invalid YAML: ${error.message}` };
-    const inexact = yamlNumberProblem(doc, text);
-    if (inexact !== undefined) return { error: inexact };
+    // An unknown tag, a number a double would change, a merge key given no mapping: where it is.
+    const problem = incomingProblem(doc, text, bodyReader(doc));
+    if (problem !== undefined) {
+      const { line, col } = positionIn(text, problem.at);
+      return { error: `Invalid YAML: line ${line}, column ${col}: ${problem.subject} ${problem.predicate}` };
+    }
     return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (err) {
     return { error: `Invalid YAML: ${(err as Error).message}` };
   }
-}
-
-/** A number written in decimal (YAML 1.1 also allows `_` between digits); not `.inf`, `0x1f`, `1:30`. */
-const DECIMAL = /^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
-
-/** The first number scalar of a YAML body that numberProblem refuses, as the refusal (with its line), or undefined. */
-function yamlNumberProblem(doc: YAML.Document, text: string): string | undefined {
-  let problem: string | undefined;
-  YAML.visit(doc, {
-    Scalar(_key, node) {
-      if (typeof node.value !== 'number' || node.source === undefined) return;
-      const literal = node.source.replace(/_/g, '');
-      if (!DECIMAL.test(literal)) return;
-      const found = numberProblem(literal.replace(/^\+/, ''));
-      if (found === undefined) return;
-      const line = node.range ? lineAt(text, node.range[0]) : undefined;
-      problem = `Invalid YAML: ${line === undefined ? '' : `line ${line}: `}${found}.`;
-      return YAML.visit.BREAK;
-    },
-  });
-  return problem;
-}
-
-/** The 1-based line of offset `at`. */
-function lineAt(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
-  return line;
 }

@@ -279,8 +279,10 @@ function describe(schema: Node): string {
 /**
  * The received-type name of a value, as in zod: string, number, boolean, null, array, object.
  * Non-finite numbers (possible from YAML `.nan`, `.inf`, `-.inf`; never from JSON) are not
- * numbers for any schema: NaN is `nan`, ±Infinity is `infinity`. Anything else exotic is named
- * by `typeof` (bigint, undefined, …).
+ * numbers for any schema: NaN is `nan`, ±Infinity is `infinity`. The values of YAML 1.1's own
+ * types that a `%YAML 1.1` body may carry (`2026-01-02`, `!!binary`, `!!set`, `!!omap`) are
+ * named by their type, not taken for objects. Anything else exotic is named by `typeof`
+ * (bigint, undefined, …).
  */
 function received(value: unknown): string {
   if (value === null) return 'null';
@@ -288,6 +290,12 @@ function received(value: unknown): string {
   if (typeof value === 'number') {
     if (Number.isNaN(value)) return 'nan';
     if (!Number.isFinite(value)) return 'infinity';
+  }
+  if (typeof value === 'object') {
+    if (value instanceof Date) return 'timestamp';
+    if (value instanceof Uint8Array) return 'binary';
+    if (value instanceof Set) return 'set';
+    if (value instanceof Map) return 'omap';
   }
   return typeof value;
 }
