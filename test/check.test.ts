@@ -189,3 +189,24 @@ test('a number a double would change and a merge key: the file, line and column,
     ].join('\n'),
   );
 });
+
+test('a ref that is the id of another resource of its kind, or of another instance of its diagram: at the ref, as a push is refused', async (t) => {
+  const WEB_SHOP = '01jnjv1jr084nyxk6s176vasbs';
+  const dir = await brokenCopy(COMPONENT, (text) => text.replace(/^ref: customer$/m, `ref: ${WEB_SHOP}`));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const diagram = await readFile(join(dir, DIAGRAM), 'utf8');
+  // The second instance's ref becomes the first instance's id.
+  const [firstInstance] = [...diagram.matchAll(/^ {2}- id: (\w+)$/gm)].map((m) => m[1]!);
+  await writeFile(join(dir, DIAGRAM), diagram.replace(/^ {4}ref: catalog-manager$/m, `    ref: ${firstInstance}`));
+  const result = await check(dir);
+  t.is(result.code, 1);
+  t.is(
+    result.stdout,
+    [
+      `${COMPONENT}:${await lineIn(COMPONENT, /^ref: customer$/)}: Ref '${WEB_SHOP}' is taken: it is the id of the component 'Web Shop', and an id or a ref names one component.`,
+      `${DIAGRAM}:${await lineIn(DIAGRAM, /^ {4}ref: catalog-manager$/)}: Ref '${firstInstance}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
+      '',
+    ].join('\n'),
+  );
+  t.regex(result.stderr, /2 problems/);
+});

@@ -2,14 +2,15 @@
  * An id or a ref names one resource of its kind (docs/api.md §2.1): a ref that is another
  * resource's id, or a client-chosen id that is another's ref, is refused by the write step's
  * one check (Draft.finish), whichever way the write comes in — both forms of the API, drafts and
- * their merges, the agents' tools — and by the push check. A pair stored before the rule is
- * still read and written. Real server, real HTTP, real git.
+ * their merges, the agents' tools — and by the push check; `c4store check` reports what a push
+ * refuses. A pair stored before the rule is still read and written. Real server, real HTTP, real git.
  */
 import test from 'ava';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { checkDirectory } from '../src/check/check.js';
 import { resourcePath } from '../src/model/paths.js';
 import { API, no, ok } from './support/current.js';
 import { cloneFor, GIT_ENV as ENV, gitIn as git } from './support/git-clone.js';
@@ -237,6 +238,14 @@ test('a push bringing in such a pair is refused naming the file; one already sto
   );
   t.regex(refused, new RegExp(`${file}: Ref '${payments.id}' is taken: it is the id of the component 'Payments'`));
   t.is(await s.head(), head, 'main did not move');
+  // `c4store check` of the clone says what the push refused, at the ref.
+  const refLine = (await readFile(join(dir, file), 'utf8')).split('\n').indexOf(`ref: ${payments.id}`) + 1;
+  t.deepEqual(
+    (await checkDirectory(dir)).problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+    [
+      `${file}:${refLine}: Ref '${payments.id}' is taken: it is the id of the component 'Payments', and an id or a ref names one component.`,
+    ],
+  );
 
   // A pair from before the rule (put on main past the check, as an old repository has it): served,
   // and its resources written as they are; only a new pair is refused.

@@ -47,10 +47,11 @@ export async function checkDirectory(dir: string, progress: (line: string) => vo
     collect,
   );
   const problems: Problem[] = [...shapeProblems].map(([file, message]) => ({ file, line: 1, message }));
-  for (const { path, message } of collect.problems) {
+  for (const { path, message, field } of collect.problems) {
     // A schema message lists every failing field (`a: …, b.c: …`): one problem, and one line, each.
-    for (const part of message.split(/, (?=[A-Za-z0-9_.]+: )/)) {
-      problems.push({ file: path, line: lineOf(texts.get(path) ?? '', part), message: part.split('\n')[0].trim() });
+    const parts = field === undefined ? message.split(/, (?=[A-Za-z0-9_.]+: )/) : [message];
+    for (const part of parts) {
+      problems.push({ file: path, line: lineOf(texts.get(path) ?? '', part, field), message: part.split('\n')[0].trim() });
     }
   }
   problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));

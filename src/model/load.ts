@@ -2,7 +2,7 @@ import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js'
 import { collectionOf, emptyModel, FileError, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
 import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, resourcePath, type StoredKind } from './paths.js';
-import { checkModel, modelProblems } from './rules.js';
+import { checkModel, folderNameProblems, modelProblems } from './rules.js';
 import type { Model, Organization } from './types.js';
 
 export interface ModelSource {
@@ -74,6 +74,8 @@ export function readingOrder(files: ReadonlyMap<string, string>): string[] {
 export interface FileProblem {
   path: string;
   message: string;
+  /** The field it is at, where the message does not say (ModelProblem.field). */
+  field?: string;
 }
 
 /**
@@ -85,7 +87,8 @@ export interface FileProblem {
  * Serving a commit and checking a push throw at the first problem. `c4store check` passes
  * `problems` and gets every problem instead, by the same code: a file that cannot be read
  * is one problem, and what other resources say about it (a link to that component, say) is
- * not reported again, since its cause already is.
+ * not reported again, since its cause already is. It also gets the one-name rule a push
+ * holds what it brings to (push/check.ts checkNewNames), for a folder brought in whole.
  */
 export async function loadModel(files: Map<string, string>, source: ModelSource, collect?: { problems: FileProblem[] }): Promise<Model> {
   const unreadable = new Set<string>();
@@ -152,9 +155,12 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
     return model;
   }
   if (organizationOid !== undefined && collect.problems.every((problem) => problem.path !== ORGANIZATION_FILE)) {
-    for (const problem of modelProblems(model)) {
+    // Besides what checkModel holds a commit to, what a push holds the resources it brings to:
+    // a folder is all brought in (folderNameProblems).
+    for (const problem of [...modelProblems(model), ...folderNameProblems(model)]) {
       if (namesAnyOf(problem.message, unreadable)) continue;
-      collect.problems.push({ path: resourcePathIn(files, problem.kind, problem.id, layout), message: problem.message });
+      const { message, field } = problem;
+      collect.problems.push({ path: resourcePathIn(files, problem.kind, problem.id, layout), message, field });
     }
   }
   return model;

@@ -250,42 +250,61 @@ export function checkOneName(
   resource: Named,
   before: Named | undefined,
 ): void {
-  const { ref } = resource;
-  if (ref !== undefined && ref !== resource.id && ref !== before?.ref) {
-    const holder = collection.get(ref);
-    if (holder !== undefined) {
-      throw new ModelError(
-        `Ref '${ref}' is taken: it is the id of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`,
-      );
-    }
+  const clash = refClash(kind, collection, resource, before) ?? idClash(kind, collection, refs, resource, before);
+  if (clash !== undefined) throw new ModelError(clash);
+  if (kind === 'diagram') {
+    const [instance] = instanceRefClashes(resource as Diagram, before as Diagram | undefined);
+    if (instance !== undefined) throw new ModelError(instance.message);
   }
-  if (before === undefined) {
-    const holderId = refs.get(resource.id);
-    const holder = holderId === undefined || holderId === resource.id ? undefined : collection.get(holderId);
-    if (holder !== undefined) {
-      throw new ModelError(
-        `Id '${resource.id}' is taken: it is the ref of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`,
-      );
-    }
-  }
-  if (kind === 'diagram') checkInstanceNames(resource as Diagram, before as Diagram | undefined);
 }
 
-/** The same rule among one diagram's component instances (see checkOneName). */
-function checkInstanceNames(diagram: Diagram, before: Diagram | undefined): void {
+/** The refusal of a ref `resource` brings in that is the id of another resource of its kind (checkOneName). */
+function refClash(
+  kind: ResourceKind,
+  collection: ReadonlyMap<string, Named>,
+  resource: Named,
+  before: Named | undefined,
+): string | undefined {
+  const { ref } = resource;
+  if (ref === undefined || ref === resource.id || ref === before?.ref) return undefined;
+  const holder = collection.get(ref);
+  if (holder === undefined) return undefined;
+  return `Ref '${ref}' is taken: it is the id of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`;
+}
+
+/** The refusal of a new resource whose id is another resource's ref (checkOneName). */
+function idClash(
+  kind: ResourceKind,
+  collection: ReadonlyMap<string, Named>,
+  refs: ReadonlyMap<string, string>,
+  resource: Named,
+  before: Named | undefined,
+): string | undefined {
+  if (before !== undefined) return undefined;
+  const holderId = refs.get(resource.id);
+  const holder = holderId === undefined || holderId === resource.id ? undefined : collection.get(holderId);
+  if (holder === undefined) return undefined;
+  return `Id '${resource.id}' is taken: it is the ref of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`;
+}
+
+/** The same rule among one diagram's component instances (see checkOneName): each instance whose ref it breaks, by index. */
+function instanceRefClashes(diagram: Diagram, before: Diagram | undefined): Array<{ index: number; message: string }> {
   const instances = diagram.componentInstances;
-  if (!instances.some((i) => i.ref !== undefined && i.ref !== i.id)) return;
+  if (!instances.some((i) => i.ref !== undefined && i.ref !== i.id)) return [];
   const ids = new Set(instances.map((i) => i.id));
   const old = new Map((before?.componentInstances ?? []).map((i) => [i.id, i]));
-  for (const instance of instances) {
+  const clashes: Array<{ index: number; message: string }> = [];
+  for (const [index, instance] of instances.entries()) {
     const { ref } = instance;
     if (ref === undefined || ref === instance.id || !ids.has(ref)) continue;
     // Both were there, named so, before: the pair is the stored diagram's own.
     if (old.get(instance.id)?.ref === ref && old.has(ref)) continue;
-    throw new ModelError(
-      `Ref '${ref}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
-    );
+    clashes.push({
+      index,
+      message: `Ref '${ref}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
+    });
   }
+  return clashes;
 }
 
 /**
@@ -326,6 +345,8 @@ export interface ModelProblem {
   kind: 'tag' | 'attribute' | 'component' | 'diagram';
   id: string;
   message: string;
+  /** The field of the file the rule is broken at (`ref`, `componentInstances.2.ref`), where the message does not say. */
+  field?: string;
 }
 
 /** Every rule over the whole model, every problem (`c4store check` lists them all). */
@@ -374,6 +395,36 @@ export function modelProblems(model: Model): ModelProblem[] {
 export function checkModel(model: Model): void {
   const [first] = modelProblems(model);
   if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
+}
+
+/**
+ * The one-name rule (checkOneName) on a model without a history, a folder that `c4store check`
+ * reads: each ref is held against the ids of its kind as if it came in now, beside ids that were
+ * already there, which is what a push bringing the folder in would be refused for. Each clash is
+ * one problem, on the resource whose ref takes another's id, at that ref (`field`): the other
+ * side of the same pair (`Id '…' is taken`, which a push may say instead, depending on which of
+ * the two it brings) would only say it again. A pair committed before the rule, which the
+ * service still reads and a push leaving it alone still passes, is reported all the same: a
+ * folder does not tell which of its refs is older.
+ */
+export function folderNameProblems(model: Model): ModelProblem[] {
+  const problems: ModelProblem[] = [];
+  for (const [kind, resources] of [
+    ['tag', model.tags],
+    ['attribute', model.attributes],
+    ['component', model.components],
+    ['diagram', model.diagrams],
+  ] as const) {
+    for (const resource of resources.values()) {
+      const clash = refClash(kind, resources as ReadonlyMap<string, Named>, resource, { id: resource.id });
+      if (clash !== undefined) problems.push({ kind, id: resource.id, message: clash, field: 'ref' });
+      if (kind !== 'diagram') continue;
+      for (const { index, message } of instanceRefClashes(resource as Diagram, undefined)) {
+        problems.push({ kind, id: resource.id, message, field: `componentInstances.${index}.ref` });
+      }
+    }
+  }
+  return problems;
 }
 
 /** nameProblems' first problem, thrown as checkModel throws (a push: its commits one by one). */
