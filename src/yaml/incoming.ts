@@ -12,7 +12,7 @@ import { inexactYamlNumber } from './numbers.js';
  * - a merge key (`<<: *defaults`), in YAML 1.2, as a field named `<<`, dropping what it merges.
  *
  * One walk over the parsed document finds the first of these in document order, and
- * `allowedTags` alone decides which tags each reader takes. Each caller says where in its words:
+ * `tagRule` alone decides which tags each reader takes. Each caller says where in its words:
  * a file's message names its path, a body's starts `Invalid YAML:`.
  */
 
@@ -59,9 +59,9 @@ const TAG_RULES: Record<YamlReader, TagRule> = {
   },
 };
 
-/** The tags `reader` takes, resolved (`tag:yaml.org,2002:str`), `!` among them. */
-export function allowedTags(reader: YamlReader): ReadonlySet<string> {
-  return TAG_RULES[reader].allowed;
+/** The tags `reader` takes, and what to tell whoever wrote another: the one place that decides it for every reader. */
+function tagRule(reader: YamlReader): TagRule {
+  return TAG_RULES[reader];
 }
 
 /**
@@ -82,7 +82,7 @@ export function bodyReader(doc: YAML.Document): YamlReader {
 /** A problem with a YAML document: `<subject> <predicate>`, written at offset `at` of its text. */
 export interface IncomingProblem {
   at: number;
-  /** What is wrong, lower-case: `the tag '!foo'`, `the number 9007199254740993`. */
+  /** What it is about, lower-case: `the tag '!foo'`, `the number 9007199254740993`. */
   subject: string;
   /** What is wrong with it: `is not read here: …`, `has more digits than …; send it as a string`. */
   predicate: string;
@@ -99,7 +99,7 @@ const QUOTED_TAG_CHARS = 100;
  * there is none.
  */
 export function incomingProblem(doc: YAML.Document, text: string, reader: YamlReader): IncomingProblem | undefined {
-  const { allowed, holds } = TAG_RULES[reader];
+  const { allowed, holds } = tagRule(reader);
   const merges = mergesKeys(reader);
   let found: IncomingProblem | undefined;
   const look = (node: unknown) => {
