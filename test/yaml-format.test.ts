@@ -881,3 +881,27 @@ test('property: the fast path never disagrees with the yaml package, even on dam
   );
   t.true(fastHits > 100);
 });
+
+test('a number a double would change leaves the fast path: committed files read it as the yaml package does, incoming ones are refused where it is', (t) => {
+  for (const [text, value, column] of [
+    ['id: x\nvalue: 9007199254740993\n', 9007199254740992, 8],
+    ['id: x\nvalue: -9007199254740993\n', -9007199254740992, 8],
+    ['id: x\nvalue: 1e-400\n', 0, 8],
+  ] as const) {
+    t.is(parseYamlFast(text), undefined, text);
+    t.deepEqual(parseYaml(text), { id: 'x', value }, text);
+    t.deepEqual(parseYaml(text), YAML.parse(text), text);
+    const error = t.throws(() => parseYaml(text, { incoming: true }), undefined, text);
+    t.regex(error?.message ?? '', new RegExp(`^The number \\S+ at line 2, column ${column} `), text);
+  }
+  // Numbers a double holds as written stay on the fast path, incoming or not.
+  for (const text of [
+    'id: x\nvalue: 9007199254740991\n',
+    'id: x\nvalue: 12345678901234567000\n',
+    'id: x\nvalue: 0\n',
+    'id: x\nvalue: 1.5e-7\n',
+  ]) {
+    t.not(parseYamlFast(text), undefined, text);
+    t.deepEqual(parseYaml(text, { incoming: true }), YAML.parse(text), text);
+  }
+});
