@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +102,51 @@ test('org create --from loads a model folder; refuses bad slugs, existing orgs a
   await writeFile(keysFile, keys);
   for (const slug of ['readers', 'labelled', 'neworg']) t.false(existsSync(join(data, 'orgs', `${slug}.git`)), slug);
   t.regex(await cli('org', 'create', 'neworg', '--data', data), /created organization 'neworg'/);
+});
+
+test('org create --from holds the folder to what a push of it meets: tags, merge keys, inexact numbers, a ref that is another id', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const payment = 'components/64/01jnjsnmg046yyp0j1g0mqc5fh.yaml';
+  const clerk = 'components/d5/01jnjs6zr0evdcrg6a311js3sj.yaml';
+  const cases: Array<[name: string, file: string, edit: (text: string) => string, error: RegExp]> = [
+    [
+      'number',
+      payment,
+      (text) => text.replace('value: 2650.4', 'value: 9007199254740993'),
+      /9007199254740993 .*would become 9007199254740992/,
+    ],
+    [
+      'merge',
+      payment,
+      (text) => text.replace('state: ACTIVE', 'state: ACTIVE\n<<: { desc: merged }'),
+      /merge key '<<' at line 6, column 1/,
+    ],
+    [
+      'tag',
+      payment,
+      (text) => text.replace('name: Payment Provider', 'name: !custom Payment Provider'),
+      /The tag '!custom' at line 3, column 7 is not read here/,
+    ],
+    [
+      'ref',
+      clerk,
+      (text) => text.replace('ref: warehouse-clerk', 'ref: 01jnjsnmg046yyp0j1g0mqc5fh'),
+      /Ref '01jnjsnmg046yyp0j1g0mqc5fh' is taken/,
+    ],
+  ];
+  for (const [name, file, edit, error] of cases) {
+    const folder = join(data, `from-${name}`);
+    await cp('sample-repo', folder, { recursive: true });
+    const text = await readFile(join(folder, file), 'utf8');
+    t.not(edit(text), text, name);
+    await writeFile(join(folder, file), edit(text));
+    const refused = await failure(['org', 'create', name, '--from', folder, '--data', data]);
+    t.is(refused.code, 1, name);
+    t.true(refused.stderr.includes(file), `${name}: ${refused.stderr}`);
+    t.regex(refused.stderr, error, name);
+    t.false(existsSync(join(data, 'orgs', `${name}.git`)), name);
+  }
 });
 
 test('keys: reader role, list, revoke takes effect on a running server within a second', async (t) => {

@@ -16,6 +16,7 @@ import {
 import { SCHEMA_FILES } from '../editor/schemas.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
+import { checkNewNames } from '../model/rules.js';
 import type { Model } from '../model/types.js';
 import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
@@ -210,7 +211,11 @@ function modelFiles(model: Model): FileChange[] {
   return files;
 }
 
-/** Reads a folder of model files with the same checks as a repository's tree. */
+/**
+ * Reads a folder of model files with the checks a push of it would meet: those of a repository's
+ * tree, as incoming files (no tag but the core ones, no merge key, no number a double would
+ * change), and every ref held to the one-name rule, the folder being all new.
+ */
 async function loadFolder(folder: string): Promise<Model> {
   const files = new Map<string, string>();
   for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
@@ -218,5 +223,7 @@ async function loadFolder(folder: string): Promise<Model> {
     const path = relative(folder, join(entry.parentPath, entry.name)).split(sep).join('/');
     files.set(path, path);
   }
-  return loadModel(files, { read: (path) => readFile(join(folder, path), 'utf8') });
+  const model = await loadModel(files, { read: (path) => readFile(join(folder, path), 'utf8'), incoming: true });
+  checkNewNames(model, undefined);
+  return model;
 }
