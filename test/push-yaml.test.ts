@@ -238,6 +238,26 @@ test('a merge key is refused naming file, line and column, whatever it merges; c
   t.not(await s.head(), head);
 });
 
+test('a model file under a %YAML 1.1 directive is refused naming file and line; %YAML 1.2 is fine; check says the same', async (t) => {
+  const { s, dir, file, text } = await setUp(t);
+  const head = await s.head();
+  // Under YAML 1.1 `1:20` is the number 80: the file would say one thing to c4store, another to a 1.2 reader.
+  const content = `%YAML 1.1\n---\n${text.replace(/^desc: .*$/m, 'desc: 1:20')}`;
+  const refused = await pushFile(dir, file, content);
+  const message =
+    "The directive '%YAML 1.1' at line 1, column 1 is not supported in a model file: a model file is YAML 1.2, read alike by every reader of the repository, and YAML 1.1 reads some of its values as others (`y` as true, `1:20` as 80); remove the directive.";
+  t.true(refused.includes(`${file}: ${message}`), refused);
+  t.is(await s.head(), head, 'main did not move');
+  const report = await checkDirectory(dir);
+  t.deepEqual(
+    report.problems.map((p) => `${p.file}:${p.line}: ${p.message}`),
+    [`${file}:1: ${message}`],
+  );
+  await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  t.is(await pushFile(dir, file, `%YAML 1.2\n---\n${text.replace(/^desc: .*$/m, 'desc: 1:20')}`), '');
+  t.is((await s.get(`${API}/component`)).body.find((c: { desc: string }) => c.desc === '1:20')?.desc, '1:20');
+});
+
 test('a merge key or a number a double would change, committed before the check, is read as it was read then', async (t) => {
   const { s, dir, file, text, shop } = await setUp(t);
   const [accounts] = (await s.put(`${API}/attribute`, [{ name: 'Accounts', type: 'NUMBER' }])).body;

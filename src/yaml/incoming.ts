@@ -9,7 +9,8 @@ import { inexactYamlNumber } from './numbers.js';
  *
  * - an unknown tag (`!custom x`, `!!python/object:foo {}`) as if it were not there;
  * - a number a double cannot hold (`9007199254740993`) as another number;
- * - a merge key (`<<: *defaults`), in YAML 1.2, as a field named `<<`, dropping what it merges.
+ * - a merge key (`<<: *defaults`), in YAML 1.2, as a field named `<<`, dropping what it merges;
+ * - a model file under `%YAML 1.1` with 1.1's types (`y` true, `1:20` the number 80, `017` 15).
  *
  * One walk over the parsed document finds the first of these in document order, and
  * `tagRule` alone decides which tags each reader takes. Each caller says where in its words:
@@ -101,6 +102,14 @@ const QUOTED_TAG_CHARS = 100;
 export function incomingProblem(doc: YAML.Document, text: string, reader: YamlReader): IncomingProblem | undefined {
   const { allowed, holds } = tagRule(reader);
   const merges = mergesKeys(reader);
+  const version = doc.directives?.yaml.version;
+  if (reader === 'model file' && version !== undefined && version !== '1.2') {
+    return {
+      at: Math.max(0, text.indexOf('%YAML')),
+      subject: `the directive '%YAML ${version}'`,
+      predicate: `is not supported in a model file: a model file is YAML 1.2, read alike by every reader of the repository, and YAML ${version} reads some of its values as others (\`y\` as true, \`1:20\` as 80); remove the directive.`,
+    };
+  }
   let found: IncomingProblem | undefined;
   const look = (node: unknown) => {
     if (!YAML.isNode(node)) return;
