@@ -51,12 +51,15 @@
  *   over a common stretch are moved apart across it, within the free space around it (never
  *   nearer than CLEARANCE to a box, never out of a container they run in), in an order that
  *   follows where the routes come from and go to, so that parallel routes stay parallel through
- *   their bends instead of crossing there. Where a channel is too narrow for SPACING, they are
- *   closer; where that order leaves them under MIN_SPACING (routes whose room ends at a box
- *   part-way along, ordered beyond it), they are ordered by their room instead, crossing where
- *   they must: two crossing routes can be followed, two drawn under a pixel apart cannot (the
- *   bench's 50-instance diagram: 14 such pairs before, none after; 26 more crossings of 169).
- *   Only where even that does not fit do they fill the channel as a band.
+ *   their bends instead of crossing there. Where a chain of routes has no room for SPACING,
+ *   the gaps of that chain narrow, and only those (a group of routes chained to each other
+ *   spans the diagram; one gap for all of it squeezed every route of the group for one narrow
+ *   spot: on the bench's 1,000-instance diagram, 404 pairs under a pixel apart then, 150 now).
+ *   Where that order leaves routes under a pixel apart (routes whose room ends at a box
+ *   part-way along, ordered beyond it) and the order of their room leaves fewer, they are
+ *   ordered by their room instead, crossing where they must: two crossing routes can be
+ *   followed, two drawn under a pixel apart cannot. Where it does not, they keep the order
+ *   that does not cross them, however close.
  *
  * Coordinates are pixels.
  */
@@ -98,14 +101,15 @@ const THROUGH = 100_000;
 const GREED = 1.001;
 /** Nudged routes keep at least this far from every box (a box's own routes included). */
 const CLEARANCE = 4;
-/** Distance between routes nudged apart, when the channel has room; never less than MIN_SPACING. */
+/** Distance between routes nudged apart, where the channel has room (less only where a chain of routes has not). */
 const SPACING = 7;
-const MIN_SPACING = 2;
 /**
  * A channel holds as many routes as fit SPACING apart across it (and one); a step of a route
  * through a channel already that full costs CROWDED more per pixel (see Crowding).
  */
 const CROWDED = 0.5;
+/** How much narrower, each time, a gap that a chain of routes has no room for is tried (see nudgeAcross). */
+const NARROWING = 1.1;
 /** How far nudging moves a route across its line at most. */
 const MAX_SHIFT = 80;
 const EPS = 1e-6;
@@ -1293,15 +1297,17 @@ function nudge(paths: Point[][], boxes: CellGrid<RouteNode>): void {
 
 /**
  * One direction of nudge: every horizontal (or vertical) segment gets a place across its line
- * such that segments overlapping along their lines are at least a gap apart (SPACING when the
- * channel has room, down to MIN_SPACING), in the order of their lines and, on one line, in the
- * order that keeps routes from crossing (where that order cannot keep MIN_SPACING, a group of
- * them in the order of their room: see the module comment); each stays within its own room
- * (boxes with CLEARANCE, MAX_SHIFT). The first and last segment of a route move too, along the side of their box
+ * such that segments overlapping along their lines are at least a gap apart (SPACING where the
+ * channel has room, narrower only where a chain of them has not), in the order of their lines
+ * and, on one line, in the order that keeps routes from crossing (where that order leaves routes
+ * under a pixel apart and the order of their room does not, a group of them in the order of
+ * their room: see the module comment); each stays within its own room (boxes with CLEARANCE,
+ * MAX_SHIFT). The first and last segment of a route move too, along the side of their box
  * (spreadPorts placed them; this parts the legs of routes that leave two facing boxes at the
- * same height, and of straight routes between the same two boxes). Constraints only point from a segment to later ones in that order, so a pass forwards (each
- * as low as its room, its wish and the ones before allow) and one backwards (as high as the
- * ones after allow) give places that keep every constraint, or show that the gap must shrink.
+ * same height, and of straight routes between the same two boxes). Constraints only point from
+ * a segment to later ones in that order, so a pass forwards (each as low as its room and the
+ * ones before allow) and one backwards (as high as the ones after allow) tell which chains are
+ * too long for their room, and a last pass forwards places each.
  */
 function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: boolean): void {
   const segs: Segment[] = [];
@@ -1398,72 +1404,124 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: b
   for (let i = n - 1; i >= 0; i--)
     for (const j of after[i]!) if (segs[j]!.c === segs[i]!.c) height[i] = Math.max(height[i]!, height[j]! + 1);
 
-  const at = new Array<number>(n).fill(0);
-  const placeAll = (group: number[], gap: number, wish: boolean, order = { before, after }): boolean => {
-    for (const i of group) {
-      const s = segs[i]!;
-      let p = Math.max(s.min, wish ? s.c + (depth[i]! - (depth[i]! + height[i]!) / 2) * gap : -Infinity);
-      for (const j of order.before[i]!) p = Math.max(p, at[j]! + gap);
-      at[i] = p;
+  /** A group's segments in an order in which every constraint points from one to a later one. */
+  interface Order {
+    group: number[];
+    after: number[][];
+  }
+  /** The gap each constraint of an order keeps: that of `after[i][k]` at gaps.get(i)[k]. */
+  type Gaps = Map<number, Float64Array>;
+  const lowest = new Float64Array(n);
+  const highest = new Float64Array(n);
+  // The lowest place each segment of `order` can take (its room's low end, pushed up by the ones
+  // before it) and the highest (its room's high end, pushed down by the ones after it).
+  const bounds = (order: Order, gaps: Gaps): void => {
+    for (const i of order.group) lowest[i] = segs[i]!.min;
+    for (const i of order.group) {
+      const list = order.after[i]!;
+      const gap = gaps.get(i)!;
+      for (let k = 0; k < list.length; k++) lowest[list[k]!] = Math.max(lowest[list[k]!]!, lowest[i]! + gap[k]!);
     }
-    for (let k = group.length - 1; k >= 0; k--) {
-      const i = group[k]!;
-      const s = segs[i]!;
-      let p = Math.min(at[i]!, s.max);
-      for (const j of order.after[i]!) p = Math.min(p, at[j]! - gap);
-      at[i] = p;
+    for (let g = order.group.length - 1; g >= 0; g--) {
+      const i = order.group[g]!;
+      const list = order.after[i]!;
+      const gap = gaps.get(i)!;
+      let p = segs[i]!.max;
+      for (let k = 0; k < list.length; k++) p = Math.min(p, highest[list[k]!]! - gap[k]!);
+      highest[i] = p;
     }
-    return group.every((i) => at[i]! >= segs[i]!.min - EPS);
   };
-  // The widest gap `placeAll` finds under MIN_SPACING for `group` in `order` (0: none).
-  const widestBand = (group: number[], order = { before, after }): number => {
-    let lo = 0;
-    let hi = MIN_SPACING;
-    for (let k = 0; k < 8; k++) {
-      const mid = (lo + hi) / 2;
-      if (placeAll(group, mid, false, order)) lo = mid;
-      else hi = mid;
+  // The gap each constraint keeps: SPACING, narrowed (by NARROWING at a time) only on the
+  // constraints that lie on a chain of segments too long for the room its ends have (s before t
+  // with lowest(s) + gap > highest(t)). A narrow channel squeezes its own routes, not every route
+  // of the group it is chained to: one uniform gap for a group (groups run across the diagram)
+  // drew 230 routes of the bench's 200-instance diagram a pixel apart for one tight spot. A gap
+  // of 0 always fits (in either order each segment's room reaches the places of the ones before
+  // it: the order runs along the lines, or along the rooms' high ends), so this ends.
+  const separations = (order: Order): Gaps => {
+    const gaps: Gaps = new Map();
+    for (const i of order.group) gaps.set(i, new Float64Array(order.after[i]!.length).fill(SPACING));
+    for (let narrowed = true; narrowed; ) {
+      bounds(order, gaps);
+      narrowed = false;
+      for (const i of order.group) {
+        const list = order.after[i]!;
+        const gap = gaps.get(i)!;
+        for (let k = 0; k < list.length; k++) {
+          if (gap[k] === 0 || lowest[i]! + gap[k]! <= highest[list[k]!]! + EPS) continue;
+          gap[k] = gap[k]! < 0.01 ? 0 : gap[k]! / NARROWING;
+          narrowed = true;
+        }
+      }
     }
-    return lo;
+    return gaps;
+  };
+  // Constraints of `order` whose gap is under a pixel: routes drawn on top of each other.
+  const onTop = (order: Order, gaps: Gaps): number => {
+    let count = 0;
+    for (const i of order.group) for (const gap of gaps.get(i)!) if (gap < 1) count++;
+    return count;
+  };
+  // Each segment in order: where it wishes to be (around its line, as many of its gaps from it as
+  // depth and height say), within the lowest place the ones before it leave and the highest the
+  // ones after it allow. Every constraint is kept, so no wish can squeeze the ones after it.
+  const at = new Float64Array(n);
+  const place = (order: Order, gaps: Gaps): void => {
+    bounds(order, gaps);
+    const gapOf = new Map<number, number>();
+    for (const i of order.group) {
+      const list = order.after[i]!;
+      const gap = gaps.get(i)!;
+      for (let k = 0; k < list.length; k++) {
+        gapOf.set(i, Math.min(gapOf.get(i) ?? SPACING, gap[k]!));
+        gapOf.set(list[k]!, Math.min(gapOf.get(list[k]!) ?? SPACING, gap[k]!));
+      }
+    }
+    for (const i of order.group) lowest[i] = segs[i]!.min;
+    for (const i of order.group) {
+      const s = segs[i]!;
+      const wish = s.c + (depth[i]! - (depth[i]! + height[i]!) / 2) * (gapOf.get(i) ?? SPACING);
+      at[i] = Math.min(highest[i]!, Math.max(lowest[i]!, wish));
+      const list = order.after[i]!;
+      const gap = gaps.get(i)!;
+      for (let k = 0; k < list.length; k++) lowest[list[k]!] = Math.max(lowest[list[k]!]!, at[i]! + gap[k]!);
+    }
   };
   // `group` ordered by where its segments may go (the one whose room ends lowest first), with
   // its constraints made anew in that order: s before t when they overlap along their lines and
   // their rooms let them come within SPACING (as the constraints above).
-  const byRoom = (group: number[]): { group: number[]; before: number[][]; after: number[][] } => {
+  const byRoom = (group: number[]): Order => {
     const sorted = [...group].sort((i, j) => segs[i]!.max - segs[j]!.max || segs[i]!.min - segs[j]!.min || i - j);
-    const order = { group: sorted, before: new Array<number[]>(n), after: new Array<number[]>(n) };
-    for (const i of sorted) [order.before[i], order.after[i]] = [[], []];
+    const order: Order = { group: sorted, after: new Array<number[]>(n) };
     for (let a = 0; a < sorted.length; a++) {
       const i = sorted[a]!;
       const s = segs[i]!;
+      const list: number[] = [];
       for (let b = a + 1; b < sorted.length; b++) {
         const j = sorted[b]!;
         const t = segs[j]!;
         if (t.min >= s.max + SPACING || Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
-        order.after[i]!.push(j);
-        order.before[j]!.push(i);
+        list.push(j);
       }
+      order.after[i] = list;
     }
     return order;
   };
   const moves: Array<{ s: Segment; to: number }> = [];
   for (const group of groups.values()) {
-    let placed = false;
-    // SPACING, less where the channel is narrow; where even MIN_SPACING does not fit, the
-    // widest gap that does: the routes then fill the channel as a band, each still its own line.
-    for (let gap = SPACING; !placed && gap >= MIN_SPACING; gap /= 1.25) placed = placeAll(group, gap, true) || placeAll(group, gap, false);
-    if (!placed) {
-      // The order that keeps routes from crossing squeezed them: try them in the order of where
-      // each may go (a channel's narrow end first). Routes that cross can be followed; routes
-      // drawn under a pixel apart cannot.
+    let order: Order = { group, after };
+    let gaps = separations(order);
+    const tight = onTop(order, gaps);
+    if (tight > 0) {
+      // The order that keeps routes from crossing leaves some under a pixel apart: in the order
+      // of where each may go (a channel's narrow end first) there may be fewer. Routes that cross
+      // can be followed; routes drawn on top of each other cannot. Where it is no better, the
+      // routes keep the order that does not cross them.
       const roomy = byRoom(group);
-      for (let gap = SPACING; !placed && gap >= MIN_SPACING; gap /= 1.25) placed = placeAll(roomy.group, gap, false, roomy);
-      if (!placed) {
-        const crossing = widestBand(group);
-        const band = widestBand(roomy.group, roomy);
-        placed = band > crossing ? placeAll(roomy.group, band, false, roomy) : placeAll(group, crossing, false);
-      }
+      const roomyGaps = separations(roomy);
+      if (onTop(roomy, roomyGaps) < tight) [order, gaps] = [roomy, roomyGaps];
     }
+    place(order, gaps);
     for (const i of group) {
       const s = segs[i]!;
       const to = Math.min(s.max, Math.max(s.min, at[i]!));
