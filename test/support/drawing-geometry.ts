@@ -444,3 +444,72 @@ export async function dotCrossings(g: Geometry, labels: ReadonlyMap<string, stri
   }
   return countCrossings(curves);
 }
+
+/** A straight stretch of a drawn relation: horizontal (at y = c, from x = lo to hi) or vertical (at x = c). */
+export interface Run {
+  id: string;
+  horizontal: boolean;
+  c: number;
+  lo: number;
+  hi: number;
+}
+
+function run(id: string, p: { x: number; y: number }, q: { x: number; y: number }): Run | null {
+  if (Math.abs(p.y - q.y) < 1e-9 && p.x !== q.x) return { id, horizontal: true, c: p.y, lo: Math.min(p.x, q.x), hi: Math.max(p.x, q.x) };
+  if (Math.abs(p.x - q.x) < 1e-9 && p.y !== q.y) return { id, horizontal: false, c: p.x, lo: Math.min(p.y, q.y), hi: Math.max(p.y, q.y) };
+  return null;
+}
+
+/** The straight stretches of routes given as their corners (routeEdges' answer), by relation id. */
+export function runsOfRoutes(routes: ReadonlyMap<string, ReadonlyArray<{ x: number; y: number }>>): Run[] {
+  const runs: Run[] = [];
+  for (const [id, pts] of routes) {
+    for (let i = 1; i < pts.length; i++) {
+      const r = run(id, pts[i - 1]!, pts[i]!);
+      if (r) runs.push(r);
+    }
+  }
+  return runs;
+}
+
+/**
+ * The straight stretches of every relation of a drawn SVG (`<g class="relation" data-id>` and its
+ * `<path>`): the path's `L` pieces; its rounded corners (`Q`) are left out.
+ */
+export function runsOfSvg(svg: string): Run[] {
+  const runs: Run[] = [];
+  for (const m of svg.matchAll(/<g class="relation[^"]*" data-id="([^"]*)"[^>]*>(?:<title>[\s\S]*?<\/title>)?<path d="([^"]*)"/g)) {
+    const id = m[1]!;
+    let at = { x: 0, y: 0 };
+    for (const [, command, args] of m[2]!.matchAll(/([MLQ])([^MLQ]*)/g)) {
+      const v = args!.trim().split(/[ ,]+/).map(Number);
+      const to = { x: v[v.length - 2]!, y: v[v.length - 1]! };
+      if (command === 'L') {
+        const r = run(id, at, to);
+        if (r) runs.push(r);
+      }
+      at = to;
+    }
+  }
+  return runs;
+}
+
+/**
+ * Pairs of relations drawn on top of each other: stretches of two relations on one line, or on
+ * lines under `within` px apart, that share more than `along` px of it. Sorted by line, each
+ * stretch is compared with those of the next `within` px only.
+ */
+export function drawnOnTop(runs: readonly Run[], within = 1, along = 1): string[] {
+  const sorted = [...runs].sort((a, b) => Number(a.horizontal) - Number(b.horizontal) || a.c - b.c);
+  const pairs = new Set<string>();
+  for (let i = 0; i < sorted.length; i++) {
+    const s = sorted[i]!;
+    for (let j = i + 1; j < sorted.length; j++) {
+      const u = sorted[j]!;
+      if (u.horizontal !== s.horizontal || u.c - s.c >= within) break;
+      if (u.id === s.id || Math.min(s.hi, u.hi) - Math.max(s.lo, u.lo) <= along) continue;
+      pairs.add(s.id < u.id ? `${s.id} and ${u.id}` : `${u.id} and ${s.id}`);
+    }
+  }
+  return [...pairs];
+}
