@@ -134,8 +134,8 @@ const ROUTING_STEPS = 20_000_000;
  */
 const CROWDING_STEPS = 15_000_000;
 /**
- * Bounds on memory, which grows with the nodes of the sparse graph (about 100 bytes each; the
- * bench's 1,000-instance diagram has 240,000) and with the points of the whole grid: past the
+ * Bounds on memory, which grows with the nodes of the sparse graph (about 115 bytes each; the
+ * bench's 1,000-instance diagram has 64,000) and with the points of the whole grid: past the
  * first, every relation is drawn as an elbow; past the second, the whole-grid search is not made.
  */
 const SPARSE_NODES = 3_000_000;
