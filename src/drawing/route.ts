@@ -1454,7 +1454,7 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, horizontal: b
   // constraints that lie on a chain of segments too long for the room its ends have (s before t
   // with lowest(s) + gap > highest(t)). A narrow channel squeezes its own routes, not every route
   // of the group it is chained to: one uniform gap for a group (groups run across the diagram)
-  // drew 230 routes of the bench's 200-instance diagram a pixel apart for one tight spot. A gap
+  // drew 230 segments of the bench's 200-instance diagram a pixel apart for one tight spot. A gap
   // of 0 always fits (in either order each segment's room reaches the places of the ones before
   // it: the order runs along the lines, or along the rooms' high ends), so this ends.
   const separations = (order: Order): Gaps => {
