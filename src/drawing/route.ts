@@ -57,12 +57,17 @@
  *   their bends instead of crossing there. Where a chain of routes has no room for SPACING,
  *   the gaps of that chain narrow, and only those (a group of routes chained to each other
  *   spans the diagram; one gap for all of it squeezed every route of the group for one narrow
- *   spot: on the bench's 1,000-instance diagram, 404 pairs under a pixel apart then, 150 now).
+ *   spot: on the bench's 1,000-instance diagram, 404 pairs under a pixel apart before this, 150 after).
  *   Where that order leaves routes under a pixel apart (routes whose room ends at a box
  *   part-way along, ordered beyond it) and the order of their room leaves fewer, they are
  *   ordered by their room instead, crossing where they must: two crossing routes can be
  *   followed, two drawn under a pixel apart cannot. Where it does not, they keep the order
  *   that does not cross them, however close.
+ *
+ * The figures above are each step's own; the three together (bench/drawing-results.md): no two
+ * routes under a pixel apart at 50 and 200 instances, 47 pairs at 1,000 (1,327 before any), and
+ * 151 crossings at 50 instances (195), 5,482 at 200 (5,774), 142,922 at 1,000 (126,887; dot
+ * 182,501), the 1,000-instance routing taking about twice as long.
  *
  * Coordinates are pixels.
  */
