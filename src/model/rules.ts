@@ -231,6 +231,14 @@ interface Named {
   name?: string;
 }
 
+/** The kinds of resource that have an id and may have a ref (types have an id and a slug). */
+const NAMED_KINDS = ['tag', 'attribute', 'component', 'diagram'] as const;
+
+/** `model`'s resources of one of NAMED_KINDS. */
+function namedOf(model: Model, kind: (typeof NAMED_KINDS)[number]): ReadonlyMap<string, Named> {
+  return kind === 'tag' ? model.tags : kind === 'attribute' ? model.attributes : kind === 'component' ? model.components : model.diagrams;
+}
+
 /**
  * An id or a ref names one resource of its kind: the single GETs, PATCH, DELETE, the search
  * filters, the agents' tools and a request's own references (`linksTo`, an instance's
@@ -314,23 +322,20 @@ function instanceRefClashes(diagram: Diagram, before: Diagram | undefined): Arra
  */
 export function nameProblems(model: Model, before: Model | undefined): ModelProblem[] {
   const problems: ModelProblem[] = [];
-  for (const [kind, resources, old] of [
-    ['tag', model.tags, before?.tags],
-    ['attribute', model.attributes, before?.attributes],
-    ['component', model.components, before?.components],
-    ['diagram', model.diagrams, before?.diagrams],
-  ] as const) {
+  for (const kind of NAMED_KINDS) {
+    const resources = namedOf(model, kind);
+    const old = before && namedOf(before, kind);
     if (resources === old) continue;
     let refs: Map<string, string> | undefined;
     for (const resource of resources.values()) {
-      const previous = old?.get(resource.id) as Named | undefined;
+      const previous = old?.get(resource.id);
       if (previous === resource) continue;
       if (refs === undefined) {
         refs = new Map();
         for (const each of resources.values()) if (each.ref !== undefined) refs.set(each.ref, each.id);
       }
       try {
-        checkOneName(kind, resources as ReadonlyMap<string, Named>, refs, resource, previous);
+        checkOneName(kind, resources, refs, resource, previous);
       } catch (err) {
         if (err instanceof ModelError) problems.push({ kind, id: resource.id, message: err.message });
         else throw err;
@@ -367,14 +372,9 @@ export function modelProblems(model: Model): ModelProblem[] {
   // and a merge or a push must not make one either.
   const holders = new Map<string, ResourceKind>();
   for (const id of model.types.keys()) holders.set(id, 'type');
-  for (const [kind, resources] of [
-    ['tag', model.tags],
-    ['attribute', model.attributes],
-    ['component', model.components],
-    ['diagram', model.diagrams],
-  ] as const) {
+  for (const kind of NAMED_KINDS) {
     const refs = new Set<string>();
-    for (const resource of resources.values()) {
+    for (const resource of namedOf(model, kind).values()) {
       const holder = holders.get(resource.id);
       if (holder === undefined) holders.set(resource.id, kind);
       else
@@ -409,14 +409,10 @@ export function checkModel(model: Model): void {
  */
 export function folderNameProblems(model: Model): ModelProblem[] {
   const problems: ModelProblem[] = [];
-  for (const [kind, resources] of [
-    ['tag', model.tags],
-    ['attribute', model.attributes],
-    ['component', model.components],
-    ['diagram', model.diagrams],
-  ] as const) {
+  for (const kind of NAMED_KINDS) {
+    const resources = namedOf(model, kind);
     for (const resource of resources.values()) {
-      const clash = refClash(kind, resources as ReadonlyMap<string, Named>, resource, { id: resource.id });
+      const clash = refClash(kind, resources, resource, { id: resource.id });
       if (clash !== undefined) problems.push({ kind, id: resource.id, message: clash, field: 'ref' });
       if (kind !== 'diagram') continue;
       for (const { index, message } of instanceRefClashes(resource as Diagram, undefined)) {
