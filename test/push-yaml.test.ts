@@ -50,6 +50,9 @@ test('a tag a model file cannot hold is refused naming file, line and tag; core 
     ['name: !foo Shop', '!foo', 7],
     ['name: !!binary U2hvcA==', '!!binary', 7],
     ['name: !!timestamp 2026-01-01', '!!timestamp', 7],
+    // The tag on the key's line, its content on the next: the tag's line, not the content's.
+    ['name: !!binary\n  U2hvcA==', '!!binary', 7],
+    ['name: !!timestamp\n\n  2026-01-01', '!!timestamp', 7],
     ['!foo name: Shop', '!foo', 1],
   ] as const) {
     const content = text.replace(/^name: .*$/m, tagged);

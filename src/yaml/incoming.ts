@@ -183,7 +183,8 @@ function mergeSourceProblem(doc: YAML.Document, value: unknown): IncomingProblem
 
 /**
  * Where the tag of `node` is written. The `yaml` package warns of a tag it cannot resolve, at the
- * tag; a tag it knows is found before the node's value on the value's line, else the value.
+ * tag; a tag it knows is found before the node's value: on the value's line, or on a line before
+ * it with nothing but blanks between (`name: !!binary` above its indented content); else the value.
  */
 function tagOffset(doc: YAML.Document, text: string, node: YAML.Node, tag: string, name: string): number {
   const warning = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED' && /^Unresolved tag: (\S+)/.exec(w.message)?.[1] === tag);
@@ -191,7 +192,9 @@ function tagOffset(doc: YAML.Document, text: string, node: YAML.Node, tag: strin
   const at = node.range?.[0] ?? 0;
   for (const spelling of [name, `!<${tag}>`]) {
     const written = text.lastIndexOf(spelling, at);
-    if (written !== -1 && !text.slice(written, at).includes('\n')) return written;
+    if (written === -1) continue;
+    const between = text.slice(written + spelling.length, at);
+    if (!text.slice(written, at).includes('\n') || between.trim() === '') return written;
   }
   return at;
 }
