@@ -38,6 +38,16 @@ export interface JsonScan {
   numbers: number[];
 }
 
+/** Where the quote is that closes the JSON string opening at `open`, escaped quotes stepped over; -1 when none does. */
+function closingQuote(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    for (let j = quote - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
+}
+
 export function scanJson(text: string, max: number): JsonScan {
   let depth = 0;
   let members = 0;
@@ -45,15 +55,8 @@ export function scanJson(text: string, max: number): JsonScan {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
-      // Skip the string: find its closing quote, stepping over escapes.
-      for (;;) {
-        const quote = text.indexOf('"', i + 1);
-        if (quote < 0) return { tooDeep: false, members, numbers }; // unterminated: JSON.parse will say so
-        let backslashes = 0;
-        for (let j = quote - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
-        i = quote;
-        if (backslashes % 2 === 0) break;
-      }
+      i = closingQuote(text, i);
+      if (i < 0) return { tooDeep: false, members, numbers }; // unterminated: JSON.parse will say so
     } else if (c === 0x3a /* : */) {
       members++;
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
@@ -120,14 +123,7 @@ function explore(text: string, stopAt?: number): { duplicate?: { object: PathPar
       else expectKey = true;
       i++;
     } else if (c === 0x22 /* " */) {
-      let end = i + 1;
-      for (;;) {
-        end = text.indexOf('"', end);
-        let backslashes = 0;
-        for (let j = end - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
-        if (backslashes % 2 === 0) break;
-        end++;
-      }
+      const end = closingQuote(text, i);
       const top = stack[stack.length - 1];
       if (expectKey && top?.keys) {
         const raw = text.slice(i + 1, end);
