@@ -135,7 +135,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     if (invalid !== undefined) {
       // The SDK checks params only with its schemas, and answers a mismatch as an internal error
       // (-32603) carrying the schema library's dump: the protocol's answer is -32602, said plainly.
-      ctx.body = { jsonrpc: '2.0', id: invalid.id, error: { code: INVALID_PARAMS, message: invalid.message } };
+      ctx.body = jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message);
       return;
     }
     carry(ctx);
@@ -185,7 +185,7 @@ function refusedAsJsonRpc(parse: Middleware): Middleware {
     } catch (error) {
       if (parsed || !(error instanceof ApiError) || error.status !== 400) throw error;
       ctx.status = 400;
-      ctx.body = { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: `Parse error: ${error.message}` } };
+      ctx.body = jsonRpcError(null, PARSE_ERROR, `Parse error: ${error.message}`);
     }
   };
 }
@@ -196,14 +196,16 @@ function refusedAsJsonRpc(parse: Middleware): Middleware {
  */
 function refuseBatch(ctx: Context, version: string): void {
   ctx.status = 400;
-  ctx.body = {
-    jsonrpc: '2.0',
-    id: null,
-    error: {
-      code: INVALID_REQUEST,
-      message: `Invalid Request: MCP ${version} has no batches (a JSON array of messages in one POST): send each message in a POST of its own.`,
-    },
-  };
+  ctx.body = jsonRpcError(
+    null,
+    INVALID_REQUEST,
+    `Invalid Request: MCP ${version} has no batches (a JSON array of messages in one POST): send each message in a POST of its own.`,
+  );
+}
+
+/** A JSON-RPC error response; `id` null when the request's id could not be read (a body that does not parse, a batch). */
+function jsonRpcError(id: unknown, code: number, message: string) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
