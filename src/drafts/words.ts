@@ -52,8 +52,7 @@ function organizationSentences(change: OrganizationChange | undefined, spelling:
   const sentences: string[] = [];
   const field = (path: string) => change.fields.find((each) => each.field === path);
   const renamed = field('name');
-  if (renamed)
-    sentences.push(text('renamed the organization ') + quote(renamed.old, spelling) + text(' to ') + quote(renamed.new, spelling));
+  if (renamed) sentences.push(text('renamed the organization ') + fromTo(renamed.old, renamed.new, spelling));
   const members = field('members');
   if (members) {
     const before = (members.old ?? []) as string[];
@@ -66,7 +65,7 @@ function organizationSentences(change: OrganizationChange | undefined, spelling:
     if (added.length + removed.length === 0) sentences.push(text('reordered the members'));
   }
   const slug = field('slug');
-  if (slug) sentences.push(text("changed the organization's slug ") + quote(slug.old, spelling) + text(' to ') + quote(slug.new, spelling));
+  if (slug) sentences.push(text("changed the organization's slug ") + fromTo(slug.old, slug.new, spelling));
   return sentences;
 }
 
@@ -76,12 +75,17 @@ function quote(value: unknown, { text, name }: Spelling): string {
   return typeof value === 'string' ? text("'") + name(value) + text("'") : value === null ? text('nothing') : name(JSON.stringify(value));
 }
 
+/** A value's change, `'old' to 'new'`. */
+function fromTo(old: unknown, now: unknown, spelling: Spelling): string {
+  return quote(old, spelling) + spelling.text(' to ') + quote(now, spelling);
+}
+
 function resourceParts(fields: readonly Field[], spelling: Spelling): string[] {
   const { text } = spelling;
   const parts: string[] = [];
   for (const field of fields) {
     if (field.field === 'apiContext') continue;
-    if (field.field === 'name') parts.push(text('renamed ') + quote(field.old, spelling) + text(' to ') + quote(field.new, spelling));
+    if (field.field === 'name') parts.push(text('renamed ') + fromTo(field.old, field.new, spelling));
     else if (field.field === 'desc') parts.push(text('changed the description'));
     else parts.push(text(`changed ${field.field.split('.')[0]}`));
   }
@@ -113,7 +117,7 @@ function diagramParts(fields: readonly Field[], spelling: Spelling): string[] {
     } else if (list === 'textareas' && id !== undefined) {
       if (prop === undefined) count(old === null ? 'added text area' : now === null ? 'removed text area' : 'edited text area', id);
       else count(prop === 'position' ? 'moved text area' : 'edited text area', id);
-    } else if (field === 'name') other.push(text('renamed ') + quote(old, spelling) + text(' to ') + quote(now, spelling));
+    } else if (field === 'name') other.push(text('renamed ') + fromTo(old, now, spelling));
     else if (field !== 'apiContext') other.push(text(`changed ${list}`));
   }
   const order = [
