@@ -34,13 +34,9 @@ export function componentPath(slug: string, id: string): string {
   return `/orgs/${encodeURIComponent(slug)}/components/${encodeURIComponent(id)}`;
 }
 
-export function apiNotice(component: Component): string {
-  return `Updated through the API (${component.apiContext}): later API updates may overwrite changes made here`;
-}
-
-/** The same notice in a page's flow, its `apiContext` (the client's words) isolated. */
-function apiNoticeHtml(component: Component): string {
-  return `Updated through the API (${bdi(component.apiContext)}): later API updates may overwrite changes made here`;
+/** The notice on a component the API updated; `shown` writes its `apiContext` (the client's words): `bdi` in a page's flow. */
+export function apiNotice(component: Component, shown: (words: string) => string = String): string {
+  return `Updated through the API (${shown(String(component.apiContext))}): later API updates may overwrite changes made here`;
 }
 
 export function layout(title: string, context: PageContext, body: string, script = false): string {
@@ -192,7 +188,7 @@ export function componentDetails(component: Component, model: Model, slug: strin
     })
     .join('');
   const diagrams = diagramsShowing(model, component.id);
-  const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${apiNoticeHtml(component)}</p>`;
+  const notice = component.apiContext === undefined ? '' : `<p class="api-notice" role="note">${apiNotice(component, bdi)}</p>`;
   return (
     heading +
     notice +
