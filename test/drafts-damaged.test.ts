@@ -10,7 +10,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type TestServer, withServer } from './support/server.js';
+import { EventSource } from 'eventsource';
+import { Receiver } from './support/events.js';
+import { TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const REFUSAL =
@@ -186,3 +188,73 @@ test('every way to a draft is refused alike while its records are damaged: API r
     t.falsy(mainModel.isError);
     t.true((mainModel.content as Array<{ text: string }>)[0]!.text.includes('On main'));
   }));
+
+test("main's event stream and webhooks go on while the records are damaged; a merge they cannot place waits for the repair, holding back no other draft", async (t) => {
+  const s = await TestServer.start({ webhookAllowPrivate: true, events: { webhooks: { retryDelaysMs: [50], scanMs: 100 }, pollMs: 100 } });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await s.close();
+    await receiver.close();
+  });
+  await withDraft(s);
+  t.is((await s.request('POST', `${API}/drafts/d1/merge`)).status, 200);
+  t.is((await s.post(`${API}/drafts`, { name: 'd2' })).status, 201);
+  const d2Head = await draftHead(s, 'd2');
+  const whole = await readFile(recordsFile(s), 'utf8');
+  await writeFile(recordsFile(s), whole.slice(0, whole.length - 20));
+
+  // A merged draft exists and its merge commit cannot be read: main's stream opens, a webhook is made.
+  const created = await s.post(`${API}/webhooks`, { url: receiver.url });
+  t.is(created.status, 201, created.text);
+  const frames: Array<{ type: string; data: any }> = [];
+  const source = new EventSource(`${s.url}${API}/events`, {
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: `Bearer ${s.key}` } }),
+  });
+  t.teardown(() => source.close());
+  for (const type of ['change', 'draft.opened', 'draft.merged']) {
+    source.addEventListener(type, (event) => frames.push({ type, data: JSON.parse(event.data) }));
+  }
+  await new Promise<void>((resolve, reject) => {
+    source.addEventListener('open', () => resolve(), { once: true });
+    source.addEventListener('error', () => reject(new Error('the stream did not open')), { once: true });
+  });
+  const until = async (what: string, done: () => boolean) => {
+    const deadline = Date.now() + 20_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`waited for ${what}: ${frames.map((f) => f.type).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const delivered = () => receiver.delivered.map((r) => JSON.parse(r.body) as { type: string; data: any });
+
+  t.is((await s.post(`${API}/components`, { id: 'while-damaged', name: 'While damaged' })).status, 201);
+  const changed = await s.head();
+  await until('the change', () => frames.some((f) => f.type === 'change' && f.data.id === changed));
+  await receiver.until(() => delivered().some((p) => p.type === 'model.changed' && p.data.id === changed));
+
+  // d2 merged behind the service's back (its refs moved by hand, as an older process would), and
+  // d3 opened by hand: d3 is told; d2's merge waits, for its merge commit is in the damaged file.
+  await s.git('update-ref', 'refs/drafts-merged/d2', d2Head);
+  await s.git('update-ref', '-d', 'refs/heads/drafts/d2');
+  await s.git('update-ref', 'refs/heads/drafts/d3', changed);
+  await until('d3 opened', () => frames.some((f) => f.type === 'draft.opened' && f.data.name === 'd3'));
+  await receiver.until(() => delivered().some((p) => p.type === 'draft.opened' && p.data.name === 'd3'));
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  t.false(
+    frames.some((f) => f.type === 'draft.merged'),
+    'no merge told with a commit it cannot know',
+  );
+  t.false(delivered().some((p) => p.type === 'draft.merged'));
+
+  // Repaired, with d2's merge commit: its merge is told, with that commit.
+  const records = JSON.parse(whole) as { drafts: Array<Record<string, unknown>> };
+  for (const record of records.drafts)
+    if (record.name === 'd2') Object.assign(record, { mergedAt: new Date().toISOString(), mergeCommit: changed });
+  await writeFile(recordsFile(s), JSON.stringify(records));
+  await s.git('update-ref', 'refs/heads/drafts/d4', changed);
+  await until('d2 merged', () => frames.some((f) => f.type === 'draft.merged'));
+  t.like(frames.find((f) => f.type === 'draft.merged')!.data, { name: 'd2', state: 'merged', head: d2Head, commit: changed });
+  await receiver.until(() => delivered().some((p) => p.type === 'draft.merged'));
+  t.like(delivered().find((p) => p.type === 'draft.merged')!.data, { name: 'd2', commit: changed });
+});

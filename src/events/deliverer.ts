@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Orgs } from '../service/orgs.js';
-import { type DraftNotice, draftNotices, MERGE_TITLE_PREFIX, noticesBeforeMerge } from './draft-notices.js';
+import { type DraftNotice, draftNotices, MERGE_TITLE_PREFIX, mergeUnknown, noticesBeforeMerge } from './draft-notices.js';
 import type { FeedEvent } from './feed.js';
 import { NotOnBranchError } from '../store/branches.js';
 import type { EventHub, OrgEvents } from './hub.js';
@@ -327,16 +327,21 @@ class Worker {
    */
   private async nextDraftEvent(read: SubscriptionState): Promise<Outgoing | undefined> {
     const { org, id } = this.subscription;
-    const { states, mergeCommits } = await this.events.draftStates();
+    const look = await this.events.draftStates();
+    const { states, mergeCommits } = look;
     if (read.drafts === undefined) {
       await this.store.updateState(org, id, (state) => (state.drafts === undefined ? { ...state, drafts: states } : undefined));
       return undefined;
     }
-    const [notice] = draftNotices(read.drafts, states, mergeCommits);
-    if (notice === undefined) {
+    const notices = draftNotices(read.drafts, states, mergeCommits);
+    if (notices.length === 0) {
       if (JSON.stringify(read.drafts) !== JSON.stringify(states)) await this.moveDrafts(read, () => states);
       return undefined;
     }
+    // A merge told only once the records are repaired holds back that draft, not the others.
+    const waiting = new Set(notices.filter((each) => mergeUnknown(each, look)).map(({ data }) => data.name));
+    const notice = notices.find(({ data }) => !waiting.has(data.name));
+    if (notice === undefined) return undefined;
     if (notice.type === 'draft.merged' && mergeCommits.has(notice.data.name)) {
       await this.events.feed.sync();
       const merged = this.events.feed.positionOf(notice.data.commit);

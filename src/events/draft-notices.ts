@@ -10,6 +10,7 @@
  * several states; each notice carries the state it leads to, so that a receiver that has had
  * the first of two (opened, then closed) is sent only the second.
  */
+import { ApiError } from '../errors.js';
 import { listDraftRefs } from '../store/branches.js';
 import { readDraftRecords } from '../store/draft-records.js';
 
@@ -41,8 +42,21 @@ export interface DraftNotice {
   key: string;
 }
 
+/** The draft refs as read at one look, with what the drafts' records say of the merged ones. */
+export interface DraftStatesRead {
+  states: DraftStates;
+  /** Each merged draft's merge commit on main, by name, as its record has it. */
+  mergeCommits: Map<string, string>;
+  /**
+   * The records file could not be read (store/draft-records.ts): the merge commits are unknown,
+   * so a `draft.merged` waits (mergeUnknown) until the file is repaired, while main's changes
+   * and every other draft event go on — a damaged file refuses the drafts, not main's stream.
+   */
+  recordsDamaged: boolean;
+}
+
 /** The organization's draft refs now, with where each merged draft's merge commit is. */
-export async function readDraftStates(gitdir: string): Promise<{ states: DraftStates; mergeCommits: Map<string, string> }> {
+export async function readDraftStates(gitdir: string): Promise<DraftStatesRead> {
   const refs = await listDraftRefs(gitdir);
   const states: DraftStates = {};
   let merged = false;
@@ -51,12 +65,21 @@ export async function readDraftStates(gitdir: string): Promise<{ states: DraftSt
     merged ||= state === 'merged';
   }
   const mergeCommits = new Map<string, string>();
-  if (merged) {
+  if (!merged) return { states, mergeCommits, recordsDamaged: false };
+  try {
     for (const [name, record] of await readDraftRecords(gitdir)) {
       if (record.mergeCommit !== undefined) mergeCommits.set(name, record.mergeCommit);
     }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { states, mergeCommits, recordsDamaged: true };
   }
-  return { states, mergeCommits };
+  return { states, mergeCommits, recordsDamaged: false };
+}
+
+/** A `draft.merged` whose merge commit cannot be known until the drafts' records are repaired. */
+export function mergeUnknown(notice: DraftNotice, read: DraftStatesRead): boolean {
+  return notice.type === 'draft.merged' && read.recordsDamaged && !read.mergeCommits.has(notice.data.name);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   type DraftStates,
   draftNotices,
   MERGE_TITLE_PREFIX,
+  mergeUnknown,
   noticesBeforeMerge,
   readDraftStates,
 } from './draft-notices.js';
@@ -172,13 +173,18 @@ export class OrgEvents {
   private async announceDrafts(): Promise<void> {
     const before = this.drafts;
     if (before === undefined) return;
-    const { states, mergeCommits } = await this.draftStates();
+    const look = await this.draftStates();
+    const { states, mergeCommits } = look;
     // The last listener left meanwhile: a later one starts from its own time.
     if (this.drafts !== before) return;
     const notices = draftNotices(before, states, mergeCommits);
     const early = new Set(
       notices
-        .filter(({ type, data }) => type === 'draft.merged' && mergeCommits.has(data.name) && !this.hasAnnounced(data.commit))
+        .filter(
+          (notice) =>
+            notice.type === 'draft.merged' &&
+            (mergeCommits.has(notice.data.name) ? !this.hasAnnounced(notice.data.commit) : mergeUnknown(notice, look)),
+        )
         .map(({ data }) => data.name),
     );
     const told = notices.filter(({ data }) => !early.has(data.name));
