@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { checkKeyLabel, KeyStore, type Role } from './store/keys.js';
-import { DamagedWebhook, EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
+import { EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
 import { checkTargetUrl } from './events/targets.js';
 import { readDraftStates } from './events/draft-notices.js';
 
@@ -493,21 +493,12 @@ async function run(argv: string[]): Promise<void> {
     case 'webhook list': {
       const [slug] = positionals(rest, 1, 'webhook list <slug>');
       requireOrg(slug);
-      const store = new WebhookStore(data);
-      const damaged = (error: DamagedWebhook) => console.log([error.id, '', '', '', `damaged: ${error.message}`].join('\t'));
-      for (const w of await store.list(slug, orgs.get(slug).identity, damaged)) {
-        const state = await store.state(slug, w.id).catch((error: unknown) => {
-          if (error instanceof DamagedWebhook) return error;
-          throw error;
-        });
-        const status =
-          state instanceof DamagedWebhook
-            ? `damaged: ${state.message}`
-            : state?.disabled
-              ? `disabled: ${state.disabled.reason}`
-              : `delivered up to ${state?.cursor.slice(0, 12)}`;
+      const { subscriptions, damaged } = await new WebhookStore(data).overview(slug, orgs.get(slug).identity);
+      for (const { subscription: w, state } of subscriptions) {
+        const status = state.disabled ? `disabled: ${state.disabled.reason}` : `delivered up to ${state.cursor.slice(0, 12)}`;
         console.log([w.id, w.url, w.events.join(','), w.created, status].join('\t'));
       }
+      for (const error of damaged) console.log([error.id, '', '', '', `damaged: ${error.message}`].join('\t'));
       return;
     }
     case 'webhook remove': {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { isPrivateAddress } from '../src/events/targets.js';
 import { Receiver } from './support/events.js';
+import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
 
 const FAST = { webhooks: { retryDelaysMs: [50, 50, 50], scanMs: 100 }, pollMs: 100 };
@@ -283,6 +284,23 @@ test('a damaged subscription is its own problem: the others are delivered, it is
     ),
   );
   t.is((await server.get(`/api/external/webhooks/${broken}`)).status, 503);
+  // The command line lists what the API lists, in the same order: the readable ones oldest
+  // first, then the damaged ones by id, whichever of their files is damaged.
+  const unreadable = (await server.post('/api/external/webhooks', { url: `${receiver.url}?unreadable` })).body.id as string;
+  await writeFile(join(dir(unreadable), 'subscription.json'), '{"url":');
+  const byApi = ((await server.get('/api/external/webhooks')).body as Array<{ id: string; status: string }>).map(
+    (w) => `${w.id} ${w.status}`,
+  );
+  const byCli = (await cli('webhook', 'list', server.slug, '--data', server.dataDir))
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, , , , status] = line.split('\t');
+      return `${id} ${status!.startsWith('damaged: ') ? 'damaged' : 'active'}`;
+    });
+  t.deepEqual(byApi, [`${healthy} active`, ...[broken, unreadable].sort().map((id) => `${id} damaged`)]);
+  t.deepEqual(byCli, byApi);
+  t.is((await server.request('DELETE', `/api/external/webhooks/${unreadable}`)).status, 200);
   t.is((await server.request('DELETE', `/api/external/webhooks/${broken}`)).status, 200);
   // JSON of another shape is damage too: listed as such, and removable.
   for (const [file, text] of [

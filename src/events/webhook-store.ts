@@ -192,6 +192,30 @@ export class WebhookStore {
   }
 
   /**
+   * What a list of the organization's webhooks shows, the API's and `c4store webhook list` alike:
+   * each readable subscription with its state, oldest first, then each damaged one by id (its
+   * subscription or its state unreadable), kept in view so that it can be seen and removed.
+   */
+  async overview(
+    org: string,
+    orgId: string | undefined,
+  ): Promise<{ subscriptions: Array<{ subscription: Subscription; state: SubscriptionState }>; damaged: DamagedWebhook[] }> {
+    const damaged: DamagedWebhook[] = [];
+    const subscriptions: Array<{ subscription: Subscription; state: SubscriptionState }> = [];
+    for (const subscription of await this.list(org, orgId, (error) => damaged.push(error))) {
+      try {
+        const state = await this.state(org, subscription.id);
+        // Removed since it was listed: not shown.
+        if (state !== undefined) subscriptions.push({ subscription, state });
+      } catch (error) {
+        if (!(error instanceof DamagedWebhook)) throw error;
+        damaged.push(error);
+      }
+    }
+    return { subscriptions, damaged: damaged.sort((a, b) => a.id.localeCompare(b.id)) };
+  }
+
+  /**
    * The subscriptions that hold a place: every one of the organization `orgId`, and a damaged one
    * too (it holds its place until removed); not those of an earlier organization of the slug,
    * which no key of this one sees or removes.

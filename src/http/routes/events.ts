@@ -122,19 +122,11 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const events = eventsOf(deps);
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
-    const found = [];
-    const damaged: DamagedWebhook[] = [];
-    for (const subscription of await events.webhooks.list(org.slug, org.identity, (error) => damaged.push(error))) {
-      try {
-        const status = await events.webhooks.state(org.slug, subscription.id);
-        if (status) found.push(presentSubscription(subscription, status));
-      } catch (error) {
-        if (!(error instanceof DamagedWebhook)) throw error;
-        damaged.push(error);
-      }
-    }
-    // Listed, so that an editor sees the damage (and may remove the webhook) rather than losing it from view.
-    for (const error of damaged) found.push({ id: error.id, status: 'damaged' as const, disabledReason: error.message });
+    const { subscriptions, damaged } = await events.webhooks.overview(org.slug, org.identity);
+    const found = [
+      ...subscriptions.map(({ subscription, state }) => presentSubscription(subscription, state)),
+      ...damaged.map((error) => ({ id: error.id, status: 'damaged' as const, disabledReason: error.message })),
+    ];
     // The ETag every read carries (the tip of main); subscriptions change beside it, so no 304.
     setEtag(ctx, head);
     await send(ctx, found);
