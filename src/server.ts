@@ -16,6 +16,7 @@ import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
 import { KeyStore } from './store/keys.js';
+import { SHARE_LINKS_FILE_NAME, ShareLinks } from './share/links.js';
 import { createLogger } from './http/middleware/log.js';
 import { Metrics } from './ops/metrics.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_TIMEOUT_MS, Drain, type DrainTimes } from './ops/drain.js';
@@ -203,6 +204,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const keys = new KeyStore(options.dataDir);
   // A damaged file is refused on every request that needs it (503, naming it), not here.
   await keys.rewriteInCurrentForm().catch((error: Error) => log(`keys.yaml: ${error.message}`));
+  await new ShareLinks(options.dataDir).rewriteInCurrentForm().catch((error: Error) => log(`${SHARE_LINKS_FILE_NAME}: ${error.message}`));
   await orgs.prepare(keys);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();

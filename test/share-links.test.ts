@@ -181,7 +181,9 @@ test('links are listed without their token, per organization and per diagram; re
     // Links kept before their commit was: the time they were made stands in for it.
     const kept = await readFile(file, 'utf8');
     t.regex(kept, /^ {4}commit: [0-9a-f]{40}$/m);
-    await writeFile(file, kept.replace(/^ {4}commit: [0-9a-f]{40}\n/gm, ''), { mode: 0o600 });
+    // Edited by hand as docs/deploy.md says: the seal line deleted with the change.
+    const edited = kept.replace(/^# c4store seal: .*\n/, '').replace(/^ {4}commit: [0-9a-f]{40}\n/gm, '');
+    await writeFile(file, edited, { mode: 0o600 });
     t.is((await anonymous(first.body.url)).status, 200);
     // A deleted diagram's links open nothing.
     await s.request('DELETE', `${API}/diagram/${d.id}`);

@@ -5,9 +5,11 @@
  * model and must not travel with clones), beside keys.yaml and the same way: only the SHA-256
  * of a token is stored (the token is shown once, when made); writers take a cross-process lock
  * and publish by rename; readers notice a new file by its stat signature on every call, so a
- * link revoked by any process of the data directory answers 404 on the next request.
+ * link revoked by any process of the data directory answers 404 on the next request. Sealed
+ * by its first line as keys.yaml is (signed-file.ts parseSealed): a file cut between two links
+ * is refused, never read as fewer links (which the next write would make for good).
  */
-import { readSigned, sha256Hex, statSignature } from '../store/signed-file.js';
+import { parseSealed, readSigned, sealed, sha256Hex, statSignature } from '../store/signed-file.js';
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -109,6 +111,20 @@ export class ShareLinks {
     return this.snapshot;
   }
 
+  /**
+   * Writes the file in today's form if it is not (sealed): a file an earlier version wrote, or
+   * one edited by hand with its seal deleted, is sealed from then on. Run when a server starts;
+   * changes no link.
+   */
+  async rewriteInCurrentForm(): Promise<void> {
+    const text = await fsp.readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (text === null || text === linksFileText(parseLinks(text, this.file))) return;
+    await this.modify((links) => links);
+  }
+
   /** `change` returns the new list, or null when there is nothing to write. */
   private async modify(change: (links: ShareLink[]) => ShareLink[] | null): Promise<void> {
     await fsp.mkdir(path.dirname(this.file), { recursive: true });
@@ -138,6 +154,10 @@ async function readLinks(file: string): Promise<Snapshot> {
 
 // A file we cannot read is an error, never "no links": an empty list would be written over it.
 function parseLinks(text: string, file: string): ShareLink[] {
+  return parseSealed(text, file, 'links', (text) => linksOf(text, file));
+}
+
+function linksOf(text: string, file: string): ShareLink[] {
   // Always written as a mapping with a `links` list: anything else is damage, never "no links".
   const document = parse(text) as { links?: unknown } | null;
   const links = document !== null && typeof document === 'object' && !Array.isArray(document) ? document.links : undefined;
@@ -159,7 +179,15 @@ function parseLinks(text: string, file: string): ShareLink[] {
   });
 }
 
+function linksFileText(links: readonly ShareLink[]): string {
+  const rest = [
+    '# c4store share links: SHA-256 hashes of their tokens only. Made and revoked through the API.',
+    '# The first line seals the rest: a file cut short or changed is refused. After editing it by hand, delete that line.',
+    stringify({ links }),
+  ].join('\n');
+  return sealed(rest, links.length, 'links');
+}
+
 async function writeLinks(file: string, links: ShareLink[]): Promise<void> {
-  const text = `# c4store share links: SHA-256 hashes of their tokens only. Made and revoked through the API.\n${stringify({ links })}`;
-  await replaceFile(file, text, { mode: 0o600, durable: true });
+  await replaceFile(file, linksFileText(links), { mode: 0o600, durable: true });
 }

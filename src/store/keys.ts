@@ -5,9 +5,9 @@
  * The CLI and running servers share the file: writers take a cross-process lock around
  * read-modify-write and publish by rename; readers notice a new file by its stat
  * signature on every call, so a revoke from the CLI takes effect on the next request.
- * Its first line seals it (checkSeal), so a cut or changed file is refused, never read short.
+ * Its first line seals it (signed-file.ts parseSealed), so a cut or changed file is refused, never read short.
  */
-import { readSigned, sha256Hex, statSignature } from './signed-file.js';
+import { parseSealed, readSigned, sealed, sha256Hex, statSignature } from './signed-file.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
@@ -193,7 +193,10 @@ async function readSnapshot(file: string): Promise<Snapshot> {
 // A file we cannot read is an error, never "no keys": treating it as empty would make
 // the next create overwrite every key.
 function parseKeysFile(text: string, file: string): KeyRecord[] {
-  const sealedCount = checkSeal(text, file);
+  return parseSealed(text, file, 'keys', (text) => parseKeys(text, file));
+}
+
+function parseKeys(text: string, file: string): KeyRecord[] {
   // The file is always written as a mapping with a `keys` list (writeKeysFile): anything else
   // (empty, cut short, plain text) is damage, never "no keys".
   const document = parse(text) as { keys?: unknown } | null;
@@ -225,40 +228,7 @@ function parseKeysFile(text: string, file: string): KeyRecord[] {
     if (first !== undefined) throw new Error(`${file}: keys #${first + 1} and #${index + 1} have the same hash.`);
     seen.set(record.hash, index);
   });
-  if (sealedCount !== undefined && sealedCount !== records.length) {
-    throw new Error(`${file}: its seal counts ${sealedCount} keys, and it holds ${records.length}.`);
-  }
   return records;
-}
-
-/**
- * The seal, keys.yaml's first line: the number of keys and the SHA-256 of everything after that
- * line. Every writer of the file writes it (keysFileText), so a file c4store wrote and something
- * else then cut short (a disk fault) or changed is told from a whole one, however it was cut:
- * the seal is the one line a cut cannot remove without removing every key, and a record, a
- * revocation or a digit of a time dropped is a hash that no longer matches. A file without a
- * seal (written before seals, or by hand) is read as it is, its keys checked one by one; the
- * next write seals it. After changing a sealed file by hand, one deletes its seal (the 503 and
- * docs/deploy.md say so).
- */
-const SEAL_START = '# c4store seal:';
-const SEAL = /^# c4store seal: (\d{1,9}) keys, sha256 ([0-9a-f]{64})$/;
-
-function sealLine(rest: string, count: number): string {
-  return `${SEAL_START} ${count} keys, sha256 ${sha256Hex(rest)}`;
-}
-
-/** The number of keys the file's seal counts; undefined for a file without one. Throws when the seal does not match. */
-function checkSeal(text: string, file: string): number | undefined {
-  if (!text.startsWith(SEAL_START)) return undefined;
-  const end = text.indexOf('\n');
-  const seal = SEAL.exec(end < 0 ? text : text.slice(0, end));
-  if (seal === null || end < 0 || sealLine(text.slice(end + 1), Number(seal[1])) !== seal[0]) {
-    throw new Error(
-      `${file}: its seal (the first line) does not match the rest: the file was cut short, or changed by other means than c4store (after a change by hand, delete the seal line to have each key checked and the file sealed again).`,
-    );
-  }
-  return Number(seal[1]);
 }
 
 /** The record with `orgId` placed after `org`, where it reads best in keys.yaml. */
@@ -288,7 +258,7 @@ function keysFileText(records: readonly KeyRecord[]): string {
     '# The first line seals the rest: a file cut short or changed is refused. After editing it by hand, delete that line.',
     stringify({ keys: records.map(inFileOrder) }),
   ].join('\n');
-  return `${sealLine(rest, records.length)}\n${rest}`;
+  return sealed(rest, records.length, 'keys');
 }
 
 async function writeKeysFile(file: string, records: KeyRecord[]): Promise<void> {

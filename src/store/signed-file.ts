@@ -52,6 +52,51 @@ export async function readSigned<T>(
   }
 }
 
+/**
+ * The seal a data-directory file carries as its first line (keys.yaml, share-links.yaml): how many
+ * records it holds and the SHA-256 of everything after that line. Every writer of the file writes
+ * it, so a file c4store wrote and something else then cut short (a disk fault) or changed is told
+ * from a whole one, however it was cut: the seal is the one line a cut cannot remove without
+ * removing every record, and a record, a field or a digit dropped is a hash that no longer
+ * matches. A file without a seal (written before seals, or by hand) is read as it is, its
+ * records checked one by one; its next write seals it. After changing a sealed file by hand, one
+ * deletes its seal (the 503 says so).
+ */
+const SEAL_START = '# c4store seal:';
+
+/** The file's text: `rest` under its seal, which counts `count` `noun` (`keys`, `links`). */
+export function sealed(rest: string, count: number, noun: string): string {
+  return `${sealLine(rest, count, noun)}\n${rest}`;
+}
+
+function sealLine(rest: string, count: number, noun: string): string {
+  return `${SEAL_START} ${count} ${noun}, sha256 ${sha256Hex(rest)}`;
+}
+
+/**
+ * The records `parse` reads from the file's text, once its seal (if it has one) matches the rest
+ * and counts as many records as were read. A seal that does not is damage: thrown, never a
+ * shorter list.
+ */
+export function parseSealed<T>(text: string, file: string, noun: string, parse: (text: string) => T[]): T[] {
+  let counted: number | undefined;
+  if (text.startsWith(SEAL_START)) {
+    const end = text.indexOf('\n');
+    const seal = new RegExp(`^${SEAL_START} (\\d{1,9}) ${noun}, sha256 [0-9a-f]{64}$`).exec(end < 0 ? text : text.slice(0, end));
+    if (seal === null || end < 0 || sealLine(text.slice(end + 1), Number(seal[1]), noun) !== seal[0]) {
+      throw new Error(
+        `${file}: its seal (the first line) does not match the rest: the file was cut short, or changed by other means than c4store (after a change by hand, delete the seal line to have each ${noun.slice(0, -1)} checked and the file sealed again).`,
+      );
+    }
+    counted = Number(seal[1]);
+  }
+  const records = parse(text);
+  if (counted !== undefined && counted !== records.length) {
+    throw new Error(`${file}: its seal counts ${counted} ${noun}, and it holds ${records.length}.`);
+  }
+  return records;
+}
+
 /** Why a file was refused, as one sentence: the first line of what its parser threw, without the file's path. */
 function reasonOf(file: string, error: Error): string {
   // The first line only: a YAML parser's message goes on with an excerpt of the file.
