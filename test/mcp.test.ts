@@ -723,3 +723,29 @@ test('one key holds at most 100 sessions: its own idlest goes, never another key
   t.true(await alive(own.readerKey, readers[100]!));
   t.true(await alive(own.readerKey, readers[1]!));
 });
+
+test('a refusal that names a huge argument stays within an answer: the start and the advice at its end are kept', async (t) => {
+  const client = await connect(s.key);
+  t.teardown(() => client.close());
+  const huge = 'q'.repeat(300_000);
+  for (const [name, args] of [
+    ['search', { kind: 'components', draft: huge }],
+    ['search', { kind: 'components', state: huge }],
+    ['write_model', { draft: huge }],
+    ['create_draft', { name: huge }],
+  ] as const) {
+    const refused = await client.callTool({ name, arguments: args });
+    t.true(refused.isError, name);
+    const text = (refused.content as Text[])[0]!.text;
+    t.true(text.length <= 60_000, `${name}: ${text.length} characters`);
+    t.regex(text, /^Invalid (draft name|state) 'qqq/, name);
+    t.regex(text, /…/, name);
+    // What to do instead is said at the end of the sentence: it is kept.
+    t.regex(text, /(at most 63\)|ARCHIVED)\.$/, name);
+  }
+  const drafts = (await s.get('/api/external/drafts')).body as { name: string }[];
+  t.false(
+    drafts.some((d) => d.name.startsWith('qqq')),
+    'nothing was opened',
+  );
+});

@@ -12,6 +12,20 @@ export const ANSWER_CHARS = 60_000;
 /** What a shortened text ends with. */
 const ELLIPSIS = '…';
 
+/**
+ * A sentence (a refusal's) within `chars` characters: one longer loses its middle, not its end,
+ * since a refusal names what it was given first and says what to use last (`Invalid draft name
+ * '<300,000 characters>': use lowercase letters, …`).
+ */
+export function sentenceWithin(text: string, chars = ANSWER_CHARS): string {
+  if (text.length <= chars) return text;
+  const half = Math.floor((chars - ELLIPSIS.length) / 2);
+  // Not between the two halves of a character outside the BMP.
+  const head = /[\uD800-\uDBFF]$/.test(text.slice(0, half)) ? half - 1 : half;
+  const tail = /^[\uDC00-\uDFFF]/.test(text.slice(-half)) ? half - 1 : half;
+  return `${text.slice(0, head)}${ELLIPSIS}${text.slice(-tail)}`;
+}
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 interface Place {

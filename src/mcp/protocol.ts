@@ -24,6 +24,7 @@ import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
 import { readSnapshot, state } from '../http/resource.js';
 import type { McpSettings } from './endpoint.js';
+import { sentenceWithin } from './fit.js';
 import { checkArguments, modelYaml, type ToolContext } from './tools.js';
 
 /** A session's server and transport; the transport tells of the session's id once `initialize` has made it. */
@@ -127,7 +128,7 @@ function serverFor(settings: McpSettings): Server {
     if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
     const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
     const diagram = id === undefined ? undefined : model.diagrams.get(id);
-    if (!diagram) throw new McpError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
+    if (!diagram) throw new McpError(ErrorCode.InvalidParams, sentenceWithin(`Resource '${uri}' does not exist.`));
     return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
   });
   return server;
@@ -137,6 +138,7 @@ const MODEL_URI = 'c4store:///model.yaml';
 const DIAGRAM_URI = 'c4store:///diagrams/';
 const RESOURCES_PER_PAGE = 500;
 
+/** A refusal, within an answer's size like every answer: it may name an argument of megabytes. */
 function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
+  return { content: [{ type: 'text', text: sentenceWithin(text) }], isError: true };
 }
