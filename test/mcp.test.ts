@@ -749,3 +749,49 @@ test('a refusal that names a huge argument stays within an answer: the start and
     'nothing was opened',
   );
 });
+
+test('list cursors: one that is not a string, or names no page, is the protocol error -32602 in words', async (t) => {
+  const post = (body: unknown, session?: string) =>
+    fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${s.readerKey}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      },
+      body: JSON.stringify(body),
+    });
+  const made = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const session = made.headers.get('mcp-session-id')!;
+  await made.text();
+  for (const [method, params] of [
+    ['tools/list', { cursor: 5 }],
+    ['tools/list', 5],
+    ['resources/list', { cursor: null }],
+    ['resources/list', { cursor: '-1' }],
+    ['resources/list', { cursor: '-600' }],
+    ['resources/list', { cursor: 'abc' }],
+    ['resources/list', { cursor: '0.5' }],
+    ['resources/list', { cursor: '1e400' }],
+  ] as const) {
+    const reply = await post({ jsonrpc: '2.0', id: 9, method, params }, session);
+    const answer = (await reply.json()) as { id: unknown; error?: { code: number; message: string } };
+    const label = `${method} ${JSON.stringify(params)}`;
+    t.is(answer.id, 9, label);
+    t.is(answer.error?.code, -32602, label);
+    t.regex(answer.error?.message ?? '', /cursor|params/, label);
+    t.notRegex(answer.error?.message ?? '', /invalid_type/, label);
+  }
+  // The cursors the server gives are taken, and one past the end is an empty page.
+  for (const cursor of ['0', '500']) {
+    const reply = await post({ jsonrpc: '2.0', id: 10, method: 'resources/list', params: { cursor } }, session);
+    const answer = (await reply.json()) as { result?: { resources: unknown[] } };
+    t.true(Array.isArray(answer.result?.resources), cursor);
+  }
+});

@@ -106,7 +106,7 @@ function serverFor(settings: McpSettings): Server {
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
     const { model } = await readSnapshot(carried(extra));
     const diagrams = [...model.diagrams.values()];
-    const start = Number(request.params?.cursor ?? 0) || 0;
+    const start = pageStart(request.params?.cursor);
     const page = diagrams.slice(start, start + RESOURCES_PER_PAGE);
     return {
       resources: [
@@ -132,6 +132,22 @@ function serverFor(settings: McpSettings): Server {
     return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
   });
   return server;
+}
+
+/**
+ * Where the page a `resources/list` cursor names starts: the cursors given are the index of a
+ * page's first diagram. Any other text (a negative number, a fraction, a word) names no page,
+ * and the protocol answers such a cursor -32602 rather than a page of its own making.
+ */
+function pageStart(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(cursor)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      sentenceWithin(`Invalid cursor '${cursor}': use the nextCursor of the previous resources/list answer.`),
+    );
+  }
+  return Number(cursor);
 }
 
 const MODEL_URI = 'c4store:///model.yaml';
