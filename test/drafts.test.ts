@@ -501,3 +501,31 @@ test('damaged draft records refuse a merge before main moves, with a text naming
     t.is(merged.status, 200, merged.text);
     t.is(merged.body.state, 'merged');
   }));
+
+test('resolutions that settle one field both ways are refused, naming both, and nothing merges; the same twice is taken', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await open(s, 'both-ways');
+    await s.request('PATCH', `${API}/components/pay?draft=both-ways`, { body: { name: 'Payments Hub' } });
+    await s.request('PATCH', `${API}/components/pay`, { body: { name: 'Payment Service' } });
+    const mainBefore = await s.head();
+    const settle = (take: string) => ({ kind: 'component', id: 'pay', field: 'name', take });
+
+    for (const update of [false, true]) {
+      const action = update ? 'update' : 'merge';
+      const draftBefore = await ref(s, 'refs/heads/drafts/both-ways');
+      const refused = await s.post(`${API}/drafts/both-ways/${action}`, { resolutions: [settle('draft'), settle('main')] });
+      t.is(refused.status, 400, action);
+      t.deepEqual(refused.body, {
+        error:
+          "Resolutions 0 and 1 both settle field 'name' of component 'pay', one with take 'draft' and the other with 'main': give one.",
+      });
+      t.is(await s.head(), mainBefore, `${action}: main is as it was`);
+      t.is(await ref(s, 'refs/heads/drafts/both-ways'), draftBefore, `${action}: the draft is as it was`);
+    }
+    t.is((await s.get(`${API}/drafts/both-ways`)).body.state, 'open');
+
+    const merged = await s.post(`${API}/drafts/both-ways/merge`, { resolutions: [settle('main'), settle('main')] });
+    t.is(merged.status, 200, merged.text);
+    t.is((await s.get(`${API}/components/pay`)).body.name, 'Payment Service');
+  }));

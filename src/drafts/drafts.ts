@@ -271,6 +271,7 @@ export class Drafts {
       reviewed?: string;
     },
   ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
+    settledOnce(resolutions);
     for (let attempt = 1; ; attempt++) {
       try {
         // Found again at each attempt: a merge or close by another request (or process) in
@@ -529,5 +530,24 @@ export class MergeConflicts extends ApiError {
       409,
       `Draft '${name}' conflicts with main on ${conflicts.length} field${conflicts.length === 1 ? '' : 's'}; settle each with a resolution.`,
     );
+  }
+}
+
+/**
+ * Resolutions that settle one field both ways say nothing a merge can take: refused (400), rather
+ * than the later one silently winning. The same resolution twice is no disagreement.
+ */
+function settledOnce(resolutions: readonly Resolution[]): void {
+  const seen = new Map<string, number>();
+  for (const [index, r] of resolutions.entries()) {
+    const key = JSON.stringify([r.kind, r.id, r.field]);
+    const earlier = seen.get(key);
+    if (earlier === undefined) seen.set(key, index);
+    else if (resolutions[earlier]!.take !== r.take) {
+      throw new ApiError(
+        400,
+        `Resolutions ${earlier} and ${index} both settle field '${r.field}' of ${r.kind} '${r.id}', one with take '${resolutions[earlier]!.take}' and the other with '${r.take}': give one.`,
+      );
+    }
   }
 }
