@@ -234,6 +234,18 @@ test('a diagram the draft deleted: its visual diff draws it as main had it, ever
     t.deepEqual((await s.get(`${API}/diagram/nope?draft=drop&compare=main`, SVG)).body, {
       error: "Diagram with id 'nope' does not exist.",
     });
+    // A compare other than main is refused as such, for a diagram the draft deleted too (it was 404).
+    const badCompare = { error: "Invalid compare 'other': the only value is 'main'." };
+    for (const path of [`${API}/diagram/${diagram.id}`, `${API}/diagrams/c2`]) {
+      for (const accept of [SVG, PNG]) {
+        const refused = await s.get(`${path}?draft=drop&compare=other`, accept);
+        t.is(refused.status, 400, path);
+        t.deepEqual(refused.body, badCompare, path);
+      }
+    }
+    for (const path of [`${diagram.id}.svg?draft=drop&compare=other`, `${diagram.id}.png?draft=drop&compare=other`]) {
+      t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/${path}`, { headers: { cookie } })).status, 400, path);
+    }
     // A draft that did not delete it: main's drawing is no visual diff of it.
     await s.post(`${API}/drafts`, { name: 'other' });
     t.deepEqual(

@@ -16,24 +16,35 @@ import { queryValue, state } from './resource.js';
  * `Accept: image/svg+xml` (or `image/png`) and by the viewer's `.svg` and `.png` addresses.
  */
 export async function diagramSvg(ctx: Context, snapshot: Snapshot, diagram: Diagram, options: DrawOptions = {}): Promise<string> {
+  const draft = comparedDraft(ctx);
+  if (draft === undefined) return drawingOf(diagram, snapshot.model, options);
+  const drawn = await new Drafts(state(ctx).org).comparison(draft, diagram.id);
+  return drawingOf(drawn.diagram, drawn.model, { ...options, marks: drawn.marks });
+}
+
+/**
+ * The draft whose visual diff the request asks for (`?draft=<name>&compare=main`), or undefined
+ * without `compare`. A `compare` other than `main`, or one without `?draft=`, is refused here,
+ * before any diagram is looked for: a refusal of the parameters, whichever diagram they name.
+ */
+function comparedDraft(ctx: Context): string | undefined {
   const compare = queryValue(ctx, 'compare');
-  if (compare === undefined) return drawingOf(diagram, snapshot.model, options);
+  if (compare === undefined) return undefined;
   if (compare !== 'main') throw new ApiError(400, `Invalid compare '${compare}': the only value is 'main'.`);
   const draft = queryValue(ctx, 'draft');
   if (draft === undefined) throw new ApiError(400, 'compare=main needs ?draft=<name>: the draft to compare with main.');
-  const drawn = await new Drafts(state(ctx).org).comparison(draft, diagram.id);
-  return drawingOf(drawn.diagram, drawn.model, { ...options, marks: drawn.marks });
+  return draft;
 }
 
 /**
  * The diagram `idOrRef` names that the request's `?draft=<name>&compare=main` draws although
  * the draft has it no more: the draft deleted it, and its visual diff draws it as main had it
  * (Drafts.deletedDiagram). Undefined when the request asks for no visual diff, or the draft did
- * not delete such a diagram.
+ * not delete such a diagram; a request asking for one wrongly is refused (comparedDraft).
  */
 export async function deletedInComparedDraft(ctx: Context, idOrRef: string): Promise<Diagram | undefined> {
-  const draft = queryValue(ctx, 'draft');
-  if (draft === undefined || queryValue(ctx, 'compare') !== 'main') return undefined;
+  const draft = comparedDraft(ctx);
+  if (draft === undefined) return undefined;
   return new Drafts(state(ctx).org).deletedDiagram(draft, idOrRef);
 }
 
