@@ -529,3 +529,25 @@ test('resolutions that settle one field both ways are refused, naming both, and 
     t.is(merged.status, 200, merged.text);
     t.is((await s.get(`${API}/components/pay`)).body.name, 'Payment Service');
   }));
+
+test('writes to a draft while it is merged or closed: each lands in the draft or is told in the drafts’ words, never that its branch is gone', (t) =>
+  withServer(async (s) => {
+    for (const [round, ending] of ['merge', 'close', 'merge', 'close', 'merge', 'close'].entries()) {
+      const name = `ends-${round}`;
+      await open(s, name);
+      await s.post(`${API}/component?draft=${name}`, [{ name: 'First' }]);
+      const end = ending === 'merge' ? s.request('POST', `${API}/drafts/${name}/merge`) : s.request('DELETE', `${API}/drafts/${name}`);
+      const writes = [1, 2, 3].map((i) => s.post(`${API}/component?draft=${name}`, [{ name: `Write ${i}` }]));
+      const [ended, ...replies] = await Promise.all([end, ...writes]);
+      t.is(ended.status, 200, ended.text);
+      const told =
+        ending === 'merge'
+          ? `Draft '${name}' is merged; open a new draft for further changes.`
+          : `Draft '${name}' is closed; reopen it to change it.`;
+      for (const reply of replies) {
+        if (reply.status === 200) continue;
+        t.is(reply.status, 409, reply.text);
+        t.deepEqual(reply.body, { error: told }, `${name}: a write ${ending}d away under it`);
+      }
+    }
+  }));

@@ -124,6 +124,21 @@ export async function writableDraft(org: OrgModel, name: string): Promise<string
   return draft.ref;
 }
 
+/**
+ * A write to draft `name`, given its branch. A draft merged or closed between being found and the
+ * write taking the lock is told as one found so at once (`Draft 'x' is merged; …`), not as its
+ * branch gone (`Branch 'drafts/x' no longer exists.`), which names no draft to a client.
+ */
+export async function writeToDraft<T>(org: OrgModel, name: string, write: (ref: string) => Promise<T>): Promise<T> {
+  const ref = await writableDraft(org, name);
+  try {
+    return await write(ref);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409 && (await org.repo.readBranch(ref)) === null) await writableDraft(org, name);
+    throw err;
+  }
+}
+
 export class Drafts {
   constructor(private readonly org: OrgModel) {}
 

@@ -4,7 +4,7 @@ import { byIdOrRef, kindName, type Identified, type WriteOptions } from '../mode
 import type { StoredKind } from '../model/files.js';
 import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
-import { locateDraft, writableDraft } from '../drafts/drafts.js';
+import { locateDraft, writeToDraft } from '../drafts/drafts.js';
 import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
 import { pageAfter } from './pages.js';
@@ -131,17 +131,19 @@ export function authorOf(ctx: Context): { name: string; email: string } {
 export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> | R, spoken?: (draft: Draft) => string) {
   const { org } = state(ctx);
   const draft = queryValue(ctx, 'draft');
-  return org.write(
-    {
-      ref: draft === undefined ? undefined : await writableDraft(org, draft),
-      ...preconditions(ctx),
-      author: authorOf(ctx),
-      title: `${ctx.method} ${ctx.path}`,
-      spoken,
-      options: writeOptions(ctx),
-    },
-    step,
-  );
+  const writeTo = (ref: string | undefined) =>
+    org.write(
+      {
+        ref,
+        ...preconditions(ctx),
+        author: authorOf(ctx),
+        title: `${ctx.method} ${ctx.path}`,
+        spoken,
+        options: writeOptions(ctx),
+      },
+      step,
+    );
+  return draft === undefined ? writeTo(undefined) : writeToDraft(org, draft, writeTo);
 }
 
 const MAX_PAGE = 1000;

@@ -4,7 +4,7 @@ import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
-import { Drafts, locateDraft, writableDraft } from '../drafts/drafts.js';
+import { Drafts, locateDraft, writeToDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
@@ -494,20 +494,22 @@ export const DRAFT_TOOLS: readonly Tool[] = [
       const { ctx } = context;
       const { org } = state(ctx);
       let before: Model | undefined;
-      const { snapshot, result } = await org.write(
-        {
-          ref: await writableDraft(org, draft),
-          // As the answers print it (abbreviated), or whole.
-          ...(head === undefined ? {} : { ifMatch: [await resolveCommitName(org.repo, head).catch(() => head)] }),
-          author: authorOf(ctx),
-          title: `MCP write_model into draft '${draft}'`,
-          options: writeOptions(ctx),
-          trailers: [`Agent: ${context.clientName}`],
-        },
-        (d) => {
-          before = d.base;
-          return writeCurrent(d, { components, diagrams }, 'upsert', 'template');
-        },
+      const { snapshot, result } = await writeToDraft(org, draft, async (ref) =>
+        org.write(
+          {
+            ref,
+            // As the answers print it (abbreviated), or whole.
+            ...(head === undefined ? {} : { ifMatch: [await resolveCommitName(org.repo, head).catch(() => head)] }),
+            author: authorOf(ctx),
+            title: `MCP write_model into draft '${draft}'`,
+            options: writeOptions(ctx),
+            trailers: [`Agent: ${context.clientName}`],
+          },
+          (d) => {
+            before = d.base;
+            return writeCurrent(d, { components, diagrams }, 'upsert', 'template');
+          },
+        ),
       );
       const changes = before === undefined ? [] : describeChanges(diffModels(before, snapshot.model));
       // What the schema does not know was not written: a misspelt `descr` must not pass for a description.
