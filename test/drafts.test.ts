@@ -551,3 +551,23 @@ test('writes to a draft while it is merged or closed: each lands in the draft or
       }
     }
   }));
+
+test('reads of a draft while it is merged or closed are served, from wherever its branch went', (t) =>
+  withServer(async (s) => {
+    for (const [round, ending] of ['merge', 'close', 'merge', 'close'].entries()) {
+      const name = `read-${round}`;
+      await open(s, name);
+      await s.post(`${API}/component?draft=${name}`, [{ name: 'Drafted' }]);
+      const end = ending === 'merge' ? s.request('POST', `${API}/drafts/${name}/merge`) : s.request('DELETE', `${API}/drafts/${name}`);
+      const reads = Array.from({ length: 30 }, () => s.get(`${API}/components?draft=${name}`));
+      const [ended, ...replies] = await Promise.all([end, ...reads]);
+      t.is(ended.status, 200, ended.text);
+      for (const reply of replies) {
+        t.is(reply.status, 200, `${name}: ${reply.text}`);
+        t.true(
+          (reply.body as { name: string }[]).some((c) => c.name === 'Drafted'),
+          name,
+        );
+      }
+    }
+  }));

@@ -125,6 +125,23 @@ export async function writableDraft(org: OrgModel, name: string): Promise<string
 }
 
 /**
+ * The model at the tip of draft `name` (`?draft=` reads): a draft merged or closed between being
+ * found and read is read where its branch went (refs/drafts-merged/…, refs/drafts-closed/…), as
+ * a read of it a moment later would be, not refused with its branch gone.
+ */
+export async function draftTip(org: OrgModel, name: string): Promise<Snapshot> {
+  for (let attempt = 1; ; attempt++) {
+    const { ref } = await locateDraft(org, name);
+    try {
+      return await org.tip(ref);
+    } catch (err) {
+      const gone = err instanceof ApiError && err.status === 409 && (await org.repo.readBranch(ref)) === null;
+      if (!gone || attempt === 3) throw err;
+    }
+  }
+}
+
+/**
  * A write to draft `name`, given its branch. A draft merged or closed between being found and the
  * write taking the lock is told as one found so at once (`Draft 'x' is merged; …`), not as its
  * branch gone (`Branch 'drafts/x' no longer exists.`), which names no draft to a client.

@@ -4,7 +4,7 @@ import { byIdOrRef, kindName, type Identified, type WriteOptions } from '../mode
 import type { StoredKind } from '../model/files.js';
 import { isId, newId } from '../model/ids.js';
 import type { Draft } from '../model/draft.js';
-import { locateDraft, writeToDraft } from '../drafts/drafts.js';
+import { draftTip, writeToDraft } from '../drafts/drafts.js';
 import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import type { KeyRecord } from '../store/keys.js';
 import { pageAfter } from './pages.js';
@@ -70,8 +70,7 @@ export async function readSnapshot(ctx: Context): Promise<Snapshot> {
   if (at !== undefined) return state(ctx).org.at(at);
   const draft = queryValue(ctx, 'draft');
   if (draft !== undefined) {
-    const { org } = state(ctx);
-    return org.tip((await locateDraft(org, draft)).ref);
+    return draftTip(state(ctx).org, draft);
   }
   const { snapshot, warning } = await state(ctx).org.readable();
   // RFC 9110 field values: visible ASCII and spaces only (the message may quote a file).

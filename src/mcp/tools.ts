@@ -4,7 +4,7 @@ import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
 import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
-import { Drafts, locateDraft, writeToDraft } from '../drafts/drafts.js';
+import { Drafts, draftTip, writeToDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
@@ -222,8 +222,7 @@ export function modelYaml(m: Model, publicUrl: string): string {
 /** The model as main has it, or as the draft `draft` has it. */
 async function snapshotOf(context: ToolContext, draft: string | undefined): Promise<Snapshot> {
   if (draft === undefined) return readSnapshot(context.ctx);
-  const { org } = state(context.ctx);
-  return org.tip((await locateDraft(org, draft)).ref);
+  return draftTip(state(context.ctx).org, draft);
 }
 
 async function model(context: ToolContext, draft: string | undefined) {
