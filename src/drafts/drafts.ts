@@ -545,7 +545,6 @@ function movedAway(err: unknown): never {
   throw err instanceof ApiError && err.status === 409 ? new Moved() : err;
 }
 
-/** 409 with the conflicts beside the error text (the route answers it). */
 /** A merge asked for the draft as it was at `reviewed`, and it has moved since. */
 export class DraftChanged extends ApiError {
   constructor(name: string, reviewed: string) {
@@ -553,6 +552,7 @@ export class DraftChanged extends ApiError {
   }
 }
 
+/** 409 with the conflicts beside the error text (the route answers it). */
 export class MergeConflicts extends ApiError {
   constructor(
     name: string,
