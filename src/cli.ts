@@ -12,7 +12,8 @@ import { putOrganization } from './model/draft.js';
 import { newId } from './model/ids.js';
 import { memberCalled } from './model/rules.js';
 import { apiContextOf } from './http/resource.js';
-import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, redactUrl, updateMirrors } from './mirror/config.js';
+import { redactUrl } from './credentials.js';
+import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
@@ -485,7 +486,7 @@ async function run(argv: string[]): Promise<void> {
       const [slug, url] = positionals(rest, 2, 'webhook add <slug> <url> [--event TYPE]... [--webhook-allow-private]');
       requireOrg(slug);
       const subscription = await addWebhook(orgs, slug, url, values.event, values['webhook-allow-private'] ?? false);
-      console.log(`webhook ${subscription.id} of '${slug}' sends ${subscription.events.join(', ')} to ${subscription.url}`);
+      console.log(`webhook ${subscription.id} of '${slug}' sends ${subscription.events.join(', ')} to ${redactUrl(subscription.url)}`);
       console.log('its signing secret, shown once:');
       console.log(subscription.secret);
       return;
@@ -496,7 +497,7 @@ async function run(argv: string[]): Promise<void> {
       const { subscriptions, damaged } = await new WebhookStore(data).overview(slug, orgs.get(slug).identity);
       for (const { subscription: w, state } of subscriptions) {
         const status = state.disabled ? `disabled: ${state.disabled.reason}` : `delivered up to ${state.cursor.slice(0, 12)}`;
-        console.log([w.id, w.url, w.events.join(','), w.created, status].join('\t'));
+        console.log([w.id, redactUrl(w.url), w.events.join(','), w.created, status].join('\t'));
       }
       for (const error of damaged) console.log([error.id, '', '', '', `damaged: ${error.message}`].join('\t'));
       return;

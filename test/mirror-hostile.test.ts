@@ -11,7 +11,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redactSecrets, redactUrl } from '../src/mirror/config.js';
+import { redactSecrets, redactUrl } from '../src/credentials.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
 import { TestServer } from './support/server.js';
 

@@ -42,6 +42,43 @@ test('a subscription to a loopback address is refused unless the server allows p
   t.is((await server.get('/api/external/webhooks')).body.length, 0, 'nothing was made');
 });
 
+test("a target URL's credentials are used for delivery and never shown: answers, lists, the command line and refusals show them as ***", async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const port = new URL(receiver.url).port;
+  const target = `http://hook:s3cret-pass@127.0.0.1:${port}/hook?token=tok-123456&verbose`;
+  const shown = `http://hook:***@127.0.0.1:${port}/hook?token=***&verbose`;
+  const made = await server.post('/api/external/webhooks', { url: target });
+  t.is(made.status, 201, made.text);
+  t.is(made.body.url, shown);
+  t.is((await server.get(`/api/external/webhooks/${made.body.id}`)).body.url, shown);
+  t.deepEqual(
+    (await server.get('/api/external/webhooks')).body.map((w: { url: string }) => w.url),
+    [shown],
+  );
+  const listed = await cli('webhook', 'list', server.slug, '--data', server.dataDir);
+  t.true(listed.includes(shown), listed);
+  t.false(listed.includes('s3cret') || listed.includes('tok-123'), listed);
+
+  // Delivered with them: the receiver is given its user and password, and its query.
+  await addTag(server, 'one');
+  await receiver.until(() => receiver.delivered.length >= 1);
+  t.is(receiver.received[0]!.headers.authorization, `Basic ${Buffer.from('hook:s3cret-pass').toString('base64')}`);
+
+  // A refusal that names the URL hides them too.
+  const strict = await TestServer.start();
+  t.teardown(() => strict.close());
+  const loopback = await strict.post('/api/external/webhooks', { url: 'http://bot:s3cret-pass@127.0.0.1:9/hook?key=abcdef' });
+  t.is(loopback.status, 400);
+  t.true(loopback.body.error.startsWith("Webhook url 'http://bot:***@127.0.0.1:9/hook?key=***' points to a private"), loopback.body.error);
+  const removed = await server.request('DELETE', `/api/external/webhooks/${made.body.id}`);
+  t.is(removed.body.url, shown);
+});
+
 test('deliveries are signed by the Standard Webhooks scheme, in commit order; the secret is shown once and kept outside the repository', async (t) => {
   const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
   const receiver = await Receiver.start();

@@ -9,6 +9,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ApiError } from '../errors.js';
+import { redactUrl } from '../credentials.js';
 
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
@@ -94,20 +95,20 @@ export async function checkTargetUrl(text: unknown, allowPrivate: boolean): Prom
   try {
     url = new URL(text);
   } catch {
-    throw new ApiError(400, `Invalid webhook url '${text}'.`);
+    throw new ApiError(400, `Invalid webhook url '${redactUrl(text)}'.`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ApiError(400, `Invalid webhook url '${text}': use http or https.`);
+    throw new ApiError(400, `Invalid webhook url '${redactUrl(text)}': use http or https.`);
   }
   if (allowPrivate) return url.href;
   const addresses = await resolve(url.hostname).catch(() => {
-    throw new ApiError(400, `Webhook url '${text}': its host '${url.hostname}' does not resolve.`);
+    throw new ApiError(400, `Webhook url '${redactUrl(text)}': its host '${url.hostname}' does not resolve.`);
   });
   const blocked = addresses.find(isPrivateAddress);
   if (blocked !== undefined) {
     throw new ApiError(
       400,
-      `Webhook url '${text}' points to a private or loopback address (${blocked}); the server refuses such targets unless started with --webhook-allow-private.`,
+      `Webhook url '${redactUrl(text)}' points to a private or loopback address (${blocked}); the server refuses such targets unless started with --webhook-allow-private.`,
     );
   }
   return url.href;

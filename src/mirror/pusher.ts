@@ -2,7 +2,8 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { readRef } from '../store/refs.js';
 import { GitCommandError, GitTimeoutError, runGit } from '../store/git-cli.js';
-import { type MirrorConfig, mirrorsSignature, readMirrors, redactSecrets, redactUrl } from './config.js';
+import { redactSecrets, redactUrl } from '../credentials.js';
+import { type MirrorConfig, mirrorsSignature, readMirrors } from './config.js';
 import { replaceFile } from '../store/durable-files.js';
 
 /**

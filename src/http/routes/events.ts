@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
+import { redactUrl } from '../../credentials.js';
 import type { Events } from '../../events/events.js';
 import { readDraftStates } from '../../events/draft-notices.js';
 import { NotOnBranchError } from '../../store/branches.js';
@@ -54,7 +55,8 @@ async function commitOnBranch(ctx: Context, events: Events | OrgEvents, text: st
 function presentSubscription(subscription: Subscription, status: SubscriptionState) {
   return {
     id: subscription.id,
-    url: subscription.url,
+    // Its credentials (`user:pass@`, `?token=`) are the receiver's secret, as the signing secret is.
+    url: redactUrl(subscription.url),
     events: subscription.events,
     created: subscription.created,
     status: status.disabled ? ('disabled' as const) : ('active' as const),
