@@ -762,6 +762,21 @@ test('template: refused as a whole, with paths naming the element; an id updates
       'Invalid JSON: components.1.name: Required, diagrams.0.name: Required',
     );
     await no(t, s, 'POST', `${API}/template`, [], 400, 'Invalid JSON: Expected object, received array');
+    // A list given as null is the client's value, refused as /model refuses it; only an omitted one is [].
+    await no(t, s, 'POST', `${API}/template`, { components: null }, 400, 'Invalid JSON: components: Expected array, received null');
+    await no(t, s, 'POST', `${API}/template`, { diagrams: null }, 400, 'Invalid JSON: diagrams: Expected array, received null');
+    await no(
+      t,
+      s,
+      'POST',
+      `${API}/template`,
+      { components: null, diagrams: [] },
+      400,
+      'Invalid JSON: components: Expected array, received null',
+      {
+        yaml: true,
+      },
+    );
     await no(
       t,
       s,

@@ -8,8 +8,9 @@ import { send } from '../respond.js';
 
 /**
  * `POST /api/external/template`: `{components, diagrams}` (JSON or YAML, both default to
- * `[]`) in one commit, in the shapes of the plural endpoints. An element with an `id` or a
- * stored `ref` updates that resource partially; an unknown `id` creates it with that id.
+ * `[]` when omitted; null is refused) in one commit, in the shapes of the plural endpoints.
+ * An element with an `id` or a stored `ref` updates that resource partially; an unknown `id`
+ * creates it with that id.
  */
 export function templateRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.post('/template', ...writing, async (ctx) => {

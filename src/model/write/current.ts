@@ -199,7 +199,9 @@ export async function writeCurrent(
 ): Promise<CurrentResult> {
   const kinds = (['tag', 'attribute', 'component', 'diagram'] as const).filter((k) => request[PLURAL[k]] !== undefined);
   const bodyOf = (byKind: Partial<Record<WritableKind, unknown[]>>): unknown => {
-    if (shape === 'template') return { components: byKind.component ?? [], diagrams: byKind.diagram ?? [] };
+    // Only an omitted list is empty: one given as null is checked as sent, and refused (as /model refuses it).
+    const listOf = (kind: WritableKind) => (byKind[kind] === undefined ? [] : byKind[kind]);
+    if (shape === 'template') return { components: listOf('component'), diagrams: listOf('diagram') };
     const only = byKind[kinds[0]] ?? [];
     return shape === 'single' ? only[0] : only;
   };
