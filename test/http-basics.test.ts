@@ -464,6 +464,13 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
   // A list (RFC 9110): one of them must be where main is.
   const oldList = { headers: { 'if-match': `"${old}", W/"abc"` } };
   assertError(t, await s.post(`${API}/tag`, [{ name: 'stale', color: 'red' }], oldList), 412, `The model has changed since ${old}, abc.`);
+  // A tag that names nothing (an empty ETag, a `W/` without one, as a client whose ETag variable
+  // was empty sends them) names no commit either: the write was meant to be conditional, so 412.
+  for (const sent of ['""', 'W/""', 'W/', `"", W/`]) {
+    const headers = { 'if-match': sent };
+    assertError(t, await s.post(`${API}/tag`, [{ name: 'lost', color: 'red' }], { headers }), 412, `The model has changed since ${sent}.`);
+    assertError(t, await s.post(`${API}/tags`, { name: 'lost', color: 'red' }, { headers }), 412, `The model has changed since ${sent}.`);
+  }
   t.is(await s.state(), before);
   const ok = await s.post(`${API}/tag`, [{ name: 'fresh', color: 'red' }], { headers: { 'if-match': `"${old}", "${current}"` } });
   t.is(ok.status, 200, ok.text);

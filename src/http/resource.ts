@@ -96,18 +96,19 @@ export function preconditions(ctx: Context): Preconditions {
   return { ifMatch: entityTags(ctx, 'if-match'), ifNoneMatch: entityTags(ctx, 'if-none-match') };
 }
 
-/** The commits a conditional header lists, quotes and `W/` taken off; undefined when it is absent or empty. */
+/**
+ * The commits a conditional header lists, quotes and `W/` taken off; undefined when it is absent
+ * or lists nothing (empty list elements are skipped, as RFC 9110 §5.6.1 has it). A tag that
+ * names nothing (`""`, `W/`) stays as sent: it is no commit, so an `If-Match` of it fails, as
+ * the client that sent it (with an empty ETag variable, say) meant a conditional write.
+ */
 function entityTags(ctx: Context, header: 'if-match' | 'if-none-match'): readonly string[] | undefined {
   const tags = ctx
     .get(header)
     .split(',')
-    .map((tag) =>
-      tag
-        .trim()
-        .replace(/^W\//, '')
-        .replace(/^"(.*)"$/, '$1'),
-    )
-    .filter((tag) => tag !== '');
+    .map((sent) => sent.trim())
+    .filter((sent) => sent !== '')
+    .map((sent) => sent.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || sent);
   return tags.length === 0 ? undefined : tags;
 }
 
