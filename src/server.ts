@@ -256,6 +256,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const headersTimeout = Math.min(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT, requestTimeout);
   const handle = app.callback();
   const server = createServer({
+    // A request without Host is refused by the app (middleware/protocol.ts), in the contract's form.
+    requireHostHeader: false,
     requestTimeout,
     headersTimeout,
     keepAliveTimeout: options.keepAliveTimeout ?? DEFAULT_KEEP_ALIVE_TIMEOUT,
@@ -270,6 +272,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   server.on('request', drain.track(guard(handle)));
   server.on('checkContinue', drain.track(guard(checkContinue(handle))));
+  // An `Expect` other than 100-continue: refused by the app (middleware/protocol.ts) with 417.
+  server.on('checkExpectation', drain.track(guard(handle)));
   lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -16,6 +16,7 @@ import { boundSends, DEFAULT_SEND_BYTES_PER_KEY, DEFAULT_SEND_TIMEOUT, type Send
 import { KeyRates, rateLimit, type RateLimits } from './middleware/rate-limit.js';
 import { closeAfterUnreadBody } from './middleware/unread-body.js';
 import { privateAnswers } from './middleware/private-answers.js';
+import { protocolRequirements } from './middleware/protocol.js';
 import { DEFAULT_LINGER_MS, type LingerSettings } from './connections/linger.js';
 import type { RouteSettings } from './resource.js';
 import type { YamlPool } from './yaml-pool.js';
@@ -149,6 +150,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(privateAnswers);
   app.use(errors((line) => logger.error(line)));
+  app.use(protocolRequirements);
   app.use(gitHttp(deps));
   app.use(refuseTypeDeletes);
   app.use(pageNotFound(deps));

@@ -68,6 +68,7 @@ export function lingerBeforeClose(server: Server, settings: LingerSettings): voi
   };
   server.prependListener('request', watch);
   server.prependListener('checkContinue', watch);
+  server.prependListener('checkExpectation', watch);
   server.on('connection', (socket: Socket) => {
     // Node calls destroySoon() once an answer with `Connection: close` is written.
     const closeNow = socket.destroySoon.bind(socket);

@@ -1,0 +1,22 @@
+import type { Middleware } from 'koa';
+import { ApiError } from '../../errors.js';
+
+/**
+ * Two refusals HTTP/1.1 requires of a server that Node makes by itself, before any handler
+ * runs, with a bodiless answer: a request without `Host` (RFC 9112 §3.2: 400) and an `Expect`
+ * other than `100-continue` (RFC 9110 §10.1.1: 417). The server hands both to the app instead
+ * (server.ts: `requireHostHeader: false`, a `checkExpectation` listener), so that they are
+ * answered here in the contract's form, with the headers every answer carries. HTTP/1.0 has
+ * neither rule: it has no `Host` requirement, and Node ignores its `Expect`.
+ */
+export const protocolRequirements: Middleware = async (ctx, next) => {
+  if (ctx.req.httpVersion === '1.1') {
+    if (ctx.req.headers.host === undefined) throw new ApiError(400, 'Bad request: an HTTP/1.1 request must name its Host.');
+    const expect = ctx.req.headers.expect;
+    // Node's own test of an `Expect` it takes for 100-continue (its `checkContinue` event).
+    if (expect !== undefined && !/(?:^|\W)100-continue(?:$|\W)/i.test(expect)) {
+      throw new ApiError(417, `Expectation '${expect}' cannot be met: the only one this server knows is 100-continue.`);
+    }
+  }
+  await next();
+};
