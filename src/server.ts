@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp } from './http/app.js';
 import { capConnections, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from './http/connections/caps.js';
 import { checkContinue } from './http/connections/continue.js';
@@ -163,13 +164,27 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   const response = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !response?.headersSent) {
     const [status, reason, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request', 'Bad request.'];
-    const body = JSON.stringify({ error: message });
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    writeRawError(socket, status, reason, message);
   }
   socket.destroy();
+}
+
+/**
+ * A CONNECT asks for a tunnel, which only a proxy opens. Without a `connect` listener Node closes
+ * the connection without a word; this server is no proxy, and says so in the contract's form.
+ */
+function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  if (socket.writable) writeRawError(socket, 400, 'Bad Request', 'Bad request: CONNECT is for proxies, and this server is none.');
+  socket.end();
+}
+
+/** An answer written on the connection itself (no handler runs), which is closed after it. */
+function writeRawError(socket: Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ error: message });
+  socket.write(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
@@ -276,6 +291,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.on('checkExpectation', drain.track(guard(handle)));
   lingerBeforeClose(server, deps.linger);
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, host, () => resolve());

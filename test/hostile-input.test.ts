@@ -652,6 +652,11 @@ test.serial('raw request lines that try to escape or break the parser: 404, 400 
       "Expectation '200-ok' cannot be met: the only one this server knows is 100-continue.",
     ],
     [
+      `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`,
+      400,
+      'Bad request: CONNECT is for proxies, and this server is none.',
+    ],
+    [
       `POST /api/external/tag HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n[]`,
       400,
       'Bad request.',
