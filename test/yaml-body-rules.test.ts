@@ -9,7 +9,7 @@ import test from 'ava';
 import { INLINE_YAML_BYTES } from '../src/http/middleware/body.js';
 import { API, no, ok } from './support/current.js';
 import { pythonWith } from './support/python.js';
-import { isErrorLine, run, withServer } from './support/server.js';
+import { isErrorLine, run, TestServer, withServer } from './support/server.js';
 
 const YAML_BODY = { headers: { 'content-type': 'application/yaml' } };
 const yaml = (text: string) => ({ raw: text, ...YAML_BODY });
@@ -160,3 +160,27 @@ test('a merge key merges in a body of either YAML version, explicit fields first
     t.is(quoted.body[0].desc, null);
     t.is(quoted.headers.get('c4store-ignored-fields'), '0.%3C%3C');
   }));
+
+test('what aliases repeat counts toward the body limit as often as they repeat it: 413 past it, parsed inline or on a worker', async (t) => {
+  const bodyLimit = 64 * 1024;
+  const s = await TestServer.start({ bodyLimit });
+  try {
+    // A few KB of YAML naming one long string over and over hold what a JSON body many times the
+    // limit would: every copy would be stored in its own file, hashed and answered.
+    const repeated = (chars: number, times: number) =>
+      `- {name: big, color: red, desc: &d "${'x'.repeat(chars)}"}\n${'- {name: again, color: red, desc: *d}\n'.repeat(times - 1)}`;
+    const inline = repeated(8 * 1024, 10);
+    const onWorker = repeated(INLINE_YAML_BYTES + 1024, 5);
+    t.true(inline.length < INLINE_YAML_BYTES && onWorker.length > INLINE_YAML_BYTES && onWorker.length < bodyLimit);
+    for (const text of [inline, onWorker]) await no(t, s, 'POST', `${API}/tag`, undefined, 413, 'Request body too large.', yaml(text));
+    // A merge key repeats what it merges just the same.
+    const merged = `- &t {name: big, color: red, desc: "${'x'.repeat(8 * 1024)}"}\n${'- {<<: *t, name: merged}\n'.repeat(9)}`;
+    await no(t, s, 'POST', `${API}/tag`, undefined, 413, 'Request body too large.', yaml(merged));
+    // Within the limit, aliases are YAML like any other.
+    const made = await ok(t, s, 'POST', `${API}/tag`, undefined, yaml(repeated(4 * 1024, 10)));
+    t.is(made.length, 10);
+    t.true(s.logs.every((line) => !isErrorLine(line)));
+  } finally {
+    await s.close();
+  }
+});

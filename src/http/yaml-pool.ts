@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { moduleBeside, WorkerPool } from '../threads.js';
 import type { Parsed } from './body-parse.js';
+import { DEFAULT_BODY_LIMIT } from '../limits/limits.js';
 import { FairQueue } from './fair-queue.js';
 
 export interface YamlPoolOptions {
@@ -52,12 +53,15 @@ export class YamlPool {
     });
   }
 
-  /** Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy. */
-  async parse(text: string, owner = ''): Promise<Parsed> {
+  /**
+   * Parses on a worker; `owner` (the organization) decides whose turn it is when all are busy.
+   * `limit`: the body limit, which the value is held to with what its aliases repeat.
+   */
+  async parse(text: string, owner = '', limit = DEFAULT_BODY_LIMIT): Promise<Parsed> {
     const lane = text.length <= SMALL_BODY_BYTES ? this.small : this.large;
     await lane.acquire(owner);
     try {
-      return await this.parseOnWorker(text);
+      return await this.parseOnWorker(text, limit);
     } finally {
       lane.release();
     }
@@ -98,8 +102,8 @@ export class YamlPool {
     });
   }
 
-  private async parseOnWorker(text: string): Promise<Parsed> {
-    const outcome = await this.workers.run<{ id: number } & Parsed>({ text }, this.timeoutMs);
+  private async parseOnWorker(text: string, limit: number): Promise<Parsed> {
+    const outcome = await this.workers.run<{ id: number } & Parsed>({ text, limit }, this.timeoutMs);
     switch (outcome.kind) {
       case 'answer': {
         const { id: _id, ...parsed } = outcome.message;

@@ -5,8 +5,9 @@
 import { parentPort } from 'node:worker_threads';
 import { parseYamlText } from './body-parse.js';
 
-parentPort!.on('message', (message: { id: number; text: string }) => {
-  const parsed = parseYamlText(message.text);
+parentPort!.on('message', (message: { id: number; text: string; limit: number }) => {
+  // Checked here: a value its aliases expand past the limit must not be copied to the server's thread.
+  const parsed = parseYamlText(message.text, message.limit);
   try {
     parentPort!.postMessage({ id: message.id, ...parsed });
   } catch (err) {

@@ -141,10 +141,10 @@ export function parseBody(settings: BodySettings): Middleware {
       const text = decodeUtf8(await readBody(ctx, settings, budget, held), yaml);
       let parsed: Parsed;
       if (!yaml) parsed = parseJsonText(text);
-      else if (text.length <= INLINE_YAML_BYTES) parsed = parseYamlText(text);
+      else if (text.length <= INLINE_YAML_BYTES) parsed = parseYamlText(text, settings.limitBytes);
       // Each organization takes its turn at the workers (auth ran first and set the organization).
-      else parsed = await settings.yaml.parse(text, (ctx.state as { org?: { slug: string } }).org?.slug ?? '');
-      if ('error' in parsed) throw new ApiError(400, parsed.error);
+      else parsed = await settings.yaml.parse(text, (ctx.state as { org?: { slug: string } }).org?.slug ?? '', settings.limitBytes);
+      if ('error' in parsed) throw new ApiError(parsed.status ?? 400, parsed.error);
       ctx.request.body = parsed.value;
       await next();
     } finally {
