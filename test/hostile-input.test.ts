@@ -671,6 +671,13 @@ test.serial('raw request lines that try to escape or break the parser: 404, 400 
     t.deepEqual(JSON.parse(body), { error }, request.slice(0, 60));
     t.is(await headOf(s.gitdir), before);
   }
+  // An empty Expect lists no expectation (RFC 9110 §5.6.1), and HTTP/1.0 needs no Host: both served.
+  for (const request of [
+    `GET /api/external/tag HTTP/1.1\r\nHost: x\r\n${auth}Expect: \r\nConnection: close\r\n\r\n`,
+    `GET /api/external/tag HTTP/1.0\r\n${auth}\r\n`,
+  ]) {
+    t.regex(await rawHttp(s.url, request), /^HTTP\/1\.1 200 /, request.slice(0, 60));
+  }
 });
 
 test.serial('organization slugs that try to escape are refused before anything is created', async (t) => {

@@ -12,7 +12,8 @@ import { ApiError } from '../../errors.js';
 export const protocolRequirements: Middleware = async (ctx, next) => {
   if (ctx.req.httpVersion === '1.1') {
     if (ctx.req.headers.host === undefined) throw new ApiError(400, 'Bad request: an HTTP/1.1 request must name its Host.');
-    const expect = ctx.req.headers.expect;
+    // An empty `Expect` lists no expectation (RFC 9110 §5.6.1), though Node hands it here too.
+    const expect = ctx.req.headers.expect?.trim() || undefined;
     // Node's own test of an `Expect` it takes for 100-continue (its `checkContinue` event).
     if (expect !== undefined && !/(?:^|\W)100-continue(?:$|\W)/i.test(expect)) {
       throw new ApiError(417, `Expectation '${expect}' cannot be met: the only one this server knows is 100-continue.`);
