@@ -647,6 +647,12 @@ test.serial('raw request lines that try to escape or break the parser: 404, 400 
     // What Node refuses by itself, with a bodiless answer, unless the server answers it.
     [`GET /api/external/tag HTTP/1.1\r\n${auth}Connection: close\r\n\r\n`, 400, 'Bad request: an HTTP/1.1 request must name its Host.'],
     [
+      `GET /api/external/tag HTTP/1.1\r\nHost: x\r\nHost: y\r\n${auth}Connection: close\r\n\r\n`,
+      400,
+      'Bad request: a request names its Host once.',
+    ],
+    [`GET /api/external/tag HTTP/1.0\r\nHost: x\r\nhost: x\r\n${auth}\r\n`, 400, 'Bad request: a request names its Host once.'],
+    [
       `POST /api/external/tag HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nExpect: 200-ok\r\nContent-Length: 39\r\nConnection: close\r\n\r\n[{"name":"expected","color":"red"}]    `,
       417,
       "Expectation '200-ok' cannot be met: the only one this server knows is 100-continue.",
