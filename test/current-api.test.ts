@@ -670,6 +670,15 @@ test('DELETE: referrers listed (409), cascade in one commit, singular paths, typ
       ),
     );
     await no(t, s, 'DELETE', `${API}/components/db?cascade=maybe`, undefined, 400, "Invalid cascade 'maybe': use true or false.");
+    await no(
+      t,
+      s,
+      'DELETE',
+      `${API}/components/db?cascade=true&cascade=false`,
+      undefined,
+      400,
+      "Query parameter 'cascade' is given more than once.",
+    );
     await no(t, s, 'DELETE', `${API}/components/ghost`, undefined, 404, "Component with id 'ghost' does not exist.");
     await no(t, s, 'DELETE', `${API}/components/db?cascade=true`, undefined, 403, 'This API key may only read.', { key: s.readerKey });
     for (const path of ['/types', '/type']) {

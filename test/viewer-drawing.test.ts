@@ -263,6 +263,10 @@ test('PNG: the .png address and Accept: image/png on both forms, the SVG rasteri
       t.is(bad.status, 400, scale);
       t.deepEqual(await bad.json(), { error: `Invalid scale '${scale}': a number from 0.25 to 4.` });
     }
+    const twice = await fetch(`${s.url}${API}/diagram/shop?scale=1&scale=2`, {
+      headers: { authorization: `Bearer ${s.key}`, accept: 'image/png' },
+    });
+    t.deepEqual([twice.status, await twice.json()], [400, { error: "Query parameter 'scale' is given more than once." }]);
     // Text is drawn with the bundled font: longer names, more ink, in the same boxes.
     await s.post(`${API}/component`, [{ ref: 'api', name: 'Shop API with a much longer name' }]);
     const longer = readPng(Buffer.from(await (await fetch(`${d.url}.png`, { headers: { cookie } })).arrayBuffer()));

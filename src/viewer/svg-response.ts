@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { diagramSvg } from '../http/drawing.js';
 import { ApiError } from '../errors.js';
+import { queryValue } from '../http/resource.js';
 import { BoundedAnswers } from '../http/bounded-answers.js';
 import { FairQueue } from '../http/fair-queue.js';
 import { cachedBody, notModified } from '../http/respond.js';
@@ -34,11 +35,11 @@ export function acceptedDrawing(ctx: Context): DrawingFormat | undefined {
 
 /** `?scale=` of a PNG: 1 (one pixel per SVG unit) unless asked. */
 function scaleOf(ctx: Context): number {
-  const raw = ctx.query.scale;
+  const raw = queryValue(ctx, 'scale');
   if (raw === undefined) return 1;
-  const scale = typeof raw === 'string' && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const scale = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(scale >= PNG_SCALES.min && scale <= PNG_SCALES.max))
-    throw new ApiError(400, `Invalid scale '${String(raw)}': a number from ${PNG_SCALES.min} to ${PNG_SCALES.max}.`);
+    throw new ApiError(400, `Invalid scale '${raw}': a number from ${PNG_SCALES.min} to ${PNG_SCALES.max}.`);
   return scale;
 }
 

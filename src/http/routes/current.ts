@@ -9,7 +9,7 @@ import { writeCurrent, type CurrentRequest, type CurrentResult, type Mode } from
 import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
 import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
-import { findOne, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
+import { findOne, queryValue, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, sendFromSnapshot } from '../respond.js';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
@@ -84,10 +84,10 @@ function arrayBody(ctx: Context): unknown[] {
 }
 
 function cascadeOf(ctx: Context): boolean {
-  const value = ctx.query.cascade;
+  const value = queryValue(ctx, 'cascade');
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
-  throw new ApiError(400, `Invalid cascade '${String(value)}': use true or false.`);
+  throw new ApiError(400, `Invalid cascade '${value}': use true or false.`);
 }
 
 /** `POST /api/external/<plural>` with one object: create, 201. Also reached by `POST /attributes` with an object body. */
