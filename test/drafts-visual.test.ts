@@ -136,6 +136,14 @@ test('a diagram in a draft compared with main: added, removed and changed elemen
     const bad = await s.get(`${API}/diagram/${diagram.id}?draft=payments-v2&compare=other`, SVG);
     t.is(bad.status, 400);
     t.is((await s.get(`${API}/diagram/${diagram.id}?compare=main`, SVG)).status, 400);
+    // Asked of the diagram's JSON (either form) or an export, compare is refused: no drawing, no comparison.
+    for (const path of [`${API}/diagram/${diagram.id}`, `${API}/diagrams/${diagram.id}`]) {
+      for (const accept of ['application/json', 'text/vnd.mermaid']) {
+        const asked = await s.get(`${path}?draft=payments-v2&compare=main`, { headers: { accept } });
+        t.is(asked.status, 400, `${path} ${accept}`);
+        t.is(asked.body.error, 'compare=main is a drawing: ask for the visual diff with Accept: image/svg+xml or image/png.');
+      }
+    }
 
     // The PNG of the visual diff is its SVG rasterized, marks and all (not the draft's plain drawing).
     const key = { authorization: `Bearer ${s.key}`, accept: 'image/png' };

@@ -37,6 +37,16 @@ function comparedDraft(ctx: Context): string | undefined {
 }
 
 /**
+ * Refuses `compare` where the answer is no drawing (the diagram's JSON, an export): answering
+ * without the comparison would let a client take it for one.
+ */
+export function refuseComparisonOfNoDrawing(ctx: Context): void {
+  if (queryValue(ctx, 'compare') !== undefined) {
+    throw new ApiError(400, 'compare=main is a drawing: ask for the visual diff with Accept: image/svg+xml or image/png.');
+  }
+}
+
+/**
  * The diagram `idOrRef` names that the request's `?draft=<name>&compare=main` draws although
  * the draft has it no more: the draft deleted it, and its visual diff draws it as main had it
  * (Drafts.deletedDiagram). Undefined when the request asks for no visual diff, or the draft did

@@ -14,7 +14,7 @@ import { send, sendFromSnapshot } from '../respond.js';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
 import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
-import { diagramToDraw } from '../drawing.js';
+import { diagramToDraw, refuseComparisonOfNoDrawing } from '../drawing.js';
 import { acceptedExport, sendExport } from '../export.js';
 
 /**
@@ -148,6 +148,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
         // export (§15), as on the seed's path.
         const drawing = kind === 'diagram' ? acceptedDrawing(ctx) : undefined;
         if (drawing) return sendDrawing(ctx, snapshot, await diagramToDraw(ctx, snapshot), drawing);
+        if (kind === 'diagram') refuseComparisonOfNoDrawing(ctx);
         const format = kind === 'diagram' ? acceptedExport(ctx) : undefined;
         if (format) return sendExport(ctx, snapshot, format, findOne(ctx, 'diagram', snapshot.model.diagrams, true));
         await sendOne(ctx, snapshot, kind, collection(snapshot.model, kind), presenter(kind, snapshot.model));

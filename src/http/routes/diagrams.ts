@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
-import { diagramToDraw } from '../drawing.js';
+import { diagramToDraw, refuseComparisonOfNoDrawing } from '../drawing.js';
 import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
@@ -24,6 +24,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
     // A drawing may be of a diagram the draft deleted (its visual diff, ?draft=&compare=main).
     const drawing = acceptedDrawing(ctx);
     if (drawing) return sendDrawing(ctx, snapshot, await diagramToDraw(ctx, snapshot), drawing);
+    refuseComparisonOfNoDrawing(ctx);
     const diagram = findOne(ctx, 'diagram', snapshot.model.diagrams, true);
     const format = acceptedExport(ctx);
     if (format) return sendExport(ctx, snapshot, format, diagram);
