@@ -119,6 +119,7 @@ const ERRORS: Record<number, string> = {
   415: '`Unsupported Content-Type: <type>.`',
   429: "The key's rate of reads or writes a minute is spent (`c4store serve --reads-per-minute`/`--writes-per-minute`); retry after `Retry-After` seconds.",
   500: '`Internal error.`',
+  507: "`The server's disk is full: the request was not carried out. Retry once space is freed.`",
   503: 'Too many writes waiting for this organization, too many connections from one address, or the instance stopping (each with `Retry-After`); or the model in git is invalid (writes; a read when no valid commit can be served), or a data file damaged: the text says which.',
 };
 const errorResponse = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
@@ -304,6 +305,7 @@ function operation(route: RouteDoc) {
     if (precondition !== false) responses[412] = errorResponse(412);
     responses[413] = errorResponse(413);
     responses[415] = errorResponse(415);
+    responses[507] = errorResponse(507);
   }
   responses[500] = errorResponse(500);
 

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { SchemaError } from '../../model/check-body.js';
+import { GitCommandError } from '../../store/git-cli.js';
 import { sendError } from '../respond.js';
 import { redactKeys } from './log.js';
 
@@ -11,7 +12,22 @@ export function toApiError(err: unknown): ApiError | undefined {
   const status = (err as { status?: unknown })?.status;
   if (status === 405 || status === 501) return new ApiError(405, 'Method not allowed.');
   if (status === 404) return new ApiError(404, 'Not found.');
+  if (isDiskFull(err)) return new ApiError(507, DISK_FULL);
   return undefined;
+}
+
+/**
+ * No space left (or the quota reached) where the data directory is: no fault of the request, and
+ * nothing half done — a commit moves its branch only once every object is written, and the small
+ * files are replaced whole — so the client is told to retry, and the operator what to free.
+ */
+export const DISK_FULL = "The server's disk is full: the request was not carried out. Retry once space is freed.";
+
+function isDiskFull(err: unknown): boolean {
+  // git's own commands (a version's tag object) say it in words: they run with LC_ALL=C (git-cli.ts).
+  if (err instanceof GitCommandError) return /: (No space left on device|Disk quota exceeded)$/m.test(err.stderr);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 export function errors(log: (line: string) => void): Middleware {
@@ -25,6 +41,7 @@ export function errors(log: (line: string) => void): Middleware {
     } catch (err) {
       const known = toApiError(err);
       if (!known) log(redactKeys(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`));
+      else if (known.status === 507) log(redactKeys(`disk full: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
       const error = known ?? new ApiError(500, 'Internal error.');
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       sendError(ctx, error.status, error.message);
