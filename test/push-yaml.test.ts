@@ -241,6 +241,29 @@ test('a merge key is refused naming file, line and column, whatever it merges; c
   t.not(await s.head(), head);
 });
 
+test('a model file whose aliases repeat what they name past what one write may carry is refused; an alias repeating a little is fine; check says the same', async (t) => {
+  const { s, dir, file, text } = await setUp(t);
+  const head = await s.head();
+  // 200 kB named once and repeated 99 times: 20 MB once read, from a file of 200 kB.
+  const long = 'x'.repeat(200_000);
+  const refs = Array.from({ length: 99 }, () => '*long').join(', ');
+  const content = text.replace(/^desc: .*$/m, `desc: &long ${long}\nx-copies: [${refs}]`);
+  const refused = await pushFile(dir, file, content);
+  const message = 'Its aliases repeat what they name past 10.0 MB, more than one write may carry: write it out, or repeat less.';
+  t.true(refused.includes(`${file}: ${message}`), refused.slice(0, 2000));
+  t.is(await s.head(), head, 'main did not move');
+  const report = await checkDirectory(dir);
+  t.deepEqual(
+    report.problems.map((p) => `${p.file}: ${p.message}`),
+    [`${file}: ${message}`],
+  );
+  await git(dir, ['reset', '-q', '--hard', 'origin/main']);
+  // A short text named twice is YAML as people write it.
+  t.is(await pushFile(dir, file, text.replace(/^desc: .*$/m, 'desc: &d Sells things\nx-again: *d')), '');
+  t.not(await s.head(), head);
+  t.false(s.logs.some(isErrorLine), s.logs.join('\n'));
+});
+
 test('a model file under a %YAML 1.1 directive is refused naming file and line; %YAML 1.2 is fine; check says the same', async (t) => {
   const { s, dir, file, text } = await setUp(t);
   const head = await s.head();

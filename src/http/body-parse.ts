@@ -13,6 +13,7 @@
 import YAML from 'yaml';
 import { quotedName } from '../errors.js';
 import { DEFAULT_BODY_LIMIT } from '../limits/limits.js';
+import { expandsPast } from '../yaml/expansion.js';
 import { MAX_YAML_NESTING, yamlNestingExceeds } from '../yaml/format.js';
 import { bodyReader, incomingProblem, mergesKeys, positionIn } from '../yaml/incoming.js';
 import { numberProblem } from '../yaml/numbers.js';
@@ -26,41 +27,6 @@ export const MAX_YAML_ALIASES = 100;
 
 /** A body's value, or why it is refused: 400 unless `status` says otherwise. */
 export type Parsed = { value: unknown } | { error: string; status?: 413 };
-
-/**
- * Whether a parsed YAML value holds more than `limit` characters once what its aliases (and
- * merge keys) repeat is counted as often as it is repeated: every string and key by its length,
- * anything else as at least one character, as in any text that writes it. A body without
- * aliases never does (its text holds each of them at least once), but the alias count the
- * parser bounds says nothing of the size of what an alias repeats: a 9 MB body naming one 9 MB
- * string 99 times more made a 900 MB commit and a 900 MB answer. Held to the body limit as
- * what it expands to, a YAML body is refused where a JSON body of the same data would be.
- * Iterative, and it stops at the limit, so the count costs at most `limit` steps.
- */
-export function expandsPast(value: unknown, limit: number): boolean {
-  let chars = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (typeof item === 'string') chars += item.length;
-    else if (item === null || typeof item !== 'object' || item instanceof Date) chars += 1;
-    else if (ArrayBuffer.isView(item))
-      chars += item.byteLength; // !!binary of a YAML 1.1 body
-    else {
-      chars += 1;
-      if (item instanceof Map) for (const [key, entry] of item) pending.push(key, entry);
-      else if (item instanceof Set || Array.isArray(item)) for (const entry of item) pending.push(entry);
-      else {
-        for (const [key, entry] of Object.entries(item)) {
-          chars += key.length;
-          pending.push(entry);
-        }
-      }
-    }
-    if (chars > limit) return true;
-  }
-  return false;
-}
 
 /**
  * What one linear pass over a JSON text finds, before and without parsing it (strings are

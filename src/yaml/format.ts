@@ -2,6 +2,8 @@ import YAML, { Lexer } from 'yaml';
 import { isList } from '../slices.js';
 import { incomingProblem, positionIn } from './incoming.js';
 import { inexactNumber } from './numbers.js';
+import { expandsPast } from './expansion.js';
+import { DEFAULT_BODY_LIMIT } from '../limits/limits.js';
 
 /**
  * A small, fast YAML emitter and parser for the files c4store writes.
@@ -572,7 +574,12 @@ export function parseYaml(text: string, options: ParseYamlOptions = {}): unknown
       throw new Error(`${subject} at line ${line}, column ${col} ${problem.predicate}`);
     }
   }
-  return doc.toJS({ maxAliasCount: 100 });
+  const value = doc.toJS({ maxAliasCount: 100 });
+  if (options.incoming && expandsPast(value, DEFAULT_BODY_LIMIT)) {
+    const mb = (DEFAULT_BODY_LIMIT / 2 ** 20).toFixed(1);
+    throw new Error(`Its aliases repeat what they name past ${mb} MB, more than one write may carry: write it out, or repeat less.`);
+  }
+  return value;
 }
 
 /** `text` without the comment lines it starts with (the fast path reads no comments). */
