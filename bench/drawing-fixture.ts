@@ -134,11 +134,11 @@ export function syntheticDiagram(
 const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
 
 /**
- * `syntheticDiagram(n)` as the drawing takes it: its components in a model, the diagram laid out
+ * `syntheticDiagram(n, seed)` as the drawing takes it: its components in a model, the diagram laid out
  * by the service's automatic layout (timed `runs` more times, for the bench).
  */
-export async function laidOutDiagram(n: number, runs = 0): Promise<{ diagram: Diagram; model: Model; layoutTimes: number[] }> {
-  const { components, diagram: posted } = syntheticDiagram(n);
+export async function laidOutDiagram(n: number, runs = 0, seed = 7): Promise<{ diagram: Diagram; model: Model; layoutTimes: number[] }> {
+  const { components, diagram: posted } = syntheticDiagram(n, seed);
   const model = emptyModel({ name: 'bench', slug: 'bench', members: [] });
   for (const slug of TYPES) model.types.set(slug, { id: slug, slug, name: slug });
   for (const c of components) {

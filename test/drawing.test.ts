@@ -319,6 +319,47 @@ test("the bench's 50- and 200-instance diagrams: no two routes drawn under a pix
   }
 });
 
+test('routes passing between the side walls of two stacked boundaries 14 px apart leave the one they start in through its side: none drawn on top of another (6 pairs before)', (t) => {
+  // Taken from a 200-instance layout: b1's right wall at 2828 px, b2's below it at 2814; routes
+  // from b1 down to b3 past b2 ran at b2's margin line, which is inside b1, and nudging kept them
+  // inside b1 and outside b2: 9 routes in the 6 px between, 6 pairs under a pixel apart.
+  const at = (id: string, parent: string | null, x: number, y: number, w: number, h: number): RouteNode => ({ id, parent, x, y, w, h });
+  const nodes = [
+    at('b1', null, 1428, 1638, 1400, 1302),
+    at('e55', 'b1', 2100, 2576, 224, 84),
+    at('e56', 'b1', 2590, 2576, 196, 84),
+    at('e64', 'b1', 2156, 2702, 210, 84),
+    at('e77', 'b1', 2576, 2072, 196, 84),
+    at('e79', 'b1', 2576, 2828, 210, 84),
+    at('e92', 'b1', 2142, 1694, 196, 84),
+    at('b2', null, 1414, 3052, 1400, 1288),
+    at('b3', null, 1386, 4452, 1400, 1302),
+    at('e137', 'b3', 2534, 5390, 210, 84),
+    at('e138', 'b3', 2170, 4634, 196, 84),
+    at('e147', 'b3', 2170, 5138, 224, 84),
+    at('e152', 'b3', 2184, 4886, 196, 84),
+    at('e155', 'b3', 2394, 4634, 224, 84),
+    at('e168', 'b3', 2562, 4508, 196, 84),
+    at('e169', 'b3', 2156, 5264, 196, 84),
+    at('e190', null, 1918, 5866, 336, 112),
+  ];
+  const pairs = [
+    ['e55', 'e155'],
+    ['e56', 'e152'],
+    ['e56', 'e147'],
+    ['e137', 'e77'],
+    ['e64', 'e168'],
+    ['e79', 'e169'],
+    ['e79', 'e155'],
+    ['e79', 'e190'],
+    ['e138', 'e92'],
+  ] as const;
+  const edges = pairs.map(([from, to], k) => ({ id: `r${k}`, from, to }));
+  const routes = routeEdges(nodes, edges);
+  assertRoutes(t, nodes, edges, routes);
+  t.deepEqual(drawnOnTop(runsOfRoutes(routes)), []);
+});
+
 test('a large diagram is drawn on a worker thread, the event loop free meanwhile: the same SVG as drawn at once', async (t) => {
   const { diagram, model } = await laidOutDiagram(200);
   t.true(diagram.componentInstances.length + diagram.relations.length >= OFF_THREAD_FROM);
