@@ -64,13 +64,13 @@ test('several relations between the same two boxes, the same way: each drawn on 
   t.deepEqual(drawnOnTop(runsOfRoutes(routes), 3), [], 'no two under 3 px apart along a common stretch');
 });
 
-test("the bench's 50-instance diagram (dense: 40 children in one boundary): at most 165 crossings (151 measured; 195 before, dot 85), at most 14 between routes that share a box (12; 26 before)", async (t) => {
+test("the bench's 50-instance diagram (dense: 40 children in one boundary): at most 110 crossings (99 measured; 151 before the boundary's rows were shortened, 195 before that, dot 85), at most 15 between routes that share a box (13; 26 before)", async (t) => {
   const { diagram: laidOut } = await laidOutDiagram(50);
   const { nodes, edges } = routingInput(laidOut);
   const routes = routeEdges(nodes, edges);
   const lines = edges.map((e) => routes.get(e.id)!.map((p): [number, number] => [p.x, p.y]));
   const crossings = countCrossings(lines);
-  t.true(crossings <= 165, `${crossings} crossings`);
+  t.true(crossings <= 110, `${crossings} crossings`);
   // Routes of one box can always be drawn without crossing each other: count those that do.
   let sharing = 0;
   for (let i = 0; i < edges.length; i++) {
@@ -79,8 +79,19 @@ test("the bench's 50-instance diagram (dense: 40 children in one boundary): at m
       if (e.from === f.from || e.from === f.to || e.to === f.from || e.to === f.to) sharing += countCrossings([lines[i]!, lines[j]!]);
     }
   }
-  t.true(sharing <= 14, `${sharing} crossings of routes sharing a box`);
+  t.true(sharing <= 15, `${sharing} crossings of routes sharing a box`);
   t.deepEqual(drawnOnTop(runsOfRoutes(routes)), []);
+});
+
+test("the bench's 50-instance diagrams of seeds 1 to 8 (a 40-child boundary each): at most 690 crossings in all (633 measured; 964 with the boundary's rows first come, first served), none under a pixel apart", async (t) => {
+  let crossings = 0;
+  for (let seed = 1; seed <= 8; seed++) {
+    const { nodes, edges } = routingInput((await laidOutDiagram(50, 0, seed)).diagram);
+    const routes = routeEdges(nodes, edges);
+    crossings += countCrossings(edges.map((e) => routes.get(e.id)!.map((p): [number, number] => [p.x, p.y])));
+    t.deepEqual(drawnOnTop(runsOfRoutes(routes)), [], `seed ${seed}`);
+  }
+  t.true(crossings <= 690, `${crossings} crossings`);
 });
 
 test("the wall of boxes posted through the API and asked for as SVG: its relations' paths are never drawn on top of each other", async (t) => {

@@ -164,6 +164,25 @@ test('layered: 40 children with relations fit a 100×100 container, made smaller
   checkBoxes(t, input, out);
 });
 
+test("layered: a container's rows are shortened: 10 chains of 4 children (more per rank than fit a row) cross at most 18 times as straight lines (12; 57 with the rows first come, first served)", (t) => {
+  const nodes: SugiyamaNode[] = [];
+  const edges: Array<[number, number]> = [];
+  for (let c = 0; c < 10; c++) {
+    for (let k = 0; k < 4; k++) nodes.push(box(16 + (c % 3) * 4, 8, 0));
+    for (let k = 0; k < 3; k++) edges.push([c * 4 + k, c * 4 + k + 1]);
+  }
+  for (let c = 0; c < 10; c++) edges.push([c * 4 + 1, ((c * 7 + 3) % 10) * 4 + 3]);
+  nodes.push(box(), box());
+  for (let c = 0; c < 10; c += 2) edges.push([40 + (c % 4 === 0 ? 0 : 1), c * 4]);
+  const input: SugiyamaInput = { nodes, clusters: [cluster], edges };
+  const out = sugiyama(input, LAYOUT)!;
+  checkBoxes(t, input, out);
+  // Relations among the children still point down.
+  for (const [a, b] of edges) if (a < 40 && b < 40) t.true(out.nodes[a]!.y < out.nodes[b]!.y, `${a} above ${b}`);
+  const n = crossings(out.nodes, edges);
+  t.true(n <= 18, `${n} crossings`);
+});
+
 test('layered: two containers side by side keep their children apart and one order in every row', (t) => {
   const nodes: SugiyamaNode[] = [];
   const edges: Array<[number, number]> = [];

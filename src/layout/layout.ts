@@ -13,7 +13,8 @@
  *   `dot` and ELK `layered`: a relation a→b puts b below a, dummy points for long relations,
  *   barycentre sweeps and transposition against crossings, positions pulled towards related
  *   boxes), with containers as nested groups: a container's children in rows of their own
- *   inside it, the container one rectangle among the other boxes, a box related to a child
+ *   inside it (rows shortening the relations among them, with room left for relations that
+ *   pass), the container one rectangle among the other boxes, a box related to a child
  *   above or below the whole container. The groups are then packed in rows (largest group
  *   first, rows about ROW_ASPECT times as wide as high), so unrelated elements do not end up
  *   in one tall column. Repeated relations between the same two instances (either way) count
