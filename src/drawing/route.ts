@@ -26,7 +26,8 @@
  *   its margin is not.
  * - **Full channels cost more** (Crowding). Relations are routed one after another; a step
  *   through a channel (the free space across a line, between the boxes beside it) that already
- *   holds as many earlier routes as fit SPACING apart costs CROWDED more per pixel, so a later
+ *   holds as many earlier routes as fit SPACING apart costs CROWDED more per pixel (a narrow
+ *   one, of at most NARROW routes, CROWDED for each time over: see NARROW), so a later
  *   route takes a parallel channel where one is about as short, instead of the one line every
  *   cheapest route takes (the bench's 200-instance diagram: 45 routes along one 42 px gap
  *   between rows of boxes, which nudging can only draw a pixel apart; with the charge, no two
@@ -122,6 +123,16 @@ const SPACING = 7;
  * through a channel already that full costs CROWDED more per pixel (see Crowding).
  */
 const CROWDED = 0.5;
+/**
+ * A channel that holds at most this many routes SPACING apart (a gap of about 30 px between two
+ * children of a boundary) costs CROWDED more per pixel for each time it is full over: its
+ * stretches are short (a row's height), and one charge did not pay for the detour to the next
+ * gap, so every route of the rows below took the same gap (the bench's 200-instance diagrams
+ * of seeds 2 and 3 with shortened rows: 24 and 8 pairs of routes under a pixel apart there;
+ * none with this). Wider channels keep the one charge: charged more, long routes went round
+ * over the top of the 1,000-instance diagram, 100 pairs under a pixel apart.
+ */
+const NARROW = 4;
 /** How much narrower, each time, a gap that a chain of routes has no room for is tried (see nudgeAcross). */
 const NARROWING = 1.1;
 /** How far nudging moves a route across its line at most. */
@@ -687,14 +698,17 @@ class Crowding {
     return d === 1 ? 2 * n : d === 2 ? 2 * n + 1 : d === 3 ? 2 * m : 2 * m + 1;
   }
 
-  /** True when the step from node n heading d to node m runs in a channel already full. */
-  full(n: number, d: number, m: number): boolean {
+  /**
+   * The charge factor of the step from node n heading d to node m: 0 when its channel is not
+   * full, 1 when it is, and for a narrow channel (NARROW) how many times over it is.
+   */
+  over(n: number, d: number, m: number): number {
     const step = Crowding.step(n, d, m);
     const load = this.load[step]!;
-    if (load === 0) return false;
+    if (load === 0) return 0;
     let capacity = this.capacity[step]!;
     if (capacity === 0) capacity = this.capacity[step] = this.capacityOf(step);
-    return load >= capacity;
+    return load < capacity ? 0 : capacity <= NARROW ? Math.floor(load / capacity) : 1;
   }
 
   private capacityOf(step: number): number {
@@ -914,7 +928,7 @@ class Router {
                 ? blocked(false, c, i, j, i, j, mj - 1)
                 : blocked(false, c, i, j - 1, i, mj, j - 1));
         let step = Math.abs(X[mi]! - X[i]!) + Math.abs(Y[mj]! - Y[j]!);
-        if (crowding?.full(node, d, m)) step *= 1 + CROWDED;
+        if (crowding) step *= 1 + CROWDED * crowding.over(node, d, m);
         if (stop) {
           if (!soft) continue;
           step += THROUGH;
