@@ -249,6 +249,26 @@ test('a pushed model file larger than a request body may be is refused: no write
   await unchanged(t, s, head, tags);
 });
 
+test('a pushed model file of hundreds of megabytes (a few hundred kilobytes in the pack) is refused by its size, not read', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const made = await s.post('/api/external/tag', [{ name: 'Huge', color: 'red' }]);
+  t.is(made.status, 200);
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  const file = (await git(dir, ['ls-files', 'tags'])).split('\n')[0]!;
+  // One repeated byte: git packs 200 MB in about 200 kB. Read in full, the check's reader joined
+  // it piece by piece and held a core for longer than git's timeout.
+  await writeFile(join(dir, file), Buffer.concat([Buffer.from('name: Huge\n#'), Buffer.alloc(200 * 2 ** 20, ' '), Buffer.from('\n')]));
+  await git(dir, ['commit', '-qam', 'a huge comment']);
+  const output = await pushRefused(dir, 'HEAD:refs/heads/main');
+  t.regex(output, new RegExp(`${file}: 200\\.0 MB, larger than one write may carry \\(10\\.0 MB\\)\\.`), output);
+  await unchanged(t, s, head, tags);
+  t.is((await s.get('/api/external/tag')).body[0].name, 'Huge');
+});
+
 test('version tags: main, HEAD and names no revision can name are refused, as are tags on commits that are not on main', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());

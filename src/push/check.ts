@@ -6,7 +6,7 @@ import { treeEntryProblem } from '../model/paths.js';
 import { checkNewNames } from '../model/rules.js';
 import type { Model } from '../model/types.js';
 import { versionClash, versionNameProblem } from '../history/versions.js';
-import { CatFile, gitText, runGit } from '../store/git-cli.js';
+import { CatFile, gitText, ObjectTooLargeError, runGit } from '../store/git-cli.js';
 import { checkDraftPush } from './drafts.js';
 
 /**
@@ -203,13 +203,15 @@ function sourceOf(
     // The pushed commits' files are held to what a push may bring; the commit before them is read as served.
     incoming: pushed !== undefined,
     read: async (oid: string) => {
-      const content = await catFile.read(oid);
-      if (content === null) throw new Error(`object ${oid} is missing`);
-      if (pushed !== undefined && content.length > DEFAULT_BODY_LIMIT) {
+      // A larger file is refused by its size alone: never held in memory (a pack carries a blob of
+      // gigabytes of one repeated byte in a few kilobytes).
+      const content = await catFile.read(oid, pushed === undefined ? undefined : DEFAULT_BODY_LIMIT).catch((err: unknown) => {
+        if (!(err instanceof ObjectTooLargeError) || pushed === undefined) throw err;
         const path = [...pushed].find(([, each]) => each === oid)?.[0] ?? oid;
         const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-        throw new FileError(path, `${mb(content.length)}, larger than one write may carry (${mb(DEFAULT_BODY_LIMIT)}).`);
-      }
+        throw new FileError(path, `${mb(err.size)}, larger than one write may carry (${mb(DEFAULT_BODY_LIMIT)}).`);
+      });
+      if (content === null) throw new Error(`object ${oid} is missing`);
       return content.toString('utf8');
     },
     reuse: previous ? reuseFrom(previous) : undefined,

@@ -165,14 +165,36 @@ export function gitAvailable(): Promise<boolean> {
   return available;
 }
 
+/** An object `CatFile.read` was told not to read: larger than the reader wanted. */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly oid: string,
+    readonly size: number,
+  ) {
+    super(`object ${oid} is ${size} bytes, larger than wanted`);
+  }
+}
+
 /**
  * A long-lived `git cat-file --batch`: blobs by id, one request at a time, in order.
  * Reading many small blobs this way costs one process, not one per blob.
+ *
+ * An object's content is gathered piece by piece and joined once, when all of it has come: a
+ * push's blob of hundreds of megabytes (a few kilobytes in its pack) joined at every piece took
+ * a core for many minutes. One over the size a read allows is let by unkept.
  */
 export class CatFile {
   private readonly child: ChildProcess;
+  /** Bytes of cat-file's output not yet taken: at most a piece of it, never a whole large object. */
   private buffered: Buffer = Buffer.alloc(0);
-  private readonly waiting: Array<{ resolve: (content: Buffer | null) => void; reject: (err: Error) => void }> = [];
+  /** The object whose content is coming, with what has come of it. */
+  private current: { oid: string; size: number; parts: Buffer[]; received: number; kept: boolean } | undefined;
+  private readonly waiting: Array<{
+    oid: string;
+    maxBytes: number;
+    resolve: (content: Buffer | null) => void;
+    reject: (err: Error) => void;
+  }> = [];
   private failure: Error | undefined;
 
   constructor(gitdir: string, env?: NodeJS.ProcessEnv) {
@@ -190,11 +212,14 @@ export class CatFile {
     this.child.on('close', () => fail(new Error('git cat-file --batch ended')));
   }
 
-  /** The object's content, or null when the repository has no such object. */
-  read(oid: string): Promise<Buffer | null> {
+  /**
+   * The object's content, or null when the repository has no such object; one larger than
+   * `maxBytes` is not kept in memory: the read fails with ObjectTooLargeError, which says its size.
+   */
+  read(oid: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer | null> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({ oid, maxBytes, resolve, reject });
       this.child.stdin!.write(`${oid}\n`);
     });
   }
@@ -205,19 +230,30 @@ export class CatFile {
 
   private drain(): void {
     while (this.waiting.length > 0) {
-      const newline = this.buffered.indexOf(10);
-      if (newline < 0) return;
-      const header = this.buffered.subarray(0, newline).toString('utf8');
-      if (header.endsWith(' missing')) {
+      if (this.current === undefined) {
+        const newline = this.buffered.indexOf(10);
+        if (newline < 0) return;
+        const header = this.buffered.subarray(0, newline).toString('utf8');
         this.buffered = this.buffered.subarray(newline + 1);
-        this.waiting.shift()!.resolve(null);
-        continue;
+        if (header.endsWith(' missing')) {
+          this.waiting.shift()!.resolve(null);
+          continue;
+        }
+        const size = Number(header.split(' ')[2]);
+        const { oid, maxBytes } = this.waiting[0]!;
+        this.current = { oid, size, parts: [], received: 0, kept: size <= maxBytes };
       }
-      const size = Number(header.split(' ')[2]);
-      if (this.buffered.length < newline + 1 + size + 1) return;
-      const content = Buffer.from(this.buffered.subarray(newline + 1, newline + 1 + size));
-      this.buffered = this.buffered.subarray(newline + 1 + size + 1);
-      this.waiting.shift()!.resolve(content);
+      const object = this.current;
+      // The content and the newline cat-file writes after it.
+      const taken = this.buffered.subarray(0, object.size + 1 - object.received);
+      this.buffered = this.buffered.subarray(taken.length);
+      object.received += taken.length;
+      if (object.kept) object.parts.push(taken);
+      if (object.received < object.size + 1) return;
+      this.current = undefined;
+      const waiter = this.waiting.shift()!;
+      if (object.kept) waiter.resolve(Buffer.concat(object.parts, object.size + 1).subarray(0, object.size));
+      else waiter.reject(new ObjectTooLargeError(object.oid, object.size));
     }
   }
 }
