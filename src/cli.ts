@@ -529,7 +529,9 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  // Node's own errors have a string code; a failed git command's is its exit status.
+  const code = (err as { code?: unknown }).code;
+  const usage = err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
   console.error(`c4store: ${(err as Error).message}`);
   process.exit(usage ? 2 : 1);
 });

@@ -329,3 +329,27 @@ test('a push giving one id to two kinds of thing is refused, and check says so o
   );
   t.regex(String(checked.stdout), clash);
 });
+
+test('main or a draft pushed to name a blob, a tree or a tag object is refused in words, not with a stack trace', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  await git(dir, ['tag', '-a', '-m', 'annotated', 'annotated', 'HEAD']);
+  const objects = {
+    blob: await git(dir, ['rev-parse', 'HEAD:organization.yaml']),
+    tree: await git(dir, ['rev-parse', 'HEAD^{tree}']),
+    tag: await git(dir, ['rev-parse', 'refs/tags/annotated']),
+  };
+  for (const [type, oid] of Object.entries(objects)) {
+    for (const ref of ['refs/heads/drafts/odd', 'refs/heads/main']) {
+      const output = await pushRefused(dir, '--force', `${oid}:${ref}`);
+      t.regex(output, new RegExp(`remote: c4store: ${ref}: a branch names a commit, and ${oid.slice(0, 12)} is a ${type}\\.`), output);
+      t.notRegex(output, /TypeError|at file:/, output);
+      await unchanged(t, s, head, tags);
+    }
+  }
+  t.is(await s.git('for-each-ref', '--format=%(refname)', 'refs/heads'), 'refs/heads/main\n');
+});

@@ -82,7 +82,10 @@ export async function checkPush(
       ? []
       : (await gitText(gitdir, ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { env })).split('\n').filter(Boolean);
   for (const update of updates) {
-    if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env, limits)));
+    const branch = update.ref === MAIN || update.ref.startsWith('refs/heads/drafts/');
+    const tipProblem = branch ? await branchTipProblem(gitdir, update, env) : null;
+    if (tipProblem !== null) problems.push(tipProblem);
+    else if (update.ref === MAIN) problems.push(...(await checkMain(gitdir, update, env, limits)));
     else if (update.ref.startsWith('refs/heads/drafts/')) {
       problems.push(...(await checkDraftPush(gitdir, update, env, (g, range, e) => checkCommits(g, range, e, limits))));
     } else if (update.ref.startsWith('refs/tags/')) {
@@ -93,6 +96,20 @@ export async function checkPush(
     }
   }
   return problems;
+}
+
+/**
+ * A branch names a commit. git refuses anything else only when it moves the ref, after this
+ * check; told of a blob or a tree, the check's own git commands failed, and the pusher read a
+ * stack trace.
+ */
+async function branchTipProblem(gitdir: string, update: RefUpdate, env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (ZERO.test(update.new)) return null;
+  const { stdout, code } = await runGit(gitdir, ['cat-file', '-t', update.new], { okCodes: [128], env });
+  const type = stdout.toString('utf8').trim();
+  if (code === 0 && type === 'commit') return null;
+  const what = code === 0 ? `a ${type}` : 'no object of this repository';
+  return `${update.ref}: a branch names a commit, and ${update.new.slice(0, 12)} is ${what}.`;
 }
 
 /**
