@@ -4,10 +4,12 @@
  * Needs dist/cli.js (npm test builds it first): the hook runs the built command line.
  */
 import test from 'ava';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { KeyStore } from '../src/store/keys.js';
 import { run, TestServer, withServer } from './support/server.js';
 
@@ -204,6 +206,73 @@ test('a push over the git body limit is cut off and moves nothing', async (t) =>
     });
     t.is(await s.state(), before);
     t.true(s.logs.some((line) => line.includes('request body over 262144 bytes, cut off')));
+  } finally {
+    await s.close();
+  }
+});
+
+/** pkt-line framing of git's protocol. */
+function pktLine(text: string): Buffer {
+  const payload = Buffer.from(text, 'latin1');
+  return Buffer.concat([Buffer.from((payload.length + 4).toString(16).padStart(4, '0')), payload]);
+}
+
+/** The pack of the commits of HEAD the server lacks, each object stored as is (deflate's level 0). */
+async function uncompressedPack(dir: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      ['-C', dir, '-c', 'pack.compression=0', 'pack-objects', '--stdout', '--revs'],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    );
+    child.stdin!.end('HEAD\n^origin/main\n');
+  });
+}
+
+/** A receive-pack request as a hand-made client sends it, gzip-compressed, and the answer's status and text. */
+async function gzippedPush(s: TestServer, body: Buffer): Promise<{ status: number; text: string }> {
+  const reply = await fetch(`${s.url}/git/${s.slug}.git/git-receive-pack`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`ci:${s.key}`).toString('base64')}`,
+      'content-type': 'application/x-git-receive-pack-request',
+      'content-encoding': 'gzip',
+    },
+    body,
+  });
+  return { status: reply.status, text: await reply.text() };
+}
+
+test('a gzip-compressed push is held to the git body limit as it unpacks, and one that is no gzip is refused', async (t) => {
+  const s = await TestServer.start({ gitBodyLimit: 256 * 1024 });
+  try {
+    const before = await s.state();
+    await withClone(s, s.key, async (dir) => {
+      const head = (await git(dir, 'rev-parse', 'HEAD')).stdout.trim();
+      // Two megabytes of zeros, stored: some kilobytes of gzip, unpacked far past the limit.
+      await writeFile(join(dir, 'zeros.bin'), Buffer.alloc(2 * 1024 * 1024));
+      await git(dir, 'add', 'zeros.bin');
+      await git(dir, 'commit', '-qm', 'Zeros');
+      const commit = (await git(dir, 'rev-parse', 'HEAD')).stdout.trim();
+      const request = Buffer.concat([
+        pktLine(`${head} ${commit} refs/heads/main\0report-status\n`),
+        Buffer.from('0000'),
+        await uncompressedPack(dir),
+      ]);
+      const compressed = gzipSync(request);
+      t.true(compressed.length < 256 * 1024, `${compressed.length} bytes sent`);
+      const reply = await gzippedPush(s, compressed);
+      t.notRegex(reply.text, /ok refs\/heads\/main/);
+      t.true(s.logs.some((line) => line.includes('request body over 262144 bytes, cut off')));
+      t.is(await s.state(), before);
+
+      const garbage = await gzippedPush(s, Buffer.from('not gzip at all'));
+      t.is(garbage.status, 400, garbage.text);
+      t.regex(JSON.parse(garbage.text).error, /^Request body is not the gzip its Content-Encoding says: /);
+      t.is(await s.state(), before);
+      t.is((await s.get('/healthz')).status, 200);
+    });
   } finally {
     await s.close();
   }

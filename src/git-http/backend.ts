@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { LIMITS_VARIABLE } from '../push/check.js';
@@ -32,6 +34,9 @@ export interface GitHttpDependencies {
   /** The key's rates, counted with its API requests: a fetch reads, a push writes. */
   rates?: KeyRates;
 }
+
+/** The Content-Encoding names http-backend unpacks (git's client sends gzip). */
+const GZIP = /^(x-)?gzip$/i;
 
 /** A push of a model larger than this is no architecture model (the API's own bodies stop at 10 MB). */
 export const DEFAULT_GIT_BODY_LIMIT = 256 * 1024 * 1024;
@@ -103,8 +108,27 @@ async function serveGit(ctx: Context, deps: GitHttpDependencies): Promise<void> 
   await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps, limit);
 }
 
+/**
+ * A gzip body, unpacked as it is read, once its first bytes have come out: a body that is no gzip
+ * is refused before git answers anything (its answer starts with a 200).
+ */
+function unpacked(request: Readable): Promise<Readable> {
+  const body = request.pipe(createGunzip());
+  return new Promise((resolve, reject) => {
+    const refuse = (err: Error) => {
+      request.unpipe(body);
+      reject(new ApiError(400, `Request body is not the gzip its Content-Encoding says: ${err.message}.`));
+    };
+    body.once('error', refuse);
+    body.once('readable', () => {
+      body.off('error', refuse);
+      resolve(body);
+    });
+  });
+}
+
 /** Runs `git http-backend` for one request: the request body in, its CGI answer out. */
-function runBackend(
+async function runBackend(
   ctx: Context,
   projectRoot: string,
   slug: string,
@@ -125,7 +149,6 @@ function runBackend(
     // http-backend enables receive-pack only for an authenticated user.
     REMOTE_USER: key.label,
     GIT_PROTOCOL: ctx.get('git-protocol'),
-    HTTP_CONTENT_ENCODING: ctx.get('content-encoding'),
     // Read by the pre-receive hook that receive-pack runs.
     [LIMITS_VARIABLE]: JSON.stringify(limits),
     // Partial clones (`git clone --filter=blob:none`): a large organization's history without
@@ -134,7 +157,15 @@ function runBackend(
     GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_0: 'true',
   };
-  if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
+  // A compressed push is unpacked here, so that what receive-pack is given is held to the limit:
+  // left to http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine
+  // (256 MB of it, into hundreds of gigabytes). git's client compresses fetches only.
+  const unpackedHere = service === 'git-receive-pack' && GZIP.test(ctx.get('content-encoding').trim());
+  if (!unpackedHere) {
+    env.HTTP_CONTENT_ENCODING = ctx.get('content-encoding');
+    if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
+  }
+  const body = unpackedHere ? await unpacked(ctx.req) : ctx.req;
   // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
   // timeout every git process of the server has.
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -196,16 +227,21 @@ function runBackend(
     if (ctx.method === 'POST') {
       // Counted as it arrives (git sends pushes chunked): past the limit, git gets no more and
       // the connection is closed; a receive-pack cut short moves no ref.
+      body.on('error', (err) => {
+        log(`git ${slug} ${service}: request body is no gzip (${err.message}), stopped`);
+        stopProcessGroup(child);
+      });
       let received = 0;
-      ctx.req.on('data', (chunk: Buffer) => {
+      body.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > limit) {
           log(`git ${slug} ${service}: request body over ${limit} bytes, cut off`);
           child.kill();
+          body.destroy();
           ctx.req.destroy();
         }
       });
-      ctx.req.pipe(child.stdin);
+      body.pipe(child.stdin);
     } else {
       child.stdin.end();
     }
