@@ -277,3 +277,41 @@ test('a gzip-compressed push is held to the git body limit as it unpacks, and on
     await s.close();
   }
 });
+
+test('a push of main, a version and a draft whose main moved meanwhile (an API write) changes nothing: every push is atomic', (t) =>
+  withServer(async (s) => {
+    // Two commits: a clone of depth 1 is shallow, and its push names its shallow commit first.
+    await s.post('/api/external/component', [{ name: 'Ledger' }]);
+    for (const depth of [[], ['--depth', '1']]) {
+      const parent = await mkdtemp(join(tmpdir(), 'c4store-atomic-'));
+      try {
+        const dir = join(parent, 'model');
+        await run('git', ['clone', '-q', ...depth, remote(s, s.key), dir], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+        t.is((await git(dir, 'rev-parse', '--is-shallow-repository')).stdout.trim(), String(depth.length > 0));
+        // git runs pre-push after it has read the server's refs and before it sends the pack: the
+        // API write lands in between, as one from someone else would while a large pack uploads.
+        const write = join(dir, '.git', 'api-write.mjs');
+        await writeFile(
+          write,
+          `await fetch(${JSON.stringify(`${s.url}/api/external/component`)}, { method: 'POST', headers: { authorization: ${JSON.stringify(`Bearer ${s.key}`)}, 'content-type': 'application/json' }, body: JSON.stringify([{ name: 'Meanwhile' }]) });\n`,
+        );
+        await writeFile(join(dir, '.git', 'hooks', 'pre-push'), `#!/bin/sh\nexec '${process.execPath}' '${write}'\n`, { mode: 0o755 });
+        await writeFile(join(dir, 'README.md'), `notes ${depth.length}\n`);
+        await git(dir, 'add', 'README.md');
+        await git(dir, 'commit', '-qm', 'Notes');
+        await git(dir, 'tag', `v${depth.length}`);
+        const refsBefore = await s.git('for-each-ref', '--format=%(refname)');
+        const output = await gitFails(dir, 'push', 'origin', 'main', `v${depth.length}`, 'HEAD:refs/heads/drafts/notes');
+        t.regex(output, /cannot lock ref 'refs\/heads\/main'/, output);
+        t.regex(output, /v\d -> v\d \(atomic transaction failed\)/, output);
+        t.regex(output, /HEAD -> drafts\/notes \(atomic transaction failed\)/, output);
+        // The API's write is main; neither the version nor the draft was made.
+        t.is((await s.get('/api/external/history?limit=1')).body[0].summary, 'POST /api/external/component: create 1');
+        t.is(await s.git('for-each-ref', '--format=%(refname)'), refsBefore);
+        t.is((await s.get('/api/external/drafts')).body.length, 0);
+      } finally {
+        await rm(parent, { recursive: true, force: true });
+      }
+    }
+    t.is((await run('git', ['--git-dir', s.gitdir, 'fsck', '--full'])).stderr, '');
+  }));

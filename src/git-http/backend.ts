@@ -5,6 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { LIMITS_VARIABLE } from '../push/check.js';
+import { atomicPushRequest } from './atomic-push.js';
 import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
 import type { KeyRates } from '../http/middleware/rate-limit.js';
@@ -160,11 +161,11 @@ async function runBackend(
   // A compressed push is unpacked here, so that what receive-pack is given is held to the limit:
   // left to http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine
   // (256 MB of it, into hundreds of gigabytes). git's client compresses fetches only.
-  const unpackedHere = service === 'git-receive-pack' && GZIP.test(ctx.get('content-encoding').trim());
-  if (!unpackedHere) {
-    env.HTTP_CONTENT_ENCODING = ctx.get('content-encoding');
-    if (ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
-  }
+  const push = service === 'git-receive-pack';
+  const unpackedHere = push && GZIP.test(ctx.get('content-encoding').trim());
+  if (!unpackedHere) env.HTTP_CONTENT_ENCODING = ctx.get('content-encoding');
+  // A push's body grows by the capability atomicPushRequest asks for: receive-pack reads it to its end.
+  if (!push && ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
   const body = unpackedHere ? await unpacked(ctx.req) : ctx.req;
   // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
   // timeout every git process of the server has.
@@ -241,7 +242,7 @@ async function runBackend(
           ctx.req.destroy();
         }
       });
-      body.pipe(child.stdin);
+      (push ? body.pipe(atomicPushRequest()) : body).pipe(child.stdin);
     } else {
       child.stdin.end();
     }
