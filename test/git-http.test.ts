@@ -315,3 +315,26 @@ test('a push of main, a version and a draft whose main moved meanwhile (an API w
     }
     t.is((await run('git', ['--git-dir', s.gitdir, 'fsck', '--full'])).stderr, '');
   }));
+
+test("a partial clone over git's protocol v0 (older clients, protocol.version=0) fetches what a checkout needs, and a commit by its id", (t) =>
+  withServer(async (s) => {
+    const [ledger] = (await s.post('/api/external/component', [{ name: 'Ledger' }])).body;
+    const first = await s.head();
+    t.is((await s.post('/api/external/component', [{ id: ledger.id, name: 'Ledger', desc: 'A newer version of its file' }])).status, 200);
+    await s.post('/api/external/component', [{ name: 'Payments' }]);
+    const parent = await mkdtemp(join(tmpdir(), 'c4store-v0-'));
+    try {
+      const partial = join(parent, 'p');
+      await run('git', ['-c', 'protocol.version=0', 'clone', '-q', '--filter=blob:none', remote(s, s.readerKey), partial]);
+      await git(partial, 'config', 'protocol.version', '0');
+      await git(partial, 'checkout', '-q', first);
+      t.is((await git(partial, 'status', '--porcelain')).stdout, '');
+      // A shallow clone fetches a commit of main's history by its id (not a ref's tip).
+      const shallow = join(parent, 's');
+      await run('git', ['-c', 'protocol.version=0', 'clone', '-q', '--depth', '1', remote(s, s.readerKey), shallow]);
+      await git(shallow, '-c', 'protocol.version=0', 'fetch', '-q', 'origin', first);
+      t.is((await git(shallow, 'rev-parse', 'FETCH_HEAD')).stdout.trim(), first);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }));

@@ -153,10 +153,14 @@ async function runBackend(
     // Read by the pre-receive hook that receive-pack runs.
     [LIMITS_VARIABLE]: JSON.stringify(limits),
     // Partial clones (`git clone --filter=blob:none`): a large organization's history without
-    // every old version of every file, each fetched when a checkout needs it.
-    GIT_CONFIG_COUNT: '1',
+    // every old version of every file, each fetched when a checkout needs it. That fetch asks for
+    // objects by id, which protocol v2 allows and v0 (older clients, `protocol.version=0`) only
+    // with allowReachableSHA1InWant: any object a clone would get, none that no ref reaches.
+    GIT_CONFIG_COUNT: '2',
     GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_0: 'true',
+    GIT_CONFIG_KEY_1: 'uploadpack.allowReachableSHA1InWant',
+    GIT_CONFIG_VALUE_1: 'true',
   };
   // A compressed push is unpacked here, so that what receive-pack is given is held to the limit:
   // left to http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine
