@@ -114,6 +114,8 @@ export interface ServerOptions {
   packEvery?: number;
   /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
   gitBodyLimit?: number;
+  /** How long one git fetch or push over HTTP may run, its pre-receive hook included (default 10 minutes); then it is stopped. */
+  gitTimeoutMs?: number;
   /**
    * A scrape of `/metrics` must present it as `Authorization: Bearer <token>`; without one, only
    * clients on the loopback address that come directly (not through a proxy) may scrape.
@@ -252,6 +254,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     events,
     limits,
     gitBodyLimit: options.gitBodyLimit,
+    gitTimeoutMs: options.gitTimeoutMs,
     bodyBudget: options.bodyBudget ?? Math.max(DEFAULT_BODY_BUDGET, 4 * bodyLimit),
     bodyBudgetPerOrg: options.bodyBudgetPerOrg,
     bodyStallTimeout: options.bodyStallTimeout,

@@ -262,7 +262,8 @@ test('a gzip-compressed push is held to the git body limit as it unpacks, and on
       ]);
       const compressed = gzipSync(request);
       t.true(compressed.length < 256 * 1024, `${compressed.length} bytes sent`);
-      const reply = await gzippedPush(s, compressed);
+      // Cut off: the connection is closed (receive-pack was stopped), or at least no ref is reported moved.
+      const reply = await gzippedPush(s, compressed).catch(() => ({ status: 0, text: '' }));
       t.notRegex(reply.text, /ok refs\/heads\/main/);
       t.true(s.logs.some((line) => line.includes('request body over 262144 bytes, cut off')));
       t.is(await s.state(), before);
@@ -338,3 +339,27 @@ test("a partial clone over git's protocol v0 (older clients, protocol.version=0)
       await rm(parent, { recursive: true, force: true });
     }
   }));
+
+test("a push whose git the server stops (past the git timeout) ends with an error at the pusher's end, not a git waiting forever", async (t) => {
+  const s = await TestServer.start({ gitTimeoutMs: 4000 });
+  try {
+    // receive-pack tells the pusher it is still there (a keepalive) every second of the hook,
+    // as it does every 5 s by default: the pusher has read part of an answer when it is stopped.
+    await s.git('config', 'receive.keepAlive', '1');
+    const before = await s.state();
+    await withClone(s, s.key, async (dir) => {
+      // A check that never ends, as one of a push too large to check within the timeout.
+      await writeFile(join(s.gitdir, 'hooks', 'pre-receive'), '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+      // Over git's http.postBuffer (1 MB): the pack goes chunked, as a large push's does.
+      await writeFile(join(dir, 'notes.bin'), randomBytes(2 * 1024 * 1024));
+      await git(dir, 'add', 'notes.bin');
+      await git(dir, 'commit', '-qm', 'Notes');
+      const output = await gitFails(dir, 'push', 'origin', 'main');
+      t.regex(output, /RPC failed|transfer closed|remote end hung up|unexpected disconnect/, output);
+    });
+    t.is(await s.state(), before);
+    t.true(s.logs.some((line) => line.includes('still running after 4 s, stopped')));
+  } finally {
+    await s.close();
+  }
+});

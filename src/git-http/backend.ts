@@ -30,6 +30,8 @@ export interface GitHttpDependencies {
   log: (line: string) => void;
   /** Bytes one fetch or push request may send (git's pack data); beyond, the request is cut off. */
   gitBodyLimit?: number;
+  /** How long one request's git may run, the hook of a push included (default DEFAULT_GIT_TIMEOUT_MS); then it is stopped. */
+  gitTimeoutMs?: number;
   /** The server's size limits: a push is held to them as an API write is (push/check.ts). */
   limits?: Limits;
   /** The key's rates, counted with its API requests: a fetch reads, a push writes. */
@@ -135,7 +137,7 @@ async function runBackend(
   slug: string,
   service: string,
   key: KeyRecord,
-  { log, limits = DEFAULT_LIMITS }: GitHttpDependencies,
+  { log, limits = DEFAULT_LIMITS, gitTimeoutMs = DEFAULT_GIT_TIMEOUT_MS }: GitHttpDependencies,
   limit: number,
 ): Promise<void> {
   const env: NodeJS.ProcessEnv = {
@@ -175,9 +177,9 @@ async function runBackend(
   // timeout every git process of the server has.
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const timer = setTimeout(() => {
-    log(`git http-backend ${slug} ${service}: still running after ${DEFAULT_GIT_TIMEOUT_MS / 1000} s, stopped`);
+    log(`git http-backend ${slug} ${service}: still running after ${gitTimeoutMs / 1000} s, stopped`);
     stopProcessGroup(child);
-  }, DEFAULT_GIT_TIMEOUT_MS);
+  }, gitTimeoutMs);
   timer.unref();
   child.once('close', () => clearTimeout(timer));
   ctx.respond = false;
@@ -215,6 +217,11 @@ async function runBackend(
         if (!res.headersSent)
           res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
         res.end(body);
+      } else if (code === null) {
+        // Stopped (the timeout, the body limit, the server's shutdown): an answer ended as if
+        // complete left the pusher's git, which had read receive-pack's keepalives, waiting
+        // forever for the report; a cut connection is an error it reports.
+        res.destroy();
       } else {
         res.end();
       }

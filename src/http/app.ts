@@ -48,6 +48,8 @@ export interface AppDependencies extends RouteSettings, EventRouteSettings {
   keys: KeyStore;
   /** Bytes one git fetch or push request may send (default 256 MB). */
   gitBodyLimit?: number;
+  /** How long one git fetch or push request may run (default 10 minutes). */
+  gitTimeoutMs?: number;
 
   /** Messages of the server's parts that are not about one request (a failed mirror push, …): warnings. */
   log: (line: string) => void;
