@@ -363,3 +363,19 @@ test("a push whose git the server stops (past the git timeout) ends with an erro
     await s.close();
   }
 });
+
+test('a reader key is not offered a push, however the service is named', (t) =>
+  withServer(async (s) => {
+    // `?service=` given twice: http-backend offers the receive-pack of either.
+    for (const query of [
+      'service=git-receive-pack',
+      'service=git-upload-pack&service=git-receive-pack',
+      'service=git-receive-pack&service=git-receive-pack',
+    ]) {
+      const offered = await fetch(`${s.url}/git/${s.slug}.git/info/refs?${query}`, {
+        headers: { authorization: `Bearer ${s.readerKey}` },
+      });
+      t.is(offered.status, 403, query);
+      t.deepEqual(await offered.json(), { error: 'This API key may only read.' });
+    }
+  }));

@@ -65,7 +65,8 @@ function gitKey(ctx: Context): string {
 }
 
 function wantsPush(ctx: Context, service: string): boolean {
-  return service === 'git-receive-pack' || (service === 'info/refs' && ctx.query.service === 'git-receive-pack');
+  // `?service=` given twice is an array here, and http-backend serves the receive-pack of either.
+  return service === 'git-receive-pack' || (service === 'info/refs' && [ctx.query.service].flat().includes('git-receive-pack'));
 }
 
 export function gitHttp(deps: GitHttpDependencies): Middleware {
