@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -379,3 +380,32 @@ test('a reader key is not offered a push, however the service is named', (t) =>
       t.deepEqual(await offered.json(), { error: 'This API key may only read.' });
     }
   }));
+
+test('a gzip-compressed push whose client goes away before its first bytes unpack is answered and logged, not left waiting', async (t) => {
+  const s = await TestServer.start();
+  try {
+    const before = await s.state();
+    const request = httpRequest(`${s.url}/git/${s.slug}.git/git-receive-pack`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`ci:${s.key}`).toString('base64')}`,
+        'content-type': 'application/x-git-receive-pack-request',
+        'content-encoding': 'gzip',
+        'transfer-encoding': 'chunked',
+      },
+    });
+    request.on('error', () => {});
+    // Half of gzip's ten-byte header: nothing unpacks from it.
+    request.write(gzipSync(Buffer.from('0000')).subarray(0, 5));
+    // Gone once the server is reading it: in flight beside the scrape that asks.
+    const inFlight = async () => (await (await fetch(`${s.url}/metrics`)).text()).match(/^c4store_http_requests_in_flight (\d+)/m)?.[1];
+    while ((await inFlight()) !== '2') await new Promise((resolve) => setTimeout(resolve, 10));
+    request.destroy();
+    // Its handler ends and its line is written; one waiting forever for the rest of the gzip never wrote one.
+    const answered = () => s.logs.some((line) => line.includes('"path":"/git/acme.git/git-receive-pack"'));
+    while (!answered()) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.is(await s.state(), before);
+  } finally {
+    await s.close();
+  }
+});

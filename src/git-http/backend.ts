@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { IncomingMessage } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -116,16 +117,24 @@ async function serveGit(ctx: Context, deps: GitHttpDependencies): Promise<void> 
  * A gzip body, unpacked as it is read, once its first bytes have come out: a body that is no gzip
  * is refused before git answers anything (its answer starts with a 200).
  */
-function unpacked(request: Readable): Promise<Readable> {
+function unpacked(request: IncomingMessage): Promise<Readable> {
   const body = request.pipe(createGunzip());
   return new Promise((resolve, reject) => {
     const refuse = (err: Error) => {
       request.unpipe(body);
+      body.destroy();
+      request.off('close', gone);
       reject(new ApiError(400, `Request body is not the gzip its Content-Encoding says: ${err.message}.`));
     };
+    // A client gone before its gzip said anything: gunzip would wait for the rest forever.
+    const gone = () => {
+      if (!request.complete) refuse(new Error('the request ended before its body did'));
+    };
     body.once('error', refuse);
+    request.once('close', gone);
     body.once('readable', () => {
       body.off('error', refuse);
+      request.off('close', gone);
       resolve(body);
     });
   });
