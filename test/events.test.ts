@@ -287,6 +287,9 @@ test('SSE: a comment line keeps the stream alive; an unknown resume point is 404
   });
   t.is(stray.status, 404);
   t.deepEqual(await stray.json(), { error: `Commit '${'ab'.repeat(20)}' does not exist.` });
+  // An empty ?after= names no commit, as in the feed: not "from now", which would skip what was missed.
+  const empty = await fetch(`${server.url}/api/external/events?after=`, { headers: { authorization: `Bearer ${server.key}` } });
+  t.deepEqual([empty.status, await empty.json()], [404, { error: "Commit '' does not exist." }]);
   t.is((await fetch(`${server.url}/api/external/events`)).status, 401);
 });
 

@@ -56,7 +56,9 @@ export function resumeFrom(ctx: Context): string | undefined {
   if (header !== '') return header;
   const after = ctx.query.after;
   if (Array.isArray(after)) throw new ApiError(400, "Query parameter 'after' is given more than once.");
-  return after === undefined || after === '' ? undefined : after;
+  // An empty one names no commit (404, as in the feed), never "from now": a client whose resume
+  // point came out empty would otherwise miss every change since it last read, unsaid.
+  return after;
 }
 
 /**
