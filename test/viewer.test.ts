@@ -334,6 +334,25 @@ test('moving a container carries its children; a box dropped out of it loses its
     t.like(served.textareas[0], { id: area.id, position: { x: -3, y: 31 }, width: 20, text: 'note' });
   }));
 
+test('a container dropped at the edge of the positions a diagram holds is refused when it would carry a child beyond it', (t) =>
+  withServer(async (s) => {
+    const { d, box, a } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const before = await s.state();
+    // The child sits 2 units right of its container's corner: at x 1,000,000 it would be at 1,000,002.
+    const refused = await arrange(s, cookie, d.id, { kind: 'instance', id: box.id, position: { x: 1_000_000, y: 0 } });
+    t.is(refused.status, 400);
+    t.deepEqual(refused.body, {
+      error: `Moving '${box.ref}' there would carry its child '${a.ref}' to x 1000002, beyond the ±1000000 a position may hold: nothing was moved.`,
+    });
+    t.is(await s.state(), before);
+    // As far as its children stay within bounds, it moves, and the diagram is written back as read.
+    t.is((await arrange(s, cookie, d.id, { kind: 'instance', id: box.id, position: { x: 999_998, y: 0 } })).status, 200);
+    const served = (await s.get(`/api/external/diagram/${d.id}`)).body;
+    t.deepEqual(served.componentInstances.find((i: { id: string }) => i.id === a.id).position, { x: 1_000_000, y: 4 });
+    t.is((await s.post('/api/external/diagram', [served])).status, 200);
+  }));
+
 test('a revoked key ends its sessions at once: pages send to sign-in, drops are refused', (t) =>
   withServer(async (s) => {
     const { d, b } = await oneDiagram(s);

@@ -6,7 +6,7 @@
 import Type, { type Static } from 'typebox';
 import { ApiError, ModelError } from '../errors.js';
 import type { Draft } from '../model/draft.js';
-import { PositionInput } from '../model/schemas.js';
+import { POSITION_LIMIT, PositionInput } from '../model/schemas.js';
 import { checkDiagram } from '../model/rules.js';
 import type { ComponentInstance, Diagram } from '../model/types.js';
 
@@ -54,7 +54,7 @@ export function arrangeDiagram(draft: Draft, diagramId: string, move: ArrangeInp
       }
       // A container carries its children along: they belong inside its box.
       if (moved.isContainer && i.parent === moved.id && (dx !== 0 || dy !== 0))
-        return { ...i, position: { x: i.position.x + dx, y: i.position.y + dy } };
+        return { ...i, position: carried(moved, i, { x: i.position.x + dx, y: i.position.y + dy }) };
       return i;
     };
     next = { ...stored, componentInstances: stored.componentInstances.map(place) };
@@ -66,6 +66,23 @@ export function arrangeDiagram(draft: Draft, diagramId: string, move: ArrangeInp
   const diagram = draft.put('diagram', next, true);
   checkDiagram(draft.model, diagram);
   return diagram;
+}
+
+/**
+ * A child's position once its container has moved. Beyond what a request may send (the schema's
+ * ±POSITION_LIMIT) the diagram could no longer be read and written back unchanged, so such a drop
+ * is refused rather than a child stored there (or clamped out of its place in the container).
+ */
+function carried(container: ComponentInstance, child: ComponentInstance, position: { x: number; y: number }): { x: number; y: number } {
+  for (const axis of ['x', 'y'] as const) {
+    if (Math.abs(position[axis]) > POSITION_LIMIT) {
+      throw new ModelError(
+        `Moving '${container.ref ?? container.id}' there would carry its child '${child.ref ?? child.id}' to ${axis} ${position[axis]}, ` +
+          `beyond the ±${POSITION_LIMIT} a position may hold: nothing was moved.`,
+      );
+    }
+  }
+  return position;
 }
 
 /** The drop as a reviewer says it, for its commit's title: `Moved 'Web Shop' on 'Shop - Containers'`. */
