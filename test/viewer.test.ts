@@ -523,3 +523,37 @@ test('a diagram page links its history; the history page lists the commits that 
     t.is((await fetch(`${s.url}/orgs/${s.slug}/diagrams/nope/history`, { headers: { cookie } })).status, 404);
     t.is((await fetch(`${d.url}/history`, { redirect: 'manual' })).status, 302, 'pages need a session');
   }));
+
+/** The first change the viewer's stream sends after `after` (its id), or the refusal it answered with. */
+async function viewerStreamAfter(
+  s: TestServer,
+  cookie: string,
+  after: string,
+): Promise<{ status: number; first?: string; error?: string }> {
+  const response = await fetch(`${s.url}/orgs/${s.slug}/events?after=${encodeURIComponent(after)}`, { headers: { cookie } });
+  if (response.status !== 200) return { status: response.status, error: ((await response.json()) as { error: string }).error };
+  const reader = response.body!.getReader();
+  let text = '';
+  let id: RegExpExecArray | null = null;
+  while (!(id = /^id: (\w+)$/m.exec(text))) text += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  return { status: 200, first: id[1] };
+}
+
+test("the viewer's stream resumes from the commits the API's does: an abbreviation, a version", (t) =>
+  withServer(async (s) => {
+    await s.post('/api/external/tag', [{ name: 'a', color: 'green' }]);
+    const first = await s.head();
+    t.is((await s.post('/api/external/versions', { name: 'v1' })).status, 201);
+    await s.post('/api/external/tag', [{ name: 'b', color: 'green' }]);
+    const second = await s.head();
+    const cookie = await cookieOf(s);
+    t.deepEqual(await viewerStreamAfter(s, cookie, first), { status: 200, first: second });
+    t.deepEqual(await viewerStreamAfter(s, cookie, first.slice(0, 7)), { status: 200, first: second });
+    t.deepEqual(await viewerStreamAfter(s, cookie, 'v1'), { status: 200, first: second });
+    // An unknown commit is refused as the API's stream refuses it, not as if it were off main.
+    const unknown = 'ab'.repeat(20);
+    t.deepEqual(await viewerStreamAfter(s, cookie, unknown), { status: 404, error: `Commit '${unknown}' does not exist.` });
+    const api = await fetch(`${s.url}/api/external/events?after=${unknown}`, { headers: { authorization: `Bearer ${s.key}` } });
+    t.deepEqual(await api.json(), { error: `Commit '${unknown}' does not exist.` });
+  }));

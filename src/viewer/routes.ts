@@ -45,6 +45,7 @@ import { type DrawingFormat, sendDrawing } from './svg-response.js';
 import { draftPageRoutes } from './draft-routes.js';
 import type { Events } from '../events/events.js';
 import { resumeFrom, streamChanges } from '../events/sse.js';
+import { commitOnBranch } from '../http/routes/events.js';
 
 export interface ViewerDependencies {
   orgs: Orgs;
@@ -419,9 +420,12 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const { org } = state(ctx);
     const draft = queryValue(ctx, 'draft');
     const branch = draft === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, (await locateDraft(org, draft)).ref);
+    // Resume points read as the API's stream reads them (an abbreviation, a version, `main`).
+    const from = resumeFrom(ctx);
+    const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
     const session = sessionId(ctx);
     const stillAllowed = async () => organizationOf(await sessions.resolve(session), deps.orgs) === org;
-    await streamChanges(ctx, branch, resumeFrom(ctx), deps.events.stream, stillAllowed);
+    await streamChanges(ctx, branch, after, deps.events.stream, stillAllowed);
   });
 
   /**

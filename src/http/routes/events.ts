@@ -43,8 +43,11 @@ async function branchEvents(ctx: Context, events: Events): Promise<OrgEvents> {
   return events.of(org.slug, (await locateDraft(org, draft)).ref);
 }
 
-/** A commit given as a resume point: a revision (commit-names.ts) that must be on the branch (`main` unless given). */
-async function commitOnBranch(ctx: Context, events: Events | OrgEvents, text: string): Promise<string> {
+/**
+ * A commit given as a resume point: a revision (commit-names.ts) that must be on the branch
+ * (`main` unless given). The feed's, the API's stream's and the viewer's one reading.
+ */
+export async function commitOnBranch(ctx: Context, events: Events | OrgEvents, text: string): Promise<string> {
   const commit = await resolveCommitName(state(ctx).org.repo, text);
   const feed = 'feed' in events ? events.feed : events.of(state(ctx).org.slug).feed;
   await feed.sync();
