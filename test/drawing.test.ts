@@ -8,7 +8,7 @@ import { laidOutDiagram, routingInput } from '../bench/drawing-fixture.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
 import { drawDiagramOffThread, OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { DrawingCache } from '../src/drawing/drawings.js';
-import { routeEdges, type RouteNode } from '../src/drawing/route.js';
+import { BucketQueue, routeEdges, type RouteNode } from '../src/drawing/route.js';
 import { clip, DRAWN_TEXT, textWidth, wrapText } from '../src/drawing/text.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
 import type { ComponentInstance, Diagram } from '../src/model/types.js';
@@ -246,6 +246,38 @@ test('boxes placed by hand, no two on one line: the search graph holds a small p
   assertRoutes(t, nodes, edges, routes);
   t.is(stats.direct, 0);
   t.true(stats.nodes * 10 < stats.gridPoints, `${stats.nodes} nodes, ${stats.gridPoints} grid points`);
+});
+
+test("A*'s queue takes keys in order however far apart, holding a bounded array of buckets", (t) => {
+  const queue = new BucketQueue();
+  queue.clear(5);
+  const keys = [28_000_005, 5, 3_000_000, 10, 28_000_006, 1_500_000];
+  for (const [item, key] of keys.entries()) queue.push(item, key);
+  const taken: number[] = [];
+  while (queue.size > 0) taken.push(keys[queue.pop()]!);
+  t.deepEqual(taken, [5, 10, 1_500_000, 3_000_000, 28_000_005, 28_000_006]);
+  // A bucket per pixel up to the farthest key was an array of 28 million entries, filled and cleared per relation.
+  t.true((queue as unknown as { heads: Int32Array }).heads.length <= 2 ** 21);
+});
+
+test('boxes at opposite ends of the positions a diagram holds (±1,000,000 units): every relation routed round the boxes', (t) => {
+  const far = 1_000_000 * GRID_PX;
+  const nodes: RouteNode[] = [
+    { id: 'a', parent: null, x: -far, y: -far, w: 140, h: 84 },
+    { id: 'b', parent: null, x: far, y: far, w: 140, h: 84 },
+    { id: 'c', parent: null, x: far, y: -far, w: 140, h: 84 },
+    { id: 'd', parent: null, x: 0, y: 0, w: 140, h: 84 },
+  ];
+  const edges = [
+    { id: 'ab', from: 'a', to: 'b' },
+    { id: 'ac', from: 'a', to: 'c' },
+    { id: 'db', from: 'd', to: 'b' },
+    { id: 'cd', from: 'c', to: 'd' },
+  ];
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const routes = routeEdges(nodes, edges, stats);
+  assertRoutes(t, nodes, edges, routes);
+  t.is(stats.direct, 0);
 });
 
 test('boxes placed on top of each other by hand: the relation is still routed (on the whole grid, through a box only where it must)', (t) => {

@@ -166,14 +166,22 @@ const FULL_GRID_POINTS = 1_000_000;
 
 type Side = 'top' | 'bottom' | 'left' | 'right';
 
+/** Buckets a queue holds at once (a key this many pixels past the current one waits aside). */
+const BUCKET_WINDOW = 1 << 20;
+
 /**
- * A priority queue of state indexes for A*: one bucket per unit of cost (a pixel), each a stack.
+ * A priority queue of state indexes for A* (exported for its tests): one bucket per unit of cost (a pixel), each a stack.
  * Keys taken off only grow (the heuristic is consistent, weighted a hair above it), so taking
  * one off is a step along the buckets and putting one on is O(1); within a bucket the newest
  * goes first, which drives the search deeper along equally good routes. A key below the
  * current bucket (by the hair of weight) goes into the current one.
+ *
+ * Keys more than BUCKET_WINDOW past the first bucket wait in a list aside, and the buckets move
+ * on to them once every nearer key is taken: boxes may lie up to 28 million px apart (positions
+ * of ±1,000,000 grid units), and a bucket per pixel up to such a key was an array of that many
+ * entries, filled and cleared for every relation while the event loop waited.
  */
-class BucketQueue {
+export class BucketQueue {
   private heads = new Int32Array(4096).fill(-1);
   private items = new Int32Array(4096);
   private links = new Int32Array(4096);
@@ -181,6 +189,9 @@ class BucketQueue {
   private base = 0;
   private at = 0;
   private top = 0;
+  /** Items whose keys lie past the window, with their keys. */
+  private farItems: number[] = [];
+  private farKeys: number[] = [];
   size = 0;
 
   /** Empties the queue; keys from now on are at least `base`. */
@@ -191,11 +202,19 @@ class BucketQueue {
     this.top = 0;
     this.entries = 0;
     this.size = 0;
+    this.farItems = [];
+    this.farKeys = [];
   }
 
   push(item: number, key: number): void {
     let b = Math.floor(key) - this.base;
     if (b < this.at) b = this.at;
+    this.size++;
+    if (b >= BUCKET_WINDOW) {
+      this.farItems.push(item);
+      this.farKeys.push(key);
+      return;
+    }
     if (b >= this.heads.length) {
       const heads = new Int32Array(Math.max(b + 1, this.heads.length * 2)).fill(-1);
       heads.set(this.heads);
@@ -214,16 +233,30 @@ class BucketQueue {
     this.links[e] = this.heads[b]!;
     this.heads[b] = e;
     if (b > this.top) this.top = b;
-    this.size++;
   }
 
   pop(): number {
     const heads = this.heads;
-    while (heads[this.at] === -1) this.at++;
+    while (this.at <= this.top && heads[this.at] === -1) this.at++;
+    if (this.at > this.top) {
+      this.moveOn();
+      return this.pop();
+    }
     const e = heads[this.at]!;
     heads[this.at] = this.links[e]!;
     this.size--;
     return this.items[e]!;
+  }
+
+  /** Every bucket is empty: the window moves to the smallest key waiting aside, and takes those it now holds. */
+  private moveOn(): void {
+    const items = this.farItems;
+    const keys = this.farKeys;
+    let least = keys[0]!;
+    for (const key of keys) if (key < least) least = key;
+    this.clear(least);
+    this.size = 0;
+    for (let i = 0; i < items.length; i++) this.push(items[i]!, keys[i]!);
   }
 }
 
