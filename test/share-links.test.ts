@@ -222,3 +222,15 @@ test('tokens that are not links, and a link revoked by another process of the sa
     await s.close();
   }
 });
+
+test("a link's page reached with a slash after the token links its own SVG and PNG", (t) =>
+  withServer(async (s) => {
+    const d = await shopDiagram(s);
+    const made = await s.request('POST', `${API}/diagram/${d.id}/share-links`);
+    // Wikis and chat tools append a slash to addresses pasted into them.
+    const page = await anonymous(`${made.body.url}/`);
+    t.is(page.status, 200);
+    const links = [...page.text.matchAll(/href="(\/share\/[^"]+\.(?:svg|png))"/g)].map((m) => m[1]!);
+    t.deepEqual(links, [new URL(made.body.svgUrl).pathname, new URL(made.body.pngUrl).pathname]);
+    for (const link of links) t.is((await anonymous(s.url + link)).status, 200, link);
+  }));

@@ -383,7 +383,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('X-Robots-Tag', 'noindex');
     if (format) return sendDrawing(ctx, snapshot, diagram, format, 'shared');
-    sendHtml(ctx, await sharedDiagramPage(diagram, snapshot.model, ctx.path), 200, SHARED_PAGE_POLICY);
+    // The page's address from its token, not as sent: `/share/<token>/` would link `/share/<token>/.svg`.
+    sendHtml(ctx, await sharedDiagramPage(diagram, snapshot.model, `/share/${encodeURIComponent(sent)}`), 200, SHARED_PAGE_POLICY);
     ctx.set('Referrer-Policy', 'no-referrer');
   });
 
