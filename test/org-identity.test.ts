@@ -146,3 +146,21 @@ test('an organization removed while the server runs: its keys get 401 and its ?a
     t.is(snapshots.bytes, 0);
   });
 });
+
+test("an organization created again under its slug lists none of the old one's share links, and cannot revoke them", async (t) => {
+  await withServer(async (s) => {
+    const [d] = (await s.post('/api/external/diagram', [{ ref: 'd', name: 'Old plans', level: 'C1' }])).body;
+    const made = await s.request('POST', `/api/external/diagram/${d.id}/share-links`, { body: { label: 'Old partner wiki' } });
+    t.is(made.status, 201);
+
+    await rm(s.gitdir, { recursive: true, force: true });
+    await new Orgs(s.dataDir).create(s.slug, { name: 'New owner', author: AUTHOR });
+    const { key: newKey } = await new KeyStore(s.dataDir).create(s.slug, { label: 'new owner' });
+
+    const listed = await s.get('/api/external/share-links', { key: newKey });
+    t.is(listed.status, 200);
+    t.deepEqual(listed.body, [], "the old organization's labels, creators and diagram ids are not the new one's");
+    t.is((await s.get(`/api/external/share-links/${made.body.id}`, { key: newKey })).status, 404);
+    t.is((await s.request('DELETE', `/api/external/share-links/${made.body.id}`, { key: newKey })).status, 404);
+  });
+});

@@ -52,6 +52,15 @@ interface Snapshot {
   byHash: Map<string, ShareLink>;
 }
 
+/**
+ * Whether a link belongs to the organization under `org` whose identity is `orgId`: one removed
+ * and created again under its slug has a new identity, and its labels, creators and diagram ids
+ * are not the new one's to see, count or revoke.
+ */
+function ownedBy(link: ShareLink, org: string, orgId: string | undefined): boolean {
+  return link.org === org && orgId !== undefined && link.orgId === orgId;
+}
+
 export class ShareLinks {
   readonly file: string;
   private snapshot: Snapshot | null = null;
@@ -75,23 +84,26 @@ export class ShareLinks {
       commit: link.commit,
     };
     await this.modify((links) => {
-      if (links.filter((l) => l.org === link.org).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
+      if (links.filter((l) => ownedBy(l, link.org, link.orgId)).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
       return [...links, made];
     });
     return { token, link: { ...made } };
   }
 
-  /** The organization's links, oldest first; `diagram` narrows them to one diagram. */
-  async list(org: string, diagram?: string): Promise<ShareLink[]> {
+  /**
+   * The organization's links, oldest first; `diagram` narrows them to one diagram. `orgId` is its
+   * identity: an organization made anew under a slug sees none of the old one's links.
+   */
+  async list(org: string, orgId: string | undefined, diagram?: string): Promise<ShareLink[]> {
     const { links } = await this.current();
-    return links.filter((l) => l.org === org && (diagram === undefined || l.diagram === diagram)).map((l) => ({ ...l }));
+    return links.filter((l) => ownedBy(l, org, orgId) && (diagram === undefined || l.diagram === diagram)).map((l) => ({ ...l }));
   }
 
   /** Removes the link; the removed link, or undefined when the organization has no link with that id. */
-  async revoke(org: string, id: string): Promise<ShareLink | undefined> {
+  async revoke(org: string, orgId: string | undefined, id: string): Promise<ShareLink | undefined> {
     let removed: ShareLink | undefined;
     await this.modify((links) => {
-      removed = links.find((l) => l.org === org && l.id === id);
+      removed = links.find((l) => ownedBy(l, org, orgId) && l.id === id);
       return removed ? links.filter((l) => l !== removed) : null;
     });
     return removed && { ...removed };

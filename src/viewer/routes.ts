@@ -330,7 +330,10 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     // A draft's diagram (`?draft=`, as readSnapshot read it): the page's drops and edits go to its branch.
     const draftName = at === undefined ? queryValue(ctx, 'draft') : undefined;
     const draft = draftName === undefined ? undefined : await locateDraft(state(ctx).org, draftName);
-    const links = key.role === 'editor' && at === undefined && draft === undefined ? await shareLinks.list(key.org, id) : undefined;
+    const links =
+      key.role === 'editor' && at === undefined && draft === undefined
+        ? await shareLinks.list(key.org, state(ctx).org.identity, id)
+        : undefined;
     sendHtml(
       ctx,
       await diagramPage(
@@ -357,7 +360,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
 
   router.post('/orgs/:slug/share-links/:id/revoke', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
-    const removed = await shareLinks.revoke(String(ctx.params.slug), String(ctx.params.id));
+    const removed = await shareLinks.revoke(String(ctx.params.slug), state(ctx).org.identity, String(ctx.params.id));
     if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     ctx.status = 303;
     ctx.redirect(localPath(form.get('next')));

@@ -85,7 +85,7 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
     await checkAt(ctx);
     const { org } = state(ctx);
     const diagram = findOne(ctx, 'diagram', (await org.head()).model.diagrams, byRef);
-    await send(ctx, (await storeOf().list(org.slug, diagram.id)).map(presentLink));
+    await send(ctx, (await storeOf().list(org.slug, org.identity, diagram.id)).map(presentLink));
   };
   router.post('/diagram/:id/share-links', requireEditor, optionalBody(parse!), (ctx) => create(ctx, false));
   router.post('/diagrams/:id/share-links', requireEditor, optionalBody(parse!), (ctx) => create(ctx, true));
@@ -94,18 +94,18 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
   router.get('/share-links', async (ctx) => {
     mainOnly(ctx, SHARE_LINKS);
     await checkAt(ctx);
-    await send(ctx, (await storeOf().list(state(ctx).org.slug)).map(presentLink));
+    await send(ctx, (await storeOf().list(state(ctx).org.slug, state(ctx).org.identity)).map(presentLink));
   });
   router.get('/share-links/:id', async (ctx) => {
     mainOnly(ctx, SHARE_LINKS);
     await checkAt(ctx);
-    const link = (await storeOf().list(state(ctx).org.slug)).find((l) => l.id === ctx.params.id);
+    const link = (await storeOf().list(state(ctx).org.slug, state(ctx).org.identity)).find((l) => l.id === ctx.params.id);
     if (!link) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     await send(ctx, presentLink(link));
   });
   router.delete('/share-links/:id', requireEditor, async (ctx) => {
     mainOnly(ctx, SHARE_LINKS);
-    const removed = await storeOf().revoke(state(ctx).org.slug, String(ctx.params.id));
+    const removed = await storeOf().revoke(state(ctx).org.slug, state(ctx).org.identity, String(ctx.params.id));
     if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
     await send(ctx, presentLink(removed));
   });
