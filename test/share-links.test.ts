@@ -16,7 +16,7 @@ const API = '/api/external';
 
 async function shopDiagram(s: TestServer): Promise<{ id: string; url: string }> {
   const made = await s.post(`${API}/component`, [
-    { ref: 'api', name: 'Shop API', desc: 'Takes orders.' },
+    { ref: 'api', name: 'Shop API', desc: 'Takes orders.', apiContext: 'pipeline run 42 by ci-bot@internal' },
     { ref: 'db', name: 'Orders DB' },
   ]);
   if (made.status !== 200) throw new Error(made.text);
@@ -76,6 +76,9 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
     t.is(page.headers.get('referrer-policy'), 'no-referrer');
     t.false(page.headers.get('content-security-policy')!.includes('frame-ancestors'), 'wikis may frame it');
     t.true(page.text.includes(`href="/share/${token}.svg"`));
+    // Nor a component's API context, which the signed-in page shows in its drawing's API marker.
+    t.false(page.text.includes('pipeline run 42'), 'no API context on the page');
+    t.true(page.text.includes('<title>Updated through the API</title>'));
 
     const svg = await anonymous(made.body.svgUrl);
     t.is(svg.status, 200);
@@ -83,6 +86,9 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
     t.is(svg.headers.get('cache-control'), 'no-cache');
     t.is(svg.headers.get('x-content-type-options'), 'nosniff');
     t.true(svg.text.includes('Shop API'));
+    t.false(svg.text.includes('pipeline run 42'), 'no API context in the shared SVG');
+    const signedIn = await s.get(`${API}/diagram/${d.id}`, { headers: { accept: 'image/svg+xml' } });
+    t.true(signedIn.text.includes('<title>Updated through the API (pipeline run 42 by ci-bot@internal)</title>'));
     const etag = svg.headers.get('etag')!;
     t.is(etag, `"${await s.head()}"`);
     t.is((await anonymous(made.body.svgUrl, { 'if-none-match': etag })).status, 304);

@@ -99,7 +99,7 @@ export class DrawingCache {
 }
 
 function optionsKey(options: DrawOptions): string {
-  return JSON.stringify([options.componentHref ?? null, options.editable === true, options.legend !== false]);
+  return JSON.stringify([options.componentHref ?? null, options.editable === true, options.legend !== false, options.shared === true]);
 }
 
 /** The process's drawings, shared by the viewer, the API, share links and the agents. */

@@ -96,6 +96,8 @@ interface InstanceOptions {
   /** Each component box links to this followed by the component's id. */
   componentHref?: string;
   editable: boolean;
+  /** For a share link: the API marker without its API context (DrawOptions.shared). */
+  shared: boolean;
   extraClass: string;
 }
 
@@ -222,7 +224,7 @@ export function drawInstance(
     const x = b.x + b.w - 30;
     const y = b.y + 3;
     parts.push(
-      `<g class="api-marker"><title>Updated through the API (${esc(clip(component.apiContext))})</title>` +
+      `<g class="api-marker"><title>Updated through the API${options.shared ? '' : ` (${esc(clip(component.apiContext))})`}</title>` +
         `<rect x="${n1(x)}" y="${n1(y)}" width="27" height="13" rx="3"/><text x="${n1(x + 4)}" y="${n1(y + 10)}">API</text></g>`,
     );
   }

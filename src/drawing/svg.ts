@@ -47,6 +47,12 @@ export interface DrawOptions {
   marks?: ReadonlyMap<string, Mark>;
   /** Draws the legend of the notation below the diagram (default true). */
   legend?: boolean;
+  /**
+   * Drawn for a share link's page and drawings: a component's API marker does not say its API
+   * context, which a share page does not show (docs/api.md §16: name, type, state and
+   * description only).
+   */
+  shared?: boolean;
 }
 
 interface Box {
@@ -166,6 +172,7 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     const { svg, blocks } = drawInstance(i, model, kinds.get(i.id)!, box, {
       ...(options.componentHref ? { componentHref: options.componentHref } : {}),
       editable: options.editable === true,
+      shared: options.shared === true,
       extraClass: markClass(options, i.id),
     });
     for (const r of blocks) placer.block(r);

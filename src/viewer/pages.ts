@@ -364,7 +364,7 @@ export async function diagramPage(
  * nothing that leads elsewhere in the organization — no other diagram, no attributes, no history.
  */
 export async function sharedDiagramPage(diagram: Diagram, model: Model, sharePath: string): Promise<string> {
-  const svg = await drawingOf(diagram, model, { componentHref: '#c-' });
+  const svg = await drawingOf(diagram, model, { componentHref: '#c-', shared: true });
   const panels = panelsOf(diagram, model, (c) => componentDetails(c, model, '', 2, true));
   const body =
     `<article class="diagram-page shared" data-editable="false">` +

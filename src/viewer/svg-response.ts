@@ -95,7 +95,8 @@ export async function sendDrawing(
     ctx.set('Content-Security-Policy', SVG_POLICY);
     ctx.type = DRAWING_TYPES.svg;
     // A signed-in reader may ask for a draft's visual diff (`?draft=&compare=main`); a share link shows the drawing alone.
-    ctx.body = audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : await drawingOf(diagram, snapshot.model);
+    ctx.body =
+      audience === 'signed-in' ? await diagramSvg(ctx, snapshot, diagram) : await drawingOf(diagram, snapshot.model, { shared: true });
     return;
   }
   // A visual diff's PNG is its SVG rasterized, marks and all; drawn every time, as the SVG is.
