@@ -16,7 +16,7 @@ import { redactUrl } from './credentials.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
-import { DEFAULT_LIMITS, LIMIT_OPTIONS, type Limits } from './limits/limits.js';
+import { DEFAULT_LIMITS, LIMIT_OPTIONS, LONGEST_TIMER_SECONDS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { Orgs } from './service/orgs.js';
 import { checkKeyLabel, KeyStore, type Role } from './store/keys.js';
@@ -69,6 +69,7 @@ Authorization: Bearer <--metrics-token> (or $C4STORE_METRICS_TOKEN) when one is 
 Webhooks (docs/api.md §19) are refused for private and
 loopback addresses unless serve (and webhook add) run with --webhook-allow-private; webhook add
 prints the signing secret (whsec_…) once, as the last line.
+Numbers are decimal digits; a number of seconds is at most 2147483 (the longest a timer waits).
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
 the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
@@ -116,11 +117,32 @@ const OPTIONS = {
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
 function dataDir(values: Values): string {
+  // An empty value resolves to the current folder, which is never what was meant.
+  if (values.data === '') throw new UsageError(`--data must name a folder, not ''`);
+  if (values.data === undefined && process.env.C4STORE_DATA === '') throw new UsageError(`$C4STORE_DATA must name a folder, not ''`);
   return resolve(values.data ?? process.env.C4STORE_DATA ?? 'data');
 }
 
 function durable(values: Values): boolean {
   return values.durable ?? process.env.C4STORE_DURABLE === '1';
+}
+
+/**
+ * Numbers are written in decimal digits: Number() also reads '' and ' ' as 0, '0x50' as 80 and
+ * '1e3' as 1000, so an empty $PORT served on a random port and an empty --pack-every never packed.
+ */
+const WHOLE_NUMBER = /^\d+$/;
+const DECIMAL_NUMBER = /^\d+(?:\.\d+)?$/;
+
+/** A whole number written in digits, or NaN. */
+function wholeNumber(text: string): number {
+  return WHOLE_NUMBER.test(text) ? Number(text) : Number.NaN;
+}
+
+/** A number of seconds a timer can wait (digits, an optional fraction, at most LONGEST_TIMER_SECONDS), or NaN. */
+function timerSeconds(text: string): number {
+  const n = DECIMAL_NUMBER.test(text) ? Number(text) : Number.NaN;
+  return n <= LONGEST_TIMER_SECONDS ? n : Number.NaN;
 }
 
 /** A positive whole number option, or undefined when it is not given. */
@@ -130,8 +152,8 @@ function count(
 ): number | undefined {
   const text = values[name];
   if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`invalid --${name} ${text}: a whole number of at least 1`);
+  const value = wholeNumber(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`invalid --${name} '${text}': a whole number of at least 1`);
   return value;
 }
 
@@ -160,8 +182,8 @@ function limitsOf(values: Values): Partial<Limits> {
   for (const [limit, name] of Object.entries(LIMIT_OPTIONS) as Array<[keyof Limits, string]>) {
     const text = (values as Record<string, unknown>)[name];
     if (text === undefined) continue;
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --${name} ${String(text)}: use a whole number of at least 1`);
+    const n = wholeNumber(String(text));
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --${name} '${String(text)}': use a whole number of at least 1`);
     limits[limit] = n;
   }
   return limits;
@@ -175,9 +197,11 @@ function seconds(
 ): number | undefined {
   const text = values[name];
   if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || (least === 'above' && n === 0)) {
-    throw new UsageError(`invalid --${name} ${text}: use a number of seconds ${least === 'above' ? 'above' : 'from'} 0`);
+  const n = timerSeconds(text);
+  if (Number.isNaN(n) || (least === 'above' && n === 0)) {
+    throw new UsageError(
+      `invalid --${name} '${text}': use a number of seconds ${least === 'above' ? 'above' : 'from'} 0, at most ${LONGEST_TIMER_SECONDS}`,
+    );
   }
   return n * 1000;
 }
@@ -191,15 +215,9 @@ function metricsToken(values: Values): string | undefined {
 
 async function serve(values: Values): Promise<void> {
   const data = dataDir(values);
-  const port = Number(values.port ?? process.env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port ${values.port}`);
-  const limits = limitsOf(values);
-  const orgs = new Orgs(data, { durable: durable(values) });
-  let demoKey: string | undefined;
-  if (values.demo && (await orgs.list()).length === 0) {
-    await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
-    demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
-  }
+  const [portSource, portText] = values.port !== undefined ? ['--port', values.port] : ['$PORT', process.env.PORT ?? '8080'];
+  const port = wholeNumber(portText);
+  if (!(port <= 65535)) throw new UsageError(`invalid ${portSource} '${portText}': a whole number from 0 to 65535`);
   // Every diagram's, share link's and sign-in's address starts with it: a web address or nothing.
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(?:\/\S*)?$/i.test(publicUrl)) {
@@ -207,9 +225,35 @@ async function serve(values: Values): Promise<void> {
       `--public-url must be the http(s) address clients reach the server at, such as https://c4.example.com, not '${publicUrl}'`,
     );
   }
-  const packEvery = values['pack-every'] === undefined ? undefined : Number(values['pack-every']);
-  if (packEvery !== undefined && !(Number.isInteger(packEvery) && packEvery >= 0)) {
+  const packEvery = values['pack-every'] === undefined ? undefined : wholeNumber(values['pack-every']);
+  if (packEvery !== undefined && !Number.isSafeInteger(packEvery)) {
     throw new UsageError(`--pack-every must be a whole number of commits (0: never), not '${values['pack-every']}'`);
+  }
+  // Every option is read before anything is made: a refused one must not leave a demo
+  // organization behind whose key, shown only by the start that made it, was never shown.
+  const settings = {
+    dataDir: data,
+    port,
+    host: values.host,
+    publicUrl,
+    durable: durable(values),
+    packEvery,
+    limits: limitsOf(values),
+    readsPerMinute: count(values, 'reads-per-minute'),
+    writesPerMinute: count(values, 'writes-per-minute'),
+    maxConnections: count(values, 'max-connections'),
+    maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
+    layoutTimeout: seconds(values, 'layout-timeout'),
+    writeTimeout: seconds(values, 'write-timeout'),
+    metricsToken: metricsToken(values),
+    drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
+    webhookAllowPrivate: values['webhook-allow-private'],
+  };
+  const orgs = new Orgs(data, { durable: settings.durable });
+  let demoKey: string | undefined;
+  if (values.demo && (await orgs.list()).length === 0) {
+    await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
+    demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
   }
   // Before serving: repositories from before sharding move to the sharded layout (one commit each).
   for (const slug of await orgs.list()) {
@@ -220,24 +264,7 @@ async function serve(values: Values): Promise<void> {
       console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
     }
   }
-  const starting = startServer({
-    dataDir: data,
-    port,
-    host: values.host,
-    publicUrl: values['public-url'],
-    durable: durable(values),
-    packEvery,
-    limits,
-    readsPerMinute: count(values, 'reads-per-minute'),
-    writesPerMinute: count(values, 'writes-per-minute'),
-    maxConnections: count(values, 'max-connections'),
-    maxConnectionsPerAddress: count(values, 'max-connections-per-address'),
-    layoutTimeout: seconds(values, 'layout-timeout'),
-    writeTimeout: seconds(values, 'write-timeout'),
-    metricsToken: metricsToken(values),
-    drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
-    webhookAllowPrivate: values['webhook-allow-private'],
-  });
+  const starting = startServer(settings);
   // The demo key exists only in this process: a start that fails (a busy port) still shows it,
   // or the next start, finding 'demo' made, could not.
   const server = await starting.catch((err: NodeJS.ErrnoException) => {
@@ -438,12 +465,12 @@ async function run(argv: string[]): Promise<void> {
       const [slug, url] = positionals(rest, 2, 'mirror add <slug> <url> [--interval SECONDS] [--timeout SECONDS]');
       requireOrg(slug);
       checkMirrorUrl(url);
-      const interval = Number(values.interval ?? DEFAULT_MIRROR_INTERVAL);
-      if (!Number.isFinite(interval) || interval < 0)
-        throw new UsageError(`--interval must be a number of seconds, not '${values.interval}'`);
-      const timeout = Number(values.timeout ?? DEFAULT_MIRROR_TIMEOUT);
-      if (!Number.isFinite(timeout) || timeout <= 0)
-        throw new UsageError(`--timeout must be a number of seconds above 0, not '${values.timeout}'`);
+      const interval = values.interval === undefined ? DEFAULT_MIRROR_INTERVAL : timerSeconds(values.interval);
+      if (Number.isNaN(interval))
+        throw new UsageError(`--interval must be a number of seconds, at most ${LONGEST_TIMER_SECONDS}, not '${values.interval}'`);
+      const timeout = values.timeout === undefined ? DEFAULT_MIRROR_TIMEOUT : timerSeconds(values.timeout);
+      if (Number.isNaN(timeout) || timeout === 0)
+        throw new UsageError(`--timeout must be a number of seconds above 0, at most ${LONGEST_TIMER_SECONDS}, not '${values.timeout}'`);
       await updateMirrors(data, (mirrors) => [
         ...mirrors.filter((m) => m.org !== slug || m.url !== url),
         { org: slug, url, interval, timeout },

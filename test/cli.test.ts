@@ -292,10 +292,10 @@ test('serve --max-* options set the limits; a bad value, or a bad timeout, is a 
   });
   const bad = await failure(['serve', '--data', data, '--max-org-components', '0']);
   t.is(bad.code, 2);
-  t.regex(bad.stderr, /invalid --max-org-components 0: use a whole number of at least 1/);
+  t.regex(bad.stderr, /invalid --max-org-components '0': use a whole number of at least 1/);
   const badTimeout = await failure(['serve', '--data', data, '--layout-timeout', 'soon']);
   t.is(badTimeout.code, 2);
-  t.regex(badTimeout.stderr, /invalid --layout-timeout soon: use a number of seconds above 0/);
+  t.regex(badTimeout.stderr, /invalid --layout-timeout 'soon': use a number of seconds above 0/);
   for (const url of ['notaurl', 'ftp://x', 'https://']) {
     const badUrl = await failure(['serve', '--data', data, '--public-url', url]);
     t.is(badUrl.code, 2, url);

@@ -18,6 +18,12 @@ export interface Limits {
 /** The largest request body (413 beyond): also the largest model file a push may bring, since no write could make a larger one. */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
+/**
+ * The longest wait, in whole seconds, a Node timer keeps (2^31 - 1 ms): a longer one fires after
+ * 1 ms, so a timeout that long would cancel at once. Every timeout and interval an operator sets is held to it.
+ */
+export const LONGEST_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export const DEFAULT_LIMITS: Limits = {
   writeElements: 50_000,
   diagramInstances: 2_000,

@@ -5,6 +5,7 @@ import { parse, stringify } from 'yaml';
 import { withDirectoryLock } from '../store/lock.js';
 import { replaceFile } from '../store/durable-files.js';
 import { redactUrl } from '../credentials.js';
+import { LONGEST_TIMER_SECONDS } from '../limits/limits.js';
 
 /**
  * Where each organization's repository is mirrored to: `<dataDir>/mirrors.yaml`, outside
@@ -58,8 +59,10 @@ export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
     .map((m) => ({
       org: m.org,
       url: m.url,
-      interval: typeof m.interval === 'number' && m.interval >= 0 ? m.interval : DEFAULT_MIRROR_INTERVAL,
-      timeout: typeof m.timeout === 'number' && m.timeout > 0 ? m.timeout : DEFAULT_MIRROR_TIMEOUT,
+      // A wait longer than a timer keeps would fire at once (every push stopped after 1 ms).
+      interval:
+        typeof m.interval === 'number' && m.interval >= 0 && m.interval <= LONGEST_TIMER_SECONDS ? m.interval : DEFAULT_MIRROR_INTERVAL,
+      timeout: typeof m.timeout === 'number' && m.timeout > 0 && m.timeout <= LONGEST_TIMER_SECONDS ? m.timeout : DEFAULT_MIRROR_TIMEOUT,
     }));
 }
 

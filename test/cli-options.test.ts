@@ -1,0 +1,139 @@
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli, CLI, lastLine, serveProcess, untilListening } from './support/process.js';
+
+/**
+ * The command line's numbers and paths: a value it cannot honour is a usage error (exit 2, a
+ * sentence on stderr) before anything is made, never a different value taken unsaid.
+ */
+
+async function dataDir(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-cli-options-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  return data;
+}
+
+/**
+ * Runs the command line until it exits, or, for a `serve` it should have refused, until it
+ * listens (then it is stopped and the outcome says so): a refusal test never waits on a server.
+ */
+async function outcome(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stderr: string; listening?: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const stderr: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const listening = untilListening(child, (line, stream) => stream === 'stderr' && stderr.push(line)).catch(() => undefined);
+  const first = await Promise.race([exited.then(() => undefined), listening]);
+  if (first !== undefined) child.kill('SIGKILL');
+  const code = await exited;
+  return { code: first === undefined ? code : null, stderr: stderr.join('\n'), listening: first };
+}
+
+test('serve refuses a number of seconds longer than a timer can wait: it fired at once (every layout cancelled, requests cut off)', async (t) => {
+  const data = await dataDir(t);
+  // 2^31 - 1 ms is about 24.8 days; Node fires a longer timer after 1 ms.
+  for (const option of ['--layout-timeout', '--write-timeout', '--drain-delay', '--shutdown-timeout']) {
+    const refused = await outcome(['serve', '--data', data, '--port', '0', option, '3000000']);
+    t.is(refused.listening, undefined, `${option} 3000000 was taken`);
+    t.is(refused.code, 2, option);
+    t.regex(refused.stderr, new RegExp(`invalid ${option} '3000000': use a number of seconds .* at most 2147483`), option);
+  }
+});
+
+test('serve: a timeout of the longest a timer waits is honoured (a layout runs, it is not cancelled at once)', async (t) => {
+  const data = await dataDir(t);
+  const key = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const server = await serveProcess(data, '--layout-timeout', '2147483', '--write-timeout', '2147483');
+  t.teardown(() => server.stop());
+  const response = await fetch(`${server.url}/api/external/diagram`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify([{ name: 'Two', level: 'C1', componentInstances: [{ placeholder: 'a' }, { placeholder: 'b' }] }]),
+  });
+  t.is(response.status, 200, await response.clone().text());
+});
+
+test('mirror add refuses an --interval or --timeout longer than a timer can wait: each push was stopped after 1 ms', async (t) => {
+  const data = await dataDir(t);
+  await cli('org', 'create', 'acme', '--data', data);
+  for (const option of ['--interval', '--timeout']) {
+    const refused = await outcome(['mirror', 'add', 'acme', '/srv/mirror.git', option, '3000000', '--data', data]);
+    t.is(refused.code, 2, option);
+    t.regex(refused.stderr, new RegExp(`${option} must be a number of seconds.*at most 2147483`), option);
+  }
+  t.is(await readFile(join(data, 'mirrors.yaml'), 'utf8').catch(() => 'none'), 'none', 'nothing was written');
+});
+
+test('an empty or non-decimal number is refused, not read as 0 (an empty --port served on a random one, an empty --pack-every never packed)', async (t) => {
+  const data = await dataDir(t);
+  await cli('org', 'create', 'acme', '--data', data);
+  const cases: Array<[args: string[], error: RegExp]> = [
+    [['serve', '--port', ''], /invalid --port '': a whole number from 0 to 65535/],
+    [['serve', '--port', ' 0'], /invalid --port ' 0'/],
+    [['serve', '--port', '0x50'], /invalid --port '0x50'/],
+    [['serve', '--port', '1e3'], /invalid --port '1e3'/],
+    [['serve', '--pack-every', ''], /--pack-every must be a whole number of commits \(0: never\), not ''/],
+    [['serve', '--pack-every', '1e3'], /--pack-every must be a whole number/],
+    [['serve', '--reads-per-minute', ''], /invalid --reads-per-minute ''/],
+    [['serve', '--max-org-components', ' '], /invalid --max-org-components ' '/],
+    [['serve', '--drain-delay', ''], /invalid --drain-delay ''/],
+    [['serve', '--shutdown-timeout', '0x10'], /invalid --shutdown-timeout '0x10'/],
+    [['mirror', 'add', 'acme', '/srv/mirror.git', '--interval', ''], /--interval must be a number of seconds/],
+    [['mirror', 'add', 'acme', '/srv/mirror.git', '--timeout', ' '], /--timeout must be a number of seconds/],
+  ];
+  for (const [args, error] of cases) {
+    const refused = await outcome([...args, '--data', data]);
+    t.is(refused.listening, undefined, `${args.join(' ')} was taken`);
+    t.is(refused.code, 2, args.join(' '));
+    t.regex(refused.stderr, error, args.join(' '));
+  }
+  t.is(await readFile(join(data, 'mirrors.yaml'), 'utf8').catch(() => 'none'), 'none', 'nothing was written');
+});
+
+test('$PORT that is not a port is named as $PORT (the message said invalid --port undefined); an empty one is refused, not port 0', async (t) => {
+  const data = await dataDir(t);
+  for (const port of ['abc', '']) {
+    const refused = await outcome(['serve', '--data', data], { PORT: port });
+    t.is(refused.listening, undefined, `PORT=${port} was taken`);
+    t.is(refused.code, 2);
+    t.true(refused.stderr.includes(`invalid $PORT '${port}': a whole number from 0 to 65535`), refused.stderr);
+  }
+});
+
+test('--data or $C4STORE_DATA given empty is refused: it meant the current folder, where org create made orgs/ and keys.yaml', async (t) => {
+  const cwd = await dataDir(t);
+  for (const [args, env, error] of [
+    [['--data', ''], {}, /--data must name a folder, not ''/],
+    [[], { C4STORE_DATA: '' }, /\$C4STORE_DATA must name a folder, not ''/],
+  ] as const) {
+    const child = spawn(process.execPath, [CLI, 'org', 'create', 'acme', ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    t.is(code, 2);
+    t.regex(stderr, error);
+    t.deepEqual(await readdir(cwd), [], 'nothing was made');
+  }
+});
+
+test('serve --demo with an option it refuses makes no demo organization: it did, and its key, shown only by the start that made it, was lost', async (t) => {
+  const data = await dataDir(t);
+  for (const args of [
+    ['--public-url', 'notaurl'],
+    ['--layout-timeout', '0'],
+    ['--reads-per-minute', 'many'],
+  ]) {
+    const refused = await outcome(['serve', '--demo', '--data', data, '--port', '0', ...args]);
+    t.is(refused.code, 2, args.join(' '));
+    t.deepEqual(await readdir(data), [], `${args.join(' ')}: nothing was made`);
+  }
+});
