@@ -1,5 +1,5 @@
 import test from 'ava';
-import { chmod, cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDirectory, PROGRESS_EVERY } from '../src/check/check.js';
@@ -209,4 +209,32 @@ test('a ref that is the id of another resource of its kind, or of another instan
     ].join('\n'),
   );
   t.regex(result.stderr, /2 problems/);
+});
+
+test('a model file larger than a push may bring is a problem named by its size, as a push refuses it; one too large to read was "Invalid string length" (check and org create --from)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-check-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await cp(SAMPLE, dir, { recursive: true });
+  // Sparse: 700 MB on disk costs nothing, and is past the longest string a read may make.
+  await truncate(join(dir, COMPONENT), 700 * 2 ** 20);
+  await truncate(join(dir, DIAGRAM), 11 * 2 ** 20);
+  const result = await check(dir);
+  t.is(result.code, 1, result.stderr);
+  t.is(
+    result.stdout,
+    [
+      `${COMPONENT}:1: 700.0 MB, larger than one write may carry (10.0 MB).`,
+      `${DIAGRAM}:1: 11.0 MB, larger than one write may carry (10.0 MB).`,
+      '',
+    ].join('\n'),
+  );
+  const data = await mkdtemp(join(tmpdir(), 'c4store-check-data-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const refused = await run(process.execPath, [CLI, 'org', 'create', 'big', '--from', dir, '--data', data]).then(
+    () => ({ code: 0, stderr: '' }),
+    (err: { code: number; stderr: string }) => err,
+  );
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /MB, larger than one write may carry \(10\.0 MB\)/);
+  t.notRegex(refused.stderr, /Invalid string length/);
 });

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { type FileProblem, loadModel } from '../model/load.js';
 import { lineOf } from './lines.js';
-import { modelFilesOf } from './directory.js';
+import { modelFilesOf, readFolderFile } from './directory.js';
 
 /**
  * `c4store check [DIR]`: a directory in the repository layout against every model rule, by
@@ -37,8 +36,8 @@ export async function checkDirectory(dir: string, progress: (line: string) => vo
       // A folder is checked as a push of it would be.
       incoming: true,
       read: async (full) => {
-        const text = await readFile(full, 'utf8');
         const path = relative(dir, full).split(sep).join('/');
+        const text = await readFolderFile(full, path);
         texts.set(path, text);
         if (++done % PROGRESS_EVERY === 0) progress(`checked ${done} of ${files.size} files`);
         return text;

@@ -1,6 +1,7 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { classifyPath, ORGANIZATION_FILE } from '../model/files.js';
+import { DEFAULT_BODY_LIMIT, fileTooLarge } from '../limits/limits.js';
+import { classifyPath, FileError, ORGANIZATION_FILE } from '../model/files.js';
 import { treeEntryProblem } from '../model/paths.js';
 
 /** A directory in the repository layout, read as git would commit it. */
@@ -47,6 +48,17 @@ export async function modelFilesOf(dir: string): Promise<ModelFolder> {
   const owned = new Map<string, string>();
   for (const path of files) if (ownedFile(path)) owned.set(path, join(dir, path));
   return { files: owned, shapeProblems };
+}
+
+/**
+ * The text of a folder's model file (`full`, at `path` in the repository), held to what a push
+ * of it meets: one larger than a push may bring is refused by its size and never read (one of
+ * hundreds of megabytes is past the longest string a read can make: 'Invalid string length').
+ */
+export async function readFolderFile(full: string, path: string): Promise<string> {
+  const { size } = await stat(full);
+  if (size > DEFAULT_BODY_LIMIT) throw new FileError(path, fileTooLarge(size));
+  return readFile(full, 'utf8');
 }
 
 function ownedFile(path: string): boolean {

@@ -18,6 +18,12 @@ export interface Limits {
 /** The largest request body (413 beyond): also the largest model file a push may bring, since no write could make a larger one. */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
+/** Why a model file of `bytes` is refused (a push, check, org create --from): by its size alone, unread. */
+export function fileTooLarge(bytes: number): string {
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+  return `${mb(bytes)}, larger than one write may carry (${mb(DEFAULT_BODY_LIMIT)}).`;
+}
+
 /**
  * The longest wait, in whole seconds, a Node timer keeps (2^31 - 1 ms): a longer one fires after
  * 1 ms, so a timeout that long would cancel at once. Every timeout and interval an operator sets is held to it.

@@ -1,5 +1,5 @@
 import { ApiError, ModelError } from '../errors.js';
-import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
+import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, fileTooLarge, type Limits } from '../limits/limits.js';
 import { FileError } from '../model/files.js';
 import { loadModel } from '../model/load.js';
 import { treeEntryProblem } from '../model/paths.js';
@@ -225,8 +225,7 @@ function sourceOf(
       const content = await catFile.read(oid, pushed === undefined ? undefined : DEFAULT_BODY_LIMIT).catch((err: unknown) => {
         if (!(err instanceof ObjectTooLargeError) || pushed === undefined) throw err;
         const path = [...pushed].find(([, each]) => each === oid)?.[0] ?? oid;
-        const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-        throw new FileError(path, `${mb(err.size)}, larger than one write may carry (${mb(DEFAULT_BODY_LIMIT)}).`);
+        throw new FileError(path, fileTooLarge(err.size));
       });
       if (content === null) throw new Error(`object ${oid} is missing`);
       return content.toString('utf8');

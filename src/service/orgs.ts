@@ -1,7 +1,7 @@
 import type { Limits } from '../limits/limits.js';
 import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import {
   collectionOf,
@@ -22,6 +22,7 @@ import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
+import { readFolderFile } from '../check/directory.js';
 import { removeStaleModelCacheFiles } from './model-cache.js';
 import { OrgModel, type OrgSettings, type Snapshot } from './org.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -223,7 +224,7 @@ async function loadFolder(folder: string): Promise<Model> {
     const path = relative(folder, join(entry.parentPath, entry.name)).split(sep).join('/');
     files.set(path, path);
   }
-  const model = await loadModel(files, { read: (path) => readFile(join(folder, path), 'utf8'), incoming: true });
+  const model = await loadModel(files, { read: (path) => readFolderFile(join(folder, path), path), incoming: true });
   checkNewNames(model, undefined);
   return model;
 }
