@@ -429,8 +429,15 @@ async function run(argv: string[]): Promise<void> {
     case 'key list': {
       const [slug] = positionals(rest, 1, 'key list <slug>');
       requireOrg(slug);
+      const { identity } = orgs.get(slug);
       for (const k of await keys.list(slug)) {
-        console.log([k.id, k.label, k.role, k.created, k.revoked ? `revoked ${k.revoked}` : 'active'].join('\t'));
+        // A key opens only the organization it was made for (its orgId), not one made anew under the slug.
+        const status = k.revoked
+          ? `revoked ${k.revoked}`
+          : k.orgId !== undefined && k.orgId !== identity
+            ? 'opens nothing: made for an earlier organization under this slug'
+            : 'active';
+        console.log([k.id, k.label, k.role, k.created, status].join('\t'));
       }
       return;
     }

@@ -302,3 +302,19 @@ test('serve --max-* options set the limits; a bad value, or a bad timeout, is a 
     t.regex(badUrl.stderr, /--public-url must be the http\(s\) address clients reach the server at/);
   }
 });
+
+test('key list says a key made for an earlier organization under the slug opens nothing: it listed it as active', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const old = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  await rm(join(data, 'orgs', 'acme.git'), { recursive: true });
+  const current = lastLine(await cli('org', 'create', 'acme', '--data', data));
+  const listed = (await cli('key', 'list', 'acme', '--data', data)).trim().split('\n');
+  t.is(listed.length, 2);
+  t.regex(listed[0]!, /\tadmin\teditor\t.*\topens nothing: made for an earlier organization under this slug$/);
+  t.regex(listed[1]!, /\tadmin\teditor\t.*\tactive$/);
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  t.is((await get(server.url, old, '/api/external/tag')).status, 401);
+  t.is((await get(server.url, current, '/api/external/tag')).status, 200);
+});
