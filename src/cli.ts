@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { existsSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -120,7 +122,14 @@ function dataDir(values: Values): string {
   // An empty value resolves to the current folder, which is never what was meant.
   if (values.data === '') throw new UsageError(`--data must name a folder, not ''`);
   if (values.data === undefined && process.env.C4STORE_DATA === '') throw new UsageError(`$C4STORE_DATA must name a folder, not ''`);
-  return resolve(values.data ?? process.env.C4STORE_DATA ?? 'data');
+  const data = resolve(values.data ?? process.env.C4STORE_DATA ?? 'data');
+  // Said as such, not as the ENOTDIR of the first file read in it (a missing folder is made when needed).
+  const link = lstatSync(data, { throwIfNoEntry: false });
+  if (link?.isSymbolicLink() && !existsSync(data)) {
+    throw new Error(`the data directory ${data} is a symbolic link to nothing (${resolve(dirname(data), readlinkSync(data))})`);
+  }
+  if (link !== undefined && !statSync(data).isDirectory()) throw new Error(`the data directory ${data} is not a folder`);
+  return data;
 }
 
 function durable(values: Values): boolean {
@@ -249,6 +258,7 @@ async function serve(values: Values): Promise<void> {
     drain: { delayMs: seconds(values, 'drain-delay', 'from'), timeoutMs: seconds(values, 'shutdown-timeout', 'from') },
     webhookAllowPrivate: values['webhook-allow-private'],
   };
+  await checkWritable(data);
   const orgs = new Orgs(data, { durable: settings.durable });
   let demoKey: string | undefined;
   if (values.demo && (await orgs.list()).length === 0) {
@@ -304,6 +314,23 @@ async function serve(values: Values): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
+/**
+ * serve writes its keys, locks and commits into the data directory: one it cannot write (a
+ * read-only mount, another user's folder) is refused at start, rather than served with /healthz
+ * saying ok and every write answering 500.
+ */
+async function checkWritable(data: string): Promise<void> {
+  const probe = join(data, `.c4store-write-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    await mkdir(data, { recursive: true });
+    await writeFile(probe, '');
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    throw new Error(`the data directory ${data} cannot be written (${code ?? message}): serve writes its keys, locks and commits there`);
+  }
+  await rm(probe, { force: true });
+}
+
 function describeUpgrade(slug: string, { commit, moved }: { commit: string; moved: number }): string {
   return moved === 0
     ? `'${slug}' already uses the sharded layout (commit ${commit})`
@@ -356,6 +383,22 @@ async function run(argv: string[]): Promise<void> {
   if (command === 'check') return check(args.slice(1));
   if (command === 'openapi') {
     process.stdout.write(openapiJson());
+    return;
+  }
+  // Git runs it in the repository, in the server's environment: it needs no data directory.
+  if (command === 'hook' && sub === 'pre-receive' && rest.length === 0) {
+    // Run by git in the repository (src/push/hook.ts): refuse the push by exiting non-zero.
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const gitdir = resolve(process.env.GIT_DIR ?? '.');
+    const problems = await checkPush(
+      gitdir,
+      parseRefUpdates(Buffer.concat(chunks).toString('utf8')),
+      quarantineEnvironment(),
+      pushLimits(),
+    );
+    for (const problem of problems) console.error(`c4store: ${problem}`);
+    if (problems.length > 0) process.exit(1);
     return;
   }
   const data = dataDir(values);
@@ -540,21 +583,6 @@ async function run(argv: string[]): Promise<void> {
       const [slug, id] = positionals(rest, 2, 'webhook remove <slug> <webhook-id>');
       if (!(await new WebhookStore(data).remove(slug, id))) throw new Error(`'${slug}' has no webhook ${id}`);
       console.log(`removed webhook ${id} of '${slug}'`);
-      return;
-    }
-    case 'hook pre-receive': {
-      // Run by git in the repository (src/push/hook.ts): refuse the push by exiting non-zero.
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      const gitdir = resolve(process.env.GIT_DIR ?? '.');
-      const problems = await checkPush(
-        gitdir,
-        parseRefUpdates(Buffer.concat(chunks).toString('utf8')),
-        quarantineEnvironment(),
-        pushLimits(),
-      );
-      for (const problem of problems) console.error(`c4store: ${problem}`);
-      if (problems.length > 0) process.exit(1);
       return;
     }
     default:

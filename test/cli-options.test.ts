@@ -1,9 +1,10 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, CLI, lastLine, serveProcess, untilListening } from './support/process.js';
+import { run } from './support/server.js';
 
 /**
  * The command line's numbers and paths: a value it cannot honour is a usage error (exit 2, a
@@ -136,4 +137,77 @@ test('serve --demo with an option it refuses makes no demo organization: it did,
     t.is(refused.code, 2, args.join(' '));
     t.deepEqual(await readdir(data), [], `${args.join(' ')}: nothing was made`);
   }
+});
+
+/**
+ * A folder this process cannot write: made read-only by its mode, or, for root (whom modes do
+ * not stop), by mounting a read-only file system on it; undefined when neither can be had here.
+ */
+async function readOnlyFolder(t: { teardown(fn: () => Promise<void>): void }, prepare: (dir: string) => Promise<void>) {
+  const dir = await dataDir(t);
+  await prepare(dir);
+  await chmod(dir, 0o555);
+  t.teardown(() => chmod(dir, 0o755));
+  const probe = join(dir, 'probe');
+  const writable = await writeFile(probe, '').then(
+    () => true,
+    () => false,
+  );
+  if (!writable) return dir;
+  await rm(probe);
+  // Root: the same contents on a read-only tmpfs over the folder.
+  const copy = await dataDir(t);
+  await cp(dir, copy, { recursive: true });
+  const mounted = await run('mount', ['-t', 'tmpfs', 'tmpfs', dir]).then(
+    () => true,
+    () => false,
+  );
+  if (!mounted) return undefined;
+  t.teardown(async () => {
+    await run('umount', [dir]);
+  });
+  await cp(copy, dir, { recursive: true });
+  await run('mount', ['-o', 'remount,ro', dir]);
+  return dir;
+}
+
+test('serve refuses a data directory it cannot write: it started, /healthz said ok, and every write answered 500 Internal error', async (t) => {
+  const data = await readOnlyFolder(t, async (dir) => {
+    await cli('org', 'create', 'acme', '--data', dir);
+  });
+  if (data === undefined) {
+    t.pass('no read-only folder can be made here (root without mount)');
+    return;
+  }
+  const refused = await outcome(['serve', '--data', data, '--port', '0']);
+  t.is(refused.listening, undefined, 'it served');
+  t.is(refused.code, 1);
+  t.true(refused.stderr.includes(`the data directory ${data} cannot be written`), refused.stderr);
+  t.notRegex(refused.stderr, /\n\s+at /);
+});
+
+test('--data naming a file or a link to nothing is said so: it was the ENOTDIR of the first file read in it, or a write check of EEXIST', async (t) => {
+  const dir = await dataDir(t);
+  const file = join(dir, 'file');
+  await writeFile(file, 'not a data directory\n');
+  const dangling = join(dir, 'dangling');
+  await symlink(join(dir, 'nowhere'), dangling);
+  for (const [data, error] of [
+    [file, `the data directory ${file} is not a folder`],
+    [dangling, `the data directory ${dangling} is a symbolic link to nothing (${join(dir, 'nowhere')})`],
+  ] as const) {
+    for (const args of [
+      ['org', 'create', 'acme'],
+      ['key', 'create', 'acme'],
+      ['mirror', 'list'],
+      ['serve', '--port', '0'],
+    ]) {
+      const refused = await outcome([...args, '--data', data]);
+      t.is(refused.listening, undefined, `${args.join(' ')} served`);
+      t.is(refused.code, 1, args.join(' '));
+      t.true(refused.stderr.includes(error), `${args.join(' ')}: ${refused.stderr}`);
+    }
+  }
+  t.is(await readFile(file, 'utf8'), 'not a data directory\n');
+  t.deepEqual((await readdir(dir)).sort(), ['dangling', 'file']);
 });
