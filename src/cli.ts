@@ -439,6 +439,7 @@ async function run(argv: string[]): Promise<void> {
     case 'org create': {
       const [slug] = positionals(rest, 1, 'org create <slug> [--name NAME] [--member EMAIL]... [--from DIR]');
       if (values.from && !existsSync(values.from)) throw new Error(`--from ${values.from}: no such folder`);
+      if (values.from && !statSync(values.from).isDirectory()) throw new Error(`--from ${values.from}: not a folder`);
       if (values.name !== undefined && values.name.trim() === '') throw new UsageError('--name must not be empty');
       for (const email of values.member ?? []) checkEmail(email);
       if (values.role !== undefined)

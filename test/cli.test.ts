@@ -1,6 +1,6 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -317,4 +317,24 @@ test('key list says a key made for an earlier organization under the slug opens 
   t.teardown(() => server.stop());
   t.is((await get(server.url, old, '/api/external/tag')).status, 401);
   t.is((await get(server.url, current, '/api/external/tag')).status, 200);
+});
+
+test('org create --from refuses entries a push refuses for their shape (a linked model file was skipped unsaid), and a file for a folder', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  const folder = join(data, 'from');
+  await cp('sample-repo', folder, { recursive: true });
+  // A tag no diagram names: skipped, the organization was made without it.
+  const tag = 'tags/01jng6t8r05djpm6hze0xs31dd.yaml';
+  await rename(join(folder, tag), join(data, 'tag.yaml'));
+  await symlink(join(data, 'tag.yaml'), join(folder, tag));
+  const linked = await failure(['org', 'create', 'linked', '--from', folder, '--data', data]);
+  t.is(linked.code, 1);
+  t.true(linked.stderr.includes(`${tag}: must be a plain file (mode 100644) as c4store writes it, not mode 120000.`), linked.stderr);
+  t.false(existsSync(join(data, 'orgs', 'linked.git')));
+  const file = await failure(['org', 'create', 'file', '--from', join(folder, 'organization.yaml'), '--data', data]);
+  t.is(file.code, 1);
+  t.regex(file.stderr, /--from .*organization\.yaml: not a folder/);
+  t.notRegex(file.stderr, /ENOTDIR/);
+  t.false(existsSync(join(data, 'orgs', 'file.git')));
 });

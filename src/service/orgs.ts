@@ -6,6 +6,7 @@ import { basename, join, relative, resolve, sep } from 'node:path';
 import {
   collectionOf,
   DIRECTORIES,
+  FileError,
   emptyModel,
   ORGANIZATION_FILE,
   resourcePath,
@@ -22,7 +23,7 @@ import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
 import { newOrgIdentity, orgGitdir, readOrgIdentity, SLUG_PATTERN } from '../store/org-identity.js';
 import { Repo, type Author, type FileChange } from '../store/repo.js';
-import { readFolderFile } from '../check/directory.js';
+import { modelFilesOf, readFolderFile } from '../check/directory.js';
 import { removeStaleModelCacheFiles } from './model-cache.js';
 import { OrgModel, type OrgSettings, type Snapshot } from './org.js';
 import { SnapshotCache } from './snapshot-cache.js';
@@ -215,16 +216,15 @@ function modelFiles(model: Model): FileChange[] {
 /**
  * Reads a folder of model files with the checks a push of it would meet: those of a repository's
  * tree, as incoming files (no tag but the core ones, no merge key, no number a double would
- * change), and every ref held to the one-name rule, the folder being all new.
+ * change), entries of a shape a push refuses (a linked or executable model file), and every ref
+ * held to the one-name rule, the folder being all new. The folder is read as `c4store check`
+ * reads it (check/directory.ts): a linked model file was skipped, and the organization made without it.
  */
 async function loadFolder(folder: string): Promise<Model> {
-  const files = new Map<string, string>();
-  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = relative(folder, join(entry.parentPath, entry.name)).split(sep).join('/');
-    files.set(path, path);
-  }
-  const model = await loadModel(files, { read: (path) => readFolderFile(join(folder, path), path), incoming: true });
+  const { files, shapeProblems } = await modelFilesOf(folder);
+  for (const [path, problem] of shapeProblems) throw new FileError(path, problem);
+  const pathOf = (full: string) => relative(folder, full).split(sep).join('/');
+  const model = await loadModel(files, { read: (full) => readFolderFile(full, pathOf(full)), incoming: true });
   checkNewNames(model, undefined);
   return model;
 }
