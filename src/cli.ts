@@ -71,7 +71,7 @@ Authorization: Bearer <--metrics-token> (or $C4STORE_METRICS_TOKEN) when one is 
 Webhooks (docs/api.md §19) are refused for private and
 loopback addresses unless serve (and webhook add) run with --webhook-allow-private; webhook add
 prints the signing secret (whsec_…) once, as the last line.
-Numbers are decimal digits; a number of seconds is at most 2147483 (the longest a timer waits).
+An option a command does not take is refused. Numbers are decimal digits; a number of seconds is at most 2147483 (the longest a timer waits).
 org create and key create print the new API key as the last line of standard output.
 upgrade moves an organization's repository from the flat layout (components/<id>.yaml) to
 the sharded one (components/<shard>/<id>.yaml) in one commit (serve does so at start-up),
@@ -115,6 +115,63 @@ const OPTIONS = {
   'webhook-allow-private': { type: 'boolean' },
   ...Object.fromEntries(Object.values(LIMIT_OPTIONS).map((name) => [name, { type: 'string' }] as const)),
 } as const;
+
+/** serve's own options: the ones of the usage's first lines. */
+const SERVE_OPTIONS = [
+  'port',
+  'host',
+  'public-url',
+  'durable',
+  'demo',
+  'pack-every',
+  'reads-per-minute',
+  'writes-per-minute',
+  'max-connections',
+  'max-connections-per-address',
+  'layout-timeout',
+  'write-timeout',
+  'drain-delay',
+  'shutdown-timeout',
+  'metrics-token',
+  'webhook-allow-private',
+  ...Object.values(LIMIT_OPTIONS),
+];
+
+/**
+ * The options each command takes besides --help (and --data, for those with a data directory):
+ * any other is refused, not ignored — key create --name made a key labelled 'api', unsaid.
+ */
+const COMMAND_OPTIONS: Record<string, { options: readonly string[]; data: boolean }> = {
+  serve: { options: SERVE_OPTIONS, data: true },
+  // --role is org create's so that it is refused in words of its own.
+  'org create': { options: ['name', 'member', 'from', 'label', 'role', 'durable'], data: true },
+  'key create': { options: ['label', 'role'], data: true },
+  'key revoke': { options: [], data: true },
+  'key list': { options: [], data: true },
+  'member add': { options: ['durable'], data: true },
+  'mirror add': { options: ['interval', 'timeout'], data: true },
+  'mirror remove': { options: [], data: true },
+  'mirror list': { options: [], data: true },
+  'webhook add': { options: ['event', 'webhook-allow-private'], data: true },
+  'webhook list': { options: [], data: true },
+  'webhook remove': { options: [], data: true },
+  upgrade: { options: ['durable'], data: true },
+  export: { options: ['format', 'diagram'], data: true },
+  check: { options: [], data: false },
+  openapi: { options: [], data: false },
+  'hook pre-receive': { options: [], data: false },
+};
+
+/** Refuses an option given to a command that does not take it; an unknown command is left to its own error. */
+function checkOptionsOf(command: string, sub: string | undefined, values: Values): void {
+  const name = sub !== undefined && `${command} ${sub}` in COMMAND_OPTIONS ? `${command} ${sub}` : command;
+  const taken = COMMAND_OPTIONS[name];
+  if (taken === undefined) return;
+  for (const option of Object.keys(values)) {
+    if (option === 'help' || (option === 'data' && taken.data) || taken.options.includes(option)) continue;
+    throw new UsageError(`${name} does not take --${option} (c4store --help lists what each command takes)`);
+  }
+}
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
@@ -380,6 +437,7 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
+  checkOptionsOf(command, sub, values);
   if (command === 'check') return check(args.slice(1));
   if (command === 'openapi') {
     process.stdout.write(openapiJson());

@@ -211,3 +211,32 @@ test('--data naming a file or a link to nothing is said so: it was the ENOTDIR o
   t.is(await readFile(file, 'utf8'), 'not a data directory\n');
   t.deepEqual((await readdir(dir)).sort(), ['dangling', 'file']);
 });
+
+test('an option the command does not take is refused, not ignored: key create --name made a key labelled api, mirror list --interval listed', async (t) => {
+  const data = await dataDir(t);
+  await cli('org', 'create', 'acme', '--data', data);
+  const keys = await readFile(join(data, 'keys.yaml'), 'utf8');
+  const cases: Array<[args: string[], option: string, command: string]> = [
+    [['key', 'create', 'acme', '--name', 'CI key'], '--name', 'key create'],
+    [['key', 'list', 'acme', '--port', '80'], '--port', 'key list'],
+    [['org', 'create', 'other', '--interval', '5'], '--interval', 'org create'],
+    [['member', 'add', 'acme', 'a@acme.test', '--role', 'reader'], '--role', 'member add'],
+    [['mirror', 'add', 'acme', '/srv/m.git', '--event', 'model.changed'], '--event', 'mirror add'],
+    [['webhook', 'add', 'acme', 'http://127.0.0.1:9/h', '--webhook-allow-private', '--interval', '5'], '--interval', 'webhook add'],
+    [['export', 'acme', '--format', 'mermaid', '--label', 'x'], '--label', 'export'],
+    [['upgrade', 'acme', '--from', 'sample-repo'], '--from', 'upgrade'],
+    [['serve', '--port', '0', '--label', 'x'], '--label', 'serve'],
+  ];
+  for (const [args, option, command] of cases) {
+    const refused = await outcome([...args, '--data', data]);
+    t.is(refused.listening, undefined, `${args.join(' ')} served`);
+    t.is(refused.code, 2, args.join(' '));
+    t.true(refused.stderr.includes(`${command} does not take ${option}`), `${args.join(' ')}: ${refused.stderr}`);
+  }
+  t.is(await readFile(join(data, 'keys.yaml'), 'utf8'), keys, 'no key made');
+  t.deepEqual(await readdir(join(data, 'orgs')), ['acme.git'], 'no organization made');
+  t.deepEqual((await readdir(data)).sort(), ['keys.yaml', 'orgs'], 'no mirror or webhook added');
+  const check = await outcome(['check', 'sample-repo', '--data', data]);
+  t.is(check.code, 2);
+  t.true(check.stderr.includes('check does not take --data'), check.stderr);
+});
