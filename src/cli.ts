@@ -234,8 +234,14 @@ const MAIL_DOMAIN = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p
 
 function checkEmail(email: string): void {
   const at = email.lastIndexOf('@');
-  const valid = /^[^\s@<>"]+@[^\s@<>"]+$/.test(email) && MAIL_DOMAIN.test(email.slice(at + 1));
-  if (!valid) throw new UsageError(`'${email}' is not an e-mail address`);
+  // No control or format character either: a terminal escape or a right-to-left override would reach every terminal listing members.
+  const valid = /^[^\s@<>"\p{Cc}\p{Cf}]+@[^\s@<>"\p{Cc}\p{Cf}]+$/u.test(email) && MAIL_DOMAIN.test(email.slice(at + 1));
+  if (!valid) throw new UsageError(`'${shownEscaped(email)}' is not an e-mail address`);
+}
+
+/** Text from the command line as it may be echoed: control and format characters as \u escapes. */
+function shownEscaped(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
 }
 
 function defaultLimits(): string {

@@ -210,12 +210,26 @@ test('member add commits the organization file and makes the address a valid USE
   t.is(accepted.body[0].attributes[0].value, 'new@acme.test');
   const bad = await failure(['member', 'add', 'acme', 'not-an-address', '--data', data]);
   t.is(bad.code, 2);
+  const coloured = await failure(['member', 'add', 'acme', '\u001b[31mred@acme.test', '--data', data]);
+  t.is(coloured.code, 2);
+  // Shown escaped: the refusal itself must not colour the operator's terminal.
+  t.true(coloured.stderr.includes("'\\u001b[31mred@acme.test' is not an e-mail address"), coloured.stderr);
   const commits = Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout);
   const cased = await failure(['member', 'add', 'acme', 'New@Acme.test', '--data', data]);
   t.regex(cased.stderr, /'acme' already has the member new@acme\.test, which New@Acme\.test is in another case\./);
   t.is(Number((await run('git', ['--git-dir', gitdir, 'rev-list', '--count', 'main'])).stdout), commits, 'nothing added');
   // org create --member holds members to the same rule (it stored any text before), and a name to be one.
-  for (const member of ['not-an-address', '"><img src=x onerror=alert(1)>@x.com', 'a@b', 'a@-b.c', 'a@b..c']) {
+  // Control and format characters too: a terminal escape or a right-to-left override is no address, and would reach every terminal listing members.
+  for (const member of [
+    'not-an-address',
+    '"><img src=x onerror=alert(1)>@x.com',
+    'a@b',
+    'a@-b.c',
+    'a@b..c',
+    '\u001b[31mred@acme.test',
+    'a\u202eoc.b@acme.test',
+    'bell\u0007@acme.test',
+  ]) {
     const refused = await failure(['org', 'create', 'other', '--member', member, '--data', data]);
     t.is(refused.code, 2);
     t.regex(refused.stderr, /is not an e-mail address/);
