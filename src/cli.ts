@@ -290,6 +290,10 @@ async function serve(values: Values): Promise<void> {
   const [portSource, portText] = values.port !== undefined ? ['--port', values.port] : ['$PORT', process.env.PORT ?? '8080'];
   const port = wholeNumber(portText);
   if (!(port <= 65535)) throw new UsageError(`invalid ${portSource} '${portText}': a whole number from 0 to 65535`);
+  // Node reads an empty host as every interface: `--host "$HOST"` with HOST unset would open the server to the network.
+  if (values.host !== undefined && values.host.trim() === '') {
+    throw new UsageError(`--host must name an address to listen on, such as 127.0.0.1 or 0.0.0.0, not '${values.host}'`);
+  }
   // Every diagram's, share link's and sign-in's address starts with it: a web address or nothing.
   const publicUrl = values['public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^/\s?#]+(?:\/\S*)?$/i.test(publicUrl)) {
@@ -343,6 +347,9 @@ async function serve(values: Values): Promise<void> {
   const server = await starting.catch((err: NodeJS.ErrnoException) => {
     if (demoKey) console.log(`created organization 'demo' from sample-repo/ in ${data}; its API key (shown once):\n${demoKey}`);
     if (err.code === 'EADDRINUSE') throw new Error(`port ${port} is in use: start on another one with --port N (npm start -- --port N)`);
+    if (err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL' || err.code === 'EAI_AGAIN') {
+      throw new Error(`cannot listen on --host ${values.host}: it is no address of this machine (${err.code})`);
+    }
     throw err;
   });
   if (demoKey) {

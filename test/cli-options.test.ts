@@ -240,3 +240,20 @@ test('an option the command does not take is refused, not ignored: key create --
   t.is(check.code, 2);
   t.true(check.stderr.includes('check does not take --data'), check.stderr);
 });
+
+test('serve --host given empty is refused: it listened on every interface (the default is loopback only) and printed http://:PORT', async (t) => {
+  const data = await dataDir(t);
+  for (const host of ['', ' ']) {
+    const refused = await outcome(['serve', '--data', data, '--port', '0', '--host', host]);
+    t.is(refused.listening, undefined, `--host '${host}' served`);
+    t.is(refused.code, 2);
+    t.true(
+      refused.stderr.includes(`--host must name an address to listen on, such as 127.0.0.1 or 0.0.0.0, not '${host}'`),
+      refused.stderr,
+    );
+  }
+  // One that names no address of this machine is named in the refusal.
+  const unknown = await outcome(['serve', '--data', data, '--port', '0', '--host', '999.1.1.1']);
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /cannot listen on --host 999\.1\.1\.1: it is no address of this machine \(ENOTFOUND\)/);
+});
