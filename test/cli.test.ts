@@ -352,3 +352,21 @@ test('org create --from refuses entries a push refuses for their shape (a linked
   t.notRegex(file.stderr, /ENOTDIR/);
   t.false(existsSync(join(data, 'orgs', 'file.git')));
 });
+
+test('a webhook whose subscription.json is gone is listed as damaged and can be removed: it was neither listed nor removable, yet held a place toward the 20', async (t) => {
+  const data = await dataDir();
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  await cli('org', 'create', 'acme', '--data', data);
+  const added = await cli('webhook', 'add', 'acme', 'http://127.0.0.1:9/hook', '--webhook-allow-private', '--data', data);
+  const id = /webhook (wh_[0-9a-f]+) /.exec(added)![1]!;
+  const folder = join(data, 'webhooks', 'acme', id);
+  await rm(join(folder, 'subscription.json'));
+  const listed = (await cli('webhook', 'list', 'acme', '--data', data)).trim();
+  t.is(
+    listed,
+    `${id}\t\t\t\tdamaged: Webhook ${id} of 'acme': its subscription.json cannot be read (it is missing); repair the file, or remove the webhook.`,
+  );
+  t.regex(await cli('webhook', 'remove', 'acme', id, '--data', data), new RegExp(`removed webhook ${id} of 'acme'`));
+  t.false(existsSync(folder));
+  t.is((await cli('webhook', 'list', 'acme', '--data', data)).trim(), '');
+});

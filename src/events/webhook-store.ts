@@ -245,7 +245,7 @@ export class WebhookStore {
 
   async get(org: string, id: string): Promise<Subscription | undefined> {
     if (!isSubscriptionId(id)) return undefined;
-    return this.readJson<Subscription>(org, id, 'subscription.json', (s) => {
+    const subscription = await this.readJson<Subscription>(org, id, 'subscription.json', (s) => {
       const { id: own, url, events, secret, created } = s as Partial<Subscription>;
       return (
         own === id &&
@@ -256,19 +256,21 @@ export class WebhookStore {
         typeof created === 'string'
       );
     });
+    // A folder is made whole and renamed into place, and renamed away whole: one without its
+    // subscription lost it to damage (or a hand). It is damaged, not absent, so that it is listed
+    // and can be removed, as it holds a place toward the limit until it is.
+    if (subscription === undefined && (await exists(this.dirOf(org, id)))) {
+      throw new DamagedWebhook(org, id, 'subscription.json', new Error('it is missing'));
+    }
+    return subscription;
   }
 
   /** Removes the subscription, a damaged one too (that is how it is put right). */
   async remove(org: string, id: string): Promise<boolean> {
     if (!isSubscriptionId(id) || !SLUG_PATTERN.test(org)) return false;
     const dir = this.dirOf(org, id);
-    if (
-      !(await fsp.stat(path.join(dir, 'subscription.json')).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return false;
+    // The folder, whatever of it is left: a damaged one is removed too.
+    if (!(await exists(dir))) return false;
     // Renamed away first: a deliverer reading it now finds it gone, not half-removed.
     const gone = `${dir}.removed-${randomBytes(4).toString('hex')}`;
     await fsp.rename(dir, gone);
@@ -372,6 +374,13 @@ export class WebhookStore {
   private writeText(file: string, text: string): Promise<void> {
     return replaceFile(file, text, { mode: 0o600, durable: this.durable });
   }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fsp.stat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Whether the file's last character is not a line break (false for an empty or missing file). */
