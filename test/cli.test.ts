@@ -234,6 +234,10 @@ test('member add commits the organization file and makes the address a valid USE
     t.is(refused.code, 2);
     t.regex(refused.stderr, /is not an e-mail address/);
   }
+  // One address, one member, whatever its case, as member add holds it: two --member in two cases made two members.
+  const twice = await failure(['org', 'create', 'other', '--member', 'a@acme.test', '--member', 'A@Acme.test', '--data', data]);
+  t.is(twice.code, 1);
+  t.regex(twice.stderr, /Member A@Acme\.test is a@acme\.test in another case: an address is one member, whatever its case\./);
   const unnamed = await failure(['org', 'create', 'other', '--name', ' ', '--data', data]);
   t.is(unnamed.code, 2);
   t.regex(unnamed.stderr, /--name must not be empty/);

@@ -17,7 +17,7 @@ import {
 import { SCHEMA_FILES } from '../editor/schemas.js';
 import { newId } from '../model/ids.js';
 import { loadModel } from '../model/load.js';
-import { checkNewNames } from '../model/rules.js';
+import { checkNewNames, memberCalled } from '../model/rules.js';
 import type { Model } from '../model/types.js';
 import { guardPushes } from '../push/hook.js';
 import type { KeyStore } from '../store/keys.js';
@@ -177,7 +177,7 @@ export class Orgs {
     model.organization = {
       name: options.name ?? (options.from ? model.organization.name : slug),
       slug,
-      members: [...new Set([...model.organization.members, ...(options.members ?? [])])],
+      members: joinMembers(model.organization.members, options.members ?? []),
     };
     if (model.types.size === 0) {
       model.types = new Map(
@@ -201,6 +201,20 @@ export class Orgs {
     await guardPushes(this.gitdir(slug));
     return this.get(slug);
   }
+}
+
+/**
+ * The folder's members and those given, each address once: one given again in another case is
+ * refused, as `member add` refuses it (USERLIST values match members whatever their case).
+ */
+function joinMembers(members: readonly string[], added: readonly string[]): string[] {
+  const joined = [...new Set(members)];
+  for (const email of added) {
+    const known = memberCalled(joined, email);
+    if (known === undefined) joined.push(email);
+    else if (known !== email) throw new Error(`Member ${email} is ${known} in another case: an address is one member, whatever its case.`);
+  }
+  return joined;
 }
 
 function modelFiles(model: Model): FileChange[] {
