@@ -190,7 +190,12 @@ function dataDir(values: Values): string {
 }
 
 function durable(values: Values): boolean {
-  return values.durable ?? process.env.C4STORE_DURABLE === '1';
+  if (values.durable) return true;
+  const text = process.env.C4STORE_DURABLE;
+  if (text === undefined || text === '' || text === '0') return false;
+  // 'true' or 'yes' was read as not durable: a promise of fsync silently not kept.
+  if (text !== '1') throw new UsageError(`$C4STORE_DURABLE must be 1 (fsync every write) or 0, not '${text}'`);
+  return true;
 }
 
 /**
@@ -281,7 +286,8 @@ function seconds(
 /** The token /metrics asks for; a token on the command line shows in `ps`, the environment does not. */
 function metricsToken(values: Values): string | undefined {
   const token = values['metrics-token'] ?? process.env.C4STORE_METRICS_TOKEN;
-  if (token !== undefined && token.length < 16) throw new UsageError('--metrics-token must be at least 16 characters');
+  const source = values['metrics-token'] !== undefined ? '--metrics-token' : '$C4STORE_METRICS_TOKEN';
+  if (token !== undefined && token.length < 16) throw new UsageError(`${source} must be at least 16 characters`);
   return token;
 }
 

@@ -257,3 +257,30 @@ test('serve --host given empty is refused: it listened on every interface (the d
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /cannot listen on --host 999\.1\.1\.1: it is no address of this machine \(ENOTFOUND\)/);
 });
+
+test('$C4STORE_DURABLE other than 1 or 0 is refused: true, yes or on were read as not durable, unsaid', async (t) => {
+  const data = await dataDir(t);
+  for (const value of ['true', 'yes', 'on', ' 1']) {
+    for (const args of [
+      ['org', 'create', 'acme'],
+      ['serve', '--port', '0'],
+    ]) {
+      const refused = await outcome([...args, '--data', data], { C4STORE_DURABLE: value });
+      t.is(refused.listening, undefined, `${args.join(' ')} with C4STORE_DURABLE=${value} served`);
+      t.is(refused.code, 2, `${args.join(' ')} with C4STORE_DURABLE=${value}`);
+      t.true(refused.stderr.includes(`$C4STORE_DURABLE must be 1 (fsync every write) or 0, not '${value}'`), refused.stderr);
+    }
+  }
+  t.deepEqual(await readdir(data), [], 'nothing was made');
+  t.regex(await cli('org', 'create', 'acme', '--data', data), /created organization 'acme'/);
+});
+
+test('a $C4STORE_METRICS_TOKEN too short is named as such (it was called --metrics-token)', async (t) => {
+  const data = await dataDir(t);
+  const refused = await outcome(['serve', '--data', data, '--port', '0'], { C4STORE_METRICS_TOKEN: 'short' });
+  t.is(refused.code, 2);
+  t.true(refused.stderr.includes('$C4STORE_METRICS_TOKEN must be at least 16 characters'), refused.stderr);
+  const option = await outcome(['serve', '--data', data, '--port', '0', '--metrics-token', 'short']);
+  t.is(option.code, 2);
+  t.true(option.stderr.includes('--metrics-token must be at least 16 characters'), option.stderr);
+});
