@@ -610,10 +610,13 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'mirror remove': {
       const [slug, url] = positionals(rest, 2, 'mirror remove <slug> <url>');
+      const matches = (m: { org: string; url: string }) => m.org === slug && (m.url === url || redactUrl(m.url) === url);
+      // Refused before the file is locked or written: a refusal changes nothing, not even a missing data directory.
+      if (!(await readMirrors(data)).some(matches)) throw new Error(`'${slug}' has no mirror ${redactUrl(url)}`);
       let found = false;
       await updateMirrors(data, (mirrors) =>
         mirrors.filter((m) => {
-          const match = m.org === slug && (m.url === url || redactUrl(m.url) === url);
+          const match = matches(m);
           found ||= match;
           return !match;
         }),

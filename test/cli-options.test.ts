@@ -284,3 +284,24 @@ test('a $C4STORE_METRICS_TOKEN too short is named as such (it was called --metri
   t.is(option.code, 2);
   t.true(option.stderr.includes('--metrics-token must be at least 16 characters'), option.stderr);
 });
+
+test('a refused key revoke or mirror remove changes nothing: it made a missing data directory, and mirror remove wrote a mirrors.yaml', async (t) => {
+  const parent = await dataDir(t);
+  const missing = join(parent, 'data');
+  for (const args of [
+    ['key', 'revoke', 'acme', '0123456789abcdef'],
+    ['mirror', 'remove', 'acme', '/srv/mirror.git'],
+    ['webhook', 'remove', 'acme', 'wh_0123456789abcdef'],
+  ]) {
+    const refused = await outcome([...args, '--data', missing]);
+    t.is(refused.code, 1, args.join(' '));
+    t.deepEqual(await readdir(parent), [], `${args.join(' ')}: nothing was made`);
+  }
+  const data = await dataDir(t);
+  await cli('org', 'create', 'acme', '--data', data);
+  const before = (await readdir(data)).sort();
+  const refused = await outcome(['mirror', 'remove', 'acme', '/srv/mirror.git', '--data', data]);
+  t.is(refused.code, 1);
+  t.true(refused.stderr.includes("'acme' has no mirror /srv/mirror.git"), refused.stderr);
+  t.deepEqual((await readdir(data)).sort(), before, 'no mirrors.yaml written');
+});

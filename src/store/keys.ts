@@ -94,6 +94,9 @@ export class KeyStore {
   }
 
   async revoke(org: string, keyId: string): Promise<KeyRecord> {
+    const unknown = () => new Error(`Organization '${org}' has no API key with id '${keyId}'.`);
+    // Refused before the file is locked: a refusal changes nothing, not even a missing data directory.
+    if (!(await this.current()).records.some((record) => record.org === org && record.id === keyId)) throw unknown();
     let revoked: KeyRecord | undefined;
     await this.modify((records) => {
       const index = records.findIndex((record) => record.org === org && record.id === keyId);
@@ -104,7 +107,7 @@ export class KeyStore {
       revoked = { ...records[index]!, revoked: new Date().toISOString() };
       return records.with(index, revoked);
     });
-    if (!revoked) throw new Error(`Organization '${org}' has no API key with id '${keyId}'.`);
+    if (!revoked) throw unknown();
     return { ...revoked };
   }
 
