@@ -66,6 +66,15 @@ test('reader keys carry their role; unknown roles are refused', async (t) => {
       message: 'A key label must not contain control characters (line breaks, tabs, escapes).',
     });
   }
+  // Nor a bidirectional control: the commit author's name (git log) and `key list` would show it reordered.
+  for (const label of ['ci\u202egnp.exe', 'a\u2066b', 'mark\u200f']) {
+    await t.throwsAsync(store.create('demo', { label }), {
+      message:
+        'A key label must not contain bidirectional controls (U+202E and the like): they show it in another order than its characters.',
+    });
+  }
+  // Other format characters are text: an emoji sequence joins with U+200D.
+  t.like(await store.create('demo', { label: 'team \u{1F468}\u200D\u{1F469}' }), { record: { label: 'team \u{1F468}\u200D\u{1F469}' } });
 });
 
 test('keys.yaml is mode 0600 and holds hashes, never keys', async (t) => {

@@ -56,6 +56,13 @@ export function checkKeyLabel(label: unknown): void {
   if (typeof label !== 'string' || label.trim() === '') throw new Error('A key label must not be empty.');
   // A line break, a tab or a terminal escape in it would end up in `git log` and in the list as they are.
   if (/\p{Cc}/u.test(label)) throw new Error('A key label must not contain control characters (line breaks, tabs, escapes).');
+  // The label is the author's name of the key's commits, which git log shows as it is (commit
+  // messages escape these; an author's name cannot be): "ci\u202Egnp.exe" reads "ciexe.png".
+  if (/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(label)) {
+    throw new Error(
+      'A key label must not contain bidirectional controls (U+202E and the like): they show it in another order than its characters.',
+    );
+  }
 }
 
 export class KeyStore {
