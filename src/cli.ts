@@ -36,7 +36,7 @@ Usage:
                 [--max-diagram-textareas N] [--max-org-components N] [--layout-timeout S] [--write-timeout S]
                 [--drain-delay S] [--shutdown-timeout S] [--metrics-token TOKEN]
                 [--webhook-allow-private]
-  c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--data DIR]
+  c4store org create <slug> [--name NAME] [--member EMAIL]... [--from DIR] [--label LABEL] [--data DIR]
   c4store key create <slug> [--label LABEL] [--role editor|reader] [--data DIR]
   c4store key revoke <slug> <key-id> [--data DIR]
   c4store key list <slug> [--data DIR]
@@ -53,7 +53,8 @@ Usage:
   c4store openapi                      # the OpenAPI 3.1 document (docs/openapi.json)
 
 The data directory defaults to $C4STORE_DATA, else ./data. --durable (or C4STORE_DURABLE=1)
-fsyncs every write before answering it. --demo creates organization 'demo' from sample-repo/
+fsyncs every write before answering it (serve, and the commits of org create, member add
+and upgrade). --demo creates organization 'demo' from sample-repo/
 when the data directory has no organization yet, and prints its key. --reads-per-minute and
 --writes-per-minute limit each API key (per process; default unlimited: 429 beyond);
 --max-connections (default 1000) and --max-connections-per-address (default 100) cap open
