@@ -1,8 +1,25 @@
 import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js';
-import { collectionOf, emptyModel, FileError, parseFile } from './files.js';
+import { collectionOf, emptyModel, FileError, type ModelUnderConstruction, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
-import { classifyPath, layoutOf, ORGANIZATION_FILE, placementProblem, resourcePath, type StoredKind } from './paths.js';
-import { checkModel, folderNameProblems, modelProblems } from './rules.js';
+import {
+  classifyPath,
+  layoutOf,
+  ORGANIZATION_FILE,
+  placementProblem,
+  resourcePath,
+  SHARDED_KINDS,
+  type StoredKind,
+  type TreeLayout,
+} from './paths.js';
+import {
+  type ChangedResource,
+  checkModel,
+  checkModelChange,
+  folderNameProblems,
+  type ModelChange,
+  modelProblems,
+  RefIndex,
+} from './rules.js';
 import type { Model, Organization } from './types.js';
 
 export interface ModelSource {
@@ -191,4 +208,135 @@ function inIdOrder(placed: readonly Placed[]): boolean {
     last.set(kind, id);
   }
   return true;
+}
+
+/** A path whose blob a change replaced: the blob now there, or null where none is (removed, or now a folder). */
+export interface TreeChange {
+  path: string;
+  oid: string | null;
+}
+
+/**
+ * A model loaded from a tree and kept, so that the next tree is loaded from what changed between
+ * them (push/check.ts: each pushed commit from the one checked before it), at a cost in
+ * proportion to the change rather than to the model. Made from a tree (path → blob id) and the
+ * model loadModel made of it, without a problem; each `apply` makes it the model loadModel would
+ * make of the changed tree with reuse from the one before: the resource of a file that did not
+ * change is the very object it was, a changed file is placed, read and checked as loadModel
+ * places, reads and checks it (placementProblem, resourceOfFile, organizationOfFile), and the
+ * model rules run on what the change can have broken (rules.ts checkModelChange), by the same code.
+ *
+ * A change with a problem throws, not necessarily the problem loadModel would name first, and
+ * leaves the object spent: loadModel then says which. Its model's collections are not in id
+ * order, as loadModel's are: what reads it here (the checks, finding nothing) does not depend on it.
+ */
+export class LoadedTree {
+  private readonly files: Map<string, string>;
+  private readonly model: ModelUnderConstruction;
+  /** The refs of its model's resources, as they now stand. */
+  readonly refs: RefIndex;
+  /** Components and diagrams in a shard directory, and directly in their folder: the tree's layout (layoutOf). */
+  private sharded = 0;
+  private flat = 0;
+
+  constructor(files: ReadonlyMap<string, string>, model: Model) {
+    this.files = new Map(files);
+    this.model = {
+      organization: model.organization,
+      types: new Map(model.types),
+      tags: new Map(model.tags),
+      attributes: new Map(model.attributes),
+      components: new Map(model.components),
+      diagrams: new Map(model.diagrams),
+    };
+    this.refs = new RefIndex(this.model);
+    for (const path of this.files.keys()) this.count(path, 1);
+  }
+
+  /** The model as it now stands. */
+  get current(): Model {
+    return this.model;
+  }
+
+  /** What `apply` changed of the model, for the checks that look at what a commit brings (push/check.ts). */
+  async apply(changes: readonly TreeChange[], source: ModelSource): Promise<ModelChange> {
+    const layoutBefore = this.layout();
+    const removedFiles: Array<{ kind: StoredKind; id: string }> = [];
+    const toRead: Placed[] = [];
+    let organizationOid: string | null | undefined;
+    for (const { path, oid } of changes) {
+      const was = this.files.get(path);
+      if (was === oid) continue;
+      const place = classifyPath(path);
+      if (was !== undefined) {
+        this.count(path, -1);
+        this.files.delete(path);
+        if (place !== null && place !== 'organization') removedFiles.push({ kind: place.kind, id: place.id });
+      }
+      if (oid !== null) {
+        this.count(path, 1);
+        this.files.set(path, oid);
+        if (place !== null && place !== 'organization') toRead.push({ path, oid, kind: place.kind, id: place.id });
+      }
+      if (place === 'organization') organizationOid = oid;
+    }
+    // Where each file is: a change of layout (layout-upgrade.ts's commit) places every file anew.
+    const layout = this.layout();
+    const placing = layout === layoutBefore ? toRead : [...this.files].map(([path, oid]) => ({ path, oid }));
+    for (const { path } of placing) {
+      const place = classifyPath(path);
+      if (place === null || place === 'organization') continue;
+      if (!isId(place.id)) throw new FileError(path, 'the file name is not a valid id');
+      const problem = placementProblem(path, place, layout);
+      if (problem !== null) throw new FileError(path, problem);
+    }
+    if (organizationOid === null) throw new FileError(ORGANIZATION_FILE, 'missing');
+    if (organizationOid !== undefined) {
+      this.model.organization = organizationOfFile(await source.read(organizationOid), source.incoming);
+    }
+    const read: Array<Placed & { resource: { id: string } }> = [];
+    for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
+      read.push(
+        ...(await Promise.all(
+          toRead.slice(i, i + READ_CONCURRENCY).map(async (file) => ({
+            ...file,
+            resource: resourceOfFile(file.path, file.kind, file.id, await source.read(file.oid), source.incoming),
+          })),
+        )),
+      );
+    }
+    // The model's rules cache what they find of the types and the attributes by map (rules.ts
+    // typeSlugs, requiredAttributes): those maps are replaced, never changed in place.
+    for (const kind of new Set([...removedFiles, ...read].map(({ kind }) => kind))) {
+      if (kind === 'type') this.model.types = new Map(this.model.types);
+      if (kind === 'attribute') this.model.attributes = new Map(this.model.attributes);
+    }
+    const before = new Map<string, { kind: StoredKind; id: string; resource: { id: string } | undefined }>();
+    const key = (kind: StoredKind, id: string) => `${kind}/${id}`;
+    for (const { kind, id } of [...removedFiles, ...read]) {
+      if (!before.has(key(kind, id))) before.set(key(kind, id), { kind, id, resource: collectionOf(this.model, kind).get(id) });
+    }
+    for (const { kind, id } of removedFiles) collectionOf(this.model, kind).delete(id);
+    for (const { kind, id, resource } of read) collectionOf(this.model, kind).set(id, resource);
+    const change: ModelChange = { changed: [], removed: [], organization: organizationOid !== undefined };
+    for (const { kind, id, resource } of before.values()) {
+      const now = collectionOf(this.model, kind).get(id);
+      if (now === undefined) (change.removed as Array<{ kind: StoredKind; id: string }>).push({ kind, id });
+      else (change.changed as ChangedResource[]).push({ kind, now, before: resource });
+    }
+    checkModelChange(this.model, change, this.refs);
+    return change;
+  }
+
+  private layout(): TreeLayout {
+    return this.sharded > 0 ? 'sharded' : this.flat > 0 ? 'flat' : 'sharded';
+  }
+
+  /** layoutOf's count of one path coming (1) or going (-1). */
+  private count(path: string, by: 1 | -1): void {
+    const place = classifyPath(path);
+    if (place === null || place === 'organization' || !SHARDED_KINDS.has(place.kind)) return;
+    if (place.inSubdirectory) this.sharded += by;
+    else this.flat += by;
+  }
 }

@@ -428,3 +428,119 @@ export function checkNewNames(model: Model, before: Model | undefined): void {
   const [first] = nameProblems(model, before);
   if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
 }
+
+/** A resource a change brought or replaced: as it now is, and what it replaced (undefined: new). */
+export interface ChangedResource {
+  kind: ResourceKind;
+  now: Named;
+  before: Named | undefined;
+}
+
+/**
+ * What a change did to a model that passed checkModel and checkNewNames before it (a pushed
+ * commit against the one checked before it, push/check.ts): the resources it brought or replaced,
+ * the ones it removed, and whether it changed organization.yaml.
+ */
+export interface ModelChange {
+  changed: readonly ChangedResource[];
+  removed: ReadonlyArray<{ kind: ResourceKind; id: string }>;
+  organization: boolean;
+}
+
+/**
+ * The refs of a model's resources of each named kind (ref → id), kept through its changes, so
+ * that a change is checked against them without going over every resource (checkModelChange).
+ * Made from a model that passed checkModel: no ref is held twice.
+ */
+export class RefIndex {
+  private readonly byKind = new Map<ResourceKind, Map<string, string>>();
+
+  constructor(model: Model) {
+    for (const kind of NAMED_KINDS) {
+      const refs = new Map<string, string>();
+      for (const resource of namedOf(model, kind).values()) if (resource.ref !== undefined) refs.set(resource.ref, resource.id);
+      this.byKind.set(kind, refs);
+    }
+  }
+
+  /** ref → id of the resources of `kind`. */
+  of(kind: ResourceKind): ReadonlyMap<string, string> {
+    return this.byKind.get(kind) ?? new Map();
+  }
+
+  /**
+   * Takes in a change (its refs as they now are), and returns the resources whose ref another
+   * resource of their kind holds as well: modelProblems' `Ref '…' is used more than once.`,
+   * asked of what changed alone.
+   */
+  apply(change: ModelChange): ChangedResource[] {
+    const refsOf = (kind: ResourceKind) => this.byKind.get(kind);
+    // Every ref the change took away first: two resources may trade refs in one change.
+    for (const { kind, before } of change.changed) {
+      const refs = refsOf(kind);
+      if (refs && before?.ref !== undefined && refs.get(before.ref) === before.id) refs.delete(before.ref);
+    }
+    const clashes: ChangedResource[] = [];
+    for (const changed of change.changed) {
+      const refs = refsOf(changed.kind);
+      const { ref, id } = changed.now;
+      if (refs === undefined || ref === undefined) continue;
+      const holder = refs.get(ref);
+      if (holder !== undefined && holder !== id) clashes.push(changed);
+      else refs.set(ref, id);
+    }
+    return clashes;
+  }
+}
+
+/** `model`'s resources of `kind`, types included. */
+function resourcesOf(model: Model, kind: ResourceKind): ReadonlyMap<string, Named> {
+  return kind === 'type' ? model.types : namedOf(model, kind);
+}
+
+/**
+ * checkModel on a model that passed it before `change` (ModelChange): the same rules, run only on
+ * what the change can have broken. A resource's own rules (checkAttribute, checkComponent,
+ * checkDiagram) look at the resource and at whether the ids it names exist, at the types' slugs,
+ * at the attributes and at the organization's members: so a change that removes a resource,
+ * or changes a type, an attribute or organization.yaml, is checked over the whole model, as
+ * checkModel does; any other is checked on the resources it brought or replaced, with the
+ * model-wide rules (an id held once across the organization, a ref once in its kind) asked of
+ * those alone (`refs`, the model's refs after the change).
+ *
+ * Throws a ModelError when the model breaks a rule, though not necessarily at the problem
+ * checkModel names first: for checkModel's message, ask checkModel.
+ */
+export function checkModelChange(model: Model, change: ModelChange, refs: RefIndex): void {
+  const clashes = refs.apply(change);
+  if (change.organization || change.removed.length > 0 || change.changed.some(({ kind }) => kind === 'type' || kind === 'attribute')) {
+    checkModel(model);
+  }
+  for (const { kind, now } of clashes) throw new ModelError(`${resourcePath(kind, now.id)}: Ref '${now.ref}' is used more than once.`);
+  for (const { kind, now } of change.changed) {
+    const id = now.id;
+    if (kind === 'component') checkComponent(model, now as Component);
+    else if (kind === 'diagram') checkDiagram(model, now as Diagram);
+    else if (kind === 'attribute') checkAttribute(model, now as Attribute);
+    for (const other of ['type', ...NAMED_KINDS] as const) {
+      if (other !== kind && resourcesOf(model, other).has(id)) {
+        throw new ModelError(
+          `${resourcePath(kind, id)}: Id '${id}' is held by the ${other} '${id}' as well: ids are unique across the organization.`,
+        );
+      }
+    }
+  }
+}
+
+/** checkNewNames on what `change` brought or replaced alone, the model's refs after it in `refs`. */
+export function checkNewNamesOfChange(model: Model, change: ModelChange, refs: RefIndex): void {
+  for (const { kind, now, before } of change.changed) {
+    if (kind === 'type') continue;
+    try {
+      checkOneName(kind, namedOf(model, kind as (typeof NAMED_KINDS)[number]), refs.of(kind), now, before);
+    } catch (err) {
+      if (err instanceof ModelError) throw new ModelError(`${resourcePath(kind, now.id)}: ${err.message}`);
+      throw err;
+    }
+  }
+}

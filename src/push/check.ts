@@ -1,12 +1,13 @@
+import type { ChildProcess } from 'node:child_process';
 import { ApiError, ModelError } from '../errors.js';
 import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, fileTooLarge, type Limits } from '../limits/limits.js';
 import { FileError } from '../model/files.js';
-import { loadModel } from '../model/load.js';
+import { LoadedTree, loadModel, type TreeChange } from '../model/load.js';
 import { treeEntryProblem } from '../model/paths.js';
-import { checkNewNames } from '../model/rules.js';
-import type { Model } from '../model/types.js';
+import { checkNewNames, checkNewNamesOfChange, type ModelChange } from '../model/rules.js';
+import type { Diagram, Model } from '../model/types.js';
 import { versionClash, versionNameProblem } from '../history/versions.js';
-import { CatFile, gitText, ObjectTooLargeError, runGit } from '../store/git-cli.js';
+import { CatFile, GitCommandError, gitText, ObjectTooLargeError, runGit, spawnGit, stopProcessGroup } from '../store/git-cli.js';
 import { checkDraftPush } from './drafts.js';
 
 /**
@@ -158,6 +159,18 @@ async function firstParentOf(gitdir: string, commit: string, env: NodeJS.Process
  * Every commit of a `git rev-list` range, oldest first, loaded and checked as the service loads a
  * commit, within the limits counted from `before` (the branch's tip before the push; by default the first
  * commit's parent); the first problem.
+ *
+ * Each commit is checked against the one the walk checked just before it, as it always was: its
+ * parent, or for a merge (or a second root) whichever commit `--topo-order` put before it, which
+ * may be the tip of the branch it merges rather than its first parent. The first is loaded whole
+ * (checkStep). Each later one is loaded from what it changed: one `git diff-tree --stdin` for the
+ * whole range says, commit by commit, which tree entries changed against the one before; the
+ * shape rule (treeEntryProblem) is asked of those, since the commit before had no entry breaking
+ * it, and a LoadedTree (model/load.ts) takes in the changed files and runs the model rules on what
+ * they can break. So a commit costs what it changed, not the model's size (bench/push-check.ts).
+ * A commit that breaks a rule is then checked as the first one was, whole, against the commit
+ * before it loaded anew: the message is the one checking every commit whole gives, the same
+ * problem named first.
  */
 export async function checkCommits(
   gitdir: string,
@@ -167,32 +180,78 @@ export async function checkCommits(
   before?: string,
 ): Promise<string[]> {
   const commits = (await gitText(gitdir, ['rev-list', '--reverse', '--topo-order', ...range, '--'], { env })).split('\n').filter(Boolean);
+  if (commits.length === 0) return [];
   const catFile = new CatFile(gitdir, env);
+  let diffs: TreeDiffs | undefined;
   try {
     // What the branch held before (by default the first new commit's parent: for a new draft, the
     // main it branched from): the bounds and the names count from it. A broken base (committed past
     // the hook) counts as nothing, so that a push can still repair it.
-    const base = before ?? (commits.length === 0 ? undefined : await firstParentOf(gitdir, commits[0]!, env));
-    let previous = base === undefined ? undefined : await loadCommit(gitdir, base, catFile, env).catch(() => undefined);
-    for (const commit of commits) {
-      const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
-      if (shapeProblem !== null) return [`commit ${commit.slice(0, 12)}: ${shapeProblem}`];
-      try {
-        const model = await loadModel(files, sourceOf(catFile, previous, files));
-        checkBounds(model, previous?.model, limits);
-        // As the write step's finish(): an id or ref this commit brings in must not name a second resource.
-        checkNewNames(model, previous?.model);
-        previous = { files, model };
-      } catch (err) {
-        if (err instanceof FileError || err instanceof ModelError || (err instanceof ApiError && err.status === 413)) {
-          return [`commit ${commit.slice(0, 12)}: ${err.message}`];
+    const base = before ?? (await firstParentOf(gitdir, commits[0]!, env));
+    const previous = base === undefined ? undefined : await loadCommit(gitdir, base, catFile, env).catch(() => undefined);
+    const first = await checkStep(gitdir, commits[0]!, previous, catFile, env, limits);
+    if (typeof first === 'string') return [first];
+    if (commits.length === 1) return [];
+    let tree = new LoadedTree(first.files, first.model);
+    diffs = new TreeDiffs(gitdir, commits, env);
+    // The files a commit brings are held to what a push may bring (one too large is named by checkStep).
+    const incoming = sourceOf(catFile, undefined, new Map());
+    for (let i = 1; i < commits.length; i++) {
+      const commit = commits[i]!;
+      const { changes, entries } = await diffs.next(commit);
+      let broken = entries.some(({ path, mode }) => treeEntryProblem(path, mode) !== null);
+      if (!broken) {
+        try {
+          const componentsBefore = tree.current.components.size;
+          const change = await tree.apply(changes, incoming);
+          checkChangeBounds(tree.current, componentsBefore, change, limits);
+          checkNewNamesOfChange(tree.current, change, tree.refs);
+        } catch (err) {
+          if (!isProblem(err)) throw err;
+          broken = true;
         }
-        throw err;
       }
+      if (!broken) continue;
+      // Which rule, and where, as checking this commit whole against the one before it says.
+      const loaded = await checkStep(gitdir, commit, await loadCommit(gitdir, commits[i - 1]!, catFile, env), catFile, env, limits);
+      if (typeof loaded === 'string') return [loaded];
+      tree = new LoadedTree(loaded.files, loaded.model);
     }
     return [];
   } finally {
+    diffs?.close();
     catFile.close();
+  }
+}
+
+/** A refusal of the commit's content (a file, a rule, a size), as opposed to a failure of the check. */
+function isProblem(err: unknown): err is Error {
+  return err instanceof FileError || err instanceof ModelError || (err instanceof ApiError && err.status === 413);
+}
+
+/**
+ * One commit loaded whole and checked against the commit checked before it (`previous`, loaded):
+ * its problem, as the push's refusal says it, or the commit loaded.
+ */
+async function checkStep(
+  gitdir: string,
+  commit: string,
+  previous: { files: Map<string, string>; model: Model } | undefined,
+  catFile: CatFile,
+  env: NodeJS.ProcessEnv,
+  limits: Limits,
+): Promise<string | { files: Map<string, string>; model: Model }> {
+  const { files, shapeProblem } = await treeEntries(gitdir, commit, env);
+  if (shapeProblem !== null) return `commit ${commit.slice(0, 12)}: ${shapeProblem}`;
+  try {
+    const model = await loadModel(files, sourceOf(catFile, previous, files));
+    checkBounds(model, previous?.model, limits);
+    // As the write step's finish(): an id or ref this commit brings in must not name a second resource.
+    checkNewNames(model, previous?.model);
+    return { files, model };
+  } catch (err) {
+    if (isProblem(err)) return `commit ${commit.slice(0, 12)}: ${err.message}`;
+    throw err;
   }
 }
 
@@ -254,6 +313,119 @@ function checkBounds(model: Model, previous: Model | undefined, limits: Limits):
 
 function reuseFrom(previous: { files: Map<string, string>; model: Model }) {
   return (path: string, oid: string) => (previous.files.get(path) === oid ? previous.model : undefined);
+}
+
+/**
+ * checkBounds on what a change brought: the number of components, and each diagram it brought or
+ * replaced (checkBounds: a diagram whose file did not change is the one checked before).
+ */
+function checkChangeBounds(model: Model, componentsBefore: number, change: ModelChange, limits: Limits): void {
+  checkOrgSize(componentsBefore, model.components.size, limits);
+  for (const { kind, now } of change.changed) {
+    if (kind !== 'diagram') continue;
+    const diagram = now as Diagram;
+    checkDiagramSize(
+      diagram.name,
+      { instances: diagram.componentInstances.length, relations: diagram.relations.length, textareas: diagram.textareas.length },
+      limits,
+    );
+  }
+}
+
+/** A tree entry a commit has that the commit before it had not (another object, another mode, or none). */
+interface ChangedEntry {
+  path: string;
+  mode: string;
+}
+
+const NO_ENTRY = '000000';
+
+/** Whether a tree entry of this mode is a blob: a file, executable or not, or a symlink (not a folder, not a submodule). */
+function isBlobMode(mode: string): boolean {
+  return mode !== NO_ENTRY && mode !== '040000' && mode !== '160000';
+}
+
+/**
+ * What each commit of a range changed against the commit before it in the range, by one
+ * `git diff-tree --stdin -r -t` for the whole range (a process per commit cost more than the
+ * check): read commit by commit as the check goes, so that the output of a long history is never
+ * held whole, and stopped when the check stops.
+ */
+class TreeDiffs {
+  private readonly child: ChildProcess;
+  private readonly records: AsyncIterator<string>;
+  private readonly stderr: Buffer[] = [];
+  private readonly exited: Promise<number | null>;
+  /** The header of the next commit's diff, once read. */
+  private pending: string | undefined;
+
+  constructor(gitdir: string, commits: readonly string[], env: NodeJS.ProcessEnv) {
+    // `--always`: a commit that changed nothing still has its header, so each commit's diff is found by it.
+    this.child = spawnGit(gitdir, ['diff-tree', '--stdin', '-r', '-t', '--raw', '-z', '--no-renames', '--no-abbrev', '--always'], env);
+    this.exited = new Promise((resolve) => {
+      this.child.on('close', (code) => resolve(code));
+      this.child.on('error', () => resolve(null));
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    this.child.stdin!.on('error', () => {});
+    // Each line names a commit and, as its only parent, the commit checked before it.
+    const lines: string[] = [];
+    for (let i = 1; i < commits.length; i++) lines.push(`${commits[i]} ${commits[i - 1]}\n`);
+    this.child.stdin!.end(lines.join(''));
+    this.records = nulSeparated(this.child.stdout!)[Symbol.asyncIterator]();
+  }
+
+  /** The blobs `commit` changed (path → blob now, or null) and the entries it has anew. */
+  async next(commit: string): Promise<{ changes: TreeChange[]; entries: ChangedEntry[] }> {
+    const header = this.pending ?? (await this.token());
+    this.pending = undefined;
+    if (header !== commit) throw new Error(`git diff-tree answered for ${String(header)} where ${commit} was asked`);
+    const blobs = new Map<string, string | null>();
+    const entries: ChangedEntry[] = [];
+    for (;;) {
+      const token = await this.token(true);
+      if (token === undefined) break;
+      if (!token.startsWith(':')) {
+        this.pending = token;
+        break;
+      }
+      // `:<old mode> <new mode> <old id> <new id> <status>`, then the path.
+      const [oldMode, newMode, , newOid] = token.slice(1).split(' ');
+      const path = (await this.token())!;
+      if (newMode !== NO_ENTRY) entries.push({ path, mode: newMode! });
+      // A file that became a folder is gone as a file; one that came in a folder's place is there.
+      if (isBlobMode(newMode!)) blobs.set(path, newOid!);
+      else if (isBlobMode(oldMode!) && !blobs.has(path)) blobs.set(path, null);
+    }
+    return { changes: [...blobs].map(([path, oid]) => ({ path, oid })), entries };
+  }
+
+  close(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) stopProcessGroup(this.child);
+  }
+
+  private async token(endAllowed = false): Promise<string | undefined> {
+    const { value, done } = await this.records.next();
+    if (!done) return value;
+    const code = await this.exited;
+    if (code !== 0) throw new GitCommandError(['diff-tree', '--stdin'], code, Buffer.concat(this.stderr).toString('utf8'));
+    if (!endAllowed) throw new Error('git diff-tree ended before every commit was answered');
+    return undefined;
+  }
+}
+
+/** The NUL-terminated strings of a stream (`-z` output), decoded as UTF-8 whole. */
+async function* nulSeparated(stream: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  let rest: Buffer = Buffer.alloc(0);
+  for await (const chunk of stream) {
+    const data: Buffer = rest.length === 0 ? chunk : Buffer.concat([rest, chunk]);
+    let start = 0;
+    for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
+      yield data.toString('utf8', start, end);
+      start = end + 1;
+    }
+    rest = data.subarray(start);
+  }
 }
 
 /**
