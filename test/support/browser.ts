@@ -4,7 +4,7 @@
  * stopped after them, a key's calls of the API, and browser contexts signed in through the
  * sign-in page. Screenshots go to test-artifacts/.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
@@ -25,8 +25,12 @@ export interface OrgSetup {
   /** A folder in the repository layout to start from (`SAMPLE`); else an empty organization. */
   from?: string;
   name?: string;
-  /** The keys to make, by the name the tests ask for each under (`rig.keys.<name>`). */
-  keys: Record<string, { label: string; role?: 'reader' }>;
+  /**
+   * The keys to make, by the name the tests ask for each under (`rig.keys.<name>`). `earlier`: a
+   * label an earlier version let through and today's refuses (src/store/keys.ts checkKeyLabel),
+   * put into keys.yaml as that version left it (unsealed; the server's start seals it).
+   */
+  keys: Record<string, { label: string; role?: 'reader'; earlier?: boolean }>;
 }
 
 export interface BrowserRig {
@@ -56,7 +60,18 @@ async function startRig(prefix: string, orgs: Record<string, OrgSetup>): Promise
   const store = new KeyStore(dataDir);
   for (const [slug, org] of Object.entries(orgs)) {
     await new Orgs(dataDir).create(slug, { from: org.from, name: org.name, author: { name: 'test', email: 'test@test' } });
-    for (const [name, key] of Object.entries(org.keys)) keys[name] = (await store.create(slug, key)).key;
+    for (const [name, key] of Object.entries(org.keys)) {
+      const placeholder = key.earlier ? `earlier-label-of-${name}` : key.label;
+      keys[name] = (await store.create(slug, { label: placeholder, role: key.role })).key;
+      if (key.earlier) {
+        const file = join(dataDir, 'keys.yaml');
+        const text = await readFile(file, 'utf8');
+        await writeFile(
+          file,
+          text.replace(/^# c4store seal: .*\n/, '').replace(`label: ${placeholder}`, `label: ${JSON.stringify(key.label)}`),
+        );
+      }
+    }
   }
   const server = await startServer({ dataDir, port: 0, log: () => {} });
   try {
