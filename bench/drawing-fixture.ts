@@ -5,7 +5,7 @@
  * external systems; relations flow from people to apps to services to stores and externals,
  * with a few going back up. Deterministic for a seed.
  */
-import { layoutDiagram } from '../src/layout/layout.js';
+import { layoutDiagram, type LayoutInput } from '../src/layout/layout.js';
 import { emptyModel } from '../src/model/files.js';
 import { GRID_PX } from '../src/drawing/svg.js';
 import type { RouteEdge, RouteNode } from '../src/drawing/route.js';
@@ -131,6 +131,21 @@ export function syntheticDiagram(
   return { components, diagram };
 }
 
+/** A synthetic diagram as the automatic layout takes it: its instances labelled with their components' names. */
+export function layoutInputOf({ components, diagram }: ReturnType<typeof syntheticDiagram>): LayoutInput {
+  const names = new Map(components.map((c) => [c.ref, c.name]));
+  return {
+    instances: diagram.componentInstances.map((i) => ({
+      id: i.ref,
+      parent: i.parent ?? null,
+      isContainer: i.isContainer === true,
+      label: i.component ? names.get(i.component)! : (i.placeholder ?? ''),
+    })),
+    relations: diagram.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
+    textareas: [],
+  };
+}
+
 const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
 
 /**
@@ -138,7 +153,8 @@ const TYPES = ['person', 'software-system', 'container', 'component', 'database'
  * by the service's automatic layout (timed `runs` more times, for the bench).
  */
 export async function laidOutDiagram(n: number, runs = 0, seed = 7): Promise<{ diagram: Diagram; model: Model; layoutTimes: number[] }> {
-  const { components, diagram: posted } = syntheticDiagram(n, seed);
+  const synthetic = syntheticDiagram(n, seed);
+  const { components, diagram: posted } = synthetic;
   const model = emptyModel({ name: 'bench', slug: 'bench', members: [] });
   for (const slug of TYPES) model.types.set(slug, { id: slug, slug, name: slug });
   for (const c of components) {
@@ -152,16 +168,7 @@ export async function laidOutDiagram(n: number, runs = 0, seed = 7): Promise<{ d
       attributes: [],
     });
   }
-  const input = {
-    instances: posted.componentInstances.map((i) => ({
-      id: i.ref,
-      parent: i.parent ?? null,
-      isContainer: i.isContainer === true,
-      label: i.component ? model.components.get(i.component)!.name : (i.placeholder ?? ''),
-    })),
-    relations: posted.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
-    textareas: [],
-  };
+  const input = layoutInputOf(synthetic);
   const layoutTimes: number[] = [];
   let layout = await layoutDiagram(input);
   for (let run = 0; run < runs; run++) {

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { layoutDiagram } from '../src/layout/layout.js';
 import { routeEdges, type RouteEdge, type RouteNode } from '../src/drawing/route.js';
 import { countCrossings, dotCrossings } from '../test/support/drawing-geometry.js';
-import { syntheticDiagram } from './drawing-fixture.js';
+import { layoutInputOf, syntheticDiagram } from './drawing-fixture.js';
 
 type P = [number, number];
 
@@ -77,18 +77,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const n = Number(positionals[0] ?? 50);
   const seeds = (positionals[1] ?? '7').split(',').map(Number);
   for (const seed of seeds) {
-    const { components, diagram } = syntheticDiagram(n, seed);
-    const names = new Map(components.map((c) => [c.ref, c.name]));
-    const input = {
-      instances: diagram.componentInstances.map((i) => ({
-        id: i.ref,
-        parent: i.parent ?? null,
-        isContainer: i.isContainer === true,
-        label: i.component ? names.get(i.component)! : (i.placeholder ?? ''),
-      })),
-      relations: diagram.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
-      textareas: [],
-    };
+    const synthetic = syntheticDiagram(n, seed);
+    const { diagram } = synthetic;
+    const input = layoutInputOf(synthetic);
     const layout = await layoutDiagram(input);
     const nodes: RouteNode[] = input.instances.map((i) => {
       const b = layout.instances.get(i.id)!;

@@ -8,7 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { layoutDiagram, type LayoutInput, type LayoutInstance } from '../src/layout/layout.js';
-import { syntheticDiagram } from './drawing-fixture.js';
+import { layoutInputOf, syntheticDiagram } from './drawing-fixture.js';
 import { machine } from './report.js';
 import { median } from './stats.js';
 
@@ -37,18 +37,7 @@ export function randomDiagram(instances: number, relations: number, seed = 1): L
 
 /** The drawing fixture (bench/drawing-fixture.ts): people, containers of 30–45 children, externals. */
 export function containersDiagram(instances: number): LayoutInput {
-  const { components, diagram } = syntheticDiagram(instances);
-  const names = new Map(components.map((c) => [c.ref, c.name]));
-  return {
-    instances: diagram.componentInstances.map((i) => ({
-      id: i.ref,
-      parent: i.parent ?? null,
-      isContainer: i.isContainer === true,
-      label: i.component ? names.get(i.component)! : (i.placeholder ?? ''),
-    })),
-    relations: diagram.relations.map((r) => ({ from: r.fromComponentInstance, to: r.toComponentInstance })),
-    textareas: [],
-  };
+  return layoutInputOf(syntheticDiagram(instances));
 }
 
 /** A placed container with one placed child and `children` new ones, chained by relations. */
