@@ -20,7 +20,7 @@ import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, LONGEST_TIMER_SECONDS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
-import { Orgs } from './service/orgs.js';
+import { type CreateOrgOptions, Orgs } from './service/orgs.js';
 import { checkKeyLabel, KeyStore, type Role } from './store/keys.js';
 import { EVENT_TYPES, type EventType, WebhookStore } from './events/webhook-store.js';
 import { checkTargetUrl } from './events/targets.js';
@@ -234,6 +234,34 @@ function positionals(args: string[], count: number, usage: string): string[] {
   return args;
 }
 
+/**
+ * The organization with its first key, written before the organization appears under its slug:
+ * a create stopped at any point leaves a whole organization or none. One refused after the key
+ * was written (the slug taken meanwhile by another create) revokes that key, which could open nothing.
+ */
+async function createOrganization(
+  orgs: Orgs,
+  keys: KeyStore,
+  slug: string,
+  options: Omit<CreateOrgOptions, 'beforeAppearing'>,
+  label: string,
+): ReturnType<KeyStore['create']> {
+  let made: Awaited<ReturnType<KeyStore['create']>> | undefined;
+  try {
+    await orgs.create(slug, {
+      ...options,
+      beforeAppearing: async (orgId) => {
+        made = await keys.create(slug, { label, orgId });
+      },
+    });
+  } catch (error) {
+    // The refusal is what the user needs to read; a revocation that fails leaves a key bound to an identity no repository has.
+    if (made) await keys.revoke(slug, made.record.id).catch(() => undefined);
+    throw error;
+  }
+  return made!;
+}
+
 /** A member is an e-mail address (USERLIST values name members by it): `org create --member` and `member add` alike. */
 /** A domain of dot-separated labels (letters, digits, inner hyphens; any script), at least two of them. */
 const MAIL_DOMAIN = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?$/u;
@@ -336,8 +364,9 @@ async function serve(values: Values): Promise<void> {
   const orgs = new Orgs(data, { durable: settings.durable });
   let demoKey: string | undefined;
   if (values.demo && (await orgs.list()).length === 0) {
-    await orgs.create('demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR });
-    demoKey = (await new KeyStore(data).create('demo', { label: 'demo' })).key;
+    demoKey = (
+      await createOrganization(orgs, new KeyStore(data), 'demo', { from: join(PACKAGE_ROOT, 'sample-repo'), author: CLI_AUTHOR }, 'demo')
+    ).key;
   }
   // Before serving: repositories from before sharding move to the sharded layout (one commit each).
   for (const slug of await orgs.list()) {
@@ -525,8 +554,13 @@ async function run(argv: string[]): Promise<void> {
       // What the key needs is checked before the organization is made: a refusal makes nothing.
       checkKeyLabel(values.label ?? 'admin');
       await keys.readable();
-      await orgs.create(slug, { name: values.name, members: values.member, from: values.from, author: CLI_AUTHOR });
-      const { key, record } = await keys.create(slug, { label: values.label ?? 'admin' });
+      const { key, record } = await createOrganization(
+        orgs,
+        keys,
+        slug,
+        { name: values.name, members: values.member, from: values.from, author: CLI_AUTHOR },
+        values.label ?? 'admin',
+      );
       console.log(`created organization '${slug}' in ${orgs.gitdir(slug)}`);
       console.log(`API key ${record.id} (${record.label}, ${record.role}), shown once:`);
       console.log(key);

@@ -46,6 +46,11 @@ export interface CreateOrgOptions {
   /** A folder laid out like a model repository (e.g. sample-repo/) to start from. */
   from?: string;
   author: Author;
+  /**
+   * Runs with the new organization's identity before the organization appears under its slug
+   * (its first key is written here): a create stopped before this leaves no organization.
+   */
+  beforeAppearing?: (identity: string) => Promise<void>;
 }
 
 /** The organizations of one data directory: `orgs/<slug>.git`, opened once and kept. */
@@ -187,18 +192,22 @@ export class Orgs {
         }),
       );
     }
+    const identity = newOrgIdentity();
     await Repo.init(
       this.gitdir(slug),
       {
-        identity: newOrgIdentity(),
+        identity,
         files: modelFiles(model),
         author: options.author,
         // The folder's name, not its path: the path is the creating machine's business, and stays in every clone.
         message: `Create organization ${slug}${options.from ? ` from ${basename(resolve(options.from))}/` : ''}\n`,
+        complete: async (staging) => {
+          await guardPushes(staging);
+          await options.beforeAppearing?.(identity);
+        },
       },
       this.options,
     );
-    await guardPushes(this.gitdir(slug));
     return this.get(slug);
   }
 }

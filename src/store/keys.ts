@@ -78,14 +78,18 @@ export class KeyStore {
     await this.current();
   }
 
-  async create(org: string, opts: { label?: string; role?: Role } = {}): Promise<{ key: string; record: KeyRecord }> {
+  /**
+   * A new key for `org`, bound to the identity of the organization now under the slug, or to
+   * `orgId` for one being made (Orgs.create's beforeAppearing), which is not under it yet.
+   */
+  async create(org: string, opts: { label?: string; role?: Role; orgId?: string } = {}): Promise<{ key: string; record: KeyRecord }> {
     const label = opts.label ?? 'api';
     const role = opts.role ?? 'editor';
     if (typeof org !== 'string' || org === '') throw new Error('An organization is required.');
     checkKeyLabel(label);
     if (!ROLES.includes(role)) throw new Error(`Unknown role '${String(role)}'; expected editor or reader.`);
     const key = `c4s_${randomBytes(32).toString('base64url')}`;
-    const orgId = await this.identityOf(org);
+    const orgId = opts.orgId ?? (await this.identityOf(org));
     const record: KeyRecord = {
       // Hex, not base64url: an id starting with '-' would read as an option on the command line.
       id: randomBytes(8).toString('hex'),

@@ -83,7 +83,18 @@ export class Repo {
    */
   static async init(
     gitdir: string,
-    first: { files: FileChange[]; author: Author; message: string; timestamp?: number; identity?: string },
+    first: {
+      files: FileChange[];
+      author: Author;
+      message: string;
+      timestamp?: number;
+      identity?: string;
+      /**
+       * Runs on the staged repository, its first commit made, before it appears under its name:
+       * what must be there whenever the repository is (a hook, a key), so that a kill leaves it whole or absent.
+       */
+      complete?: (staging: string) => Promise<void>;
+    },
     options: RepoOptions = {},
   ): Promise<Repo> {
     const target = path.resolve(gitdir);
@@ -96,6 +107,7 @@ export class Repo {
       // A pool of its own: the staging directory is gone once renamed, and the process keeps a pool per repository.
       const staged = new Repo(staging, { ...options, spares: new SpareFiles(staging) });
       await staged.writeCommit({ ...first, parent: null, changes: first.files });
+      await first.complete?.(staging);
       if (durable) await Promise.all([staging, path.join(staging, 'refs')].map(syncDirectory));
       if (await exists(target)) throw new Error(`${target} already exists.`);
       await fsp.rename(staging, target);
