@@ -6,7 +6,7 @@
  * own (`unshare -rm`: no privilege needed where user namespaces are allowed, as root anyway),
  * filled through /proc/<pid>/root. The real command line and server (dist/), real git.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
@@ -18,7 +18,11 @@ import { run } from './support/server.js';
 const API = '/api/external';
 const FULL = { error: "The server's disk is full: the request was not carried out. Retry once space is freed." };
 
-test('writes on a full disk are 507, logged, and change nothing; freed, writes go on', async (t) => {
+/**
+ * A server whose data directory is on a tmpfs of 4 MB of its own (a mount namespace of its own),
+ * organization `acme` made; `disk` is that file system as this process reaches it.
+ */
+async function serverOnItsOwnDisk(t: ExecutionContext) {
   const outside = await mkdtemp(join(tmpdir(), 'c4store-full-'));
   const mountPoint = join(outside, 'disk');
   const keyFile = join(outside, 'key');
@@ -57,6 +61,13 @@ test('writes on a full disk are 507, logged, and change nothing; freed, writes g
     });
     return { status: response.status, body: (await response.json()) as any };
   };
+  const inItsNamespace = (command: string, ...args: string[]) =>
+    run('nsenter', ['-t', String(child.pid), '-U', '-m', '--preserve-credentials', command, ...args]);
+  return { url, call, git, disk, output, mountPoint, inItsNamespace };
+}
+
+test('writes on a full disk are 507, logged, and change nothing; freed, writes go on', async (t) => {
+  const { call, git, disk, output } = await serverOnItsOwnDisk(t);
   t.is((await call('POST', `${API}/tags`, { id: 'before', name: 'Before', color: 'red' })).status, 201);
   const head = await git('rev-parse', 'main');
 
@@ -99,5 +110,43 @@ test('writes on a full disk are 507, logged, and change nothing; freed, writes g
   }
   t.is((await call('GET', `${API}/tags/before`)).body.desc, large);
   t.is(await git('for-each-ref', '--format=%(refname)', 'refs/heads/drafts', 'refs/tags'), 'refs/heads/drafts/on-full-disk\nrefs/tags/v1');
+  await git('fsck', '--strict', '--no-dangling');
+});
+
+const READ_ONLY = {
+  error:
+    'The server cannot write its data directory (a read-only file system, or no permission): the request was not carried out. Retry once it is writable again.',
+};
+
+test('writes to a data directory made read-only under a running server are 503 in words, logged, and change nothing; writable again, writes go on', async (t) => {
+  const { call, git, output, mountPoint, inItsNamespace } = await serverOnItsOwnDisk(t);
+  t.is((await call('POST', `${API}/tags`, { id: 'before', name: 'Before', color: 'red' })).status, 201);
+  const head = await git('rev-parse', 'main');
+  await inItsNamespace('mount', '-o', 'remount,ro', mountPoint);
+  const writes: Array<[string, string, unknown]> = [
+    ['POST', `${API}/components`, { id: 'ro', name: 'On a read-only disk' }],
+    ['POST', `${API}/tag`, [{ name: 'Seed form', color: 'blue' }]],
+    ['PATCH', `${API}/tags/before`, { desc: 'changed' }],
+    ['POST', `${API}/drafts`, { name: 'on-read-only' }],
+    ['POST', `${API}/versions`, { name: 'v1' }],
+  ];
+  for (const [method, path, body] of writes) {
+    const answer = await call(method, path, body);
+    t.deepEqual([answer.status, answer.body], [503, READ_ONLY], `${method} ${path}`);
+  }
+  t.is(await git('rev-parse', 'main'), head, 'main did not move');
+  t.is(await git('for-each-ref', '--format=%(refname)'), 'refs/heads/main', 'no draft, no version');
+  const read = await call('GET', `${API}/tags/before`);
+  t.is(read.status, 200, 'reads go on');
+  t.true(
+    output.some((line) => /data directory not writable: POST \/api\/external\/components refused: EROFS/.test(line)),
+    output.join('\n'),
+  );
+
+  await inItsNamespace('mount', '-o', 'remount,rw', mountPoint);
+  for (const [method, path, body] of writes) {
+    const answer = await call(method, path, body);
+    t.true(answer.status === 200 || answer.status === 201, `${method} ${path}: ${JSON.stringify(answer.body).slice(0, 200)}`);
+  }
   await git('fsck', '--strict', '--no-dangling');
 });

@@ -13,6 +13,7 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (status === 405 || status === 501) return new ApiError(405, 'Method not allowed.');
   if (status === 404) return new ApiError(404, 'Not found.');
   if (isDiskFull(err)) return new ApiError(507, DISK_FULL);
+  if (isNotWritable(err)) return new ApiError(503, NOT_WRITABLE);
   return undefined;
 }
 
@@ -30,6 +31,21 @@ function isDiskFull(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/**
+ * The data directory turned read-only (a file system remounted so after a disk error) or lost
+ * its permissions under a running server: no fault of the request, nothing half done (as for a
+ * full disk), and passing once an operator has put it right.
+ */
+export const NOT_WRITABLE =
+  'The server cannot write its data directory (a read-only file system, or no permission): the request was not carried out. Retry once it is writable again.';
+
+function isNotWritable(err: unknown): boolean {
+  if (err instanceof GitCommandError) return /: (Read-only file system|Permission denied)$/m.test(err.stderr);
+  const { code, path } = (err ?? {}) as NodeJS.ErrnoException;
+  // A file system call's (it names its path): the same codes from elsewhere (a process not started) are faults.
+  return path !== undefined && (code === 'EROFS' || code === 'EACCES' || code === 'EPERM');
+}
+
 export function errors(log: (line: string) => void): Middleware {
   return async (ctx, next) => {
     try {
@@ -42,6 +58,8 @@ export function errors(log: (line: string) => void): Middleware {
       const known = toApiError(err);
       if (!known) log(redactKeys(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`));
       else if (known.status === 507) log(redactKeys(`disk full: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
+      else if (known.message === NOT_WRITABLE)
+        log(redactKeys(`data directory not writable: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
       const error = known ?? new ApiError(500, 'Internal error.');
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       sendError(ctx, error.status, error.message);
