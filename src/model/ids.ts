@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * Ids are 26 characters of lowercase Crockford base32: 10 for the creation time in ms and
@@ -64,17 +64,34 @@ function encode(value: bigint, length: number): string {
 const RANDOM_MAX = (1n << 80n) - 1n;
 let lastTime = 0;
 let lastRandom = 0n;
+// Random bytes are drawn a pool at a time: a request creating thousands of resources makes an id each.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomBits64(): bigint {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const value = pool.readBigUInt64BE(poolOffset);
+  poolOffset += 8;
+  return value;
+}
 
 /**
  * Monotonic within this process: ids made in the same millisecond (a request creating many
- * resources) still sort in the order they were made.
+ * resources) still sort in the order they were made. Each is the one before plus a random step
+ * of 64 bits, so that every id has at least 64 random bits (CONTRACT §2) and none tells the next;
+ * a millisecond whose room runs out (some 65,000 ids) goes on in the next.
  */
 export function newId(now: number = Date.now()): string {
-  if (now <= lastTime && lastRandom < RANDOM_MAX) {
-    lastRandom += 1n;
+  const step = randomBits64() + 1n;
+  if (now <= lastTime && lastRandom + step <= RANDOM_MAX) {
+    lastRandom += step;
   } else {
-    lastTime = Math.max(now, lastTime);
-    lastRandom = BigInt('0x' + randomBytes(10).toString('hex')) >> 1n; // headroom for increments
+    lastTime = now <= lastTime ? lastTime + 1 : now;
+    lastRandom = (randomBits64() << 16n) | (randomBits64() >> 48n); // 80 bits…
+    lastRandom >>= 1n; // …less one, headroom for the steps
   }
   return idFrom(lastTime, lastRandom);
 }
