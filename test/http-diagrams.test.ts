@@ -880,6 +880,37 @@ test('a container growing to take new children does not cover a placed neighbour
     checkLayout(t, grown, 'after adding children');
   }));
 
+// The lower container keeps its 33×30 when it takes a new child, and none of its own is left
+// placed: while the upper one's children were laid out it was taken for an empty one (24×16),
+// and the child moved up (which overflows, the upper container being hemmed in) landed in it.
+test('a child overflowing its container is not put on a neighbouring container that grows from its kept size', (t) =>
+  withServer(async (s) => {
+    const at = (x: number, y: number, width: number, height: number) => ({ position: { x, y }, width, height });
+    const post = (instances: Array<Record<string, unknown>>) =>
+      accepted(t, s, 'POST', D, [{ ref: 'd', name: 'D', level: 'C2', componentInstances: instances }]);
+    await post([
+      { ref: 'upper', isContainer: true, placeholder: 'Upper', ...at(0, 0, 35, 30) },
+      { ref: 'lower', isContainer: true, placeholder: 'Lower', ...at(9, 38, 33, 30) },
+      { ref: 'a1', parent: 'upper', placeholder: 'A1', ...at(2, 4, 25, 8) },
+      { ref: 'a2', parent: 'upper', placeholder: 'A2', ...at(2, 20, 31, 8) },
+      { ref: 'b', parent: 'lower', placeholder: 'B', ...at(11, 42, 29, 8) },
+      { ref: 'right', placeholder: 'Right', ...at(39, 0, 16, 8) },
+    ]);
+    // No layout sent back: `b` moves up into `upper`, `lower` takes a new child.
+    const [moved] = await post([
+      { ref: 'upper', isContainer: true, placeholder: 'Upper' },
+      { ref: 'lower', isContainer: true, placeholder: 'Lower' },
+      { ref: 'a1', parent: 'upper', placeholder: 'A1' },
+      { ref: 'a2', parent: 'upper', placeholder: 'A2' },
+      { ref: 'b', parent: 'upper', placeholder: 'B' },
+      { ref: 'n', parent: 'lower', placeholder: 'New' },
+      { ref: 'right', placeholder: 'Right' },
+    ]);
+    t.like(byRef(moved, 'lower'), { position: { x: 9, y: 38 }, width: 33, height: 30 });
+    const { input, result } = layoutOf(moved);
+    t.deepEqual(findOverlaps(result, input), [], JSON.stringify(layoutOf(moved).result.instances.get(byRef(moved, 'b').id)));
+  }));
+
 test('a container sized by hand that takes a new child keeps at least its size (it grows, never shrinks)', (t) =>
   withServer(async (s) => {
     const post = (children: string[], size: Record<string, number> = {}) =>

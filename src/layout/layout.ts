@@ -428,9 +428,11 @@ function containerFromKids(c: Inst, kids: Box[]): Placed {
   let w: number;
   let h: number;
   if (kids.length === 0) {
+    // A container that grows from a kept size (minW/minH) and has no placed child yet is that
+    // size already: other containers' new children are laid out around this box.
     const d = defaultInstanceSize(c.label, true);
-    w = c.givenW ?? d.width;
-    h = c.givenH ?? d.height;
+    w = c.givenW ?? clamp(Math.max(d.width, c.minW ?? 0), 1, L.maxSize);
+    h = c.givenH ?? clamp(Math.max(d.height, c.minH ?? 0), 1, L.maxSize);
   } else {
     const b = unionAll(kids)!;
     w = c.givenW ?? clamp(Math.max(containerMinWidth(c.label), c.minW ?? 0, Math.ceil(b.x + b.w) + L.padSide), 1, L.maxSize);
