@@ -417,6 +417,38 @@ test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops rela
     await ok(t, s, 'PATCH', `${API}/diagrams/ctx`, { componentInstances: fewer.componentInstances }, { commits: 0 });
   }));
 
+// An instance sent again without id or ref is the stored one whose content it repeats (docs §4.5),
+// so it is still sent: its relations stay. They used to go, the instance being known only by id or ref.
+test('PATCH of instances sent again without id or ref keeps their relations; only those of instances left out go', (t) =>
+  withServer(async (s) => {
+    await ok(t, s, 'POST', `${API}/components`, { id: 'api', name: 'API' }, { status: 201 });
+    const instances = [{ componentId: 'api' }, { placeholder: 'Bank' }, { placeholder: 'Card network' }];
+    const made = await ok(
+      t,
+      s,
+      'POST',
+      `${API}/diagrams`,
+      { id: 'pay', name: 'Pay', level: 'C1', componentInstances: instances },
+      { status: 201 },
+    );
+    const [api, bank, network] = made.componentInstances.map((i: any) => i.id);
+    const linked = await ok(t, s, 'PATCH', `${API}/diagrams/pay`, {
+      relations: [
+        { fromRef: api, toRef: bank, label: 'pays' },
+        { fromRef: bank, toRef: network, label: 'clears' },
+      ],
+    });
+    // The same instances again, as first sent: nothing changes, no commit.
+    const same = await ok(t, s, 'PATCH', `${API}/diagrams/pay`, { componentInstances: instances }, { commits: 0 });
+    t.deepEqual(same, linked);
+    // The card network left out: its relation goes, the other stays, by its id.
+    const fewer = await ok(t, s, 'PATCH', `${API}/diagrams/pay`, { componentInstances: instances.slice(0, 2) });
+    t.deepEqual(
+      fewer.relations.map((r: any) => [r.id, r.fromRef, r.toRef]),
+      [[linked.relations[0].id, api, bank]],
+    );
+  }));
+
 test('the two linksTo: components in the seed form, diagrams in the current form, both stored', (t) =>
   withServer(async (s) => {
     await ok(t, s, 'POST', `${API}/diagrams`, { id: 'detail', name: 'Detail', level: 'C3' }, { status: 201 });

@@ -48,6 +48,11 @@ interface Planned {
   target: Target;
   /** The element as the request sent it, merged into the stored resource for an update. */
   merged: Record<string, unknown>;
+  /**
+   * A diagram update that sends instances and no relations: its relations are the stored ones,
+   * and those whose ends are no longer among the instances go (write/diagrams.ts).
+   */
+  storedRelations?: boolean;
 }
 
 /** Refuses an id a client may not choose, or one the organization already has (in any kind). */
@@ -86,30 +91,9 @@ export function mergePatch(kind: WritableKind, stored: Identified, patch: Record
     merged.typeId = patch.typeId;
     merged.typeSlug = patch.typeSlug;
   }
-  if (kind === 'diagram' && patch.componentInstances !== undefined && patch.relations === undefined) {
-    merged.relations = keptRelations(stored as Diagram, patch.componentInstances);
-  }
   for (const key of Object.keys(merged)) if (merged[key] === undefined) delete merged[key];
   if (merged.ref === null) delete merged.ref;
   return merged;
-}
-
-/** Replacing a diagram's instances drops the stored relations whose ends are no longer sent (by id or by ref). */
-function keptRelations(stored: Diagram, instances: unknown): unknown {
-  if (!Array.isArray(instances)) return (asCurrentInput.diagram(stored) as { relations: unknown }).relations;
-  const sent = new Set<unknown>();
-  for (const i of instances) {
-    if (i !== null && typeof i === 'object') {
-      sent.add((i as { id?: unknown }).id);
-      sent.add((i as { ref?: unknown }).ref);
-    }
-  }
-  const stays = (id: string) => {
-    const instance = stored.componentInstances.find((i) => i.id === id);
-    return instance !== undefined && (sent.has(instance.id) || (instance.ref !== undefined && sent.has(instance.ref)));
-  };
-  const relations = (asCurrentInput.diagram(stored) as { relations: Array<{ fromRef: string; toRef: string }> }).relations;
-  return relations.filter((r) => stays(r.fromRef) && stays(r.toRef));
 }
 
 /**
@@ -147,7 +131,9 @@ function plan(draft: Draft, kind: WritableKind, elements: unknown[], mode: Mode,
       );
     }
     seen.add(targetId);
-    return { kind, target: { id: targetId, existing }, merged: existing ? mergePatch(kind, existing, raw) : stripId(raw) };
+    const storedRelations =
+      existing !== undefined && kind === 'diagram' && raw.componentInstances !== undefined && raw.relations === undefined;
+    return { kind, target: { id: targetId, existing }, merged: existing ? mergePatch(kind, existing, raw) : stripId(raw), storedRelations };
   });
 }
 
@@ -254,10 +240,10 @@ export async function writeCurrent(
       target: p.target,
       ...componentFromCurrent(checkedOf('component')[i] as CurrentComponent, p.target.existing as Component | undefined),
     }));
-    const diagrams = (planned.diagram ?? []).map((p, i) => ({
-      target: p.target,
-      ...diagramFromCurrent(checkedOf('diagram')[i] as CurrentDiagram, pathOf('diagram', i)),
-    }));
+    const diagrams = (planned.diagram ?? []).map((p, i) => {
+      const { input, extras } = diagramFromCurrent(checkedOf('diagram')[i] as CurrentDiagram, pathOf('diagram', i));
+      return { target: p.target, input, extras: { ...extras, storedRelations: p.storedRelations } };
+    });
     const written = await writeResolved(draft, components, diagrams, shape === 'template' ? 'components.' : shape === 'array' ? '' : null);
     result.components = written.components;
     result.diagrams = written.diagrams;

@@ -15,6 +15,11 @@ export type DiagramWrite = Omit<DiagramInput, 'level'> & { level: Level | null }
 export interface DiagramExtras {
   /** Per component instance, in request order: the placeholder's type id (null: none). */
   instanceTypeIds: Array<string | null>;
+  /**
+   * The relations are the stored ones, kept by a partial update that sent instances and no
+   * relations: those whose ends are no longer among the instances go.
+   */
+  storedRelations?: boolean;
 }
 
 interface Nested {
@@ -135,12 +140,12 @@ export async function buildDiagram(
   const newId = draft.options.newId;
   const instanceInputs = input.componentInstances ?? [];
   const textareaInputs = input.textareas ?? [];
-  const relationInputs = input.relations ?? [];
+  const sentRelations = input.relations ?? [];
   checkDiagramSize(
     input.name ?? input.ref ?? target.id,
     {
       instances: instanceInputs.length,
-      relations: relationInputs.length,
+      relations: sentRelations.length,
       textareas: textareaInputs.length,
     },
     draft.options.limits ?? DEFAULT_LIMITS,
@@ -167,6 +172,12 @@ export async function buildDiagram(
     stored: (i) => JSON.stringify([i.component, i.placeholder, i.isContainer]),
     input: (i) => JSON.stringify([componentOf(i), i.placeholder ?? '', i.isContainer ?? false]),
   });
+  // Stored relations kept by a partial update name their ends by stored id: they stay while both
+  // ends do, however the instance was sent (by id, by ref, or again unchanged without either).
+  const keptInstances = new Set(instanceTargets.filter((target) => target.existing !== undefined).map((target) => target.id));
+  const relationInputs = extras?.storedRelations
+    ? sentRelations.filter((r) => keptInstances.has(r.fromComponentInstance) && keptInstances.has(r.toComponentInstance))
+    : sentRelations;
   const instanceNames = new Map<string, string>();
   const containers = new Set<string>();
   instanceInputs.forEach((i, n) => {
