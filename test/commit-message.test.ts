@@ -39,3 +39,21 @@ test('line breaks still fold to one line, and plain text is unchanged', (t) => {
   );
   t.is(message, 'POST /api/external/tag: create 1\n\ncreate tags/x.yaml (A B ü 名前)\n\nApi-Context: ctx\n');
 });
+
+// The router takes a path with a trailing slash as the path without it; the commit title (and
+// the change feed, history and events that show it) named the path as sent, and a draft opened
+// at `/drafts/` answered `Location: /api/external/drafts//<name>`, an address that is no draft's.
+test('a write to a path with a trailing slash is titled by its path, and a draft made there is located at its own address', async (t) => {
+  await withServer(async (s) => {
+    const tag = await s.post('/api/external/tag/', [{ name: 'Slash', color: 'red' }]);
+    t.is(tag.status, 200, tag.text);
+    t.is((await s.git('log', '-1', '--format=%s', 'main')).trim(), 'POST /api/external/tag: create 1');
+    const current = await s.post('/api/external/tags/', { name: 'Slash too', color: 'red' });
+    t.is(current.status, 201, current.text);
+    t.is((await s.git('log', '-1', '--format=%s', 'main')).trim(), 'POST /api/external/tags: create 1');
+    const draft = await s.post('/api/external/drafts/', { name: 'slashed' });
+    t.is(draft.status, 201, draft.text);
+    t.is(draft.headers.get('location'), '/api/external/drafts/slashed');
+    t.is((await s.get(draft.headers.get('location')!)).status, 200);
+  });
+});

@@ -137,7 +137,8 @@ export async function write<R>(ctx: Context, step: (draft: Draft) => Promise<R> 
         ref,
         ...preconditions(ctx),
         author: authorOf(ctx),
-        title: `${ctx.method} ${ctx.path}`,
+        // The router takes `/tag/` for `/tag`: the title names the path it routed.
+        title: `${ctx.method} ${ctx.path.replace(/(.)\/+$/, '$1')}`,
         spoken,
         options: writeOptions(ctx),
       },

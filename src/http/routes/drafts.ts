@@ -20,7 +20,7 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
     const body = checkRequestBody(ctx, DraftBody);
     const draft = await new Drafts(state(ctx).org).open(body, authorOf(ctx));
     ctx.status = 201;
-    ctx.set('Location', `${ctx.path}/${draft.name}`);
+    ctx.set('Location', `/api/external/drafts/${draft.name}`);
     etag(ctx, draft.head);
     await send(ctx, draft);
   });
