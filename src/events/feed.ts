@@ -63,6 +63,11 @@ export class ChangeFeed {
   private ids: string[] = [];
   private readonly positions = new Map<string, number>();
   private syncing: Promise<void> | undefined;
+  /**
+   * Since the last takeRewrite(): the fewest commits from the start that the chain kept when it
+   * was found rewritten (not continuing its old tip) and listed anew; undefined when it was not.
+   */
+  private rewrittenKeeping: number | undefined;
   /** Described changes by commit, oldest use first out (a commit never changes, so neither does its change). */
   private readonly described = new Map<string, Change>();
 
@@ -126,10 +131,26 @@ export class ChangeFeed {
       }
     }
     // First sync, or the branch no longer continues the old tip (rewritten behind the
-    // service's back): the chain is listed anew.
+    // service's back, or a draft force-pushed): the chain is listed anew.
+    const old = this.ids;
     this.ids = [];
     this.positions.clear();
     for (const line of await this.revList([head])) this.append(line.slice(0, 40));
+    if (old.length > 0) {
+      let kept = 0;
+      while (kept < old.length && kept < this.ids.length && old[kept] === this.ids[kept]) kept++;
+      this.rewrittenKeeping = Math.min(this.rewrittenKeeping ?? kept, kept);
+    }
+  }
+
+  /**
+   * Whether the chain was rewritten since the last call: how many commits from its start it
+   * kept (the positions after them now hold other commits), or undefined.
+   */
+  takeRewrite(): number | undefined {
+    const kept = this.rewrittenKeeping;
+    this.rewrittenKeeping = undefined;
+    return kept;
   }
 
   private async revList(revisions: string[]): Promise<string[]> {

@@ -92,7 +92,12 @@ export class OrgEvents {
     let from = this.announced;
     if (from === undefined) {
       await this.feed.sync();
-      from = this.announced ??= this.feed.length - 1;
+      if (this.announced === undefined) {
+        // A rewrite before now is no news to listeners from now on.
+        this.feed.takeRewrite();
+        this.announced = this.feed.length - 1;
+      }
+      from = this.announced;
     }
     if (this.withDrafts && this.drafts === undefined) {
       this.draftDirsSeen = await this.draftDirsState();
@@ -124,14 +129,11 @@ export class OrgEvents {
 
   private async announceNew(): Promise<void> {
     if (this.announced === undefined) return;
-    const before = this.feed.length;
-    const beforeTip = this.feed.tip;
     await this.feed.sync();
-    // Rewritten behind the service's back: positions start over, from the new tip.
-    if (this.feed.length < before || (before > 0 && this.feed.positionOf(beforeTip!) !== before - 1)) {
-      this.announced = this.feed.length - 1;
-      return;
-    }
+    // Rewritten (a draft force-pushed, main by hand): what the new chain has beyond the part it
+    // shares with the old one is told, from where they part; positions there are taken anew.
+    const kept = this.feed.takeRewrite();
+    if (kept !== undefined) this.announced = Math.min(this.announced, kept - 1);
     while (this.announced < this.feed.length - 1) {
       const from: number = this.announced + 1;
       const { events } = await this.feed.range(from, from + BATCH);

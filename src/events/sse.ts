@@ -117,7 +117,11 @@ export async function streamChanges(
   // client that reads none of its replay is cut off once they come to more than the bound.
   let queued: StreamEvent[] | undefined = [];
   let queuedBytes = 0;
-  // Without a resume point every change announced from now on is new to this client.
+  // Without a resume point every change announced from now on is new to this client. Live
+  // events that come while the replay is sent may repeat some of it: those are left out. Once
+  // live, each change is told once, so a position not beyond the last one sent means the branch
+  // was rewritten (a draft force-pushed): its new commits are sent.
+  let replaying = true;
   let sentUpTo = after === undefined ? -1 : events.feed.positionOf(after)!;
   // The commit of main the client stands at, which a draft frame carries as its id.
   let standsAt: string | null = after ?? null;
@@ -126,7 +130,7 @@ export async function streamChanges(
       send(draftFrame(event, standsAt));
       return;
     }
-    if (event.position <= sentUpTo) return;
+    if (replaying && event.position <= sentUpTo) return;
     sentUpTo = event.position;
     standsAt = event.change.id;
     send(changeFrame(event));
@@ -218,5 +222,6 @@ export async function streamChanges(
     sendEvent(event);
   }
   queued = undefined;
+  replaying = false;
   await done;
 }
