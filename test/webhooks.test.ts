@@ -1,9 +1,11 @@
 import test from 'ava';
 import { statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { isPrivateAddress } from '../src/events/targets.js';
+import { startServer } from '../src/server.js';
 import { Receiver } from './support/events.js';
 import { cli } from './support/process.js';
 import { TestServer } from './support/server.js';
@@ -448,4 +450,38 @@ test('a graceful stop lets a delivery in flight have its answer and records it: 
     .trim()
     .split('\n');
   t.like(JSON.parse(lines.at(-1)!), { commit, outcome: 'delivered', status: 204 });
+});
+
+test('a lease left by an earlier run of the server under the same process id (a container restarted: PID 1 again) is taken over at once', async (t) => {
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  // Leases never go stale by age here: only the holder being gone frees one.
+  const settings = { ...FAST, webhooks: { ...FAST.webhooks, leaseStaleMs: 600_000 } };
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: settings });
+  t.teardown(() => server.close());
+  const created = await server.post('/api/external/webhooks', { url: receiver.url });
+  t.is(created.status, 201);
+  const first = await addTag(server, 'first run');
+  const deadline = Date.now() + 30_000;
+  while ((await server.get(`/api/external/webhooks/${created.body.id}`)).body.delivered !== first) {
+    if (Date.now() > deadline) throw new Error('the first run never recorded its delivery');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await server.server.close();
+  // What the earlier run left when it was killed: a fresh lease naming this host and process id
+  // (the next run of a container's server is PID 1 again, on the same host name).
+  const lease = join(server.dataDir, 'webhooks', server.slug, created.body.id, 'lease');
+  await writeFile(lease, JSON.stringify({ pid: process.pid, host: hostname(), token: 'of-the-earlier-run' }));
+
+  const again = await startServer({ dataDir: server.dataDir, port: 0, log: () => {}, webhookAllowPrivate: true, events: settings });
+  t.teardown(() => again.close());
+  const written = await fetch(`${again.url}/api/external/tag`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify([{ name: 'second run', color: 'green' }]),
+  });
+  t.is(written.status, 200);
+  const names = () => receiver.delivered.flatMap((r) => JSON.parse(r.body).data.resources.map((x: { name: string }) => x.name));
+  await receiver.until(() => names().includes('second run'), 60_000, 'the delivery of the second run');
+  t.deepEqual(names(), ['first run', 'second run']);
 });

@@ -7,6 +7,8 @@
  * Two processes taking over one stale lease at the same moment could both believe they won;
  * each checks that the file still names it before every delivery, which leaves a window of
  * one delivery, and a receiver de-duplicates by `webhook-id` in any case (Standard Webhooks).
+ * A lease naming this very process id is its own only if it holds that lease now: an earlier
+ * run under the same id (a restarted container's PID 1) left it, and is gone.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -28,6 +30,13 @@ interface Holder {
   token: string;
 }
 
+/**
+ * The tokens of the leases this process holds. A lease naming this process's id and host but
+ * none of these was left by an earlier run under the same id (a container's server is PID 1
+ * on every start, on the same host name): its holder is gone.
+ */
+const held = new Set<string>();
+
 export class Lease {
   private constructor(
     private readonly file: string,
@@ -41,6 +50,7 @@ export class Lease {
     for (let tries = 0; tries < 2; tries++) {
       try {
         await fsp.writeFile(file, JSON.stringify(holder), { flag: 'wx', mode: 0o600 });
+        held.add(holder.token);
         return new Lease(file, holder.token);
       } catch (error) {
         if (isCode(error, 'ENOENT')) return undefined; // the subscription was removed
@@ -67,6 +77,7 @@ export class Lease {
 
   async release(): Promise<void> {
     if (await this.renew()) await fsp.rm(this.file, { force: true });
+    held.delete(this.token);
   }
 }
 
@@ -79,7 +90,7 @@ async function isStale(file: string, staleMs: number): Promise<boolean> {
     } catch {
       // Half-written by a process killed while creating it: stale once old enough.
     }
-    if (holder?.host === hostname() && !isAlive(holder.pid)) return true;
+    if (holder?.host === hostname() && (holder.pid === process.pid ? !held.has(holder.token) : !isAlive(holder.pid))) return true;
     return Date.now() - stat.mtimeMs >= staleMs;
   } catch (error) {
     if (isCode(error, 'ENOENT')) return true;
@@ -88,7 +99,6 @@ async function isStale(file: string, staleMs: number): Promise<boolean> {
 }
 
 function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
