@@ -344,3 +344,23 @@ test('SSE: a stream ends once its key is revoked; another key’s goes on', asyn
   t.regex(text, /event: change/);
   await reader.cancel();
 });
+
+test('SSE: a graceful stop ends a stream whose client has not taken all it was sent at once, rather than waiting out the shutdown timeout for it', async (t) => {
+  const server = await TestServer.start({ events: { stream: { heartbeatMs: 1000 } } });
+  t.teardown(() => server.close());
+  const stalled = await rawStream(t, server);
+  const closed = once(stalled, 'close');
+  // One change of about 6 MB: more than the kernel's buffers take, so most of it waits in the
+  // server while the client reads nothing.
+  const tags = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i} ${'x'.repeat(2000)}`, color: 'green' }));
+  t.is((await server.post('/api/external/tag', tags)).status, 200);
+  // The change is on its way to the client (the server holds what the socket does not take).
+  const deadline = Date.now() + 30_000;
+  while (stalled.readableLength < 64 * 1024 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.true(stalled.readableLength >= 64 * 1024, 'the change began to arrive');
+  const cutOff = await server.server.shutdown({ delayMs: 0, timeoutMs: 60_000 });
+  t.is(cutOff, 0, 'the stream was ended by the stop, not cut off at its timeout');
+  // Read now, the stream is over (a stream still open would not close).
+  stalled.resume();
+  await closed;
+});

@@ -139,11 +139,14 @@ export async function streamChanges(
     for (const event of list) sendEvent(event);
   };
   const done = new Promise<void>((resolve) => res.once('close', resolve));
-  // A stopping server ends the stream (the client resumes with Last-Event-ID, elsewhere).
+  // A stopping server ends the stream (the client resumes with Last-Event-ID, elsewhere). One
+  // whose client has not taken all it was sent could not end before the client reads it, which
+  // a stalled client never does: it is cut, and its client gets the event it lacked on resuming.
   endWhenStopping(res, () => {
     if (closed) return;
     closed = true;
-    res.end();
+    if (res.writableLength > 0 || outbox.length > 0) res.destroy();
+    else res.end();
   });
   // The replay goes at the client's pace: each event waits until what was sent before it is taken.
   const readByClient = async () => {
