@@ -119,6 +119,12 @@ interface Outcome {
       for (const name of ['c1', 'c2', 'c3']) await until(`${name} UP in HAProxy (${stderr.join('')})`, up(name));
       const url = `http://127.0.0.1:${front}`;
 
+      // Metrics are per instance: the balancer denies them at every path an instance serves them at.
+      for (const path of ['/metrics', '/metrics/', '/metrics?x=1']) {
+        t.is((await fetch(`http://127.0.0.1:${ports[0]}${path}`)).status, 200, `an instance serves ${path}`);
+        t.is((await fetch(url + path)).status, 404, `the balancer denies ${path}`);
+      }
+
       // A viewer session made through one instance.
       const signIn = await fetch(`http://127.0.0.1:${ports[0]}/sign-in`, {
         method: 'POST',
