@@ -485,3 +485,30 @@ test('a lease left by an earlier run of the server under the same process id (a 
   await receiver.until(() => names().includes('second run'), 60_000, 'the delivery of the second run');
   t.deepEqual(names(), ['first run', 'second run']);
 });
+
+test('a subscription disabled after its last attempt counts that attempt in pendingAttempts, as the delivery log does', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  t.teardown(() => server.close());
+  const failing = await Receiver.start(() => 500);
+  const gone = await Receiver.start(() => 410);
+  t.teardown(async () => {
+    await failing.close();
+    await gone.close();
+  });
+  const ids = await Promise.all(
+    [failing, gone].map(async (receiver) => (await server.post('/api/external/webhooks', { url: receiver.url })).body.id as string),
+  );
+  await addTag(server, 'never delivered');
+  for (const id of ids) {
+    let status = (await server.get(`/api/external/webhooks/${id}`)).body;
+    for (const deadline = Date.now() + 30_000; status.status !== 'disabled' && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await server.get(`/api/external/webhooks/${id}`)).body;
+    }
+    t.is(status.status, 'disabled');
+    const attempts = (await server.get(`/api/external/webhooks/${id}/deliveries`)).body;
+    t.is(status.pendingAttempts, attempts.length, `${status.disabledReason}: every failed attempt counted`);
+  }
+  t.is(failing.received.length, FAST.webhooks.retryDelaysMs.length + 1);
+  t.is(gone.received.length, 1);
+});

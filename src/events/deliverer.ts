@@ -461,14 +461,15 @@ class Worker {
     if (delivered) return event.advance(read);
     await this.store.updateState(org, id, (state) => {
       if (state.cursor !== read.cursor) return undefined;
+      // The attempts so far, the one that disabled it included (`pendingAttempts`).
+      const retry = (wait: number) => ({ commit: event.key, attempts: attempt, next: Date.now() + wait });
       if (gone || exhausted) {
         const reason = gone
           ? `The receiver answered 410 Gone for ${event.commit}.`
           : `${attempt} attempts to deliver ${event.commit} failed.`;
-        return { ...state, disabled: { at: new Date().toISOString(), reason } };
+        return { ...state, retry: retry(0), disabled: { at: new Date().toISOString(), reason } };
       }
-      const wait = this.settings.retryDelaysMs[attempt - 1] * (0.8 + 0.4 * Math.random());
-      return { ...state, retry: { commit: event.key, attempts: attempt, next: Date.now() + wait } };
+      return { ...state, retry: retry(this.settings.retryDelaysMs[attempt - 1] * (0.8 + 0.4 * Math.random())) };
     });
   }
 
