@@ -512,3 +512,32 @@ test('a subscription disabled after its last attempt counts that attempt in pend
   t.is(failing.received.length, FAST.webhooks.retryDelaysMs.length + 1);
   t.is(gone.received.length, 1);
 });
+
+test('main set back behind a subscription (an older backup restored): it is disabled saying why, not left waiting unseen; replay goes on', async (t) => {
+  const server = await TestServer.start({ webhookAllowPrivate: true, events: FAST });
+  const receiver = await Receiver.start();
+  t.teardown(async () => {
+    await server.close();
+    await receiver.close();
+  });
+  const backup = await server.head();
+  const { id } = (await server.post('/api/external/webhooks', { url: receiver.url })).body;
+  const lost = await addTag(server, 'after the backup');
+  await receiver.until(() => receiver.delivered.length === 1);
+  // The organization restored from the backup (docs/deploy.md), then written to again.
+  await server.git('update-ref', 'refs/heads/main', backup);
+  const written = await addTag(server, 'after the restore');
+  let status = (await server.get(`/api/external/webhooks/${id}`)).body;
+  for (const deadline = Date.now() + 30_000; status.status !== 'disabled' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = (await server.get(`/api/external/webhooks/${id}`)).body;
+  }
+  t.like(status, {
+    status: 'disabled',
+    delivered: lost,
+    disabledReason: `Its last delivered commit ${lost} is no longer on main (history restored or rewritten): replay from a commit of main.`,
+  });
+  t.is((await server.post(`/api/external/webhooks/${id}/replay`, { after: backup })).status, 200);
+  await receiver.until(() => receiver.delivered.length === 2);
+  t.is(commitOf(receiver.delivered[1]!.body), written);
+});

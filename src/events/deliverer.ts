@@ -279,8 +279,17 @@ class Worker {
           next = await this.nextAfter(state.cursor);
         } catch (error) {
           if (!(error instanceof NotOnBranchError)) throw error;
-          // Its cursor left main (history rewritten behind the service's back): wait for a replay.
-          await this.sleep(this.settings.leaseStaleMs / 3);
+          // Its cursor left main (an older backup restored, history rewritten by hand): nothing
+          // can follow it. Disabled, saying so, where an operator looks; a replay names where to go on.
+          // (Read again first: a cursor just set by another process may be newer than a read in flight.)
+          await this.events.feed.sync();
+          if (this.events.feed.positionOf(state.cursor) !== undefined) continue;
+          const reason = `Its last delivered commit ${state.cursor} is no longer on main (history restored or rewritten): replay from a commit of main.`;
+          await this.store.updateState(org, id, (current) =>
+            current.cursor !== state.cursor || current.disabled
+              ? undefined
+              : { ...current, disabled: { at: new Date().toISOString(), reason } },
+          );
           continue;
         }
         const outgoing =
