@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { buildOrg } from '../bench/fixture.js';
 import { heavyDiagram, LARGE_READS, largeRead, lightOrg, lightRead, manyComponents, scheduledReads } from '../bench/heavy.js';
 import { type RunningServer, startServer } from '../src/server.js';
+import { machineNoise } from './support/machine-noise.js';
 import { accepted, refused } from './support/models.js';
 import { TestServer } from './support/server.js';
 
@@ -16,11 +17,13 @@ const D = '/api/external/diagram';
 
 /**
  * Runs `heavy` while another organization's reads are due every 10 ms, and requires the worst
- * of them (counted from when each was due) under `limitMs` plus twice the worst of idle reads
- * measured just before (what a busy machine adds to every read). The machine running the tests is
- * shared, and a process that gets no CPU for a moment shows it as latency; so the best of up
- * to three rounds counts. Holding the event loop for the whole heavy request fails every round.
- * `heavy` makes its own checks and says what it did, for the log.
+ * of them (counted from when each was due) under `limitMs` plus twice what the machine adds to
+ * every read: the worst of idle reads measured just before, or, if larger, the worst lateness of
+ * a process doing nothing else during the round (machineNoise: other test suites on the same
+ * two cores; a round of seconds can stall everything on the machine for as long). The machine
+ * running the tests is shared, and a process that gets no CPU for a moment shows it as latency;
+ * so the best of up to three rounds counts. Holding the event loop for the whole heavy request
+ * fails every round. `heavy` makes its own checks and says what it did, for the log.
  */
 async function lightReadsHold(
   t: ExecutionContext,
@@ -33,26 +36,28 @@ async function lightReadsHold(
   // (another process on the cores) every read waits for CPU, and that is not this server's doing.
   const idle = scheduledReads(read);
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const noise = (await idle.stop()).worst;
-  const allowed = limitMs + 2 * noise;
-  const worstOfRound: number[] = [];
-  for (let round = 0; round < 3 && !worstOfRound.some((ms) => ms < allowed); round++) {
+  const idleNoise = (await idle.stop()).worst;
+  const rounds: Array<{ worst: number; allowed: number }> = [];
+  for (let round = 0; round < 3 && !rounds.some((r) => r.worst < r.allowed); round++) {
+    const noise = machineNoise();
     const reads = scheduledReads(read);
     const start = performance.now();
     const what = await heavy(round);
     const heavyMs = performance.now() - start;
     const light = await reads.stop();
+    const machine = await noise.stop();
     t.true(light.lightReads >= 3, 'reads kept going during the heavy request');
-    worstOfRound.push(light.worst);
+    rounds.push({ worst: light.worst, allowed: limitMs + 2 * Math.max(idleNoise, machine) });
     t.log(
       `round ${round}: ${light.lightReads} reads of another organization during ${heavyMs.toFixed(0)} ms of ${what}; ` +
-        `worst ${light.worst.toFixed(0)} ms from when due, longest stall ${light.stall.toFixed(0)} ms`,
+        `worst ${light.worst.toFixed(0)} ms from when due, longest stall ${light.stall.toFixed(0)} ms; ` +
+        `the machine: idle reads' worst ${idleNoise.toFixed(0)} ms, another process's timers up to ${machine.toFixed(0)} ms late`,
     );
   }
-  const worst = Math.min(...worstOfRound);
+  const best = rounds.reduce((a, b) => (b.worst - b.allowed < a.worst - a.allowed ? b : a));
   t.true(
-    worst < allowed,
-    `worst read latency ${worst.toFixed(0)} ms in the best round (allowed ${allowed.toFixed(0)}: ${limitMs} + twice the idle worst)`,
+    best.worst < best.allowed,
+    `worst read latency ${best.worst.toFixed(0)} ms in the best round (allowed ${best.allowed.toFixed(0)}: ${limitMs} + twice what the machine added)`,
   );
 }
 

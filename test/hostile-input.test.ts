@@ -737,8 +737,9 @@ test.serial(
     );
     for (const spare of await readdir(join(s.gitdir, SPARE_FILES_DIR)).catch(() => []))
       t.regex(spare, /^\d+_[0-9a-f]{8}_\d+(\.emptying)?$/);
-    // And the key of the server's write lock (src/store/lock.ts): this process's, and released (a single name).
-    const ownKey = new RegExp(`^c4store\\.lock\\.holder-${process.pid}-[0-9a-f]{8}$`);
+    // And the keys of the server's write lock and of its packing's lock (src/store/lock.ts), when
+    // it packed meanwhile: this process's, and released (a single name).
+    const ownKey = new RegExp(`^c4store(-maintenance)?\\.lock\\.holder-${process.pid}-[0-9a-f]{8}$`);
     t.deepEqual(
       besidesGit.filter((e) => !ownKey.test(e)),
       [],
