@@ -5,10 +5,12 @@
  */
 import test from 'ava';
 import { once } from 'node:events';
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createServer, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Drain, endWhenStopping } from '../src/ops/drain.js';
 import { run, TestServer } from './support/server.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
 
@@ -119,4 +121,34 @@ test('c4store serve on SIGTERM drains, answers the write in flight and exits 0',
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+});
+
+test('draining: an endless answer that registers after the stop swept them (a stream starting at that moment) is ended at once, not waited for', async (t) => {
+  const drain = new Drain();
+  let register!: () => void;
+  let arrived!: () => void;
+  const streamOpen = new Promise<void>((resolve) => (arrived = resolve));
+  const server = createServer(
+    drain.track((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': open\n\n');
+      // The stream registers itself only when the test says: after the stop's sweep.
+      register = () => endWhenStopping(res, () => res.end());
+      arrived();
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const response = new Promise<IncomingMessage>((resolve) => request(`http://127.0.0.1:${port}/`, resolve).end());
+  await streamOpen;
+  // No delay: the sweep of endless answers is done before run() first waits.
+  const stopping = drain.run(server, { delayMs: 0, timeoutMs: 3_000 });
+  register();
+  const started = performance.now();
+  const cutOff = await stopping;
+  t.is(cutOff, 0, 'not counted as cut off');
+  t.true(performance.now() - started < 2_500, 'ended, not waited out');
+  let body = '';
+  for await (const chunk of await response) body += chunk;
+  t.is(body, ': open\n\n');
 });

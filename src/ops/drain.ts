@@ -23,6 +23,8 @@ export interface DrainTimes {
 
 /** How each endless answer ends cleanly (endWhenStopping). */
 const endless = new WeakMap<ServerResponse, () => void>();
+/** The drain tracking each answer (Drain.track). */
+const drainOf = new WeakMap<ServerResponse, Drain>();
 
 /**
  * Marks `res` as an answer that never ends by itself (a live event stream): a stop ends it with
@@ -31,6 +33,8 @@ const endless = new WeakMap<ServerResponse, () => void>();
  */
 export function endWhenStopping(res: ServerResponse, end: () => void): void {
   endless.set(res, end);
+  // A stream that begins once the stop has ended the others (its request came just before) ends now.
+  if (drainOf.get(res)?.endedEndless) end();
 }
 
 export const DEFAULT_DRAIN_DELAY_MS = 5_000;
@@ -40,6 +44,8 @@ export class Drain {
   private readonly answering = new Set<ServerResponse>();
   private whenIdle: (() => void) | undefined;
   private started = false;
+  /** From step 2 on: endless answers are ended, those that begin later too. */
+  endedEndless = false;
 
   /** True from the first step on: `/healthz` answers 503. */
   get draining(): boolean {
@@ -54,6 +60,7 @@ export class Drain {
   track(handle: RequestListener): RequestListener {
     return (req, res) => {
       this.answering.add(res);
+      drainOf.set(res, this);
       res.once('close', () => {
         this.answering.delete(res);
         if (this.answering.size === 0) this.whenIdle?.();
@@ -73,6 +80,7 @@ export class Drain {
     if (times.delayMs > 0) await sleep(times.delayMs);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    this.endedEndless = true;
     for (const res of this.answering) endless.get(res)?.();
     const idle = new Promise<void>((resolve) => {
       this.whenIdle = resolve;
