@@ -633,3 +633,18 @@ test('changing an attribute type a component relies on is refused naming the com
     const [number] = await accepted(t, s, 'POST', A, [{ id: text.id, name: 'Code', type: 'NUMBER' }]);
     t.is(number.type, 'NUMBER');
   }));
+
+test('one type is found by its id or by its slug (external-api §2: types are named by either), both forms; an unknown one 404', (t) =>
+  withServer(async (s) => {
+    const types = await typeIds(s);
+    for (const path of ['/api/external/type', '/api/external/types']) {
+      const byId = await s.get(`${path}/${types.database}`);
+      const bySlug = await s.get(`${path}/database`);
+      t.is(byId.status, 200);
+      t.is(bySlug.status, 200, bySlug.text);
+      t.deepEqual(bySlug.body, byId.body);
+      t.like(bySlug.body, { id: types.database, slug: 'database' });
+      const unknown = await s.get(`${path}/no-such-type`);
+      t.deepEqual([unknown.status, unknown.body], [404, { error: "Type with id 'no-such-type' does not exist." }]);
+    }
+  }));

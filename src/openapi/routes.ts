@@ -104,11 +104,11 @@ const SHARE_LINK = { mainOnly: true, precondition: false, etag: false } as const
 /** Subscriptions live beside the model: no precondition, and a write's answer names no commit. */
 const WEBHOOK_WRITE = { mainOnly: true, precondition: false, etag: false } as const;
 
-function resource(tag: string, path: string, item: TSchema, filters?: ListKind): RouteDoc[] {
+function resource(tag: string, path: string, item: TSchema, filters?: ListKind, oneBy = 'id'): RouteDoc[] {
   const query = filters === undefined ? undefined : listFilters(filters);
   return [
     { method: 'GET', path, summary: `List ${tag.toLowerCase()}`, tag, response: list(item), list: true, query },
-    { method: 'GET', path: `${path}/:id`, summary: `One ${tag.toLowerCase().replace(/s$/, '')} by id`, tag, response: item },
+    { method: 'GET', path: `${path}/:id`, summary: `One ${tag.toLowerCase().replace(/s$/, '')} by ${oneBy}`, tag, response: item },
   ];
 }
 
@@ -220,8 +220,8 @@ export const ROUTES: RouteDoc[] = [
     etag: false,
   },
 
-  ...resource('Types', '/type', TypeResponse),
-  ...resource('Types', '/types', TypeResponse, 'type'),
+  ...resource('Types', '/type', TypeResponse, undefined, 'id or slug'),
+  ...resource('Types', '/types', TypeResponse, 'type', 'id or slug'),
 
   ...resource('Tags', '/tag', TagResponse),
   {
