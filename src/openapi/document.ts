@@ -291,7 +291,9 @@ function operation(route: RouteDoc) {
       content: content(schemaRef(route.created)),
     };
   if (!route.absolute) {
-    if (revalidates) responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).' };
+    // RFC 9110 §15.4.5: a 304 carries the ETag a 200 would (and the same cache headers).
+    if (revalidates)
+      responses[304] = { description: 'Not modified (`If-None-Match` names the current commit).', headers: { ETag: ETAG, ...PRIVATE } };
     responses[400] = errorResponse(400);
     responses[401] = errorResponse(401);
     responses[404] = errorResponse(404);
