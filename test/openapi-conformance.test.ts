@@ -317,6 +317,9 @@ async function scenario(p: Probe): Promise<void> {
   await e(200, 'GET', `${API}/drafts?state=merged`);
   await e(200, 'GET', `${API}/drafts/pv2`);
   await e(200, 'GET', `${API}/drafts/pv2/diff`);
+  await e(200, 'GET', `${API}/diagrams/shop-c2?draft=pv2&compare=main`, { accept: 'image/svg+xml' });
+  await e(200, 'GET', `${API}/diagram/${seedDiagram.id}?draft=pv2&compare=main&scale=0.5`, { accept: 'image/png' });
+  await e(400, 'GET', `${API}/diagrams/shop-c2?draft=pv2&compare=main`);
   await e(200, 'POST', `${API}/drafts/pv2/update`, {
     body: { resolutions: [{ kind: 'component', id: 'web', field: 'name', take: 'draft' }] },
   });

@@ -214,6 +214,14 @@ function operation(route: RouteDoc) {
       description: 'With `Accept: image/png`: pixels per SVG unit, 0.25 to 4 (default 1).',
       schema: { type: 'number', minimum: 0.25, maximum: 4 },
     });
+    parameters.push({
+      name: 'compare',
+      in: 'query',
+      required: false,
+      description:
+        "With `?draft=<name>` and `Accept: image/svg+xml` or `image/png`: the draft's visual diff against `main` (what the draft adds, removes and changes marked `c4-added`, `c4-removed`, `c4-changed`; no `ETag`). Without `?draft=`, or on a JSON or export answer: 400.",
+      schema: { enum: ['main'] },
+    });
   }
   for (const q of route.query ?? []) {
     parameters.push({
