@@ -320,6 +320,9 @@ async function scenario(p: Probe): Promise<void> {
   await e(200, 'GET', `${API}/diagrams/shop-c2?draft=pv2&compare=main`, { accept: 'image/svg+xml' });
   await e(200, 'GET', `${API}/diagram/${seedDiagram.id}?draft=pv2&compare=main&scale=0.5`, { accept: 'image/png' });
   await e(400, 'GET', `${API}/diagrams/shop-c2?draft=pv2&compare=main`);
+  const conflicting = await e(409, 'POST', `${API}/drafts/pv2/merge`, { body: {} });
+  p.t.is(conflicting.body.conflicts[0].field, 'name');
+  await e(409, 'POST', `${API}/drafts/pv2/update`, { yaml: true });
   await e(200, 'POST', `${API}/drafts/pv2/update`, {
     body: { resolutions: [{ kind: 'component', id: 'web', field: 'name', take: 'draft' }] },
   });

@@ -26,6 +26,7 @@ import {
   HealthResponse,
   HistoryCommitResponse,
   HistoryEntryResponse,
+  MergeConflictError,
   ModelResponse,
   ModelWriteResponse,
   RevertResponse,
@@ -58,6 +59,7 @@ const NAMED = new Map<unknown, string>([
   [DiagramWire, 'DiagramInput'],
   [ModelWireBody, 'ModelInput'],
   [ErrorResponse, 'Error'],
+  [MergeConflictError, 'MergeConflictError'],
   [CurrentTag, 'CurrentTagInput'],
   [CurrentAttribute, 'CurrentAttributeInput'],
   [CurrentComponent, 'CurrentComponentInput'],
@@ -311,7 +313,15 @@ function operation(route: RouteDoc) {
   }
   if (write) {
     responses[403] = errorResponse(403);
-    if (route.conflict) responses[409] = errorResponse(409);
+    if (route.conflict)
+      responses[409] =
+        route.conflictBody === undefined
+          ? errorResponse(409)
+          : {
+              description:
+                'The draft is not open, or the merge conflicts (`conflicts` names each field both sides changed; settle them with `resolutions`) or would break a model rule.',
+              content: content(schemaRef(route.conflictBody)),
+            };
     if (precondition !== false) responses[412] = errorResponse(412);
     responses[413] = errorResponse(413);
     responses[415] = errorResponse(415);

@@ -239,6 +239,23 @@ export const MergeConflictResponse = Type.Object({
   draft: Type.Unknown(),
 });
 
+/**
+ * The 409 of a draft's merge or update (src/http/routes/drafts.ts): the error object, with the
+ * fields to settle beside it when the two sides changed one field differently (CONTRACT §8).
+ */
+export const MergeConflictError = Type.Object(
+  {
+    error: Type.String(),
+    conflicts: Type.Optional(
+      Type.Array(MergeConflictResponse, {
+        description:
+          'When the two sides changed one field differently: each such field (send a `resolutions` entry for each). Absent on the other 409s (a merged or closed draft, a result that breaks a rule).',
+      }),
+    ),
+  },
+  { description: 'The error object; a merge that conflicts also names the conflicts.' },
+);
+
 export const DraftDetailsResponse = Type.Object({
   ...DraftResponse.properties,
   changes: DiffResponse,

@@ -37,6 +37,7 @@ import {
   HealthResponse,
   HistoryCommitResponse,
   HistoryEntryResponse,
+  MergeConflictError,
   ModelResponse,
   ModelWriteResponse,
   RevertResponse,
@@ -63,6 +64,8 @@ export interface RouteDoc {
   created?: TSchema;
   /** May answer 409: an id, ref or name taken, or a delete refused while others refer to it. */
   conflict?: boolean;
+  /** The body of its 409 when it is more than the error object (a merge's conflicts). */
+  conflictBody?: TSchema;
   /** Query parameters of its own (beyond `?at=`, paging and `?layout=`). */
   query?: QueryParam[];
   /** Answers a `Link: <…>; rel="next"` header while more follow. */
@@ -485,6 +488,7 @@ export const ROUTES: RouteDoc[] = [
     request: MergeBody,
     response: DraftMergeResponse,
     conflict: true,
+    conflictBody: MergeConflictError,
   },
   {
     method: 'POST',
@@ -494,6 +498,7 @@ export const ROUTES: RouteDoc[] = [
     request: MergeBody,
     response: DraftMergeResponse,
     conflict: true,
+    conflictBody: MergeConflictError,
     precondition: 'draft',
   },
   {
