@@ -352,6 +352,8 @@ async function scenario(p: Probe): Promise<void> {
   await e(200, 'GET', `${API}/changes?after=${changes.changes[0].id}`);
   await e(404, 'GET', `${API}/changes?after=ffffffff`);
   await e(200, 'GET', `${API}/events`);
+  await e(200, 'GET', `${API}/events`, { headers: { 'last-event-id': changes.changes[0].id } });
+  await e(404, 'GET', `${API}/events`, { headers: { 'last-event-id': 'ffffffff' } });
   const hook = (await e(201, 'POST', `${API}/webhooks`, { body: { url: 'https://203.0.113.7/hook' } })).body;
   await e(200, 'GET', `${API}/webhooks`);
   await e(200, 'GET', `${API}/webhooks/${hook.id}`);

@@ -225,6 +225,16 @@ function operation(route: RouteDoc) {
       schema: { enum: ['main'] },
     });
   }
+  if (route.events) {
+    parameters.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description:
+        'The `id` of the last event received (a commit of the branch): the stream first replays every change after it. Wins over `?after=`; one not on the branch is 404.',
+      schema: { type: 'string' },
+    });
+  }
   for (const q of route.query ?? []) {
     parameters.push({
       name: q.name,

@@ -209,7 +209,7 @@ export function judge(x: Exchange): string[] {
     );
     for (const name of ['if-match', 'if-none-match', 'last-event-id']) {
       if (x.requestHeaders[name] !== undefined && !headerParams.has(name))
-        problems.push(`${what}: the server acted on ${name}, which the operation does not declare`);
+        problems.push(`${what}: the server took a request with ${name}, which the operation does not declare`);
     }
   }
   return problems;
