@@ -358,6 +358,11 @@ async function scenario(p: Probe): Promise<void> {
   await e(200, 'GET', `${API}/webhooks`);
   await e(200, 'GET', `${API}/webhooks/${hook.id}`);
   await e(200, 'GET', `${API}/webhooks/${hook.id}/deliveries?limit=5`);
+  await e(403, 'GET', `${API}/webhooks`, { key: s.readerKey });
+  await e(403, 'GET', `${API}/webhooks/${hook.id}`, { key: s.readerKey });
+  await e(403, 'GET', `${API}/webhooks/${hook.id}/deliveries`, { key: s.readerKey });
+  for (let i = 1; i < 20; i++) await e(201, 'POST', `${API}/webhooks`, { body: { url: `https://203.0.113.7/hook/${i}` } });
+  await e(409, 'POST', `${API}/webhooks`, { body: { url: 'https://203.0.113.7/one-too-many' } });
   await e(200, 'POST', `${API}/webhooks/${hook.id}/replay`, { body: { after: changes.changes[0].id } });
   await e(400, 'POST', `${API}/webhooks`, { body: { url: 'http://127.0.0.1/hook' } });
   await e(200, 'DELETE', `${API}/webhooks/${hook.id}`);

@@ -112,10 +112,10 @@ function content(schema: unknown) {
 const ERRORS: Record<number, string> = {
   400: 'Invalid request: body, query or `?at=`.',
   401: '`Missing API key.` or `Invalid API key.`',
-  403: '`This API key may only read.`',
+  403: '`This API key may only read.` (a write, or a read of webhook subscriptions, with a reader key).',
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
-  409: 'Conflict: an id, ref or version name already taken, or a delete of something still referred to (without `cascade=true`).',
+  409: 'Conflict: an id, ref or version name already taken, a delete of something still referred to (without `cascade=true`), or the most webhooks or share links an organization may hold reached.',
   412: '`If-Match` names a commit the branch written is no longer at, or `If-None-Match` the one it is at.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
@@ -321,6 +321,7 @@ function operation(route: RouteDoc) {
     responses[429] = errorResponse(429);
     responses[503] = errorResponse(503);
   }
+  if (route.editorOnly) responses[403] = errorResponse(403);
   if (write) {
     responses[403] = errorResponse(403);
     if (route.conflict)

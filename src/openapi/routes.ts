@@ -91,6 +91,8 @@ export interface RouteDoc {
   revalidates?: false;
   /** Answers a stream of Server-Sent Events (`text/event-stream`). */
   events?: boolean;
+  /** A read an editor key alone may make (a reader: 403): webhook subscriptions, whose urls may hold a receiver's secret. */
+  editorOnly?: boolean;
 }
 
 export interface QueryParam {
@@ -106,6 +108,8 @@ const list = (schema: TSchema) => Type.Array(schema);
 const SHARE_LINK = { mainOnly: true, precondition: false, etag: false } as const;
 /** Subscriptions live beside the model: no precondition, and a write's answer names no commit. */
 const WEBHOOK_WRITE = { mainOnly: true, precondition: false, etag: false } as const;
+/** Subscriptions are seen with an editor key only (docs/api.md §19.3); they change beside the model, so no 304. */
+const WEBHOOK_READ = { mainOnly: true, revalidates: false, editorOnly: true } as const;
 
 function resource(tag: string, path: string, item: TSchema, filters?: ListKind, oneBy = 'id'): RouteDoc[] {
   const query = filters === undefined ? undefined : listFilters(filters);
@@ -555,6 +559,7 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Events',
     request: WebhookBody,
     created: CreatedWebhookResponse,
+    conflict: true,
     ...WEBHOOK_WRITE,
   },
   {
@@ -563,8 +568,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "The organization's webhook subscriptions (a damaged one as such)",
     tag: 'Events',
     response: list(ListedWebhookResponse),
-    mainOnly: true,
-    revalidates: false,
+    ...WEBHOOK_READ,
   },
   {
     method: 'GET',
@@ -572,8 +576,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'One webhook subscription',
     tag: 'Events',
     response: WebhookResponse,
-    mainOnly: true,
-    revalidates: false,
+    ...WEBHOOK_READ,
   },
   {
     method: 'DELETE',
@@ -589,8 +592,7 @@ export const ROUTES: RouteDoc[] = [
     summary: "A subscription's delivery attempts, newest first",
     tag: 'Events',
     response: list(DeliveryResponse),
-    mainOnly: true,
-    revalidates: false,
+    ...WEBHOOK_READ,
     query: [
       {
         name: 'limit',
