@@ -331,8 +331,16 @@ async function scenario(p: Probe): Promise<void> {
   await e(404, 'GET', `${API}/drafts/nope`);
   await e(201, 'POST', `${API}/drafts`, { body: { name: 'later' } });
   await e(200, 'DELETE', `${API}/drafts/later`);
+  await e(409, 'POST', `${API}/tag?draft=later`, { body: [{ name: 'Late', color: 'red' }] });
   await e(200, 'POST', `${API}/drafts/later/reopen`);
   await e(404, 'GET', `${API}/components?draft=nope`);
+  // A merged draft takes no more writes, on every route that writes to one.
+  await e(409, 'POST', `${API}/tag?draft=pv2`, { body: [{ name: 'Late', color: 'red' }] });
+  await e(409, 'PUT', `${API}/component?draft=pv2`, { body: [{ name: 'Late' }] });
+  await e(409, 'POST', `${API}/diagram?draft=pv2`, { body: [{ name: 'Late', level: 'C1' }] });
+  await e(409, 'PUT', `${API}/attributes?draft=pv2`, { body: [{ name: 'Late', type: 'STRING' }] });
+  await e(409, 'POST', `${API}/model?draft=pv2`, { body: { components: [{ name: 'Late' }] } });
+  await e(409, 'POST', `${API}/revert?draft=pv2`, { body: { commit: (await e(200, 'GET', `${API}/drafts/pv2`)).body.head } });
   await e(409, 'DELETE', `${API}/drafts/pv2`);
   await e(409, 'POST', `${API}/drafts/later/reopen`);
   await e(400, 'GET', `${API}/drafts?state=bad`);

@@ -115,7 +115,7 @@ const ERRORS: Record<number, string> = {
   403: '`This API key may only read.` (a write, or a read of webhook subscriptions, with a reader key).',
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
-  409: 'Conflict: an id, ref or version name already taken, a delete of something still referred to (without `cascade=true`), or the most webhooks or share links an organization may hold reached.',
+  409: 'Conflict: an id, ref or version name already taken, a delete of something still referred to (without `cascade=true`), a write to a draft that is merged or closed, or the most webhooks or share links an organization may hold reached.',
   412: '`If-Match` names a commit the branch written is no longer at, or `If-None-Match` the one it is at.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
@@ -161,7 +161,8 @@ function operation(route: RouteDoc) {
   const write = route.method !== 'GET';
   const parameters: object[] = [];
   const ownDraft = route.query?.some((q) => q.name === 'draft') ?? false;
-  if (!route.absolute && !route.path.startsWith('/drafts') && !route.mainOnly && !ownDraft) {
+  const takesDraft = !route.absolute && !route.path.startsWith('/drafts') && !route.mainOnly && !ownDraft;
+  if (takesDraft) {
     parameters.push({
       name: 'draft',
       in: 'query',
@@ -324,7 +325,8 @@ function operation(route: RouteDoc) {
   if (route.editorOnly) responses[403] = errorResponse(403);
   if (write) {
     responses[403] = errorResponse(403);
-    if (route.conflict)
+    // CONTRACT §8: a write to a draft that is merged or closed is 409, on every write `?draft=` takes.
+    if (route.conflict || takesDraft)
       responses[409] =
         route.conflictBody === undefined
           ? errorResponse(409)
