@@ -296,7 +296,8 @@ async function scenario(p: Probe): Promise<void> {
 
   // Share links.
   const link = (await e(201, 'POST', `${API}/diagram/${seedDiagram.id}/share-links`, { body: { label: 'README' } })).body;
-  await e(201, 'POST', `${API}/diagrams/shop-c2/share-links`, { body: {} });
+  await e(201, 'POST', `${API}/diagrams/shop-c2/share-links`, { raw: '' });
+  await e(201, 'POST', `${API}/diagram/${seedDiagram.id}/share-links`);
   await e(200, 'GET', `${API}/diagram/${seedDiagram.id}/share-links`);
   await e(200, 'GET', `${API}/diagrams/shop-c2/share-links`);
   await e(200, 'GET', `${API}/share-links`);
@@ -327,7 +328,7 @@ async function scenario(p: Probe): Promise<void> {
     body: { resolutions: [{ kind: 'component', id: 'web', field: 'name', take: 'draft' }] },
   });
   await e(200, 'GET', `${API}/changes?draft=pv2`);
-  await e(200, 'POST', `${API}/drafts/pv2/merge`, { body: {} });
+  await e(200, 'POST', `${API}/drafts/pv2/merge`);
   await e(404, 'GET', `${API}/drafts/nope`);
   await e(201, 'POST', `${API}/drafts`, { body: { name: 'later' } });
   await e(200, 'DELETE', `${API}/drafts/later`);
@@ -346,6 +347,7 @@ async function scenario(p: Probe): Promise<void> {
   await e(400, 'GET', `${API}/drafts?state=bad`);
   await e(201, 'POST', `${API}/drafts`, { body: { name: 'race' } });
   await e(200, 'PATCH', `${API}/components/web?draft=race`, { body: { desc: 'race' } });
+  await e(200, 'POST', `${API}/drafts/race/update`, { raw: '' });
   const mainTip = (await e(200, 'GET', `${API}/model`)).headers.get('etag')!;
   await e(200, 'PATCH', `${API}/components/shop`, { body: { desc: 'moved on' } });
   await e(412, 'POST', `${API}/drafts/race/merge`, { headers: { 'if-match': mainTip } });

@@ -348,7 +348,7 @@ function operation(route: RouteDoc) {
     tags: [route.tag],
     ...(route.absolute ? { security: [] } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.request ? { requestBody: { required: true, content: content(schemaRef(route.request)) } } : {}),
+    ...(route.request ? { requestBody: { required: route.bodyOptional !== true, content: content(schemaRef(route.request)) } } : {}),
     responses,
   };
 }

@@ -58,6 +58,8 @@ export interface RouteDoc {
   summary: string;
   tag: string;
   request?: TSchema;
+  /** The body may be left out (an empty one is none): the request then means the body `{}`. */
+  bodyOptional?: boolean;
   /** The 200 answer; none for a route that only refuses. */
   response?: TSchema;
   /** The 201 answer of a create. */
@@ -315,6 +317,7 @@ export const ROUTES: RouteDoc[] = [
       summary: 'Make a read-only share link to the diagram (editor keys; no commit)',
       tag: 'Share links',
       request: ShareLinkBody,
+      bodyOptional: true,
       created: ShareLinkCreatedResponse,
       conflict: true,
       ...SHARE_LINK,
@@ -490,6 +493,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Merge the draft into main (one merge commit)',
     tag: 'Drafts',
     request: MergeBody,
+    bodyOptional: true,
     response: DraftMergeResponse,
     conflict: true,
     conflictBody: MergeConflictError,
@@ -500,6 +504,7 @@ export const ROUTES: RouteDoc[] = [
     summary: 'Merge main into the draft (it catches up)',
     tag: 'Drafts',
     request: MergeBody,
+    bodyOptional: true,
     response: DraftMergeResponse,
     conflict: true,
     conflictBody: MergeConflictError,
