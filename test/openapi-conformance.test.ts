@@ -9,6 +9,7 @@
 import test, { type ExecutionContext } from 'ava';
 import YAML from 'yaml';
 import { judge, openapi, operationIdOf } from './support/openapi-judge.js';
+import { documentObjections } from './support/requests.js';
 import { TestServer } from './support/server.js';
 
 const API = '/api/external';
@@ -477,5 +478,33 @@ test('the document itself: operationIds unique, every $ref resolves, every examp
     const pointer = at.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
     const validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });
     t.true(validate(value), `the example at ${at.join('.')}: ${JSON.stringify(validate.errors)}`);
+  }
+});
+
+/** The document's verdict on a request and the server's: it allows it exactly when the server takes it (2xx). */
+async function agreeOn(t: ExecutionContext, s: TestServer, method: string, path: string, body: unknown): Promise<void> {
+  const objections = documentObjections(method, `${API}${path}`, body);
+  const reply = await s.request(method, `${API}${path}`, { body });
+  const served = reply.status >= 200 && reply.status < 300;
+  t.is(
+    objections?.length === 0,
+    served,
+    `${method} ${path} ${JSON.stringify(body)}: the server answered ${reply.status} ${reply.text.slice(0, 200)}; the document ${objections?.length === 0 ? 'allows it' : `refuses it: ${objections?.join('; ')}`}`,
+  );
+}
+
+test('a create of the current form takes ref: null as no ref, and so does the document', async (t) => {
+  const s = await TestServer.start();
+  try {
+    await agreeOn(t, s, 'POST', '/tags', { name: 'T', color: 'red', ref: null });
+    await agreeOn(t, s, 'POST', '/attributes', { name: 'A', type: 'STRING', ref: null });
+    await agreeOn(t, s, 'POST', '/components', { name: 'C', ref: null });
+    await agreeOn(t, s, 'POST', '/diagrams', { name: 'D', ref: null });
+    t.is((await s.get(`${API}/components`)).body[0].ref ?? null, null, 'no ref');
+    // The seed's forms refuse it, and so does the document.
+    await agreeOn(t, s, 'POST', '/component', [{ name: 'C', ref: null }]);
+    await agreeOn(t, s, 'POST', '/tag', [{ name: 'T', color: 'red', ref: null }]);
+  } finally {
+    await s.close();
   }
 });

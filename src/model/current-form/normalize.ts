@@ -18,7 +18,8 @@ export function componentFromCurrent(
 ): { input: ComponentInput; extras: ComponentExtras } {
   return {
     input: {
-      ref: c.ref,
+      // A create's `ref: null` is no ref (write/current.ts drops it before this).
+      ref: c.ref ?? undefined,
       name: c.name,
       desc: c.desc,
       state: c.state,
@@ -79,7 +80,7 @@ export function diagramFromCurrent(d: CurrentDiagram, path: string): { input: Di
   const instances = (d.componentInstances ?? []).map((i, n) => instanceFromCurrent(i, `${path}componentInstances.${n}.`));
   return {
     input: {
-      ref: d.ref,
+      ref: d.ref ?? undefined,
       name: d.name,
       desc: d.desc,
       state: d.state,

@@ -68,12 +68,18 @@ const ApiContext = Type.Optional(Type.String());
 const StringList = Type.Array(Type.String());
 const Size = Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }));
 
-export const CurrentTag = Type.Object({ ...TagInput.properties, id: NewId });
-export const CurrentAttribute = Type.Object({ ...AttributeInput.properties, id: NewId });
+/**
+ * The ref of a create (`POST /<plural>`): `null` is taken as no ref, as in an upsert-batch
+ * element that creates (write/current.ts stripId), so the document allows it too.
+ */
+const CreateRef = Type.Optional(Type.Union([RefText, Type.Null()], { description: "The new resource's ref; `null` or omitted: none." }));
+
+export const CurrentTag = Type.Object({ ...TagInput.properties, id: NewId, ref: CreateRef });
+export const CurrentAttribute = Type.Object({ ...AttributeInput.properties, id: NewId, ref: CreateRef });
 
 export const CurrentComponent = Type.Object({
   id: NewId,
-  ref: Ref,
+  ref: CreateRef,
   name: Type.String(),
   desc: Desc,
   inlineDesc: Type.Optional(Type.Boolean()),
@@ -161,7 +167,7 @@ export type CurrentRelation = Static<typeof CurrentRelation>;
 
 export const CurrentDiagram = Type.Object({
   id: NewId,
-  ref: Ref,
+  ref: CreateRef,
   name: Type.String(),
   desc: Desc,
   state: Type.Optional(StateInput),
