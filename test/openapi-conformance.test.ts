@@ -222,6 +222,11 @@ async function scenario(p: Probe): Promise<void> {
   await e(200, 'GET', `${API}/diagrams/shop-c2`, { accept: 'text/vnd.likec4' });
   await e(200, 'PATCH', `${API}/tags/gdpr`, { body: { desc: 'privacy' } });
   await e(200, 'PATCH', `${API}/attributes/sla`, { body: { desc: 'uptime' } });
+  // Fields a body sends that the write does not know are named in C4store-Ignored-Fields, refused or not.
+  const ignoring = await e(200, 'POST', `${API}/tag`, { body: [{ name: 'Noted', color: 'red', colour: 'red' }] });
+  p.t.is(ignoring.headers.get('c4store-ignored-fields'), '0.colour');
+  await e(201, 'POST', `${API}/drafts`, { body: { name: 'noted', titel: 'misspelt' } });
+  await e(400, 'POST', `${API}/tag`, { body: [{ nmae: 'Bad', color: 'red' }] });
   await e(200, 'PATCH', `${API}/components/web`, { body: { state: 'ACTIVE', desc: null } });
   await e(200, 'PATCH', `${API}/diagrams/shop-c2?layout=auto`, { body: { desc: 'the shop' } });
   await e(200, 'PATCH', `${API}/tags/upsert-batch`, {

@@ -125,8 +125,17 @@ const ERRORS: Record<number, string> = {
   503: 'Too many writes waiting for this organization, too many connections from one address, or the instance stopping (each with `Retry-After`); or the model in git is invalid (writes; a read when no valid commit can be served), or a data file damaged: the text says which.',
 };
 const errorResponse = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
+/** docs/api.md §10: a write names the fields of its body it ignored, refused or not. */
+const IGNORED_FIELDS = {
+  description:
+    'The fields of the body its schema does not know, which the write ignored, as schema errors write paths (`0.descr, 2.componentInstances.1.colour`); at most 100, then `, ...`. Absent when there are none.',
+  schema: { type: 'string' },
+};
 /** Headers an error answer carries besides its body. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  400: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
+  409: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
+  412: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
   401: { 'WWW-Authenticate': { description: '`Bearer` (`Basic` on the git paths).', schema: { type: 'string' } } },
   405: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },
   429: { 'Retry-After': { description: 'Seconds until the key may try again.', schema: { type: 'integer' } } },
@@ -281,6 +290,7 @@ function operation(route: RouteDoc) {
   if (!write && !route.absolute) headers.Warning = WARNING;
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
   if (route.link) headers.Link = { description: '`<path?…&before=…>; rel="next"` after a full page.', schema: { type: 'string' } };
+  if (write && route.request !== undefined && route.reportsIgnored !== false) headers['C4store-Ignored-Fields'] = IGNORED_FIELDS;
   const responses: Record<string, unknown> = {};
   if (route.response) {
     const ok: Record<string, unknown> = { ...content(schemaRef(route.response)) };
@@ -308,7 +318,12 @@ function operation(route: RouteDoc) {
   if (route.created)
     responses[201] = {
       description: 'Created',
-      headers: route.etag === false ? { Location: LOCATION, ...PRIVATE } : { ETag: ETAG, Location: LOCATION, ...PRIVATE },
+      headers: {
+        ...(route.etag === false ? {} : { ETag: ETAG }),
+        Location: LOCATION,
+        ...PRIVATE,
+        ...(route.request !== undefined && route.reportsIgnored !== false ? { 'C4store-Ignored-Fields': IGNORED_FIELDS } : {}),
+      },
       content: content(schemaRef(route.created)),
     };
   if (!route.absolute) {

@@ -110,7 +110,7 @@ export function operationIdOf(method: string, path: string): string | undefined 
 }
 
 /** Headers a client reads from answers: each one sent must be declared by the response it came with. */
-const READ_HEADERS = ['etag', 'location', 'link', 'retry-after', 'warning', 'www-authenticate', 'allow'];
+const READ_HEADERS = ['etag', 'location', 'link', 'retry-after', 'warning', 'www-authenticate', 'allow', 'c4store-ignored-fields'];
 
 const JSON_OR_YAML = /^(application\/json|application\/yaml|application\/x-yaml|text\/yaml)$/;
 
