@@ -83,3 +83,21 @@ test('what a header cannot carry is encoded, and a long list is cut short with "
     t.is(long.headers.get(HEADER), `0.${'k'.repeat(198)}..., 0.${'j'.repeat(198)}...`);
   });
 });
+
+test('the seed diagram writes take fromRef/toRef as relation ends, and do not name them as ignored', async (t) => {
+  await withServer(async (s) => {
+    const instances = [{ ref: 'a' }, { ref: 'b' }];
+    const diagram = await s.post(`${API}/diagram`, [
+      { name: 'D', level: 'C1', componentInstances: instances, relations: [{ fromRef: 'a', toRef: 'b', labl: 'typo' }] },
+    ]);
+    t.is(diagram.status, 200, diagram.text);
+    const [a, b] = diagram.body[0].componentInstances.map((i: { id: string }) => i.id);
+    t.like(diagram.body[0].relations[0], { fromComponentInstance: a, toComponentInstance: b });
+    t.is(diagram.headers.get(HEADER), '0.relations.0.labl');
+    const model = await s.post(`${API}/model`, {
+      diagrams: [{ name: 'E', level: 'C1', componentInstances: instances, relations: [{ fromComponentInstance: 'a', toRef: 'b' }] }],
+    });
+    t.is(model.status, 200, model.text);
+    t.is(model.headers.get(HEADER), null);
+  });
+});

@@ -22,9 +22,11 @@ function headerSafe(path: string): string {
  * The request body checked against `schema` (a SchemaError when it does not fit). Before the
  * check, so that a refusal carries it too, the response gets `C4store-Ignored-Fields` listing
  * the fields the schema does not know: `0.componentId, 2.descr` (`, ...` when cut short).
+ * `known`: the body as clients may send it, when that names more than `schema` checks (the
+ * seed's diagrams take `fromRef`/`toRef`, turned into the seed's spelling before the check).
  */
-export function checkRequestBody<S extends TSchema>(ctx: Context, schema: S): Static<S> {
-  const { paths, more } = ignoredFields(schema, ctx.request.body);
+export function checkRequestBody<S extends TSchema>(ctx: Context, schema: S, known: TSchema = schema): Static<S> {
+  const { paths, more } = ignoredFields(known, ctx.request.body);
   if (paths.length > 0) {
     let header = '';
     let cut = more;

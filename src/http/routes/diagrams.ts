@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
+import { acceptRelationAliases, DiagramWireBody } from '../../model/current-form/seed-aliases.js';
 import { diagramToDraw, refuseComparisonOfNoDrawing } from '../drawing.js';
 import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
@@ -32,7 +32,7 @@ export function diagramRoutes(router: Router, writing: Middleware[], settings: R
   });
   router.post('/diagram', ...writing, async (ctx) => {
     acceptRelationAliases(ctx.request.body);
-    const body = checkRequestBody(ctx, DiagramBody);
+    const body = checkRequestBody(ctx, DiagramBody, DiagramWireBody);
     const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, { diagrams: body }, ''));
     await send(
       ctx,

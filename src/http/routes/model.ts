@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { acceptRelationAliases } from '../../model/current-form/seed-aliases.js';
+import { acceptRelationAliases, ModelWireBody } from '../../model/current-form/seed-aliases.js';
 import { acceptedExport, sendExport } from '../export.js';
 import { checkRequestBody } from '../request-body.js';
 import { present } from '../../model/present.js';
@@ -28,7 +28,7 @@ export function modelRoutes(router: Router, writing: Middleware[], settings: Rou
   });
   router.post('/model', ...writing, async (ctx) => {
     acceptRelationAliases((ctx.request.body as { diagrams?: unknown } | null)?.diagrams);
-    const body = checkRequestBody(ctx, ModelBody);
+    const body = checkRequestBody(ctx, ModelBody, ModelWireBody);
     const { snapshot, result } = await write(ctx, (draft) => writeModel(draft, body, 'components.'));
     await send(
       ctx,
