@@ -101,3 +101,44 @@ test('the seed diagram writes take fromRef/toRef as relation ends, and do not na
     t.is(model.headers.get(HEADER), null);
   });
 });
+
+test("the current form's writes and POST /versions name the fields they ignored too, at every depth; none: no header", async (t) => {
+  await withServer(async (s) => {
+    const created = await s.post(`${API}/components`, { id: 'shop', name: 'Shop', descr: 'typo', attributes: [] });
+    t.is(created.status, 201, created.text);
+    t.is(created.headers.get(HEADER), 'descr');
+    const clean = await s.post(`${API}/tags`, { id: 'pci', name: 'PCI', color: 'red' });
+    t.is(clean.status, 201);
+    t.is(clean.headers.get(HEADER), null);
+
+    const patched = await s.request('PATCH', `${API}/components/shop`, { body: { nmae: 'Shop', state: 'ACTIVE' } });
+    t.is(patched.status, 200, patched.text);
+    t.is(patched.headers.get(HEADER), 'nmae');
+
+    const batch = await s.request('PATCH', `${API}/tags/upsert-batch`, {
+      body: [
+        { id: 'pci', name: 'PCI', color: 'red' },
+        { id: 'gdpr', name: 'GDPR', color: 'blue', colour: 'navy' },
+      ],
+    });
+    t.is(batch.status, 200, batch.text);
+    t.is(batch.headers.get(HEADER), '1.colour');
+
+    const template = await s.post(`${API}/template`, {
+      components: [{ id: 'db', name: 'DB', shape: 'cylinder' }],
+      diagrams: [{ id: 'd', name: 'D', level: 'C1', componentInstances: [{ component: 'db', z: 1 }] }],
+      notes: 'x',
+    });
+    t.is(template.status, 200, template.text);
+    t.is(template.headers.get(HEADER), 'components.0.shape, diagrams.0.componentInstances.0.z, notes');
+
+    // A refused write names them too.
+    const refused = await s.post(`${API}/components`, { id: 'nameless', nmae: 'Oops' });
+    t.is(refused.status, 400);
+    t.is(refused.headers.get(HEADER), 'nmae');
+
+    const version = await s.post(`${API}/versions`, { name: 'v1', descr: 'typo' });
+    t.is(version.status, 201, version.text);
+    t.is(version.headers.get(HEADER), 'descr');
+  });
+});

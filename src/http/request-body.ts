@@ -26,7 +26,16 @@ function headerSafe(path: string): string {
  * seed's diagrams take `fromRef`/`toRef`, turned into the seed's spelling before the check).
  */
 export function checkRequestBody<S extends TSchema>(ctx: Context, schema: S, known: TSchema = schema): Static<S> {
-  const { paths, more } = ignoredFields(known, ctx.request.body);
+  reportIgnoredFields(ctx, known, ctx.request.body);
+  return checkBody(schema, ctx.request.body);
+}
+
+/**
+ * Sets `C4store-Ignored-Fields` to the fields of `body` that `known` does not declare, for a write
+ * whose body is checked further in (the current form's, against its element schemas).
+ */
+export function reportIgnoredFields(ctx: Context, known: TSchema, body: unknown): void {
+  const { paths, more } = ignoredFields(known, body);
   if (paths.length > 0) {
     let header = '';
     let cut = more;
@@ -40,7 +49,6 @@ export function checkRequestBody<S extends TSchema>(ctx: Context, schema: S, kno
     }
     ctx.set(IGNORED_FIELDS_HEADER, cut ? `${header}, ...` : header);
   }
-  return checkBody(schema, ctx.request.body);
 }
 
 /**

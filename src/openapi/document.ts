@@ -290,7 +290,7 @@ function operation(route: RouteDoc) {
   if (!write && !route.absolute) headers.Warning = WARNING;
   if (route.list) headers.Link = { description: '`<path?limit=…&cursor=…>; rel="next"` while more follow.', schema: { type: 'string' } };
   if (route.link) headers.Link = { description: '`<path?…&before=…>; rel="next"` after a full page.', schema: { type: 'string' } };
-  if (write && route.request !== undefined && route.reportsIgnored !== false) headers['C4store-Ignored-Fields'] = IGNORED_FIELDS;
+  if (write && route.request !== undefined) headers['C4store-Ignored-Fields'] = IGNORED_FIELDS;
   const responses: Record<string, unknown> = {};
   if (route.response) {
     const ok: Record<string, unknown> = { ...content(schemaRef(route.response)) };
@@ -322,7 +322,7 @@ function operation(route: RouteDoc) {
         ...(route.etag === false ? {} : { ETag: ETAG }),
         Location: LOCATION,
         ...PRIVATE,
-        ...(route.request !== undefined && route.reportsIgnored !== false ? { 'C4store-Ignored-Fields': IGNORED_FIELDS } : {}),
+        ...(route.request !== undefined ? { 'C4store-Ignored-Fields': IGNORED_FIELDS } : {}),
       },
       content: content(schemaRef(route.created)),
     };

@@ -58,11 +58,6 @@ export interface RouteDoc {
   summary: string;
   tag: string;
   request?: TSchema;
-  /**
-   * Names the body's fields its schema does not know in `C4store-Ignored-Fields` (docs/api.md §10):
-   * every write with a body but the current form's and versions' (default: true when `request` is set).
-   */
-  reportsIgnored?: false;
   /** The body may be left out (an empty one is none): the request then means the body `{}`. */
   bodyOptional?: boolean;
   /** The 200 answer; none for a route that only refuses. */
@@ -160,7 +155,6 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
             summary: `Create one ${name}`,
             tag,
             request: CURRENT_SCHEMAS[kind],
-            reportsIgnored: false,
             created: item,
             conflict: true,
           },
@@ -180,7 +174,6 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       summary: `Create or partially update ${tag.toLowerCase()} by id or ref`,
       tag,
       request: Type.Array(CURRENT_UPDATE_SCHEMAS[kind]),
-      reportsIgnored: false,
       response: list(item),
       conflict: true,
     },
@@ -190,7 +183,6 @@ function currentForm(kind: WritableKind, tag: string, item: TSchema, seedItem: T
       summary: `Update one ${name} partially (by id or ref)`,
       tag,
       request: CURRENT_PATCH_SCHEMAS[kind],
-      reportsIgnored: false,
       response: item,
       conflict: true,
     },
@@ -375,7 +367,6 @@ export const ROUTES: RouteDoc[] = [
     tag: 'Model',
     conflict: true,
     request: TemplateBody,
-    reportsIgnored: false,
     response: TemplateResponse,
     summary: 'Components and diagrams in the current form, one commit; an element with a known id or ref updates it partially',
   },
@@ -457,7 +448,6 @@ export const ROUTES: RouteDoc[] = [
       summary: 'Name the current `main` (an annotated git tag)',
       tag: 'History',
       request: VersionBody,
-      reportsIgnored: false,
       created: VersionResponse,
       conflict: true,
       mainOnly: true,

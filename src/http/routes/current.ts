@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { presentCurrent } from '../../model/current-form/present.js';
-import type { WritableKind } from '../../model/current-form/schemas.js';
+import { CURRENT_SCHEMAS, type WritableKind } from '../../model/current-form/schemas.js';
 import { present } from '../../model/present.js';
 import type { Component, Diagram, Model } from '../../model/types.js';
 import { writeCurrent, type CurrentRequest, type CurrentResult, type Mode } from '../../model/write/current.js';
@@ -11,6 +11,8 @@ import { requireEditor } from '../middleware/auth.js';
 import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
 import { findOne, queryValue, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, sendFromSnapshot } from '../respond.js';
+import { reportIgnoredFields } from '../request-body.js';
+import { Type } from 'typebox';
 import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
 import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
@@ -95,6 +97,7 @@ export function createHandler(kind: WritableKind, settings: RouteSettings) {
   const presenter = currentPresenter(settings);
   return async (ctx: Context) => {
     const body = objectBody(ctx);
+    reportIgnoredFields(ctx, CURRENT_SCHEMAS[kind], body);
     const request: CurrentRequest = { [PLURAL[kind]]: [body] };
     const { snapshot, result } = await write(ctx, (draft) => writeCurrent(draft, request, 'create', 'single'));
     const created = resultOf(result, kind)[0] as { id: string };
@@ -138,7 +141,15 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     router.patch(
       `${path}/upsert-batch`,
       ...writing,
-      write1('upsert', (ctx) => ({ [PLURAL[kind]]: arrayBody(ctx) }), 'array'),
+      write1(
+        'upsert',
+        (ctx) => {
+          const body = arrayBody(ctx);
+          reportIgnoredFields(ctx, Type.Array(CURRENT_SCHEMAS[kind]), body);
+          return { [PLURAL[kind]]: body };
+        },
+        'array',
+      ),
     );
     if (kind !== 'attribute') {
       router.get(`${path}/:id`, async (ctx) => {
@@ -156,6 +167,7 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
     }
     router.patch(`${path}/:id`, ...writing, async (ctx) => {
       const patch = objectBody(ctx);
+      reportIgnoredFields(ctx, CURRENT_SCHEMAS[kind], patch);
       const { snapshot, result } = await write(ctx, (draft) => {
         const id = findOne(ctx, kind, collection(draft.base, kind), true).id;
         return writeCurrent(draft, { [PLURAL[kind]]: [{ ...patch, id }] }, 'upsert', 'single');

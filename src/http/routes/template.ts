@@ -3,8 +3,17 @@ import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { presentCurrent } from '../../model/current-form/present.js';
 import { writeCurrent } from '../../model/write/current.js';
+import { CURRENT_SCHEMAS } from '../../model/current-form/schemas.js';
+import { Type } from 'typebox';
 import { write, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
+import { reportIgnoredFields } from '../request-body.js';
+
+/** The fields a template body may hold, for C4store-Ignored-Fields. */
+const TEMPLATE_FIELDS = Type.Object({
+  components: Type.Array(CURRENT_SCHEMAS.component),
+  diagrams: Type.Array(CURRENT_SCHEMAS.diagram),
+});
 
 /**
  * `POST /api/external/template`: `{components, diagrams}` (JSON or YAML, both default to
@@ -21,6 +30,7 @@ export function templateRoutes(router: Router, writing: Middleware[], settings: 
         `Invalid JSON: Expected object, received ${body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body}`,
       );
     }
+    reportIgnoredFields(ctx, TEMPLATE_FIELDS, body);
     const { components = [], diagrams = [] } = body as { components?: unknown; diagrams?: unknown };
     const { snapshot, result } = await write(ctx, (draft) =>
       writeCurrent(draft, { components: components as unknown[], diagrams: diagrams as unknown[] }, 'upsert', 'template'),

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { VersionBody } from '../../history/schemas.js';
 import { createVersion, listVersions } from '../../history/versions.js';
-import { checkBody } from '../../model/check-body.js';
+import { checkRequestBody } from '../request-body.js';
 import { checkPreconditions } from '../../service/org.js';
 import { authorOf, mainOnly, preconditions, readSnapshot, state } from '../resource.js';
 import { send } from '../respond.js';
@@ -18,7 +18,7 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
     });
     router.post(path, ...writing, async (ctx) => {
       mainOnly(ctx, 'Versions');
-      const body = checkBody(VersionBody, ctx.request.body);
+      const body = checkRequestBody(ctx, VersionBody);
       const { org } = state(ctx);
       const head = await org.head();
       checkPreconditions(preconditions(ctx), head.commit);
