@@ -261,8 +261,8 @@ export function checkOneName(
   const clash = refClash(kind, collection, resource, before) ?? idClash(kind, collection, refs, resource, before);
   if (clash !== undefined) throw new ModelError(clash);
   if (kind === 'diagram') {
-    const [instance] = instanceRefClashes(resource as Diagram, before as Diagram | undefined);
-    if (instance !== undefined) throw new ModelError(instance.message);
+    const [nested] = nestedRefClashes(resource as Diagram, before as Diagram | undefined);
+    if (nested !== undefined) throw new ModelError(nested.message);
   }
 }
 
@@ -295,22 +295,37 @@ function idClash(
   return `Id '${resource.id}' is taken: it is the ref of the ${kind} ${quotedName(holder.name ?? holder.id)}, and an id or a ref names one ${kind}.`;
 }
 
-/** The same rule among one diagram's component instances (see checkOneName): each instance whose ref it breaks, by index. */
-function instanceRefClashes(diagram: Diagram, before: Diagram | undefined): Array<{ index: number; message: string }> {
+/**
+ * The same rule among one diagram's nested elements (see checkOneName), each clash at its field
+ * (`componentInstances.2.ref`): an instance's ref that is another instance's id; and a ref held by
+ * two instances, two text areas or two relations, which a write of the diagram could then name
+ * neither by (a write refuses it: `Ref '…' is used more than once.`), while a merge of two sides
+ * or a push could bring it. A pair the diagram already had, named so, is its own.
+ */
+function nestedRefClashes(diagram: Diagram, before: Diagram | undefined): Array<{ field: string; message: string }> {
+  const clashes: Array<{ field: string; message: string }> = [];
   const instances = diagram.componentInstances;
-  if (!instances.some((i) => i.ref !== undefined && i.ref !== i.id)) return [];
   const ids = new Set(instances.map((i) => i.id));
-  const old = new Map((before?.componentInstances ?? []).map((i) => [i.id, i]));
-  const clashes: Array<{ index: number; message: string }> = [];
-  for (const [index, instance] of instances.entries()) {
-    const { ref } = instance;
-    if (ref === undefined || ref === instance.id || !ids.has(ref)) continue;
-    // Both were there, named so, before: the pair is the stored diagram's own.
-    if (old.get(instance.id)?.ref === ref && old.has(ref)) continue;
-    clashes.push({
-      index,
-      message: `Ref '${ref}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
-    });
+  for (const list of ['componentInstances', 'textareas', 'relations'] as const) {
+    const elements: ReadonlyArray<{ id: string; ref?: string }> = diagram[list];
+    if (!elements.some((e) => e.ref !== undefined)) continue;
+    const old = new Map((before?.[list] ?? []).map((e: { id: string; ref?: string }) => [e.id, e.ref]));
+    const holders = new Map<string, string>();
+    for (const [index, element] of elements.entries()) {
+      const { ref } = element;
+      if (ref === undefined) continue;
+      const field = `${list}.${index}.ref`;
+      if (list === 'componentInstances' && ref !== element.id && ids.has(ref) && !(old.get(element.id) === ref && old.has(ref))) {
+        clashes.push({
+          field,
+          message: `Ref '${ref}' is taken: it is the id of another component instance of this diagram, and an id or a ref names one instance.`,
+        });
+      }
+      const holder = holders.get(ref);
+      if (holder === undefined) holders.set(ref, element.id);
+      else if (!(old.get(element.id) === ref && old.get(holder) === ref))
+        clashes.push({ field, message: `Ref '${ref}' is used more than once.` });
+    }
   }
   return clashes;
 }
@@ -415,8 +430,8 @@ export function folderNameProblems(model: Model): ModelProblem[] {
       const clash = refClash(kind, resources, resource, { id: resource.id });
       if (clash !== undefined) problems.push({ kind, id: resource.id, message: clash, field: 'ref' });
       if (kind !== 'diagram') continue;
-      for (const { index, message } of instanceRefClashes(resource as Diagram, undefined)) {
-        problems.push({ kind, id: resource.id, message, field: `componentInstances.${index}.ref` });
+      for (const { field, message } of nestedRefClashes(resource as Diagram, undefined)) {
+        problems.push({ kind, id: resource.id, message, field });
       }
     }
   }

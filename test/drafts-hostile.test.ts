@@ -1,0 +1,99 @@
+/**
+ * Drafts, their merge, history, diff and revert pushed where they break: each test a case that
+ * once went wrong, over real HTTP and real git (the push tests need dist/cli.js: the hook runs it).
+ */
+import test from 'ava';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resourcePath } from '../src/model/paths.js';
+import { run, type TestServer, withServer } from './support/server.js';
+
+const API = '/api/external';
+const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
+
+async function open(s: TestServer, name: string, extra: Record<string, unknown> = {}) {
+  const reply = await s.post(`${API}/drafts`, { name, ...extra });
+  if (reply.status !== 201) throw new Error(`open ${name}: ${reply.status} ${reply.text}`);
+  return reply.body;
+}
+
+/** Every ref with its commit: what a refused request must leave as it was. */
+async function refs(s: TestServer): Promise<string> {
+  return s.git('for-each-ref', '--format=%(refname) %(objectname)');
+}
+
+async function withClone(s: TestServer, body: (dir: string, git: (...args: string[]) => Promise<string>) => Promise<void>): Promise<void> {
+  const parent = await mkdtemp(join(tmpdir(), 'c4store-drafts-hostile-'));
+  const dir = join(parent, 'model');
+  const url = new URL(`${s.url}/git/${s.slug}.git`);
+  url.username = 'ci';
+  url.password = s.key;
+  const git = async (...args: string[]) =>
+    (await run('git', ['-C', dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', ...args], { env: ENV })).stdout;
+  try {
+    await run('git', ['clone', '-q', url.href, dir], { env: ENV });
+    await body(dir, git);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+}
+
+test('an instance ref is named once in its diagram: a merge bringing a second one from each side is refused, and so is a push', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'api', name: 'API' });
+    await s.post(`${API}/components`, { id: 'db', name: 'DB' });
+    t.is(
+      (await s.post(`${API}/diagrams`, { id: 'c2', name: 'C2', level: 'C2', componentInstances: [{ ref: 'a', componentId: 'api' }] }))
+        .status,
+      201,
+    );
+    await open(s, 'both-b');
+    // Each side adds an instance with ref 'b': each write alone is valid.
+    const draftWrite = await s.request('PATCH', `${API}/diagrams/c2?draft=both-b`, {
+      body: {
+        componentInstances: [
+          { ref: 'a', componentId: 'api' },
+          { ref: 'b', componentId: 'db' },
+        ],
+      },
+    });
+    t.is(draftWrite.status, 200, draftWrite.text);
+    const mainWrite = await s.request('PATCH', `${API}/diagrams/c2`, {
+      body: {
+        componentInstances: [
+          { ref: 'a', componentId: 'api' },
+          { ref: 'b', placeholder: { text: 'Bank' } },
+        ],
+      },
+    });
+    t.is(mainWrite.status, 200, mainWrite.text);
+
+    // The merged diagram would hold two instances named 'b', which no write could then address
+    // (every later write of the diagram was refused: Ref 'b' is used more than once.).
+    const rule = `${resourcePath('diagram', 'c2')}: Ref 'b' is used more than once.`;
+    t.is((await s.get(`${API}/drafts/both-b`)).body.problem, rule);
+    const before = await refs(s);
+    for (const way of ['merge', 'update']) {
+      const refused = await s.post(`${API}/drafts/both-b/${way}`, {});
+      t.is(refused.status, 409, way);
+      t.deepEqual(refused.body, { error: rule }, way);
+    }
+    t.is(await refs(s), before, 'nothing moved');
+    t.is((await s.request('PATCH', `${API}/diagrams/c2`, { body: { name: 'Payments' } })).status, 200, 'main is still writable');
+
+    // A push bringing a second instance of one ref is refused as the merge is.
+    await withClone(s, async (dir, git) => {
+      await git('checkout', '-q', '-b', 'drafts/twice', 'origin/main');
+      const path = join(dir, resourcePath('diagram', 'c2'));
+      await writeFile(path, (await readFile(path, 'utf8')).replace('ref: b', 'ref: a'));
+      await git('commit', '-q', '-am', 'Two instances named a');
+      const pushed = await git('push', 'origin', 'drafts/twice').then(
+        () => '',
+        (err: { stderr?: string }) => String(err.stderr),
+      );
+      t.regex(pushed, /drafts\/twice: commit [0-9a-f]{12}: diagrams\/[0-9a-f]{2}\/c2\.yaml: Ref 'a' is used more than once\./);
+    });
+    t.is((await s.get(`${API}/drafts/twice`)).status, 404);
+    t.is(await refs(s), before.replace(/refs\/heads\/main \S+/, `refs/heads/main ${await s.head()}`));
+  }));
