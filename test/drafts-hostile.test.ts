@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath } from '../src/model/paths.js';
-import { run, type TestServer, withServer } from './support/server.js';
+import { run, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0' };
@@ -97,3 +97,51 @@ test('an instance ref is named once in its diagram: a merge bringing a second on
     t.is((await s.get(`${API}/drafts/twice`)).status, 404);
     t.is(await refs(s), before.replace(/refs\/heads\/main \S+/, `refs/heads/main ${await s.head()}`));
   }));
+
+test('a merge is held to the bounds of a write: a diagram or an organization past its limit only by the two sides together is refused, 413, nothing moves', async (t) => {
+  const s = await TestServer.start({ limits: { diagramInstances: 2, orgComponents: 4 } });
+  try {
+    for (const id of ['a', 'b']) await s.post(`${API}/components`, { id, name: id.toUpperCase() });
+    const diagram = { id: 'c2', name: 'C2', level: 'C2', componentInstances: [{ ref: 'a', componentId: 'a' }] };
+    t.is((await s.post(`${API}/diagrams`, diagram)).status, 201);
+    await open(s, 'grow');
+    // Each side adds one instance to the diagram (2 of 2 each).
+    const two = (ref: string) => ({
+      componentInstances: [
+        { ref: 'a', componentId: 'a' },
+        { ref, componentId: 'b' },
+      ],
+    });
+    t.is((await s.request('PATCH', `${API}/diagrams/c2?draft=grow`, { body: two('x') })).status, 200);
+    t.is((await s.request('PATCH', `${API}/diagrams/c2`, { body: two('y') })).status, 200);
+    const before = await refs(s);
+    const tooLarge =
+      "Diagram 'C2' has 3 component instances; the limit is 2 component instances per diagram (raise it with: c4store serve --max-diagram-instances N).";
+    for (const way of ['merge', 'update']) {
+      const refused = await s.post(`${API}/drafts/grow/${way}`, {});
+      t.is(refused.status, 413, way);
+      t.deepEqual(refused.body, { error: tooLarge }, way);
+    }
+    t.is(await refs(s), before, 'nothing moved');
+
+    // The draft takes its instance back; then each side adds components (3 and 4 of 4, 5 together).
+    const one = { componentInstances: [{ ref: 'a', componentId: 'a' }] };
+    t.is((await s.request('PATCH', `${API}/diagrams/c2?draft=grow`, { body: one })).status, 200);
+    t.is((await s.post(`${API}/components?draft=grow`, { id: 'c', name: 'C' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'd', name: 'D' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'e', name: 'E' })).status, 201);
+    const full = await refs(s);
+    const refused = await s.post(`${API}/drafts/grow/merge`, {});
+    t.is(refused.status, 413, refused.text);
+    t.deepEqual(refused.body, {
+      error:
+        'The organization would have 5 components; the limit is 4 components per organization (raise it with: c4store serve --max-org-components N).',
+    });
+    t.is(await refs(s), full, 'nothing moved');
+    t.is((await s.request('DELETE', `${API}/components/e`)).status, 200);
+    const merged = await s.post(`${API}/drafts/grow/merge`, {});
+    t.is(merged.status, 200, merged.text);
+  } finally {
+    await s.close();
+  }
+});
