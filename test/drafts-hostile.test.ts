@@ -145,3 +145,35 @@ test('a merge is held to the bounds of a write: a diagram or an organization pas
     await s.close();
   }
 });
+
+test('a merge goes through while main keeps being written: it is worked out again on the main it finds under the lock, not refused 503', (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await open(s, 'busy');
+    t.is((await s.request('PATCH', `${API}/components/pay?draft=busy`, { body: { desc: 'All money' } })).status, 200);
+    t.is((await s.post(`${API}/components?draft=busy`, { id: 'fraud', name: 'Fraud Check' })).status, 201);
+    // Four writers keep main moving (each write waits its turn behind the others) all through the merge.
+    let merging = true;
+    let written = 0;
+    const writer = async (w: number) => {
+      for (let i = 0; merging; i++) {
+        const reply = await s.post(`${API}/components`, { id: `w${w}-${i}`, name: `Writer ${w} #${i}` });
+        if (reply.status !== 201) throw new Error(`${reply.status} ${reply.text}`);
+        written++;
+      }
+    };
+    const writers = [1, 2, 3, 4].map(writer);
+    while (written < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+    const merged = await s.post(`${API}/drafts/busy/merge`, {});
+    merging = false;
+    await Promise.all(writers);
+    t.is(merged.status, 200, merged.text);
+    const commit = merged.body.mergeCommit as string;
+    t.is((await s.git('rev-parse', `${commit}^2`)).trim(), (await s.git('rev-parse', 'refs/drafts-merged/busy')).trim());
+    t.is((await s.git('rev-list', '--count', '--merges', 'main')).trim(), '1', 'one merge commit');
+    // Every write landed, before or after the merge, and the merge brought the draft's work.
+    const components = (await s.get(`${API}/components`)).body as Array<{ id: string; desc: string | null }>;
+    t.is(components.length, written + 2);
+    t.is(components.find((c) => c.id === 'pay')?.desc, 'All money');
+    t.true(components.some((c) => c.id === 'fraud'));
+  }));

@@ -313,20 +313,18 @@ export class Drafts {
           throw new ApiError(409, `Draft '${name}' is ${location.state}; only an open draft can be merged or updated.`);
         const [mainTip, draftTip] = await Promise.all([this.org.tip(), this.org.tip(location.ref).catch(movedAway)]);
         if (write.reviewed !== undefined && draftTip.commit !== write.reviewed) throw new DraftChanged(name, write.reviewed);
-        const base = await mergeBase(this.gitdir, mainTip.commit, draftTip.commit);
-        if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
         const [target, source] = into === 'main' ? [mainTip, draftTip] : [draftTip, mainTip];
-        const targetRef = into === 'main' ? MAIN_REF : location.ref;
-        // Already taken in: nothing to commit (a draft merged this way is still marked merged).
-        const upToDate = await isAncestor(this.gitdir, source.commit, target.commit);
-        const baseModel = (await this.org.revision(base)).model;
+        const [targetRef, sourceRef] = into === 'main' ? [MAIN_REF, location.ref] : [location.ref, MAIN_REF];
+        // Worked out before the lock, so that loading an older base holds up no other write; again
+        // under it only for what moved meanwhile (main written to while a merge into it waits its turn).
+        let plan = await this.mergePlan(name, target.commit, source.commit);
         // The records are written once main has the merge: a file that cannot be read refuses the
         // merge now, before anything moves, rather than after main moved and the draft did not.
         if (into === 'main') await readDraftRecords(this.gitdir);
         // A draft a push opened has no record: who and when are read from its first own commit,
         // which the update's merge commit would become. Kept as they are now, before it is made.
         else if (!(await readDraftRecords(this.gitdir)).has(name)) {
-          await saveDraftRecord(this.gitdir, await this.defaultRecord(name, draftTip.commit, base));
+          await saveDraftRecord(this.gitdir, await this.defaultRecord(name, draftTip.commit, plan.base));
         }
         let merged: DraftSummary | undefined;
         const { snapshot } = await this.org.write(
@@ -337,25 +335,29 @@ export class Drafts {
             author: write.author,
             title: into === 'main' ? `Merged draft '${name}'` : `Updated draft '${name}' with main`,
             options: write.options,
-            mergedParent: upToDate ? undefined : source.commit,
+            // Already taken in: nothing to commit (a draft merged this way is still marked merged).
+            mergedParent: () => (plan.upToDate ? undefined : plan.source),
             // A merged draft's ref moves under the same lock as main: no write slips in between.
-            whileLocked:
-              into === 'main' ? async (commit) => void (merged = await this.markMerged(name, draftTip.commit, commit)) : undefined,
+            whileLocked: into === 'main' ? async (commit) => void (merged = await this.markMerged(name, plan.source, commit)) : undefined,
           },
-          async (draft) => {
-            // Under the lock: both tips must be those the merge was worked out from.
-            if (draft.base !== target.model || (await readRef(this.gitdir, into === 'main' ? location.ref : MAIN_REF)) !== source.commit) {
-              throw new Moved();
-            }
-            if (upToDate) return;
-            const [mainModel, draftModel] = into === 'main' ? [target.model, source.model] : [source.model, target.model];
-            const outcome = mergeModels(baseModel, mainModel, draftModel, resolutions);
+          async (draft, at) => {
+            // Under the lock: the tips as they now are. The branch written is `at`; the other is read.
+            const sourceCommit = await readRef(this.gitdir, sourceRef);
+            // The draft merged or closed meanwhile: found again, and told so.
+            if (sourceCommit === null) throw new Moved();
+            if (at !== plan.target || sourceCommit !== plan.source) plan = await this.mergePlan(name, at, sourceCommit);
+            const head = into === 'main' ? plan.source : plan.target;
+            if (write.reviewed !== undefined && head !== write.reviewed) throw new DraftChanged(name, write.reviewed);
+            if (plan.upToDate) return;
+            const sourceModel = (await this.org.revision(plan.source)).model;
+            const [mainModel, draftModel] = into === 'main' ? [draft.base, sourceModel] : [sourceModel, draft.base];
+            const outcome = mergeModels(plan.baseModel, mainModel, draftModel, resolutions);
             if (outcome.outcome === 'conflicts') throw new MergeConflicts(name, outcome.conflicts);
             if (outcome.outcome === 'invalid') throw new ApiError(409, outcome.error);
             revertTo(draft, outcome.model);
           },
         );
-        const committed = snapshot.commit !== target.commit;
+        const committed = snapshot.commit !== plan.target;
         let summary: DraftSummary;
         if (into === 'main' && merged !== undefined) {
           summary = merged;
@@ -376,6 +378,17 @@ export class Drafts {
         }
       }
     }
+  }
+
+  /**
+   * What merging `source` into `target` (commits) starts from: their merge base and its model,
+   * and whether `target` already holds `source` (then there is nothing to merge).
+   */
+  private async mergePlan(name: string, target: string, source: string): Promise<MergePlan> {
+    const base = await mergeBase(this.gitdir, target, source);
+    if (base === null) throw new ApiError(409, `Draft '${name}' shares no history with main; it cannot be merged.`);
+    const [upToDate, baseModel] = await Promise.all([isAncestor(this.gitdir, source, target), this.org.revision(base)]);
+    return { target, source, base, upToDate, baseModel: baseModel.model };
   }
 
   /** Closes an open draft: its branch moves to `refs/drafts-closed/<name>` (kept, and reopenable). */
@@ -537,8 +550,17 @@ function isoSeconds(time: Date): string {
   return time.toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-/** A tip moved between working the merge out and taking the lock: worked out again. */
+/** The draft moved away (merged or closed) between being found and the merge taking the lock: found again. */
 class Moved extends Error {}
+
+/** See Drafts.mergePlan: the commits merged (the branch merged into, the one merged in) and their base. */
+interface MergePlan {
+  target: string;
+  source: string;
+  base: string;
+  baseModel: Model;
+  upToDate: boolean;
+}
 
 /** A branch read that found it gone (moved by a merge or a close meanwhile): tried again. */
 function movedAway(err: unknown): never {

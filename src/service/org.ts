@@ -67,15 +67,20 @@ export function checkPreconditions(conditions: Preconditions, commit: string): v
   if (ifNoneMatch?.includes(commit)) throw new ApiError(412, `The model is still at ${commit}.`);
 }
 
+/** The pure step of a write, on the draft of the next model; `at` is the commit it starts from. */
+export type WriteStep<R> = (draft: Draft, at: string) => Promise<R> | R;
+
 /** Its `If-Match` and `If-None-Match` are of the branch written. */
 export interface WriteRequest extends Preconditions {
   /** The branch written: `main` (default) or a draft's `refs/heads/drafts/<name>`. Every rule and step is the same on each. */
   ref?: string;
   /**
    * A merge: the tip of the branch merged in, the commit's second parent. The commit is made
-   * even when the tree stays as it was, so that the branch records what it has taken in.
+   * even when the tree stays as it was, so that the branch records what it has taken in. Asked
+   * once the step has run, so that a merge can work out under the lock what it takes in
+   * (undefined: nothing, no merge commit).
    */
-  mergedParent?: string;
+  mergedParent?: () => string | undefined;
   /**
    * Run under the organization's lock once the write is done (with its commit, or the
    * unchanged tip when it made none), so that what goes with the commit (a merged draft's
@@ -304,7 +309,8 @@ export class OrgModel {
     this.older.put(this.owner, snapshot.commit, { snapshot, modelBytes: estimateModelBytes(snapshot.model), responses });
   }
 
-  async write<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+  /** `step` is given the draft of the next model and the commit it starts from (the branch's tip, under the lock). */
+  async write<R>(request: WriteRequest, step: WriteStep<R>): Promise<{ snapshot: Snapshot; result: R }> {
     if (this.waitingWrites >= this.maxWaitingWrites) {
       throw new ApiError(503, 'Too many writes are waiting for this organization; retry shortly.', { 'Retry-After': '1' });
     }
@@ -332,7 +338,7 @@ export class OrgModel {
     return this.current !== undefined;
   }
 
-  private writeUnderLock<R>(request: WriteRequest, step: (draft: Draft) => Promise<R> | R): Promise<{ snapshot: Snapshot; result: R }> {
+  private writeUnderLock<R>(request: WriteRequest, step: WriteStep<R>): Promise<{ snapshot: Snapshot; result: R }> {
     const ref = request.ref ?? MAIN_REF;
     const asked = performance.now();
     return this.repo.withWriteLock(async () => {
@@ -345,9 +351,10 @@ export class OrgModel {
         runLayout: request.options.runLayout ?? this.settings.runLayout,
         deadline: request.options.deadline ?? this.deadline(),
       });
-      const result = await step(draft);
+      const result = await step(draft, base.commit);
       draft.finish();
-      if (draft.changes.length === 0 && request.mergedParent === undefined) {
+      const mergedParent = request.mergedParent?.();
+      if (draft.changes.length === 0 && mergedParent === undefined) {
         await request.whileLocked?.(base.commit);
         return { snapshot: base, result };
       }
@@ -366,7 +373,7 @@ export class OrgModel {
       const commit = await this.repo.commit({
         parent,
         ref,
-        mergedParent: request.mergedParent,
+        mergedParent,
         changes: files,
         author: request.author,
         message,
