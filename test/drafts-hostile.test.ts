@@ -177,3 +177,45 @@ test('a merge goes through while main keeps being written: it is worked out agai
     t.is(components.find((c) => c.id === 'pay')?.desc, 'All money');
     t.true(components.some((c) => c.id === 'fraud'));
   }));
+
+test("a resource's history is in the order of main's chain, page after page, when a pushed commit's clock ran ahead (with a commit graph)", (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'api', name: 'API' });
+    await s.request('PATCH', `${API}/components/api`, { body: { desc: 'first' } });
+    // A commit made on a machine whose clock runs two hours ahead, pushed to main.
+    await withClone(s, async (dir, git) => {
+      const path = join(dir, resourcePath('component', 'api'));
+      await writeFile(path, (await readFile(path, 'utf8')).replace('desc: first', 'desc: pushed'));
+      const ahead = new Date(Date.now() + 2 * 3600_000).toISOString();
+      await run(
+        'git',
+        ['-C', dir, '-c', 'user.name=Ada', '-c', 'user.email=ada@example.com', 'commit', '-q', '-am', 'From a clock ahead'],
+        {
+          env: { ...ENV, GIT_COMMITTER_DATE: ahead, GIT_AUTHOR_DATE: ahead },
+        },
+      );
+      await git('push', '-q', 'origin', 'main');
+    });
+    await s.request('PATCH', `${API}/components/api`, { body: { desc: 'last' } });
+    // The commit graph the server writes after packing: git then reads one path at a time.
+    await s.git('commit-graph', 'write', '--reachable', '--changed-paths');
+    const chain = (await s.git('log', '--first-parent', '--format=%H', 'main', '--', resourcePath('component', 'api'))).trim().split('\n');
+    t.is(chain.length, 4);
+
+    const whole = await s.get(`${API}/history?resource=api`);
+    t.deepEqual(
+      whole.body.map((c: { id: string }) => c.id),
+      chain,
+      'newest first along the chain, as git log --first-parent',
+    );
+    // Page by page, by the Link each page gives: every commit once, in order.
+    const paged: string[] = [];
+    let next: string | undefined = `${API}/history?resource=api&limit=2`;
+    while (next !== undefined) {
+      const page = await s.get(next);
+      t.is(page.status, 200, page.text);
+      paged.push(...page.body.map((c: { id: string }) => c.id));
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+    t.deepEqual(paged, chain);
+  }));

@@ -116,7 +116,27 @@ export async function readHistory(gitdir: string, query: HistoryQuery): Promise<
   // every path costs less than one walk per path.
   const split = paths.length > 1 && (await hasCommitGraph(gitdir));
   const logs = split ? await Promise.all(paths.map((path) => gitLog(gitdir, query, [path]))) : [await gitLog(gitdir, query, paths)];
-  return withNames(gitdir, logs.length === 1 ? logs[0]! : mergeLogs(logs, query.limit));
+  const found = logs.filter((log) => log.length > 0);
+  if (found.length <= 1) return withNames(gitdir, found[0] ?? []);
+  // Several logs, in the order of the walk: a commit's place on the chain, not its committer time,
+  // which a pushed commit made on a clock running ahead puts before its own descendants.
+  const walked = query.single === undefined && query.commits === undefined;
+  return withNames(gitdir, mergeLogs(found, query.limit, walked ? await placesOnWalk(gitdir, query) : undefined));
+}
+
+/** Where gitLog's walk starts: the branch's tip, or the commit before a page's `before`. */
+function walkStart(query: HistoryQuery): string {
+  return query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^1`;
+}
+
+/** Each commit of gitLog's walk (its first-parent chain, `after` left out) by its place on it: 0 the newest. */
+async function placesOnWalk(gitdir: string, query: HistoryQuery): Promise<Map<string, number>> {
+  const args = ['rev-list', '--first-parent', walkStart(query)];
+  if (query.after !== undefined) args.push(`^${query.after}`);
+  const { stdout } = await runGit(gitdir, [...args, '--']);
+  const places = new Map<string, number>();
+  for (const [place, id] of stdout.toString('utf8').split('\n').entries()) if (id !== '') places.set(id, place);
+  return places;
 }
 
 /** Whether git has a commit graph for the repository (written after packing: store/maintenance.ts). */
@@ -185,7 +205,7 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
   if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
   else if (query.commits !== undefined) args.push('--no-walk=unsorted', ...query.commits);
-  else args.push('--first-parent', query.before === undefined ? (query.tip ?? 'refs/heads/main') : `${query.before}^1`);
+  else args.push('--first-parent', walkStart(query));
   if (query.after !== undefined) args.push(`^${query.after}`);
   args.push('--', ...paths);
   const { stdout } = await runGit(gitdir, args);
@@ -193,11 +213,12 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
 }
 
 /**
- * Several logs of one walk (each newest first) as one, newest first, by committer time and, for
- * commits of one second, in the order of the logs given; a commit in several logs once, with all
- * its changes (a delete and a create of the same content: the move they are).
+ * Several logs of one walk (each newest first) as one, newest first: by each commit's place on the
+ * walk (`places`, placesOnWalk), else (commits given one by one) by committer time and, for commits
+ * of one second, in the order of the logs given; a commit in several logs once, with all its
+ * changes (a delete and a create of the same content: the move they are).
  */
-function mergeLogs(logs: ParsedEntry[][], limit: number): ParsedEntry[] {
+function mergeLogs(logs: ParsedEntry[][], limit: number, places?: ReadonlyMap<string, number>): ParsedEntry[] {
   const byId = new Map<string, ParsedEntry>();
   for (const log of logs) {
     for (const entry of log) {
@@ -210,7 +231,9 @@ function mergeLogs(logs: ParsedEntry[][], limit: number): ParsedEntry[] {
   for (const [which, log] of logs.entries()) {
     for (const [at, entry] of log.entries()) if (!order.has(entry.id)) order.set(entry.id, which * 1e9 + at);
   }
-  return [...byId.values()].sort((a, b) => b.committed - a.committed || order.get(a.id)! - order.get(b.id)!).slice(0, limit);
+  const byPlace = (a: ParsedEntry, b: ParsedEntry) => (places!.get(a.id) ?? Infinity) - (places!.get(b.id) ?? Infinity);
+  const byTime = (a: ParsedEntry, b: ParsedEntry) => b.committed - a.committed || order.get(a.id)! - order.get(b.id)!;
+  return [...byId.values()].sort(places === undefined ? byTime : (a, b) => byPlace(a, b) || byTime(a, b)).slice(0, limit);
 }
 
 function asMoves(changes: RawChange[]): RawChange[] {
