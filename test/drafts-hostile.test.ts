@@ -219,3 +219,24 @@ test("a resource's history is in the order of main's chain, page after page, whe
     }
     t.deepEqual(paged, chain);
   }));
+
+test("a draft starts from a state main has had: a merged draft's own commit is no 'from'", (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await open(s, 'first');
+    t.is((await s.request('PATCH', `${API}/components/pay?draft=first`, { body: { desc: 'Draft only' } })).status, 200);
+    const own = (await s.git('rev-parse', 'drafts/first')).trim();
+    t.is((await s.request('PATCH', `${API}/components/pay`, { body: { name: 'Payment Service' } })).status, 200);
+    t.is((await s.post(`${API}/drafts/first/merge`, {})).status, 200);
+    // The draft's commit is an ancestor of main now (the merge's second parent), yet main never
+    // held its model (name 'Payments' with desc 'Draft only'): a draft opened there would be
+    // reviewed against, and show as its base, a state main never had.
+    const before = await refs(s);
+    const refused = await s.post(`${API}/drafts`, { name: 'second', from: own });
+    t.is(refused.status, 400, refused.text);
+    t.deepEqual(refused.body, { error: `'from' must name a revision of main; ${own} is not one.` });
+    t.is(await refs(s), before);
+    // A commit main had (its first-parent chain) is taken.
+    const mainBefore = (await s.git('rev-parse', 'main^1')).trim();
+    t.like((await s.post(`${API}/drafts`, { name: 'second', from: mainBefore })).body, { base: mainBefore, head: mainBefore });
+  }));

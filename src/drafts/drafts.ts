@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { diffModels, type ModelDiff } from '../history/diff.js';
+import { onFirstParentChain } from '../history/log.js';
 import type { WriteOptions } from '../model/draft.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Diagram, Model } from '../model/types.js';
@@ -172,7 +173,9 @@ export class Drafts {
       if ((await listDraftRefs(this.gitdir)).has(request.name)) throw new ApiError(409, `Draft '${request.name}' already exists.`);
       const main = await this.org.repo.readHead();
       if (main === null) throw new Error(`Organization ${this.org.slug} has no main branch`);
-      if (from !== undefined && !(await isAncestor(this.gitdir, from, main))) {
+      // A state main has had: a commit of its first-parent chain, as revert and history count them
+      // (a merged draft's own commit is an ancestor of main, but main never held its model).
+      if (from !== undefined && !(await onFirstParentChain(this.gitdir, from, main))) {
         throw new ApiError(400, `'from' must name a revision of main; ${request.from} is not one.`);
       }
       const start = from ?? main;
