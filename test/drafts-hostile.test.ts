@@ -240,3 +240,49 @@ test("a draft starts from a state main has had: a merged draft's own commit is n
     const mainBefore = (await s.git('rev-parse', 'main^1')).trim();
     t.like((await s.post(`${API}/drafts`, { name: 'second', from: mainBefore })).body, { base: mainBefore, head: mainBefore });
   }));
+
+test('a type slug names one type: a push bringing a second type of a slug is refused, and so is a merge whose two sides each brought one', (t) =>
+  withServer(async (s) => {
+    await open(s, 'queues');
+    const typeFile = (id: string, name: string) =>
+      `# yaml-language-server: $schema=../.c4store/schemas/type.json\nid: ${id}\nslug: event-queue\nname: ${name}\n`;
+    await withClone(s, async (dir, git) => {
+      const fails = (...args: string[]) =>
+        git(...args).then(
+          () => '',
+          (err: { stderr?: string }) => String(err.stderr),
+        );
+      // Two types of one slug in one push: refused.
+      await git('checkout', '-q', '-b', 'twice', 'origin/main');
+      await writeFile(join(dir, 'types', '01m8gh00000000000000000q01.yaml'), typeFile('01m8gh00000000000000000q01', 'Queue'));
+      await writeFile(join(dir, 'types', '01m8gh00000000000000000q02.yaml'), typeFile('01m8gh00000000000000000q02', 'Event queue'));
+      await git('add', 'types');
+      await git('commit', '-q', '-m', 'Two queues');
+      t.regex(
+        await fails('push', 'origin', 'twice:refs/heads/drafts/twice'),
+        /drafts\/twice: commit [0-9a-f]{12}: types\/01m8gh00000000000000000q0[12]\.yaml: Slug 'event-queue' is used more than once\./,
+      );
+      t.regex(await fails('push', 'origin', 'twice:main'), /Slug 'event-queue' is used more than once\./);
+      // One on main, one in the draft: each push alone is taken.
+      await git('checkout', '-q', '-b', 'one', 'origin/main');
+      await writeFile(join(dir, 'types', '01m8gh00000000000000000q01.yaml'), typeFile('01m8gh00000000000000000q01', 'Queue'));
+      await git('add', 'types');
+      await git('commit', '-q', '-m', 'A queue on main');
+      await git('push', '-q', 'origin', 'one:main');
+      await git('checkout', '-q', '-b', 'other', 'origin/drafts/queues');
+      await writeFile(join(dir, 'types', '01m8gh00000000000000000q02.yaml'), typeFile('01m8gh00000000000000000q02', 'Event queue'));
+      await git('add', 'types');
+      await git('commit', '-q', '-m', 'A queue in the draft');
+      await git('push', '-q', 'origin', 'other:drafts/queues');
+    });
+    t.is((await s.get(`${API}/drafts/twice`)).status, 404);
+    // Each side brought one of the two: the rule names the first by id.
+    const rule = "types/01m8gh00000000000000000q01.yaml: Slug 'event-queue' is used more than once.";
+    t.is((await s.get(`${API}/drafts/queues`)).body.problem, rule);
+    const before = await refs(s);
+    const refused = await s.post(`${API}/drafts/queues/merge`, {});
+    t.is(refused.status, 409, refused.text);
+    t.deepEqual(refused.body, { error: rule });
+    t.is(await refs(s), before);
+    t.is((await s.get(`${API}/type`)).body.filter((type: { slug: string }) => type.slug === 'event-queue').length, 1);
+  }));

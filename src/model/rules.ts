@@ -1,6 +1,6 @@
 import { concerning, ModelError, quotedName } from '../errors.js';
 import { resourcePath } from './paths.js';
-import type { Attribute, AttributeValueType, Component, Diagram, Model, ResourceKind } from './types.js';
+import type { Attribute, AttributeValueType, Component, ComponentType, Diagram, Model, ResourceKind } from './types.js';
 
 /**
  * The organization's member that `address` names, spelt as the organization keeps it: e-mail
@@ -331,12 +331,38 @@ function nestedRefClashes(diagram: Diagram, before: Diagram | undefined): Array<
 }
 
 /**
+ * A type's slug names one type (a component's `typeSlug`, an attribute's `forTypes`, the drawing's
+ * shape): the refusal of a type that brings in a slug another type of `types` has. Types come
+ * only by push; a type whose slug did not change (`previous`: the type as it was) is not refused,
+ * so a pair already stored is still read and pushed back.
+ */
+function slugClash(
+  types: ReadonlyMap<string, ComponentType>,
+  type: ComponentType,
+  previous: ComponentType | undefined,
+): string | undefined {
+  if (previous?.slug === type.slug) return undefined;
+  for (const other of types.values()) {
+    if (other.id !== type.id && other.slug === type.slug) return `Slug '${type.slug}' is used more than once.`;
+  }
+  return undefined;
+}
+
+/**
  * checkOneName on every resource of `model` that is not the very object of `before` (a push:
  * the commit before it; files that did not change are loaded as the same objects), each
  * problem on the resource that brings it.
  */
 export function nameProblems(model: Model, before: Model | undefined): ModelProblem[] {
   const problems: ModelProblem[] = [];
+  if (model.types !== before?.types) {
+    for (const type of model.types.values()) {
+      const previous = before?.types.get(type.id);
+      if (previous === type) continue;
+      const clash = slugClash(model.types, type, previous);
+      if (clash !== undefined) problems.push({ kind: 'type', id: type.id, message: clash });
+    }
+  }
   for (const kind of NAMED_KINDS) {
     const resources = namedOf(model, kind);
     const old = before && namedOf(before, kind);
@@ -362,7 +388,7 @@ export function nameProblems(model: Model, before: Model | undefined): ModelProb
 
 /** A broken rule, on the resource (`kind`, `id`) whose file holds it. */
 export interface ModelProblem {
-  kind: 'tag' | 'attribute' | 'component' | 'diagram';
+  kind: 'type' | 'tag' | 'attribute' | 'component' | 'diagram';
   id: string;
   message: string;
   /** The field of the file the rule is broken at (`ref`, `componentInstances.2.ref`), where the message does not say. */
@@ -424,6 +450,13 @@ export function checkModel(model: Model): void {
  */
 export function folderNameProblems(model: Model): ModelProblem[] {
   const problems: ModelProblem[] = [];
+  // Each type whose slug an earlier one has, at its slug.
+  const slugs = new Map<string, ComponentType>();
+  for (const type of model.types.values()) {
+    const clash = slugClash(slugs, type, undefined);
+    if (clash !== undefined) problems.push({ kind: 'type', id: type.id, message: clash, field: 'slug' });
+    else slugs.set(type.id, type);
+  }
   for (const kind of NAMED_KINDS) {
     const resources = namedOf(model, kind);
     for (const resource of resources.values()) {
@@ -550,7 +583,11 @@ export function checkModelChange(model: Model, change: ModelChange, refs: RefInd
 /** checkNewNames on what `change` brought or replaced alone, the model's refs after it in `refs`. */
 export function checkNewNamesOfChange(model: Model, change: ModelChange, refs: RefIndex): void {
   for (const { kind, now, before } of change.changed) {
-    if (kind === 'type') continue;
+    if (kind === 'type') {
+      const clash = slugClash(model.types, now as ComponentType, before as ComponentType | undefined);
+      if (clash !== undefined) throw new ModelError(`${resourcePath(kind, now.id)}: ${clash}`);
+      continue;
+    }
     try {
       checkOneName(kind, namedOf(model, kind as (typeof NAMED_KINDS)[number]), refs.of(kind), now, before);
     } catch (err) {
