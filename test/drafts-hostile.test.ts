@@ -286,3 +286,55 @@ test('a type slug names one type: a push bringing a second type of a slug is ref
     t.is(await refs(s), before);
     t.is((await s.get(`${API}/type`)).body.filter((type: { slug: string }) => type.slug === 'event-queue').length, 1);
   }));
+
+test("a merge brings the draft's files that are no model file (a README pushed into it), or refuses when main changed them too", (t) =>
+  withServer(async (s) => {
+    await s.post(`${API}/components`, { id: 'pay', name: 'Payments' });
+    await withClone(s, async (dir, git) => {
+      await writeFile(join(dir, 'README.md'), '# Acme architecture\n');
+      await git('add', 'README.md');
+      await git('commit', '-q', '-m', 'A README');
+      await git('push', '-q', 'origin', 'main');
+      // A draft by push: the README reworded and a component renamed.
+      await git('checkout', '-q', '-b', 'drafts/docs');
+      await writeFile(join(dir, 'README.md'), '# Acme architecture\n\nHow payments flow.\n');
+      await writeFile(join(dir, 'NOTES.md'), 'Reviewed by Ada.\n');
+      const path = join(dir, resourcePath('component', 'pay'));
+      await writeFile(path, (await readFile(path, 'utf8')).replace('name: Payments', 'name: Payment Service'));
+      await git('add', '-A');
+      await git('commit', '-q', '-m', 'Document payments');
+      await git('push', '-q', 'origin', 'drafts/docs');
+    });
+    // main moves on meanwhile (a model write), so the merge is a real one.
+    t.is((await s.post(`${API}/components`, { id: 'db', name: 'DB' })).status, 201);
+    const merged = await s.post(`${API}/drafts/docs/merge`, {});
+    t.is(merged.status, 200, merged.text);
+    t.is((await s.get(`${API}/components/pay`)).body.name, 'Payment Service');
+    // git records the draft as merged (its head is a parent of main), so what it changed is on main.
+    t.is(await s.git('show', 'main:README.md'), '# Acme architecture\n\nHow payments flow.\n');
+    t.is(await s.git('show', 'main:NOTES.md'), 'Reviewed by Ada.\n');
+    t.is((await s.git('diff', '--name-only', 'refs/drafts-merged/docs', 'main', '--', 'README.md', 'NOTES.md')).trim(), '');
+
+    // The README changed on both sides, each its own way: no field settles it, so the merge and
+    // the update are refused (a merge leaving one side out would lose it for good) and nothing moves.
+    await withClone(s, async (dir, git) => {
+      await git('checkout', '-q', '-b', 'drafts/reword');
+      await writeFile(join(dir, 'README.md'), '# Acme\n');
+      await git('commit', '-q', '-am', 'Shorter');
+      await git('push', '-q', 'origin', 'drafts/reword');
+      await git('checkout', '-q', 'main');
+      await writeFile(join(dir, 'README.md'), '# Acme architecture, 2027\n');
+      await git('commit', '-q', '-am', 'Dated');
+      await git('push', '-q', 'origin', 'main');
+    });
+    const before = await refs(s);
+    for (const way of ['merge', 'update']) {
+      const refused = await s.post(`${API}/drafts/reword/${way}`, {});
+      t.is(refused.status, 409, way);
+      t.deepEqual(refused.body, {
+        error:
+          "Draft 'reword' and main both changed 'README.md', which is no model file: merge it with git (main into the draft's branch) and push the draft.",
+      });
+    }
+    t.is(await refs(s), before);
+  }));

@@ -22,7 +22,8 @@ import {
 } from '../store/branches.js';
 import { readDraftRecords, saveDraftRecord, type DraftRecord } from '../store/draft-records.js';
 import { readRef, MAIN_REF } from '../store/refs.js';
-import type { Author } from '../store/repo.js';
+import type { Author, ChangedFile, TreeChange } from '../store/repo.js';
+import { classifyPath } from '../model/paths.js';
 import { emitDraftEvent } from './events.js';
 import { mergeModels, type MergeConflict, type Resolution } from './merge.js';
 import { visualDiff, type VisualDiff } from './visual-diff.js';
@@ -330,6 +331,7 @@ export class Drafts {
           await saveDraftRecord(this.gitdir, await this.defaultRecord(name, draftTip.commit, plan.base));
         }
         let merged: DraftSummary | undefined;
+        let otherFiles: TreeChange[] = [];
         const { snapshot } = await this.org.write(
           {
             ref: targetRef,
@@ -340,6 +342,7 @@ export class Drafts {
             options: write.options,
             // Already taken in: nothing to commit (a draft merged this way is still marked merged).
             mergedParent: () => (plan.upToDate ? undefined : plan.source),
+            otherFiles: () => otherFiles,
             // A merged draft's ref moves under the same lock as main: no write slips in between.
             whileLocked: into === 'main' ? async (commit) => void (merged = await this.markMerged(name, plan.source, commit)) : undefined,
           },
@@ -351,7 +354,9 @@ export class Drafts {
             if (at !== plan.target || sourceCommit !== plan.source) plan = await this.mergePlan(name, at, sourceCommit);
             const head = into === 'main' ? plan.source : plan.target;
             if (write.reviewed !== undefined && head !== write.reviewed) throw new DraftChanged(name, write.reviewed);
+            otherFiles = [];
             if (plan.upToDate) return;
+            otherFiles = await this.otherFilesMerged(name, plan);
             const sourceModel = (await this.org.revision(plan.source)).model;
             const [mainModel, draftModel] = into === 'main' ? [draft.base, sourceModel] : [sourceModel, draft.base];
             const outcome = mergeModels(plan.baseModel, mainModel, draftModel, resolutions);
@@ -381,6 +386,33 @@ export class Drafts {
         }
       }
     }
+  }
+
+  /**
+   * The files outside the model (a README, notes pushed beside it: c4store's own `.c4store/`
+   * aside) as git would merge them: what `source` changed of them since the base and `target`
+   * left alone is brought; one both changed, each its own way, refuses the merge (409) — the model
+   * merge has no field to settle it by, and leaving it out would drop the change for good, since
+   * git then counts the source as merged.
+   */
+  private async otherFilesMerged(name: string, plan: MergePlan): Promise<TreeChange[]> {
+    const outside = (changes: ChangedFile[]) =>
+      new Map(changes.filter(({ path }) => classifyPath(path) === null && !path.startsWith('.c4store/')).map((c) => [c.path, c.after]));
+    const [theirs, ours] = await Promise.all([
+      this.org.repo.changedFiles(plan.base, plan.source).then(outside),
+      this.org.repo.changedFiles(plan.base, plan.target).then(outside),
+    ]);
+    const files: TreeChange[] = [];
+    for (const [path, after] of theirs) {
+      if (!ours.has(path)) files.push(after === null ? { path, content: null } : { path, blob: after });
+      else if (ours.get(path) !== after) {
+        throw new ApiError(
+          409,
+          `Draft '${name}' and main both changed '${path}', which is no model file: merge it with git (main into the draft's branch) and push the draft.`,
+        );
+      }
+    }
+    return files;
   }
 
   /**

@@ -8,7 +8,7 @@ import { classifyPath, DIRECTORIES, layoutOf, SHARDED_KINDS, type TreeLayout } f
 import type { Model } from '../model/types.js';
 import { ObjectNotFoundError, WrongObjectTypeError } from '../store/object-storage.js';
 import { MAIN_REF, RefNotAnIdError } from '../store/refs.js';
-import { StaleHeadError, type Author, type Repo } from '../store/repo.js';
+import { StaleHeadError, type Author, type Repo, type TreeChange } from '../store/repo.js';
 import { commitMessage } from './commit-message.js';
 import { estimateModelBytes, ResponseCache, SnapshotCache } from './snapshot-cache.js';
 import { resolveCommitName } from './commit-names.js';
@@ -81,6 +81,11 @@ export interface WriteRequest extends Preconditions {
    * (undefined: nothing, no merge commit).
    */
   mergedParent?: () => string | undefined;
+  /**
+   * Files outside the model written beside the step's changes, asked once the step has run: a
+   * merge brings what the branch merged in changed of them (a README pushed into a draft).
+   */
+  otherFiles?: () => readonly TreeChange[];
   /**
    * Run under the organization's lock once the write is done (with its commit, or the
    * unchanged tip when it made none), so that what goes with the commit (a merged draft's
@@ -354,7 +359,8 @@ export class OrgModel {
       const result = await step(draft, base.commit);
       draft.finish();
       const mergedParent = request.mergedParent?.();
-      if (draft.changes.length === 0 && mergedParent === undefined) {
+      const otherFiles = request.otherFiles?.() ?? [];
+      if (draft.changes.length === 0 && mergedParent === undefined && otherFiles.length === 0) {
         await request.whileLocked?.(base.commit);
         return { snapshot: base, result };
       }
@@ -364,7 +370,11 @@ export class OrgModel {
       // An older repository gets the editor schemas with its next write, beside what the write changes.
       const schemas = base.schemasCurrent === false ? SCHEMA_FILES : [];
       const changes = request.mayRewriteUnchanged ? await this.repo.withoutUnchanged(parent, draft.changes) : draft.changes;
-      const files = [...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })), ...schemas];
+      const files = [
+        ...changes.map(({ action, path, content }) => ({ path, content: action === 'delete' ? null : content })),
+        ...schemas,
+        ...otherFiles,
+      ];
       const message = commitMessage(request.title, changes, request.options.apiContext, {
         spoken: request.spoken?.(draft),
         trailers: request.trailers,
