@@ -15,6 +15,7 @@ import { newId } from './model/ids.js';
 import { memberCalled } from './model/rules.js';
 import { apiContextOf } from './http/resource.js';
 import { redactUrl } from './credentials.js';
+import { detailedMessage } from './errors.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
 import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
@@ -374,7 +375,7 @@ async function serve(values: Values): Promise<void> {
       const upgrade = await orgs.get(slug).upgradeLayout(CLI_AUTHOR);
       if (upgrade.moved > 0) console.log(describeUpgrade(slug, upgrade));
     } catch (err) {
-      console.error(`'${slug}' stays in its layout for now: ${(err as Error).message}`);
+      console.error(`'${slug}' stays in its layout for now: ${detailedMessage(err)}`);
     }
   }
   const starting = startServer(settings);
@@ -710,6 +711,6 @@ run(process.argv.slice(2)).catch((err: unknown) => {
   // Node's own errors have a string code; a failed git command's is its exit status.
   const code = (err as { code?: unknown }).code;
   const usage = err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
-  console.error(`c4store: ${(err as Error).message}`);
+  console.error(`c4store: ${detailedMessage(err)}`);
   process.exit(usage ? 2 : 1);
 });

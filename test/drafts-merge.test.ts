@@ -1,5 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
+import { ModelError } from '../src/errors.js';
 import { mergeModels, type MergeOutcome } from '../src/drafts/merge.js';
 import { emptyModel, type ModelUnderConstruction } from '../src/model/files.js';
 import { resourcePath } from '../src/model/paths.js';
@@ -294,7 +295,7 @@ test('property: a merged model never breaks a rule; what cannot merge says why',
           result.conflicts.every((c) => c.kind && c.id && c.field && 'base' in c && 'main' in c && 'draft' in c)
         );
       }
-      return typeof result.error === 'string' && result.error.length > 0;
+      return result.error instanceof ModelError && result.error.message.length > 0;
     }),
     { numRuns: 500 },
   );
@@ -405,10 +406,10 @@ test('a component deleted on main but used by new work in the draft is refused w
   const main = applyEdits(base, [{ op: 'deleteComponent', pick: 2 }], 'main');
   const draft = applyEdits(base, [{ op: 'addComponent', text: 'Fraud Check', ref: false, linkTo: 2 }], 'draft');
   const result = mergeModels(base, main, draft);
-  t.deepEqual(result, {
-    outcome: 'invalid',
-    error: `${resourcePath('component', 'draft-new-0')}: Component with id 'c-2' does not exist.`,
-  });
+  if (result.outcome !== 'invalid') return t.fail(result.outcome);
+  t.true(result.error instanceof ModelError);
+  t.is(result.error.message, `${resourcePath('component', 'draft-new-0')}: Component with id 'c-2' does not exist.`);
+  t.deepEqual(result.error.context, [], 'the link names the component itself: nothing to add');
 });
 
 test('deleted on one side, changed on the other: a conflict on the whole resource', (t) => {

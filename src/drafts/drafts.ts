@@ -63,7 +63,11 @@ export interface DraftDetails extends DraftSummary {
   changes: DraftChanges;
   behind: number;
   conflicts: MergeConflict[];
-  /** A merge now would break this rule (its text); absent when it would not. */
+  /**
+   * A merge now would break this rule: its text with what it concerns in parentheses
+   * (ApiError.detailed; the merge's 409 says the text alone and the rest in its header, which
+   * this 200 has no room for); absent when it would not.
+   */
   problem?: string;
 }
 
@@ -231,7 +235,7 @@ export class Drafts {
     if (location.state === 'open' && behind > 0) {
       const outcome = mergeModels(before.model, (await this.org.tip()).model, after.model);
       if (outcome.outcome === 'conflicts') conflicts = outcome.conflicts;
-      if (outcome.outcome === 'invalid') problem = outcome.error;
+      if (outcome.outcome === 'invalid') problem = outcome.error.detailed;
     }
     return {
       ...summary,
@@ -361,7 +365,7 @@ export class Drafts {
             const [mainModel, draftModel] = into === 'main' ? [draft.base, sourceModel] : [sourceModel, draft.base];
             const outcome = mergeModels(plan.baseModel, mainModel, draftModel, resolutions);
             if (outcome.outcome === 'conflicts') throw new MergeConflicts(name, outcome.conflicts);
-            if (outcome.outcome === 'invalid') throw new ApiError(409, outcome.error);
+            if (outcome.outcome === 'invalid') throw outcome.error.withStatus(409);
             revertTo(draft, outcome.model);
           },
         );

@@ -42,8 +42,8 @@ export interface Resolution {
 export type MergeOutcome =
   | { outcome: 'merged'; model: Model }
   | { outcome: 'conflicts'; conflicts: MergeConflict[] }
-  /** The merged model breaks a rule (e.g. one side deleted a component the other's new work uses): the rule's text. */
-  | { outcome: 'invalid'; error: string };
+  /** The merged model breaks a rule (e.g. one side deleted a component the other's new work uses): the rule's refusal. */
+  | { outcome: 'invalid'; error: ModelError };
 
 const KINDS = Object.keys(DIRECTORIES) as StoredKind[];
 /** A deleted resource, or a deleted item of a nested list, against a change on the other side. */
@@ -82,7 +82,7 @@ export function mergeModels(base: Model, main: Model, draft: Model, resolutions:
     // finish() would refuse the merge commit too; said here, a draft's summary says it before).
     checkNewNames(model, base);
   } catch (err) {
-    if (err instanceof ModelError) return { outcome: 'invalid', error: err.message };
+    if (err instanceof ModelError) return { outcome: 'invalid', error: err };
     throw err;
   }
   return { outcome: 'merged', model };

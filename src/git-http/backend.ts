@@ -82,7 +82,7 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
       for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
       ctx.status = err.status;
       ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `${err.message}\n`;
+      ctx.body = `${err.detailed}\n`;
     }
   };
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { type ApiError, ERROR_CONTEXT_HEADER } from '../errors.js';
 import type { Snapshot } from '../service/org.js';
 import { jsonPieces, type Piece, textInSlices } from '../slices.js';
 import { emitYaml, emitYamlPieces, type Plain } from '../yaml/format.js';
@@ -126,8 +127,30 @@ export async function sendRendered(
   ctx.body = body;
 }
 
-export function sendError(ctx: Context, status: number, message: string): void {
-  ctx.status = status;
+/**
+ * An error answer, the one place every refusal of the API is written (the error middleware, a
+ * merge's conflicts): the contract's object `{"error": <text>}` (with `more` beside it, a merge's
+ * `conflicts`), JSON or YAML by Accept, the error's own headers, and what the refusal concerns
+ * (ApiError.context) in `C4store-Error-Context`: the text itself is exactly the rule's
+ * (CONTRACT.md §3, "exactly these").
+ */
+export function sendError(ctx: Context, error: ApiError, more: { [key: string]: Plain } = {}): void {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  if (error.context.length > 0) ctx.set(ERROR_CONTEXT_HEADER, headerSafe(error.context.join(', ')));
+  const body = { error: error.message, ...more };
   const yaml = wantsYaml(ctx);
-  sendBuffer(ctx, Buffer.from(yaml ? emitYaml({ error: message } as { [key: string]: Plain }) : JSON.stringify({ error: message })), yaml);
+  sendBuffer(ctx, Buffer.from(yaml ? emitYaml(body) : JSON.stringify(body)), yaml);
+}
+
+/**
+ * `text` as a header value that gives it back whole: `%` and every character outside printable
+ * ASCII (0x20–0x7E) percent-encoded as UTF-8, so that `decodeURIComponent` reads it exactly
+ * (names may be Chinese, hold `%`, or a line break). A lone surrogate, which UTF-8 cannot
+ * hold, is sent as U+FFFD.
+ */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x24\x26-\x7e]+/g, (run) =>
+    Array.from(Buffer.from(run, 'utf8'), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
 }

@@ -97,9 +97,10 @@ function serverFor(settings: McpSettings): Server {
       const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
       return { content: [{ type: 'text', text: answer.text }, ...image], structuredContent: answer.structured };
     } catch (err) {
-      // The REST API's texts: a refusal is the agent's to read and act on, not a protocol failure.
+      // The REST API's texts: a refusal is the agent's to read and act on, not a protocol failure. With what
+      // it concerns (ApiError.detailed): an agent has no header to read, and must know which element to fix.
       const refusal = toApiError(err);
-      if (refusal) return toolError(refusal.message);
+      if (refusal) return toolError(refusal.detailed);
       throw err;
     }
   });

@@ -1,3 +1,4 @@
+import { ModelError } from '../errors.js';
 import { checkFile, checkStoredFile, OrganizationFile } from './file-schemas.js';
 import { collectionOf, emptyModel, FileError, type ModelUnderConstruction, parseFile } from './files.js';
 import { isGeneratedId, isId } from './ids.js';
@@ -175,9 +176,10 @@ export async function loadModel(files: Map<string, string>, source: ModelSource,
     // Besides what checkModel holds a commit to, what a push holds the resources it brings to:
     // a folder is all brought in (folderNameProblems).
     for (const problem of [...modelProblems(model), ...folderNameProblems(model)]) {
-      if (namesAnyOf(problem.message, unreadable)) continue;
-      const { message, field } = problem;
-      collect.problems.push({ path: resourcePathIn(files, problem.kind, problem.id, layout), message, field });
+      // Listed for a person, as the command line says a refusal: with what it concerns (ModelError.detailed).
+      const message = new ModelError(problem.message, problem.context).detailed;
+      if (namesAnyOf(message, unreadable)) continue;
+      collect.problems.push({ path: resourcePathIn(files, problem.kind, problem.id, layout), message, field: problem.field });
     }
   }
   return model;

@@ -378,7 +378,7 @@ export function nameProblems(model: Model, before: Model | undefined): ModelProb
       try {
         checkOneName(kind, resources, refs, resource, previous);
       } catch (err) {
-        if (err instanceof ModelError) problems.push({ kind, id: resource.id, message: err.message });
+        if (err instanceof ModelError) problems.push({ kind, id: resource.id, message: err.message, context: err.context });
         else throw err;
       }
     }
@@ -390,7 +390,10 @@ export function nameProblems(model: Model, before: Model | undefined): ModelProb
 export interface ModelProblem {
   kind: 'type' | 'tag' | 'attribute' | 'component' | 'diagram';
   id: string;
+  /** The rule's text. */
   message: string;
+  /** What it concerns besides (ModelError.context: `attribute 'Team'`); none when absent. */
+  context?: readonly string[];
   /** The field of the file the rule is broken at (`ref`, `componentInstances.2.ref`), where the message does not say. */
   field?: string;
 }
@@ -402,7 +405,7 @@ export function modelProblems(model: Model): ModelProblem[] {
     try {
       run();
     } catch (err) {
-      if (err instanceof ModelError) problems.push({ kind, id, message: err.message });
+      if (err instanceof ModelError) problems.push({ kind, id, message: err.message, context: err.context });
       else throw err;
     }
   };
@@ -435,7 +438,7 @@ export function modelProblems(model: Model): ModelProblem[] {
 /** Every rule over the whole model: a repository's content is only served when this passes. */
 export function checkModel(model: Model): void {
   const [first] = modelProblems(model);
-  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
+  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`, first.context);
 }
 
 /**
@@ -474,7 +477,7 @@ export function folderNameProblems(model: Model): ModelProblem[] {
 /** nameProblems' first problem, thrown as checkModel throws (a push: its commits one by one). */
 export function checkNewNames(model: Model, before: Model | undefined): void {
   const [first] = nameProblems(model, before);
-  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`);
+  if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`, first.context);
 }
 
 /** A resource a change brought or replaced: as it now is, and what it replaced (undefined: new). */
@@ -591,7 +594,7 @@ export function checkNewNamesOfChange(model: Model, change: ModelChange, refs: R
     try {
       checkOneName(kind, namedOf(model, kind as (typeof NAMED_KINDS)[number]), refs.of(kind), now, before);
     } catch (err) {
-      if (err instanceof ModelError) throw new ModelError(`${resourcePath(kind, now.id)}: ${err.message}`);
+      if (err instanceof ModelError) throw new ModelError(`${resourcePath(kind, now.id)}: ${err.text}`, err.context);
       throw err;
     }
   }

@@ -1,4 +1,5 @@
 import { EXPORT_FORMATS } from '../export/formats.js';
+import { ERROR_CONTEXT_HEADER } from '../errors.js';
 import type { TSchema } from 'typebox';
 import { AttributeInput, ComponentInput, TagInput } from '../model/schemas.js';
 import { DiagramWire, ModelWireBody } from '../model/current-form/seed-aliases.js';
@@ -115,7 +116,7 @@ const ERRORS: Record<number, string> = {
   403: '`This API key may only read.` (a write, or a read of webhook subscriptions, with a reader key).',
   404: 'Not found: the path, the id, or the commit of `?at=`.',
   405: '`Method not allowed.`',
-  409: 'Conflict: an id, ref or version name already taken, a delete of something still referred to (without `cascade=true`), a write to a draft that is merged or closed, or the most webhooks or share links an organization may hold reached.',
+  409: 'Conflict: an id, ref or version name already taken, a delete of something still referred to (without `cascade=true`), a write to a draft that is merged or closed, a merge of a draft that conflicts (`conflicts` beside `error`) or whose result would break a model rule, or the most webhooks or share links an organization may hold reached.',
   412: '`If-Match` names a commit the branch written is no longer at, or `If-None-Match` the one it is at.',
   413: '`Request body too large.`',
   415: '`Unsupported Content-Type: <type>.`',
@@ -131,15 +132,28 @@ const IGNORED_FIELDS = {
     'The fields of the body its schema does not know, which the write ignored, as schema errors write paths (`0.descr, 2.componentInstances.1.colour`); at most 100, then `, ...`. Absent when there are none.',
   schema: { type: 'string' },
 };
+/** What a refusal of a model rule concerns, beside its exact text (docs/api.md §5.4). */
+const ERROR_CONTEXT = {
+  [ERROR_CONTEXT_HEADER]: {
+    description:
+      "What a refusal of a model rule concerns where its text alone does not say, e.g. `attribute 'Team', element 0 'Mobile App'`: " +
+      '`%` and every character outside printable ASCII percent-encoded as UTF-8 (`decodeURIComponent` gives it back). ' +
+      "Absent when there is nothing to add; `error` is the rule's text exactly either way.",
+    schema: { type: 'string' },
+  },
+};
 /** Headers an error answer carries besides its body. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
-  400: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
-  409: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
+  400: { 'C4store-Ignored-Fields': IGNORED_FIELDS, ...ERROR_CONTEXT },
   412: { 'C4store-Ignored-Fields': IGNORED_FIELDS },
   401: { 'WWW-Authenticate': { description: '`Bearer` (`Basic` on the git paths).', schema: { type: 'string' } } },
   405: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },
+  409: { 'C4store-Ignored-Fields': IGNORED_FIELDS, ...ERROR_CONTEXT },
   429: { 'Retry-After': { description: 'Seconds until the key may try again.', schema: { type: 'integer' } } },
-  503: { 'Retry-After': { description: 'Seconds to wait before trying again, where waiting helps.', schema: { type: 'integer' } } },
+  503: {
+    'Retry-After': { description: 'Seconds to wait before trying again, where waiting helps.', schema: { type: 'integer' } },
+    ...ERROR_CONTEXT,
+  },
 };
 /** A read served from the last valid commit while `main` names an invalid one (docs/api.md §1.4). */
 const WARNING = {

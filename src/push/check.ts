@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { ApiError, ModelError } from '../errors.js';
+import { ApiError, detailedMessage, ModelError } from '../errors.js';
 import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, fileTooLarge, type Limits } from '../limits/limits.js';
 import { FileError } from '../model/files.js';
 import { LoadedTree, loadModel, type TreeChange } from '../model/load.js';
@@ -250,7 +250,7 @@ async function checkStep(
     checkNewNames(model, previous?.model);
     return { files, model };
   } catch (err) {
-    if (isProblem(err)) return `commit ${commit.slice(0, 12)}: ${err.message}`;
+    if (isProblem(err)) return `commit ${commit.slice(0, 12)}: ${detailedMessage(err)}`;
     throw err;
   }
 }

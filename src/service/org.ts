@@ -238,7 +238,8 @@ export class OrgModel {
       if (!(err instanceof ApiError) || err.status !== 503 || !this.isInvalidHead(err)) throw err;
       const fallback = this.lastValid ?? (await this.findLastValid());
       if (!fallback) throw err;
-      return { snapshot: fallback, warning: `${err.message} Serving commit ${fallback.commit}, the last valid one.` };
+      // A warning is all the answer has to say it with: the detailed text (there is no refusal to carry a context header).
+      return { snapshot: fallback, warning: `${err.detailed} Serving commit ${fallback.commit}, the last valid one.` };
     }
   }
 
@@ -504,7 +505,13 @@ export class OrgModel {
         err instanceof ObjectNotFoundError ||
         err instanceof WrongObjectTypeError
       ) {
-        const refusal = new ApiError(503, `The model in git is invalid at commit ${commit}: ${err.message}`);
+        // The rule's text in the answer, what it concerns beside it (ApiError.context), as every refusal.
+        const refusal = new ApiError(
+          503,
+          `The model in git is invalid at commit ${commit}: ${err.message}`,
+          {},
+          err instanceof ModelError ? err.context : [],
+        );
         if (this.invalid.size >= KEPT_VERDICTS) this.invalid.delete(this.invalid.keys().next().value!);
         this.invalid.set(commit, refusal);
         throw refusal;

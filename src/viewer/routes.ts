@@ -262,7 +262,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const viewer = ctx.state.viewer as Viewer | undefined;
-      sendHtml(ctx, errorPage(err.status, err.message, { key: viewer?.key }), err.status);
+      sendHtml(ctx, errorPage(err.status, err.detailed, { key: viewer?.key }), err.status);
     }
   };
 

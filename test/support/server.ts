@@ -20,6 +20,15 @@ export interface Reply {
   body: any;
 }
 
+/**
+ * What a refusal concerns (`attribute 'Team', element 0 'Mobile App'`), read from its
+ * `C4store-Error-Context` header and decoded; undefined when the answer has none.
+ */
+export function errorContext(reply: Reply): string | undefined {
+  const raw = reply.headers.get('c4store-error-context');
+  return raw === null ? undefined : decodeURIComponent(raw);
+}
+
 export interface RequestOptions {
   body?: unknown;
   /** A raw body sent as is. */

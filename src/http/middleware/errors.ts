@@ -60,9 +60,7 @@ export function errors(log: (line: string) => void): Middleware {
       else if (known.status === 507) log(redactKeys(`disk full: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
       else if (known.message === NOT_WRITABLE)
         log(redactKeys(`data directory not writable: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
-      const error = known ?? new ApiError(500, 'Internal error.');
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      sendError(ctx, error.status, error.message);
+      sendError(ctx, known ?? new ApiError(500, 'Internal error.'));
     }
   };
 }

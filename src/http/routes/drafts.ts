@@ -6,8 +6,8 @@ import { DraftBody, MergeBody } from '../../drafts/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { authorOf, preconditions, queryValue, readSnapshot, state, writeOptions } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
-import { send, wantsYaml } from '../respond.js';
-import { emitYaml, type Plain } from '../../yaml/format.js';
+import { send, sendError } from '../respond.js';
+import type { Plain } from '../../yaml/format.js';
 
 /**
  * Drafts (CONTRACT §8): `POST/GET /drafts`, `GET /drafts/<name>` (with its changes, how far
@@ -105,14 +105,5 @@ function etag(ctx: Context, commit: string): void {
 
 /** 409 `{"error", "conflicts": [...]}`: the contract's error object, with what to settle beside it. */
 function sendConflicts(ctx: Context, err: MergeConflicts): void {
-  ctx.status = 409;
-  const body = { error: err.message, conflicts: err.conflicts };
-  if (wantsYaml(ctx)) {
-    ctx.type = 'application/yaml; charset=utf-8';
-    ctx.body = emitYaml(body as unknown as { [key: string]: Plain });
-  } else {
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = JSON.stringify(body);
-  }
-  ctx.vary('Accept');
+  sendError(ctx, err, { conflicts: err.conflicts as unknown as Plain });
 }

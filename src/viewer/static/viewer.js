@@ -354,7 +354,12 @@
         if (response.status === 412)
           show('The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.', true);
         else if (response.status === 401) show('Your session has ended: sign in again. Your change was not saved.', true);
-        else show(`Not saved: ${answer.error || response.statusText}`, false);
+        else {
+          // The API's text is the rule's exactly; which element it concerns comes beside it (docs/api.md §5.4).
+          const context = response.headers.get('c4store-error-context');
+          const about = context ? ` (${decodeURIComponent(context)})` : '';
+          show(`Not saved: ${answer.error || response.statusText}${about}`, false);
+        }
       } catch {
         preview(g, start, start, resize);
         show('Not saved: the server could not be reached.', false);
