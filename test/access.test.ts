@@ -126,7 +126,8 @@ test.serial("another organization's key reaches only that organization: on every
       }
     }
     // Writes naming the victim's resources find nothing; a write that creates goes to the caller.
-    const refusals: Array<[string, unknown, string]> = [
+    // [path, body, error, what it concerns (C4store-Error-Context)]
+    const refusals: Array<[string, unknown, string, string?]> = [
       ['/tag', [{ id: victim.ids.tag, name: 'hijack', color: 'red' }], `Tag with id '${victim.ids.tag}' does not exist.`],
       [
         '/attribute',
@@ -137,29 +138,39 @@ test.serial("another organization's key reaches only that organization: on every
       [
         '/component',
         [{ name: 'link', linksTo: [victim.ids.component] }],
-        `Component with id '${victim.ids.component}' does not exist. (element 0 'link')`,
+        `Component with id '${victim.ids.component}' does not exist.`,
+        `element 0 'link'`,
       ],
-      ['/component', [{ name: 'typed', typeId: victim.ids.type }], `Type with id '${victim.ids.type}' does not exist. (element 0 'typed')`],
+      [
+        '/component',
+        [{ name: 'typed', typeId: victim.ids.type }],
+        `Type with id '${victim.ids.type}' does not exist.`,
+        `element 0 'typed'`,
+      ],
       [
         '/component',
         [{ name: 'valued', attributes: [{ id: victim.ids.attribute, value: 'x' }] }],
-        `Attribute with id '${victim.ids.attribute}' does not exist. (element 0 'valued')`,
+        `Attribute with id '${victim.ids.attribute}' does not exist.`,
+        `element 0 'valued'`,
       ],
       ['/diagram', [{ id: victim.ids.diagram, name: 'hijack', level: 'C1' }], `Diagram with id '${victim.ids.diagram}' does not exist.`],
       [
         '/diagram',
         [{ name: 'd', level: 'C1', tags: [{ id: victim.ids.tag }] }],
-        `Tag with id '${victim.ids.tag}' does not exist. (element 0 'd')`,
+        `Tag with id '${victim.ids.tag}' does not exist.`,
+        `element 0 'd'`,
       ],
       [
         '/diagram',
         [{ name: 'd', level: 'C1', componentInstances: [{ component: victim.ids.component }] }],
-        `Component with id '${victim.ids.component}' does not exist. (element 0 'd')`,
+        `Component with id '${victim.ids.component}' does not exist.`,
+        `element 0 'd'`,
       ],
       [
         '/diagram',
         [{ name: 'd', level: 'C1', componentInstances: [{ component: `${victim.slug}-c` }] }],
-        `Ref '${victim.slug}-c' does not resolve to a component. (element 0 'd')`,
+        `Ref '${victim.slug}-c' does not resolve to a component.`,
+        `element 0 'd'`,
       ],
       [
         '/model',
@@ -173,15 +184,17 @@ test.serial("another organization's key reaches only that organization: on every
             },
           ],
         },
-        `Diagram with id '${victim.ids.diagram}' does not exist. (element diagrams.0 'd')`,
+        `Diagram with id '${victim.ids.diagram}' does not exist.`,
+        `element diagrams.0 'd'`,
       ],
     ];
-    for (const [path, body, error] of refusals) {
+    for (const [path, body, error, context] of refusals) {
       const callerHead = await headOf(caller);
       const answer = await send(s.url, 'POST', API + path, auth, body);
       answers.push(answer);
       t.is(answer.status, 400, `${caller.slug}: POST ${path} ${JSON.stringify(body)}: ${answer.text}`);
       t.deepEqual(JSON.parse(answer.text), { error });
+      t.is(answer.headers.get('c4store-error-context') ?? undefined, context, `${caller.slug}: POST ${path}: what it concerns`);
       t.is(await headOf(caller), callerHead);
     }
     // The victim's refs mean nothing to the caller: a component with the victim's ref is the caller's own new one.

@@ -211,16 +211,12 @@ test('PATCH: only the fields sent change, null clears, no change makes no commit
       400,
       "Invalid JSON: inlineDesc: Expected boolean, received string, state: Invalid enum value. Expected 'DRAFT' | 'ACTIVE' | 'ARCHIVED', received 'GONE'",
     );
-    await no(t, s, 'PATCH', `${API}/components/pay`, { tags: ['nope'] }, 400, "Tag with id 'nope' does not exist. (component 'Payments')");
-    await no(
-      t,
-      s,
-      'PATCH',
-      `${API}/components/pay`,
-      { typeSlug: 'nope' },
-      400,
-      "Type with slug 'nope' does not exist. (component 'Payments')",
-    );
+    await no(t, s, 'PATCH', `${API}/components/pay`, { tags: ['nope'] }, 400, "Tag with id 'nope' does not exist.", {
+      context: "component 'Payments'",
+    });
+    await no(t, s, 'PATCH', `${API}/components/pay`, { typeSlug: 'nope' }, 400, "Type with slug 'nope' does not exist.", {
+      context: "component 'Payments'",
+    });
     await no(t, s, 'PATCH', `${API}/components/pay`, [{ name: 'x' }], 400, 'Invalid JSON: Expected object, received array');
     await no(t, s, 'PATCH', `${API}/components/ghost`, { name: 'x' }, 404, "Component with id 'ghost' does not exist.");
     // If-Match: a stale ETag is refused.
@@ -240,15 +236,9 @@ test('PATCH: only the fields sent change, null clears, no change makes no commit
       { id: 'owner', name: 'Owner', type: 'STRING', required: true, forTypes: ['database'] },
       { status: 201 },
     );
-    await no(
-      t,
-      s,
-      'PATCH',
-      `${API}/components/pay`,
-      { typeSlug: 'database' },
-      400,
-      "Required attribute 'owner' has no value. (attribute 'Owner', component 'y')",
-    );
+    await no(t, s, 'PATCH', `${API}/components/pay`, { typeSlug: 'database' }, 400, "Required attribute 'owner' has no value.", {
+      context: "attribute 'Owner', component 'y'",
+    });
     const typed = await ok(t, s, 'PATCH', `${API}/components/pay`, { typeSlug: 'database', attributes: [{ id: 'owner', value: 'ada' }] });
     t.is(typed.typeSlug, 'database');
     // `ref: null` removes the ref (JSON Merge Patch's null); the ref is free for another then.
@@ -345,7 +335,8 @@ test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops rela
       `${API}/diagrams`,
       { name: 'x', componentInstances: [{ componentId: 'api', component: 'other' }] },
       400,
-      "componentId 'api' and component 'other' differ. (diagram 'x')",
+      "componentId 'api' and component 'other' differ.",
+      { context: "diagram 'x'" },
     );
     // One component named by id in one spelling and by ref in the other: they agree.
     await s.post(`${API}/components`, { id: 'by-ref', ref: 'by-ref-ref', name: 'By ref' });
@@ -384,7 +375,8 @@ test('diagrams: aliases, levels C0/D1/P0/null, PATCH keeps layout and drops rela
       `${API}/diagrams`,
       { name: 'x', componentInstances: [{ placeholder: { text: 'x', typeId: 'nope' } }] },
       400,
-      "Type with id 'nope' does not exist. (diagram 'x')",
+      "Type with id 'nope' does not exist.",
+      { context: "diagram 'x'" },
     );
     await no(
       t,
@@ -466,15 +458,9 @@ test('the two linksTo: components in the seed form, diagrams in the current form
     // A seed-form overwrite keeps what only the current form writes.
     await ok(t, s, 'POST', `${API}/component`, [{ id: svc.id, ref: 'svc', name: 'Service 2', linksTo: [] }]);
     t.like((await s.get(`${API}/components/svc`)).body, { name: 'Service 2', linksTo: ['detail'], inlineDesc: true });
-    await no(
-      t,
-      s,
-      'PATCH',
-      `${API}/components/${svc.id}`,
-      { linksTo: ['db'] },
-      400,
-      "Ref 'db' does not resolve to a diagram. (component 'Service 2')",
-    );
+    await no(t, s, 'PATCH', `${API}/components/${svc.id}`, { linksTo: ['db'] }, 400, "Ref 'db' does not resolve to a diagram.", {
+      context: "component 'Service 2'",
+    });
   }));
 
 test('upsert-batch: with id updates partially or creates with that id, without creates, in request order, one commit or nothing', (t) =>
@@ -587,17 +573,12 @@ test('tags and attributes on the plural paths; POST /attributes: an array is the
       { name: 'x', type: 'LIST' },
       400,
       // A body of one object: the attribute is named, as a component is (no index).
-      "A LIST attribute needs a list of values. (attribute 'x')",
+      'A LIST attribute needs a list of values.',
+      { context: "attribute 'x'" },
     );
-    await no(
-      t,
-      s,
-      'POST',
-      `${API}/attributes`,
-      [{ name: 'x', type: 'LIST' }],
-      400,
-      "A LIST attribute needs a list of values. (element 0 'x')",
-    );
+    await no(t, s, 'POST', `${API}/attributes`, [{ name: 'x', type: 'LIST' }], 400, 'A LIST attribute needs a list of values.', {
+      context: "element 0 'x'",
+    });
     const list = await ok(t, s, 'PATCH', `${API}/attributes/team`, { type: 'LIST', list: ['a', 'b'] });
     t.deepEqual(list.list, ['a', 'b']);
     await ok(t, s, 'POST', `${API}/attributes`, { id: 'code', name: 'Code', type: 'STRING' }, { status: 201 });
@@ -609,7 +590,8 @@ test('tags and attributes on the plural paths; POST /attributes: an array is the
       `${API}/attributes/code`,
       { type: 'NUMBER' },
       400,
-      "Component 'shop' (Shop) would become invalid: Value for NUMBER attribute 'code' must be a number. (attribute 'Code')",
+      "Component 'shop' (Shop) would become invalid: Value for NUMBER attribute 'code' must be a number.",
+      { context: "attribute 'Code'" },
     );
     // Dropping `list` with null while the type stays LIST is refused as a full write would be.
     await no(t, s, 'PATCH', `${API}/attributes/team`, { list: null }, 400, 'Invalid JSON: list: Expected array, received null');
@@ -621,7 +603,8 @@ test('tags and attributes on the plural paths; POST /attributes: an array is the
       `${API}/attributes/team`,
       { type: 'BOOLEAN', list: ['a'] },
       400,
-      "Only a LIST attribute may have a list; this one is BOOLEAN. (attribute 'Team name')",
+      'Only a LIST attribute may have a list; this one is BOOLEAN.',
+      { context: "attribute 'Team name'" },
     );
     const plain = await ok(t, s, 'PATCH', `${API}/attributes/team`, { type: 'BOOLEAN' });
     t.is(plain.type, 'BOOLEAN');
@@ -825,7 +808,8 @@ test('template: refused as a whole, with paths naming the element; an id updates
       `${API}/template`,
       { diagrams: [{ name: 'd', componentInstances: [{ componentId: 'nope' }] }] },
       400,
-      "Ref 'nope' does not resolve to a component. (element diagrams.0 'd')",
+      "Ref 'nope' does not resolve to a component.",
+      { context: "element diagrams.0 'd'" },
     );
     const made = await ok(t, s, 'POST', `${API}/template`, { components: [{ id: 'x', name: 'X' }] });
     t.is(made.components[0].id, 'x');
@@ -871,7 +855,8 @@ test("the seed's paths accept componentId, fromRef/toRef, inlineDesc and compone
       `${API}/diagram`,
       [{ name: 'D', level: 'C1', componentInstances: [{ component: 'api', componentId: 'other' }] }],
       400,
-      "componentId 'other' and component 'api' differ. (element 0 'D')",
+      "componentId 'other' and component 'api' differ.",
+      { context: "element 0 'D'" },
     );
     const [viaDiagram] = await ok(t, s, 'POST', `${API}/diagram`, [
       { name: 'E', level: 'C2', componentInstances: [{ ref: 'x' }, { ref: 'y' }], relations: [{ fromRef: 'x', toComponentInstance: 'y' }] },

@@ -250,7 +250,9 @@ test('forTypes on the plural paths takes type ids as well as slugs, and stores s
     t.deepEqual(batch[0].forTypes, ['container']);
     // The seed's paths keep their contract: slugs only (test/http-attributes.test.ts).
     t.regex(await s.git('show', `main:attributes/cost.yaml`), /forTypes:\n {2}- database\n {2}- container\n/);
-    await no(t, s, 'PATCH', `${API}/attributes/cost`, { forTypes: ['nope'] }, 400, /^Type with slug 'nope' does not exist\./);
+    await no(t, s, 'PATCH', `${API}/attributes/cost`, { forTypes: ['nope'] }, 400, "Type with slug 'nope' does not exist.", {
+      context: "attribute 'Cost'",
+    });
   }));
 
 test('a relation whose label is edited keeps its id, in every form that sends relations without ids', (t) =>

@@ -257,27 +257,18 @@ test('typeId and typeSlug are both accepted and both returned; a mismatch or an 
       C,
       [{ name: 'x', typeId: types.queue, typeSlug: 'person' }],
       400,
-      `typeId '${types.queue}' and typeSlug 'person' name different types. (element 0 'x')`,
+      `typeId '${types.queue}' and typeSlug 'person' name different types.`,
+      { context: `element 0 'x'` },
     );
-    await refused(t, s, 'PUT', C, [{ name: 'x', typeId: UNKNOWN_ID }], 400, `Type with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`);
-    await refused(
-      t,
-      s,
-      'POST',
-      C,
-      [{ name: 'x', typeSlug: 'mainframe' }],
-      400,
-      `Type with slug 'mainframe' does not exist. (element 0 'x')`,
-    );
-    await refused(
-      t,
-      s,
-      'POST',
-      C,
-      [{ id: made[0].id, name: 'by id', typeSlug: 'Queue' }],
-      400,
-      `Type with slug 'Queue' does not exist. (element 0 'by id')`,
-    );
+    await refused(t, s, 'PUT', C, [{ name: 'x', typeId: UNKNOWN_ID }], 400, `Type with id '${UNKNOWN_ID}' does not exist.`, {
+      context: `element 0 'x'`,
+    });
+    await refused(t, s, 'POST', C, [{ name: 'x', typeSlug: 'mainframe' }], 400, `Type with slug 'mainframe' does not exist.`, {
+      context: `element 0 'x'`,
+    });
+    await refused(t, s, 'POST', C, [{ id: made[0].id, name: 'by id', typeSlug: 'Queue' }], 400, `Type with slug 'Queue' does not exist.`, {
+      context: `element 0 'by id'`,
+    });
     // Changing the type by slug on update.
     const [moved] = await accepted(t, s, 'POST', C, [{ id: made[0].id, name: 'by id', typeSlug: 'person' }]);
     t.is(moved.typeId, types.person);
@@ -367,15 +358,9 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
       [a.userlist, 'Owner'],
     ]);
     for (const [id, value, error] of wrong) {
-      await refused(
-        t,
-        s,
-        'PUT',
-        C,
-        [{ name: 'fine' }, { name: 'bad', attributes: [{ id, value }] }],
-        400,
-        `${error} (attribute '${names.get(id)}', element 1 'bad')`,
-      );
+      await refused(t, s, 'PUT', C, [{ name: 'fine' }, { name: 'bad', attributes: [{ id, value }] }], 400, error, {
+        context: `attribute '${names.get(id)}', element 1 'bad'`,
+      });
     }
     // A long name, or one of several lines, is quoted on one line and cut: it says which element is meant.
     await refused(
@@ -385,7 +370,8 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
       C,
       [{ name: `first line\nsecond ${'x'.repeat(300)}`, attributes: [{ id: a.number, value: 'many' }] }],
       400,
-      `Value for NUMBER attribute '${a.number}' must be a number. (attribute 'Cost', element 0 '${`first line second ${'x'.repeat(300)}`.slice(0, 100)}…')`,
+      `Value for NUMBER attribute '${a.number}' must be a number.`,
+      { context: `attribute 'Cost', element 0 '${`first line second ${'x'.repeat(300)}`.slice(0, 100)}…'` },
     );
     // An address is a member's whatever its case, as mail systems read it; stored as the organization spells it.
     const [cased] = await accepted(t, s, 'PUT', C, [{ name: 'cased', attributes: [{ id: a.userlist, value: 'ADA@Example.com' }] }]);
@@ -397,7 +383,8 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
       C,
       [{ name: 'x', attributes: [{ id: UNKNOWN_ID, value: 'v' }] }],
       400,
-      `Attribute with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`,
+      `Attribute with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'x'` },
     );
     await refused(t, s, 'PUT', C, [{ name: 'x', attributes: [{ id: a.string }] }], 400, 'Invalid JSON: 0.attributes.0.value: Required');
     await refused(
@@ -424,7 +411,8 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
         },
       ],
       400,
-      `Attribute '${a.string}' is given more than once. (attribute 'Team', element 0 'x')`,
+      `Attribute '${a.string}' is given more than once.`,
+      { context: `attribute 'Team', element 0 'x'` },
     );
     // The same holds for an update of a stored component.
     const [made] = await accepted(t, s, 'PUT', C, [{ name: 'stored', attributes: [{ id: a.number, value: 1 }] }]);
@@ -435,7 +423,8 @@ test('attribute values of the wrong kind are refused with the exact texts', (t) 
       C,
       [{ id: made.id, name: 'stored', attributes: [{ id: a.number, value: 'one' }] }],
       400,
-      `Value for NUMBER attribute '${a.number}' must be a number. (attribute 'Cost', element 0 'stored')`,
+      `Value for NUMBER attribute '${a.number}' must be a number.`,
+      { context: `attribute 'Cost', element 0 'stored'` },
     );
   }));
 
@@ -452,7 +441,8 @@ test('an attribute limited by forTypes applies only to components of those types
       C,
       [{ name: 'Q', typeSlug: 'queue', attributes: value }],
       400,
-      `Attribute '${attr.id}' does not apply to components of type 'queue'. (attribute 'Engine', element 0 'Q')`,
+      `Attribute '${attr.id}' does not apply to components of type 'queue'.`,
+      { context: `attribute 'Engine', element 0 'Q'` },
     );
     await refused(
       t,
@@ -461,7 +451,8 @@ test('an attribute limited by forTypes applies only to components of those types
       C,
       [{ name: 'untyped', attributes: value }],
       400,
-      `Attribute '${attr.id}' does not apply to components of type '(none)'. (attribute 'Engine', element 0 'untyped')`,
+      `Attribute '${attr.id}' does not apply to components of type '(none)'.`,
+      { context: `attribute 'Engine', element 0 'untyped'` },
     );
     // Changing the stored component's type while it holds the value is refused too.
     await refused(
@@ -471,16 +462,18 @@ test('an attribute limited by forTypes applies only to components of those types
       C,
       [{ id: db.id, name: 'DB', typeSlug: 'queue', attributes: value }],
       400,
-      `Attribute '${attr.id}' does not apply to components of type 'queue'. (attribute 'Engine', element 0 'DB')`,
+      `Attribute '${attr.id}' does not apply to components of type 'queue'.`,
+      { context: `attribute 'Engine', element 0 'DB'` },
     );
   }));
 
 test('a required attribute must have a non-empty value on the components it applies to', (t) =>
   withServer(async (s) => {
     const [attr] = await accepted(t, s, 'PUT', A, [{ name: 'Owner', type: 'STRING', required: true, forTypes: ['queue'] }]);
-    const error = `Required attribute '${attr.id}' has no value. (attribute 'Owner', element 0 'Q')`;
-    await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue' }], 400, error);
-    await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue', attributes: [{ id: attr.id, value: '' }] }], 400, error);
+    const error = `Required attribute '${attr.id}' has no value.`;
+    const concerns = { context: "attribute 'Owner', element 0 'Q'" };
+    await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue' }], 400, error, concerns);
+    await refused(t, s, 'PUT', C, [{ name: 'Q', typeSlug: 'queue', attributes: [{ id: attr.id, value: '' }] }], 400, error, concerns);
     const [q, other] = await accepted(t, s, 'PUT', C, [
       { name: 'Q', typeSlug: 'queue', attributes: [{ id: attr.id, value: 'team-a' }] },
       { name: 'not a queue', typeSlug: 'database' },
@@ -488,7 +481,7 @@ test('a required attribute must have a non-empty value on the components it appl
     t.deepEqual(q.attributes, [{ id: attr.id, value: 'team-a' }]);
     t.deepEqual(other.attributes, []);
     // A full overwrite that drops the value is refused.
-    await refused(t, s, 'POST', C, [{ id: q.id, name: 'Q', typeSlug: 'queue' }], 400, error);
+    await refused(t, s, 'POST', C, [{ id: q.id, name: 'Q', typeSlug: 'queue' }], 400, error, concerns);
     // A required USERLIST attribute: null is no value.
     const [user] = await accepted(t, s, 'PUT', A, [{ name: 'Reviewer', type: 'USERLIST', required: true, forTypes: ['person'] }]);
     await refused(
@@ -498,7 +491,8 @@ test('a required attribute must have a non-empty value on the components it appl
       C,
       [{ name: 'P', typeSlug: 'person', attributes: [{ id: user.id, value: null }] }],
       400,
-      `Required attribute '${user.id}' has no value. (attribute 'Reviewer', element 0 'P')`,
+      `Required attribute '${user.id}' has no value.`,
+      { context: `attribute 'Reviewer', element 0 'P'` },
     );
   }));
 
@@ -521,7 +515,8 @@ test('linksTo takes ids and refs of the same request; an unknown one is refused'
       C,
       [{ name: 'X', linksTo: [stored.id, UNKNOWN_ID] }],
       400,
-      `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'X')`,
+      `Component with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'X'` },
     );
     await refused(
       t,
@@ -530,18 +525,13 @@ test('linksTo takes ids and refs of the same request; an unknown one is refused'
       C,
       [{ id: a.id, ref: 'a', name: 'A', linksTo: [UNKNOWN_ID] }],
       400,
-      `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'A')`,
+      `Component with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'A'` },
     );
     // Something that is not an id names a ref, and the message says so.
-    await refused(
-      t,
-      s,
-      'POST',
-      C,
-      [{ name: 'X', linksTo: ['nobody'] }],
-      400,
-      `Ref 'nobody' does not resolve to a component. (element 0 'X')`,
-    );
+    await refused(t, s, 'POST', C, [{ name: 'X', linksTo: ['nobody'] }], 400, `Ref 'nobody' does not resolve to a component.`, {
+      context: `element 0 'X'`,
+    });
     await refused(
       t,
       s,
@@ -549,7 +539,8 @@ test('linksTo takes ids and refs of the same request; an unknown one is refused'
       C,
       [{ name: 'X', linksTo: [a.id, 'b', 'a'] }],
       400,
-      `Component with id '${a.id}' is given more than once in linksTo. (element 0 'X')`,
+      `Component with id '${a.id}' is given more than once in linksTo.`,
+      { context: `element 0 'X'` },
     );
     await refused(t, s, 'POST', C, [{ name: 'X', linksTo: 'a' }], 400, 'Invalid JSON: 0.linksTo: Expected array, received string');
   }));
@@ -564,7 +555,8 @@ test('a write with one bad element changes nothing at all', (t) =>
       C,
       [{ name: 'New one' }, { id: stored.id, ref: 'keep', name: 'Changed' }, { name: 'Bad', typeSlug: 'nope' }],
       400,
-      `Type with slug 'nope' does not exist. (element 2 'Bad')`,
+      `Type with slug 'nope' does not exist.`,
+      { context: `element 2 'Bad'` },
     );
     t.deepEqual((await s.get(`${C}/${stored.id}`)).body, stored);
   }));
@@ -592,7 +584,8 @@ test('changing an attribute type a component relies on is refused naming the com
       A,
       [{ id: text.id, name: 'Code', type: 'NUMBER' }],
       400,
-      `${name} would become invalid: Value for NUMBER attribute '${text.id}' must be a number. (attribute 'Code', element 0 'Code')`,
+      `${name} would become invalid: Value for NUMBER attribute '${text.id}' must be a number.`,
+      { context: `attribute 'Code', element 0 'Code'` },
     );
     await refused(
       t,
@@ -601,7 +594,8 @@ test('changing an attribute type a component relies on is refused naming the com
       A,
       [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['gold', 'bronze'] }],
       400,
-      `${name} would become invalid: Value for LIST attribute '${tier.id}' must be one of: gold, bronze. (attribute 'Tier', element 0 'Tier')`,
+      `${name} would become invalid: Value for LIST attribute '${tier.id}' must be one of: gold, bronze.`,
+      { context: `attribute 'Tier', element 0 'Tier'` },
     );
     await refused(
       t,
@@ -610,7 +604,8 @@ test('changing an attribute type a component relies on is refused naming the com
       A,
       [{ id: text.id, name: 'Code', type: 'STRING', required: true, forTypes: ['queue'] }],
       400,
-      `${name} would become invalid: Attribute '${text.id}' does not apply to components of type '(none)'. (attribute 'Code', element 0 'Code')`,
+      `${name} would become invalid: Attribute '${text.id}' does not apply to components of type '(none)'.`,
+      { context: `attribute 'Code', element 0 'Code'` },
     );
     // Removing an item nobody holds, or changing the type of an unused attribute, is fine.
     const [shorter] = await accepted(t, s, 'POST', A, [{ id: tier.id, name: 'Tier', type: 'LIST', list: ['gold', 'silver'] }]);
@@ -626,7 +621,8 @@ test('changing an attribute type a component relies on is refused naming the com
       A,
       [{ id: unused.id, name: 'Unused', type: 'BOOLEAN', required: true }],
       400,
-      `${name} would become invalid: Required attribute '${unused.id}' has no value. (attribute 'Unused', element 0 'Unused')`,
+      `${name} would become invalid: Required attribute '${unused.id}' has no value.`,
+      { context: `attribute 'Unused', element 0 'Unused'` },
     );
     // Once the component drops the value, the type change goes through.
     await accepted(t, s, 'POST', C, [{ id: holder.id, name: 'Holder', attributes: [{ id: tier.id, value: 'silver' }] }]);

@@ -100,7 +100,8 @@ test('{} is a generic placeholder; components are instantiated by id or by ref',
       D,
       [{ name: 'x', level: 'C2', componentInstances: [{ component: 'nope' }] }],
       400,
-      `Ref 'nope' does not resolve to a component. (element 0 'x')`,
+      `Ref 'nope' does not resolve to a component.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -109,7 +110,8 @@ test('{} is a generic placeholder; components are instantiated by id or by ref',
       D,
       [{ name: 'x', level: 'C2', componentInstances: [{ component: UNKNOWN_ID }] }],
       400,
-      `Component with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`,
+      `Component with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'x'` },
     );
   }));
 
@@ -172,7 +174,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
         { ref: 'inner', isContainer: true, parent: 'outer' },
       ]),
       400,
-      `Container instance 'inner' cannot have a parent. (element 0 'x')`,
+      `Container instance 'inner' cannot have a parent.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -181,7 +184,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
       D,
       diagram([{ ref: 'plain' }, { ref: 'kid', parent: 'plain' }]),
       400,
-      `Parent 'plain' is not a container instance of this diagram. (element 0 'x')`,
+      `Parent 'plain' is not a container instance of this diagram.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -190,7 +194,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
       D,
       diagram([{ ref: 'kid', parentId: 'ghost' }]),
       400,
-      `Parent 'ghost' is not a container instance of this diagram. (element 0 'x')`,
+      `Parent 'ghost' is not a container instance of this diagram.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -199,7 +204,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
       D,
       diagram([{ ref: 'kid', parent: 'far' }]),
       400,
-      `Parent 'far' is not a container instance of this diagram. (element 0 'x')`,
+      `Parent 'far' is not a container instance of this diagram.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -208,7 +214,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
       D,
       diagram([{ ref: 'kid', parent: farId }]),
       400,
-      `Parent '${farId}' is not a container instance of this diagram. (element 0 'x')`,
+      `Parent '${farId}' is not a container instance of this diagram.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -217,7 +224,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
       D,
       diagram([{ ref: 'me', parent: 'me' }]),
       400,
-      `Parent 'me' is not a container instance of this diagram. (element 0 'x')`,
+      `Parent 'me' is not a container instance of this diagram.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -230,7 +238,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
         { parent: 'a', parentId: 'b' },
       ]),
       400,
-      `parent 'a' and parentId 'b' differ. (element 0 'x')`,
+      `parent 'a' and parentId 'b' differ.`,
+      { context: `element 0 'x'` },
     );
     // null is a value like any other: sent with the other spelling, it must agree too.
     await refused(
@@ -243,17 +252,12 @@ test('container and parent rules are refused with the contract texts', (t) =>
         { parent: null, parentId: 'a' },
       ]),
       400,
-      `parent null and parentId 'a' differ. (element 0 'x')`,
+      `parent null and parentId 'a' differ.`,
+      { context: `element 0 'x'` },
     );
-    await refused(
-      t,
-      s,
-      'POST',
-      D,
-      diagram([{ component: null, componentId: 'a' }]),
-      400,
-      `componentId 'a' and component null differ. (element 0 'x')`,
-    );
+    await refused(t, s, 'POST', D, diagram([{ component: null, componentId: 'a' }]), 400, `componentId 'a' and component null differ.`, {
+      context: `element 0 'x'`,
+    });
     // A container without ref is named by its id.
     const [mine] = await accepted(t, s, 'POST', D, [
       { name: 'Mine', level: 'C2', componentInstances: [{ isContainer: true }, { isContainer: true }] },
@@ -276,7 +280,8 @@ test('container and parent rules are refused with the contract texts', (t) =>
         },
       ],
       400,
-      `Container instance '${second}' cannot have a parent. (element 0 'Mine')`,
+      `Container instance '${second}' cannot have a parent.`,
+      { context: `element 0 'Mine'` },
     );
     await refused(
       t,
@@ -470,7 +475,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: 'web', toComponentInstance: 'gone' }]),
       400,
-      `Component instance 'gone' does not exist in this diagram. (element 0 'Flows')`,
+      `Component instance 'gone' does not exist in this diagram.`,
+      { context: `element 0 'Flows'` },
     );
     await refused(
       t,
@@ -479,7 +485,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: UNKNOWN_ID, toComponentInstance: 'web' }]),
       400,
-      `Component instance '${UNKNOWN_ID}' does not exist in this diagram. (element 0 'Flows')`,
+      `Component instance '${UNKNOWN_ID}' does not exist in this diagram.`,
+      { context: `element 0 'Flows'` },
     );
     await refused(
       t,
@@ -497,7 +504,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: [UNKNOWN_ID] }]),
       400,
-      `Diagram with id '${UNKNOWN_ID}' does not exist. (element 0 'Flows')`,
+      `Diagram with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'Flows'` },
     );
     await refused(
       t,
@@ -506,7 +514,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: ['nowhere'] }]),
       400,
-      `Ref 'nowhere' does not resolve to a diagram. (element 0 'Flows')`,
+      `Ref 'nowhere' does not resolve to a diagram.`,
+      { context: `element 0 'Flows'` },
     );
     await refused(
       t,
@@ -515,7 +524,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: 'web', toComponentInstance: 'store', linksTo: [target.id, 'detail'] }]),
       400,
-      `Diagram with id '${target.id}' is given more than once in linksTo. (element 0 'Flows')`,
+      `Diagram with id '${target.id}' is given more than once in linksTo.`,
+      { context: `element 0 'Flows'` },
     );
     await refused(
       t,
@@ -524,7 +534,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ id: UNKNOWN_ID, fromComponentInstance: 'web', toComponentInstance: 'store' }]),
       400,
-      `Relation with id '${UNKNOWN_ID}' does not exist in this diagram. (element 0 'Flows')`,
+      `Relation with id '${UNKNOWN_ID}' does not exist in this diagram.`,
+      { context: `element 0 'Flows'` },
     );
     // An instance of another diagram is not an end here.
     const [other] = await accepted(t, s, 'POST', D, [{ name: 'Other', level: 'C2', componentInstances: [{ ref: 'x' }] }]);
@@ -536,7 +547,8 @@ test('relations connect instances by id or ref; an unknown end is refused', (t) 
       D,
       flows([{ fromComponentInstance: foreign, toComponentInstance: 'web' }]),
       400,
-      `Component instance '${foreign}' does not exist in this diagram. (element 0 'Flows')`,
+      `Component instance '${foreign}' does not exist in this diagram.`,
+      { context: `element 0 'Flows'` },
     );
     // A relation may link to the diagram it is in and to a diagram created by the same request.
     const [self, created] = await accepted(t, s, 'POST', D, [
@@ -576,7 +588,8 @@ test('tags are {id} on input and full tag objects on output; an unknown tag is r
       D,
       [{ name: 'x', level: 'C1', tags: [{ id: UNKNOWN_ID }] }],
       400,
-      `Tag with id '${UNKNOWN_ID}' does not exist. (element 0 'x')`,
+      `Tag with id '${UNKNOWN_ID}' does not exist.`,
+      { context: `element 0 'x'` },
     );
     await refused(
       t,
@@ -585,7 +598,8 @@ test('tags are {id} on input and full tag objects on output; an unknown tag is r
       D,
       [{ id: d.id, name: 'Tagged', level: 'C1', tags: [{ id: core.id }, { id: legacy.id }, { id: core.id }] }],
       400,
-      `Tag with id '${core.id}' is given more than once. (element 0 'Tagged')`,
+      `Tag with id '${core.id}' is given more than once.`,
+      { context: `element 0 'Tagged'` },
     );
     await refused(
       t,
@@ -678,7 +692,8 @@ test('an update replaces the nested elements; elements sent back by id or ref ke
       D,
       [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ id: b.id }] }],
       400,
-      `Component instance with id '${b.id}' does not exist in this diagram. (element 0 'Main')`,
+      `Component instance with id '${b.id}' does not exist in this diagram.`,
+      { context: `element 0 'Main'` },
     );
     await refused(
       t,
@@ -695,7 +710,8 @@ test('an update replaces the nested elements; elements sent back by id or ref ke
         },
       ],
       400,
-      `Component instance '${b.id}' does not exist in this diagram. (element 0 'Main')`,
+      `Component instance '${b.id}' does not exist in this diagram.`,
+      { context: `element 0 'Main'` },
     );
     await refused(
       t,
@@ -704,7 +720,8 @@ test('an update replaces the nested elements; elements sent back by id or ref ke
       D,
       [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ id: c.id }, { id: c.id }] }],
       400,
-      `Component instance with id '${c.id}' is given more than once. (element 0 'Main')`,
+      `Component instance with id '${c.id}' is given more than once.`,
+      { context: `element 0 'Main'` },
     );
     await refused(
       t,
@@ -713,7 +730,8 @@ test('an update replaces the nested elements; elements sent back by id or ref ke
       D,
       [{ ref: 'main', name: 'Main', level: 'C2', componentInstances: [{ ref: 'a' }, { ref: 'a' }] }],
       400,
-      `Ref 'a' is used more than once. (element 0 'Main')`,
+      `Ref 'a' is used more than once.`,
+      { context: `element 0 'Main'` },
     );
     await refused(t, s, 'POST', D, [{ id: UNKNOWN_ID, name: 'Main', level: 'C2' }], 400, `Diagram with id '${UNKNOWN_ID}' does not exist.`);
     // Sending no nested elements empties the diagram; the diagram keeps its id.
@@ -842,7 +860,8 @@ test('a diagram is matched by ref; an identical re-post adds no commit; a refuse
         { name: 'Bad', level: 'C2', componentInstances: [{ parent: 'nothing' }] },
       ],
       400,
-      `Parent 'nothing' is not a container instance of this diagram. (element 2 'Bad')`,
+      `Parent 'nothing' is not a container instance of this diagram.`,
+      { context: `element 2 'Bad'` },
     );
     await refused(
       t,

@@ -142,7 +142,8 @@ test('any error cancels the whole model request', (t) =>
         (m.diagrams[1]!.componentInstances[0] as any).component = 'nobody';
       }),
       400,
-      `Ref 'nobody' does not resolve to a component. (element diagrams.1 'Inside the shop')`,
+      `Ref 'nobody' does not resolve to a component.`,
+      { context: `element diagrams.1 'Inside the shop'` },
     );
     await refused(
       t,
@@ -153,7 +154,8 @@ test('any error cancels the whole model request', (t) =>
         m.diagrams[0]!.relations[0]!.toComponentInstance = 'ghost';
       }),
       400,
-      `Component instance 'ghost' does not exist in this diagram. (element diagrams.0 'Context')`,
+      `Component instance 'ghost' does not exist in this diagram.`,
+      { context: `element diagrams.0 'Context'` },
     );
     await refused(
       t,
@@ -164,7 +166,8 @@ test('any error cancels the whole model request', (t) =>
         (m.diagrams[0]!.relations[0] as any).linksTo = ['nowhere'];
       }),
       400,
-      `Ref 'nowhere' does not resolve to a diagram. (element diagrams.0 'Context')`,
+      `Ref 'nowhere' does not resolve to a diagram.`,
+      { context: `element diagrams.0 'Context'` },
     );
     await refused(
       t,
@@ -175,7 +178,8 @@ test('any error cancels the whole model request', (t) =>
         m.components[2]!.linksTo = ['db', 'missing'];
       }),
       400,
-      `Ref 'missing' does not resolve to a component. (element components.2 'Web app')`,
+      `Ref 'missing' does not resolve to a component.`,
+      { context: `element components.2 'Web app'` },
     );
     await refused(
       t,
@@ -198,7 +202,8 @@ test('any error cancels the whole model request', (t) =>
         m.components[3]!.typeSlug = 'mainframe';
       }),
       400,
-      `Type with slug 'mainframe' does not exist. (element components.3 'Orders DB')`,
+      `Type with slug 'mainframe' does not exist.`,
+      { context: `element components.3 'Orders DB'` },
     );
     await refused(
       t,
@@ -209,7 +214,8 @@ test('any error cancels the whole model request', (t) =>
         (m.diagrams[1]!.componentInstances[2] as any).parent = 'web';
       }),
       400,
-      `Container instance 'boundary' cannot have a parent. (element diagrams.1 'Inside the shop')`,
+      `Container instance 'boundary' cannot have a parent.`,
+      { context: `element diagrams.1 'Inside the shop'` },
     );
     await refused(
       t,

@@ -8,7 +8,7 @@ import { resourcePath } from '../src/model/paths.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { serveProcess } from './support/process.js';
-import { isErrorLine, TestServer } from './support/server.js';
+import { errorContext, isErrorLine, TestServer } from './support/server.js';
 
 /**
  * Someone commits into the bare repository with git itself, behind the service's back and
@@ -161,11 +161,19 @@ const WRITES: Array<[string, string, unknown]> = [
 
 /**
  * With main at `commit`: every write answers 503 with exactly
- * `The model in git is invalid at commit <commit>: <file>: <problem>` and no write commits;
- * every read serves the last valid commit with that text in a `Warning` header; the valid
+ * `The model in git is invalid at commit <commit>: <file>: <problem>` (and what it concerns,
+ * `context`, in C4store-Error-Context) and no write commits; every read serves the last valid
+ * commit with that text (the context in parentheses after it) in a `Warning` header; the valid
  * history and /healthz are still served, and all of it is cheap.
  */
-async function assertRefused(t: ExecutionContext, commit: string, file: string, problem: string | RegExp, full = true): Promise<void> {
+async function assertRefused(
+  t: ExecutionContext,
+  commit: string,
+  file: string,
+  problem: string | RegExp,
+  full = true,
+  context?: string,
+): Promise<void> {
   const prefix = `The model in git is invalid at commit ${commit}: ${file}: `;
   const check = (error: unknown, what: string) => {
     t.is(typeof error, 'string', what);
@@ -183,6 +191,7 @@ async function assertRefused(t: ExecutionContext, commit: string, file: string, 
     const text = warning![1];
     t.true(text.startsWith(prefix.replace(/[^\x20-\x7e]+/g, ' ').replace(/["\\]/g, "'")), `${what}: ${text}`);
     t.true(text.endsWith(`Serving commit ${good}, the last valid one.`), `${what}: ${text}`);
+    if (context !== undefined) t.true(text.endsWith(` (${context}) Serving commit ${good}, the last valid one.`), `${what}: ${text}`);
   };
   for (const path of full ? READS() : ['/model', '/component', `/component/${ids.component}`]) {
     warned(await s.get(API + path), `GET ${path}`);
@@ -195,6 +204,7 @@ async function assertRefused(t: ExecutionContext, commit: string, file: string, 
     const reply = await s.request(method, API + path, { body });
     t.is(reply.status, 503, `${method} ${path}: ${reply.text.slice(0, 200)}`);
     check(reply.body.error, `${method} ${path}`);
+    t.is(errorContext(reply), context, `${method} ${path}: what it concerns`);
   }
   t.is(await s.head(), commit, 'no write moved main');
   t.is(await s.commitCount(), count);
@@ -315,7 +325,8 @@ test.serial('a file whose id differs from its file name: refused, then served on
 
 test.serial('more ways to break main: each named exactly, each recovered from', async (t) => {
   const id = NEW_ID.replace('zz', 'ww');
-  const cases: Array<[string, Record<string, string | null>, string, string | RegExp]> = [
+  // [what, files, the file named, the problem, what it concerns (C4store-Error-Context)]
+  const cases: Array<[string, Record<string, string | null>, string, string | RegExp, string?]> = [
     [
       'a file name that is no id',
       { 'components/Payments!.yaml': componentFile(id) },
@@ -349,7 +360,8 @@ test.serial('more ways to break main: each named exactly, each recovered from', 
       'an attribute value of the wrong kind',
       { [componentPath(id)]: componentFile(id, { attributes: `\n  - id: ${'ATTRIBUTE'}\n    value: 12` }) },
       componentPath(id),
-      `Value for STRING attribute 'ATTRIBUTE' must be a string. (attribute 'Owner')`,
+      `Value for STRING attribute 'ATTRIBUTE' must be a string.`,
+      "attribute 'Owner'",
     ],
     [
       'a diagram instance of a missing component',
@@ -379,11 +391,18 @@ test.serial('more ways to break main: each named exactly, each recovered from', 
       'componentInstances.0.width: Number must be less than or equal to 100',
     ],
   ];
-  for (const [what, files, file, problem] of cases) {
+  for (const [what, files, file, problem, context] of cases) {
     const before = await s.head();
     const resolved = Object.fromEntries(Object.entries(files).map(([p, c]) => [p, c?.replaceAll('ATTRIBUTE', ids.attribute) ?? null]));
     const bad = await push(s.gitdir, resolved, `Break: ${what}`);
-    await assertRefused(t, bad, file, typeof problem === 'string' ? problem.replaceAll('ATTRIBUTE', ids.attribute) : problem, false);
+    await assertRefused(
+      t,
+      bad,
+      file,
+      typeof problem === 'string' ? problem.replaceAll('ATTRIBUTE', ids.attribute) : problem,
+      false,
+      context,
+    );
     // The fix: git revert, as one would.
     const reverted = await revert(s.gitdir);
     t.is((await s.git('rev-parse', `${reverted}^{tree}`)).trim(), (await s.git('rev-parse', `${before}^{tree}`)).trim(), what);

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'ava';
-import type { RequestOptions, TestServer } from './server.js';
+import { errorContext, type RequestOptions, type TestServer } from './server.js';
 
 export const API = '/api/external';
 
@@ -27,7 +27,11 @@ export async function ok(
   return reply.body;
 }
 
-/** A write that must be refused with `status` and `error`, leaving refs, history and every list as they were. */
+/**
+ * A write that must be refused with `status` and `error`, and `context` (or what matches it) in
+ * its `C4store-Error-Context` header (none when not given), leaving refs, history and every list as
+ * they were.
+ */
 export async function no(
   t: ExecutionContext,
   s: TestServer,
@@ -36,7 +40,7 @@ export async function no(
   body: unknown,
   status: number,
   error: string | RegExp,
-  options: RequestOptions = {},
+  { context, ...options }: RequestOptions & { context?: string | RegExp } = {},
 ): Promise<void> {
   const before = await stateOf(s);
   const reply = await s.request(method, path, { ...options, body });
@@ -44,6 +48,8 @@ export async function no(
   t.deepEqual(Object.keys(reply.body ?? {}), ['error'], `${method} ${path}`);
   if (typeof error === 'string') t.is(reply.body?.error, error, `${method} ${path}`);
   else t.regex(reply.body?.error ?? '', error, `${method} ${path}`);
+  if (context instanceof RegExp) t.regex(errorContext(reply) ?? '', context, `${method} ${path}: what it concerns`);
+  else t.is(errorContext(reply), context, `${method} ${path}: what it concerns`);
   t.is(await stateOf(s), before, `${method} ${path}: a refused write changes nothing`);
 }
 

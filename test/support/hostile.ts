@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
-import { MEMBERS, type Reply, type TestServer } from './server.js';
+import { errorContext, MEMBERS, type Reply, type TestServer } from './server.js';
 
 /** A name as docs/api.md §5.4 says a refusal quotes it: on one line, cut after 100 characters with `…`. */
 function asQuoted(name: string): string {
@@ -624,8 +624,18 @@ export interface InvalidCase {
   body: unknown;
   /** The exact `error` text, or a pattern for it. */
   error: string | RegExp;
+  /** What the refusal concerns, in its C4store-Error-Context header; undefined: no header. */
+  context?: string;
   what: string;
 }
+
+/**
+ * Between a semantic case's text and what it concerns, as breakSemantics' cases write them
+ * (`${text}${CONCERNS}element 0 'x'`): the API sends the text as `error` and the rest in a header.
+ * No text holds it (ESCAPING_IDS hold a NUL, never this), nor a quoted name (asQuoted: no NUL).
+ */
+const CONCERNS = '\u0000concerns:';
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
 interface FieldSpec {
@@ -869,7 +879,7 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   }
   if (kind === 'attribute' && elements.length > 0) {
     const element = () => elements[pick % elements.length];
-    const at = () => ` (element ${pick % elements.length} '${asQuoted(element().name)}')`;
+    const at = () => `${CONCERNS}element ${pick % elements.length} '${asQuoted(element().name)}'`;
     list.push({
       what: 'list on a non-LIST attribute',
       apply: () => {
@@ -907,7 +917,7 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
     const c = () => components[i];
     const path = kind === 'model' ? `components.${i}` : `${i}`;
     const at = (attribute?: string) =>
-      ` (${attribute === undefined ? '' : `attribute '${asQuoted(attribute)}', `}element ${path} '${asQuoted(c().name)}')`;
+      `${CONCERNS}${attribute === undefined ? '' : `attribute '${asQuoted(attribute)}', `}element ${path} '${asQuoted(c().name)}'`;
     list.push({
       what: 'component without name',
       apply: () => {
@@ -1000,7 +1010,7 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   if (diagrams.length > 0) {
     const d = () => diagrams[pick % diagrams.length];
     const instances = () => d().componentInstances as any[];
-    const at = () => ` (element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${asQuoted(d().name)}')`;
+    const at = () => `${CONCERNS}element ${kind === 'model' ? 'diagrams.' : ''}${pick % diagrams.length} '${asQuoted(d().name)}'`;
     list.push({
       what: 'unknown diagram tag',
       apply: () => {
@@ -1074,7 +1084,12 @@ function breakSemantics(fx: Fixture, write: Write, body: any, choice: number, pi
   if (list.length === 0) return null;
   const chosen = list[choice % list.length]!;
   const error = chosen.apply();
-  return error === null ? null : { body, error, what: chosen.what };
+  if (error === null) return null;
+  const at = error.indexOf(CONCERNS);
+  if (at === -1) return { body, error, what: chosen.what };
+  // A header holds UTF-8 (percent-encoded): a name's lone surrogate comes back as U+FFFD.
+  const context = error.slice(at + CONCERNS.length).replace(LONE_SURROGATE, '\ufffd');
+  return { body, error: error.slice(0, at), context, what: chosen.what };
 }
 
 const TOP_LEVEL_WRONG: unknown[] = [{}, 'x', 42, true, null, [[]], [1], ['x'], [null]];
@@ -1165,10 +1180,11 @@ export async function tryInvalid(s: TestServer, write: Write, c: InvalidCase, ya
   const error = reply.body?.error;
   const exact = reply.body !== null && typeof reply.body === 'object' && Object.keys(reply.body).length === 1 && typeof error === 'string';
   const expected = typeof c.error === 'string' ? error === c.error : c.error.test(error ?? '');
-  if (reply.status !== 400 || !exact || !expected) {
+  const context = errorContext(reply);
+  if (reply.status !== 400 || !exact || !expected || context !== c.context) {
     violation(
       figures,
-      `${label}: ${reply.status} ${reply.text.slice(0, 300)} (expected 400 ${c.error}) body ${JSON.stringify(c.body)?.slice(0, 300)}`,
+      `${label}: ${reply.status} ${reply.text.slice(0, 300)} concerning ${context} (expected 400 ${c.error} concerning ${c.context}) body ${JSON.stringify(c.body)?.slice(0, 300)}`,
     );
   }
   const after = await headOf(s.gitdir);
@@ -1311,6 +1327,8 @@ export interface Attack {
   status: number;
   /** The exact error, or a pattern for it. */
   error: string | RegExp;
+  /** What it concerns, in its C4store-Error-Context header; undefined: no header. */
+  context?: string;
 }
 
 /**
@@ -1457,7 +1475,8 @@ export function classicAttacks(fx: Fixture): Attack[] {
       body: () => JSON.stringify([{ name: 'd', level: 'C1', componentInstances: [{ component: 'nowhere' }] }]),
       type: J,
       status: 400,
-      error: "Ref 'nowhere' does not resolve to a component. (element 0 'd')",
+      error: "Ref 'nowhere' does not resolve to a component.",
+      context: "element 0 'd'",
     },
     {
       name: 'bad attribute value',
@@ -1466,7 +1485,8 @@ export function classicAttacks(fx: Fixture): Attack[] {
       body: () => JSON.stringify([{ name: 'c', attributes: [{ id: fx.attributes.NUMBER, value: 'NaN' }] }]),
       type: J,
       status: 400,
-      error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number. (attribute 'Fixture NUMBER', element 0 'c')`,
+      error: `Value for NUMBER attribute '${fx.attributes.NUMBER}' must be a number.`,
+      context: "attribute 'Fixture NUMBER', element 0 'c'",
     },
   ];
   return attacks;
@@ -1487,6 +1507,9 @@ export async function tryAttack(s: TestServer, attack: Attack, figures: Figures)
   count(figures, reply);
   const error = reply.body?.error;
   const matches = typeof attack.error === 'string' ? error === attack.error : attack.error.test(error ?? '');
-  if (reply.status !== attack.status || !matches) violation(figures, `${attack.name}: ${reply.status} ${reply.text.slice(0, 200)}`);
+  const context = errorContext(reply);
+  if (reply.status !== attack.status || !matches || context !== attack.context) {
+    violation(figures, `${attack.name}: ${reply.status} ${reply.text.slice(0, 200)} concerning ${context}`);
+  }
   if (attack.method !== 'GET' && (await headOf(s.gitdir)) !== before) violation(figures, `${attack.name}: main moved`);
 }

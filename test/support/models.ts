@@ -6,14 +6,15 @@
  */
 import type { ExecutionContext } from 'ava';
 import { findChildrenOutside, findOverlaps, type LayoutInput, type LayoutResult } from '../../src/layout/layout.js';
-import type { RequestOptions, TestServer } from './server.js';
+import { errorContext, type RequestOptions, type TestServer } from './server.js';
 
 // ---------------------------------------------------------------------------------------------
 // Writes and what they leave behind
 
 /**
- * A write that must be refused with exactly `status` and `error`, leaving the repository (head,
- * history) and every list exactly as they were.
+ * A write that must be refused with exactly `status` and `error`, and `context` in its
+ * `C4store-Error-Context` header (none when not given), leaving the repository (head, history)
+ * and every list exactly as they were.
  */
 export async function refused(
   t: ExecutionContext,
@@ -23,12 +24,13 @@ export async function refused(
   body: unknown,
   status: number,
   error: string,
-  options: RequestOptions = {},
+  { context, ...options }: RequestOptions & { context?: string } = {},
 ): Promise<void> {
   const before = await s.state();
   const reply = await s.request(method, path, { ...options, body });
   t.is(reply.status, status, `${method} ${path}: ${reply.text}`);
   t.deepEqual(reply.body, { error }, `${method} ${path}`);
+  t.is(errorContext(reply), context, `${method} ${path}: what it concerns`);
   t.is(await s.state(), before, `${method} ${path}: a refused write changes nothing`);
 }
 
