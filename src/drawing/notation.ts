@@ -14,7 +14,7 @@
  */
 import type { ComponentInstance, Model } from '../model/types.js';
 import { esc } from '../escape.js';
-import { clip, firstLine, textWidth, wrapText, type Font } from './text.js';
+import { clip, ellipsize, firstLine, textWidth, wrapText, type Font } from './text.js';
 
 export type Kind =
   | 'person'
@@ -174,6 +174,29 @@ function boxText(name: string, kindLine: string, desc: string, area: Rect): Arra
   ];
 }
 
+/** Room a shortened `[Type]` needs at least: less shows too little of it to be worth drawing. */
+const SHORT_KIND = 40;
+
+/**
+ * A boundary's title line in `width` pixels: its name, then `[Type]` in the smaller font, never
+ * beyond the boundary. When both do not fit: a type that takes at most half the line is kept
+ * whole and the name shortened (`Order Pla… [Container]`); a longer type is shortened instead
+ * (`Payments [Software Sys…]`) when the name fits whole with SHORT_KIND to spare, and left out
+ * otherwise, the name then taking the whole line.
+ */
+function boundaryTitle(name: string, kindText: string, width: number): { title: string; kindText: string } {
+  const alone = { title: wrapText(name, width, NAME, 1)[0] ?? '', kindText: '' };
+  if (kindText === '') return alone;
+  const space = textWidth(' ', NAME);
+  const kindWidth = textWidth(kindText, KIND);
+  const nameWidth = textWidth(wrapText(name, Number.POSITIVE_INFINITY, NAME, 1)[0] ?? '', NAME);
+  if (nameWidth + space + kindWidth <= width) return { title: alone.title, kindText };
+  if (space + kindWidth <= width / 2) return { title: wrapText(name, width - space - kindWidth, NAME, 1)[0] ?? '', kindText };
+  const kindRoom = width - nameWidth - space;
+  if (kindRoom < SHORT_KIND) return alone;
+  return { title: alone.title, kindText: `${ellipsize(kindText.slice(0, -1), kindRoom - textWidth(']', KIND), KIND)}]` };
+}
+
 /**
  * One instance's group. `blocks`: the rectangles relation labels must keep off (a box: all of
  * it; a boundary: its title).
@@ -195,11 +218,10 @@ export function drawInstance(
   if (kind === 'boundary') {
     // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
     const width = Math.max(8, b.w - 16);
-    const kindText = typeName === '' ? '' : `[${typeName}]`;
+    const { title, kindText } = boundaryTitle(name, typeName === '' ? '' : `[${typeName}]`, width);
     // The space before the tspan, not inside it (resvg, the PNGs, drops a tspan's leading
     // space), so it is drawn, and measured, in the name's font.
     const kindWidth = kindText === '' ? 0 : textWidth(' ', NAME) + textWidth(kindText, KIND);
-    const title = wrapText(name, Math.max(8, width - kindWidth), NAME, 1)[0] ?? '';
     parts.push(
       `<text class="name" x="${n1(b.x + 8)}" y="${n1(b.y + 18)}">${esc(title)}` +
         (kindText === '' ? '' : ` <tspan class="kind">${esc(kindText)}</tspan>`) +

@@ -1,0 +1,131 @@
+/**
+ * A box's text stays inside its box (src/drawing/notation.ts), measured from the SVG itself: every
+ * `<text>` of an instance, at the x and y it is drawn at, as wide as the drawing's own metrics
+ * (DejaVu Sans advance widths, src/drawing/text.ts) make it. Random diagrams of hostile names
+ * (long words, CJK, right-to-left, emoji, markup) and hand-made sizes, with fixed seeds.
+ */
+import test from 'ava';
+import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
+import { type Font, textWidth } from '../src/drawing/text.js';
+import type { ComponentInstance } from '../src/model/types.js';
+import { component, diagram, instance, model, TYPES } from './support/drawing-model.js';
+
+const FONTS: Record<string, Font> = { name: { size: 13, bold: true }, kind: { size: 10.5 }, desc: { size: 11 } };
+
+const NAMES = [
+  'Order Service',
+  'Supercalifragilisticexpialidociousandmore',
+  '数据库服务器集群管理系统',
+  'نظام إدارة الطلبات',
+  'Payments 🎉🚀 API',
+  'A "quoted" <name> & co',
+  'x',
+  'Very long name of a service that goes on and on and on for a while',
+  'WWWWWWWWWWWWWWWWWWWWWWWW',
+];
+const TYPE_NAMES = ['system', 'Software System (external, run by the payments platform team)', '数据库', 'x'];
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+}
+
+const unescapeXml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+
+interface DrawnText {
+  instance: string;
+  cls: string;
+  left: number;
+  right: number;
+  baseline: number;
+  text: string;
+}
+
+/** Each instance's texts as drawn: a boundary's title is one line, its `[Type]` tspan after the name. */
+function instanceTexts(svg: string): DrawnText[] {
+  const out: DrawnText[] = [];
+  for (const g of svg.matchAll(/<g class="box [^"]*" data-kind="instance" data-id="([^"]+)"[^>]*>(.*?)<\/g>(?=<g class="box|<\/g>)/g)) {
+    for (const t of g[2]!.matchAll(/<text class="(name|kind|desc)" x="([-\d.]+)" y="([-\d.]+)"( text-anchor="middle")?>(.*?)<\/text>/g)) {
+      const [, cls, x, y, middle, body] = t as unknown as [string, string, string, string, string | undefined, string];
+      const kind = /^(.*?) <tspan class="kind">(.*)<\/tspan>$/.exec(body);
+      const text = unescapeXml(kind ? kind[1]! : body);
+      let width = textWidth(text, FONTS[cls]!);
+      if (kind) width += textWidth(' ', FONTS.name!) + textWidth(unescapeXml(kind[2]!), FONTS.kind!);
+      const left = middle ? Number(x) - width / 2 : Number(x);
+      out.push({
+        instance: g[1]!,
+        cls,
+        left,
+        right: left + width,
+        baseline: Number(y),
+        text: kind ? `${text} ${unescapeXml(kind[2]!)}` : text,
+      });
+    }
+  }
+  return out;
+}
+
+test("every line of a box's text lies inside its box, however long, wide or foreign the name, type and description, whatever the box's size", (t) => {
+  const random = rng(7);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  let checked = 0;
+  for (let round = 0; round < 200; round++) {
+    const m = model();
+    for (const [k, name] of TYPE_NAMES.entries()) m.types.set(`tn${k}`, { id: `tn${k}`, slug: TYPES[k]!, name });
+    const instances: ComponentInstance[] = [];
+    const n = 1 + Math.floor(random() * 6);
+    for (let k = 0; k < n; k++) {
+      component(m, `c${k}`, pick(NAMES), 'container', random() < 0.6 ? { desc: `${pick(NAMES)} ${pick(NAMES)}` } : {});
+      m.components.get(`c${k}`)!.typeId = random() < 0.5 ? `tn${Math.floor(random() * TYPE_NAMES.length)}` : `t-${pick(TYPES)}`;
+      instances.push(
+        instance(`i${k}`, `c${k}`, k * 110, 0, {
+          isContainer: random() < 0.3,
+          width: 3 + Math.floor(random() * 40),
+          height: 4 + Math.floor(random() * 10),
+        }),
+      );
+    }
+    const svg = drawDiagram(diagram({ componentInstances: instances }), m);
+    const byId = new Map(instances.map((i) => [i.id, i]));
+    for (const text of instanceTexts(svg)) {
+      const i = byId.get(text.instance)!;
+      const box = { x: i.position.x * GRID_PX, y: i.position.y * GRID_PX, w: i.width * GRID_PX, h: i.height * GRID_PX };
+      checked++;
+      t.true(
+        text.left >= box.x - 0.5 && text.right <= box.x + box.w + 0.5,
+        `round ${round}: ${text.cls} '${text.text}' spans ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${box.x}–${box.x + box.w}`,
+      );
+      t.true(text.baseline - 10 >= box.y && text.baseline + 3 <= box.y + box.h, `round ${round}: '${text.text}' at y ${text.baseline}`);
+    }
+  }
+  t.true(checked > 500, `${checked} lines`);
+});
+
+test("a boundary's title keeps its name when its type does not fit beside it: the type is shortened, or left out, never drawn beyond the boundary", (t) => {
+  const m = model();
+  m.types.set('long', { id: 'long', slug: 'software-system', name: 'Software System (external, run by the payments platform team)' });
+  component(m, 'c', 'Payments', 'container');
+  m.components.get('c')!.typeId = 'long';
+  const titleOf = (width: number) => {
+    const svg = drawDiagram(diagram({ componentInstances: [instance('b', 'c', 0, 0, { isContainer: true, width, height: 10 })] }), m);
+    const [text] = instanceTexts(svg);
+    t.true(text!.right <= width * GRID_PX, `${width} units: '${text!.text}' ends at ${text!.right}`);
+    return text!.text;
+  };
+  // Wide enough for both: as written.
+  t.is(titleOf(60), 'Payments [Software System (external, run by the payments platform team)]');
+  // The name whole, the type cut short with its bracket closed (it ran 270 px out of the boundary).
+  t.regex(titleOf(16), /^Payments \[Software.*…\]$/);
+  // Too narrow for the type even cut: the name alone, as much of it as fits.
+  t.regex(titleOf(6), /^Paym[a-z]*…$/);
+  // A short type stays whole beside a long name, which is cut.
+  m.types.set('long', { id: 'long', slug: 'container', name: 'Container' });
+  m.components.get('c')!.name = 'Payments platform of the northern region';
+  t.regex(titleOf(20), /^Payments platform.*… \[Container\]$/);
+});
