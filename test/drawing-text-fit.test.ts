@@ -129,3 +129,35 @@ test("a boundary's title keeps its name when its type does not fit beside it: th
   m.components.get('c')!.name = 'Payments platform of the northern region';
   t.regex(titleOf(20), /^Payments platform.*… \[Container\]$/);
 });
+
+test('a name or description drawn shortened ends in "…": the lines a box has no room for are never dropped without a sign', (t) => {
+  const random = rng(11);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const words = (s: string) => s.split(/\s+/).join('');
+  let shortened = 0;
+  for (let round = 0; round < 200; round++) {
+    const m = model();
+    const instances: ComponentInstance[] = [];
+    for (let k = 0; k < 4; k++) {
+      component(m, `c${k}`, pick(NAMES), pick(TYPES), { desc: `${pick(NAMES)} ${pick(NAMES)} ${pick(NAMES)}` });
+      instances.push(instance(`i${k}`, `c${k}`, k * 50, 0, { width: 8 + Math.floor(random() * 20), height: 4 + Math.floor(random() * 6) }));
+    }
+    const texts = instanceTexts(drawDiagram(diagram({ componentInstances: instances }), m));
+    for (const [k, i] of instances.entries()) {
+      const c = m.components.get(`c${k}`)!;
+      for (const [cls, whole] of [
+        ['name', c.name],
+        ['desc', c.desc!],
+      ] as const) {
+        const lines = texts.filter((x) => x.instance === i.id && x.cls === cls).map((x) => x.text);
+        if (lines.length === 0 || words(lines.join(' ')) === words(whole)) continue;
+        shortened++;
+        t.true(
+          lines.at(-1)!.endsWith('…'),
+          `round ${round}: ${i.width}×${i.height} ${c.typeId} ${cls} '${whole}' drawn as ${JSON.stringify(lines)}`,
+        );
+      }
+    }
+  }
+  t.true(shortened > 50, `${shortened} texts shortened`);
+});

@@ -162,7 +162,9 @@ function boxText(name: string, kindLine: string, desc: string, area: Rect): Arra
   const kindLines = kindLine === '' ? [] : wrapText(kindLine, width, KIND, 1);
   let descLines = desc === '' ? [] : wrapText(desc, width, DESC, 2);
   const height = () => nameLines.length * NAME_LINE + (kindLines.length + descLines.length) * SMALL_LINE;
-  while (height() > room && descLines.length > 0) descLines = descLines.slice(0, -1);
+  // Wrapped again into fewer lines, not cut: the last line shown then ends in "…".
+  while (height() > room && descLines.length > 0)
+    descLines = descLines.length === 1 ? [] : wrapText(desc, width, DESC, descLines.length - 1);
   let kinds = kindLines;
   if (height() > room) kinds = [];
   const total = () => nameLines.length * NAME_LINE + (kinds.length + descLines.length) * SMALL_LINE;
