@@ -103,6 +103,71 @@ interface InstanceOptions {
 
 const n1 = (v: number) => String(Math.round(v * 10) / 10);
 
+/** A person's head (radius `r`, touching the box's top), the top of its body and the body's corner radius. */
+function personShape(b: Rect): { r: number; top: number; corner: number } {
+  const r = Math.min(b.h * 0.17, b.w * 0.2);
+  // As SVG draws a rect's rx: at most half its width and height.
+  const top = b.y + 2 * r - 2;
+  return { r, top, corner: Math.min(r * 1.4, 24, b.w / 2, (b.y + b.h - top) / 2) };
+}
+
+/** Where the shape of a kind starts to fill the left and right sides of box `b`: a person's body, below its head. */
+export function sidesFrom(kind: Kind, b: Rect): number {
+  return kind === 'person' || kind === 'external-person' ? personShape(b).top : b.y;
+}
+
+/** The vertical radius of a cylinder's top and bottom ellipses. */
+const cylinderRim = (b: Rect) => Math.min(10, b.h * 0.12);
+
+/** The horizontal radius of a pipe's end ellipses. */
+const pipeEnd = (b: Rect) => Math.min(10, b.w * 0.1);
+
+const inEllipse = (x: number, y: number, cx: number, cy: number, rx: number, ry: number) =>
+  rx > 0 && ry > 0 && ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2 <= 1;
+
+/** Whether (x, y) lies inside the rectangle with rounded corners of radius `r`. */
+function inRoundedRect(x: number, y: number, b: Rect, r: number): boolean {
+  if (x < b.x || x > b.x + b.w || y < b.y || y > b.y + b.h) return false;
+  const cx = Math.min(Math.max(x, b.x + r), b.x + b.w - r);
+  const cy = Math.min(Math.max(y, b.y + r), b.y + b.h - r);
+  return (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
+}
+
+/**
+ * Whether the point lies on or inside the outline a kind draws in box `b`: a person's head or
+ * body, a database's cylinder, a queue's pipe; the box itself for the kinds that fill it. What a
+ * relation's end must reach to touch the shape (svg.ts).
+ */
+export function shapeContains(kind: Kind, b: Rect, x: number, y: number): boolean {
+  switch (kind) {
+    case 'person':
+    case 'external-person': {
+      const { r, top, corner } = personShape(b);
+      return inEllipse(x, y, b.x + b.w / 2, b.y + r, r, r) || inRoundedRect(x, y, { x: b.x, y: top, w: b.w, h: b.y + b.h - top }, corner);
+    }
+    case 'database': {
+      const ry = cylinderRim(b);
+      const cx = b.x + b.w / 2;
+      return (
+        (x >= b.x && x <= b.x + b.w && y >= b.y + ry && y <= b.y + b.h - ry) ||
+        inEllipse(x, y, cx, b.y + ry, b.w / 2, ry) ||
+        inEllipse(x, y, cx, b.y + b.h - ry, b.w / 2, ry)
+      );
+    }
+    case 'queue': {
+      const rx = pipeEnd(b);
+      const cy = b.y + b.h / 2;
+      return (
+        (x >= b.x + rx && x <= b.x + b.w - rx && y >= b.y && y <= b.y + b.h) ||
+        inEllipse(x, y, b.x + rx, cy, rx, b.h / 2) ||
+        inEllipse(x, y, b.x + b.w - rx, cy, rx, b.h / 2)
+      );
+    }
+    default:
+      return x >= b.x && x <= b.x + b.w && y >= b.y && y <= b.y + b.h;
+  }
+}
+
 /** The outline of a kind in a box: the `.body` element(s), and the part of the box left for text. */
 function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
   const rect = (rx: number) => `<rect class="body" x="${n1(b.x)}" y="${n1(b.y)}" width="${n1(b.w)}" height="${n1(b.h)}" rx="${rx}"/>`;
@@ -110,17 +175,16 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
     case 'person':
     case 'external-person': {
       // Head above a rounded body; the invisible rect keeps the box's exact geometry for tools.
-      const r = Math.min(b.h * 0.17, b.w * 0.2);
-      const top = b.y + 2 * r - 2;
+      const { r, top, corner } = personShape(b);
       return {
         svg:
           `${rect(0)}<circle class="shape" cx="${n1(b.x + b.w / 2)}" cy="${n1(b.y + r)}" r="${n1(r)}"/>` +
-          `<rect class="shape" x="${n1(b.x)}" y="${n1(top)}" width="${n1(b.w)}" height="${n1(b.y + b.h - top)}" rx="${n1(Math.min(r * 1.4, 24))}"/>`,
+          `<rect class="shape" x="${n1(b.x)}" y="${n1(top)}" width="${n1(b.w)}" height="${n1(b.y + b.h - top)}" rx="${n1(corner)}"/>`,
         text: { x: b.x, y: top + 4, w: b.w, h: b.y + b.h - top - 4 },
       };
     }
     case 'database': {
-      const ry = Math.min(10, b.h * 0.12);
+      const ry = cylinderRim(b);
       const x0 = b.x;
       const x1 = b.x + b.w;
       const rx = b.w / 2;
@@ -134,7 +198,7 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
       };
     }
     case 'queue': {
-      const rx = Math.min(10, b.w * 0.1);
+      const rx = pipeEnd(b);
       const ry = b.h / 2;
       const y0 = b.y;
       const y1 = b.y + b.h;

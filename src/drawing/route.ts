@@ -96,6 +96,11 @@ export interface RouteNode extends RouteBox {
   seen?: number;
   /** Container this box is drawn in (it and its ancestors are never obstacles for its routes). */
   parent: string | null;
+  /**
+   * Where the shape drawn in the box starts to fill its left and right sides, when below its top
+   * (a person: the body under the head). Its loops leave a side below it.
+   */
+  sidesFrom?: number;
 }
 
 export interface RouteEdge {
@@ -1164,7 +1169,8 @@ function withLoops(
       const along = (length: number) => Math.min(length / 2, 12 + n * LOOP_STEP);
       const side = sx > 0 ? a.x + a.w : a.x;
       const edge = sy < 0 ? a.y : a.y + a.h;
-      const outY = sy < 0 ? a.y + along(a.h) : a.y + a.h - along(a.h);
+      // Out of the side below the top of a shape that leaves its upper part empty (a person's head), within the box.
+      const outY = sy < 0 ? Math.min((a.sidesFrom ?? a.y) + along(a.h), a.y + a.h - 2) : a.y + a.h - along(a.h);
       const inX = sx > 0 ? a.x + a.w - along(a.w) : a.x + along(a.w);
       return [
         { x: side, y: outY },

@@ -17,7 +17,7 @@ import type { Diagram, Model, TextArea } from '../model/types.js';
 export type DrawingModel = Pick<Model, 'components' | 'types' | 'tags'>;
 import { esc } from '../escape.js';
 import { LabelPlacer } from './labels.js';
-import { classify, drawInstance, legend, NOTATION_STYLE, type Kind } from './notation.js';
+import { classify, drawInstance, legend, NOTATION_STYLE, shapeContains, sidesFrom, type Kind } from './notation.js';
 import { routeEdges, type Point, type RouteNode } from './route.js';
 import { clip, textWidth, wrapText } from './text.js';
 
@@ -154,6 +154,42 @@ function pathOf(points: readonly Point[]): string {
   return d;
 }
 
+/** Kinds whose shape leaves parts of its box empty (a person's head, a cylinder's or a pipe's ends). */
+const UNFILLED: ReadonlySet<Kind> = new Set<Kind>(['person', 'external-person', 'database', 'queue']);
+
+/**
+ * A route's start (or end) carried on along its first (last) leg into its box until it meets the
+ * shape drawn there: routes are found between boxes, and a person's head and body, a cylinder or
+ * a pipe leave parts of the box empty, where an arrow's tip pointed at nothing (the top corners
+ * of a person's box: 36 px above the body of a default-sized one). Only a leg that enters the
+ * box through its side, along an axis; the leg then runs on, straight, to the outline.
+ */
+function toShape(points: Point[], atStart: boolean, kind: Kind, b: Box): void {
+  if (points.length < 2) return;
+  const k = atStart ? 0 : points.length - 1;
+  const p = points[k]!;
+  const q = points[atStart ? 1 : points.length - 2]!;
+  const dx = Math.sign(p.x - q.x);
+  const dy = Math.sign(p.y - q.y);
+  if ((dx === 0) === (dy === 0)) return;
+  const into = { x: p.x + dx, y: p.y + dy };
+  if (!(into.x > b.x && into.x < b.x + b.w && into.y > b.y && into.y < b.y + b.h)) return;
+  const meets = (s: number) => shapeContains(kind, b, p.x + dx * s, p.y + dy * s);
+  if (meets(0)) return;
+  const limit = dx === 0 ? b.h : b.w;
+  let s = 1;
+  while (s < limit && !meets(s)) s++;
+  if (!meets(s)) return;
+  // The outline lies in the last pixel stepped: halved down to a twentieth of one.
+  let outside = s - 1;
+  for (let i = 0; i < 5; i++) {
+    const mid = (outside + s) / 2;
+    if (meets(mid)) s = mid;
+    else outside = mid;
+  }
+  points[k] = { x: p.x + dx * s, y: p.y + dy * s };
+}
+
 /** The diagram as a standalone SVG document fragment (carries its own namespace and style). */
 export function drawDiagram(diagram: Diagram, model: DrawingModel, options: DrawOptions = {}): string {
   const instances = diagram.componentInstances;
@@ -168,7 +204,8 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
   const containers: string[] = [];
   for (const i of instances) {
     const box = { x: px(i.position.x), y: px(i.position.y), w: px(i.width), h: px(i.height) };
-    nodes.push({ id: i.id, parent: i.parent, ...box });
+    const solidFrom = sidesFrom(kinds.get(i.id)!, box);
+    nodes.push({ id: i.id, parent: i.parent, ...box, ...(solidFrom > box.y ? { sidesFrom: solidFrom } : {}) });
     const { svg, blocks } = drawInstance(i, model, kinds.get(i.id)!, box, {
       ...(options.componentHref ? { componentHref: options.componentHref } : {}),
       editable: options.editable === true,
@@ -185,6 +222,19 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     nodes,
     diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
   );
+  const nodeOf = new Map(nodes.map((n) => [n.id, n]));
+  for (const r of diagram.relations) {
+    const points = routes.get(r.id);
+    if (!points) continue;
+    for (const [end, atStart] of [
+      [r.fromComponentInstance, true],
+      [r.toComponentInstance, false],
+    ] as const) {
+      const kind = kinds.get(end);
+      const node = nodeOf.get(end);
+      if (kind && node && UNFILLED.has(kind)) toShape(points, atStart, kind, node);
+    }
+  }
   for (const [id, points] of routes) placer.addRoute(id, points);
   const lines: string[] = [];
   const labels: string[] = [];
