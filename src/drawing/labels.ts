@@ -19,6 +19,8 @@ export interface LabelBox {
 }
 
 const GAP = 2;
+/** How many rings (of 8 px) beyond the first free spot a spot clear of other routes is looked for (see nearestFree). */
+const MORE_RINGS = 16;
 
 interface Tagged extends LabelBox, Filed {
   tag: string;
@@ -64,26 +66,44 @@ export class LabelPlacer {
       fallback ??= box;
     }
     if (fallback) return this.take(fallback);
-    return this.take(this.nearestFree(candidates[0] ?? { x: 0, y: 0 }, w, h));
+    return this.take(this.nearestFree(tag, candidates[0] ?? { x: 0, y: 0 }, w, h));
   }
 
-  private nearestFree(centre: Point, w: number, h: number): LabelBox {
+  /**
+   * The free spot nearest `centre`, searched ring by ring. Off its own route, a label lying on
+   * another relation's line reads as that relation's: a spot clear of other routes' lines is
+   * taken when one lies a little further (up to twice as far, at most MORE_RINGS rings beyond
+   * the first free spot); else the first free spot.
+   */
+  private nearestFree(tag: string, centre: Point, w: number, h: number): LabelBox {
     const step = 8;
-    for (let ring = 1; ring < 10_000; ring++) {
+    let first: LabelBox | null = null;
+    let last = 10_000;
+    for (let ring = 1; ring < last; ring++) {
       const d = ring * step;
-      for (let k = -ring; k <= ring; k++) {
+      // Along each side of the ring from its middle out: the nearer spots of a ring first.
+      for (let j = 0; j <= ring; j++) {
         for (const p of [
-          { x: centre.x + k * step, y: centre.y - d },
-          { x: centre.x + k * step, y: centre.y + d },
-          { x: centre.x - d, y: centre.y + k * step },
-          { x: centre.x + d, y: centre.y + k * step },
+          { x: centre.x - j * step, y: centre.y - d },
+          { x: centre.x + j * step, y: centre.y - d },
+          { x: centre.x - j * step, y: centre.y + d },
+          { x: centre.x + j * step, y: centre.y + d },
+          { x: centre.x - d, y: centre.y - j * step },
+          { x: centre.x - d, y: centre.y + j * step },
+          { x: centre.x + d, y: centre.y - j * step },
+          { x: centre.x + d, y: centre.y + j * step },
         ]) {
           const box = { x: p.x - w / 2, y: p.y - h / 2, w, h };
-          if (!hits(this.solid, box)) return box;
+          if (hits(this.solid, box)) continue;
+          if (!hits(this.lines, box, tag)) return box;
+          if (first === null) {
+            first = box;
+            last = Math.min(last, ring + Math.min(ring, MORE_RINGS) + 1);
+          }
         }
       }
     }
-    return { x: centre.x - w / 2, y: centre.y - h / 2, w, h };
+    return first ?? { x: centre.x - w / 2, y: centre.y - h / 2, w, h };
   }
 
   private take(box: LabelBox): LabelBox {
