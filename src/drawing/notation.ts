@@ -12,6 +12,7 @@
  * Colours are the C4 model's conventional palette; text on them keeps a contrast ratio of at
  * least 4.5:1.
  */
+import { c4OfSlug, isExternalTag } from '../model/c4-kinds.js';
 import type { ComponentInstance, Model } from '../model/types.js';
 import { esc } from '../escape.js';
 import { clip, ellipsize, firstLine, textWidth, wrapText, type Font } from './text.js';
@@ -65,12 +66,9 @@ const SMALL_LINE = 14;
 const PAD = 8;
 
 function slugKind(slug: string): Kind | null {
-  if (slug.startsWith('external')) return slug.includes('person') ? 'external-person' : 'external';
-  if (slug === 'person') return 'person';
-  if (slug.includes('database') || slug.includes('datastore') || slug.includes('data-store')) return 'database';
-  if (slug.includes('queue') || slug.includes('topic')) return 'queue';
-  if (slug === 'software-system' || slug === 'container' || slug === 'component') return slug;
-  return null;
+  const { shape, external } = c4OfSlug(slug);
+  if (external) return shape === 'person' ? 'external-person' : 'external';
+  return shape;
 }
 
 /** The kind of an instance (see the module comment). */
@@ -80,7 +78,7 @@ export function classify(i: ComponentInstance, model: Pick<Model, 'components' |
   if (!component) return 'placeholder';
   const slug = component.typeId == null ? '' : (model.types.get(component.typeId)?.slug ?? '');
   const kind = slugKind(slug) ?? 'element';
-  const external = (component.tags ?? []).some((t) => tagNames.get(t)?.toLowerCase() === 'external');
+  const external = (component.tags ?? []).some((t) => isExternalTag(tagNames.get(t)));
   if (external) return kind === 'person' ? 'external-person' : 'external';
   return kind;
 }

@@ -1,3 +1,4 @@
+import { isExternalTag } from '../model/c4-kinds.js';
 import { joinsAncestor, LINE_BREAK, walk, type Scene, type SceneElement, type SceneRelation, type SceneView } from './scene.js';
 
 /**
@@ -42,6 +43,8 @@ const KINDS = `  element person {
 `;
 
 export const ARCHIVED_TAG = 'archived';
+/** The tag of external elements whose own tags do not say so already (their type's slug starts with `external`). */
+export const EXTERNAL_TAG = 'external';
 
 /**
  * LikeC4 tags are identifiers: each c4store tag name becomes `t_` and its letters, digits and `_`
@@ -70,7 +73,7 @@ class Writer {
     for (const e of scene.elements) this.parentOf.set(e.key, e.parent);
     for (const e of scene.elements) this.fqn.set(e.key, e.parent === null ? e.key : `${this.fqn.get(e.parent)}.${e.key}`);
     this.viewsWithScope = new Set(scene.views.filter((v) => v.key !== 'v_index').map((v) => v.key));
-    this.tag = tagIdentifiers(scene.tags, new Set([ARCHIVED_TAG, ...this.viewsWithScope]));
+    this.tag = tagIdentifiers(scene.tags, new Set([ARCHIVED_TAG, EXTERNAL_TAG, ...this.viewsWithScope]));
   }
 
   tagsLine(names: string[], archived: boolean, extra: string[] = []): string {
@@ -81,6 +84,7 @@ class Writer {
   *specification(): Generator<string> {
     yield `specification {\n${KINDS}`;
     yield `  tag ${ARCHIVED_TAG}\n`;
+    yield `  tag ${EXTERNAL_TAG}\n`;
     for (const identifier of this.tag.values()) yield `  tag ${identifier}\n`;
     for (const view of this.viewsWithScope) yield `  tag ${view}\n`;
     yield '}\n';
@@ -97,7 +101,8 @@ class Writer {
     const write = function* (this: Writer, element: SceneElement, indent: string): Generator<string> {
       const head = `${indent}${element.key} = ${element.kind} ${likec4Text(element.name)}`;
       const inner = children.get(element.key) ?? [];
-      const tags = this.tagsLine(element.tags, element.archived);
+      const external = element.external && !element.tags.some(isExternalTag) ? [EXTERNAL_TAG] : [];
+      const tags = this.tagsLine(element.tags, element.archived, external);
       if (!element.desc && !element.technology && tags === '' && inner.length === 0) {
         yield `${head}\n`;
         return;

@@ -58,21 +58,23 @@ function shape(element: SceneElement, alias: string, level: Level | null): strin
   const inner = level === 'C3' || level === 'C4' ? 'Component' : 'Container';
   const system = level === null || level === 'C0' || level === 'C1';
   const suffix = element.kind === 'database' ? 'Db' : element.kind === 'queue' ? 'Queue' : '';
+  // Every shape has its external form: `Person_Ext`, `System_Ext`, `ContainerDb_Ext`, …
+  const ext = element.external ? '_Ext' : '';
   const tags = tagsOf(element);
   switch (element.kind) {
     case 'person':
-      return `Person(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`;
+      return `Person${ext}(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`;
     case 'container':
-      return `Container(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
+      return `Container${ext}(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
     case 'component':
-      return `Component(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
+      return `Component${ext}(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
     case 'database':
     case 'queue':
       return system
-        ? `System${suffix}(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`
-        : `${inner}${suffix}(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
+        ? `System${suffix}${ext}(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`
+        : `${inner}${suffix}${ext}(${alias}, ${quoted(name)}, ${technology}, ${quoted(desc)}${tags})`;
     default:
-      return `System(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`;
+      return `System${ext}(${alias}, ${quoted(name)}, ${quoted(desc)}${tags})`;
   }
 }
 

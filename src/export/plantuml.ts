@@ -1,3 +1,4 @@
+import { isExternalTag } from '../model/c4-kinds.js';
 import type { Level } from '../model/types.js';
 import { LINE_BREAK, type Scene, type SceneElement, type SceneRelation, type SceneView, type ViewNode } from './scene.js';
 
@@ -27,37 +28,46 @@ export function plantumlText(text: string): string {
 
 const quoted = (text: string | null) => `"${plantumlText(text ?? '')}"`;
 
-/** The description, then the element's tags (C4-PlantUML of older jars has no `$tags`), archived first. */
-function describe(element: SceneElement): string | null {
-  const tags = [...(element.archived ? ['archived'] : []), ...element.tags];
+/**
+ * The description, then the element's tags (C4-PlantUML of older jars has no `$tags`), archived
+ * first, and `external` for an external element drawn without an `_Ext` macro (see `macro`).
+ */
+function describe(element: SceneElement, externalMacro: boolean): string | null {
+  const external = element.external && !externalMacro && !element.tags.some(isExternalTag) ? ['external'] : [];
+  const tags = [...(element.archived ? ['archived'] : []), ...external, ...element.tags];
   if (tags.length === 0) return element.desc;
   const line = `tags: ${tags.join(', ')}`;
   return element.desc ? `${element.desc}\n${line}` : line;
 }
 
+/**
+ * The element's macro. An external element is drawn by the `_Ext` macro where older jars have
+ * one (`Person_Ext`, `System_Ext`, `SystemDb_Ext`); a container or component of theirs has none,
+ * so its tags line says `external` (see `describe`).
+ */
 function macro(element: SceneElement, level: Level | null): string {
   const { key, name } = element;
-  const desc = describe(element);
   const technology = quoted(element.technology);
   const system = level === null || level === 'C0' || level === 'C1';
   const inner = level === 'C3' || level === 'C4' ? 'Component' : 'Container';
+  const outer = (base: 'Person' | 'System' | 'SystemDb') => {
+    const ext = element.external ? '_Ext' : '';
+    return `${base}${ext}(${key}, ${quoted(name)}, ${quoted(describe(element, true))})`;
+  };
+  const within = (base: string) => `${base}(${key}, ${quoted(name)}, ${technology}, ${quoted(describe(element, false))})`;
   switch (element.kind) {
     case 'person':
-      return `Person(${key}, ${quoted(name)}, ${quoted(desc)})`;
+      return outer('Person');
     case 'database':
-      return system
-        ? `SystemDb(${key}, ${quoted(name)}, ${quoted(desc)})`
-        : `${inner}Db(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return system ? outer('SystemDb') : within(`${inner}Db`);
     case 'container':
-      return `Container(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return within('Container');
     case 'component':
-      return `Component(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return within('Component');
     case 'queue':
-      return system
-        ? `System(${key}, ${quoted(name)}, ${quoted(desc)})`
-        : `${inner}(${key}, ${quoted(name)}, ${technology}, ${quoted(desc)})`;
+      return system ? outer('System') : within(inner);
     default:
-      return `System(${key}, ${quoted(name)}, ${quoted(desc)})`;
+      return outer('System');
   }
 }
 

@@ -1,3 +1,4 @@
+import { type C4Shape, c4OfSlug, isExternalTag } from '../model/c4-kinds.js';
 import type { Component, ComponentInstance, Diagram, Level, Model } from '../model/types.js';
 
 /**
@@ -22,6 +23,8 @@ export interface SceneElement {
   /** Names of the component's tags. */
   tags: string[];
   archived: boolean;
+  /** Outside the system described: its type's slug starts with `external`, or it is tagged `External` (as the drawing greys it). */
+  external: boolean;
   /** The key of the element that encloses this one in the model, if any (see `nest`). */
   parent: string | null;
 }
@@ -75,7 +78,8 @@ export interface Scene {
  */
 export const LINE_BREAK = /\r\n?|[\n\u0085\u2028\u2029]/g;
 
-const KIND_OF_TYPE_SLUG: Record<string, ElementKind> = {
+/** The element kind of each shape a type's slug names (src/model/c4-kinds.ts, the drawing's rule); other types are systems. */
+const KIND_OF_SHAPE: Record<C4Shape, ElementKind> = {
   person: 'person',
   'software-system': 'system',
   container: 'container',
@@ -137,15 +141,18 @@ class Lookup {
     const component = this.model.components.get(id);
     if (component === undefined) return undefined;
     const type = component.typeId === null ? undefined : this.model.types.get(component.typeId);
+    const c4 = c4OfSlug(type?.slug ?? '');
+    const tags = this.tagNames(component.tags);
     return {
       key: keyOf('c', id),
       name: component.name,
       desc: component.desc,
-      kind: (type && KIND_OF_TYPE_SLUG[type.slug]) ?? 'system',
+      kind: c4.shape === null ? 'system' : KIND_OF_SHAPE[c4.shape],
       typeName: type?.name ?? null,
       technology: this.technologyOf(component),
-      tags: this.tagNames(component.tags),
+      tags,
       archived: component.state === 'ARCHIVED',
+      external: c4.external || tags.some(isExternalTag),
       parent: null,
     };
   }
@@ -163,6 +170,7 @@ class Lookup {
       technology: null,
       tags: [],
       archived: false,
+      external: false,
       parent: null,
     };
   }

@@ -1,3 +1,4 @@
+import { isExternalTag } from '../model/c4-kinds.js';
 import { joinsAncestor, LINE_BREAK, walk, type Scene, type SceneElement, type SceneView } from './scene.js';
 
 /**
@@ -121,6 +122,8 @@ class Tree {
 /** The tags Structurizr styles by, besides its own (`Person`, `Software System`, …). */
 const KIND_TAG: Partial<Record<SceneElement['kind'], string>> = { database: 'Database', queue: 'Queue', placeholder: 'Placeholder' };
 const ARCHIVED = 'Archived';
+/** The tag of external elements (their own `External` tag, any case, or their type's slug), styled grey as the drawing has them. */
+const EXTERNAL = 'External';
 
 /** Tags are a comma-separated list in one token: a comma in a name would split it. */
 function tagList(tags: Array<string | null | undefined>): string {
@@ -153,6 +156,10 @@ const STYLES = `    styles {
         }
         element "Queue" {
             shape Pipe
+        }
+        element "External" {
+            background #6b6b6b
+            color #ffffff
         }
         element "Placeholder" {
             border Dashed
@@ -244,7 +251,8 @@ export function* structurizr(scene: Scene): Generator<string | undefined> {
   yield '        !impliedRelationships false\n';
   const writeElement = function* (e: SceneElement, indent: string): Generator<string> {
     const keyword = tree.keyword(e);
-    const tags = q(tagList([e.typeName, KIND_TAG[e.kind], ...e.tags, e.archived ? ARCHIVED : null]));
+    const external = e.external && !e.tags.some(isExternalTag) ? EXTERNAL : null;
+    const tags = q(tagList([e.typeName, KIND_TAG[e.kind], external, ...e.tags, e.archived ? ARCHIVED : null]));
     const technology = keyword === 'container' || keyword === 'component' ? ` ${q(e.technology)}` : '';
     const head = `${indent}${e.key} = ${keyword} ${q(nameOf.get(e.key))} ${q(e.desc)}${technology} ${tags}`;
     const children = tree.children.get(e.key) ?? [];

@@ -41,6 +41,7 @@ for (const file of process.argv.slice(2)) {
       layout: { shapeInRow: db.getC4ShapeInRow(), boundaryInRow: db.getC4BoundaryInRow() },
       shapes: db.getC4ShapeArray().map((s) => ({
         alias: s.alias,
+        type: s.typeC4Shape?.text ?? '',
         label: s.label.text,
         descr: s.descr?.text ?? '',
         techn: s.techn?.text ?? '',

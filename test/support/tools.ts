@@ -64,7 +64,16 @@ export interface MermaidParse {
   config: { theme: string; themeCSS: string; fontFamily: string };
   /** What `UpdateLayoutConfig` set. */
   layout: { shapeInRow: number; boundaryInRow: number };
-  shapes: Array<{ alias: string; label: string; descr: string; techn: string; parent: string; tags: string; fontColor: string }>;
+  shapes: Array<{
+    alias: string;
+    type: string;
+    label: string;
+    descr: string;
+    techn: string;
+    parent: string;
+    tags: string;
+    fontColor: string;
+  }>;
   rels: Array<{ from: string; to: string; label: string; descr: string }>;
   boundaries: Array<{ alias: string; label: string; parent: string }>;
 }
