@@ -216,10 +216,16 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     (i.isContainer ? containers : drawn).push(svg);
   }
   const areaBoxes = diagram.textareas.map(textAreaBox);
-  for (const b of areaBoxes) placer.block({ x: px(b.x), y: px(b.y), w: px(b.w), h: px(b.h) });
+  // Text areas are notes: relations go round them as round boxes (never an end: an id with a space is no instance's).
+  const notes: RouteNode[] = [];
+  for (const [k, b] of areaBoxes.entries()) {
+    const box = { x: px(b.x), y: px(b.y), w: px(b.w), h: px(b.h) };
+    placer.block(box);
+    notes.push({ id: `textarea ${diagram.textareas[k]!.id}`, parent: null, ...box });
+  }
 
   const routes = routeEdges(
-    nodes,
+    [...nodes, ...notes],
     diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
   );
   const nodeOf = new Map(nodes.map((n) => [n.id, n]));
