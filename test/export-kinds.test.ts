@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classify } from '../src/drawing/notation.js';
 import { exportModel } from '../src/export/formats.js';
-import type { ComponentInstance, Model } from '../src/model/types.js';
+import type { ModelUnderConstruction } from '../src/model/files.js';
+import type { ComponentInstance } from '../src/model/types.js';
 import { diagram, instance, model } from './support/drawing-model.js';
 import { likec4Validate, mermaidParse, plantumlCheck, plantumlMissing } from './support/tools.js';
 
@@ -26,7 +27,7 @@ const ELEMENTS: Array<{ id: string; slug: string; tagged?: boolean; parent?: str
   { id: 'ledger', slug: 'external-database' },
 ];
 
-function hostileModel(): { m: Model; c2: ReturnType<typeof diagram>; c1: ReturnType<typeof diagram> } {
+function hostileModel(): { m: ModelUnderConstruction; c2: ReturnType<typeof diagram>; c1: ReturnType<typeof diagram> } {
   const m = model();
   for (const { id, slug, tagged } of ELEMENTS) {
     m.types.set(`t-${slug}`, { id: `t-${slug}`, slug, name: slug });
@@ -110,6 +111,10 @@ test('the drawing and the exports read a type slug alike: what the drawing draws
   t.regex(dsl, /c_bus = container "The bus" "" "" "kafka-topic,Queue"/);
   t.regex(dsl, /c_ledger = softwareSystem "The ledger" "" "external-database,Database,External"/);
   t.regex(dsl, /element "External" \{\n\s+background #6b6b6b/);
+  // Tagged `external`, not `External`: the style's tag is added beside it (tagList drops only exact repeats).
+  m.tags.set('lower', { id: 'lower', name: 'external', desc: null, color: 'grey' } as never);
+  m.components.get('legacy')!.tags = ['lower'];
+  t.regex(exportModel('structurizr', m, c2), /c_legacy = container "The legacy" "" "" "container,External,external"/);
 });
 
 test('PlantUML, Mermaid and LikeC4 read every one of these exports: the model and each diagram', async (t) => {

@@ -1,4 +1,3 @@
-import { isExternalTag } from '../model/c4-kinds.js';
 import { joinsAncestor, LINE_BREAK, walk, type Scene, type SceneElement, type SceneView } from './scene.js';
 
 /**
@@ -122,7 +121,7 @@ class Tree {
 /** The tags Structurizr styles by, besides its own (`Person`, `Software System`, …). */
 const KIND_TAG: Partial<Record<SceneElement['kind'], string>> = { database: 'Database', queue: 'Queue', placeholder: 'Placeholder' };
 const ARCHIVED = 'Archived';
-/** The tag of external elements (their own `External` tag, any case, or their type's slug), styled grey as the drawing has them. */
+/** The tag of external elements (tagged `External`, any case, or by their type's slug), styled grey as the drawing has them. */
 const EXTERNAL = 'External';
 
 /** Tags are a comma-separated list in one token: a comma in a name would split it. */
@@ -251,7 +250,8 @@ export function* structurizr(scene: Scene): Generator<string | undefined> {
   yield '        !impliedRelationships false\n';
   const writeElement = function* (e: SceneElement, indent: string): Generator<string> {
     const keyword = tree.keyword(e);
-    const external = e.external && !e.tags.some(isExternalTag) ? EXTERNAL : null;
+    // The style's tag exactly as spelt: an own tag `external` is left as it is, beside it.
+    const external = e.external ? EXTERNAL : null;
     const tags = q(tagList([e.typeName, KIND_TAG[e.kind], external, ...e.tags, e.archived ? ARCHIVED : null]));
     const technology = keyword === 'container' || keyword === 'component' ? ` ${q(e.technology)}` : '';
     const head = `${indent}${e.key} = ${keyword} ${q(nameOf.get(e.key))} ${q(e.desc)}${technology} ${tags}`;
