@@ -6,7 +6,7 @@
  * advance widths of DejaVu Sans, the font the drawing asks for first and the one bundled for
  * PNG rendering, so boxes, labels and wrapping agree with what the browser draws (kerning only
  * makes real text narrower). Characters outside Latin-1 count as one em, which is at least as
- * wide as most glyphs.
+ * wide as most glyphs; emoji as 1.25 em (EMOJI_WIDTH).
  */
 import { showBidiControls } from '../escape.js';
 import { BOLD_WIDTHS, REGULAR_WIDTHS } from './font-widths.js';
@@ -32,9 +32,18 @@ export function clip(text: string, max = DRAWN_TEXT): string {
   return out;
 }
 
+/**
+ * Emoji (U+1F000–U+1FAFF: emoticons, pictographs, transport, flags' letters, …) are drawn
+ * wider than an em: 1.25 em in Noto Color Emoji, the browser's emoji font on Linux (Chromium
+ * measured), about as much in Apple's and Microsoft's. Counted as one em, a name of emoji ran a
+ * quarter of its width out of its box.
+ */
+const EMOJI_WIDTH = 1250;
+
 function charWidth(code: number, table: readonly number[]): number {
   if (code >= 32 && code < 256) return table[code - 32]!;
   if (code < 32) return 0;
+  if (code >= 0x1f000 && code <= 0x1faff) return EMOJI_WIDTH;
   return 1000;
 }
 

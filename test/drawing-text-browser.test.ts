@@ -1,0 +1,59 @@
+/**
+ * A box's text inside its box as Chromium draws it (getBBox of every text element), for names
+ * and descriptions of scripts and symbols the drawing's metrics estimate (src/drawing/text.ts):
+ * emoji, CJK, Arabic, Greek. The estimate may be wider than the glyphs, never narrower.
+ */
+import test from 'ava';
+import { chromium } from 'playwright-core';
+import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
+import type { ComponentInstance } from '../src/model/types.js';
+import { chromiumPath } from './support/browser.js';
+import { component, diagram, instance, model, TYPES } from './support/drawing-model.js';
+
+const NAMES = [
+  '🎉🚀👍🎉🚀👍🎉🚀👍🎉🚀👍🎉🚀👍🎉',
+  'Launch 🚀 pad 🎉 and 👍 more 🚀 rockets 🎉 here',
+  '数据库服务器集群管理系统数据库服务器',
+  'نظام إدارة الطلبات والمدفوعات',
+  'Ωμέγα Σύστημα Πληρωμών',
+];
+
+test('every text of a box lies inside the box as Chromium draws it: emoji, CJK, Arabic, Greek names and descriptions', async (t) => {
+  if (!chromiumPath) {
+    t.pass();
+    return;
+  }
+  const m = model();
+  const instances: ComponentInstance[] = [];
+  let k = 0;
+  for (const name of NAMES) {
+    for (const width of [8, 12, 20]) {
+      component(m, `c${k}`, name, TYPES[k % TYPES.length]!, { desc: `${name} ${name}` });
+      instances.push(instance(`i${k}`, `c${k}`, (k % 6) * 24, Math.floor(k / 6) * 12, { width, height: 9 }));
+      k++;
+    }
+  }
+  const svg = drawDiagram(diagram({ componentInstances: instances }), m, { legend: false });
+  const browser = await chromium.launch({ executablePath: chromiumPath });
+  try {
+    const page = await browser.newPage();
+    await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+    const texts = (await page.evaluate(`[...document.querySelectorAll('g[data-kind="instance"] text')].map((text) => {
+      const g = text.closest('g[data-kind="instance"]');
+      const b = text.getBBox();
+      return { id: g.dataset.id, text: text.textContent, left: b.x, right: b.x + b.width };
+    })`)) as Array<{ id: string; text: string; left: number; right: number }>;
+    const byId = new Map(instances.map((i) => [i.id, i]));
+    t.true(texts.length > 40, `${texts.length} texts`);
+    for (const text of texts) {
+      const i = byId.get(text.id)!;
+      const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
+      t.true(
+        text.left >= x0 - 1 && text.right <= x1 + 1,
+        `'${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`,
+      );
+    }
+  } finally {
+    await browser.close();
+  }
+});
