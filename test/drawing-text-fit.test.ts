@@ -5,6 +5,7 @@
  * (long words, CJK, right-to-left, emoji, markup) and hand-made sizes, with fixed seeds.
  */
 import test from 'ava';
+import { type Kind, shapeContains } from '../src/drawing/notation.js';
 import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
 import { type Font, textWidth } from '../src/drawing/text.js';
 import type { ComponentInstance } from '../src/model/types.js';
@@ -160,4 +161,51 @@ test('a name or description drawn shortened ends in "…": the lines a box has n
     }
   }
   t.true(shortened > 50, `${shortened} texts shortened`);
+});
+
+test("a component's API marker lies on its shape and over none of its text, whatever the box's size, kind and name", (t) => {
+  const random = rng(13);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  let markers = 0;
+  for (let round = 0; round < 150; round++) {
+    const m = model();
+    const instances: ComponentInstance[] = [];
+    for (let k = 0; k < 4; k++) {
+      const type = pick(TYPES);
+      component(m, `c${k}`, pick(NAMES), type, random() < 0.7 ? { desc: `${pick(NAMES)} ${pick(NAMES)}` } : {});
+      (m.components.get(`c${k}`) as { apiContext?: string }).apiContext = 'ci';
+      instances.push(instance(`i${k}`, `c${k}`, k * 50, 0, { width: 8 + Math.floor(random() * 24), height: 4 + Math.floor(random() * 8) }));
+    }
+    const svg = drawDiagram(diagram({ componentInstances: instances }), m);
+    const texts = instanceTexts(svg);
+    for (const g of svg.matchAll(
+      /data-kind="instance" data-id="([^"]+)"[^>]*data-c4="([^"]+)">.*?<g class="api-marker">.*?<rect x="([-\d.]+)" y="([-\d.]+)" width="(\d+)" height="(\d+)"/g,
+    )) {
+      const [, id, kind, x, y, w, h] = g as unknown as [string, string, Kind, string, string, string, string];
+      const marker = { x: +x, y: +y, w: +w, h: +h };
+      const i = instances.find((n) => n.id === id)!;
+      const box = { x: i.position.x * GRID_PX, y: i.position.y * GRID_PX, w: i.width * GRID_PX, h: i.height * GRID_PX };
+      markers++;
+      const where = `round ${round}: ${kind} ${i.width}×${i.height} ${id}`;
+      // On the shape: every corner of the marker (a person's beside its head, in its box).
+      const on = (px: number, py: number) =>
+        kind === 'person' ? px >= box.x && px <= box.x + box.w && py >= box.y : shapeContains(kind, box, px, py);
+      for (const [px, py] of [
+        [marker.x, marker.y],
+        [marker.x + marker.w, marker.y],
+        [marker.x, marker.y + marker.h],
+        [marker.x + marker.w, marker.y + marker.h],
+      ] as const)
+        t.true(on(px, py), `${where}: the marker's corner ${px},${py} off the ${kind}`);
+      for (const text of texts.filter((x) => x.instance === id)) {
+        const over =
+          text.right > marker.x &&
+          text.left < marker.x + marker.w &&
+          text.baseline + 3 > marker.y &&
+          text.baseline - 11 < marker.y + marker.h;
+        t.false(over, `${where}: the marker over '${text.text}'`);
+      }
+    }
+  }
+  t.true(markers > 400, `${markers} markers`);
 });

@@ -241,6 +241,20 @@ function boxText(name: string, kindLine: string, desc: string, area: Rect): Arra
 /** Room a shortened `[Type]` needs at least: less shows too little of it to be worth drawing. */
 const SHORT_KIND = 40;
 
+/** The API marker's size. */
+const MARKER = { w: 27, h: 13 };
+
+/**
+ * Where a box's API marker goes: the top-right corner of the part of the shape left for text, so
+ * that it lies on the shape drawn (below a cylinder's rim, inside a pipe's ends) rather than
+ * across its outline; a person's stays in the box's top-right corner, beside the head, above the
+ * body and its text.
+ */
+function markerAt(kind: Kind, b: Rect, area: Rect): { x: number; y: number } {
+  if (kind === 'person' || kind === 'external-person') return { x: b.x + b.w - MARKER.w - 3, y: b.y + 3 };
+  return { x: area.x + area.w - MARKER.w - 3, y: area.y + 3 };
+}
+
 /**
  * A boundary's title line in `width` pixels: its name, then `[Type]` in the smaller font, never
  * beyond the boundary. When both do not fit: a type that takes at most half the line is kept
@@ -294,21 +308,39 @@ export function drawInstance(
     blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + kindWidth), h: 26 });
   } else {
     blocks.push(b);
-    const lines = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', area);
-    const heights = lines.map(([cls]) => (cls === 'name' ? NAME_LINE : SMALL_LINE));
-    const total = heights.reduce((s, h) => s + h, 0);
-    let y = area.y + area.h / 2 - total / 2;
-    const cx = n1(area.x + area.w / 2);
+    const texts = (within: Rect) => {
+      const lines = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', within);
+      const heights = lines.map(([cls]) => (cls === 'name' ? NAME_LINE : SMALL_LINE));
+      const total = heights.reduce((s, h) => s + h, 0);
+      return { lines, heights, top: within.y + within.h / 2 - total / 2 };
+    };
+    let text = texts(area);
+    const centre = area.x + area.w / 2;
+    // The API marker sits in the text's top-right corner: text that would run under it starts below it instead.
+    const marker = component?.apiContext === undefined ? null : markerAt(kind, b, area);
+    const underMarker = (t: typeof text) => {
+      let y = t.top;
+      return t.lines.some(([, font, line], n) => {
+        y += t.heights[n]!;
+        const [top, bottom] = [y - 4 - 11, y - 4 + 3];
+        return top < marker!.y + MARKER.h + 2 && bottom > marker!.y - 2 && centre + textWidth(line, font) / 2 > marker!.x - 2;
+      });
+    };
+    if (marker && underMarker(text)) {
+      const below = marker.y + MARKER.h;
+      text = texts({ ...area, y: below, h: area.y + area.h - below });
+    }
+    let y = text.top;
+    const cx = n1(centre);
     const tspans: string[] = [];
-    lines.forEach(([cls, , line], n) => {
-      y += heights[n]!;
+    text.lines.forEach(([cls, , line], n) => {
+      y += text.heights[n]!;
       tspans.push(`<text class="${cls}" x="${cx}" y="${n1(y - 4)}" text-anchor="middle">${esc(line)}</text>`);
     });
     parts.push(tspans.join(''));
   }
   if (component?.apiContext !== undefined) {
-    const x = b.x + b.w - 30;
-    const y = b.y + 3;
+    const { x, y } = kind === 'boundary' ? { x: b.x + b.w - 30, y: b.y + 3 } : markerAt(kind, b, area);
     parts.push(
       `<g class="api-marker"><title>Updated through the API${options.shared ? '' : ` (${esc(clip(component.apiContext))})`}</title>` +
         `<rect x="${n1(x)}" y="${n1(y)}" width="27" height="13" rx="3"/><text x="${n1(x + 4)}" y="${n1(y + 10)}">API</text></g>`,
