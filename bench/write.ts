@@ -63,7 +63,7 @@ export function updateMeasurement(
           return JSON.stringify([updateBody(pick(org.components, n), `${figure.edit} ${n}`)]);
         },
       });
-      if (before) round.server = meansBetween(before, await scrapeWriteTimes(server));
+      if (before) round.server = meansBetween(before, await settledWriteTimes(server, before));
       return round;
     },
   };
@@ -90,6 +90,20 @@ async function scrapeWriteTimes(server: ServerProcess): Promise<WriteTimeSums> {
     if (series === 'c4store_write_commit_seconds_count') sums.commits += Number(value);
   }
   return sums;
+}
+
+/**
+ * The sums once every commit counted since `before` has its request counted too: a round's last
+ * request may still be in flight when the load ends (its commit done, its answer not), and a
+ * mean over one more commit than requests is no mean of the same updates (on a slow machine, a
+ * round of a few requests showed the server's time outside its commit below zero).
+ */
+async function settledWriteTimes(server: ServerProcess, before: WriteTimeSums): Promise<WriteTimeSums> {
+  for (let tries = 0; ; tries++) {
+    const after = await scrapeWriteTimes(server);
+    if (after.commits - before.commits <= after.requests - before.requests || tries === 50) return after;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function meansBetween(before: WriteTimeSums, after: WriteTimeSums): ServerTimes {
