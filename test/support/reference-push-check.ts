@@ -1,11 +1,11 @@
 /**
  * THE REFERENCE: push/check.ts's `checkCommits` as it was before it became incremental (commit
- * 46424aa), kept verbatim, only for the tests and the benchmark to compare the new one against.
+ * 46424aa), kept verbatim (but for the one line that words a refusal), only for the tests and the benchmark to compare the new one against.
  * For every commit it lists the whole tree (`git ls-tree -r -t`) and loads the whole model
  * (reusing unchanged files by blob id): the same verdicts and messages, at a cost in proportion
  * to the model's size. Not used by the service.
  */
-import { ApiError, ModelError } from '../../src/errors.js';
+import { ApiError, detailedMessage, ModelError } from '../../src/errors.js';
 import { checkDiagramSize, checkOrgSize, DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from '../../src/limits/limits.js';
 import { FileError } from '../../src/model/files.js';
 import { loadModel } from '../../src/model/load.js';
@@ -50,7 +50,8 @@ export async function referenceCheckCommits(
         previous = { files, model };
       } catch (err) {
         if (err instanceof FileError || err instanceof ModelError || (err instanceof ApiError && err.status === 413)) {
-          return [`commit ${commit.slice(0, 12)}: ${err.message}`];
+          // A refusal's message then held what it concerns: its detailed form since the API's texts became exact.
+          return [`commit ${commit.slice(0, 12)}: ${detailedMessage(err)}`];
         }
         throw err;
       }
