@@ -353,3 +353,33 @@ test('main or a draft pushed to name a blob, a tree or a tag object is refused i
   }
   t.is(await s.git('for-each-ref', '--format=%(refname)', 'refs/heads'), 'refs/heads/main\n');
 });
+
+test("organization.yaml's slug stays the organization's: a push changing it, to main or a draft, is refused; its name and members may change", async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const { dir, done } = await cloneOf(s);
+  t.teardown(done);
+  const head = await s.head();
+  const tags = await s.git('tag', '--list');
+  const file = join(dir, 'organization.yaml');
+  const original = await readFile(file, 'utf8');
+  const slug = /^slug: (.+)$/m.exec(original)![1]!;
+  await writeFile(file, original.replace(/^slug: .+$/m, 'slug: elsewhere'));
+  await git(dir, ['commit', '-qam', 'another slug']);
+  const refusal = new RegExp(`organization\\.yaml: The slug stays '${slug}': it is the organization's name in every address of it, not 'elsewhere'\\.`);
+  t.regex(await pushRefused(dir, 'HEAD:refs/heads/main'), refusal);
+  t.regex(await pushRefused(dir, 'HEAD:refs/heads/drafts/renamed'), refusal);
+  await unchanged(t, s, head, tags);
+  t.is(await s.git('for-each-ref', '--format=%(refname)', 'refs/heads/drafts'), '');
+
+  // Every commit is held to it (one putting it back later does not make the push whole); the name changes freely.
+  await writeFile(file, original);
+  await git(dir, ['commit', '-qam', 'the slug back']);
+  t.regex(await pushRefused(dir, 'HEAD:refs/heads/main'), refusal);
+  await git(dir, ['reset', '-q', '--hard', 'HEAD~2']);
+  await writeFile(file, original.replace(/^name: .+$/m, 'name: Acme Renamed'));
+  await git(dir, ['commit', '-qam', 'another name']);
+  await git(dir, ['push', '-q', 'origin', 'HEAD:refs/heads/main']);
+  t.is((await s.get('/api/external/diagram')).status, 200);
+  t.regex(await s.git('show', 'main:organization.yaml'), new RegExp(`^slug: ${slug}$`, 'm'));
+});

@@ -293,6 +293,7 @@ export class LoadedTree {
       if (problem !== null) throw new FileError(path, problem);
     }
     if (organizationOid === null) throw new FileError(ORGANIZATION_FILE, 'missing');
+    const organizationBefore = this.model.organization;
     if (organizationOid !== undefined) {
       this.model.organization = organizationOfFile(await source.read(organizationOid), source.incoming);
     }
@@ -320,7 +321,7 @@ export class LoadedTree {
     }
     for (const { kind, id } of removedFiles) collectionOf(this.model, kind).delete(id);
     for (const { kind, id, resource } of read) collectionOf(this.model, kind).set(id, resource);
-    const change: ModelChange = { changed: [], removed: [], organization: organizationOid !== undefined };
+    const change: ModelChange = { changed: [], removed: [], organization: organizationOid === undefined ? undefined : organizationBefore };
     for (const { kind, id, resource } of before.values()) {
       const now = collectionOf(this.model, kind).get(id);
       if (now === undefined) (change.removed as Array<{ kind: StoredKind; id: string }>).push({ kind, id });

@@ -1,6 +1,6 @@
 import { concerning, ModelError, quotedName } from '../errors.js';
-import { resourcePath } from './paths.js';
-import type { Attribute, AttributeValueType, Component, ComponentType, Diagram, Model, ResourceKind } from './types.js';
+import { ORGANIZATION_FILE, resourcePath } from './paths.js';
+import type { Attribute, AttributeValueType, Component, ComponentType, Diagram, Model, Organization, ResourceKind } from './types.js';
 
 /**
  * The organization's member that `address` names, spelt as the organization keeps it: e-mail
@@ -476,6 +476,7 @@ export function folderNameProblems(model: Model): ModelProblem[] {
 
 /** nameProblems' first problem, thrown as checkModel throws (a push: its commits one by one). */
 export function checkNewNames(model: Model, before: Model | undefined): void {
+  checkSlugKept(model.organization, before?.organization);
   const [first] = nameProblems(model, before);
   if (first) throw new ModelError(`${resourcePath(first.kind, first.id)}: ${first.message}`, first.context);
 }
@@ -495,7 +496,8 @@ export interface ChangedResource {
 export interface ModelChange {
   changed: readonly ChangedResource[];
   removed: ReadonlyArray<{ kind: ResourceKind; id: string }>;
-  organization: boolean;
+  /** What organization.yaml held before, when the change rewrote it. */
+  organization: Organization | undefined;
 }
 
 /**
@@ -583,8 +585,21 @@ export function checkModelChange(model: Model, change: ModelChange, refs: RefInd
   }
 }
 
+/**
+ * An organization's slug is the name of its repository, in every address of it (a diagram's `url`,
+ * the viewer's pages, git's): organization.yaml keeps the one it was made with. Only a push or a
+ * merge of a pushed draft could change it; `before`: the organization as the commit before held it.
+ */
+function checkSlugKept(organization: Organization, before: Organization | undefined): void {
+  if (before === undefined || organization.slug === before.slug) return;
+  throw new ModelError(
+    `${ORGANIZATION_FILE}: The slug stays '${before.slug}': it is the organization's name in every address of it, not '${organization.slug}'.`,
+  );
+}
+
 /** checkNewNames on what `change` brought or replaced alone, the model's refs after it in `refs`. */
 export function checkNewNamesOfChange(model: Model, change: ModelChange, refs: RefIndex): void {
+  checkSlugKept(model.organization, change.organization);
   for (const { kind, now, before } of change.changed) {
     if (kind === 'type') {
       const clash = slugClash(model.types, now as ComponentType, before as ComponentType | undefined);
