@@ -366,7 +366,9 @@ test("organization.yaml's slug stays the organization's: a push changing it, to 
   const slug = /^slug: (.+)$/m.exec(original)![1]!;
   await writeFile(file, original.replace(/^slug: .+$/m, 'slug: elsewhere'));
   await git(dir, ['commit', '-qam', 'another slug']);
-  const refusal = new RegExp(`organization\\.yaml: The slug stays '${slug}': it is the organization's name in every address of it, not 'elsewhere'\\.`);
+  const refusal = new RegExp(
+    `organization\\.yaml: The slug stays '${slug}': it is the organization's name in every address of it, not 'elsewhere'\\.`,
+  );
   t.regex(await pushRefused(dir, 'HEAD:refs/heads/main'), refusal);
   t.regex(await pushRefused(dir, 'HEAD:refs/heads/drafts/renamed'), refusal);
   await unchanged(t, s, head, tags);
