@@ -7,7 +7,7 @@
  */
 import { layoutDiagram, type LayoutInput } from '../src/layout/layout.js';
 import { emptyModel } from '../src/model/files.js';
-import { GRID_PX } from '../src/drawing/svg.js';
+import { GRID_PX, relationLabel } from '../src/drawing/svg.js';
 import type { RouteEdge, RouteNode } from '../src/drawing/route.js';
 import type { Diagram, Model } from '../src/model/types.js';
 
@@ -220,6 +220,15 @@ export function routingInput(diagram: Diagram): { nodes: RouteNode[]; edges: Rou
       w: i.width * GRID_PX,
       h: i.height * GRID_PX,
     })),
-    edges: diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
+    edges: diagram.relations.map((r) => {
+      // As the drawing passes them (its labels' sizes: relations between the same two boxes are drawn apart by them).
+      const label = relationLabel(r.label);
+      return {
+        id: r.id,
+        from: r.fromComponentInstance,
+        to: r.toComponentInstance,
+        ...(label ? { label: { w: label.w, h: label.h } } : {}),
+      };
+    }),
   };
 }

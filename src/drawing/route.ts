@@ -70,6 +70,10 @@
  *   all there). Where a group of routes is left under a pixel apart, those of its segments that
  *   pass through a container's wall may take the room beyond its nearer side instead (the route
  *   leaves through the side), and are placed again so if that leaves fewer (47 pairs to none).
+ *   Relations that join the same two boxes (a bundle) keep PARALLEL_SPACING, more for their
+ *   labels, instead of SPACING: their lines run side by side all the way, and 7 px apart their
+ *   labels lay across each other's lines; where the room is short, a bundle's distance narrows
+ *   first, down to SPACING, before any other route's.
  *
  * The figures above are each step's own; all together (bench/drawing-results.md): no two
  * routes under a pixel apart at 50, 200 and 1,000 instances (1,327 pairs at 1,000 before any),
@@ -107,6 +111,8 @@ export interface RouteEdge {
   id: string;
   from: string;
   to: string;
+  /** The size of the relation's label, when it has one: relations between the same two boxes are drawn far enough apart for it (see PARALLEL_SPACING). */
+  label?: { w: number; h: number };
 }
 
 export interface Point {
@@ -124,6 +130,22 @@ const GREED = 1.001;
 const CLEARANCE = 4;
 /** Distance between routes nudged apart, where the channel has room (less only where a chain of routes has not). */
 const SPACING = 7;
+/**
+ * Distance between relations that join the same two boxes (either way), where the room allows:
+ * each of them, not SPACING, and at least as far as half the widest of their labels across the
+ * line (its height along a horizontal line, its width along a vertical one) and LABEL_CLEARANCE
+ * more, so that a label centred on its own line covers no other line of the bundle. Such
+ * bundles run side by side the whole way (their ends face each other): at SPACING their lines
+ * were drawn 7 px apart and every label lay across its neighbours' lines. Graphviz spreads
+ * multi-edges by their labels' widths the same way (a label is a node of the rank it passes);
+ * yFiles routes them parallel to a leading edge at a set distance; libavoid's nudging keeps
+ * one ideal distance for all segments.
+ */
+const PARALLEL_SPACING = 20;
+/** Room between a label's edge and the next line of its bundle (the label placer keeps 2 px round a label). */
+const LABEL_CLEARANCE = 4;
+/** The most a bundle's distance grows for its labels (a label is at most 170 px wide). */
+const PARALLEL_MAX = 90;
 /**
  * A channel holds as many routes as fit SPACING apart across it (and one); a step of a route
  * through a channel already that full costs CROWDED more per pixel (see Crowding).
@@ -1124,7 +1146,8 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     }
   }
   spreadPorts(sides, byId, routes, boxes);
-  nudge([...routes.values()], boxes, containers);
+  const edgeOf = new Map(order.map((x) => [x.e.id, x.e]));
+  nudge([...routes.values()], boxes, containers, bundles([...routes.keys()].map((id) => edgeOf.get(id)!)));
   if (stats) {
     stats.steps = ROUTING_STEPS - budget.steps;
     stats.gridPoints = lines.nx * lines.ny;
@@ -1376,13 +1399,48 @@ function sideAhead(a: readonly Point[], ka: number, b: readonly Point[], kb: num
 }
 
 /**
+ * Relations that join the same two boxes (either way), by route: the bundle each is in (-1 when
+ * it is alone) and the distance its bundle keeps across a horizontal line and a vertical one
+ * (PARALLEL_SPACING, more for wide labels).
+ */
+interface Bundles {
+  of: Int32Array;
+  across: Array<{ horizontal: number; vertical: number }>;
+}
+
+function bundles(edges: readonly RouteEdge[]): Bundles {
+  const of = new Int32Array(edges.length).fill(-1);
+  const byPair = new Map<string, number[]>();
+  edges.forEach((e, k) => {
+    const pair = e.from < e.to ? `${e.from}\u0000${e.to}` : `${e.to}\u0000${e.from}`;
+    const list = byPair.get(pair);
+    if (list) list.push(k);
+    else byPair.set(pair, [k]);
+  });
+  const across: Bundles['across'] = [];
+  for (const list of byPair.values()) {
+    if (list.length < 2) continue;
+    let w = 0;
+    let h = 0;
+    for (const k of list) {
+      w = Math.max(w, edges[k]!.label?.w ?? 0);
+      h = Math.max(h, edges[k]!.label?.h ?? 0);
+    }
+    const gap = (half: number) => Math.min(PARALLEL_MAX, Math.max(PARALLEL_SPACING, half > 0 ? half + LABEL_CLEARANCE : 0));
+    for (const k of list) of[k] = across.length;
+    across.push({ horizontal: gap(h / 2), vertical: gap(w / 2) });
+  }
+  return { of, across };
+}
+
+/**
  * Moves routes that run along the same stretch, on one line or on lines too close to tell
  * apart, to their own places across it (routes take the same cheapest lines between boxes, so
  * without this they are drawn on top of each other). Horizontal segments first, then vertical
  * ones, then horizontal ones again (moving a vertical segment stretches its neighbours).
  */
-function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: ReadonlySet<RouteNode>): void {
-  for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, containers, horizontal);
+function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: ReadonlySet<RouteNode>, kin: Bundles): void {
+  for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, containers, horizontal, kin);
 }
 
 /**
@@ -1399,8 +1457,25 @@ function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: Readonl
  * ones before allow) and one backwards (as high as the ones after allow) tell which chains are
  * too long for their room, and a last pass forwards places each.
  */
-function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: ReadonlySet<RouteNode>, horizontal: boolean): void {
+function nudgeAcross(
+  paths: Point[][],
+  boxes: CellGrid<RouteNode>,
+  containers: ReadonlySet<RouteNode>,
+  horizontal: boolean,
+  kin: Bundles,
+): void {
   const segs: Segment[] = [];
+  // The distance two segments keep where they have room: SPACING, or their bundle's when both
+  // routes join the same two boxes; and the most any segment of a route keeps from another.
+  const bundleGap = kin.across.map((a) => (horizontal ? a.horizontal : a.vertical));
+  const gapOf = (s: Segment, t: Segment): number => {
+    const b = kin.of[s.route]!;
+    return b >= 0 && b === kin.of[t.route] ? bundleGap[b]! : SPACING;
+  };
+  const reach = (s: Segment): number => {
+    const b = kin.of[s.route]!;
+    return b >= 0 ? bundleGap[b]! : SPACING;
+  };
   paths.forEach((pts, route) => {
     for (let k = 0; k + 1 < pts.length; k++) {
       const p = pts[k]!;
@@ -1460,7 +1535,8 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
   // Places the segments within their rooms: where each goes, how many constraints are left
   // under a pixel, and the segments of the groups that have such constraints.
   const solve = (): { moves: Array<{ s: Segment; to: number }>; tight: number; crowded: Segment[] } => {
-    // Constraints: s before t, overlapping along the line, and able to come within SPACING.
+    // Constraints: s before t, overlapping along the line, and able to come within their distance
+    // (SPACING, or their bundle's: see gapOf).
     const n = segs.length;
     const after: number[][] = Array.from({ length: n }, () => []);
     const before: number[][] = Array.from({ length: n }, () => []);
@@ -1471,10 +1547,11 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
     };
     for (let i = 0; i < n; i++) {
       const s = segs[i]!;
+      const far = reach(s);
       for (let j = i + 1; j < n; j++) {
         const t = segs[j]!;
-        if (t.c - MAX_SHIFT > s.max + SPACING) break;
-        if (t.min >= s.max + SPACING) continue;
+        if (t.c - MAX_SHIFT > s.max + far) break;
+        if (t.min >= s.max + gapOf(s, t)) continue;
         if (Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
         after[i]!.push(j);
         before[j]!.push(i);
@@ -1489,13 +1566,11 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
       if (list) list.push(i);
       else groups.set(root, [i]);
     }
-    // How many segments of its own line must lie before it and after it: it wishes to sit where
-    // that count puts it around its line, so a bundle on one line spreads evenly around it.
-    const depth = new Array<number>(n).fill(0);
-    const height = new Array<number>(n).fill(0);
-    for (let i = 0; i < n; i++) for (const j of after[i]!) if (segs[j]!.c === segs[i]!.c) depth[j] = Math.max(depth[j]!, depth[i]! + 1);
-    for (let i = n - 1; i >= 0; i--)
-      for (const j of after[i]!) if (segs[j]!.c === segs[i]!.c) height[i] = Math.max(height[i]!, height[j]! + 1);
+    // How far the segments of its own line that must lie before it and after it reach (their gaps
+    // summed along the longest chain each way): it wishes to sit where that puts it around its
+    // line, so the routes of one line spread evenly around it (see place).
+    const depth = new Float64Array(n);
+    const height = new Float64Array(n);
 
     /** A group's segments in an order in which every constraint points from one to a later one. */
     interface Order {
@@ -1533,16 +1608,33 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
     // it: the order runs along the lines, or along the rooms' high ends), so this ends.
     const separations = (order: Order): Gaps => {
       const gaps: Gaps = new Map();
-      for (const i of order.group) gaps.set(i, new Float64Array(order.after[i]!.length).fill(SPACING));
+      for (const i of order.group)
+        gaps.set(
+          i,
+          Float64Array.from(order.after[i]!, (j) => gapOf(segs[i]!, segs[j]!)),
+        );
+      // A bundle's wider distance (gapOf) yields first: while a constraint too tight keeps more
+      // than SPACING, only such ones narrow, down to SPACING, so that other routes keep theirs (the
+      // bench's 50-instance diagram: 4 more crossings when a wide label's bundle squeezed them).
       for (let narrowed = true; narrowed; ) {
         bounds(order, gaps);
         narrowed = false;
+        let wide = false;
+        for (const i of order.group) {
+          const list = order.after[i]!;
+          const gap = gaps.get(i)!;
+          for (let k = 0; k < list.length && !wide; k++) wide = gap[k]! > SPACING && lowest[i]! + gap[k]! > highest[list[k]!]! + EPS;
+          if (wide) break;
+        }
         for (const i of order.group) {
           const list = order.after[i]!;
           const gap = gaps.get(i)!;
           for (let k = 0; k < list.length; k++) {
             if (gap[k] === 0 || lowest[i]! + gap[k]! <= highest[list[k]!]! + EPS) continue;
-            gap[k] = gap[k]! < 0.01 ? 0 : gap[k]! / NARROWING;
+            if (wide) {
+              if (gap[k]! <= SPACING) continue;
+              gap[k] = Math.max(SPACING, gap[k]! / NARROWING);
+            } else gap[k] = gap[k]! < 0.01 ? 0 : gap[k]! / NARROWING;
             narrowed = true;
           }
         }
@@ -1555,25 +1647,34 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
       for (const i of order.group) for (const gap of gaps.get(i)!) if (gap < 1) count++;
       return count;
     };
-    // Each segment in order: where it wishes to be (around its line, as many of its gaps from it as
-    // depth and height say), within the lowest place the ones before it leave and the highest the
-    // ones after it allow. Every constraint is kept, so no wish can squeeze the ones after it.
+    // Each segment in order: where it wishes to be (around its line, offset by what depth and
+    // height say), within the lowest place the ones before it leave and the highest the ones after
+    // it allow. Every constraint is kept, so no wish can squeeze the ones after it.
     const at = new Float64Array(n);
     const place = (order: Order, gaps: Gaps): void => {
       bounds(order, gaps);
-      const gapOf = new Map<number, number>();
+      for (const i of order.group) depth[i] = height[i] = 0;
       for (const i of order.group) {
         const list = order.after[i]!;
         const gap = gaps.get(i)!;
         for (let k = 0; k < list.length; k++) {
-          gapOf.set(i, Math.min(gapOf.get(i) ?? SPACING, gap[k]!));
-          gapOf.set(list[k]!, Math.min(gapOf.get(list[k]!) ?? SPACING, gap[k]!));
+          const j = list[k]!;
+          if (segs[j]!.c === segs[i]!.c) depth[j] = Math.max(depth[j]!, depth[i]! + gap[k]!);
+        }
+      }
+      for (let g = order.group.length - 1; g >= 0; g--) {
+        const i = order.group[g]!;
+        const list = order.after[i]!;
+        const gap = gaps.get(i)!;
+        for (let k = 0; k < list.length; k++) {
+          const j = list[k]!;
+          if (segs[j]!.c === segs[i]!.c) height[i] = Math.max(height[i]!, height[j]! + gap[k]!);
         }
       }
       for (const i of order.group) lowest[i] = segs[i]!.min;
       for (const i of order.group) {
         const s = segs[i]!;
-        const wish = s.c + (depth[i]! - (depth[i]! + height[i]!) / 2) * (gapOf.get(i) ?? SPACING);
+        const wish = s.c + (depth[i]! - (depth[i]! + height[i]!) / 2);
         at[i] = Math.min(highest[i]!, Math.max(lowest[i]!, wish));
         const list = order.after[i]!;
         const gap = gaps.get(i)!;
@@ -1593,7 +1694,7 @@ function nudgeAcross(paths: Point[][], boxes: CellGrid<RouteNode>, containers: R
         for (let b = a + 1; b < sorted.length; b++) {
           const j = sorted[b]!;
           const t = segs[j]!;
-          if (t.min >= s.max + SPACING || Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
+          if (t.min >= s.max + gapOf(s, t) || Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
           list.push(j);
         }
         order.after[i] = list;

@@ -154,6 +154,20 @@ function pathOf(points: readonly Point[]): string {
   return d;
 }
 
+/** A relation's label as drawn: its lines (at most 3) and the size of its box. */
+export interface RelationLabel {
+  text: string[];
+  w: number;
+  h: number;
+}
+
+/** The label drawn for a relation's `label`, or null when it has none. */
+export function relationLabel(label: string | null): RelationLabel | null {
+  if (label === null || label.trim() === '') return null;
+  const text = wrapText(label, LABEL_MAX_WIDTH, LABEL_FONT, 3);
+  return { text, w: Math.ceil(Math.max(...text.map((l) => textWidth(l, LABEL_FONT)))) + 6, h: text.length * LABEL_LINE + 4 };
+}
+
 /** Kinds whose shape leaves parts of its box empty (a person's head, a cylinder's or a pipe's ends). */
 const UNFILLED: ReadonlySet<Kind> = new Set<Kind>(['person', 'external-person', 'database', 'queue']);
 
@@ -224,9 +238,24 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     notes.push({ id: `textarea ${diagram.textareas[k]!.id}`, parent: null, ...box });
   }
 
+  // Labels are measured before routing: relations between the same two boxes are drawn far
+  // enough apart for their labels (route.ts, PARALLEL_SPACING).
+  const labelOf = new Map<string, RelationLabel>();
+  for (const r of diagram.relations) {
+    const label = relationLabel(r.label);
+    if (label) labelOf.set(r.id, label);
+  }
   const routes = routeEdges(
     [...nodes, ...notes],
-    diagram.relations.map((r) => ({ id: r.id, from: r.fromComponentInstance, to: r.toComponentInstance })),
+    diagram.relations.map((r) => {
+      const label = labelOf.get(r.id);
+      return {
+        id: r.id,
+        from: r.fromComponentInstance,
+        to: r.toComponentInstance,
+        ...(label ? { label: { w: label.w, h: label.h } } : {}),
+      };
+    }),
   );
   const nodeOf = new Map(nodes.map((n) => [n.id, n]));
   for (const r of diagram.relations) {
@@ -253,10 +282,9 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
     lines.push(
       `<g class="relation${markClass(options, r.id)}" ${data}>${title}<path d="${pathOf(points)}" marker-end="url(#c4-arrow)"/></g>`,
     );
-    if (r.label !== null && r.label.trim() !== '') {
-      const text = wrapText(r.label, LABEL_MAX_WIDTH, LABEL_FONT, 3);
-      const w = Math.ceil(Math.max(...text.map((l) => textWidth(l, LABEL_FONT)))) + 6;
-      const h = text.length * LABEL_LINE + 4;
+    const label = labelOf.get(r.id);
+    if (label) {
+      const { text, w, h } = label;
       const box = placer.place(r.id, points, w, h);
       labelBoxes.push(box);
       const tspans = text
