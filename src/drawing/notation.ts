@@ -277,7 +277,7 @@ function boundaryTitle(name: string, kindText: string, width: number): { title: 
 
 /**
  * One instance's group. `blocks`: the rectangles relation labels must keep off (a box: all of
- * it; a boundary: its title).
+ * it; a boundary: its title); `marker`: the API marker's rectangle, when drawn.
  */
 export function drawInstance(
   i: ComponentInstance,
@@ -285,7 +285,7 @@ export function drawInstance(
   kind: Kind,
   b: Rect,
   options: InstanceOptions,
-): { svg: string; blocks: Rect[] } {
+): { svg: string; blocks: Rect[]; marker: Rect | null } {
   const component = i.component === null ? undefined : model.components.get(i.component);
   const type = component?.typeId == null ? undefined : model.types.get(component.typeId);
   const name = component ? component.name : i.placeholder === '' ? 'placeholder' : i.placeholder;
@@ -293,6 +293,7 @@ export function drawInstance(
   const { svg: outline, text: area } = shape(kind, b);
   const parts: string[] = [outline];
   const blocks: Rect[] = [];
+  let marker: Rect | null = null;
   if (kind === 'boundary') {
     // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
     const width = Math.max(8, b.w - 16);
@@ -341,6 +342,7 @@ export function drawInstance(
   }
   if (component?.apiContext !== undefined) {
     const { x, y } = kind === 'boundary' ? { x: b.x + b.w - 30, y: b.y + 3 } : markerAt(kind, b, area);
+    marker = { x, y, w: 27, h: 13 };
     parts.push(
       `<g class="api-marker"><title>Updated through the API${options.shared ? '' : ` (${esc(clip(component.apiContext))})`}</title>` +
         `<rect x="${n1(x)}" y="${n1(y)}" width="27" height="13" rx="3"/><text x="${n1(x + 4)}" y="${n1(y + 10)}">API</text></g>`,
@@ -369,7 +371,7 @@ export function drawInstance(
     ` data-container="${i.isContainer}" data-parent="${esc(i.parent ?? '')}"` +
     (component ? ` data-component="${esc(component.id)}"` : '') +
     ` data-c4="${kind}"`;
-  return { svg: `<g class="${classes}${options.extraClass}" ${data}>${inner}</g>`, blocks };
+  return { svg: `<g class="${classes}${options.extraClass}" ${data}>${inner}</g>`, blocks, marker };
 }
 
 const LEGEND_NAMES: Array<[Kind, string]> = [

@@ -45,6 +45,9 @@
  *   other), a step through a box is allowed at a very high cost, so every relation is drawn.
  *   Only past a budget of search steps (ROUTING_STEPS) does a relation become a direct elbow
  *   (directRoute), so a hostile layout cannot hold the event loop for long.
+ * - A relation between an element and a boundary that holds it is a straight line inside the
+ *   boundary, from the element to the nearest inner side of its wall (inwardRoutes), not
+ *   searched: the search ends at the wall's outer side, and went out and pointed back at it.
  * - Routes leave and enter the middle of a side; afterwards the routes that share a side are
  *   spread along it (spreadPorts) in the order in which they part: two routes that leave a side
  *   together are walked along until one turns off the other's way, and the one that turns left
@@ -105,6 +108,11 @@ export interface RouteNode extends RouteBox {
    * (a person: the body under the head). Its loops leave a side below it.
    */
   sidesFrom?: number;
+  /**
+   * What a boundary draws inside its wall (its title, its API marker): a relation drawn inside
+   * it to its wall (see inwardRoutes) does not cross them.
+   */
+  inner?: readonly RouteBox[];
 }
 
 export interface RouteEdge {
@@ -1056,11 +1064,11 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   const routes = new Map<string, Point[]>();
   const sides = new Map<string, Array<PortUse>>();
   const ends = edges.map((e) => ({ e, a: byId.get(e.from), b: byId.get(e.to) }));
-  const order = ends.filter(
-    (x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b,
-  );
+  let order = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b);
   const loops = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.a === x.b);
-  if (order.length === 0) return withLoops(routes, loops, boxes, byId);
+  const inward = inwardRoutes(order, boxes, byId);
+  if (inward.size > 0) order = order.filter((x) => !inward.has(x.e.id));
+  if (order.length === 0) return withLoops(new Map([...routes, ...inward]), loops, boxes, byId);
 
   const extent = unionAll(all)!;
   const room = 3 * MARGIN;
@@ -1148,12 +1156,124 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   spreadPorts(sides, byId, routes, boxes);
   const edgeOf = new Map(order.map((x) => [x.e.id, x.e]));
   nudge([...routes.values()], boxes, containers, bundles([...routes.keys()].map((id) => edgeOf.get(id)!)));
+  for (const [id, points] of inward) routes.set(id, points);
   if (stats) {
     stats.steps = ROUTING_STEPS - budget.steps;
     stats.gridPoints = lines.nx * lines.ny;
     stats.nodes = sparse?.graph.nodeI.length ?? 0;
   }
   return withLoops(routes, loops, boxes, byId);
+}
+
+/** The box and the boundaries that hold it, innermost first (at most 64: a cycle of parents ends there). */
+function ancestorsOf(n: RouteNode, byId: ReadonlyMap<string, RouteNode>): RouteNode[] {
+  const out: RouteNode[] = [];
+  let p: RouteNode | undefined = n;
+  for (let depth = 0; p && depth < 64 && !out.includes(p); depth++) {
+    out.push(p);
+    p = p.parent === null ? undefined : byId.get(p.parent);
+  }
+  return out;
+}
+
+/** The shortest a line from an element to the wall of a boundary holding it is wished to be (px): an arrowhead and a little more. */
+const INWARD_MIN = 16;
+/** How far apart two relations of one element and its boundary are drawn along the element's side at least (px). */
+const INWARD_APART = 16;
+
+/**
+ * Relations between an element and a boundary that holds it (at any depth), either way: a
+ * straight line inside the boundary, from the element's side to the nearest inner side of the
+ * boundary's wall (element → boundary), or from there to the element (boundary → element). The
+ * general search went out of the boundary (its wall is where routes to it end) and pointed back
+ * at the wall from outside. The side tried first is the nearest at least INWARD_MIN away (an
+ * arrowhead needs the room), then the others by distance; along it, the k-th of n relations of
+ * the pair at the k-th of n even places, else the middle and places either side of it; a place
+ * is taken when the line passes no other box (with MARGIN − 1 round it), nor the title or marker
+ * of a boundary it runs in, nor lies within INWARD_APART of another line of the pair. A relation
+ * with no such line (an element on its wall, crowded round) is routed as any other.
+ */
+function inwardRoutes(
+  order: ReadonlyArray<{ e: RouteEdge; a: RouteNode; b: RouteNode }>,
+  boxes: CellGrid<RouteNode>,
+  byId: ReadonlyMap<string, RouteNode>,
+): Map<string, Point[]> {
+  const found = new Map<string, Point[]>();
+  const pairs = new Map<string, { n: number; used: Array<{ side: Side; at: number }> }>();
+  const held: Array<{ e: RouteEdge; child: RouteNode; outer: RouteNode; key: string; k: number; up: RouteNode[] }> = [];
+  for (const { e, a, b } of order) {
+    const upA = ancestorsOf(a, byId);
+    const upB = ancestorsOf(b, byId);
+    const [child, outer, up] = upB.includes(a) ? [b, a, upB] : upA.includes(b) ? [a, b, upA] : [null, null, null];
+    if (!child || !outer) continue;
+    const key = `${child.id}\u0000${outer.id}`;
+    const pair = pairs.get(key) ?? { n: 0, used: [] };
+    pairs.set(key, pair);
+    held.push({ e, child, outer, key, k: pair.n++, up: up.slice(0, up.indexOf(outer) + 1) });
+  }
+  for (const { e, child: c, outer: o, key, k, up } of held) {
+    const pair = pairs.get(key)!;
+    const room: Record<Side, number> = {
+      left: c.x - o.x,
+      right: o.x + o.w - (c.x + c.w),
+      top: c.y - o.y,
+      bottom: o.y + o.h - (c.y + c.h),
+    };
+    if (Math.min(...Object.values(room)) < 0) continue;
+    const sides = (Object.keys(room) as Side[])
+      .filter((side) => room[side] >= 2)
+      .sort((p, q) => {
+        const [rp, rq] = [room[p], room[q]];
+        return (rq >= INWARD_MIN ? 1 : 0) - (rp >= INWARD_MIN ? 1 : 0) || (rp >= INWARD_MIN ? rp - rq : rq - rp);
+      });
+    const exempt = new Set(up.map((n) => n.id));
+    const marks = up.flatMap((n) => n.inner ?? []);
+    const line = (side: Side, at: number): [Point, Point] => {
+      switch (side) {
+        case 'top':
+          return [
+            { x: at, y: c.y },
+            { x: at, y: o.y },
+          ];
+        case 'bottom':
+          return [
+            { x: at, y: c.y + c.h },
+            { x: at, y: o.y + o.h },
+          ];
+        case 'left':
+          return [
+            { x: c.x, y: at },
+            { x: o.x, y: at },
+          ];
+        case 'right':
+          return [
+            { x: c.x + c.w, y: at },
+            { x: o.x + o.w, y: at },
+          ];
+      }
+    };
+    let points: [Point, Point] | null = null;
+    for (const side of sides) {
+      const horizontal = side === 'top' || side === 'bottom';
+      const lo = horizontal ? c.x : Math.max(c.y, c.sidesFrom ?? c.y);
+      const hi = horizontal ? c.x + c.w : c.y + c.h;
+      const places = [(k + 1) / (pair.n + 1), 0.5, 0.35, 0.65, 0.2, 0.8].map((f) => lo + f * (hi - lo));
+      for (const at of places) {
+        if (pair.used.some((u) => u.side === side && Math.abs(u.at - at) < INWARD_APART)) continue;
+        const [p, q] = line(side, at);
+        if (segmentBlocked(p, q, boxes, exempt)) continue;
+        const s = segBox(p, q);
+        if (marks.some((m) => s.x < m.x + m.w + 2 && s.x + s.w > m.x - 2 && s.y < m.y + m.h + 2 && s.y + s.h > m.y - 2)) continue;
+        pair.used.push({ side, at });
+        points = [p, q];
+        break;
+      }
+      if (points) break;
+    }
+    if (!points) continue;
+    found.set(e.id, e.from === c.id ? points : [points[1], points[0]]);
+  }
+  return found;
 }
 
 /** How far out a box's n-th relation to itself goes, beyond the one before it, and how far along its sides (px): more than an arrowhead is wide. */

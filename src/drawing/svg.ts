@@ -219,12 +219,20 @@ export function drawDiagram(diagram: Diagram, model: DrawingModel, options: Draw
   for (const i of instances) {
     const box = { x: px(i.position.x), y: px(i.position.y), w: px(i.width), h: px(i.height) };
     const solidFrom = sidesFrom(kinds.get(i.id)!, box);
-    nodes.push({ id: i.id, parent: i.parent, ...box, ...(solidFrom > box.y ? { sidesFrom: solidFrom } : {}) });
-    const { svg, blocks } = drawInstance(i, model, kinds.get(i.id)!, box, {
+    const { svg, blocks, marker } = drawInstance(i, model, kinds.get(i.id)!, box, {
       ...(options.componentHref ? { componentHref: options.componentHref } : {}),
       editable: options.editable === true,
       shared: options.shared === true,
       extraClass: markClass(options, i.id),
+    });
+    // A boundary's title and API marker: relations drawn inside it to its wall keep off them.
+    const inner = i.isContainer ? [...blocks, ...(marker ? [marker] : [])] : [];
+    nodes.push({
+      id: i.id,
+      parent: i.parent,
+      ...box,
+      ...(solidFrom > box.y ? { sidesFrom: solidFrom } : {}),
+      ...(inner.length > 0 ? { inner } : {}),
     });
     for (const r of blocks) placer.block(r);
     (i.isContainer ? containers : drawn).push(svg);
