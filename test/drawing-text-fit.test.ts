@@ -209,3 +209,35 @@ test("a component's API marker lies on its shape and over none of its text, what
   }
   t.true(markers > 400, `${markers} markers`);
 });
+
+test('boxes one or two grid units wide or tall, of every kind, boundaries too: every line of their text lies inside the box, cut with "…" or smaller, never beyond it (a 1-unit box ran its name a few pixels out)', (t) => {
+  let checked = 0;
+  const outside: string[] = [];
+  for (const name of NAMES) {
+    for (const width of [1, 2, 3]) {
+      for (const height of [1, 2, 3, 8]) {
+        const m = model();
+        const instances = TYPES.map((type, k) => {
+          component(m, `c${k}`, name, type, { desc: name });
+          return instance(`i${k}`, `c${k}`, k * 10, 0, { width, height });
+        });
+        component(m, 'b', name, 'software-system');
+        instances.push(instance('ib', 'b', 0, 20, { width, height, isContainer: true }));
+        instances.push(instance('ip', null, 20, 20, { width, height, placeholder: name }));
+        const svg = drawDiagram(diagram({ componentInstances: instances }), m);
+        const byId = new Map(instances.map((i) => [i.id, i]));
+        for (const text of instanceTexts(svg)) {
+          const i = byId.get(text.instance)!;
+          const box = { x: i.position.x * GRID_PX, y: i.position.y * GRID_PX, w: i.width * GRID_PX, h: i.height * GRID_PX };
+          checked++;
+          if (text.left < box.x - 0.5 || text.right > box.x + box.w + 0.5)
+            outside.push(
+              `${width}×${height} ${text.instance}: ${text.cls} '${text.text}' spans ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${box.x}–${box.x + box.w}`,
+            );
+        }
+      }
+    }
+  }
+  t.deepEqual(outside, []);
+  t.true(checked > 200, `${checked} lines`);
+});

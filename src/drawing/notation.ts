@@ -64,6 +64,26 @@ const DESC: Font = { size: 11 };
 const NAME_LINE = 16;
 const SMALL_LINE = 14;
 const PAD = 8;
+/**
+ * A box (or boundary) whose room for text, within PAD of its sides, is narrower than this (two
+ * ems of its name, `W…` about) cannot show one character and "…" at the usual sizes: its text
+ * keeps TIGHT_PAD from its sides instead and is set smaller, by the box's room over this, so
+ * that the name is still cut with "…" as everywhere else and never runs out of the box (a box
+ * one grid unit wide drew a 14 px `W` in 14 px, and a boundary's title 7 px beyond its wall).
+ */
+const TIGHT = 2 * NAME.size;
+const TIGHT_PAD = 2;
+
+/** How much smaller text is set in `width` px of box (1: as usual), and the width it is wrapped in (see TIGHT). */
+function fitting(width: number): { scale: number; width: number } {
+  if (width - 2 * PAD >= TIGHT) return { scale: 1, width: width - 2 * PAD };
+  const room = Math.max(0, width - 2 * TIGHT_PAD);
+  return { scale: Math.min(1, room / TIGHT), width: room };
+}
+
+const scaled = (font: Font, scale: number): Font => (scale === 1 ? font : { ...font, size: font.size * scale });
+/** The inline size of a text set smaller than its class says (see TIGHT), or nothing. */
+const sizeStyle = (font: Font, scale: number): string => (scale === 1 ? '' : ` style="font-size:${n1(font.size)}px"`);
 
 function slugKind(slug: string): Kind | null {
   const { shape, external } = c4OfSlug(slug);
@@ -217,25 +237,35 @@ function shape(kind: Kind, b: Rect): { svg: string; text: Rect } {
 }
 
 /** The lines of a box's text that fit its text area: name, `[Type]`, first line of the description. */
-function boxText(name: string, kindLine: string, desc: string, area: Rect): Array<[cls: string, font: Font, line: string]> {
-  const width = Math.max(8, area.w - 2 * PAD);
+function boxText(
+  name: string,
+  kindLine: string,
+  desc: string,
+  area: Rect,
+): { lines: Array<[cls: string, font: Font, line: string]>; scale: number } {
+  const { scale, width } = fitting(area.w);
+  const [nameFont, kindFont, descFont] = [scaled(NAME, scale), scaled(KIND, scale), scaled(DESC, scale)];
+  const [nameLine, smallLine] = [NAME_LINE * scale, SMALL_LINE * scale];
   const room = area.h - 2 * PAD + 4;
-  let nameLines = wrapText(name, width, NAME, 3);
-  const kindLines = kindLine === '' ? [] : wrapText(kindLine, width, KIND, 1);
-  let descLines = desc === '' ? [] : wrapText(desc, width, DESC, 2);
-  const height = () => nameLines.length * NAME_LINE + (kindLines.length + descLines.length) * SMALL_LINE;
+  let nameLines = wrapText(name, width, nameFont, 3);
+  const kindLines = kindLine === '' ? [] : wrapText(kindLine, width, kindFont, 1);
+  let descLines = desc === '' ? [] : wrapText(desc, width, descFont, 2);
+  const height = () => nameLines.length * nameLine + (kindLines.length + descLines.length) * smallLine;
   // Wrapped again into fewer lines, not cut: the last line shown then ends in "…".
   while (height() > room && descLines.length > 0)
-    descLines = descLines.length === 1 ? [] : wrapText(desc, width, DESC, descLines.length - 1);
+    descLines = descLines.length === 1 ? [] : wrapText(desc, width, descFont, descLines.length - 1);
   let kinds = kindLines;
   if (height() > room) kinds = [];
-  const total = () => nameLines.length * NAME_LINE + (kinds.length + descLines.length) * SMALL_LINE;
-  while (total() > room && nameLines.length > 1) nameLines = wrapText(name, width, NAME, nameLines.length - 1);
-  return [
-    ...nameLines.map((l): [string, Font, string] => ['name', NAME, l]),
-    ...kinds.map((l): [string, Font, string] => ['kind', KIND, l]),
-    ...descLines.map((l): [string, Font, string] => ['desc', DESC, l]),
-  ];
+  const total = () => nameLines.length * nameLine + (kinds.length + descLines.length) * smallLine;
+  while (total() > room && nameLines.length > 1) nameLines = wrapText(name, width, nameFont, nameLines.length - 1);
+  return {
+    lines: [
+      ...nameLines.map((l): [string, Font, string] => ['name', nameFont, l]),
+      ...kinds.map((l): [string, Font, string] => ['kind', kindFont, l]),
+      ...descLines.map((l): [string, Font, string] => ['desc', descFont, l]),
+    ],
+    scale,
+  };
 }
 
 /** Room a shortened `[Type]` needs at least: less shows too little of it to be worth drawing. */
@@ -262,7 +292,7 @@ function markerAt(kind: Kind, b: Rect, area: Rect): { x: number; y: number } {
  * (`Payments [Software Sys…]`) when the name fits whole with SHORT_KIND to spare, and left out
  * otherwise, the name then taking the whole line.
  */
-function boundaryTitle(name: string, kindText: string, width: number): { title: string; kindText: string } {
+function boundaryTitle(name: string, kindText: string, width: number, NAME: Font, KIND: Font): { title: string; kindText: string } {
   const alone = { title: wrapText(name, width, NAME, 1)[0] ?? '', kindText: '' };
   if (kindText === '') return alone;
   const space = textWidth(' ', NAME);
@@ -271,7 +301,7 @@ function boundaryTitle(name: string, kindText: string, width: number): { title: 
   if (nameWidth + space + kindWidth <= width) return { title: alone.title, kindText };
   if (space + kindWidth <= width / 2) return { title: wrapText(name, width - space - kindWidth, NAME, 1)[0] ?? '', kindText };
   const kindRoom = width - nameWidth - space;
-  if (kindRoom < SHORT_KIND) return alone;
+  if (kindRoom < SHORT_KIND * (KIND.size / 10.5)) return alone;
   return { title: alone.title, kindText: `${ellipsize(kindText.slice(0, -1), kindRoom - textWidth(']', KIND), KIND)}]` };
 }
 
@@ -296,24 +326,27 @@ export function drawInstance(
   let marker: Rect | null = null;
   if (kind === 'boundary') {
     // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
-    const width = Math.max(8, b.w - 16);
-    const { title, kindText } = boundaryTitle(name, typeName === '' ? '' : `[${typeName}]`, width);
+    // As wide as the boundary less PAD each side; a narrow one's is set smaller (see TIGHT).
+    const { scale, width } = fitting(b.w);
+    const pad = (b.w - width) / 2;
+    const [nameFont, kindFont] = [scaled(NAME, scale), scaled(KIND, scale)];
+    const { title, kindText } = boundaryTitle(name, typeName === '' ? '' : `[${typeName}]`, width, nameFont, kindFont);
     // The space before the tspan, not inside it (resvg, the PNGs, drops a tspan's leading
     // space), so it is drawn, and measured, in the name's font.
-    const kindWidth = kindText === '' ? 0 : textWidth(' ', NAME) + textWidth(kindText, KIND);
+    const kindWidth = kindText === '' ? 0 : textWidth(' ', nameFont) + textWidth(kindText, kindFont);
     parts.push(
-      `<text class="name" x="${n1(b.x + 8)}" y="${n1(b.y + 18)}">${esc(title)}` +
-        (kindText === '' ? '' : ` <tspan class="kind">${esc(kindText)}</tspan>`) +
+      `<text class="name" x="${n1(b.x + pad)}" y="${n1(b.y + 5 + NAME.size * scale)}"${sizeStyle(nameFont, scale)}>${esc(title)}` +
+        (kindText === '' ? '' : ` <tspan class="kind"${sizeStyle(kindFont, scale)}>${esc(kindText)}</tspan>`) +
         '</text>',
     );
-    blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 16 + textWidth(title, NAME) + kindWidth), h: 26 });
+    blocks.push({ x: b.x, y: b.y, w: Math.min(b.w, 2 * pad + textWidth(title, nameFont) + kindWidth), h: 26 });
   } else {
     blocks.push(b);
     const texts = (within: Rect) => {
-      const lines = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', within);
-      const heights = lines.map(([cls]) => (cls === 'name' ? NAME_LINE : SMALL_LINE));
+      const { lines, scale } = boxText(name, typeName === '' ? '' : `[${typeName}]`, component ? firstLine(component.desc) : '', within);
+      const heights = lines.map(([cls]) => (cls === 'name' ? NAME_LINE : SMALL_LINE) * scale);
       const total = heights.reduce((s, h) => s + h, 0);
-      return { lines, heights, top: within.y + within.h / 2 - total / 2 };
+      return { lines, heights, scale, top: within.y + within.h / 2 - total / 2 };
     };
     let text = texts(area);
     const centre = area.x + area.w / 2;
@@ -334,9 +367,11 @@ export function drawInstance(
     let y = text.top;
     const cx = n1(centre);
     const tspans: string[] = [];
-    text.lines.forEach(([cls, , line], n) => {
+    text.lines.forEach(([cls, font, line], n) => {
       y += text.heights[n]!;
-      tspans.push(`<text class="${cls}" x="${cx}" y="${n1(y - 4)}" text-anchor="middle">${esc(line)}</text>`);
+      tspans.push(
+        `<text class="${cls}" x="${cx}" y="${n1(y - 4 * text.scale)}" text-anchor="middle"${sizeStyle(font, text.scale)}>${esc(line)}</text>`,
+      );
     });
     parts.push(tspans.join(''));
   }

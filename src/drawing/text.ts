@@ -62,7 +62,8 @@ export function textWidth(text: string, font: Font): number {
 /**
  * `text` in lines at most `maxWidth` pixels wide, broken at spaces; a word is split only when it
  * alone is wider than a line. At most `maxLines` lines: the last one ends in "…" when text was
- * left over. One pass over the (clipped) text.
+ * left over, or when a single character is wider than a line (the text stops there: no line is
+ * wider than `maxWidth`, unless a lone "…" is). One pass over the (clipped) text.
  *
  * Its explicit bidi controls are drawn as `[U+202E]` (src/escape.ts, as on the pages), and
  * measured so: obeyed, an override would show the name in another order than its characters, and
@@ -105,16 +106,22 @@ export function wrapText(text: string, maxWidth: number, font: Font, maxLines = 
       width = w;
       continue;
     }
-    // A word wider than a line: cut it where it stops fitting, character by character.
+    // A word wider than a line: cut it where it stops fitting, character by character. A
+    // character wider than a whole line ends the text there, with "…" (it ran out of its box).
     for (const ch of word) {
       const cw = charWidth(ch.codePointAt(0)!, table) * scale;
       if (line !== '' && width + cw > maxWidth && !push()) break;
+      if (line === '' && cw > maxWidth) {
+        cut = true;
+        break;
+      }
       line += ch;
       width += cw;
     }
     if (cut) break;
   }
   if (!cut && line !== '') push();
+  if (cut && lines.length === 0 && maxLines > 0) lines.push('');
   if (cut && lines.length > 0) lines[lines.length - 1] = ellipsize(lines[lines.length - 1]!, maxWidth, font);
   return lines;
 }
