@@ -57,3 +57,45 @@ test('every text of a box lies inside the box as Chromium draws it: emoji, CJK, 
     await browser.close();
   }
 });
+
+test('boxes and boundaries one or two grid units wide: their text, set smaller, lies inside them as Chromium draws it', async (t) => {
+  if (!chromiumPath) {
+    t.pass();
+    return;
+  }
+  const m = model();
+  const instances: ComponentInstance[] = [];
+  let k = 0;
+  for (const name of [...NAMES, 'WWW', 'Order Service', 'x']) {
+    for (const width of [1, 2]) {
+      for (const container of [false, true]) {
+        component(m, `c${k}`, name, TYPES[k % TYPES.length]!, { desc: name });
+        instances.push(instance(`i${k}`, `c${k}`, (k % 10) * 4, Math.floor(k / 10) * 10, { width, height: 8, isContainer: container }));
+        k++;
+      }
+    }
+  }
+  const svg = drawDiagram(diagram({ componentInstances: instances }), m, { legend: false });
+  const browser = await chromium.launch({ executablePath: chromiumPath });
+  try {
+    const page = await browser.newPage();
+    await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+    const texts = (await page.evaluate(`[...document.querySelectorAll('g[data-kind="instance"] text')].map((text) => {
+      const g = text.closest('g[data-kind="instance"]');
+      const b = text.getBBox();
+      return { id: g.dataset.id, text: text.textContent, left: b.x, right: b.x + b.width };
+    })`)) as Array<{ id: string; text: string; left: number; right: number }>;
+    const byId = new Map(instances.map((i) => [i.id, i]));
+    t.true(texts.length > 40, `${texts.length} texts`);
+    const outside: string[] = [];
+    for (const text of texts) {
+      const i = byId.get(text.id)!;
+      const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
+      if (text.left < x0 - 1 || text.right > x1 + 1)
+        outside.push(`${i.width} units: '${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`);
+    }
+    t.deepEqual(outside, []);
+  } finally {
+    await browser.close();
+  }
+});
