@@ -45,6 +45,7 @@ interface DrawnText {
   left: number;
   right: number;
   baseline: number;
+  size: number;
   text: string;
 }
 
@@ -52,12 +53,24 @@ interface DrawnText {
 function instanceTexts(svg: string): DrawnText[] {
   const out: DrawnText[] = [];
   for (const g of svg.matchAll(/<g class="box [^"]*" data-kind="instance" data-id="([^"]+)"[^>]*>(.*?)<\/g>(?=<g class="box|<\/g>)/g)) {
-    for (const t of g[2]!.matchAll(/<text class="(name|kind|desc)" x="([-\d.]+)" y="([-\d.]+)"( text-anchor="middle")?>(.*?)<\/text>/g)) {
-      const [, cls, x, y, middle, body] = t as unknown as [string, string, string, string, string | undefined, string];
-      const kind = /^(.*?) <tspan class="kind">(.*)<\/tspan>$/.exec(body);
+    for (const t of g[2]!.matchAll(
+      /<text class="(name|kind|desc)" x="([-\d.]+)" y="([-\d.]+)"( text-anchor="middle")?(?: style="font-size:([\d.]+)px")?>(.*?)<\/text>/g,
+    )) {
+      const [, cls, x, y, middle, size, body] = t as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string | undefined,
+        string | undefined,
+        string,
+      ];
+      // Text set smaller than its class says (a tiny box) carries its size; a boundary's [Type] tspan too.
+      const font = size ? { ...FONTS[cls]!, size: Number(size) } : FONTS[cls]!;
+      const kind = /^(.*?) <tspan class="kind"(?: style="font-size:([\d.]+)px")?>(.*)<\/tspan>$/.exec(body);
       const text = unescapeXml(kind ? kind[1]! : body);
-      let width = textWidth(text, FONTS[cls]!);
-      if (kind) width += textWidth(' ', FONTS.name!) + textWidth(unescapeXml(kind[2]!), FONTS.kind!);
+      let width = textWidth(text, font);
+      if (kind) width += textWidth(' ', font) + textWidth(unescapeXml(kind[3]!), kind[2] ? { size: Number(kind[2]) } : FONTS.kind!);
       const left = middle ? Number(x) - width / 2 : Number(x);
       out.push({
         instance: g[1]!,
@@ -65,7 +78,8 @@ function instanceTexts(svg: string): DrawnText[] {
         left,
         right: left + width,
         baseline: Number(y),
-        text: kind ? `${text} ${unescapeXml(kind[2]!)}` : text,
+        size: font.size,
+        text: kind ? `${text} ${unescapeXml(kind[3]!)}` : text,
       });
     }
   }
@@ -210,8 +224,9 @@ test("a component's API marker lies on its shape and over none of its text, what
   t.true(markers > 400, `${markers} markers`);
 });
 
-test('boxes one or two grid units wide or tall, of every kind, boundaries too: every line of their text lies inside the box, cut with "…" or smaller, never beyond it (a 1-unit box ran its name a few pixels out)', (t) => {
+test('boxes one or two grid units wide or tall, of every kind, boundaries too: every line of their text lies inside the box, cut with "…" or set smaller, never beyond it (a 1-unit box ran its name a few pixels out; a 1-unit-tall boundary drew its title below itself)', (t) => {
   let checked = 0;
+  let small = 0;
   const outside: string[] = [];
   for (const name of NAMES) {
     for (const width of [1, 2, 3]) {
@@ -230,6 +245,12 @@ test('boxes one or two grid units wide or tall, of every kind, boundaries too: e
           const i = byId.get(text.instance)!;
           const box = { x: i.position.x * GRID_PX, y: i.position.y * GRID_PX, w: i.width * GRID_PX, h: i.height * GRID_PX };
           checked++;
+          if (text.size < 10) small++;
+          // Glyphs reach about 0.77 em above the baseline and 0.23 em below it (10 and 3 px of the 13 px name).
+          if (text.baseline - 0.77 * text.size < box.y - 0.5 || text.baseline + 0.23 * text.size > box.y + box.h + 0.5)
+            outside.push(
+              `${width}×${height} ${text.instance}: ${text.cls} '${text.text}' at y ${text.baseline} (${text.size} px), its box ${box.y}–${box.y + box.h}`,
+            );
           if (text.left < box.x - 0.5 || text.right > box.x + box.w + 0.5)
             outside.push(
               `${width}×${height} ${text.instance}: ${text.cls} '${text.text}' spans ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${box.x}–${box.x + box.w}`,
@@ -240,4 +261,5 @@ test('boxes one or two grid units wide or tall, of every kind, boundaries too: e
   }
   t.deepEqual(outside, []);
   t.true(checked > 200, `${checked} lines`);
+  t.true(small > 100, `${small} lines set smaller`);
 });

@@ -74,11 +74,16 @@ const PAD = 8;
 const TIGHT = 2 * NAME.size;
 const TIGHT_PAD = 2;
 
-/** How much smaller text is set in `width` px of box (1: as usual), and the width it is wrapped in (see TIGHT). */
-function fitting(width: number): { scale: number; width: number } {
-  if (width - 2 * PAD >= TIGHT) return { scale: 1, width: width - 2 * PAD };
+/**
+ * How much smaller text is set in a box `width` px wide (1: as usual), and the width it is
+ * wrapped in (see TIGHT); `lineRoom`: the height one line of the name may take there at most,
+ * where it is less than NAME_LINE (a box one grid unit tall: its name is set smaller to fit).
+ */
+function fitting(width: number, lineRoom = NAME_LINE): { scale: number; width: number } {
+  const tall = Math.max(0, Math.min(1, lineRoom / NAME_LINE));
+  if (width - 2 * PAD >= TIGHT) return { scale: tall, width: width - 2 * PAD };
   const room = Math.max(0, width - 2 * TIGHT_PAD);
-  return { scale: Math.min(1, room / TIGHT), width: room };
+  return { scale: Math.min(1, tall, room / TIGHT), width: room };
 }
 
 const scaled = (font: Font, scale: number): Font => (scale === 1 ? font : { ...font, size: font.size * scale });
@@ -243,7 +248,8 @@ function boxText(
   desc: string,
   area: Rect,
 ): { lines: Array<[cls: string, font: Font, line: string]>; scale: number } {
-  const { scale, width } = fitting(area.w);
+  // A name line's glyphs take NAME_LINE less its 2 px above them: a box one unit tall has room for 14 px of them.
+  const { scale, width } = fitting(area.w, area.h + 2);
   const [nameFont, kindFont, descFont] = [scaled(NAME, scale), scaled(KIND, scale), scaled(DESC, scale)];
   const [nameLine, smallLine] = [NAME_LINE * scale, SMALL_LINE * scale];
   const room = area.h - 2 * PAD + 4;
@@ -327,7 +333,8 @@ export function drawInstance(
   if (kind === 'boundary') {
     // One line in the strip the layout leaves above the children (LAYOUT.padTop): name [Type].
     // As wide as the boundary less PAD each side; a narrow one's is set smaller (see TIGHT).
-    const { scale, width } = fitting(b.w);
+    // The title's glyphs reach 5 px + NAME_LINE × scale down (baseline at 5 + 13 × scale).
+    const { scale, width } = fitting(b.w, b.h - 5);
     const pad = (b.w - width) / 2;
     const [nameFont, kindFont] = [scaled(NAME, scale), scaled(KIND, scale)];
     const { title, kindText } = boundaryTitle(name, typeName === '' ? '' : `[${typeName}]`, width, nameFont, kindFont);
