@@ -82,7 +82,8 @@
  * routes under a pixel apart at 50, 200 and 1,000 instances (1,327 pairs at 1,000 before any),
  * and 151 crossings at 50 instances (195), 5,482 at 200 (5,774), 142,480 at 1,000 (126,887; dot
  * 182,501), the 1,000-instance routing taking about twice as long. On the layout with shortened
- * container rows (../layout/sugiyama.ts), 99 at 50, 4,336 at 200 and 142,473 at 1,000.
+ * container rows (../layout/sugiyama.ts), 99 at 50, 4,336 at 200 and 142,473 at 1,000;
+ * with bundles kept apart (PARALLEL_SPACING), 142,439 at 1,000.
  *
  * Coordinates are pixels.
  */
