@@ -12,7 +12,7 @@ async function writeCommitObject(s: TestServer, content: string): Promise<string
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
   child.stdin.end(content);
-  await once(child, 'exit');
+  await once(child, 'close');
   return out.trim();
 }
 

@@ -27,7 +27,7 @@ async function outcome(
 ): Promise<{ code: number | null; stderr: string; listening?: string }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const stderr: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const listening = untilListening(child, (line, stream) => stream === 'stderr' && stderr.push(line)).catch(() => undefined);
   const first = await Promise.race([exited.then(() => undefined), listening]);
   if (first !== undefined) child.kill('SIGKILL');
@@ -119,7 +119,7 @@ test('--data or $C4STORE_DATA given empty is refused: it meant the current folde
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     t.is(code, 2);
     t.regex(stderr, error);
     t.deepEqual(await readdir(cwd), [], 'nothing was made');

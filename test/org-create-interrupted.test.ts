@@ -45,7 +45,7 @@ function createProcess(data: string, slug: string) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  const exited = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
   return { child, exited };
 }
 

@@ -26,7 +26,7 @@ export function machineNoise(intervalMs = 10): { stop(): Promise<number> } {
   child.stdout.on('data', (chunk) => (output += chunk));
   return {
     async stop() {
-      const exited = once(child, 'exit');
+      const exited = once(child, 'close');
       child.stdin.end();
       await exited;
       const worst = Number(output);
