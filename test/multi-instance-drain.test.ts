@@ -142,12 +142,10 @@ test('draining: an endless answer that registers after the stop swept them (a st
   const response = new Promise<IncomingMessage>((resolve) => request(`http://127.0.0.1:${port}/`, resolve).end());
   await streamOpen;
   // No delay: the sweep of endless answers is done before run() first waits.
-  const stopping = drain.run(server, { delayMs: 0, timeoutMs: 3_000 });
+  // Waited out, it would be counted as cut off when the timeout came.
+  const stopping = drain.run(server, { delayMs: 0, timeoutMs: 60_000 });
   register();
-  const started = performance.now();
-  const cutOff = await stopping;
-  t.is(cutOff, 0, 'not counted as cut off');
-  t.true(performance.now() - started < 2_500, 'ended, not waited out');
+  t.is(await stopping, 0, 'ended, not waited out and cut off');
   let body = '';
   for await (const chunk of await response) body += chunk;
   t.is(body, ': open\n\n');
