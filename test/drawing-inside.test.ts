@@ -6,8 +6,9 @@
  */
 import test from 'ava';
 import { drawDiagram } from '../src/drawing/svg.js';
-import type { ComponentInstance, Relation } from '../src/model/types.js';
-import { component, diagram, instance, model } from './support/drawing-model.js';
+import type { ComponentInstance } from '../src/model/types.js';
+import { passesThrough } from './support/drawing-geometry.js';
+import { component, diagram, instance, model, relation } from './support/drawing-model.js';
 
 type Box = { x: number; y: number; w: number; h: number };
 type P = { x: number; y: number };
@@ -31,27 +32,6 @@ const toWall = (p: P, b: Box) => Math.min(p.x - b.x, b.x + b.w - p.x, p.y - b.y,
 /** Distance from the box c to the nearest side of the box b that holds it. */
 const gapToWall = (c: Box, b: Box) => Math.min(c.x - b.x, b.x + b.w - c.x - c.w, c.y - b.y, b.y + b.h - c.y - c.h);
 const length = (pts: readonly P[]) => pts.slice(1).reduce((sum, p, k) => sum + Math.abs(p.x - pts[k]!.x) + Math.abs(p.y - pts[k]!.y), 0);
-/** Whether the polyline passes through the inside of b shrunk by `inset`. */
-const through = (pts: readonly P[], b: Box, inset = 1) =>
-  pts.some((p, k) => {
-    if (k === 0) return false;
-    const q = pts[k - 1]!;
-    return (
-      Math.max(p.x, q.x) > b.x + inset &&
-      Math.min(p.x, q.x) < b.x + b.w - inset &&
-      Math.max(p.y, q.y) > b.y + inset &&
-      Math.min(p.y, q.y) < b.y + b.h - inset
-    );
-  });
-
-const relation = (id: string, from: string, to: string, label: string | null): Relation => ({
-  id,
-  fromComponentInstance: from,
-  toComponentInstance: to,
-  label,
-  desc: null,
-  linksTo: [],
-});
 
 function payments() {
   const m = model();
@@ -84,7 +64,7 @@ test('element → its boundary and boundary → element: a short line inside the
     t.true(within(onChild, boxOf(child)), `${id}: its end ${JSON.stringify(onChild)} is not on ${child.id}`);
     const nearest = gapToWall(boxOf(child), wall);
     t.true(length(pts) <= nearest + 1, `${id}: ${length(pts)} px long, the nearest side is ${nearest} px away`);
-    for (const other of [A, W, D]) if (other !== child) t.false(through(pts, boxOf(other)), `${id} runs through ${other.id}`);
+    for (const other of [A, W, D]) if (other !== child) t.false(passesThrough(pts, boxOf(other), 1), `${id} runs through ${other.id}`);
   }
 });
 
@@ -101,7 +81,7 @@ test("an element right under its boundary's title: the line to the wall goes ano
   for (const id of ['up', 'down']) {
     const pts = paths.get(id)!;
     for (const p of pts) t.true(within(p, boxOf(P)), `${id}: ${JSON.stringify(p)} outside the boundary`);
-    t.false(through(pts, title, 0), `${id} crosses the boundary's title: ${JSON.stringify(pts)}`);
+    t.false(passesThrough(pts, title, 0), `${id} crosses the boundary's title: ${JSON.stringify(pts)}`);
     t.true(length(pts) <= 42 + 1, `${id}: ${length(pts)} px long`);
   }
 });

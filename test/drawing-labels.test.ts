@@ -5,8 +5,8 @@
 import test from 'ava';
 import { laidOutDiagram } from '../bench/drawing-fixture.js';
 import { drawDiagram } from '../src/drawing/svg.js';
-import type { Relation } from '../src/model/types.js';
-import { component, diagram, instance, model } from './support/drawing-model.js';
+import { passesThrough } from './support/drawing-geometry.js';
+import { component, diagram, instance, model, relation } from './support/drawing-model.js';
 
 type Box = { x: number; y: number; w: number; h: number };
 
@@ -27,20 +27,6 @@ function drawn(svg: string): { labels: Map<string, Box>; routes: Map<string, Arr
   return { labels, routes };
 }
 
-/** Whether the route's polyline (its corners' curves taken as corners) passes through the box, shrunk by `inset`. */
-function through(route: Array<{ x: number; y: number }>, b: Box, inset = 0.5): boolean {
-  return route.some((p, k) => {
-    if (k === 0) return false;
-    const q = route[k - 1]!;
-    return (
-      Math.max(p.x, q.x) > b.x + inset &&
-      Math.min(p.x, q.x) < b.x + b.w - inset &&
-      Math.max(p.y, q.y) > b.y + inset &&
-      Math.min(p.y, q.y) < b.y + b.h - inset
-    );
-  });
-}
-
 test("a label with no room on its own short route is put beside it, not on another relation's line (it lay on an unlabelled one, 100 px away, and read as its label)", (t) => {
   const m = model();
   const kinds = ['person', null, 'person', 'queue', 'software-system', 'person', 'queue'];
@@ -57,14 +43,6 @@ test("a label with no room on its own short route is put beside it, not on anoth
     [48, 32, 16],
   ];
   const instances = at.map(([x, y, width], k) => instance(`i${k}`, kinds[k] ? `c${k}` : null, x, y, { width, height: 8 }));
-  const relation = (id: string, from: string, to: string, label: string | null): Relation => ({
-    id,
-    fromComponentInstance: from,
-    toComponentInstance: to,
-    label,
-    desc: null,
-    linksTo: [],
-  });
   const relations = [
     relation('r0', 'i0', 'i4', 'Publishes events to the queue in batches of 100'),
     relation('r1', 'i3', 'i4', 'uses'),
@@ -73,11 +51,12 @@ test("a label with no room on its own short route is put beside it, not on anoth
   ];
   const { labels, routes } = drawn(drawDiagram(diagram({ componentInstances: instances, relations }), m));
   const label = labels.get('r3')!;
-  for (const [id, route] of routes) if (id !== 'r3') t.false(through(route, label), `r3's label ${JSON.stringify(label)} lies on ${id}`);
+  for (const [id, route] of routes)
+    if (id !== 'r3') t.false(passesThrough(route, label, 0.5), `r3's label ${JSON.stringify(label)} lies on ${id}`);
   // Still beside its loop: within a label's size of it.
   const loop = routes.get('r3')!;
   const near = { x: label.x - label.h, y: label.y - label.h, w: label.w + 2 * label.h, h: label.h * 3 };
-  t.true(through(loop, near), `r3's label ${JSON.stringify(label)} far from its loop ${JSON.stringify(loop)}`);
+  t.true(passesThrough(loop, near, 0.5), `r3's label ${JSON.stringify(label)} far from its loop ${JSON.stringify(loop)}`);
 });
 
 test("the bench's 50-instance diagrams of seeds 1 to 8: of the labels put off their own route, at most 2 lie on another relation's line (36 did), and no more of them than before", async (t) => {
@@ -87,9 +66,9 @@ test("the bench's 50-instance diagrams of seeds 1 to 8: of the labels put off th
     const { diagram: d, model: m } = await laidOutDiagram(50, 0, seed);
     const { labels, routes } = drawn(drawDiagram(d, m));
     for (const [id, label] of labels) {
-      if (through(routes.get(id)!, { x: label.x - 3, y: label.y - 3, w: label.w + 6, h: label.h + 6 }, 0)) continue;
+      if (passesThrough(routes.get(id)!, { x: label.x - 3, y: label.y - 3, w: label.w + 6, h: label.h + 6 }, 0)) continue;
       offRoute++;
-      if ([...routes].some(([other, route]) => other !== id && through(route, label))) onAnother++;
+      if ([...routes].some(([other, route]) => other !== id && passesThrough(route, label, 0.5))) onAnother++;
     }
   }
   t.true(onAnother <= 2, `${onAnother} of ${offRoute} labels off their route lie on another relation's line`);

@@ -6,9 +6,9 @@
  */
 import test from 'ava';
 import { drawDiagram } from '../src/drawing/svg.js';
-import type { ComponentInstance, Relation } from '../src/model/types.js';
+import type { ComponentInstance } from '../src/model/types.js';
 import { type Run, runsOfSvg } from './support/drawing-geometry.js';
-import { component, diagram, instance, model } from './support/drawing-model.js';
+import { component, diagram, instance, model, relation } from './support/drawing-model.js';
 
 type Box = { x: number; y: number; w: number; h: number };
 
@@ -27,15 +27,6 @@ function runThrough(r: Run, b: Box, inset: number): boolean {
   const [x0, x1, y0, y1] = r.horizontal ? [r.lo, r.hi, r.c, r.c] : [r.c, r.c, r.lo, r.hi];
   return x1 > b.x + inset && x0 < b.x + b.w - inset && y1 > b.y + inset && y0 < b.y + b.h - inset;
 }
-
-const relation = (id: string, from: string, to: string, label: string | null): Relation => ({
-  id,
-  fromComponentInstance: from,
-  toComponentInstance: to,
-  label,
-  desc: null,
-  linksTo: [],
-});
 
 /** Four relations between A and B, two each way, labelled; drawn with A and B placed as given. */
 function bundle(a: ComponentInstance, b: ComponentInstance, labels = ['reads orders', 'notifies', 'writes orders', 'sends invoices']) {

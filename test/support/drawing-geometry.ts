@@ -17,6 +17,20 @@ export interface Box {
   h: number;
 }
 
+/** Whether a polyline (its corners' curves taken as corners) passes through the box shrunk by `inset`. */
+export function passesThrough(points: ReadonlyArray<{ x: number; y: number }>, b: Box, inset: number): boolean {
+  return points.some((p, k) => {
+    if (k === 0) return false;
+    const q = points[k - 1]!;
+    return (
+      Math.max(p.x, q.x) > b.x + inset &&
+      Math.min(p.x, q.x) < b.x + b.w - inset &&
+      Math.max(p.y, q.y) > b.y + inset &&
+      Math.min(p.y, q.y) < b.y + b.h - inset
+    );
+  });
+}
+
 export interface DrawnBox extends Box {
   id: string;
   parent: string | null;

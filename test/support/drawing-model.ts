@@ -3,7 +3,7 @@
  * a type of each kind, an External tag, components, instances and a diagram of given parts.
  */
 import { emptyModel, type ModelUnderConstruction } from '../../src/model/files.js';
-import type { ComponentInstance, Diagram } from '../../src/model/types.js';
+import type { ComponentInstance, Diagram, Relation } from '../../src/model/types.js';
 
 export const TYPES = ['person', 'software-system', 'container', 'component', 'database', 'queue'];
 
@@ -51,6 +51,11 @@ export function instance(
     height: 8,
     ...extra,
   };
+}
+
+/** A relation between two instances of a diagram, with its label (null: none). */
+export function relation(id: string, from: string, to: string, label: string | null): Relation {
+  return { id, fromComponentInstance: from, toComponentInstance: to, label, desc: null, linksTo: [] };
 }
 
 export function diagram(parts: Partial<Diagram>): Diagram {
