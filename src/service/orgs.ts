@@ -2,7 +2,7 @@ import type { Limits } from '../limits/limits.js';
 import type { LayoutRunner } from '../model/draft.js';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   collectionOf,
   DIRECTORIES,
@@ -155,9 +155,11 @@ export class Orgs {
   /**
    * Run once when a server starts, before it answers: gives every repository made before
    * organizations had identities one (in its git config) and the same one to the keys of its
-   * slug that have none, and removes blob- and model-cache files a killed process left half-written.
+   * slug that have none, and removes blob- and model-cache files a killed process left half-written
+   * and repositories a killed `org create` left half made.
    */
   async prepare(keys: KeyStore): Promise<void> {
+    await Repo.removeAbandonedStagings(join(this.dataDir, 'orgs'));
     for (const slug of await this.list()) {
       const repo = new Repo(this.gitdir(slug), this.options);
       try {
@@ -193,6 +195,8 @@ export class Orgs {
       );
     }
     const identity = newOrgIdentity();
+    // What an earlier create, killed, left beside the organizations goes before this one adds its own.
+    await Repo.removeAbandonedStagings(dirname(this.gitdir(slug)));
     await Repo.init(
       this.gitdir(slug),
       {

@@ -3,9 +3,10 @@
  * skeleton): a new file written whole and optionally fsynced, a file replaced whole, a directory
  * fsynced.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { promises as fsp } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -95,8 +96,17 @@ export function trackTemporaryFile(temp: string): () => void {
 }
 
 const REPLACEMENT_TEMP = /^\.(\d+)\.[0-9a-f]{12}\.tmp$/;
-/** A temporary file this old is left over whoever wrote it: writing one takes well under a second. */
-const TEMP_ABANDONED_AFTER_MS = 10 * 60_000;
+/**
+ * What is being written (a temporary file, a repository being assembled) and is this old is left
+ * over whoever wrote it: writing one takes well under a second, making an organization seconds.
+ */
+export const ABANDONED_AFTER_MS = 10 * 60_000;
+/**
+ * This machine, as the names of what is being made record their maker beside its pid: a pid
+ * says nothing about a process of another machine sharing the volume. A hash: a host name may
+ * hold any character, and be long.
+ */
+export const THIS_MACHINE = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
 /**
  * Removes the temporary files of `dir` whose writer is gone (killed before it could remove
@@ -114,7 +124,7 @@ export async function removeAbandonedTemporaryFiles(dir: string, writerOf: (name
     const file = path.join(dir, name);
     const stat = await fsp.stat(file).catch(() => undefined);
     if (stat === undefined) continue;
-    const abandoned = Date.now() - stat.mtimeMs > TEMP_ABANDONED_AFTER_MS;
+    const abandoned = Date.now() - stat.mtimeMs > ABANDONED_AFTER_MS;
     const writerGone = pid === undefined || (Number(pid) !== process.pid && !processRuns(Number(pid)));
     if (abandoned || writerGone) await fsp.rm(file, { force: true });
   }
@@ -129,7 +139,7 @@ export function removeAbandonedReplacements(file: string): Promise<void> {
 }
 
 /** Whether a process of this pid runs on this machine. */
-function processRuns(pid: number): boolean {
+export function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

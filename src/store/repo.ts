@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { isCode, syncDirectory, writeNewFile } from './durable-files.js';
+import { ABANDONED_AFTER_MS, isCode, processRuns, syncDirectory, THIS_MACHINE, writeNewFile } from './durable-files.js';
 import { BLOB_MODES, blobOid, isDirMode, isOid, serializeCommit } from './git-format.js';
 import { ObjectNotFoundError, ObjectStore } from './object-storage.js';
 import { type FileChange, type TreeChange, toTreeEdits, writeEditedTree } from './tree-edits.js';
@@ -65,6 +65,9 @@ const BLOB_CACHE_REFRESH_AFTER = 256;
 /** From this many missing blobs on, a bulk read is done on a worker thread (starting one costs ~30 ms). */
 const BLOB_READ_WORKER_MIN_BLOBS = 1024;
 
+/** A repository `init` is assembling: `<name>.git.init-<machine>-<pid>-<random>` (earlier versions: `<name>.git.init-<random>`). */
+const STAGING_NAME = /\.git\.init-(?:([0-9a-f]{8})-(\d+)-)?[0-9a-f]{12}$/;
+
 export class Repo {
   readonly gitdir: string;
   private readonly durable: boolean;
@@ -79,7 +82,8 @@ export class Repo {
   /**
    * Creates the bare repository with its first commit. It is assembled in a temporary
    * sibling directory and renamed into place, so a crash never leaves a half-made repo
-   * under the real name, and of two concurrent inits only one succeeds.
+   * under the real name, and of two concurrent inits only one succeeds. The sibling's name
+   * says who makes it (STAGING_NAME), for removeAbandonedStagings to tell a killed maker's.
    */
   static async init(
     gitdir: string,
@@ -100,7 +104,7 @@ export class Repo {
     const target = path.resolve(gitdir);
     if (await exists(target)) throw new Error(`${target} already exists.`);
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    const staging = `${target}.init-${randomBytes(6).toString('hex')}`;
+    const staging = `${target}.init-${THIS_MACHINE}-${process.pid}-${randomBytes(6).toString('hex')}`;
     try {
       const durable = options.durable ?? false;
       await createBareLayout(staging, durable, first.identity);
@@ -120,6 +124,26 @@ export class Repo {
     }
     if (options.durable) await syncDirectory(path.dirname(target));
     return new Repo(target, options);
+  }
+
+  /**
+   * Removes the repositories `init` was assembling in `dir` whose maker is gone (killed before
+   * it could remove its own): one of a process of this machine that no longer runs, and any
+   * older than ABANDONED_AFTER_MS (another machine's maker cannot be asked; a version before
+   * names had their maker named none). One being made is left alone.
+   */
+  static async removeAbandonedStagings(dir: string): Promise<void> {
+    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+      const maker = STAGING_NAME.exec(name);
+      if (maker === null) continue;
+      const [, machine, pid] = maker;
+      const staging = path.join(dir, name);
+      const stat = await fsp.stat(staging).catch(() => undefined);
+      if (stat === undefined) continue;
+      const old = Date.now() - stat.mtimeMs > ABANDONED_AFTER_MS;
+      const makerGone = machine === THIS_MACHINE && !processRuns(Number(pid));
+      if (old || makerGone) await fsp.rm(staging, { recursive: true, force: true });
+    }
   }
 
   readHead(): Promise<string | null> {
