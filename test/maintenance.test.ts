@@ -3,15 +3,23 @@
  * writes and reads; no acknowledged write is lost, no read fails, and git fsck stays clean.
  */
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../src/server.js';
 import { gitText } from '../src/store/git-cli.js';
 import { tryDirectoryLock } from '../src/store/lock.js';
-import { GRAPH_EVERY, MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING, Maintenance } from '../src/store/maintenance.js';
-import { isErrorLine, TestServer } from './support/server.js';
+import {
+  GRAPH_EVERY,
+  MAINTENANCE_LOCK,
+  MAINTENANCE_LOCK_TIMING,
+  Maintenance,
+  QUARANTINE_ABANDONED_AFTER_MS,
+} from '../src/store/maintenance.js';
+import { until } from './support/process.js';
+import { isErrorLine, run, TestServer } from './support/server.js';
 
 test('packing every 10 commits during 4 writers and a reader: all writes kept, loose objects packed, fsck clean', async (t) => {
   const s = await TestServer.start({ packEvery: 10 });
@@ -192,5 +200,55 @@ test('two processes packing one repository at the same moment, ten times: one pa
     t.is((await s.git('commit-graph', 'verify')).trim(), '');
   } finally {
     await s.close();
+  }
+});
+
+/** git's quarantine of objects a push brings (receive-pack's tmp_objdir, `incoming-*` before git 2.33). */
+const quarantines = async (gitdir: string) =>
+  (await readdir(join(gitdir, 'objects'))).filter((name) => /^(tmp_objdir-)?incoming-/.test(name)).sort();
+
+test("git's quarantine of a push killed mid-receive stays behind; maintenance removes it once it is a day old, and leaves a younger one", async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  const work = await mkdtemp(join(tmpdir(), 'c4store-push-'));
+  try {
+    const head = await s.head();
+    // A hook that holds the push while its objects sit in the quarantine, where a kill finds them.
+    await writeFile(join(s.gitdir, 'hooks', 'pre-receive'), '#!/bin/sh\nsleep 60\n', { mode: 0o755 });
+    await run('git', ['clone', '-q', s.gitdir, work]);
+    await writeFile(join(work, 'README.md'), 'notes\n');
+    await run('git', ['-C', work, 'add', 'README.md']);
+    await run('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'notes']);
+    // In a process group of its own: killed whole, as a kill -9 of a server or a machine stops it, no process left to clean up.
+    const push = spawn('git', ['-C', work, 'push', '-q', 'origin', 'HEAD:main'], { detached: true, stdio: 'ignore' });
+    const ended = once(push, 'close');
+    await until(async () => (await quarantines(s.gitdir)).length > 0, 30_000);
+    process.kill(-push.pid!, 'SIGKILL');
+    await ended;
+    const [left] = await quarantines(s.gitdir);
+    t.truthy(left, 'the killed push left its quarantine');
+    // A second leftover, to be found by the commit graph's turn (packing off) rather than packing's.
+    const copy = 'tmp_objdir-incoming-c0py01';
+    await cp(join(s.gitdir, 'objects', left!), join(s.gitdir, 'objects', copy), { recursive: true });
+
+    const lines: string[] = [];
+    const maintenance = new Maintenance(1000, (line) => lines.push(line));
+    await maintenance.pack(s.gitdir);
+    await maintenance.updateGraph(s.gitdir);
+    t.deepEqual(await quarantines(s.gitdir), [left, copy].sort(), 'a quarantine less than a day old may be a push under way: kept');
+
+    const old = new Date(Date.now() - QUARANTINE_ABANDONED_AFTER_MS - 3_600_000);
+    await utimes(join(s.gitdir, 'objects', left!), old, old);
+    await maintenance.pack(s.gitdir);
+    t.deepEqual(await quarantines(s.gitdir), [copy], 'packing removed the one a day old');
+    await utimes(join(s.gitdir, 'objects', copy), old, old);
+    await maintenance.updateGraph(s.gitdir);
+    t.deepEqual(await quarantines(s.gitdir), [], "the commit graph's turn removed the other");
+    await maintenance.close();
+    t.deepEqual(lines, []);
+    t.is(await s.head(), head, 'the killed push moved nothing');
+    t.is((await s.git('fsck', '--strict')).trim(), '');
+  } finally {
+    await s.close();
+    await rm(work, { recursive: true, force: true });
   }
 });

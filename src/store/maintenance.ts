@@ -1,3 +1,4 @@
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { runGit } from './git-cli.js';
 import { tryDirectoryLock } from './lock.js';
@@ -15,6 +16,9 @@ import { type SpareFiles, spareFilesOf } from './spare-files.js';
  * it). Packing rewrites it whole; between packings, and when packing is off, every
  * `GRAPH_EVERY` commits add a layer for just the new ones (tens of milliseconds).
  *
+ * Either job first removes the quarantines of pushes killed mid-receive, once a day old
+ * (QUARANTINE_ABANDONED_AFTER_MS).
+ *
  * Several processes may serve one data directory; one of them at a time maintains a
  * repository (MAINTENANCE_LOCK), the others skip their turn and try again at their next
  * commit. Two of them writing the commit graph at once had one fail on git's own lock.
@@ -25,6 +29,19 @@ const START_DELAY_MS = 30_000;
 export const GRAPH_EVERY = 100;
 /** How `git prune-packed --dry-run` names each file it would delete (relative to the git directory). */
 const PRUNE_LINE = 'rm -f ';
+
+/**
+ * A push's objects wait in a quarantine (`objects/tmp_objdir-incoming-XXXXXX`; `incoming-XXXXXX`
+ * in older git) until its hooks accept it. git removes it when the push ends, taken or refused,
+ * but not when receive-pack is killed, by SIGKILL and (git 2.39) by SIGTERM alike: a push stopped
+ * at the git timeout or when its client went away (git-http/backend.ts stops the whole process
+ * group), a server or machine stopped hard. Then only `git prune` would remove it, which gc runs
+ * with two weeks' grace, and `gc --auto` seldom. One a day old is no push under way (one over
+ * HTTP is stopped after the git timeout, 10 minutes by default); removing one still in use could
+ * only fail that push (its objects gone before they reached the repository), never move a ref.
+ */
+export const QUARANTINE_ABANDONED_AFTER_MS = 24 * 3_600_000;
+const QUARANTINE = /^(tmp_objdir-incoming|incoming)-[A-Za-z0-9]{6}$/;
 
 /** The lock, in the repository, of the process maintaining it. */
 export const MAINTENANCE_LOCK = 'c4store-maintenance.lock';
@@ -81,6 +98,7 @@ export class Maintenance {
     // their files then kept for new objects (spare-files.ts) where `repack -d` would delete
     // them; then gc --auto folds the packs together once there are too many of them.
     return this.run(gitdir, 'pack', [
+      removeAbandonedQuarantines,
       ['repack', '-q'],
       (dir) => this.keepPackedLooseObjects(dir),
       ['-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet'],
@@ -91,7 +109,7 @@ export class Maintenance {
   /** Adds the commits the commit graph lacks to it, as a layer of their own (git merges small layers). */
   updateGraph(gitdir: string): Promise<void> {
     this.sinceGraph.set(gitdir, 0);
-    return this.run(gitdir, 'graph', [['commit-graph', 'write', '--reachable', '--changed-paths', '--split']]);
+    return this.run(gitdir, 'graph', [removeAbandonedQuarantines, ['commit-graph', 'write', '--reachable', '--changed-paths', '--split']]);
   }
 
   /** What git's prune-packed deletes (the loose objects a pack holds too) goes to the pool of spare files instead. */
@@ -178,5 +196,18 @@ export class Maintenance {
     await this.queue;
     await Promise.all([...this.running.values()].map((each) => each.done));
     await Promise.all([...this.keptInto].map((spares) => spares.stop()));
+  }
+}
+
+/** Removes what pushes killed mid-receive left (QUARANTINE_ABANDONED_AFTER_MS). */
+async function removeAbandonedQuarantines(gitdir: string): Promise<void> {
+  const objects = path.join(gitdir, 'objects');
+  for (const name of await fsp.readdir(objects).catch(() => [] as string[])) {
+    if (!QUARANTINE.test(name)) continue;
+    const quarantine = path.join(objects, name);
+    const stat = await fsp.stat(quarantine).catch(() => undefined);
+    if (stat !== undefined && Date.now() - stat.mtimeMs > QUARANTINE_ABANDONED_AFTER_MS) {
+      await fsp.rm(quarantine, { recursive: true, force: true });
+    }
   }
 }
