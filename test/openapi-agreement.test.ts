@@ -5,7 +5,7 @@
  * over HTTP. The document allows it exactly when the server takes it (2xx); what the document
  * refuses, the server refuses with 400. A client generated from the document thus never builds a
  * request the document calls valid and the server refuses: ids a client chooses, relation ends,
- * and the bodies of PATCH, upsert-batch and /template.
+ * the bodies of PATCH, upsert-batch and /template, draft names, version names and webhook bodies.
  *
  * Rules that JSON Schema cannot state (two spellings of one field that must agree, names that
  * must resolve in the model) are said in the schema's description: those requests are listed
@@ -324,5 +324,172 @@ test('rules JSON Schema cannot state are in the descriptions: the server refuses
       if (typeof error === 'string') t.is(reply.body.error, error, what);
       else t.regex(reply.body.error, error, what);
       t.regex(description(says), words, `${what}: the description at ${says.join('.')}`);
+    }
+  }));
+
+/** Draft names (docs/api.md §17): one of each edge of the rule. */
+const GOOD_DRAFT_NAMES = ['payments-v2', '0', 'a.b_c-9', 'x'.repeat(63), 'a.lockx', 'mainline', 'v1.2'];
+const BAD_DRAFT_NAMES: unknown[] = [
+  'main',
+  'Payments',
+  '-x',
+  '.x',
+  '_x',
+  'a..b',
+  'a.',
+  'a.lock',
+  'x'.repeat(64),
+  '',
+  'a/b',
+  'a b',
+  'ä',
+  7,
+  null,
+];
+
+test('draft names: the document allows a name exactly when the server opens the draft', (t) =>
+  withServer(async (s) => {
+    for (const name of GOOD_DRAFT_NAMES) t.true(await agree(t, s, { method: 'POST', path: '/drafts', body: { name } }), name);
+    for (const name of BAD_DRAFT_NAMES)
+      t.false(await agree(t, s, { method: 'POST', path: '/drafts', body: { name } }), JSON.stringify(name));
+  }));
+
+/** Version names (docs/api.md §7.4): the service's own rule, then git's rules for a tag's name. */
+const GOOD_VERSION_NAMES = [
+  'v1',
+  'V2.0',
+  'release/2026-11',
+  'rc.1/final',
+  'a_b',
+  'a-',
+  'x'.repeat(200),
+  'Main',
+  'mainline',
+  'X_HEADS',
+  'abc',
+  'abcg',
+  '0123456789abcdefg',
+  'v1.lockx',
+];
+const BAD_VERSION_NAMES: unknown[] = [
+  'main',
+  'HEAD',
+  'FETCH_HEAD',
+  'AUTO_MERGE',
+  'CHERRY_PICK_HEAD',
+  'deadbeef',
+  '1234',
+  'a..b',
+  'a//b',
+  'a.lock',
+  'b/',
+  'c.',
+  'd/.e',
+  'f.lock/g',
+  '-a',
+  '.a',
+  '/a',
+  '_a',
+  'x'.repeat(201),
+  '',
+  'a b',
+  'a:b',
+  'a@{1}',
+  'ä',
+  7,
+  null,
+];
+
+test('version names: the document allows a name exactly when the server makes the version', (t) =>
+  withServer(async (s) => {
+    for (const name of GOOD_VERSION_NAMES) t.true(await agree(t, s, { method: 'POST', path: '/versions', body: { name } }), name);
+    for (const name of BAD_VERSION_NAMES)
+      t.false(await agree(t, s, { method: 'POST', path: '/versions', body: { name } }), JSON.stringify(name));
+  }));
+
+/** A public address (TEST-NET-3): the server takes it without resolving a name. */
+const HOOK = 'https://203.0.113.7/';
+
+const GOOD_WEBHOOKS: unknown[] = [
+  { url: `${HOOK}hook` },
+  { url: 'http://203.0.113.7:8080/h?x=1', events: ['model.changed'] },
+  { url: 'HTTPS://203.0.113.7/Hook' },
+  { url: HOOK, events: ['draft.merged', 'draft.merged'] },
+  { url: 'https://user:secret@203.0.113.7/h' },
+  { url: HOOK + 'p'.repeat(2048 - HOOK.length) },
+];
+const BAD_WEBHOOKS: unknown[] = [
+  { url: HOOK, events: [] },
+  { url: HOOK, events: ['nope'] },
+  { url: HOOK, events: 'model.changed' },
+  { url: 'ftp://203.0.113.7/x' },
+  { url: 'file:///etc/passwd' },
+  { url: 'javascript:alert(1)' },
+  { url: 'ws://203.0.113.7/' },
+  { url: '203.0.113.7/hook' },
+  { url: 'https:203.0.113.7/x' },
+  { url: ` ${HOOK}` },
+  { url: '' },
+  { url: HOOK + 'p'.repeat(2049 - HOOK.length) },
+  { url: 7 },
+  { url: null },
+  {},
+];
+
+test('webhook subscriptions: the document allows a body exactly when the server makes the subscription', (t) =>
+  withServer(async (s) => {
+    for (const body of GOOD_WEBHOOKS) {
+      t.true(await agree(t, s, { method: 'POST', path: '/webhooks', body }), JSON.stringify(body));
+      // At most 20 subscriptions: each made is removed again.
+      for (const made of (await s.get(`${API}/webhooks`)).body as Array<{ id: string }>)
+        t.is((await s.request('DELETE', `${API}/webhooks/${made.id}`)).status, 200);
+    }
+    for (const body of BAD_WEBHOOKS) t.false(await agree(t, s, { method: 'POST', path: '/webhooks', body }), JSON.stringify(body));
+  }));
+
+test('what the document refuses of draft names, version names and webhooks, the server refuses in its own words, not as a schema failure', (t) =>
+  withServer(async (s) => {
+    const cases: Array<[path: string, body: unknown, error: string]> = [
+      [
+        '/drafts',
+        { name: 'Bad Name' },
+        "Invalid draft name 'Bad Name': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).",
+      ],
+      ['/drafts', { name: 'main' }, "Invalid draft name 'main': it names the main branch; choose another."],
+      ['/drafts', { name: 7 }, 'Invalid JSON: name: Expected string, received number'],
+      [
+        '/versions',
+        { name: 'a..b' },
+        "Invalid version name 'a..b': use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit (no '..', no '.lock' at the end).",
+      ],
+      ['/versions', { name: 'b/' }, "Invalid version name 'b/': git does not accept it as a tag name."],
+      ['/webhooks', { url: HOOK, events: [] }, "A webhook needs at least one event type in 'events'."],
+      [
+        '/webhooks',
+        { url: HOOK, events: ['nope'] },
+        "Invalid JSON: events.0: Invalid enum value. Expected 'model.changed' | 'draft.opened' | 'draft.updated' | 'draft.merged' | 'draft.closed', received 'nope'",
+      ],
+      ['/webhooks', { url: 'ftp://203.0.113.7/x' }, "Invalid webhook url 'ftp://203.0.113.7/x': use http:// or https://."],
+      ['/webhooks', { url: HOOK + 'p'.repeat(2049 - HOOK.length) }, 'Webhook url is too long (at most 2048 characters).'],
+    ];
+    for (const [path, body, error] of cases) {
+      const reply = await s.post(`${API}${path}`, body);
+      t.is(reply.status, 400, `${path} ${JSON.stringify(body)}`);
+      t.is(reply.body.error, error, `${path} ${JSON.stringify(body)}`);
+    }
+  }));
+
+test('webhook urls JSON Schema cannot judge: the server refuses these, the document allows them and says why', (t) =>
+  withServer(async (s) => {
+    const cases: Array<{ url: string; error: RegExp; words: RegExp }> = [
+      { url: 'http://', error: /^Invalid webhook url 'http:\/\/'\.$/, words: /a url that is no URL \(`http:\/\/`\) .* is 400/ },
+      { url: 'http://127.0.0.1/hook', error: /points to a private or loopback address/, words: /no private or loopback address/ },
+    ];
+    for (const { url, error, words } of cases) {
+      t.deepEqual(documentObjections('POST', `${API}/webhooks`, { url }), [], `${url}: the document allows it`);
+      const reply = await s.post(`${API}/webhooks`, { url });
+      t.is(reply.status, 400, reply.text);
+      t.regex(reply.body.error, error);
+      t.regex(description(['WebhookInput', 'properties', 'url']), words);
     }
   }));

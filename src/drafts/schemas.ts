@@ -1,8 +1,30 @@
 import Type from 'typebox';
+import { wordedByWrite } from '../model/check-body.js';
+import { DRAFT_NAME, DRAFT_NAME_EXCLUDED, RESERVED_DRAFT_NAMES } from '../store/branches.js';
+
+/**
+ * A new draft's name as JSON Schema, from the constants Drafts.open checks it by (isDraftName,
+ * reservedDraftName), so that the document, and a client generated from it, knows the rule;
+ * the refusal is worded by Drafts.open (`Invalid draft name '<name>': …`).
+ */
+const DraftName = wordedByWrite(
+  Type.String({
+    pattern: DRAFT_NAME.source,
+    not: {
+      anyOf: [
+        ...DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })),
+        ...RESERVED_DRAFT_NAMES.map((reserved) => ({ const: reserved })),
+      ],
+    },
+    description:
+      "The draft's name, its branch `drafts/<name>`: 1 to 63 characters of a-z, 0-9, `.`, `_` and `-`, starting with a letter or " +
+      'digit, without `..` and not ending in `.` or `.lock`; not `main`. A name some draft has (open, merged or closed) is 409.',
+  } as never),
+);
 
 /** `POST /api/external/drafts`: open a draft of `main` at `from` (default its tip). */
 export const DraftBody = Type.Object({
-  name: Type.String(),
+  name: DraftName,
   title: Type.Optional(Type.String()),
   desc: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   from: Type.Optional(Type.String()),

@@ -1,5 +1,7 @@
 /** Request and response schemas of the change feed and webhooks (the OpenAPI table reads them too). */
 import Type from 'typebox';
+import { wordedByWrite } from '../model/check-body.js';
+import { MAX_URL_LENGTH, WEBHOOK_URL_START } from './targets.js';
 import { EVENT_TYPES } from './webhook-store.js';
 
 const Commit = Type.String({ description: 'A full commit id.' });
@@ -28,9 +30,21 @@ export const ChangesResponse = Type.Object({
 
 const EventType = Type.Enum([...EVENT_TYPES]);
 
+/** A subscription's body. Its rules are checkTargetUrl's and the route's, which word their refusals; stated here for the OpenAPI document. */
 export const WebhookBody = Type.Object({
-  url: Type.String({ description: 'Where events are POSTed (http or https).' }),
-  events: Type.Optional(Type.Array(EventType, { description: 'Event types to receive (default: all).' })),
+  url: wordedByWrite(
+    Type.String({
+      pattern: WEBHOOK_URL_START.source,
+      maxLength: MAX_URL_LENGTH,
+      description:
+        `Where events are POSTed: \`http://\` or \`https://\` (in any case) and the rest of a URL, at most ${MAX_URL_LENGTH} characters. ` +
+        'Its host must resolve, and to no private or loopback address unless the server allows them (`serve --webhook-allow-private`); ' +
+        'a url that is no URL (`http://`) or whose host does not resolve is 400.',
+    }),
+  ),
+  events: Type.Optional(
+    wordedByWrite(Type.Array(EventType, { minItems: 1, description: 'Event types to receive, at least one (default: all).' })),
+  ),
 });
 
 export const ReplayBody = Type.Object({

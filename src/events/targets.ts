@@ -37,7 +37,13 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 }
 
+/** A url's most characters (code points, as JSON Schema's `maxLength` counts them). */
 export const MAX_URL_LENGTH = 2048;
+/**
+ * How a url starts: its scheme written out, in any case, with `//`. Checked on the text as given,
+ * as the OpenAPI document states it: a URL parser takes more for http (` https:x`, `https:x`).
+ */
+export const WEBHOOK_URL_START = /^[Hh][Tt][Tt][Pp][Ss]?:\/\//;
 
 /** Whether an address is one a webhook may not reach without --webhook-allow-private. */
 export function isPrivateAddress(address: string): boolean {
@@ -90,15 +96,15 @@ function ipv6Groups(address: string): number[] | null {
 /** Checks a subscription's url as given (400 with the reason), resolving its host once. */
 export async function checkTargetUrl(text: unknown, allowPrivate: boolean): Promise<string> {
   if (typeof text !== 'string' || text === '') throw new ApiError(400, "A webhook needs a 'url'.");
-  if (text.length > MAX_URL_LENGTH) throw new ApiError(400, `Webhook url is too long (at most ${MAX_URL_LENGTH} characters).`);
+  if (text.length > MAX_URL_LENGTH && (text.length > 2 * MAX_URL_LENGTH || [...text].length > MAX_URL_LENGTH)) {
+    throw new ApiError(400, `Webhook url is too long (at most ${MAX_URL_LENGTH} characters).`);
+  }
+  if (!WEBHOOK_URL_START.test(text)) throw new ApiError(400, `Invalid webhook url '${redactUrl(text)}': use http:// or https://.`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new ApiError(400, `Invalid webhook url '${redactUrl(text)}'.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ApiError(400, `Invalid webhook url '${redactUrl(text)}': use http or https.`);
   }
   if (allowPrivate) return url.href;
   const addresses = await resolve(url.hostname).catch(() => {

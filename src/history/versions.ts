@@ -12,7 +12,16 @@ export interface Version {
   time: string | null;
 }
 
-const COMMIT_LIKE = /^[0-9a-f]{4,40}$/;
+/** A name git would read as a commit id. */
+export const COMMIT_LIKE = /^[0-9a-f]{4,40}$/;
+/** What VERSION_NAME lets through and versionNameProblem does not: `..` and `//` anywhere, a trailing `.lock`. */
+export const VERSION_NAME_EXCLUDED: readonly RegExp[] = [/\.\./, /\/\//, /\.lock$/];
+/**
+ * What git (`check-ref-format`, which checkVersionName asks) refuses of the names versionNameProblem
+ * lets through: a part between slashes starting with `.` or ending in `.lock`, a trailing `/` or `.`.
+ * Stated for the OpenAPI document; test/openapi-agreement.test.ts holds it to git's own verdicts.
+ */
+export const VERSION_NAME_GIT_REFUSES: readonly RegExp[] = [/\/\./, /\.lock\//, /\/$/, /\.$/];
 
 export async function createVersion(
   gitdir: string,
@@ -113,12 +122,12 @@ export function versionNameProblem(name: string): string | null {
     return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')} and git's other *_HEAD names.`;
   }
   // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
-  if (!VERSION_NAME.test(name) || name.includes('..') || name.includes('//') || name.endsWith('.lock')) {
+  if (!VERSION_NAME.test(name) || VERSION_NAME_EXCLUDED.some((excluded) => excluded.test(name))) {
     return `Invalid version name '${name}': use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit (no '..', no '.lock' at the end).`;
   }
   return null;
 }
 
-const RESERVED_NAMES = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
 /** The names git gives its own state (CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, …): a revision of that name is git's, not the tag. */
-const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;
+export const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;

@@ -19,8 +19,8 @@
  *   the part of the body it had to look at and the message stays bounded.
  * - A field required in either of two spellings (schemas.ts oneOfSpellingsRequired), neither
  *   sent, is `Required` at its first spelling, in that spelling's place.
- * - A wordedByWrite schema's rule is not explained here: its value's type is checked, and a
- *   body that breaks only such rules is returned for the write step to refuse in its own words.
+ * - A wordedByWrite schema's rule is not explained here: its value's type (and an array's
+ *   items) is checked, and a body that breaks only such rules is returned for the write step to refuse in its own words.
  */
 import type { Static, TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
@@ -69,12 +69,13 @@ export function checkBody<S extends TSchema>(schema: S, body: unknown): Static<S
 }
 
 /**
- * Marks a scalar schema (its rule beyond its JSON type is a `pattern`, a `not` and the like; an
- * array's or object's contents would go unchecked) whose rule the write step applies and words itself: a
- * client's id (current-form/schemas.ts clientId; write/current.ts checkNewId refuses it with the
- * texts of docs/api.md §13). The schema states the rule, for the OpenAPI document; checkBody
- * refuses a value of the wrong type as usual, but a body that fails only such rules passes on, so
- * that its refusal reads as the write step words it.
+ * Marks a scalar or array schema (its rule beyond its JSON type and its items is a `pattern`, a
+ * `not`, a `minItems` and the like; an object's fields would go unchecked) whose rule the write
+ * step applies and words itself: a client's id (current-form/schemas.ts clientId;
+ * write/current.ts checkNewId refuses it with the texts of docs/api.md §13), a draft's or a
+ * version's name, a webhook's url and events. The schema states the rule, for the OpenAPI
+ * document; checkBody refuses a value of the wrong type (or an array's item) as usual, but a body
+ * that fails only such rules passes on, so that its refusal reads as the write step words it.
  */
 const WORDED_BY_WRITE = Symbol('c4store.wordedByWrite');
 
@@ -158,10 +159,10 @@ class Walk {
     }
   }
 
-  /** Its JSON type is checked here; the rest of its rule, if the value breaks it, is left to the write step. */
+  /** Its JSON type (and an array's items) is checked here; the rest of its rule, if the value breaks it, is left to the write step. */
   private worded(schema: Node, value: unknown): void {
     const before = this.issues.length;
-    this.node({ type: schema.type }, value);
+    this.node({ type: schema.type, items: schema.items }, value);
     if (this.issues.length === before && !validatorFor(schema as TSchema).Check(value)) this.leftToWrite = true;
   }
 

@@ -4,6 +4,8 @@ import type { TSchema } from 'typebox';
 import { AttributeInput, ComponentInput, TagInput } from '../model/schemas.js';
 import { DiagramWire, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
+import { DraftBody } from '../drafts/schemas.js';
+import { WebhookBody } from '../events/schemas.js';
 import {
   CURRENT_PATCH_SCHEMAS,
   CURRENT_UPDATE_SCHEMAS,
@@ -84,6 +86,8 @@ const NAMED = new Map<unknown, string>([
   [CURRENT_PATCH_SCHEMAS.component, 'CurrentComponentPatch'],
   [CURRENT_PATCH_SCHEMAS.diagram, 'CurrentDiagramPatch'],
   [VersionBody, 'VersionInput'],
+  [DraftBody, 'DraftInput'],
+  [WebhookBody, 'WebhookInput'],
   [VersionResponse, 'Version'],
   [RevertBody, 'RevertInput'],
   [RevertResponse, 'RevertResult'],

@@ -11,6 +11,10 @@ import { MAIN_REF } from './refs.js';
 
 /** A draft's name (CONTRACT §8): safe as a ref component and a file name in every clone. */
 export const DRAFT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+/** What DRAFT_NAME lets through and git's ref rules do not: `..` anywhere, a trailing `.lock` or `.`. */
+export const DRAFT_NAME_EXCLUDED: readonly RegExp[] = [/\.\./, /\.lock$/, /\.$/];
+/** Names DRAFT_NAME and git allow that no new draft takes (reservedDraftName says why). */
+export const RESERVED_DRAFT_NAMES: readonly string[] = ['main'];
 
 export const DRAFT_BRANCH_PREFIX = 'refs/heads/drafts/';
 export const CLOSED_DRAFT_PREFIX = 'refs/drafts-closed/';
@@ -41,12 +45,12 @@ export function draftOfRef(ref: string): string | undefined {
  * `compare=main` would all read as the main branch. Why, for the refusal's text; undefined when free.
  */
 export function reservedDraftName(name: string): string | undefined {
-  return name === 'main' ? 'it names the main branch' : undefined;
+  return RESERVED_DRAFT_NAMES.includes(name) ? 'it names the main branch' : undefined;
 }
 
 /** Whether a draft name may become a ref: the pattern, and git's own rules on what the pattern lets through. */
 export function isDraftName(name: string): boolean {
-  return DRAFT_NAME.test(name) && !name.includes('..') && !name.endsWith('.lock') && !name.endsWith('.');
+  return DRAFT_NAME.test(name) && !DRAFT_NAME_EXCLUDED.some((excluded) => excluded.test(name));
 }
 
 /** Every draft ref in the repository: name → state and the commit it points at. */
