@@ -423,3 +423,27 @@ test('deleted on one side, changed on the other: a conflict on the whole resourc
   const taken = merged(t, mergeModels(base, main, draft, [{ kind: 'component', id: 'c-1', field: '*', take: 'draft' }]));
   t.false(taken.components.has('c-1'));
 });
+
+test("apiContext written on both sides: the later time stands, compared as times; two labels a client gave are a conflict like any field's", (t) => {
+  const base = baseModel(1, 0);
+  /** c-0 with `apiContext` and one more field changed (each side its own field, so only apiContext is written on both). */
+  const written = (apiContext: string, field: 'name' | 'desc') => {
+    const model = copy(base);
+    const component = model.components.get('c-0')!;
+    model.components.set('c-0', { ...component, [field]: `${field} ${apiContext}`, apiContext });
+    return model;
+  };
+  const later = (main: string, draft: string) => merged(t, mergeModels(base, written(main, 'name'), written(draft, 'desc')));
+  // 09:00 UTC is later than 10:00 at +02:00 (08:00 UTC), though 'T' sorts after ' ' as text.
+  t.is(later('2026-03-01T10:00:00+02:00', '2026-03-01 09:00:00').components.get('c-0')?.apiContext, '2026-03-01 09:00:00');
+  t.is(later('2026-03-01 09:00:00', '2026-03-01T10:00:00+02:00').components.get('c-0')?.apiContext, '2026-03-01 09:00:00');
+  t.is(later('2026-03-01 09:00:00', '2026-03-01 09:00:01').components.get('c-0')?.apiContext, '2026-03-01 09:00:01');
+  for (const [main, draft] of [
+    ['import #9', 'import #10'],
+    ['import #9', '2026-03-01 09:00:00'],
+  ]) {
+    const result = mergeModels(base, written(main, 'name'), written(draft, 'desc'));
+    if (result.outcome !== 'conflicts') return t.fail(result.outcome);
+    t.deepEqual(result.conflicts, [{ kind: 'component', id: 'c-0', name: 'Component 0', field: 'apiContext', base: null, main, draft }]);
+  }
+});

@@ -168,18 +168,45 @@ function mergeFields(
     const m = main[key];
     const d = draft[key];
     const field = path + key;
+    // `apiContext` is when (and by what) a resource was last written, defaulted to the time of
+    // the write: both sides writing one resource is no disagreement about it; the later stands.
+    // Two labels a client gave (`import #42`) say no time: a conflict, as any field's (CONTRACT §4).
+    const later = key === 'apiContext' && path === '' ? laterApiContext(m, d) : undefined;
     let value: unknown;
     if (same(m, b)) value = d;
     else if (same(d, b) || same(m, d)) value = m;
-    // `apiContext` is when (and by what) a resource was last written, defaulted to the time of
-    // the write: both sides writing one resource is no disagreement about it; the later stands.
-    else if (key === 'apiContext' && path === '' && typeof m === 'string' && typeof d === 'string') value = [m, d].sort()[1];
+    else if (later !== undefined) value = later;
     else if (nested && isIdList(b ?? []) && isIdList(m ?? []) && isIdList(d ?? [])) {
       value = mergeIdLists((b ?? []) as Resource[], (m ?? []) as Resource[], (d ?? []) as Resource[], `${field}.`, conflict);
     } else value = conflict(field, b, m, d);
     if (value !== undefined) result[key] = value;
   }
   return result;
+}
+
+/**
+ * Of two `apiContext` values that are both times, the later (compared as times, not as text: an
+ * offset or a `T` would sort wrong); undefined when either is no time. One instant spelt two
+ * ways: the greater text, so that which side is called main does not matter.
+ */
+function laterApiContext(main: unknown, draft: unknown): string | undefined {
+  if (typeof main !== 'string' || typeof draft !== 'string') return undefined;
+  const [m, d] = [apiContextTime(main), apiContextTime(draft)];
+  if (m === undefined || d === undefined) return undefined;
+  if (m !== d) return m > d ? main : draft;
+  return main > draft ? main : draft;
+}
+
+/**
+ * An `apiContext` as a time (ms since the epoch): the service's default `YYYY-MM-DD HH:MM:SS`
+ * (UTC), or ISO 8601 with `T`, a fraction, `Z` or an offset (no zone: UTC, as the default is);
+ * undefined for anything else, such as a label a client gave.
+ */
+function apiContextTime(value: string): number | undefined {
+  const parts = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?)(Z|[+-]\d{2}:\d{2})?$/.exec(value);
+  if (parts === null) return undefined;
+  const time = Date.parse(`${parts[1]}T${parts[2]}${parts[3] ?? 'Z'}`);
+  return Number.isNaN(time) ? undefined : time;
 }
 
 function mergeIdLists(base: Resource[], main: Resource[], draft: Resource[], path: string, conflict: OnConflict): Resource[] {
