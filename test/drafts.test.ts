@@ -206,6 +206,45 @@ test('a draft shows its changes, how far behind main it is and its conflicts; me
     t.deepEqual(late.body, { error: "Draft 'payments-v2' is merged; open a new draft for further changes." });
   }));
 
+test("a conflict's values are in the shape the API's GETs give: a whole component with its typeSlug, a diagram's tags as tag objects", (t) =>
+  withServer(async (s) => {
+    t.is((await s.post(`${API}/tags`, { id: 'pci', name: 'PCI', color: 'red' })).status, 201);
+    t.is((await s.post(`${API}/tags`, { id: 'gdpr', name: 'GDPR', color: 'blue' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'pay', name: 'Payments', typeSlug: 'container' })).status, 201);
+    t.is((await s.post(`${API}/diagrams`, { id: 'c2', name: 'C2', level: 'C2' })).status, 201);
+    const base = await s.head();
+    await open(s, 'clash');
+    // The draft deletes the component and tags the diagram PCI; main renames it and tags the diagram GDPR.
+    t.is((await s.request('DELETE', `${API}/components/pay?draft=clash`)).status, 200);
+    t.is((await s.request('PATCH', `${API}/diagrams/c2?draft=clash`, { body: { tags: ['pci'] } })).status, 200);
+    t.is((await s.request('PATCH', `${API}/components/pay`, { body: { name: 'Payment Service' } })).status, 200);
+    t.is((await s.request('PATCH', `${API}/diagrams/c2`, { body: { tags: ['gdpr'] } })).status, 200);
+
+    const tag = async (id: string) => (await s.get(`${API}/tag`)).body.find((tag: { id: string }) => tag.id === id);
+    const component = async (at: string) => (await s.get(`${API}/component/pay?at=${at}`)).body;
+    t.like(await component(base), { typeSlug: 'container' }, 'the seed form’s GET carries typeSlug');
+    const expected = [
+      {
+        kind: 'component',
+        id: 'pay',
+        name: 'Payment Service',
+        field: '*',
+        base: await component(base),
+        main: await component(await s.head()),
+        draft: null,
+      },
+      { kind: 'diagram', id: 'c2', name: 'C2', field: 'tags', base: [], main: [await tag('gdpr')], draft: [await tag('pci')] },
+    ];
+    const refusal = await s.post(`${API}/drafts/clash/merge`, {});
+    t.is(refusal.status, 409, refusal.text);
+    t.deepEqual(refusal.body.conflicts, expected);
+    t.deepEqual((await s.get(`${API}/drafts/clash`)).body.conflicts, expected);
+    // Settled by the same kind, id and field as ever.
+    const resolutions = expected.map(({ kind, id, field }) => ({ kind, id, field, take: 'main' }));
+    t.is((await s.post(`${API}/drafts/clash/merge`, { resolutions })).status, 200);
+    t.is((await s.get(`${API}/components/pay`)).body.name, 'Payment Service');
+  }));
+
 test('a merge that would break a rule is refused with the rule; update takes main into the draft', (t) =>
   withServer(async (s) => {
     await s.post(`${API}/components`, { id: 'legacy', name: 'Legacy' });

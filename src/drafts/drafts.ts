@@ -24,6 +24,7 @@ import { readDraftRecords, saveDraftRecord, type DraftRecord } from '../store/dr
 import { readRef, MAIN_REF } from '../store/refs.js';
 import type { Author, ChangedFile, TreeChange } from '../store/repo.js';
 import { classifyPath } from '../model/paths.js';
+import { conflictsAsAnswered } from './conflict-shape.js';
 import { emitDraftEvent } from './events.js';
 import { mergeModels, type MergeConflict, type Resolution } from './merge.js';
 import { visualDiff, type VisualDiff } from './visual-diff.js';
@@ -222,7 +223,8 @@ export class Drafts {
     return drafts;
   }
 
-  async get(name: string): Promise<DraftDetails> {
+  /** `publicUrl`: where diagrams are viewed, for the `url` of a diagram in a conflict (conflict-shape.ts). */
+  async get(name: string, publicUrl: string): Promise<DraftDetails> {
     const location = await locateDraft(this.org, name);
     const head = await this.headOf(location);
     const { record } = location;
@@ -233,8 +235,11 @@ export class Drafts {
     let conflicts: MergeConflict[] = [];
     let problem: string | undefined;
     if (location.state === 'open' && behind > 0) {
-      const outcome = mergeModels(before.model, (await this.org.tip()).model, after.model);
-      if (outcome.outcome === 'conflicts') conflicts = outcome.conflicts;
+      const main = (await this.org.tip()).model;
+      const outcome = mergeModels(before.model, main, after.model);
+      if (outcome.outcome === 'conflicts') {
+        conflicts = conflictsAsAnswered(outcome.conflicts, { base: before.model, main, draft: after.model }, publicUrl);
+      }
       if (outcome.outcome === 'invalid') problem = outcome.error.detailed;
     }
     return {
@@ -247,8 +252,8 @@ export class Drafts {
   }
 
   /** What the draft page shows: the draft as GET gives it, and the models its changes are read between. */
-  async review(name: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
-    const details = await this.get(name);
+  async review(name: string, publicUrl: string): Promise<{ details: DraftDetails; before: Model; after: Model }> {
+    const details = await this.get(name, publicUrl);
     const [before, after] = await Promise.all([this.org.revision(details.changes.from), this.org.revision(details.changes.to)]);
     return { details, before: before.model, after: after.model };
   }
@@ -309,6 +314,8 @@ export class Drafts {
       options: WriteOptions;
       /** The draft's head as its reviewer saw it (the draft page's merge): a draft that moved since is not merged. */
       reviewed?: string;
+      /** Where diagrams are viewed, for the `url` of a diagram in a conflict (conflict-shape.ts). */
+      publicUrl: string;
     },
   ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
     settledOnce(resolutions);
@@ -364,7 +371,10 @@ export class Drafts {
             const sourceModel = (await this.org.revision(plan.source)).model;
             const [mainModel, draftModel] = into === 'main' ? [draft.base, sourceModel] : [sourceModel, draft.base];
             const outcome = mergeModels(plan.baseModel, mainModel, draftModel, resolutions);
-            if (outcome.outcome === 'conflicts') throw new MergeConflicts(name, outcome.conflicts);
+            if (outcome.outcome === 'conflicts') {
+              const sides = { base: plan.baseModel, main: mainModel, draft: draftModel };
+              throw new MergeConflicts(name, conflictsAsAnswered(outcome.conflicts, sides, write.publicUrl));
+            }
             if (outcome.outcome === 'invalid') throw outcome.error.withStatus(409);
             revertTo(draft, outcome.model);
           },

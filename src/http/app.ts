@@ -110,7 +110,7 @@ export function apiRouter(deps: AppDependencies): Router {
   searchRoutes(api, deps);
   let shareLinks: ShareLinks | undefined;
   shareLinkRoutes(api, writing, () => (shareLinks ??= new ShareLinks(deps.keys.dataDir)), deps);
-  draftRoutes(api, writing);
+  draftRoutes(api, writing, deps);
   eventRoutes(api, writing, deps);
   return api;
 }

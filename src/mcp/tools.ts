@@ -543,7 +543,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ draft }, context) {
       const org = state(context.ctx).org;
-      const { details } = await new Drafts(org).review(draft);
+      const { details } = await new Drafts(org).review(draft, context.publicUrl);
       const { changes: diff, state: draftState, head, behind, conflicts, problem } = details;
       const words = describeChanges(diff);
       const slug = state(context.ctx).org.slug;

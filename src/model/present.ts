@@ -57,13 +57,18 @@ export const present = {
       state: d.state,
       level: d.level,
       url: diagramUrl(publicUrl, model, d.id),
-      tags: d.tags
-        .map((id) => model.tags.get(id))
-        .filter((t): t is Tag => t !== undefined)
-        .map(fileOf.tag),
+      tags: tagObjects(d.tags, model),
       componentInstances: d.componentInstances.map(instanceFile),
       textareas: d.textareas.map(textAreaFile),
       relations: d.relations.map(relationFile),
       apiContext: d.apiContext,
     }),
 };
+
+/** A diagram's tags (ids) as the seed form answers them: the tag objects, those that still exist. */
+export function tagObjects(ids: readonly string[], model: Model) {
+  return ids
+    .map((id) => model.tags.get(id))
+    .filter((t): t is Tag => t !== undefined)
+    .map(fileOf.tag);
+}

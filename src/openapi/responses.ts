@@ -234,9 +234,9 @@ export const MergeConflictResponse = Type.Object({
   id: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   field: Type.String({ description: 'Dotted path (`componentInstances.<id>.position`); `*`: deleted on one side, changed on the other.' }),
-  base: Type.Unknown(),
-  main: Type.Unknown(),
-  draft: Type.Unknown(),
+  base: Type.Unknown({ description: 'As the API’s GETs answer it (a whole resource with `typeSlug`, `url`, tag objects); `null`: none.' }),
+  main: Type.Unknown({ description: 'As `base`, on main.' }),
+  draft: Type.Unknown({ description: 'As `base`, in the draft.' }),
 });
 
 /**

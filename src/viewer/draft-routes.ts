@@ -7,7 +7,7 @@ import { authorOf, state, writeOptions } from '../http/resource.js';
 import type { KeyRecord } from '../store/keys.js';
 import { draftListPage, draftPage, draftsPath, MERGE_REFUSALS, type MergeRefusal } from './draft-pages.js';
 
-/** What the viewer's router lends the draft pages: its guards, its form reader and its way of answering HTML. */
+/** What the viewer's router lends the draft pages: its guards, its form reader, its way of answering HTML and where readers reach it. */
 export interface DraftPageGuards {
   htmlErrors: Middleware;
   sameOrigin: Middleware;
@@ -15,11 +15,13 @@ export interface DraftPageGuards {
   ownOrg: Middleware;
   readForm: (ctx: Context) => Promise<URLSearchParams>;
   sendHtml: (ctx: Context, html: string) => void;
+  /** Where readers reach the service (`--public-url`, else the address the request came to). */
+  publicOrigin: (ctx: Context) => string;
 }
 
 /** The draft pages: the list, one draft for review, and its merge and close buttons (editors). */
 export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
-  const { htmlErrors, sameOrigin, signedIn, ownOrg, readForm, sendHtml } = guards;
+  const { htmlErrors, sameOrigin, signedIn, ownOrg, readForm, sendHtml, publicOrigin } = guards;
   const keyOf = (ctx: Context) => (ctx.state.viewer as { key: KeyRecord }).key;
 
   router.get('/orgs/:slug/drafts', htmlErrors, signedIn, ownOrg, async (ctx) => {
@@ -31,7 +33,7 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
 
   router.get('/orgs/:slug/drafts/:name', htmlErrors, signedIn, ownOrg, async (ctx) => {
     const key = keyOf(ctx);
-    const review = await new Drafts(state(ctx).org).review(String(ctx.params.name));
+    const review = await new Drafts(state(ctx).org).review(String(ctx.params.name), publicOrigin(ctx));
     const refused = String(ctx.query.refused ?? '');
     sendHtml(
       ctx,
@@ -62,6 +64,7 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
         author: authorOf(ctx),
         options: writeOptions(ctx),
         reviewed: form.get('head') ?? undefined,
+        publicUrl: publicOrigin(ctx),
       });
     } catch (err) {
       // Back on the draft's page, which shows what changed and asks again; nothing was merged.

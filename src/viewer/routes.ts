@@ -487,6 +487,14 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     ctx.redirect(localPath(form.get('next')));
   });
 
-  draftPageRoutes(router, { htmlErrors, sameOrigin, signedIn, ownOrg, readForm: (ctx) => readForm(ctx, deps.bodyLimit), sendHtml });
+  draftPageRoutes(router, {
+    htmlErrors,
+    sameOrigin,
+    signedIn,
+    ownOrg,
+    readForm: (ctx) => readForm(ctx, deps.bodyLimit),
+    sendHtml,
+    publicOrigin: (ctx) => publicOrigin(ctx, deps),
+  });
   return router;
 }

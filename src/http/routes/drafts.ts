@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import { Drafts, MergeConflicts, type DraftState } from '../../drafts/drafts.js';
 import { DraftBody, MergeBody } from '../../drafts/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
-import { authorOf, preconditions, queryValue, readSnapshot, state, writeOptions } from '../resource.js';
+import { authorOf, preconditions, queryValue, readSnapshot, state, writeOptions, type RouteSettings } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send, sendError } from '../respond.js';
 import type { Plain } from '../../yaml/format.js';
@@ -15,7 +15,7 @@ import type { Plain } from '../../yaml/format.js';
  * close (DELETE) and reopen. Reading and writing the model of a draft is `?draft=<name>` on
  * the model's own routes (src/http/resource.ts).
  */
-export function draftRoutes(router: Router, writing: Middleware[]): void {
+export function draftRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.post('/drafts', ...writing, async (ctx) => {
     const body = checkRequestBody(ctx, DraftBody);
     const draft = await new Drafts(state(ctx).org).open(body, authorOf(ctx));
@@ -43,7 +43,7 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
   });
 
   router.get('/drafts/:name', checkAt, async (ctx) => {
-    const draft = await new Drafts(state(ctx).org).get(String(ctx.params.name));
+    const draft = await new Drafts(state(ctx).org).get(String(ctx.params.name), settings.publicUrl);
     etag(ctx, draft.head);
     await send(ctx, draft);
   });
@@ -71,6 +71,7 @@ export function draftRoutes(router: Router, writing: Middleware[]): void {
           {
             author: authorOf(ctx),
             options: writeOptions(ctx),
+            publicUrl: settings.publicUrl,
             ...preconditions(ctx),
           },
         );
