@@ -117,6 +117,7 @@ test('a merge is held to the bounds of a write: a diagram or an organization pas
     const before = await refs(s);
     const tooLarge =
       "Diagram 'C2' has 3 component instances; the limit is 2 component instances per diagram (raise it with: c4store serve --max-diagram-instances N).";
+    t.is((await s.get(`${API}/drafts/grow`)).body.problem, tooLarge, 'the draft foresees it');
     for (const way of ['merge', 'update']) {
       const refused = await s.post(`${API}/drafts/grow/${way}`, {});
       t.is(refused.status, 413, way);
@@ -131,14 +132,15 @@ test('a merge is held to the bounds of a write: a diagram or an organization pas
     t.is((await s.post(`${API}/components`, { id: 'd', name: 'D' })).status, 201);
     t.is((await s.post(`${API}/components`, { id: 'e', name: 'E' })).status, 201);
     const full = await refs(s);
+    const tooMany =
+      'The organization would have 5 components; the limit is 4 components per organization (raise it with: c4store serve --max-org-components N).';
+    t.is((await s.get(`${API}/drafts/grow`)).body.problem, tooMany, 'the draft foresees it');
     const refused = await s.post(`${API}/drafts/grow/merge`, {});
     t.is(refused.status, 413, refused.text);
-    t.deepEqual(refused.body, {
-      error:
-        'The organization would have 5 components; the limit is 4 components per organization (raise it with: c4store serve --max-org-components N).',
-    });
+    t.deepEqual(refused.body, { error: tooMany });
     t.is(await refs(s), full, 'nothing moved');
     t.is((await s.request('DELETE', `${API}/components/e`)).status, 200);
+    t.false('problem' in (await s.get(`${API}/drafts/grow`)).body, 'within the bounds again');
     const merged = await s.post(`${API}/drafts/grow/merge`, {});
     t.is(merged.status, 200, merged.text);
   } finally {

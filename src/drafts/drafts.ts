@@ -4,7 +4,8 @@ import { onFirstParentChain } from '../history/log.js';
 import type { WriteOptions } from '../model/draft.js';
 import { byIdOrRef } from '../model/draft.js';
 import type { Diagram, Model } from '../model/types.js';
-import { revertTo } from '../model/write/revert.js';
+import { checkWriteBounds, revertTo } from '../model/write/revert.js';
+import type { Limits } from '../limits/limits.js';
 import { resolveCommitName } from '../service/commit-names.js';
 import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import {
@@ -65,7 +66,8 @@ export interface DraftDetails extends DraftSummary {
   behind: number;
   conflicts: MergeConflict[];
   /**
-   * A merge now would break this rule: its text with what it concerns in parentheses
+   * Why a merge now would be refused (a rule it would break, 409, or a bound it would pass, 413):
+   * the refusal's text with what it concerns in parentheses
    * (ApiError.detailed; the merge's 409 says the text alone and the rest in its header, which
    * this 200 has no room for); absent when it would not.
    */
@@ -241,6 +243,8 @@ export class Drafts {
         conflicts = conflictsAsAnswered(outcome.conflicts, { base: before.model, main, draft: after.model }, publicUrl);
       }
       if (outcome.outcome === 'invalid') problem = outcome.error.detailed;
+      // The merge's write would be refused past the bounds (413): said beforehand too.
+      if (outcome.outcome === 'merged') problem = boundsProblem(main, outcome.model, this.org.limits);
     }
     return {
       ...summary,
@@ -581,6 +585,17 @@ export class Drafts {
     const own = base === undefined || base === head ? null : await firstCommitBetween(this.gitdir, base, head);
     const first = own ?? (await firstCommitBetween(this.gitdir, null, head));
     return { name, title: name, desc: null, author: first?.author ?? '', created: first?.time ?? '' };
+  }
+}
+
+/** Why a write of `target` over `current` would be refused past the bounds (checkWriteBounds); undefined when it would not. */
+function boundsProblem(current: Model, target: Model, limits: Limits): string | undefined {
+  try {
+    checkWriteBounds(current, target, limits);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ApiError) return err.detailed;
+    throw err;
   }
 }
 

@@ -590,7 +590,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
                 .join(', ')}${conflicts.length > 5 ? ', …' : ''}.`,
             ]
           : []),
-        ...(problem === undefined ? [] : [`A merge now would break a rule: ${problem}`]),
+        ...(problem === undefined ? [] : [`A merge now would be refused: ${problem}`]),
         ...(drawable.length > 0 ? [`render_diagram with draft and compare "main" draws ${drawable.join(', and ')}.`] : []),
       ]
         .map((line) => short(line, 300))

@@ -261,7 +261,9 @@ export const DraftDetailsResponse = Type.Object({
   changes: DiffResponse,
   behind: Type.Integer({ description: 'Commits of `main` since `base` (a merged draft: until its merge).' }),
   conflicts: Type.Array(MergeConflictResponse),
-  problem: Type.Optional(Type.String({ description: 'The rule a merge now would break.' })),
+  problem: Type.Optional(
+    Type.String({ description: 'Why a merge now would be refused: the rule it would break (409) or the bound it would pass (413).' }),
+  ),
 });
 
 export const DraftMergeResponse = Type.Object({

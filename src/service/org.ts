@@ -197,6 +197,11 @@ export class OrgModel {
     this.owner = `${slug}/${identity ?? ''}/${++opened}`;
   }
 
+  /** The bounds its writes are held to (src/limits/limits.ts). */
+  get limits(): Limits {
+    return this.settings.limits ?? DEFAULT_LIMITS;
+  }
+
   /** The model at the tip of `main`; a tip moved by another process is loaded here. */
   async head(): Promise<Snapshot> {
     const commit = await this.repo.readHead().catch((err: unknown) => {
@@ -353,7 +358,7 @@ export class OrgModel {
       checkPreconditions(request, base.commit);
       const draft = new Draft(base.model, {
         ...request.options,
-        limits: request.options.limits ?? this.settings.limits ?? DEFAULT_LIMITS,
+        limits: request.options.limits ?? this.limits,
         runLayout: request.options.runLayout ?? this.settings.runLayout,
         deadline: request.options.deadline ?? this.deadline(),
       });

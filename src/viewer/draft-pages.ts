@@ -172,7 +172,7 @@ export async function draftPage(
       `<form method="post" action="${esc(draftsPath(context.slug, details.name))}/close"><button type="submit">Close draft</button></form></div>`
     : '';
   const problem =
-    details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would break a rule: ${bdi(details.problem)}</p>`;
+    details.problem === undefined ? '' : `<p class="problem" role="alert">A merge now would be refused: ${bdi(details.problem)}</p>`;
   const refused = context.refused === undefined ? '' : `<p class="problem" role="alert">${esc(MERGE_REFUSALS[context.refused])}</p>`;
   const body =
     `${STYLE}<p><a href="${esc(draftsPath(context.slug))}">← Drafts</a></p>${refused}` +
