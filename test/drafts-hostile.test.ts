@@ -3,7 +3,7 @@
  * once went wrong, over real HTTP and real git (the push tests need dist/cli.js: the hook runs it).
  */
 import test from 'ava';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath } from '../src/model/paths.js';
@@ -339,4 +339,34 @@ test("a merge brings the draft's files that are no model file (a README pushed i
       });
     }
     t.is(await refs(s), before);
+  }));
+
+test("a merge carries the mode of the draft's files that are no model file: a script added executable, one made executable, a symbolic link", (t) =>
+  withServer(async (s) => {
+    await withClone(s, async (dir, git) => {
+      await mkdir(join(dir, 'bin'));
+      await writeFile(join(dir, 'bin', 'run.sh'), '#!/bin/sh\necho run\n');
+      await git('add', 'bin/run.sh');
+      await git('commit', '-q', '-m', 'A script, not yet executable');
+      await git('push', '-q', 'origin', 'main');
+      await git('checkout', '-q', '-b', 'drafts/scripts');
+      await chmod(join(dir, 'bin', 'run.sh'), 0o755);
+      await mkdir(join(dir, 'tools'));
+      await writeFile(join(dir, 'tools', 'check.sh'), '#!/bin/sh\necho check\n', { mode: 0o755 });
+      await symlink('../bin/run.sh', join(dir, 'tools', 'run'));
+      await git('add', '-A');
+      await git('commit', '-q', '-m', 'Scripts, executable');
+      await git('push', '-q', 'origin', 'drafts/scripts');
+    });
+    // main moves on meanwhile (a model write), so the merge is a real one.
+    t.is((await s.post(`${API}/components`, { id: 'db', name: 'DB' })).status, 201);
+    const merged = await s.post(`${API}/drafts/scripts/merge`, {});
+    t.is(merged.status, 200, merged.text);
+    await withClone(s, async (_dir, git) => {
+      const listed = await git('ls-tree', '-r', 'HEAD', '--', 'bin', 'tools');
+      t.regex(listed, /^100755 blob [0-9a-f]{40}\tbin\/run\.sh$/m);
+      t.regex(listed, /^100755 blob [0-9a-f]{40}\ttools\/check\.sh$/m);
+      t.regex(listed, /^120000 blob [0-9a-f]{40}\ttools\/run$/m);
+    });
+    await s.git('fsck', '--strict');
   }));

@@ -27,7 +27,7 @@ import type { Author, ChangedFile, TreeChange } from '../store/repo.js';
 import { classifyPath } from '../model/paths.js';
 import { conflictsAsAnswered } from './conflict-shape.js';
 import { emitDraftEvent } from './events.js';
-import { mergeModels, type MergeConflict, type Resolution } from './merge.js';
+import { mergeModels, same, type MergeConflict, type Resolution } from './merge.js';
 import { visualDiff, type VisualDiff } from './visual-diff.js';
 
 /**
@@ -414,16 +414,21 @@ export class Drafts {
    * git then counts the source as merged.
    */
   private async otherFilesMerged(name: string, plan: MergePlan): Promise<TreeChange[]> {
+    // Each such file as it is after, its mode with its content: a script made executable is a change.
     const outside = (changes: ChangedFile[]) =>
-      new Map(changes.filter(({ path }) => classifyPath(path) === null && !path.startsWith('.c4store/')).map((c) => [c.path, c.after]));
+      new Map(
+        changes
+          .filter(({ path }) => classifyPath(path) === null && !path.startsWith('.c4store/'))
+          .map((c) => [c.path, c.after === null ? null : { blob: c.after, mode: c.mode! }]),
+      );
     const [theirs, ours] = await Promise.all([
       this.org.repo.changedFiles(plan.base, plan.source).then(outside),
       this.org.repo.changedFiles(plan.base, plan.target).then(outside),
     ]);
     const files: TreeChange[] = [];
     for (const [path, after] of theirs) {
-      if (!ours.has(path)) files.push(after === null ? { path, content: null } : { path, blob: after });
-      else if (ours.get(path) !== after) {
+      if (!ours.has(path)) files.push(after === null ? { path, content: null } : { path, ...after });
+      else if (!same(ours.get(path), after)) {
         throw new ApiError(
           409,
           `Draft '${name}' and main both changed '${path}', which is no model file: merge it with git (main into the draft's branch) and push the draft.`,

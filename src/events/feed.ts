@@ -227,7 +227,8 @@ async function describe(repo: Repo, commit: string): Promise<Change> {
   const resources = new Map<string, ChangedResource>();
   for (const file of await repo.changedFiles(entry.parents[0] ?? null, commit)) {
     const place = classifyPath(file.path);
-    if (place === null) continue;
+    // A file whose mode alone changed (made executable) holds the resource it held.
+    if (place === null || file.before === file.after) continue;
     const [kind, id] = place === 'organization' ? ['organization', 'organization'] : [place.kind, place.id];
     const action = file.before === null ? 'create' : file.after === null ? 'delete' : 'update';
     const key = `${kind}/${id}`;

@@ -48,6 +48,8 @@ export interface ChangedFile {
   path: string;
   before: string | null;
   after: string | null;
+  /** The file's mode after (`100644`, `100755` executable, `120000` a symbolic link); null when deleted. */
+  mode: string | null;
 }
 
 export interface LogEntry {
@@ -195,8 +197,9 @@ export class Repo {
 
   /**
    * The files that differ between two commits' trees (`parent` null: every file of `commit`), in
-   * tree order, each with its blob before and after (null: absent). Identical subtrees are not
-   * read, so a commit of the sharded layout costs the few trees it changed.
+   * tree order, each with its blob before and after (null: absent) and its mode after: a file
+   * made executable with its content unchanged differs too. Identical subtrees are not read, so a
+   * commit of the sharded layout costs the few trees it changed.
    */
   async changedFiles(parent: string | null, commit: string): Promise<ChangedFile[]> {
     const after = (await this.objects.readCommit(commit)).tree;
@@ -214,8 +217,9 @@ export class Repo {
       const [l, r] = [left.get(name), right.get(name)];
       const tree = (e: typeof l) => (e !== undefined && isDirMode(e.mode) ? e.oid : null);
       const blob = (e: typeof l) => (e !== undefined && BLOB_MODES.has(e.mode) ? e.oid : null);
+      const mode = (e: typeof l) => (blob(e) === null ? null : e!.mode);
       if (tree(l) !== null || tree(r) !== null) await this.diffTrees(tree(l), tree(r), `${prefix}${name}/`, changed);
-      if (blob(l) !== blob(r)) changed.push({ path: prefix + name, before: blob(l), after: blob(r) });
+      if (blob(l) !== blob(r) || mode(l) !== mode(r)) changed.push({ path: prefix + name, before: blob(l), after: blob(r), mode: mode(r) });
     }
   }
 

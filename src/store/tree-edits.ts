@@ -4,7 +4,7 @@
  * base trees and writes new blobs and trees through object storage.
  */
 import type { ObjectStore, ObjectWriter } from './object-storage.js';
-import { DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, isOid, makeTreeEntry } from './git-format.js';
+import { BLOB_MODES, DIR_MODE, FILE_MODE, type TreeEntry, compareTreeNames, isDirMode, isOid, makeTreeEntry } from './git-format.js';
 import { nextIoSlice } from './sync-io.js';
 
 /** content null deletes the file. */
@@ -15,18 +15,20 @@ export interface FileChange {
 
 /**
  * A blob the repository already holds, put at `path`: a file moved elsewhere keeps its blob,
- * so git sees a rename with nothing else changed.
+ * so git sees a rename with nothing else changed. `mode`: one of BLOB_MODES (default `100644`),
+ * so that a file merged in from another branch stays executable, or a symbolic link.
  */
 export interface BlobPlacement {
   path: string;
   blob: string;
+  mode?: string;
 }
 
 export type TreeChange = FileChange | BlobPlacement;
 
 /** Pending edits of one tree, by entry name: a file's new content (null: delete), an existing blob, or a subtree's edits. */
 export type TreeEdits = Map<string, FileEdit | TreeEdits>;
-type FileEdit = { content: string | null } | { blob: string };
+type FileEdit = { content: string | null } | { blob: string; mode: string };
 
 const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
 
@@ -51,29 +53,29 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
   const base = baseOid ? await objects.readTree(baseOid) : [];
   // One entry after the other: a blob is only hashed here (the writer stores it in the
   // background), and a commit of 45,000 new files hashes them a slice of the event loop at a time.
-  const updates: Array<{ name: string; nameBytes: Buffer; isDir: boolean; oid: string | null }> = [];
+  const updates: Array<{ name: string; nameBytes: Buffer; mode: string; oid: string | null }> = [];
   for (const [name, edit] of edits) {
     await nextIoSlice();
     const nameBytes = Buffer.from(name, 'utf8');
     if (!(edit instanceof Map)) {
       if ('content' in edit && edit.content === null) {
-        updates.push({ name, nameBytes, isDir: false, oid: null });
+        updates.push({ name, nameBytes, mode: FILE_MODE, oid: null });
         continue;
       }
       if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-      const oid = 'blob' in edit ? edit.blob : await writer.write('blob', Buffer.from(edit.content!, 'utf8'));
-      updates.push({ name, nameBytes, isDir: false, oid });
+      if ('blob' in edit) updates.push({ name, nameBytes, mode: edit.mode, oid: edit.blob });
+      else updates.push({ name, nameBytes, mode: FILE_MODE, oid: await writer.write('blob', Buffer.from(edit.content!, 'utf8')) });
       continue;
     }
     if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
     const at = findEntry(base, nameBytes, true);
     const oid = await rewriteTree(objects, writer, at.found ? base[at.index]!.oid : null, edit);
-    updates.push({ name, nameBytes, isDir: true, oid });
+    updates.push({ name, nameBytes, mode: DIR_MODE, oid });
   }
   const entries = [...base];
-  for (const { name, nameBytes, isDir, oid } of updates) {
-    const at = findEntry(entries, nameBytes, isDir);
-    if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(isDir ? DIR_MODE : FILE_MODE, name, oid));
+  for (const { name, nameBytes, mode, oid } of updates) {
+    const at = findEntry(entries, nameBytes, isDirMode(mode));
+    if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(mode, name, oid));
     else if (at.found) entries.splice(at.index, 1);
   }
   return entries.length === 0 ? null : writer.writeTree(entries);
@@ -98,7 +100,9 @@ export async function toTreeEdits(changes: readonly TreeChange[]): Promise<TreeE
     const leaf = segments[segments.length - 1]!;
     if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
     if ('blob' in change && !isOid(change.blob)) throw new Error(`Not a blob id for '${change.path}': ${String(change.blob)}`);
-    level.set(leaf, 'blob' in change ? { blob: change.blob } : { content: change.content });
+    const mode = ('blob' in change ? change.mode : undefined) ?? FILE_MODE;
+    if (!BLOB_MODES.has(mode)) throw new Error(`Not a file's mode for '${change.path}': ${mode}`);
+    level.set(leaf, 'blob' in change ? { blob: change.blob, mode } : { content: change.content });
   }
   return root;
 }
