@@ -370,3 +370,91 @@ test("a merge carries the mode of the draft's files that are no model file: a sc
     });
     await s.git('fsck', '--strict');
   }));
+
+test('a file outside the model that is a file on one side and a folder on the other: a change of one side alone merges, both sides together are refused, 409', (t) =>
+  withServer(async (s) => {
+    await withClone(s, async (dir, git) => {
+      await mkdir(join(dir, 'notes'));
+      await writeFile(join(dir, 'notes', 'a.md'), 'A\n');
+      await writeFile(join(dir, 'notes', 'b.md'), 'B\n');
+      await writeFile(join(dir, 'guide'), 'One page\n');
+      await git('add', '-A');
+      await git('commit', '-q', '-m', 'Notes and a guide');
+      await git('push', '-q', 'origin', 'main');
+      // The draft alone makes the folder notes one file, and the file guide a folder.
+      await git('checkout', '-q', '-b', 'drafts/reshape');
+      await git('rm', '-q', '-r', 'notes', 'guide');
+      await writeFile(join(dir, 'notes'), 'A and B\n');
+      await mkdir(join(dir, 'guide'));
+      await writeFile(join(dir, 'guide', 'index.md'), 'Many pages\n');
+      await git('add', '-A');
+      await git('commit', '-q', '-m', 'Reshaped');
+      await git('push', '-q', 'origin', 'drafts/reshape');
+    });
+    // main moves on meanwhile (a model write), so the merge is a real one.
+    t.is((await s.post(`${API}/components`, { id: 'db', name: 'DB' })).status, 201);
+    const merged = await s.post(`${API}/drafts/reshape/merge`, {});
+    t.is(merged.status, 200, merged.text);
+    t.is(await s.git('show', 'main:notes'), 'A and B\n');
+    t.is(await s.git('show', 'main:guide/index.md'), 'Many pages\n');
+    t.is((await s.git('ls-tree', '-r', '--name-only', 'main', '--', 'notes', 'guide')).trim(), 'guide/index.md\nnotes');
+    await s.git('fsck', '--strict');
+
+    // Each side makes one name something else: a file on one, a folder on the other (or files
+    // added to the folder the other side makes a file). No field settles it, so the merge and the
+    // update are refused and nothing moves.
+    type Way = (dir: string, git: (...args: string[]) => Promise<string>) => Promise<void>;
+    const cases: Array<{ draft: string; path: string; inDraft: Way; onMain: Way }> = [
+      {
+        draft: 'docs',
+        path: 'docs',
+        inDraft: (dir) => writeFile(join(dir, 'docs'), 'a file\n'),
+        onMain: async (dir) => {
+          await mkdir(join(dir, 'docs'));
+          await writeFile(join(dir, 'docs', 'x.md'), 'in a folder\n');
+        },
+      },
+      {
+        draft: 'site',
+        path: 'site',
+        inDraft: async (dir) => {
+          await mkdir(join(dir, 'site'));
+          await writeFile(join(dir, 'site', 'index.md'), 'in a folder\n');
+        },
+        onMain: (dir) => writeFile(join(dir, 'site'), 'a file\n'),
+      },
+      {
+        // The draft makes the folder a file again while main adds a file to it.
+        draft: 'guide-folder',
+        path: 'guide',
+        inDraft: async (dir, git) => {
+          await git('rm', '-q', '-r', 'guide');
+          await writeFile(join(dir, 'guide'), 'One page again\n');
+        },
+        onMain: (dir) => writeFile(join(dir, 'guide', 'faq.md'), 'Questions\n'),
+      },
+    ];
+    for (const { draft, path, inDraft, onMain } of cases) {
+      await withClone(s, async (dir, git) => {
+        await git('checkout', '-q', '-b', `drafts/${draft}`);
+        await inDraft(dir, git);
+        await git('add', '-A');
+        await git('commit', '-q', '-m', 'The draft’s way');
+        await git('push', '-q', 'origin', `drafts/${draft}`);
+        await git('checkout', '-q', 'main');
+        await onMain(dir, git);
+        await git('add', '-A');
+        await git('commit', '-q', '-m', 'main’s way');
+        await git('push', '-q', 'origin', 'main');
+      });
+      const before = await refs(s);
+      for (const way of ['merge', 'update']) {
+        const refused = await s.post(`${API}/drafts/${draft}/${way}`, {});
+        t.is(refused.status, 409, `${draft} ${way}: ${refused.text}`);
+        t.deepEqual(refused.body, {
+          error: `Draft '${draft}' and main disagree on '${path}', which is no model file: a file on one side, a folder on the other. Merge it with git (main into the draft's branch) and push the draft.`,
+        });
+      }
+      t.is(await refs(s), before, `${draft}: nothing moved`);
+    }
+  }));

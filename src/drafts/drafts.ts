@@ -435,7 +435,37 @@ export class Drafts {
         );
       }
     }
+    await this.refuseFileFolderClashes(name, plan.target, files);
     return files;
+  }
+
+  /**
+   * Refuses (409) what a merge would bring where the branch merged into has the other of file and
+   * folder: a file where it has a folder, or files under a path that is a file there (git's
+   * file/folder conflict, which no field settles, and which no tree can hold). A side that itself
+   * made a folder a file (deleting every file in it), or a file a folder (deleting the file), is
+   * a change like any other: brought.
+   */
+  private async refuseFileFolderClashes(name: string, target: string, files: readonly TreeChange[]): Promise<void> {
+    const deleted = new Set(files.filter((file) => 'content' in file && file.content === null).map((file) => file.path));
+    // Files brought into one folder ask about it once.
+    const kinds = new Map<string, Promise<'file' | 'folder' | null>>();
+    const kindOf = (path: string) => kinds.get(path) ?? kinds.set(path, this.org.repo.pathKind(target, path)).get(path)!;
+    const clash = (path: string) =>
+      new ApiError(
+        409,
+        `Draft '${name}' and main disagree on '${path}', which is no model file: a file on one side, a folder on the other. Merge it with git (main into the draft's branch) and push the draft.`,
+      );
+    for (const { path } of files) {
+      if (deleted.has(path)) continue;
+      for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1)) {
+        const folder = path.slice(0, end);
+        if (!deleted.has(folder) && (await kindOf(folder)) === 'file') throw clash(folder);
+      }
+      if ((await kindOf(path)) === 'folder' && (await this.org.repo.filesUnder(target, path)).some((file) => !deleted.has(file))) {
+        throw clash(path);
+      }
+    }
   }
 
   /**

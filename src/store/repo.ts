@@ -223,6 +223,31 @@ export class Repo {
     }
   }
 
+  /** What `path` (`a/b`, no trailing slash) names in the commit's tree: a file (any of BLOB_MODES), a folder, or nothing (null). */
+  async pathKind(commit: string, path: string): Promise<'file' | 'folder' | null> {
+    let tree = (await this.objects.readCommit(commit)).tree;
+    const names = path.split('/');
+    for (const [depth, name] of names.entries()) {
+      const entry = (await this.objects.readTree(tree)).find((e) => e.name === name);
+      if (entry === undefined) return null;
+      if (depth === names.length - 1) return isDirMode(entry.mode) ? 'folder' : BLOB_MODES.has(entry.mode) ? 'file' : null;
+      if (!isDirMode(entry.mode)) return null;
+      tree = entry.oid;
+    }
+    return null;
+  }
+
+  /** The paths of the files under folder `dir` (`a/b`) of the commit's tree, at any depth; none if it has no such folder. */
+  async filesUnder(commit: string, dir: string): Promise<string[]> {
+    let tree = (await this.objects.readCommit(commit)).tree;
+    for (const name of dir.split('/')) {
+      const entry = (await this.objects.readTree(tree)).find((e) => e.name === name && isDirMode(e.mode));
+      if (entry === undefined) return [];
+      tree = entry.oid;
+    }
+    return [...(await this.collectFiles(tree, `${dir}/`)).keys()];
+  }
+
   /** The names of the files directly in directory `dir` (`a/b`, no trailing slash) of the commit's tree; none if it has no such directory. */
   async fileNamesIn(commit: string, dir: string): Promise<string[]> {
     let tree = (await this.objects.readCommit(commit)).tree;

@@ -26,8 +26,15 @@ export interface BlobPlacement {
 
 export type TreeChange = FileChange | BlobPlacement;
 
-/** Pending edits of one tree, by entry name: a file's new content (null: delete), an existing blob, or a subtree's edits. */
-export type TreeEdits = Map<string, FileEdit | TreeEdits>;
+/**
+ * Pending edits of one tree, by entry name: its files' (new content, null: delete; or an existing
+ * blob) and its subtrees' edits. One name may be in both, when a folder becomes a file (every
+ * file in it deleted, the file put) or a file a folder.
+ */
+export interface TreeEdits {
+  files: Map<string, FileEdit>;
+  folders: Map<string, TreeEdits>;
+}
 type FileEdit = { content: string | null } | { blob: string; mode: string };
 
 const FORBIDDEN_SEGMENTS = new Set(['', '.', '..']);
@@ -41,8 +48,10 @@ export class PathConflictError extends Error {
 
 /**
  * The oid of the tree `base` (null: none) with `edits` (see toTreeEdits) applied, its new blobs
- * and trees written by `writer`; an empty result is written as git's empty tree. A file where the
- * tree has a directory, or the reverse, throws PathConflictError.
+ * and trees written by `writer`; an empty result is written as git's empty tree. A file put where
+ * a directory stays, or files put under a file that stays, throws PathConflictError: a directory
+ * becomes a file only when the edits delete every file in it, and a file a directory only when
+ * they delete the file.
  */
 export async function writeEditedTree(objects: ObjectStore, writer: ObjectWriter, base: string | null, edits: TreeEdits): Promise<string> {
   return (await rewriteTree(objects, writer, base, edits)) ?? (await writer.writeTree([]));
@@ -54,23 +63,19 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
   // One entry after the other: a blob is only hashed here (the writer stores it in the
   // background), and a commit of 45,000 new files hashes them a slice of the event loop at a time.
   const updates: Array<{ name: string; nameBytes: Buffer; mode: string; oid: string | null }> = [];
-  for (const [name, edit] of edits) {
+  for (const [name, edit] of edits.folders) {
     await nextIoSlice();
     const nameBytes = Buffer.from(name, 'utf8');
-    if (!(edit instanceof Map)) {
-      if ('content' in edit && edit.content === null) {
-        updates.push({ name, nameBytes, mode: FILE_MODE, oid: null });
-        continue;
-      }
-      if (findEntry(base, nameBytes, true).found) throw new PathConflictError(name, 'is a directory');
-      if ('blob' in edit) updates.push({ name, nameBytes, mode: edit.mode, oid: edit.blob });
-      else updates.push({ name, nameBytes, mode: FILE_MODE, oid: await writer.write('blob', Buffer.from(edit.content!, 'utf8')) });
-      continue;
-    }
-    if (findEntry(base, nameBytes, false).found) throw new PathConflictError(name, 'is a file');
     const at = findEntry(base, nameBytes, true);
     const oid = await rewriteTree(objects, writer, at.found ? base[at.index]!.oid : null, edit);
     updates.push({ name, nameBytes, mode: DIR_MODE, oid });
+  }
+  for (const [name, edit] of edits.files) {
+    await nextIoSlice();
+    const nameBytes = Buffer.from(name, 'utf8');
+    if ('blob' in edit) updates.push({ name, nameBytes, mode: edit.mode, oid: edit.blob });
+    else if (edit.content === null) updates.push({ name, nameBytes, mode: FILE_MODE, oid: null });
+    else updates.push({ name, nameBytes, mode: FILE_MODE, oid: await writer.write('blob', Buffer.from(edit.content, 'utf8')) });
   }
   const entries = [...base];
   for (const { name, nameBytes, mode, oid } of updates) {
@@ -78,12 +83,21 @@ async function rewriteTree(objects: ObjectStore, writer: ObjectWriter, baseOid: 
     if (oid !== null) entries.splice(at.index, at.found ? 1 : 0, makeTreeEntry(mode, name, oid));
     else if (at.found) entries.splice(at.index, 1);
   }
+  // A name is a file or a directory, never both (git fsck: duplicateEntries).
+  for (const { name, nameBytes, mode, oid } of updates) {
+    const isDir = isDirMode(mode);
+    if (oid !== null && findEntry(entries, nameBytes, !isDir).found)
+      throw new PathConflictError(name, isDir ? 'is a file' : 'is a directory');
+  }
   return entries.length === 0 ? null : writer.writeTree(entries);
 }
 
-/** The changes grouped by directory; throws on an invalid path, a path changed twice, or a file that is also a directory. */
+/**
+ * The changes grouped by directory; throws on an invalid path or a path changed twice. A file put
+ * where the same changes put files under it is refused when the tree is written (PathConflictError).
+ */
 export async function toTreeEdits(changes: readonly TreeChange[]): Promise<TreeEdits> {
-  const root: TreeEdits = new Map();
+  const root: TreeEdits = { files: new Map(), folders: new Map() };
   const seen = new Set<string>();
   for (const change of changes) {
     await nextIoSlice();
@@ -92,17 +106,15 @@ export async function toTreeEdits(changes: readonly TreeChange[]): Promise<TreeE
     seen.add(change.path);
     let level = root;
     for (const dir of segments.slice(0, -1)) {
-      let next = level.get(dir);
-      if (next === undefined) level.set(dir, (next = new Map()));
-      if (!(next instanceof Map)) throw new Error(`Path '${change.path}' runs through a file of the same commit.`);
+      let next = level.folders.get(dir);
+      if (next === undefined) level.folders.set(dir, (next = { files: new Map(), folders: new Map() }));
       level = next;
     }
     const leaf = segments[segments.length - 1]!;
-    if (level.get(leaf) instanceof Map) throw new Error(`Path '${change.path}' is also a directory in this commit.`);
     if ('blob' in change && !isOid(change.blob)) throw new Error(`Not a blob id for '${change.path}': ${String(change.blob)}`);
     const mode = ('blob' in change ? change.mode : undefined) ?? FILE_MODE;
     if (!BLOB_MODES.has(mode)) throw new Error(`Not a file's mode for '${change.path}': ${mode}`);
-    level.set(leaf, 'blob' in change ? { blob: change.blob, mode } : { content: change.content });
+    level.files.set(leaf, 'blob' in change ? { blob: change.blob, mode } : { content: change.content });
   }
   return root;
 }
