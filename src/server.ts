@@ -16,6 +16,7 @@ import { pictures } from './viewer/svg-response.js';
 import { LayoutPool } from './layout/pool.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, type Limits } from './limits/limits.js';
 import { Orgs } from './service/orgs.js';
+import type { TestPauses } from './service/org.js';
 import { KeyStore } from './store/keys.js';
 import { SHARE_LINKS_FILE_NAME, ShareLinks } from './share/links.js';
 import { createLogger } from './http/middleware/log.js';
@@ -127,6 +128,8 @@ export interface ServerOptions {
   webhookAllowPrivate?: boolean;
   /** The change feed, live events and webhook delivery: how often refs are polled, retry schedule… (src/events/). */
   events?: EventsSettings;
+  /** Tests only: where requests wait for the test (service/org.ts TestPauses). */
+  testPauses?: TestPauses;
 }
 
 export interface RunningServer {
@@ -210,6 +213,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       events.afterCommit(slug);
     },
     observeWrite: (timing) => metrics.observeWrite(timing),
+    testPauses: options.testPauses,
   });
   const events = new Events(orgs, {
     ...options.events,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath } from '../src/model/paths.js';
 import { cli } from './support/process.js';
-import { run, TestServer, withServer } from './support/server.js';
+import { type Reply, run, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
@@ -138,6 +138,62 @@ test('a draft merged over the API shows in git log --graph of a fresh clone', (t
       t.is((await git(dir, 'branch', '-r', '--list', 'origin/drafts/*')).trim(), '');
     });
   }));
+
+test('a push to a draft landing while its merge commits: main keeps the merge of the head it read, the draft stays open with the pushed commit, a next merge brings it', async (t) => {
+  // Pushes take no lock of the organization: one can land after the merge read the draft's head
+  // and before the draft is marked merged. The test pause makes it land there every time.
+  let whileMerging: (() => Promise<void>) | undefined;
+  let pushedMidMerge = false;
+  const s = await TestServer.start({ testPauses: { afterMergeCommit: async () => whileMerging?.() } });
+  try {
+    await s.post(`${API}/components`, { id: 'ledger', name: 'Ledger' });
+    await s.post(`${API}/drafts`, { name: 'race', title: 'Race' });
+    await s.post(`${API}/components?draft=race`, { id: 'fraud', name: 'Fraud Check' });
+    const read = (await s.git('rev-parse', 'drafts/race')).trim();
+    let merged: Reply | undefined;
+    await withClone(s, async (dir) => {
+      await git(dir, 'checkout', '-q', 'drafts/race');
+      const path = join(dir, resourcePath('component', 'ledger'));
+      await writeFile(path, (await readFile(path, 'utf8')).replace('name: Ledger', 'name: General Ledger'));
+      await git(dir, 'commit', '-q', '-am', 'Rename the ledger');
+      whileMerging = async () => {
+        whileMerging = undefined;
+        await git(dir, 'push', '-q', 'origin', 'drafts/race');
+        pushedMidMerge = true;
+      };
+      merged = await s.post(`${API}/drafts/race/merge`, {});
+    });
+    t.true(pushedMidMerge);
+    t.is(merged?.status, 200, merged?.text);
+    const pushed = (await s.git('rev-parse', 'refs/heads/drafts/race')).trim();
+    t.is((await s.git('rev-parse', `${pushed}^`)).trim(), read);
+    const mergeCommit = await s.head();
+    // The answer tells the merge that landed: up to the head it read, the draft still open at the pushed one.
+    t.like(merged?.body, { state: 'open', head: pushed, mergedHead: read, commit: mergeCommit, committed: true });
+    t.is((await s.git('rev-parse', `${mergeCommit}^2`)).trim(), read, 'main merged the head the merge read');
+    t.is((await s.get(`${API}/components/fraud`)).body.name, 'Fraud Check');
+    t.is((await s.get(`${API}/components/ledger`)).body.name, 'Ledger', 'the pushed commit is not in main');
+    t.is((await s.git('for-each-ref', 'refs/drafts-merged/')).trim(), '', 'not marked merged');
+
+    // The draft is open with what main lacks: the pushed commit alone, against the merge.
+    const draft = (await s.get(`${API}/drafts/race`)).body;
+    t.like(draft, { state: 'open', head: pushed, base: read });
+    t.false('mergedAt' in draft || 'mergeCommit' in draft);
+    t.deepEqual(
+      draft.changes.changed.map((c: { id: string }) => c.id),
+      ['ledger'],
+    );
+    t.deepEqual(draft.changes.added, []);
+
+    const again = await s.post(`${API}/drafts/race/merge`, {});
+    t.is(again.status, 200, again.text);
+    t.like(again.body, { state: 'merged', head: pushed, mergedHead: pushed, committed: true });
+    t.is((await s.get(`${API}/components/ledger`)).body.name, 'General Ledger');
+    await s.git('fsck', '--strict');
+  } finally {
+    await s.close();
+  }
+});
 
 test("a draft opened by a push keeps who opened it and when once merged; one with no commit of its own is its head's", (t) =>
   withServer(async (s) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { Webhook } from 'standardwebhooks';
-import { draftNotices, noticesBeforeMerge } from '../src/events/draft-notices.js';
+import { draftNotices, noticesBeforeMerge, readDraftStates } from '../src/events/draft-notices.js';
 import { resourcePath } from '../src/model/paths.js';
 import { Receiver } from './support/events.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
@@ -353,6 +353,33 @@ test('draft notices: what happened between two looks at the draft refs (pure)', 
     ['draft.opened x'],
   );
   t.deepEqual(noticesBeforeMerge({}, {}, new Map(), { id: b, title: "Merged draft 'gone': create 1" }), []);
+});
+
+test('a merged draft whose record names no merge commit (a look between its ref moving and its record being written, or a record lost): its draft.merged names the merge commit, found on main', async (t) => {
+  const s = await TestServer.start();
+  try {
+    t.is((await s.post(`${API}/drafts`, { name: 'ledger' })).status, 201);
+    t.is((await s.post(`${API}/components?draft=ledger`, { id: 'ledger', name: 'Ledger' })).status, 201);
+    const head = (await s.git('rev-parse', 'drafts/ledger')).trim();
+    t.is((await s.post(`${API}/components`, { id: 'db', name: 'DB' })).status, 201);
+    t.is((await s.post(`${API}/drafts/ledger/merge`, {})).status, 200);
+    const mergeCommit = await s.head();
+    // The records as a merge leaves them between moving the draft's ref and writing its record.
+    const file = join(s.gitdir, 'c4store-drafts.json');
+    const records = JSON.parse(await readFile(file, 'utf8')) as { drafts: Array<Record<string, unknown>> };
+    for (const record of records.drafts) {
+      delete record.mergedAt;
+      delete record.mergeCommit;
+    }
+    await writeFile(file, JSON.stringify(records));
+    const look = await readDraftStates(s.gitdir);
+    t.is(look.states.ledger, `merged ${head}`);
+    t.is(look.mergeCommits.get('ledger'), mergeCommit);
+    const [merged] = draftNotices({ ledger: `open ${head}` }, look.states, look.mergeCommits);
+    t.like(merged, { type: 'draft.merged', data: { head, commit: mergeCommit } });
+  } finally {
+    await s.close();
+  }
 });
 
 test('a webhook busy with a change while a draft is opened and merged gets its opening before the merge commit', async (t) => {

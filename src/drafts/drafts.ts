@@ -11,8 +11,8 @@ import type { OrgModel, Preconditions, Snapshot } from '../service/org.js';
 import {
   commitsBetween,
   draftRef,
+  findDraftMerge,
   firstCommitBetween,
-  firstParentMerges,
   isAncestor,
   isDraftName,
   reservedDraftName,
@@ -321,7 +321,7 @@ export class Drafts {
       /** Where diagrams are viewed, for the `url` of a diagram in a conflict (conflict-shape.ts). */
       publicUrl: string;
     },
-  ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean }> {
+  ): Promise<{ snapshot: Snapshot; draft: DraftSummary; committed: boolean; mergedHead?: string }> {
     settledOnce(resolutions);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -345,7 +345,8 @@ export class Drafts {
         else if (!(await readDraftRecords(this.gitdir)).has(name)) {
           await saveDraftRecord(this.gitdir, await this.defaultRecord(name, draftTip.commit, plan.base));
         }
-        let merged: DraftSummary | undefined;
+        /** A merge into main: the draft as marked merged, or as it stays open when a push moved it meanwhile. */
+        let marked: DraftSummary | undefined;
         let otherFiles: TreeChange[] = [];
         const { snapshot } = await this.org.write(
           {
@@ -359,7 +360,7 @@ export class Drafts {
             mergedParent: () => (plan.upToDate ? undefined : plan.source),
             otherFiles: () => otherFiles,
             // A merged draft's ref moves under the same lock as main: no write slips in between.
-            whileLocked: into === 'main' ? async (commit) => void (merged = await this.markMerged(name, plan.source, commit)) : undefined,
+            whileLocked: into === 'main' ? async (commit) => void (marked = await this.markMerged(name, plan.source, commit)) : undefined,
           },
           async (draft, at) => {
             // Under the lock: the tips as they now are. The branch written is `at`; the other is read.
@@ -384,18 +385,14 @@ export class Drafts {
           },
         );
         const committed = snapshot.commit !== plan.target;
-        let summary: DraftSummary;
-        if (into === 'main' && merged !== undefined) {
-          summary = merged;
-          emitDraftEvent({ type: 'merged', org: this.org.slug, draft: name, commit: snapshot.commit });
-        } else {
-          const ref = { state: 'open' as const, commit: snapshot.commit };
-          // Its record (title, desc, author, created), as every other answer about the draft has it.
-          const record = (await readDraftRecords(this.gitdir)).get(name);
-          summary = await this.summaryOf(name, ref, record, await this.spanOf(name, ref, record, await this.mainCommit()));
-          if (committed) emitDraftEvent({ type: 'updated', org: this.org.slug, draft: name, commit: snapshot.commit });
+        if (into === 'main') {
+          // Set by whileLocked, which every write that did not throw has run.
+          const summary = marked!;
+          if (summary.state === 'merged') emitDraftEvent({ type: 'merged', org: this.org.slug, draft: name, commit: snapshot.commit });
+          return { snapshot, draft: summary, committed, mergedHead: plan.source };
         }
-        return { snapshot, draft: summary, committed };
+        if (committed) emitDraftEvent({ type: 'updated', org: this.org.slug, draft: name, commit: snapshot.commit });
+        return { snapshot, draft: await this.openSummary(name, snapshot.commit), committed };
       } catch (err) {
         if (!(err instanceof Moved) || attempt === 3) {
           if (err instanceof Moved)
@@ -450,7 +447,11 @@ export class Drafts {
     const deleted = new Set(files.filter((file) => 'content' in file && file.content === null).map((file) => file.path));
     // Files brought into one folder ask about it once.
     const kinds = new Map<string, Promise<'file' | 'folder' | null>>();
-    const kindOf = (path: string) => kinds.get(path) ?? kinds.set(path, this.org.repo.pathKind(target, path)).get(path)!;
+    const kindOf = (path: string) => {
+      let kind = kinds.get(path);
+      if (kind === undefined) kinds.set(path, (kind = this.org.repo.pathKind(target, path)));
+      return kind;
+    };
     const clash = (path: string) =>
       new ApiError(
         409,
@@ -516,8 +517,25 @@ export class Drafts {
     return summary;
   }
 
-  /** Under the write lock, right after the merge commit: the record and the ref say `merged`. */
+  /**
+   * Under the write lock, right after the merge commit: the ref says `merged`, then the record.
+   * Pushes take no lock: one to the draft's branch may have landed since the merge read `head`.
+   * Then `main` holds the merge of `head`, and the draft stays open at the pushed head, for a next
+   * merge to bring what was pushed: marked merged, it would be lost to that merge. The ref moves
+   * first, so that the record never says merged of a draft whose branch moved on.
+   */
   private async markMerged(name: string, head: string, mergeCommit: string): Promise<DraftSummary> {
+    await this.org.testPauses?.afterMergeCommit?.(name);
+    try {
+      await moveRefs(this.gitdir, [
+        { action: 'delete', ref: draftRef(name), expected: head },
+        { action: 'create', ref: draftRef(name, 'merged'), commit: head },
+      ]);
+    } catch (err) {
+      const pushed = await readRef(this.gitdir, draftRef(name));
+      if (pushed === null || pushed === head) throw err;
+      return this.openSummary(name, pushed);
+    }
     const records = await readDraftRecords(this.gitdir);
     // The draft's own commits are those main lacked before the merge: from main as it was then.
     const [merge] = await this.org.repo.log(mergeCommit, 1);
@@ -526,12 +544,15 @@ export class Drafts {
       records.get(name) ?? (await this.defaultRecord(name, head, (await mergeBase(this.gitdir, mainBefore, head)) ?? undefined));
     const merged = { ...record, mergedAt: now(), mergeCommit };
     await saveDraftRecord(this.gitdir, merged);
-    await moveRefs(this.gitdir, [
-      { action: 'delete', ref: draftRef(name), expected: head },
-      { action: 'create', ref: draftRef(name, 'merged'), commit: head },
-    ]);
     const ref = { state: 'merged' as const, commit: head };
     return this.summaryOf(name, ref, merged, await this.spanOf(name, ref, merged, mergeCommit));
+  }
+
+  /** An open draft at `head`, with its record (title, desc, author, created), as every other answer about it has them. */
+  private async openSummary(name: string, head: string): Promise<DraftSummary> {
+    const ref = { state: 'open' as const, commit: head };
+    const record = (await readDraftRecords(this.gitdir)).get(name);
+    return this.summaryOf(name, ref, record, await this.spanOf(name, ref, record, await this.mainCommit()));
   }
 
   private async mainCommit(): Promise<string> {
@@ -588,8 +609,9 @@ export class Drafts {
   /**
    * The commit that merged a draft into `main`: its recorded `mergeCommit` when that is one
    * (second parent: the draft's head, message `Merged draft '<name>'`), else the first such
-   * commit on main's first-parent history (a draft whose record is lost). Undefined for a draft
-   * marked merged without a commit: its recorded `mergeCommit` is then `main` as it was.
+   * commit on main's first-parent history (a draft whose record is lost, or not yet written).
+   * Undefined for a draft marked merged without a commit: its recorded `mergeCommit` is then
+   * `main` as it was.
    */
   private async mergeCommitOf(
     name: string,
@@ -597,19 +619,14 @@ export class Drafts {
     recorded: string | undefined,
     main: string,
   ): Promise<{ commit: string; firstParent: string } | undefined> {
-    const title = `Merged draft '${name}'`;
-    const isMerge = (parents: readonly string[], subject: string) =>
-      parents.length === 2 && parents[1] === head && subject.startsWith(title);
-    if (recorded !== undefined) {
-      const [commit] = await this.org.repo.log(recorded, 1);
-      return commit !== undefined && isMerge(commit.parents, commit.message)
-        ? { commit: recorded, firstParent: commit.parents[0] }
-        : undefined;
-    }
-    for (const merge of await firstParentMerges(this.gitdir, main)) {
-      if (isMerge(merge.parents, merge.subject)) return { commit: merge.commit, firstParent: merge.parents[0] };
-    }
-    return undefined;
+    if (recorded === undefined) return findDraftMerge(this.gitdir, name, head, main);
+    const [commit] = await this.org.repo.log(recorded, 1);
+    const isMerge =
+      commit !== undefined &&
+      commit.parents.length === 2 &&
+      commit.parents[1] === head &&
+      commit.message.startsWith(`Merged draft '${name}'`);
+    return isMerge ? { commit: recorded, firstParent: commit.parents[0] } : undefined;
   }
 
   /**

@@ -11,7 +11,7 @@
  * the first of two (opened, then closed) is sent only the second.
  */
 import { ApiError } from '../errors.js';
-import { listDraftRefs } from '../store/branches.js';
+import { findDraftMerge, listDraftRefs } from '../store/branches.js';
 import { readDraftRecords } from '../store/draft-records.js';
 
 export type DraftStates = Record<string, string>;
@@ -74,7 +74,31 @@ export async function readDraftStates(gitdir: string): Promise<DraftStatesRead> 
     if (!(error instanceof ApiError)) throw error;
     return { states, mergeCommits, recordsDamaged: true };
   }
+  // A merge moves the draft's ref before it writes the record (drafts/drafts.ts markMerged), and a
+  // record may be lost: a merged draft whose record names no merge commit has it found on main.
+  for (const [name, { state, commit }] of refs) {
+    if (state !== 'merged' || mergeCommits.has(name)) continue;
+    const merge = await mergeFoundOnMain(gitdir, name, commit);
+    if (merge !== undefined) mergeCommits.set(name, merge);
+  }
   return { states, mergeCommits, recordsDamaged: false };
+}
+
+/**
+ * Merge commits found on main, by git directory, draft and head: a merged draft's head never
+ * moves, nor does the commit that merged it, so each is looked for once per process.
+ */
+const foundOnMain = new Map<string, Promise<string | undefined>>();
+
+function mergeFoundOnMain(gitdir: string, name: string, head: string): Promise<string | undefined> {
+  const key = `${gitdir}\0${name}\0${head}`;
+  let found = foundOnMain.get(key);
+  if (found === undefined) {
+    found = findDraftMerge(gitdir, name, head).then((merge) => merge?.commit);
+    foundOnMain.set(key, found);
+    found.catch(() => foundOnMain.delete(key));
+  }
+  return found;
 }
 
 /** A `draft.merged` whose merge commit cannot be known until the drafts' records are repaired. */

@@ -270,4 +270,10 @@ export const DraftMergeResponse = Type.Object({
   ...DraftResponse.properties,
   commit: Type.String({ description: 'The merge commit (or the unchanged tip when there was nothing to take in).' }),
   committed: Type.Boolean(),
+  mergedHead: Type.Optional(
+    Type.String({
+      description:
+        "A merge into main: the draft's head it took in (the merge commit's second parent). The draft's `head`, unless a push moved the draft on while it merged: then the draft stays `open` at the pushed head, and a next merge brings the rest.",
+    }),
+  ),
 });

@@ -36,6 +36,16 @@ export interface OrgSettings {
   afterCommit?: (commit: string, ref: string) => void;
   /** Told how long each write waited for the lock and how long its commit took (metrics). */
   observeWrite?: (timing: WriteTiming) => void;
+  testPauses?: TestPauses;
+}
+
+/**
+ * Tests only (never set by `c4store serve`): points inside a request where it waits for the test,
+ * so that what can happen there only by chance — a push landing mid-merge — happens every time.
+ */
+export interface TestPauses {
+  /** A merge into main has committed and holds the lock; the draft is not yet marked merged. */
+  afterMergeCommit?: (draft: string) => Promise<void>;
 }
 
 export interface WriteTiming {
@@ -195,6 +205,11 @@ export class OrgModel {
   ) {
     this.older = older ?? new SnapshotCache<Snapshot>();
     this.owner = `${slug}/${identity ?? ''}/${++opened}`;
+  }
+
+  /** See TestPauses; none outside tests. */
+  get testPauses(): TestPauses | undefined {
+    return this.settings.testPauses;
   }
 
   /** The bounds its writes are held to (src/limits/limits.ts). */

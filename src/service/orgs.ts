@@ -72,6 +72,7 @@ export class Orgs {
       afterCommit?: (slug: string, gitdir: string, commit: string) => void;
       /** Told the lock wait and commit time of every write (metrics). */
       observeWrite?: OrgSettings['observeWrite'];
+      testPauses?: OrgSettings['testPauses'];
     } = {},
   ) {
     this.snapshots = new SnapshotCache(options.snapshotCacheBytes);
@@ -123,6 +124,7 @@ export class Orgs {
         writeTimeout: this.options.writeTimeout,
         afterCommit: afterCommit && ((commit) => afterCommit(slug, gitdir, commit)),
         observeWrite: this.options.observeWrite,
+        testPauses: this.options.testPauses,
       });
       this.open.set(slug, org);
     }

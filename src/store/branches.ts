@@ -141,6 +141,27 @@ export async function firstParentMerges(
   return merges;
 }
 
+/**
+ * The commit that merged draft `name`, at `head`, into main: the first on the first-parent history
+ * of `from` (default main's tip) whose second parent is `head` and whose message starts `Merged
+ * draft '<name>'`; undefined when there is none (a draft marked merged without a commit). For a
+ * merged draft whose record does not name it: lost, or not yet written (a merge moves the ref first).
+ */
+export async function findDraftMerge(
+  gitdir: string,
+  name: string,
+  head: string,
+  from = MAIN_REF,
+): Promise<{ commit: string; firstParent: string } | undefined> {
+  const title = `Merged draft '${name}'`;
+  for (const merge of await firstParentMerges(gitdir, from)) {
+    if (merge.parents.length === 2 && merge.parents[1] === head && merge.subject.startsWith(title)) {
+      return { commit: merge.commit, firstParent: merge.parents[0]! };
+    }
+  }
+  return undefined;
+}
+
 /** How errors name a branch: `main`, or `draft '<name>'` (whichever ref holds it now). */
 export function branchLabel(ref: string): string {
   return ref === MAIN_REF ? 'main' : `draft '${ref.slice(ref.lastIndexOf('/') + 1)}'`;

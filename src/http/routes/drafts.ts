@@ -64,7 +64,7 @@ export function draftRoutes(router: Router, writing: Middleware[], settings: Rou
     router.post(`/drafts/:name/${action}`, ...bodyIfAny, async (ctx) => {
       const body = hasBody(ctx) ? checkRequestBody(ctx, MergeBody) : {};
       try {
-        const { snapshot, draft, committed } = await new Drafts(state(ctx).org).merge(
+        const { snapshot, draft, committed, mergedHead } = await new Drafts(state(ctx).org).merge(
           String(ctx.params.name),
           into,
           body.resolutions ?? [],
@@ -75,7 +75,7 @@ export function draftRoutes(router: Router, writing: Middleware[], settings: Rou
             ...preconditions(ctx),
           },
         );
-        await send(ctx, { ...draft, commit: snapshot.commit, committed }, snapshot);
+        await send(ctx, { ...draft, commit: snapshot.commit, committed, ...(mergedHead === undefined ? {} : { mergedHead }) }, snapshot);
       } catch (err) {
         if (!(err instanceof MergeConflicts)) throw err;
         sendConflicts(ctx, err);
