@@ -795,3 +795,14 @@ test('list cursors: one that is not a string, or names no page, is the protocol 
     t.true(Array.isArray(answer.result?.resources), cursor);
   }
 });
+
+test('a protocol error says its sentence once: the client puts "MCP error <code>:" before it, the server does not', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  await t.throwsAsync(client.readResource({ uri: 'c4store:///diagrams/nope.svg' }), {
+    message: "MCP error -32602: Resource 'c4store:///diagrams/nope.svg' does not exist.",
+  });
+  await t.throwsAsync(client.listResources({ cursor: '-1' }), {
+    message: "MCP error -32602: Invalid cursor '-1': use the nextCursor of the previous resources/list answer.",
+  });
+});

@@ -16,7 +16,6 @@ import {
   LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -129,7 +128,7 @@ function serverFor(settings: McpSettings): Server {
     if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
     const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
     const diagram = id === undefined ? undefined : model.diagrams.get(id);
-    if (!diagram) throw new McpError(ErrorCode.InvalidParams, sentenceWithin(`Resource '${uri}' does not exist.`));
+    if (!diagram) throw new ProtocolError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
     return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
   });
   return server;
@@ -143,12 +142,26 @@ function serverFor(settings: McpSettings): Server {
 function pageStart(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   if (!/^(0|[1-9][0-9]{0,8})$/.test(cursor)) {
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
-      sentenceWithin(`Invalid cursor '${cursor}': use the nextCursor of the previous resources/list answer.`),
+      `Invalid cursor '${cursor}': use the nextCursor of the previous resources/list answer.`,
     );
   }
   return Number(cursor);
+}
+
+/**
+ * A JSON-RPC error of a request handler: the SDK answers with its `code` and `message`. Not the
+ * SDK's McpError, whose message starts "MCP error <code>: ", to which the client's own McpError
+ * adds the same again ("MCP error -32602: MCP error -32602: Resource …").
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    sentence: string,
+  ) {
+    super(sentenceWithin(sentence));
+  }
 }
 
 const MODEL_URI = 'c4store:///model.yaml';
