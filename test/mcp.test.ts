@@ -18,11 +18,13 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-/** A client of the SDK's own on `server` (the shared one unless given) with `key`, named `name`. */
-async function connect(key: string, name = 'test-agent', server: TestServer = s): Promise<Client> {
+/** A client of the SDK's own on `server` (the shared one unless given) with `key`, named `name`; `query` after `/mcp`. */
+async function connect(key: string, name = 'test-agent', server: TestServer = s, query = ''): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query}`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
   );
   return client;
 }
@@ -805,4 +807,33 @@ test('a protocol error says its sentence once: the client puts "MCP error <code>
   await t.throwsAsync(client.listResources({ cursor: '-1' }), {
     message: "MCP error -32602: Invalid cursor '-1': use the nextCursor of the previous resources/list answer.",
   });
+});
+
+test("a query on /mcp's address (the API's ?draft=, ?at=, ?layout=) changes nothing a tool does: its arguments alone say what it reads and writes", async (t) => {
+  const agent = await connect(s.key, 'query-agent');
+  t.teardown(() => agent.close());
+  t.falsy((await agent.callTool({ name: 'create_draft', arguments: { name: 'query-probe' } })).isError);
+  const probe = { draft: 'query-probe', components: [{ ref: 'query-probe', name: 'Query Probe', typeSlug: 'person' }] };
+  t.falsy((await agent.callTool({ name: 'write_model', arguments: probe })).isError);
+  const text = (answer: object) => (answer as { content: Text[] }).content.map((c) => c.text ?? '').join('\n');
+
+  const drafted = await connect(s.readerKey, 'query-agent', s, '?draft=query-probe');
+  t.teardown(() => drafted.close());
+  t.notRegex(text(await drafted.callTool({ name: 'get_model', arguments: {} })), /Query Probe/, 'get_model reads main');
+  t.true((await drafted.callTool({ name: 'get_component', arguments: { id: 'query-probe' } })).isError, 'main has no such component');
+  const yaml = await drafted.readResource({ uri: 'c4store:///model.yaml' });
+  t.notRegex((yaml.contents[0] as { text: string }).text, /Query Probe/, 'the model resource is main');
+
+  const elsewhen = await connect(s.readerKey, 'query-agent', s, '?at=nope');
+  t.teardown(() => elsewhen.close());
+  t.falsy((await elsewhen.callTool({ name: 'get_model', arguments: {} })).isError);
+  t.true((await elsewhen.listResources()).resources.length > 0);
+
+  const laidOut = await connect(s.key, 'query-agent', s, '?layout=bogus');
+  t.teardown(() => laidOut.close());
+  const written = await laidOut.callTool({
+    name: 'write_model',
+    arguments: { ...probe, components: [{ ...probe.components[0], desc: 'Probes.' }] },
+  });
+  t.falsy(written.isError, text(written));
 });

@@ -21,10 +21,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
-import { readSnapshot, state } from '../http/resource.js';
+import { state } from '../http/resource.js';
 import type { McpSettings } from './endpoint.js';
 import { sentenceWithin } from './fit.js';
-import { checkArguments, modelYaml, type ToolContext } from './tools.js';
+import { checkArguments, modelYaml, snapshotOf, type ToolContext } from './tools.js';
 
 /** A session's server and transport; the transport tells of the session's id once `initialize` has made it. */
 export function openSession(
@@ -104,7 +104,7 @@ function serverFor(settings: McpSettings): Server {
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
-    const { model } = await readSnapshot(carried(extra));
+    const { model } = await snapshotOf(carried(extra));
     const diagrams = [...model.diagrams.values()];
     const start = pageStart(request.params?.cursor);
     const page = diagrams.slice(start, start + RESOURCES_PER_PAGE);
@@ -123,7 +123,7 @@ function serverFor(settings: McpSettings): Server {
   });
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const ctx = carried(extra);
-    const { model } = await readSnapshot(ctx);
+    const { model } = await snapshotOf(ctx);
     const { uri } = request.params;
     if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
     const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;

@@ -6,7 +6,8 @@ import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
 import { Drafts, draftTip, writeToDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
-import { authorOf, readSnapshot, state, writeOptions } from '../http/resource.js';
+import { apiContextOf, authorOf, state } from '../http/resource.js';
+import { newId } from '../model/ids.js';
 import { TemplateBody } from '../model/current-form/schemas.js';
 import { writeCurrent } from '../model/write/current.js';
 import { checkBody } from '../model/check-body.js';
@@ -219,14 +220,18 @@ export function modelYaml(m: Model, publicUrl: string): string {
   } as unknown as { [key: string]: Plain });
 }
 
-/** The model as main has it, or as the draft `draft` has it. */
-async function snapshotOf(context: ToolContext, draft: string | undefined): Promise<Snapshot> {
-  if (draft === undefined) return readSnapshot(context.ctx);
-  return draftTip(state(context.ctx).org, draft);
+/**
+ * The model as main has it, or as the draft `draft` has it: by a tool's arguments alone. Not the
+ * API's readSnapshot, which takes ?at= and ?draft= from the request: a query on /mcp's address
+ * is no argument of any tool, and must not turn every read of main into one of a draft.
+ */
+export async function snapshotOf(ctx: Context, draft?: string): Promise<Snapshot> {
+  const { org } = state(ctx);
+  return draft === undefined ? (await org.readable()).snapshot : draftTip(org, draft);
 }
 
 async function model(context: ToolContext, draft: string | undefined) {
-  return (await snapshotOf(context, draft)).model;
+  return (await snapshotOf(context.ctx, draft)).model;
 }
 
 function search(model: Model, args: Static<typeof SearchInput>, publicUrl: string): unknown[] {
@@ -297,7 +302,7 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ id, format = 'svg', draft, compare }, context) {
       if (compare !== undefined && draft === undefined) throw new ApiError(400, 'compare needs draft: the draft to compare with main.');
       const { org } = state(context.ctx);
-      const snapshot = await snapshotOf(context, draft);
+      const snapshot = await snapshotOf(context.ctx, draft);
       const found = byIdOrRef(snapshot.model.diagrams, id);
       const deleted = found === undefined && draft !== undefined ? await new Drafts(org).deletedDiagram(draft, id) : undefined;
       const diagram = found ?? deleted;
@@ -386,7 +391,7 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ resource, limit = 20, before, draft }, context) {
       const { org } = state(context.ctx);
-      const snapshot = await snapshotOf(context, draft);
+      const snapshot = await snapshotOf(context.ctx, draft);
       const paths = resource === undefined ? undefined : pathsOfResourceNamed(resourceIdOf(snapshot.model, resource), snapshot.model);
       const tip = draft === undefined ? MAIN_REF : snapshot.commit;
       const entries = await readHistory(org.repo.gitdir, {
@@ -501,7 +506,8 @@ export const DRAFT_TOOLS: readonly Tool[] = [
             ...(head === undefined ? {} : { ifMatch: [await resolveCommitName(org.repo, head).catch(() => head)] }),
             author: authorOf(ctx),
             title: `MCP write_model into draft '${draft}'`,
-            options: writeOptions(ctx),
+            // Not the API's writeOptions, which takes ?layout= from /mcp's address: no argument of the tool.
+            options: { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: 'keep' },
             trailers: [`Agent: ${context.clientName}`],
           },
           (d) => {
