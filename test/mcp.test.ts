@@ -31,6 +31,12 @@ async function connect(key: string, name = 'test-agent', server: TestServer = s,
 
 type Text = { type: 'text'; text: string };
 
+/** What a get_model or render_diagram answer tells of itself, which is no JSON: the JSON of its last text. */
+function factsOf(answer: object): any {
+  const texts = (answer as { content: Array<{ type: string; text?: string }> }).content.filter((c) => c.type === 'text');
+  return JSON.parse(texts.at(-1)!.text!);
+}
+
 test('tools are listed for an editor key, only the read tools for a reader key, each with a schema and annotations', async (t) => {
   const editor = await connect(s.key);
   t.teardown(() => editor.close());
@@ -52,7 +58,7 @@ test('tools are listed for an editor key, only the read tools for a reader key, 
   );
 });
 
-test('every read tool answers on the sample organization, as text and as structured content', async (t) => {
+test('every read tool answers on the sample organization, as text and as structured content (get_model and render_diagram: their facts as JSON after it)', async (t) => {
   const client = await connect(s.readerKey);
   t.teardown(() => client.close());
   const components = (await s.get('/api/external/components')).body as { id: string; name: string }[];
@@ -79,15 +85,15 @@ test('every read tool answers on the sample organization, as text and as structu
   t.is((gotByRef.structuredContent as { id: string }).id, byRef.id);
   const diagramRef = (await s.get(`/api/external/diagram/${diagrams[0]!.id}`)).body.ref as string;
   const drawnByRef = await client.callTool({ name: 'render_diagram', arguments: { id: diagramRef } });
-  t.regex((drawnByRef.structuredContent as { url: string }).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
+  t.regex(factsOf(drawnByRef).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
 
   const drawn = await client.callTool({ name: 'render_diagram', arguments: { id: diagrams[0]!.id } });
   t.regex((drawn.content as Text[])[0]!.text, /^<svg[\s>]/);
-  t.regex((drawn.structuredContent as { url: string }).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
+  t.regex(factsOf(drawn).url, new RegExp(`/orgs/demo/diagrams/${diagrams[0]!.id}$`));
 
   const model = await client.callTool({ name: 'get_model', arguments: {} });
   t.regex((model.content as Text[])[0]!.text, /components:/);
-  t.is((model.structuredContent as { components: number }).components, components.length);
+  t.is(factsOf(model).components, components.length);
 
   const history = await client.callTool({ name: 'history', arguments: { limit: 5 } });
   t.true((history.structuredContent as { total: number }).total >= 1);
@@ -132,7 +138,7 @@ test('bad arguments and unknown ids are tool errors with the REST texts; the ser
     t.true(refused.isError, name);
     t.is((refused.content as Text[])[0]!.text, text, name);
   }
-  const whole = (await client.callTool({ name: 'get_model', arguments: {} })).structuredContent as { totalChars: number };
+  const whole = factsOf(await client.callTool({ name: 'get_model', arguments: {} })) as { totalChars: number };
   t.true((await client.callTool({ name: 'get_model', arguments: { offset: whole.totalChars } })).isError, 'at the end is past it');
   const past = await client.callTool({ name: 'get_model', arguments: { offset: 99_999_999 } });
   t.true(past.isError);
@@ -433,7 +439,7 @@ test('render_diagram of a diagram the draft deleted: with compare "main", main\'
   const call = async (args: Record<string, unknown>) => {
     const reply = await client.callTool({ name: 'render_diagram', arguments: args });
     const content = reply.content as Array<{ type: string; text?: string; data?: string }>;
-    return { isError: reply.isError === true, text: content[0]!.text!, content, structured: reply.structuredContent as any };
+    return { isError: reply.isError === true, text: content[0]!.text!, content, structured: reply.isError ? undefined : factsOf(reply) };
   };
   /** Each drawn element's mark, by its id (src/drawing/svg.ts writes its groups as <g class="…" …data-id="…">). */
   const marksOf = (svg: string) =>
@@ -551,8 +557,9 @@ test('answers stay within 60,000 characters, still whole JSON: a commit of many 
     const answer = await client.callTool({ name, arguments: args });
     t.falsy(answer.isError, JSON.stringify(answer.content).slice(0, 300));
     const text = (answer.content as Text[])[0]!.text;
-    t.true(text.length <= 60_000, `${name}: ${text.length} characters`);
-    t.true(JSON.stringify(answer.structuredContent).length <= 60_000, `${name}: structured content`);
+    const shown = (answer.content as Text[]).reduce((sum, block) => sum + (block.text ?? '').length, 0);
+    t.true(shown <= 60_000, `${name}: ${shown} characters`);
+    t.true(JSON.stringify(answer.structuredContent ?? {}).length <= 60_000, `${name}: structured content`);
     return { text, structured: answer.structuredContent as any };
   };
 
@@ -836,4 +843,23 @@ test("a query on /mcp's address (the API's ?draft=, ?at=, ?layout=) changes noth
     arguments: { ...probe, components: [{ ...probe.components[0], desc: 'Probes.' }] },
   });
   t.falsy(written.isError, text(written));
+});
+
+/**
+ * What the model is shown of a tool's answer by a client that, as Claude Code and Cursor do, gives
+ * it the answer's structuredContent when there is one (as JSON), else its content.
+ */
+function shownToModel(answer: object): string {
+  const { structuredContent, content } = answer as { structuredContent?: unknown; content: Array<{ type: string; text?: string }> };
+  if (structuredContent !== undefined) return JSON.stringify(structuredContent);
+  return content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+}
+
+test('a client that shows the model only structuredContent, when an answer has it, still shows the YAML of get_model and the drawing of render_diagram', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  const diagram = ((await s.get('/api/external/diagrams')).body as { id: string }[])[0]!;
+  t.regex(shownToModel(await client.callTool({ name: 'get_model', arguments: {} })), /^components:$/m);
+  t.regex(shownToModel(await client.callTool({ name: 'render_diagram', arguments: { id: diagram.id } })), /^<svg[\s>]/);
+  t.regex(shownToModel(await client.callTool({ name: 'render_diagram', arguments: { id: diagram.id, format: 'png' } })), /\[image\]/);
 });

@@ -23,8 +23,8 @@ import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
 import { state } from '../http/resource.js';
 import type { McpSettings } from './endpoint.js';
-import { sentenceWithin } from './fit.js';
-import { checkArguments, modelYaml, snapshotOf, type ToolContext } from './tools.js';
+import { fitted, sentenceWithin } from './fit.js';
+import { checkArguments, FACTS_CHARS, modelYaml, snapshotOf, type ToolContext } from './tools.js';
 
 /** A session's server and transport; the transport tells of the session's id once `initialize` has made it. */
 export function openSession(
@@ -94,7 +94,11 @@ function serverFor(settings: McpSettings): Server {
     try {
       const answer = await definition.run(checkArguments(definition, request.params.arguments) as never, context);
       const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
-      return { content: [{ type: 'text', text: answer.text }, ...image], structuredContent: answer.structured };
+      const facts = answer.facts ? [{ type: 'text' as const, text: JSON.stringify(fitted(answer.facts, FACTS_CHARS).value) }] : [];
+      return {
+        content: [{ type: 'text', text: answer.text }, ...image, ...facts],
+        ...(answer.structured ? { structuredContent: answer.structured } : {}),
+      };
     } catch (err) {
       // The REST API's texts: a refusal is the agent's to read and act on, not a protocol failure. With what
       // it concerns (ApiError.detailed): an agent has no header to read, and must know which element to fix.

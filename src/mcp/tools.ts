@@ -30,7 +30,8 @@ import { ANSWER_CHARS, fitted } from './fit.js';
  * The tools an agent is given (CONTRACT.md §10): what each does, its input as a TypeBox schema
  * (the JSON Schema the agent sees and the check its arguments pass, one declaration), whether it
  * only reads, and how it runs against the model of the request's organization. Every answer is
- * text an agent reads well plus the same as `structuredContent`, and stays prompt-sized.
+ * text an agent reads well plus the same as `structuredContent` (one that is no JSON, its facts
+ * after it: ToolAnswer.facts), and stays prompt-sized.
  */
 
 export interface ToolContext {
@@ -43,9 +44,17 @@ export interface ToolContext {
 
 export interface ToolAnswer {
   text: string;
-  structured: Record<string, unknown>;
-  /** A picture beside the text (render_diagram's PNG). */
+  /** The same data as the text, as JSON: the answer's `structuredContent`. */
+  structured?: Record<string, unknown>;
+  /** A picture after the text (render_diagram's PNG). */
   image?: { data: string; mimeType: string };
+  /**
+   * What an answer that is no JSON (a page of YAML, a drawing) tells of itself, as JSON in a text
+   * after it. Such an answer has no `structuredContent`: some clients (Claude Code, Cursor) show
+   * the model only the `structuredContent` of an answer that has one, which would hide the YAML
+   * or the drawing behind what is said of it.
+   */
+  facts?: Record<string, unknown>;
 }
 
 export interface Tool<S extends TSchema = TSchema> {
@@ -64,8 +73,10 @@ function tool<S extends TSchema>(definition: Tool<S>): Tool {
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 const Revision = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
 
-/** Room kept in an answer for the sentence before its JSON. */
+/** Room kept in an answer for the sentence before its JSON, or for the facts after a page of YAML or a drawing. */
 const HEADING_CHARS = 500;
+/** What the facts of an answer that is no JSON may take (ToolAnswer.facts): a diagram's name may be long. */
+export const FACTS_CHARS = HEADING_CHARS;
 /** What an answer's JSON (or YAML page) may take: the answer's size less that room. */
 const BODY_CHARS = ANSWER_CHARS - HEADING_CHARS;
 
@@ -337,25 +348,26 @@ export const READ_TOOLS: readonly Tool[] = [
         const png = drawn ? await pngInTurn(snapshot.model.organization.slug, await drawSvg(), 1) : await pngOf(snapshot, diagram, 1);
         // The viewer's PNG of a visual diff is its SVG rasterized, marks and all, as this one.
         const address = `${path}.png${query}`;
-        const structured = { ...about, png: address, mediaType: 'image/png', bytes: png.length };
+        const facts = { ...about, png: address, mediaType: 'image/png', bytes: png.length };
         if (png.length > MAX_PNG_BYTES) {
-          return { text: `The PNG of ${what} is ${png.length} bytes, too large for an answer: it is at ${address}.`, structured };
+          return { text: `The PNG of ${what} is ${png.length} bytes, too large for an answer: it is at ${address}.`, facts };
         }
         return {
           text: `${what} drawn as PNG (${png.length} bytes); a person sees ${deleted ? 'the draft' : 'it'} at ${url}.`,
-          structured,
+          facts,
           image: { data: png.toString('base64'), mimeType: 'image/png' },
         };
       }
       const svg = await drawSvg();
-      const structured = { ...about, svg: svgAddress, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
-      if (svg.length > ANSWER_CHARS) {
+      const facts = { ...about, svg: svgAddress, mediaType: 'image/svg+xml', bytes: Buffer.byteLength(svg) };
+      // Room kept for the facts after it: the whole answer stays within the bound.
+      if (svg.length > BODY_CHARS) {
         return {
           text: `The SVG of ${what} is ${svg.length} characters, too large for an answer: it is at ${svgAddress}, and format png gives it as a picture.`,
-          structured,
+          facts,
         };
       }
-      return { text: svg, structured };
+      return { text: svg, facts };
     },
   }),
   tool({
@@ -378,7 +390,7 @@ export const READ_TOOLS: readonly Tool[] = [
         yaml.slice(offset, cut) + (next === null ? '' : `\n# … ${yaml.length - cut} more characters: call get_model with offset ${next}\n`);
       return {
         text,
-        structured: { offset, nextOffset: next, totalChars: yaml.length, components: m.components.size, diagrams: m.diagrams.size },
+        facts: { offset, nextOffset: next, totalChars: yaml.length, components: m.components.size, diagrams: m.diagrams.size },
       };
     },
   }),
