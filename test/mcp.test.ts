@@ -781,7 +781,6 @@ test('list cursors: one that is not a string, or names no page, is the protocol 
   await made.text();
   for (const [method, params] of [
     ['tools/list', { cursor: 5 }],
-    ['tools/list', 5],
     ['resources/list', { cursor: null }],
     ['resources/list', { cursor: '-1' }],
     ['resources/list', { cursor: '-600' }],
@@ -862,4 +861,61 @@ test('a client that shows the model only structuredContent, when an answer has i
   t.regex(shownToModel(await client.callTool({ name: 'get_model', arguments: {} })), /^components:$/m);
   t.regex(shownToModel(await client.callTool({ name: 'render_diagram', arguments: { id: diagram.id } })), /^<svg[\s>]/);
   t.regex(shownToModel(await client.callTool({ name: 'render_diagram', arguments: { id: diagram.id, format: 'png' } })), /\[image\]/);
+});
+
+/** A raw POST to /mcp of `body` as JSON with `key`, in `session` when given. */
+function postRaw(body: unknown, key: string, session?: string): Promise<Response> {
+  return fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${key}`,
+      ...(session === undefined ? {} : { 'mcp-session-id': session }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+async function rawSession(key: string): Promise<string> {
+  const made = await postRaw(
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    },
+    key,
+  );
+  await made.text();
+  return made.headers.get('mcp-session-id')!;
+}
+
+test('JSON that is no JSON-RPC message is -32600 Invalid Request, as JSON-RPC has it (-32700 is for what does not parse), with its id when it has one', async (t) => {
+  const session = await rawSession(s.readerKey);
+  for (const [body, id] of [
+    [{ id: 5, method: 'ping' }, 5],
+    [{ jsonrpc: '1.0', id: 'a', method: 'ping' }, 'a'],
+    [{ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, null],
+    [{ jsonrpc: '2.0', id: null, method: 'ping' }, null],
+    [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, null],
+    [{ jsonrpc: '2.0', id: 6, method: 5 }, 6],
+    [{ jsonrpc: '2.0', id: 7, method: 'ping', params: [1] }, 7],
+    [{ jsonrpc: '2.0', id: 9, method: 'tools/list', params: 5 }, 9],
+    [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: 5 }, null],
+    ['hello', null],
+    [42, null],
+    [null, null],
+  ] as const) {
+    for (const within of [session, undefined]) {
+      const label = `${JSON.stringify(body)} ${within === undefined ? 'without' : 'in'} a session`;
+      const reply = await postRaw(body, s.readerKey, within);
+      t.is(reply.status, 400, label);
+      const answer = (await reply.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+      t.like(answer, { jsonrpc: '2.0', id, error: { code: -32600 } }, label);
+      t.regex(answer.error.message, /^Invalid Request: /, label);
+    }
+  }
+  const ping = await postRaw({ jsonrpc: '2.0', id: 8, method: 'ping' }, s.readerKey, session);
+  t.like(await ping.json(), { id: 8, result: {} }, 'the session goes on');
 });

@@ -109,6 +109,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
 
   const handle = async (ctx: Context) => {
     checkOrigin(ctx, settings.publicUrl);
+    if (ctx.method === 'POST' && (await notMessages(ctx.request.body))) return refuseNotMessages(ctx);
     const { key } = state(ctx);
     const id = ctx.get(SESSION_HEADER);
     let session: Session | undefined;
@@ -200,6 +201,27 @@ function refuseBatch(ctx: Context, version: string): void {
     null,
     INVALID_REQUEST,
     `Invalid Request: MCP ${version} has no batches (a JSON array of messages in one POST): send each message in a POST of its own.`,
+  );
+}
+
+/**
+ * Whether a body that parsed as JSON is no JSON-RPC message (nor a batch of them): JSON-RPC's
+ * -32600 Invalid Request, where the SDK's transport answers -32700 Parse error, which JSON-RPC
+ * keeps for a body that is no JSON at all.
+ */
+async function notMessages(body: unknown): Promise<boolean> {
+  const { isMessage } = await loadProtocol();
+  return !(Array.isArray(body) ? body : [body]).every(isMessage);
+}
+
+/** The refusal of notMessages, with the message's id when it has one the protocol takes. */
+function refuseNotMessages(ctx: Context): void {
+  const id = isObject(ctx.request.body) ? ctx.request.body.id : undefined;
+  ctx.status = 400;
+  ctx.body = jsonRpcError(
+    typeof id === 'string' || Number.isInteger(id) ? id : null,
+    INVALID_REQUEST,
+    'Invalid Request: not a JSON-RPC 2.0 message: a request is {"jsonrpc": "2.0", "id": <a string or an integer>, "method": <its name>, "params": <an object, if any>}; a notification has no "id".',
   );
 }
 

@@ -13,6 +13,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
@@ -49,6 +50,11 @@ export function openSession(
 export function negotiatedVersion(initialize: unknown): string {
   const asked = (initialize as { params?: { protocolVersion?: unknown } } | null)?.params?.protocolVersion;
   return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+}
+
+/** Whether `value` is a JSON-RPC message by the SDK's own rule, which its transport would otherwise answer -32700. */
+export function isMessage(value: unknown): boolean {
+  return JSONRPCMessageSchema.safeParse(value).success;
 }
 
 function carried(extra: { authInfo?: AuthInfo }): Context {
