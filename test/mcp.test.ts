@@ -919,3 +919,21 @@ test('JSON that is no JSON-RPC message is -32600 Invalid Request, as JSON-RPC ha
   const ping = await postRaw({ jsonrpc: '2.0', id: 8, method: 'ping' }, s.readerKey, session);
   t.like(await ping.json(), { id: 8, result: {} }, 'the session goes on');
 });
+
+test('an initialize whose params are not what it takes is -32602 saying what it takes, and opens no session (the SDK said "Server not initialized")', async (t) => {
+  const valid = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+  for (const params of [
+    undefined,
+    { protocolVersion: '2025-06-18', capabilities: {} },
+    { ...valid, clientInfo: { name: 'no version' } },
+    { ...valid, protocolVersion: 20250618 },
+    { ...valid, capabilities: 'all' },
+  ]) {
+    const label = JSON.stringify(params);
+    const reply = await postRaw({ jsonrpc: '2.0', id: 'init', method: 'initialize', params }, s.readerKey);
+    t.is(reply.headers.get('mcp-session-id'), null, label);
+    const answer = (await reply.json()) as { id: unknown; error: { code: number; message: string } };
+    t.like(answer, { id: 'init', error: { code: -32602 } }, label);
+    t.regex(answer.error.message, /^Invalid params: initialize takes \{"protocolVersion"/, label);
+  }
+});

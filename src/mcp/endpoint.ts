@@ -110,6 +110,14 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
   const handle = async (ctx: Context) => {
     checkOrigin(ctx, settings.publicUrl);
     if (ctx.method === 'POST' && (await notMessages(ctx.request.body))) return refuseNotMessages(ctx);
+    const invalid = ctx.method === 'POST' ? invalidParams(ctx.request.body) : undefined;
+    if (invalid !== undefined) {
+      // The SDK checks params only with its schemas, and answers a mismatch as an internal error
+      // (-32603) carrying the schema library's dump, or an initialize's as "Server not initialized":
+      // the protocol's answer is -32602, said plainly.
+      ctx.body = jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message);
+      return;
+    }
     const { key } = state(ctx);
     const id = ctx.get(SESSION_HEADER);
     let session: Session | undefined;
@@ -131,13 +139,6 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     session.lastUsed = Date.now();
     if (ctx.method === 'POST' && Array.isArray(ctx.request.body) && !hasBatches(session.protocolVersion)) {
       return refuseBatch(ctx, session.protocolVersion);
-    }
-    const invalid = ctx.method === 'POST' ? invalidParams(ctx.request.body) : undefined;
-    if (invalid !== undefined) {
-      // The SDK checks params only with its schemas, and answers a mismatch as an internal error
-      // (-32603) carrying the schema library's dump: the protocol's answer is -32602, said plainly.
-      ctx.body = jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message);
-      return;
     }
     carry(ctx);
     ctx.respond = false;
@@ -238,6 +239,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function invalidParams(body: unknown): { id: unknown; message: string } | undefined {
   if (!isObject(body) || body.id === undefined) return undefined;
   const { id, method, params } = body;
+  if (method === 'initialize') {
+    const client = isObject(params) ? params.clientInfo : undefined;
+    const valid =
+      isObject(params) &&
+      typeof params.protocolVersion === 'string' &&
+      isObject(params.capabilities) &&
+      isObject(client) &&
+      typeof client.name === 'string' &&
+      typeof client.version === 'string';
+    if (!valid) {
+      return {
+        id,
+        message:
+          'Invalid params: initialize takes {"protocolVersion": <a version, such as "2025-06-18">, "capabilities": {…}, "clientInfo": {"name": <the client\'s name>, "version": <its version>}}.',
+      };
+    }
+  }
   if (method === 'tools/call') {
     if (!isObject(params)) return { id, message: 'Invalid params: tools/call takes {"name": <tool>, "arguments": {…}}.' };
     if (typeof params.name !== 'string') return { id, message: "Invalid params: tools/call needs name, the tool's name." };
