@@ -877,13 +877,14 @@ function postRaw(body: unknown, key: string, session?: string): Promise<Response
   });
 }
 
-async function rawSession(key: string): Promise<string> {
+/** A session opened by a raw initialize with `key`, of protocol `version`. */
+async function rawSession(key: string, protocolVersion = '2025-06-18'): Promise<string> {
   const made = await postRaw(
     {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     },
     key,
   );
@@ -918,6 +919,11 @@ test('JSON that is no JSON-RPC message is -32600 Invalid Request, as JSON-RPC ha
   }
   const ping = await postRaw({ jsonrpc: '2.0', id: 8, method: 'ping' }, s.readerKey, session);
   t.like(await ping.json(), { id: 8, result: {} }, 'the session goes on');
+  // A version with batches: an empty one is no message either (the SDK took it, as a notification, 202).
+  const batched = await rawSession(s.readerKey, '2025-03-26');
+  const empty = await postRaw([], s.readerKey, batched);
+  t.is(empty.status, 400);
+  t.like(await empty.json(), { id: null, error: { code: -32600 } });
 });
 
 test('an initialize whose params are not what it takes is -32602 saying what it takes, and opens no session (the SDK said "Server not initialized")', async (t) => {

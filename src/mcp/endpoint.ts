@@ -206,13 +206,14 @@ function refuseBatch(ctx: Context, version: string): void {
 }
 
 /**
- * Whether a body that parsed as JSON is no JSON-RPC message (nor a batch of them): JSON-RPC's
- * -32600 Invalid Request, where the SDK's transport answers -32700 Parse error, which JSON-RPC
- * keeps for a body that is no JSON at all.
+ * Whether a body that parsed as JSON is no JSON-RPC message (nor a batch of them; an empty batch
+ * is none): JSON-RPC's -32600 Invalid Request, where the SDK's transport answers -32700 Parse
+ * error, which JSON-RPC keeps for a body that is no JSON at all.
  */
 async function notMessages(body: unknown): Promise<boolean> {
   const { isMessage } = await loadProtocol();
-  return !(Array.isArray(body) ? body : [body]).every(isMessage);
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.length === 0 || !messages.every(isMessage);
 }
 
 /** The refusal of notMessages, with the message's id when it has one the protocol takes. */
