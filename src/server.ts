@@ -130,6 +130,8 @@ export interface ServerOptions {
   events?: EventsSettings;
   /** Tests only: where requests wait for the test (service/org.ts TestPauses). */
   testPauses?: TestPauses;
+  /** An MCP session unused this long is closed (default 30 minutes). */
+  mcpSessionIdleMs?: number;
 }
 
 export interface RunningServer {
@@ -268,6 +270,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       timeoutMs: options.sendTimeout ?? DEFAULT_SEND_TIMEOUT,
     },
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
+    mcpSessionIdleMs: options.mcpSessionIdleMs,
   };
   const app = createApp(deps);
   // A client that trickles its headers or body must not hold a connection forever. Node

@@ -943,3 +943,36 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
     t.regex(answer.error.message, /^Invalid params: initialize takes \{"protocolVersion"/, label);
   }
 });
+
+test('a session idle longer than the idle time is closed when it is next used: 404, on which the client opens a new one', async (t) => {
+  const own = await TestServer.start({ mcpSessionIdleMs: 50 });
+  t.teardown(() => own.close());
+  const post = (body: unknown, session?: string) =>
+    fetch(`${own.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${own.readerKey}`,
+        ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      },
+      body: JSON.stringify(body),
+    });
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'idle-agent', version: '1' } },
+  };
+  const made = await post(initialize);
+  await made.text();
+  const session = made.headers.get('mcp-session-id')!;
+  // Longer than the idle time, however busy the machine: the sleep is the least time that passes.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const late = await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session);
+  t.is(late.status, 404);
+  t.deepEqual(await late.json(), { error: 'Session not found: initialize a new one.' });
+  const again = await post(initialize);
+  t.is(again.status, 200);
+  t.truthy(again.headers.get('mcp-session-id'));
+});

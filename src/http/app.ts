@@ -80,6 +80,8 @@ export interface AppDependencies extends RouteSettings, EventRouteSettings {
   /** Counted requests and `/metrics` (src/ops/metrics.ts); without a token, loopback scrapes only. */
   metrics?: Metrics;
   metricsToken?: string;
+  /** An MCP session unused this long is closed (ms, default 30 minutes). */
+  mcpSessionIdleMs?: number;
 }
 
 /**
@@ -122,6 +124,7 @@ function agentRouter(deps: AppDependencies): Router {
       return deps.publicUrl;
     },
     tools: MCP_TOOLS,
+    idleMs: deps.mcpSessionIdleMs,
   };
   return mcpRouter(
     [

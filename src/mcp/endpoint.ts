@@ -133,6 +133,11 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       await session.server.connect(session.transport);
     } else {
       session = sessions.get(id);
+      // Idle too long, it is closed now: the sweep that closes idle sessions runs only when one is opened.
+      if (session && Date.now() - session.lastUsed > idleMs) {
+        closeSession(id);
+        session = undefined;
+      }
       // Another key cannot use a session it did not make; it learns nothing of it either.
       if (!session || session.keyId !== key.id) throw new ApiError(404, 'Session not found: initialize a new one.');
     }
