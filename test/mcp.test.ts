@@ -731,6 +731,19 @@ test('one key holds at most 100 sessions: its own idlest goes, never another key
   t.false(await alive(own.readerKey, readers[0]!), 'the key’s own idlest made room');
   t.true(await alive(own.readerKey, readers[100]!));
   t.true(await alive(own.readerKey, readers[1]!));
+  // An initialize the transport refuses (its Accept lacks text/event-stream: 406) opens no session, nor makes room for one.
+  const refused = await fetch(`${own.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${own.readerKey}` },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  t.is(refused.status, 406);
+  t.true(await alive(own.readerKey, readers[2]!), 'the idlest session is still there');
 });
 
 test('a refusal that names a huge argument stays within an answer: the start and the advice at its end are kept', async (t) => {

@@ -98,9 +98,12 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
 
   const newSession = async (key: KeyRecord, protocolVersion: string): Promise<Session> => {
     const { openSession } = await loadProtocol();
-    sweep(key.id);
     const { server, transport } = openSession(settings, {
-      initialized: (id) => sessions.set(id, session),
+      // Room is made once the transport has taken the initialize: one it refuses (406, 415) closes no other session.
+      initialized: (id) => {
+        sweep(key.id);
+        sessions.set(id, session);
+      },
       closed: (id) => sessions.delete(id),
     });
     const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion };
