@@ -989,3 +989,17 @@ test('a session idle longer than the idle time is closed when it is next used: 4
   t.is(again.status, 200);
   t.truthy(again.headers.get('mcp-session-id'));
 });
+
+test("a draft name of the allowed characters that git takes as no branch name ('..', an ending '.' or '.lock') is refused saying so", async (t) => {
+  const client = await connect(s.key);
+  t.teardown(() => client.close());
+  for (const name of ['agent.lock', 'agent..x', 'agent.']) {
+    const refused = await client.callTool({ name: 'create_draft', arguments: { name } });
+    t.true(refused.isError, name);
+    t.is(
+      (refused.content as Text[])[0]!.text,
+      `Invalid draft name '${name}': git takes no branch name with '..' or ending in '.' or '.lock'; choose another.`,
+      name,
+    );
+  }
+});

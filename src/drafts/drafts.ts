@@ -16,6 +16,7 @@ import {
   isAncestor,
   isDraftName,
   reservedDraftName,
+  DRAFT_NAME,
   listDraftRefs,
   mergeBase,
   moveRefs,
@@ -101,6 +102,13 @@ interface Span {
 }
 
 function invalidName(name: string): ApiError {
+  // Of the allowed characters, yet no branch name: saying what to use would name what was used.
+  if (DRAFT_NAME.test(name)) {
+    return new ApiError(
+      400,
+      `Invalid draft name '${name}': git takes no branch name with '..' or ending in '.' or '.lock'; choose another.`,
+    );
+  }
   return new ApiError(
     400,
     `Invalid draft name '${name}': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).`,
