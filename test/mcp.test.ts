@@ -795,6 +795,7 @@ test('list cursors: one that is not a string, or names no page, is the protocol 
   for (const [method, params] of [
     ['tools/list', { cursor: 5 }],
     ['resources/list', { cursor: null }],
+    ['resources/templates/list', { cursor: 7 }],
     ['resources/list', { cursor: '-1' }],
     ['resources/list', { cursor: '-600' }],
     ['resources/list', { cursor: 'abc' }],
@@ -1002,4 +1003,17 @@ test("a draft name of the allowed characters that git takes as no branch name ('
       name,
     );
   }
+});
+
+test('resources/templates/list, which clients call to discover resources (Codex, gateways that refuse a server on -32601), names the diagrams’ template', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  const { resourceTemplates } = await client.listResourceTemplates();
+  t.deepEqual(
+    resourceTemplates.map((template) => [template.uriTemplate, template.mimeType]),
+    [['c4store:///diagrams/{id}.svg', 'image/svg+xml']],
+  );
+  const diagram = ((await s.get('/api/external/diagrams')).body as { id: string }[])[0]!;
+  const drawn = await client.readResource({ uri: resourceTemplates[0]!.uriTemplate.replace('{id}', diagram.id) });
+  t.regex((drawn.contents[0] as { text: string }).text, /^<svg[\s>]/);
 });

@@ -275,7 +275,7 @@ function invalidParams(body: unknown): { id: unknown; message: string } | undefi
   if (method === 'resources/read' && !(isObject(params) && typeof params.uri === 'string')) {
     return { id, message: 'Invalid params: resources/read takes {"uri": <resource>}.' };
   }
-  if ((method === 'tools/list' || method === 'resources/list') && params !== undefined) {
+  if ((method === 'tools/list' || method === 'resources/list' || method === 'resources/templates/list') && params !== undefined) {
     if (!isObject(params) || (params.cursor !== undefined && typeof params.cursor !== 'string')) {
       return { id, message: `Invalid params: ${method} takes {"cursor": <the nextCursor of its previous answer>} or nothing.` };
     }

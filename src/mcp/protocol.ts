@@ -16,6 +16,7 @@ import {
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -131,6 +132,13 @@ function serverFor(settings: McpSettings): Server {
       ...(start + RESOURCES_PER_PAGE < diagrams.length ? { nextCursor: String(start + RESOURCES_PER_PAGE) } : {}),
     };
   });
+  // Clients call it to discover resources whatever they list (the resources capability has no flag
+  // for it), and some (gateways) refuse a server that answers -32601. Any diagram by its id, too.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: `${DIAGRAM_URI}{id}.svg`, name: 'diagram', title: 'A diagram drawn (SVG), by its id', mimeType: 'image/svg+xml' },
+    ],
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const ctx = carried(extra);
     const { model } = await snapshotOf(ctx);
