@@ -111,8 +111,10 @@ test('bad arguments and unknown ids are tool errors with the REST texts; the ser
   const missing = await client.callTool({ name: 'get_diagram', arguments: { id: 'nope' } });
   t.true(missing.isError);
   t.is((missing.content as Text[])[0]!.text, "Diagram with id 'nope' does not exist.");
-  const unknown = await client.callTool({ name: 'drop_tables', arguments: {} });
-  t.true(unknown.isError);
+  // A tool that does not exist is a protocol error, as the MCP specification has it (a tool's refusal is isError).
+  await t.throwsAsync(client.callTool({ name: 'drop_tables', arguments: {} }), {
+    message: "MCP error -32602: Unknown tool 'drop_tables'.",
+  });
   // Each refusal in the API's own words (a path-like id was a protocol error -32603 with an internal text).
   for (const [name, args, text] of [
     ['history', { resource: '../x' }, "Invalid resource id '../x'."],

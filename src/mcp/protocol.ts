@@ -91,11 +91,12 @@ function serverFor(settings: McpSettings): Server {
     const ctx = carried(extra);
     const definition = toolsFor(ctx).find((t) => t.name === request.params.name);
     if (!definition) {
-      const known = settings.tools.some((t) => t.name === request.params.name);
-      // A reader key is not given the tools that write; it is told why rather than that they do not exist.
-      return toolError(
-        known ? `Tool '${request.params.name}' changes the model: this API key may only read.` : `Unknown tool '${request.params.name}'.`,
-      );
+      // A reader key is not given the tools that write; it is told why, as a refusal an agent reads.
+      if (settings.tools.some((t) => t.name === request.params.name)) {
+        return toolError(`Tool '${request.params.name}' changes the model: this API key may only read.`);
+      }
+      // The MCP specification makes an unknown tool a protocol error, not a tool's result.
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'.`);
     }
     const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
     try {
