@@ -1019,3 +1019,16 @@ test('resources/templates/list, which clients call to discover resources (Codex,
   const drawn = await client.readResource({ uri: resourceTemplates[0]!.uriTemplate.replace('{id}', diagram.id) });
   t.regex((drawn.contents[0] as { text: string }).text, /^<svg[\s>]/);
 });
+
+test('search for the dependencies of a component that does not exist says so, rather than that it has none', async (t) => {
+  const client = await connect(s.readerKey);
+  t.teardown(() => client.close());
+  const none = await client.callTool({ name: 'search', arguments: { kind: 'dependencies', componentId: 'no-such-component' } });
+  t.true(none.isError);
+  t.is((none.content as Text[])[0]!.text, "Component with id 'no-such-component' does not exist.");
+  const component = ((await s.get('/api/external/components')).body as { id: string; ref?: string }[]).find((c) => c.ref)!;
+  for (const name of [component.id, component.ref!]) {
+    const found = await client.callTool({ name: 'search', arguments: { kind: 'dependencies', componentId: name } });
+    t.falsy(found.isError, name);
+  }
+});

@@ -250,6 +250,12 @@ function search(model: Model, args: Static<typeof SearchInput>, publicUrl: strin
   try {
     if (kind === 'components') return searchComponents(model, filters);
     if (kind === 'diagrams') return searchDiagrams(model, filters, publicUrl);
+    // The dependencies of one component (as the API's /components/<id>/dependencies), not a filter:
+    // a name that is no component's must not read as a component that has none.
+    const { componentId } = filters;
+    if (componentId !== undefined && !byIdOrRef(model.components, componentId)) {
+      throw new ApiError(404, `Component with id '${componentId}' does not exist.`);
+    }
     return searchDependencies(model, filters);
   } catch (err) {
     if (err instanceof SearchError) throw new ApiError(400, err.message);
