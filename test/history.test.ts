@@ -451,3 +451,31 @@ test('a commit dated before the epoch in its own zone, or in a zone no ISO time 
     t.is((await s.get(`/api/external/changes?after=${far}`)).body.changes[0].title, 'Café au lait');
     t.is((await s.get(`${H}?limit=1`)).body[0].summary, 'Café au lait');
   }));
+
+test('history with ?at= is the history as of that commit: its first-parent chain up to it, as git log <commit> says, pages within it', (t) =>
+  withServer(async (s) => {
+    await threeWrites(s);
+    const mainLine = (await s.git('rev-list', '--first-parent', 'main')).trim().split('\n');
+    const at = mainLine[1]!;
+    const asOf = await s.get(`${H}?at=${at.slice(0, 7)}`);
+    t.is(asOf.status, 200, asOf.text);
+    t.is(asOf.headers.get('etag'), `"${at}"`);
+    t.deepEqual(
+      asOf.body.map((entry: { id: string }) => entry.id),
+      (await s.git('rev-list', '--first-parent', at)).trim().split('\n'),
+    );
+    const page = await s.get(`${H}?at=${at}&limit=1`);
+    t.deepEqual(
+      page.body.map((entry: { id: string }) => entry.id),
+      [at],
+    );
+    const next = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')![1]!;
+    t.deepEqual(
+      (await s.get(next)).body.map((entry: { id: string }) => entry.id),
+      [mainLine[2]],
+    );
+    // A commit newer than `at` begins no page of the history as of `at`.
+    t.deepEqual((await s.get(`${H}?at=${at}&before=${mainLine[0]}`)).body, {
+      error: `Commit '${mainLine[0]}' is not a commit of main.`,
+    });
+  }));

@@ -27,10 +27,11 @@ export function historyRoutes(router: Router): void {
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
     const resource = queryValue(ctx, 'resource');
-    const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, (await org.head()).model);
-    // With ?draft=, the draft's history (which holds main's up to where it branched off).
+    const paths = resource === undefined ? undefined : pathsOfResourceNamed(resource, head.model);
+    // With ?draft=, the draft's history (which holds main's up to where it branched off); with
+    // ?at=, the history as of that commit, which its ETag names: it never changes, as a 304 says.
     const draft = queryValue(ctx, 'draft');
-    const tip = draft === undefined ? undefined : head.commit;
+    const tip = draft === undefined && queryValue(ctx, 'at') === undefined ? undefined : head.commit;
     const beforeText = queryValue(ctx, 'before');
     const before =
       beforeText === undefined
