@@ -479,3 +479,19 @@ test('history with ?at= is the history as of that commit: its first-parent chain
       error: `Commit '${mainLine[0]}' is not a commit of main.`,
     });
   }));
+
+test('since and until at or before the epoch: since lists every commit, until one before it none', (t) =>
+  withServer(async (s) => {
+    await threeWrites(s);
+    const all = (await s.get(H)).body.map((entry: { id: string }) => entry.id);
+    t.is(all.length, 4);
+    for (const since of ['1970-01-01', '1970-01-01T00:00:00Z', '1969-12-31', '0001-01-01']) {
+      t.deepEqual(
+        (await s.get(`${H}?since=${since}`)).body.map((entry: { id: string }) => entry.id),
+        all,
+        since,
+      );
+    }
+    for (const until of ['1969-12-31', '1970-01-01T00:00:00Z', '0001-01-01'])
+      t.deepEqual((await s.get(`${H}?until=${until}`)).body, [], until);
+  }));

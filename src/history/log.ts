@@ -199,10 +199,14 @@ async function gitLog(gitdir: string, query: HistoryQuery, paths: readonly strin
     `--max-count=${query.limit}`,
   ];
   // As seconds since the epoch, within 1970–2038: git's own date parsing misreads some ISO forms
-  // and far-future times (an @-time past 2099 filters nothing).
-  const seconds = (iso: string) => Math.min(Math.max(Math.floor(Date.parse(iso) / 1000), 0), 2 ** 31 - 1);
-  if (query.since !== undefined) args.push(`--since=@${seconds(query.since)}`);
-  if (query.until !== undefined) args.push(`--until=@${seconds(query.until)}`);
+  // and far-future times (an @-time past 2099 filters nothing). With its zone: git reads a bare
+  // `@0` as no time at all (since=@0 then kept nothing, until=@0 everything).
+  const seconds = (iso: string) => Math.min(Math.floor(Date.parse(iso) / 1000), 2 ** 31 - 1);
+  const gitTime = (iso: string) => `@${Math.max(seconds(iso), 0)} +0000`;
+  // git keeps no commit time before the epoch: a bound before it leaves no commit.
+  if (query.until !== undefined && seconds(query.until) < 0) return [];
+  if (query.since !== undefined) args.push(`--since=${gitTime(query.since)}`);
+  if (query.until !== undefined) args.push(`--until=${gitTime(query.until)}`);
   if (query.single !== undefined) args.push('--no-walk', query.single);
   else if (query.commits !== undefined) args.push('--no-walk=unsorted', ...query.commits);
   else args.push('--first-parent', walkStart(query));
