@@ -495,3 +495,23 @@ test('since and until at or before the epoch: since lists every commit, until on
     for (const until of ['1969-12-31', '1970-01-01T00:00:00Z', '0001-01-01'])
       t.deepEqual((await s.get(`${H}?until=${until}`)).body, [], until);
   }));
+
+test("the versions' list never answers 304: a version is made beside main, which does not move", (t) =>
+  withServer(async (s) => {
+    const V = '/api/external/versions';
+    const before = await s.get(V);
+    t.deepEqual(before.body, []);
+    const etag = before.headers.get('etag')!;
+    t.is(etag, `"${await s.head()}"`);
+    t.is((await s.post(V, { name: 'v1' })).status, 201);
+    for (const path of [V, `${V}?at=main`]) {
+      const again = await s.get(path, { headers: { 'if-none-match': etag } });
+      t.is(again.status, 200, path);
+      t.is(again.headers.get('etag'), etag, 'the ETag still names the commit read');
+      t.deepEqual(
+        again.body.map((version: { name: string }) => version.name),
+        ['v1'],
+        path,
+      );
+    }
+  }));

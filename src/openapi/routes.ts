@@ -441,7 +441,16 @@ export const ROUTES: RouteDoc[] = [
     ],
   },
   ...['/version', '/versions'].flatMap((path): RouteDoc[] => [
-    { method: 'GET', path, summary: 'The named versions (git tags)', tag: 'History', response: list(VersionResponse), mainOnly: true },
+    // A version is made beside main, which does not move: the list changes under the same ETag.
+    {
+      method: 'GET',
+      path,
+      summary: 'The named versions (git tags)',
+      tag: 'History',
+      response: list(VersionResponse),
+      mainOnly: true,
+      revalidates: false,
+    },
     {
       method: 'POST',
       path,

@@ -5,7 +5,7 @@ import { createVersion, listVersions } from '../../history/versions.js';
 import { checkRequestBody } from '../request-body.js';
 import { checkPreconditions } from '../../service/org.js';
 import { authorOf, mainOnly, preconditions, readSnapshot, state } from '../resource.js';
-import { send } from '../respond.js';
+import { send, setEtag } from '../respond.js';
 
 /** Named versions of the model: annotated git tags, listed and made over the API. */
 export function versionRoutes(router: Router, writing: Middleware[]): void {
@@ -13,8 +13,9 @@ export function versionRoutes(router: Router, writing: Middleware[]): void {
     router.get(path, async (ctx) => {
       mainOnly(ctx, 'Versions');
       const { org } = state(ctx);
-      const head = await readSnapshot(ctx);
-      await send(ctx, await listVersions(org.repo.gitdir), head);
+      // The commit read names the answer, but never answers 304: a version is made beside main, which does not move.
+      setEtag(ctx, await readSnapshot(ctx));
+      await send(ctx, await listVersions(org.repo.gitdir));
     });
     router.post(path, ...writing, async (ctx) => {
       mainOnly(ctx, 'Versions');
