@@ -364,3 +364,18 @@ test('SSE: a graceful stop ends a stream whose client has not taken all it was s
   stalled.resume();
   await closed;
 });
+
+test("?at= on the feed and the stream is checked and changes nothing: their ETag names main's tip, and the feed answers no 304 for an older commit", async (t) => {
+  const server = await TestServer.start();
+  t.teardown(() => server.close());
+  const [first] = await addTags(server, ['one', 'two']);
+  const tip = await server.head();
+  const feed = await server.get(`/api/external/changes?at=${first}`, { headers: { 'if-none-match': `"${first}"` } });
+  t.is(feed.status, 200);
+  t.is(feed.headers.get('etag'), `"${tip}"`);
+  t.is(feed.body.changes.at(-1).id, tip);
+  const stream = await fetch(`${server.url}/api/external/events?at=${first}`, { method: 'HEAD', headers: { 'x-api-key': server.key } });
+  t.is(stream.status, 200);
+  t.is(stream.headers.get('etag'), `"${tip}"`);
+  t.is((await server.get('/api/external/changes?at=ffff')).status, 404);
+});

@@ -68,6 +68,11 @@ export function mainOnly(ctx: Context, what: string): void {
 export async function readSnapshot(ctx: Context): Promise<Snapshot> {
   const at = queryValue(ctx, 'at');
   if (at !== undefined) return state(ctx).org.at(at);
+  return readBranchTip(ctx);
+}
+
+/** What a read without `?at=` reads: `main`'s tip, or with `?draft=<name>` the draft's head. */
+export async function readBranchTip(ctx: Context): Promise<Snapshot> {
   const draft = queryValue(ctx, 'draft');
   if (draft !== undefined) {
     return draftTip(state(ctx).org, draft);

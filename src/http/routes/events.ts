@@ -16,7 +16,7 @@ import { organizationOf, presentedKey, requireEditor } from '../middleware/auth.
 import type { Orgs } from '../../service/orgs.js';
 import type { KeyStore } from '../../store/keys.js';
 import { checkRequestBody } from '../request-body.js';
-import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
+import { limitParameter, queryValue, readBranchTip, readSnapshot, state } from '../resource.js';
 import { send, setEtag } from '../respond.js';
 
 const DEFAULT_LIMIT = 100;
@@ -41,6 +41,16 @@ async function branchEvents(ctx: Context, events: Events): Promise<OrgEvents> {
   const draft = queryValue(ctx, 'draft');
   if (draft === undefined) return events.of(org.slug);
   return events.of(org.slug, (await locateDraft(org, draft)).ref);
+}
+
+/**
+ * The branch's tip, which the feed and the stream read and their ETag names: `?at=` is checked
+ * (404 for an unknown commit), as on every GET, and changes nothing else here. Named by the ETag,
+ * an older commit made the feed answer 304 while main moved on.
+ */
+async function tipRead(ctx: Context) {
+  if (queryValue(ctx, 'at') !== undefined) await readSnapshot(ctx);
+  return readBranchTip(ctx);
 }
 
 /**
@@ -75,8 +85,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const limit = limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT);
     const afterText = queryValue(ctx, 'after');
     const after = afterText === undefined ? undefined : await commitOnBranch(ctx, branch, afterText);
-    // As every read: the ETag names the tip read (`?at=` is checked, and changes nothing here).
-    const head = await readSnapshot(ctx);
+    const head = await tipRead(ctx);
     try {
       const page = await branch.feed.page(after, limit);
       const changes = page.events.map((event) => event.change);
@@ -93,7 +102,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
     const from = resumeFrom(ctx);
     const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
     // The stream starts after the tip named by its ETag (or after `after`).
-    setEtag(ctx, await readSnapshot(ctx));
+    setEtag(ctx, await tipRead(ctx));
     const presented = presentedKey(ctx);
     const { org } = state(ctx);
     const stillAllowed = async () => organizationOf(await deps.keys.verify(presented), deps.orgs) === org;
@@ -126,7 +135,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   router.get('/webhooks', requireEditor, async (ctx) => {
     const events = eventsOf(deps);
     const { org } = state(ctx);
-    const head = await readSnapshot(ctx);
+    const head = await tipRead(ctx);
     const { subscriptions, damaged } = await events.webhooks.overview(org.slug, org.identity);
     const found = [
       ...subscriptions.map(({ subscription, state }) => presentSubscription(subscription, state)),
@@ -156,7 +165,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
   }
 
   router.get('/webhooks/:id', requireEditor, async (ctx) => {
-    const head = await readSnapshot(ctx);
+    const head = await tipRead(ctx);
     const { subscription, status } = await subscriptionOf(ctx);
     setEtag(ctx, head);
     await send(ctx, presentSubscription(subscription, status));
@@ -184,7 +193,7 @@ export function eventRoutes(router: Router, writing: Middleware[], deps: EventRo
 
   router.get('/webhooks/:id/deliveries', requireEditor, async (ctx) => {
     const events = eventsOf(deps);
-    const head = await readSnapshot(ctx);
+    const head = await tipRead(ctx);
     const { subscription } = await subscriptionOf(ctx);
     setEtag(ctx, head);
     await send(ctx, await events.webhooks.deliveries(subscription.org, subscription.id, limitParameter(ctx, DEFAULT_LIMIT, MAX_LIMIT)));
