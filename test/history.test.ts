@@ -515,3 +515,19 @@ test("the versions' list never answers 304: a version is made beside main, which
       );
     }
   }));
+
+test('a version tagging another tag names the commit under both, as git rev-parse <tag>^{commit} does', (t) =>
+  withServer(async (s) => {
+    const head = await s.head();
+    await s.git('tag', '-a', '-m', 'inner', 'inner', head);
+    await s.git('-c', 'advice.nestedTag=false', 'tag', '-a', '-m', 'outer', 'outer', 'inner');
+    const versions = (await s.get('/api/external/versions')).body as Array<{ name: string; commit: string; desc: string }>;
+    t.like(
+      versions.find((v) => v.name === 'outer'),
+      { commit: head, desc: 'outer' },
+    );
+    t.like(
+      versions.find((v) => v.name === 'inner'),
+      { commit: head, desc: 'inner' },
+    );
+  }));

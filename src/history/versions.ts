@@ -80,6 +80,7 @@ const FIELDS = [
   'objecttype',
   'objectname',
   '*objectname',
+  '*objecttype',
   'contents',
   'taggername',
   'taggeremail',
@@ -96,11 +97,12 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
   for (const record of stdout.toString('utf8').split('\x1e')) {
     const fields = record.replace(/^\n/, '').split('\x1f');
     if (fields.length < FIELDS.length) continue;
-    const [name, type, object, peeled, contents, taggerName, taggerEmail, time] = fields;
+    const [name, type, object, peeled, peeledType, contents, taggerName, taggerEmail, time] = fields;
     const annotated = type === 'tag';
     versions.push({
       name,
-      commit: annotated ? peeled : object,
+      // git peels one tag only: a tag of a tag (which a push may bring) names its commit further down.
+      commit: !annotated ? object : peeledType === 'tag' ? ((await commitUnder(gitdir, name)) ?? peeled) : peeled,
       desc: annotated ? contents.trim() || null : null,
       tagger: annotated ? { name: taggerName, email: taggerEmail.replace(/^<|>$/g, '') } : null,
       time: time ? isoOfGitTime(...(time.split(' ') as [string, string])) : null,
@@ -110,6 +112,14 @@ export async function listVersions(gitdir: string): Promise<Version[]> {
   // Newest first; of one time, by name (as git's --sort=-creatordate).
   versions.sort((a, b) => b.seconds - a.seconds || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return versions.map(({ seconds: _, ...version }) => version);
+}
+
+/** The commit a tag of tags names in the end; undefined when it names none. */
+async function commitUnder(gitdir: string, name: string): Promise<string | undefined> {
+  const { code, stdout } = await runGit(gitdir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/tags/${name}^{commit}`], {
+    okCodes: [1, 128],
+  });
+  return code === 0 ? stdout.toString('utf8').trim() : undefined;
 }
 
 /**
