@@ -378,6 +378,8 @@ const BAD_VERSION_NAMES: unknown[] = [
   'AUTO_MERGE',
   'CHERRY_PICK_HEAD',
   'deadbeef',
+  'DEADBEEF',
+  'DeadBeef',
   '1234',
   'a..b',
   'a//b',

@@ -30,3 +30,19 @@ test('every name a version is made under names its revision', (t) =>
       t.is((await s.get(`/api/external/diff?from=${encodeURIComponent(name)}`)).status, 200, name);
     }
   }));
+
+test('hex digits in capitals read as a commit id, as git and ?at= read them, so they are refused as a name like lower-case ones', (t) =>
+  withServer(async (s) => {
+    const first = await s.head();
+    await s.post('/api/external/tags', { id: 'pci', name: 'PCI', color: 'red' });
+    // Named so, the version of main's tip would read back as the first commit.
+    const name = first.slice(0, 8).toUpperCase();
+    t.is((await s.get(`/api/external/model?at=${name}`)).headers.get('etag'), `"${first}"`);
+    const reply = await s.post(V, { name });
+    t.is(reply.status, 400, reply.text);
+    t.true(
+      reply.body.error.startsWith(`Invalid version name '${name}': it must not start with '-', look like a commit id`),
+      reply.body.error,
+    );
+    t.is((await s.git('tag', '-l')).trim(), '');
+  }));

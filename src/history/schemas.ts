@@ -22,7 +22,7 @@ const VersionName = wordedByWrite(
     description:
       "The version's name, its tag: 1 to 200 characters of A-Z, a-z, 0-9, `.`, `_`, `-` and `/`, starting with a letter or digit; " +
       'without `..` or `//`, no part between slashes starting with `.` or ending in `.lock`, not ending in `/` or `.`; not 4 to 40 ' +
-      `hex digits (a commit id), nor ${[...RESERVED_NAMES].map((name) => `\`${name}\``).join(', ')} or another \`*_HEAD\` of capitals ` +
+      `hex digits of either case (a commit id), nor ${[...RESERVED_NAMES].map((name) => `\`${name}\``).join(', ')} or another \`*_HEAD\` of capitals ` +
       "and `_` (git's own names). A name taken, or one a version's name is a folder of (`v1` beside `v1/rc`), is 409.",
   } as never),
 );

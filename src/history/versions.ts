@@ -12,8 +12,8 @@ export interface Version {
   time: string | null;
 }
 
-/** A name git would read as a commit id. */
-export const COMMIT_LIKE = /^[0-9a-f]{4,40}$/;
+/** A name git would read as a commit id: hex digits of either case, as git and revisions (commit-names.ts) read them. */
+export const COMMIT_LIKE = /^[0-9a-fA-F]{4,40}$/;
 /** What VERSION_NAME lets through and versionNameProblem does not: `..` and `//` anywhere, a trailing `.lock`. */
 export const VERSION_NAME_EXCLUDED: readonly RegExp[] = [/\.\./, /\/\//, /\.lock$/];
 /**
