@@ -370,6 +370,8 @@ const GOOD_VERSION_NAMES = [
   'abcg',
   '0123456789abcdefg',
   'v1.lockx',
+  'tags',
+  'refsx/a',
 ];
 const BAD_VERSION_NAMES: unknown[] = [
   'main',
@@ -380,6 +382,10 @@ const BAD_VERSION_NAMES: unknown[] = [
   'deadbeef',
   'DEADBEEF',
   'DeadBeef',
+  'refs/tags/v1',
+  'tags/v1',
+  'heads/main',
+  'remotes/origin/main',
   '1234',
   'a..b',
   'a//b',

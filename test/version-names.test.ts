@@ -46,3 +46,26 @@ test('hex digits in capitals read as a commit id, as git and ?at= read them, so 
     );
     t.is((await s.git('tag', '-l')).trim(), '');
   }));
+
+test('names git reads in its own namespaces first (refs/…, tags/…, heads/…, remotes/…) are refused: on a clone they would name another ref', (t) =>
+  withServer(async (s) => {
+    const first = await s.head();
+    t.is((await s.post(V, { name: 'v1.0' })).status, 201);
+    await s.post('/api/external/tags', { id: 'pci', name: 'PCI', color: 'red' });
+    // What git makes of such a name where the version and the ref it shadows both exist.
+    t.is((await s.git('rev-parse', 'heads/main')).trim(), await s.head());
+    t.is((await s.git('rev-parse', 'tags/v1.0^{commit}')).trim(), first);
+    // A pipeline handing on its CI's ref (GITHUB_REF) would make refs/tags/refs/tags/v2.0.
+    for (const name of ['refs/tags/v2.0', 'refs/heads/main', 'tags/v1.0', 'heads/main', 'remotes/origin/main']) {
+      const reply = await s.post(V, { name });
+      t.is(reply.status, 400, `${name}: ${reply.text}`);
+      t.deepEqual(reply.body, {
+        error: `Invalid version name '${name}': git reads a name starting with refs/, tags/, heads/ or remotes/ as a ref of its own before a tag.`,
+      });
+    }
+    t.deepEqual(
+      (await s.get(V)).body.map((v: { name: string }) => v.name),
+      ['v1.0'],
+    );
+    for (const name of ['tags', 'refs', 'release/tags/x', 'tagsx/y']) t.is((await s.post(V, { name })).status, 201, name);
+  }));

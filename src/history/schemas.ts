@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { wordedByWrite } from '../model/check-body.js';
 import { VERSION_NAME } from '../store/refs.js';
-import { COMMIT_LIKE, GIT_STATE_NAME, RESERVED_NAMES, VERSION_NAME_EXCLUDED, VERSION_NAME_GIT_REFUSES } from './versions.js';
+import { COMMIT_LIKE, GIT_NAMESPACE, GIT_STATE_NAME, RESERVED_NAMES, VERSION_NAME_EXCLUDED, VERSION_NAME_GIT_REFUSES } from './versions.js';
 
 /**
  * A version's name as JSON Schema, from the constants createVersion checks it by (and git's rules
@@ -13,7 +13,7 @@ const VersionName = wordedByWrite(
     pattern: VERSION_NAME.source,
     not: {
       anyOf: [
-        ...[COMMIT_LIKE, GIT_STATE_NAME, ...VERSION_NAME_EXCLUDED, ...VERSION_NAME_GIT_REFUSES].map((excluded) => ({
+        ...[COMMIT_LIKE, GIT_STATE_NAME, GIT_NAMESPACE, ...VERSION_NAME_EXCLUDED, ...VERSION_NAME_GIT_REFUSES].map((excluded) => ({
           pattern: excluded.source,
         })),
         ...[...RESERVED_NAMES].map((reserved) => ({ const: reserved })),
@@ -22,7 +22,8 @@ const VersionName = wordedByWrite(
     description:
       "The version's name, its tag: 1 to 200 characters of A-Z, a-z, 0-9, `.`, `_`, `-` and `/`, starting with a letter or digit; " +
       'without `..` or `//`, no part between slashes starting with `.` or ending in `.lock`, not ending in `/` or `.`; not 4 to 40 ' +
-      `hex digits of either case (a commit id), nor ${[...RESERVED_NAMES].map((name) => `\`${name}\``).join(', ')} or another \`*_HEAD\` of capitals ` +
+      'hex digits of either case (a commit id), not starting with `refs/`, `tags/`, `heads/` or `remotes/` (git reads those as its own refs); ' +
+      `nor ${[...RESERVED_NAMES].map((name) => `\`${name}\``).join(', ')} or another \`*_HEAD\` of capitals ` +
       "and `_` (git's own names). A name taken, or one a version's name is a folder of (`v1` beside `v1/rc`), is 409.",
   } as never),
 );

@@ -131,6 +131,9 @@ export function versionNameProblem(name: string): string | null {
   if (name.startsWith('-') || COMMIT_LIKE.test(name) || RESERVED_NAMES.has(name) || GIT_STATE_NAME.test(name)) {
     return `Invalid version name '${name}': it must not start with '-', look like a commit id or be one of ${[...RESERVED_NAMES].join(', ')} and git's other *_HEAD names.`;
   }
+  if (GIT_NAMESPACE.test(name)) {
+    return `Invalid version name '${name}': git reads a name starting with refs/, tags/, heads/ or remotes/ as a ref of its own before a tag.`;
+  }
   // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
   if (!VERSION_NAME.test(name) || VERSION_NAME_EXCLUDED.some((excluded) => excluded.test(name))) {
     return `Invalid version name '${name}': use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit (no '..', no '.lock' at the end).`;
@@ -138,6 +141,12 @@ export function versionNameProblem(name: string): string | null {
   return null;
 }
 
+/**
+ * The starts git resolves before `refs/tags/<name>` (`git rev-parse tags/v1` is the tag v1,
+ * `heads/main` the branch, `remotes/origin/main` a clone's remote branch): such a version would be
+ * another ref on a clone. A pipeline handing on its CI's ref (`refs/tags/v2.0`) would make one.
+ */
+export const GIT_NAMESPACE = /^(refs|tags|heads|remotes)\//;
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
 /** The names git gives its own state (CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, …): a revision of that name is git's, not the tag. */
 export const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;
