@@ -531,3 +531,14 @@ test('a version tagging another tag names the commit under both, as git rev-pars
       { commit: head, desc: 'inner' },
     );
   }));
+
+test('since and until name days the calendar has: February 30th is refused as a malformed time is, not read as March 2nd', (t) =>
+  withServer(async (s) => {
+    for (const time of ['2026-02-30', '2026-02-29T10:00:00Z', '2026-04-31', '2026-06-31 08:00']) {
+      t.deepEqual((await s.get(`${H}?since=${encodeURIComponent(time)}`)).body, {
+        error: `Invalid since '${time}': use an ISO 8601 time such as 2026-11-24T10:00:00Z.`,
+      });
+      t.is((await s.get(`${H}?until=${encodeURIComponent(time)}`)).status, 400, time);
+    }
+    for (const time of ['2024-02-29', '2026-01-31T23:59:59Z', '2026-12-31']) t.is((await s.get(`${H}?since=${time}`)).status, 200, time);
+  }));

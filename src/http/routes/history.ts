@@ -16,10 +16,16 @@ const MAX_LIMIT = 1000;
 function isoTime(ctx: Context, name: 'since' | 'until'): string | undefined {
   const value = queryValue(ctx, name);
   if (value === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (!/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) || Number.isNaN(Date.parse(value)) || !isCalendarDay(value)) {
     throw new ApiError(400, `Invalid ${name} '${value}': use an ISO 8601 time such as 2026-11-24T10:00:00Z.`);
   }
   return value;
+}
+
+/** Whether the date part names a day the calendar has: Date.parse reads 2026-02-30 as March 2nd. */
+function isCalendarDay(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  return new Date(Date.UTC(year!, month! - 1, day)).getUTCDate() === day;
 }
 
 export function historyRoutes(router: Router): void {
