@@ -6,6 +6,7 @@ import test from 'ava';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cloneFor, gitIn } from './support/git-clone.js';
 import { run, withServer, type TestServer } from './support/server.js';
 
 const H = '/api/external/history';
@@ -541,4 +542,36 @@ test('since and until name days the calendar has: February 30th is refused as a 
       t.is((await s.get(`${H}?until=${encodeURIComponent(time)}`)).status, 400, time);
     }
     for (const time of ['2024-02-29', '2026-01-31T23:59:59Z', '2026-12-31']) t.is((await s.get(`${H}?since=${time}`)).status, 200, time);
+  }));
+
+test("a pushed merge that puts main's tip second (git pull's merge of a stale clone) is refused: main's first-parent history keeps every commit it had", (t) =>
+  withServer(async (s) => {
+    const dir = await cloneFor(t, s, 'c4store-foxtrot-');
+    // Meanwhile, a write over the API; the clone commits on the main it had, then pulls with a merge.
+    t.is((await s.post('/api/external/tags', { id: 'pci', name: 'PCI', color: 'red' })).status, 201);
+    const written = await s.head();
+    await writeFile(join(dir, 'NOTES.md'), 'local notes\n');
+    await gitIn(dir, ['add', 'NOTES.md']);
+    await gitIn(dir, ['commit', '-q', '-m', 'Notes']);
+    await gitIn(dir, ['pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main']);
+    t.is(await gitIn(dir, ['rev-parse', 'HEAD^2']), written, "the API commit is the merge's second parent");
+    const refused = await gitIn(dir, ['push', 'origin', 'main']).then(
+      () => 'pushed',
+      (err: { stderr: string }) => err.stderr,
+    );
+    t.regex(refused, /main's history keeps its commits first: .*git pull --rebase/s, refused);
+    t.is(await s.head(), written);
+    t.is((await s.get(`${H}?limit=1`)).body[0].id, written);
+    t.is((await s.get(`/api/external/changes?after=${written}`)).status, 200);
+
+    // Merged the other way, main's tip first, the same work is taken.
+    const notes = await gitIn(dir, ['rev-parse', 'HEAD^1']);
+    await gitIn(dir, ['reset', '-q', '--hard', 'origin/main']);
+    await gitIn(dir, ['merge', '-q', '--no-ff', '--no-edit', notes]);
+    await gitIn(dir, ['push', '-q', 'origin', 'main']);
+    t.is(await gitIn(dir, ['rev-parse', 'HEAD^1']), written);
+    t.deepEqual(
+      (await s.get(`${H}?limit=2`)).body.map((entry: { id: string }) => entry.id),
+      [await s.head(), written],
+    );
   }));

@@ -144,10 +144,30 @@ async function checkMain(gitdir: string, update: RefUpdate, env: NodeJS.ProcessE
   if (!ZERO.test(update.old)) {
     const { code } = await runGit(gitdir, ['merge-base', '--is-ancestor', update.old, update.new], { okCodes: [1], env });
     if (code !== 0) return ['main can only move forward: fetch, rebase your commits onto it, and push again (no force-push).'];
+    if (!(await keepsFirstParentLine(gitdir, update, env))) {
+      return [
+        `main's history keeps its commits first: a merge would put ${update.old.slice(0, 12)} (main's tip) second, off the history, ` +
+          'the change feed and revert. Rebase onto main (git pull --rebase), or merge your branch into main, and push again.',
+      ];
+    }
   }
   return ZERO.test(update.old)
     ? checkCommits(gitdir, [update.new], env, limits)
     : checkCommits(gitdir, [update.new, `^${update.old}`], env, limits, update.old);
+}
+
+/**
+ * Whether main's tip before the push stays on its first-parent line, which is its history, the
+ * change feed's event log and what revert restores: a merge made on a stale clone (`git pull`)
+ * has the clone's commit first and main's tip second, and would drop every commit of main since
+ * the clone's from that line. The oldest commit of `old..new` along first parents has `old` as its
+ * first parent exactly when it stays.
+ */
+async function keepsFirstParentLine(gitdir: string, update: RefUpdate, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const listed = (
+    await gitText(gitdir, ['rev-list', '--first-parent', '--parents', `${update.old}..${update.new}`, '--'], { env })
+  ).trimEnd();
+  return listed === '' || listed.slice(listed.lastIndexOf('\n') + 1).split(' ')[1] === update.old;
 }
 
 async function firstParentOf(gitdir: string, commit: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
