@@ -104,7 +104,7 @@ export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise
       title: null,
       brokenWords: [],
     }));
-    const stats: RouteStats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+    const stats: RouteStats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
     let routes = routeEdges(boxes, edges, stats);
     const routeTimes: number[] = [];
     for (let run = 0; run < runs; run++) {

@@ -166,7 +166,7 @@ test('routes are orthogonal, start and end on their boxes, and never cross a box
     { id: 'f', from: 'n42', to: 'box' },
     { id: 'g', from: 'n11', to: 'n13' },
   ];
-  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
   const routes = routeEdges(nodes, edges, stats);
   assertRoutes(t, nodes, edges, routes);
   t.is(stats.direct, 0, 'no relation is left a direct elbow');
@@ -241,7 +241,7 @@ test('boxes placed by hand, no two on one line: the search graph holds a small p
   const edges = nodes
     .map((n, k) => ({ id: `r${k}`, from: n.id, to: `b${Math.floor(random() * nodes.length)}` }))
     .filter((e) => e.from !== e.to);
-  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
   const routes = routeEdges(nodes, edges, stats);
   assertRoutes(t, nodes, edges, routes);
   t.is(stats.direct, 0);
@@ -274,7 +274,7 @@ test('boxes at opposite ends of the positions a diagram holds (±1,000,000 units
     { id: 'db', from: 'd', to: 'b' },
     { id: 'cd', from: 'c', to: 'd' },
   ];
-  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
   const routes = routeEdges(nodes, edges, stats);
   assertRoutes(t, nodes, edges, routes);
   t.is(stats.direct, 0);
@@ -287,7 +287,7 @@ test('boxes placed on top of each other by hand: the relation is still routed (o
     { id: 'c', parent: null, x: 600, y: 0, w: 200, h: 100 },
   ];
   const edges = [{ id: 'r', from: 'a', to: 'c' }];
-  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
   const pts = routeEdges(nodes, edges, stats).get('r')!;
   t.is(stats.fullGrid, 1);
   t.is(stats.direct, 0);
@@ -330,7 +330,7 @@ test('routes that share a channel are nudged apart: none is drawn on top of anot
 
 test("the bench's 200-instance diagram: every relation routed round the boxes (none left a direct elbow), each on a line of its own", async (t) => {
   const { nodes, edges } = routingInput((await laidOutDiagram(200)).diagram);
-  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0 };
+  const stats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
   const routes = routeEdges(nodes, edges, stats);
   t.true(edges.length >= 240);
   assertRoutes(t, nodes, edges, routes);

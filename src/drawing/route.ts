@@ -179,6 +179,20 @@ const NARROWING = 1.1;
  * bundles kept a distance of their own).
  */
 const WIDE_NARROWING = 1.25;
+/** The arrowhead's length along its line (svg.ts: 8 stroke widths of 1.4 px). */
+export const ARROW_PX = 11.2;
+/**
+ * The shortest a route's last leg is drawn: the arrowhead's length, so that the arrowhead sits on
+ * the straight last leg, not on the turn before it (svg.ts rounds that turn only as far as the
+ * leg leaves room beside the arrowhead).
+ */
+export const LAST_LEG = Math.ceil(ARROW_PX);
+/** What a route searched again (see routeEdges) pays for a last leg shorter than LAST_LEG (a turn on its target's margin line): two bends. */
+const SHORT_LEG = 2 * BEND;
+/** How many more crossings a route searched again for its short last leg may have than before, the first time (see routeEdges). */
+const RESEARCH_CROSSINGS = 4;
+/** The shortest a route's first leg is drawn where its room allows: a turn's full rounding (8 px in svg.ts), off the box. */
+const FIRST_LEG = 8;
 /** How far nudging moves a route across its line at most. */
 const MAX_SHIFT = 80;
 const EPS = 1e-6;
@@ -868,6 +882,7 @@ class Router {
     plus: readonly StepRect[],
     soft: boolean,
     crowding: Crowding | null = null,
+    shortLeg = 0,
   ): Found | null {
     const { lines, node: nodeAtPoint, nodeI, nodeJ, next, stepCount } = this.graph;
     const { X, Y } = lines;
@@ -954,6 +969,16 @@ class Router {
     heap.clear(Math.min(...starts.map(([, key]) => key)));
     for (const [state, key] of starts) heap.push(state, key);
 
+    // Whether ending at goal k by a step along `along` from `state` leaves the last leg (from the
+    // last turn into the box) shorter than LAST_LEG.
+    const legShort = (k: number, state: number, along: number, mi: number, mj: number): boolean => {
+      if ((goalDir[k]! & 1) !== along) return true;
+      let s = state;
+      while (came[s]! >= 0 && (came[s]! & 1) === along) s = came[s]!;
+      const from = came[s]! >= 0 ? came[s]! >> 1 : s >> 1;
+      const run = along === 1 ? Math.abs(X[mi]! - X[nodeI[from]!]!) : Math.abs(Y[mj]! - Y[nodeJ[from]!]!);
+      return run + MARGIN < LAST_LEG;
+    };
     let reached = -1;
     let goal = -1;
     let steps = budget.steps;
@@ -1013,7 +1038,14 @@ class Router {
         const along = d & 1;
         if (along !== axis) step += BEND;
         const nextState = m * 2 + along;
-        const ng = g + step;
+        let ng = g + step;
+        if (shortLeg > 0) {
+          for (let k = 0; k < goals; k++) {
+            if (goalNode[k] !== m) continue;
+            if (legShort(k, state, along, mi, mj)) ng += shortLeg;
+            break;
+          }
+        }
         const seen = mark[nextState]!;
         if (seen === done) continue;
         if (seen !== open || ng < cost[nextState]!) {
@@ -1060,6 +1092,8 @@ export interface RouteStats {
   fullGrid: number;
   /** Relations drawn as direct elbows (past the budget of search steps). */
   direct: number;
+  /** Passes of nudging over a group's constraints, narrowing the gaps of chains too long for their room (see nudgeAcross). */
+  narrowings: number;
 }
 
 /** The route of every relation whose ends are both among `nodes`, by relation id. */
@@ -1069,14 +1103,12 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   const all = [...byId.values()];
   const boxes = new CellGrid<RouteNode>(160);
   for (const n of all) boxes.add(inflate(n, MARGIN), n);
-  const routes = new Map<string, Point[]>();
-  const sides = new Map<string, Array<PortUse>>();
   const ends = edges.map((e) => ({ e, a: byId.get(e.from), b: byId.get(e.to) }));
   let order = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.b !== undefined && x.a !== x.b);
   const loops = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.a === x.b);
   const inward = inwardRoutes(order, boxes, byId);
   if (inward.size > 0) order = order.filter((x) => !inward.has(x.e.id));
-  if (order.length === 0) return withLoops(new Map([...routes, ...inward]), loops, boxes, byId);
+  if (order.length === 0) return withLoops(inward, loops, boxes, byId);
 
   const extent = unionAll(all)!;
   const room = 3 * MARGIN;
@@ -1114,9 +1146,9 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     return out;
   };
 
-  for (const { e, a, b } of order) {
+  // Each relation searched: its route as found, before it is spread along its sides and nudged.
+  const search = (a: RouteNode, b: RouteNode, shortLeg: number): Found => {
     const up = [...new Set([...ancestors(a), ...ancestors(b)])];
-    const exempt = new Set(up.map((n) => n.id));
     // An end is no obstacle to its own routes, but they go round it, not through it (unless it
     // holds the other end). The sparse graph has no steps inside a box that holds no other.
     const own: RouteNode[] = [];
@@ -1132,6 +1164,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
         plus.filter((_, k) => containers.has(own[k]!)),
         false,
         crowded,
+        shortLeg,
       ) ?? null;
     if (!found && sparse && budget.steps > 0) {
       if (full === undefined) {
@@ -1146,29 +1179,67 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     }
     if (!found && stats) stats.direct++;
     found ??= directRoute(a, b);
-    const points = simplify(found.points);
-    crowded?.add(points);
-    routes.set(e.id, points);
-    const at = (n: RouteNode, side: Side) => `${n.id}\u0000${side}`;
-    for (const [n, side, end, other] of [
-      [a, found.from, 'start', b],
-      [b, found.to, 'end', a],
-    ] as const) {
-      const list = sides.get(at(n, side));
-      // The other end is no obstacle where the route reaches it, but its first leg must not run through it.
-      const item = { edge: e.id, end, side, exempt, through: ancestors(n).includes(other) ? null : other };
-      if (list) list.push(item);
-      else sides.set(at(n, side), [item]);
+    found.points = simplify(found.points);
+    crowded?.add(found.points);
+    return found;
+  };
+  const searched = new Map<string, Found>();
+  for (const { e, a, b } of order) searched.set(e.id, search(a, b, 0));
+
+  // The routes as drawn: each spread along the sides it shares with others, then all nudged apart.
+  const kin = bundles(order.map((x) => x.e));
+  const work = { narrowings: 0 };
+  const laid = (): Map<string, Point[]> => {
+    const routes = new Map<string, Point[]>();
+    const sides = new Map<string, Array<PortUse>>();
+    for (const { e, a, b } of order) {
+      const found = searched.get(e.id)!;
+      routes.set(e.id, [...found.points]);
+      const exempt = new Set([...ancestors(a), ...ancestors(b)].map((n) => n.id));
+      const at = (n: RouteNode, side: Side) => `${n.id}\u0000${side}`;
+      for (const [n, side, end, other] of [
+        [a, found.from, 'start', b],
+        [b, found.to, 'end', a],
+      ] as const) {
+        const list = sides.get(at(n, side));
+        // The other end is no obstacle where the route reaches it, but its first leg must not run through it.
+        const item = { edge: e.id, end, side, exempt, through: ancestors(n).includes(other) ? null : other };
+        if (list) list.push(item);
+        else sides.set(at(n, side), [item]);
+      }
     }
+    spreadPorts(sides, byId, routes, boxes);
+    nudge([...routes.values()], boxes, containers, kin, work);
+    return routes;
+  };
+  let routes = laid();
+  // A route whose last leg nudging could not keep LAST_LEG long (the channel before its box was
+  // too full: keeping it would have put routes on top of each other) is searched again, a turn
+  // onto its box that close charged (SHORT_LEG), so that it takes another side or another way in;
+  // then all are laid again (not a relation between the same two boxes as others: it would leave
+  // their bundle, drawn side by side). Twice: the first time a route found so that crosses more than
+  // RESEARCH_CROSSINGS more of the others is put back (the bench's 50-instance diagram: 116
+  // crossings when all were kept, 104 so, 99 with the short legs); the second time, once the
+  // others found their new ways, it is kept.
+  for (const keep of [false, true]) {
+    const again = order.filter((x, k) => kin.of[k]! < 0 && shortLastLeg(routes.get(x.e.id)!));
+    if (again.length === 0 || !sparse || budget.steps <= 0) break;
+    const before = new Map(again.map((x) => [x.e.id, { found: searched.get(x.e.id)!, crossings: crossingsOf(x.e.id, routes) }]));
+    for (const { e, a, b } of again) searched.set(e.id, search(a, b, SHORT_LEG));
+    const first = routes;
+    routes = laid();
+    if (keep) break;
+    const back = [...before].filter(([id, was]) => crossingsOf(id, routes) > was.crossings + RESEARCH_CROSSINGS);
+    for (const [id, was] of back) searched.set(id, was.found);
+    if (back.length === again.length) routes = first;
+    else if (back.length > 0) routes = laid();
   }
-  spreadPorts(sides, byId, routes, boxes);
-  const edgeOf = new Map(order.map((x) => [x.e.id, x.e]));
-  nudge([...routes.values()], boxes, containers, bundles([...routes.keys()].map((id) => edgeOf.get(id)!)));
   for (const [id, points] of inward) routes.set(id, points);
   if (stats) {
     stats.steps = ROUTING_STEPS - budget.steps;
     stats.gridPoints = lines.nx * lines.ny;
     stats.nodes = sparse?.graph.nodeI.length ?? 0;
+    stats.narrowings = work.narrowings;
   }
   return withLoops(routes, loops, boxes, byId);
 }
@@ -1454,6 +1525,10 @@ function spreadPorts(
       // Only where the moved first leg and the stretched second one still pass nothing, the
       // route's other end included (a leg moved into it hid the arrowhead under its box).
       if (segmentBlocked(a, b, boxes, item.exempt) || segmentBlocked(b, pts[p2]!, boxes, item.exempt)) return;
+      // Nor where the second leg is the route's other end leg and would come out too short (on a
+      // route of one turn, moving one leg along its side is moving the other's turn).
+      if (pts.length === 3 && Math.abs(b.x - pts[p2]!.x) + Math.abs(b.y - pts[p2]!.y) < (item.end === 'start' ? LAST_LEG : FIRST_LEG))
+        return;
       if (item.through && (crossesInside(a, b, item.through) || crossesInside(b, pts[p2]!, item.through))) return;
       pts[p0] = a;
       pts[p1] = b;
@@ -1481,6 +1556,8 @@ interface Segment {
    * leaves or enters through that side instead (see nudgeAcross); null when there is none.
    */
   beyond: { min: number; max: number } | null;
+  /** Its room before keepEndLegs kept it off the box of an end leg; null when that did not narrow it. */
+  free: { min: number; max: number } | null;
 }
 
 /** +1 when v turns left of u (screen coordinates, y down), -1 right, 0 straight or back. */
@@ -1567,8 +1644,14 @@ function bundles(edges: readonly RouteEdge[]): Bundles {
  * without this they are drawn on top of each other). Horizontal segments first, then vertical
  * ones, then horizontal ones again (moving a vertical segment stretches its neighbours).
  */
-function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: ReadonlySet<RouteNode>, kin: Bundles): void {
-  for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, containers, horizontal, kin);
+function nudge(
+  paths: Point[][],
+  boxes: CellGrid<RouteNode>,
+  containers: ReadonlySet<RouteNode>,
+  kin: Bundles,
+  work: { narrowings: number },
+): void {
+  for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, containers, horizontal, kin, work);
 }
 
 /**
@@ -1591,6 +1674,7 @@ function nudgeAcross(
   containers: ReadonlySet<RouteNode>,
   horizontal: boolean,
   kin: Bundles,
+  work: { narrowings: number },
 ): void {
   const segs: Segment[] = [];
   // The distance two segments keep where they have room: SPACING, or their bundle's when both
@@ -1600,6 +1684,8 @@ function nudgeAcross(
     const b = kin.of[s.route]!;
     return b >= 0 && b === kin.of[t.route] ? bundleGap[b]! : SPACING;
   };
+  // Whether t's stretch holds all of s's and t keeps the same distances to others as s does (see solve).
+  const covers = (t: Segment, s: Segment): boolean => t.lo <= s.lo && t.hi >= s.hi && kin.of[s.route] === kin.of[t.route];
   const reach = (s: Segment): number => {
     const b = kin.of[s.route]!;
     return b >= 0 ? bundleGap[b]! : SPACING;
@@ -1613,11 +1699,17 @@ function nudgeAcross(
       const c = horizontal ? p.y : p.x;
       const lo = horizontal ? Math.min(p.x, q.x) : Math.min(p.y, q.y);
       const hi = horizontal ? Math.max(p.x, q.x) : Math.max(p.y, q.y);
-      segs.push({ route, k, c, lo, hi, min: c, max: c, beyond: null });
+      segs.push({ route, k, c, lo, hi, min: c, max: c, beyond: null, free: null });
     }
   });
-  if (segs.length < 2) return;
-  for (const s of segs) room(s, boxes, containers, horizontal);
+  for (const s of segs) {
+    room(s, boxes, containers, horizontal);
+    keepEndLegs(s, paths[s.route]!, horizontal);
+  }
+  if (segs.length < 2) {
+    for (const s of segs) moveIntoRoom(paths[s.route]!, s, horizontal);
+    return;
+  }
 
   const reversed = new Map<number, Point[]>();
   const backwards = (r: number): Point[] => {
@@ -1678,12 +1770,18 @@ function nudgeAcross(
       const far = reach(s);
       for (let j = i + 1; j < n; j++) {
         const t = segs[j]!;
-        if (t.c - MAX_SHIFT > s.max + far) break;
-        if (t.min >= s.max + gapOf(s, t)) continue;
+        if (t.c - MAX_SHIFT > (s.free?.max ?? s.max) + far) break;
+        if ((t.free?.min ?? t.min) >= (s.free?.max ?? s.max) + gapOf(s, t)) continue;
         if (Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
         after[i]!.push(j);
         before[j]!.push(i);
         parent[find(i)] = find(j);
+        // Past a segment t whose stretch holds all of s's, of a route with the same distances to
+        // others (of the same bundle, or both of none), s need not be kept from the ones after t:
+        // each that overlaps s overlaps t, and is kept from t as it would be from s, t being kept
+        // from s (and where t's room keeps it from one, s is kept below t). Relations between the
+        // same two boxes run so: a thousand of them made half a million constraints, a thousand so.
+        if (covers(t, s)) break;
       }
     }
     const groups = new Map<number, number[]>();
@@ -1711,29 +1809,56 @@ function nudgeAcross(
     const highest = new Float64Array(n);
     // The lowest place each segment of `order` can take (its room's low end, pushed up by the ones
     // before it) and the highest (its room's high end, pushed down by the ones after it).
+    // Beside each bound, the gaps summed along the chain of constraints that sets it, all of them
+    // and what they keep over SPACING: how much a chain too long must narrow (see separations).
+    const lowSum = new Float64Array(n);
+    const lowWide = new Float64Array(n);
+    const highSum = new Float64Array(n);
+    const highWide = new Float64Array(n);
     const bounds = (order: Order, gaps: Gaps): void => {
-      for (const i of order.group) lowest[i] = segs[i]!.min;
+      for (const i of order.group) {
+        lowest[i] = segs[i]!.min;
+        lowSum[i] = lowWide[i] = 0;
+      }
       for (const i of order.group) {
         const list = order.after[i]!;
         const gap = gaps.get(i)!;
-        for (let k = 0; k < list.length; k++) lowest[list[k]!] = Math.max(lowest[list[k]!]!, lowest[i]! + gap[k]!);
+        for (let k = 0; k < list.length; k++) {
+          const j = list[k]!;
+          const at = lowest[i]! + gap[k]!;
+          if (at <= lowest[j]!) continue;
+          lowest[j] = at;
+          lowSum[j] = lowSum[i]! + gap[k]!;
+          lowWide[j] = lowWide[i]! + Math.max(0, gap[k]! - SPACING);
+        }
       }
       for (let g = order.group.length - 1; g >= 0; g--) {
         const i = order.group[g]!;
         const list = order.after[i]!;
         const gap = gaps.get(i)!;
-        let p = segs[i]!.max;
-        for (let k = 0; k < list.length; k++) p = Math.min(p, highest[list[k]!]! - gap[k]!);
+        let [p, sum, wide] = [segs[i]!.max, 0, 0];
+        for (let k = 0; k < list.length; k++) {
+          const j = list[k]!;
+          const at = highest[j]! - gap[k]!;
+          if (at >= p) continue;
+          [p, sum, wide] = [at, highSum[j]! + gap[k]!, highWide[j]! + Math.max(0, gap[k]! - SPACING)];
+        }
         highest[i] = p;
+        highSum[i] = sum;
+        highWide[i] = wide;
       }
     };
-    // The gap each constraint keeps: SPACING, narrowed (by NARROWING at a time) only on the
-    // constraints that lie on a chain of segments too long for the room its ends have (s before t
-    // with lowest(s) + gap > highest(t)). A narrow channel squeezes its own routes, not every route
-    // of the group it is chained to: one uniform gap for a group (groups run across the diagram)
-    // drew 230 segments of the bench's 200-instance diagram a pixel apart for one tight spot. A gap
-    // of 0 always fits (in either order each segment's room reaches the places of the ones before
-    // it: the order runs along the lines, or along the rooms' high ends), so this ends.
+    // The gap each constraint keeps: SPACING, narrowed only on the constraints that lie on a chain
+    // of segments too long for the room its ends have (s before t with lowest(s) + gap >
+    // highest(t)). A narrow channel squeezes its own routes, not every route of the group it is
+    // chained to: one uniform gap for a group (groups run across the diagram) drew 230 segments of
+    // the bench's 200-instance diagram a pixel apart for one tight spot. Each pass narrows such a
+    // gap by what the longest chain through it must lose to fit (its excess over the chain's gaps
+    // summed, all of them scaled alike), and by NARROWING at least, so that passes end: by
+    // NARROWING alone, a thousand routes between two boxes took 70 passes of their million
+    // constraints (3 to 5 s), one pass or two so. A gap of 0 always fits (in either order each
+    // segment's room reaches the places of the ones before it: the order runs along the lines,
+    // or along the rooms' high ends), so this ends.
     const separations = (order: Order): Gaps => {
       const gaps: Gaps = new Map();
       for (const i of order.group)
@@ -1749,6 +1874,7 @@ function nudgeAcross(
       for (const gap of gaps.values()) if (gap.some((g) => g > SPACING)) widening = true;
       for (let narrowed = true; narrowed; ) {
         bounds(order, gaps);
+        work.narrowings++;
         narrowed = false;
         const wide: boolean =
           widening &&
@@ -1762,14 +1888,53 @@ function nudgeAcross(
           const list = order.after[i]!;
           const gap = gaps.get(i)!;
           for (let k = 0; k < list.length; k++) {
-            if (gap[k] === 0 || lowest[i]! + gap[k]! <= highest[list[k]!]! + EPS) continue;
+            const j = list[k]!;
+            const g = gap[k]!;
+            const excess = lowest[i]! + g - highest[j]!;
+            if (g === 0 || excess <= EPS) continue;
             if (wide) {
-              if (gap[k]! <= SPACING) continue;
-              gap[k] = Math.max(SPACING, gap[k]! / WIDE_NARROWING);
-            } else gap[k] = gap[k]! < 0.01 ? 0 : gap[k]! / NARROWING;
+              if (g <= SPACING) continue;
+              const over = lowWide[i]! + (g - SPACING) + highWide[j]!;
+              const fits = SPACING + (g - SPACING) * Math.max(0, 1 - excess / over);
+              gap[k] = Math.max(SPACING, Math.min(g / WIDE_NARROWING, fits));
+            } else {
+              const fits = g * Math.max(0, 1 - excess / (lowSum[i]! + g + highSum[j]!));
+              const narrower = Math.min(g / NARROWING, fits);
+              gap[k] = narrower < 0.01 ? 0 : narrower;
+            }
             narrowed = true;
           }
         }
+      }
+      return gaps;
+    };
+    // Where keeping end legs long (keepEndLegs) leaves routes of `order` on top of each other, the
+    // segments kept so give up that room, a few at a time, until none is left on top or none is
+    // kept: first those on a constraint left under a pixel, then those on one narrowed at all, then
+    // every one of the group. A short leg puts an arrowhead on a turn; routes on top of each other
+    // cannot be told apart (and ordered by their room instead they cross: the bench's 50-instance
+    // diagram, 99 crossings with the legs eased so, 133 without).
+    const easeEndLegs = (order: Order, gaps: Gaps): Gaps => {
+      for (const under of [1, Infinity]) {
+        const ease = new Set<number>();
+        for (const i of order.group) {
+          const gap = gaps.get(i)!;
+          order.after[i]!.forEach((j, k) => {
+            const squeezed = under === Infinity ? gap[k]! < gapOf(segs[i]!, segs[j]!) - EPS : gap[k]! < under;
+            if (squeezed) ease.add(i).add(j);
+          });
+        }
+        if (under === Infinity) for (const i of order.group) ease.add(i);
+        let eased = false;
+        for (const i of ease) {
+          const s = segs[i]!;
+          if (!s.free) continue;
+          [s.min, s.max] = [s.free.min, s.free.max];
+          s.free = null;
+          eased = true;
+        }
+        if (eased) gaps = separations(order);
+        if (onTop(order, gaps) === 0) break;
       }
       return gaps;
     };
@@ -1828,6 +1993,7 @@ function nudgeAcross(
           const t = segs[j]!;
           if (t.min >= s.max + gapOf(s, t) || Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
           list.push(j);
+          if (covers(t, s)) break;
         }
         order.after[i] = list;
       }
@@ -1839,6 +2005,7 @@ function nudgeAcross(
     for (const group of groups.values()) {
       let order: Order = { group, after };
       let gaps = separations(order);
+      if (onTop(order, gaps) > 0) gaps = easeEndLegs(order, gaps);
       const tight = onTop(order, gaps);
       if (tight > 0) {
         // The order that keeps routes from crossing leaves some under a pixel apart: in the order
@@ -1860,6 +2027,13 @@ function nudgeAcross(
         const to = Math.min(s.max, Math.max(s.min, at[i]!));
         if (Math.abs(to - s.c) > EPS) moves.push({ s, to });
       }
+    }
+    // A segment in no group has no other to keep from: it moves only when its line lies outside
+    // its room (keepEndLegs: a leg at a box too short).
+    for (let i = 0; i < n; i++) {
+      if (after[i]!.length > 0 || before[i]!.length > 0) continue;
+      const s = segs[i]!;
+      if (s.c < s.min - EPS || s.c > s.max + EPS) moves.push({ s, to: Math.min(s.max, Math.max(s.min, s.c)) });
     }
     return { moves, tight: tightTotal, crowded };
   };
@@ -1884,10 +2058,69 @@ function nudgeAcross(
         switched[k]!.max = inside[k]!.max;
       }
   }
-  for (const { s, to } of moves) {
-    const pts = paths[s.route]!;
-    for (const k of [s.k, s.k + 1]) pts[k] = horizontal ? { x: pts[k]!.x, y: to } : { x: to, y: pts[k]!.y };
+  for (const { s, to } of moves) moveSegment(paths[s.route]!, s.k, to, horizontal);
+}
+
+/** How many times the route of `id` crosses the others of `routes` (orthogonal: a horizontal segment through a vertical one). */
+function crossingsOf(id: string, routes: ReadonlyMap<string, readonly Point[]>): number {
+  const own = routes.get(id)!;
+  let count = 0;
+  for (const [other, pts] of routes) {
+    if (other === id) continue;
+    for (let i = 1; i < own.length; i++) {
+      const [p, q] = [own[i - 1]!, own[i]!];
+      for (let j = 1; j < pts.length; j++) {
+        const [u, v] = [pts[j - 1]!, pts[j]!];
+        const [h0, h1, v0, v1] = p.y === q.y ? [p, q, u, v] : [u, v, p, q];
+        if (h0.y !== h1.y || v0.x !== v1.x) continue;
+        if (
+          v0.x > Math.min(h0.x, h1.x) + EPS &&
+          v0.x < Math.max(h0.x, h1.x) - EPS &&
+          h0.y > Math.min(v0.y, v1.y) + EPS &&
+          h0.y < Math.max(v0.y, v1.y) - EPS
+        )
+          count++;
+      }
+    }
   }
+  return count;
+}
+
+/** Whether a route's last leg (after a turn) is shorter than LAST_LEG. */
+function shortLastLeg(pts: readonly Point[]): boolean {
+  const n = pts.length;
+  return n > 2 && Math.abs(pts[n - 1]!.x - pts[n - 2]!.x) + Math.abs(pts[n - 1]!.y - pts[n - 2]!.y) < LAST_LEG - EPS;
+}
+
+/** Moves segment k of a route (points k and k + 1) across its line to `to`. */
+function moveSegment(pts: Point[], k: number, to: number, horizontal: boolean): void {
+  for (const at of [k, k + 1]) pts[at] = horizontal ? { x: pts[at]!.x, y: to } : { x: to, y: pts[at]!.y };
+}
+
+/** A segment alone on its axis, moved into its room where its line lies outside it (see keepEndLegs). */
+function moveIntoRoom(pts: Point[], s: Segment, horizontal: boolean): void {
+  const to = Math.min(s.max, Math.max(s.min, s.c));
+  if (Math.abs(to - s.c) > EPS) moveSegment(pts, s.k, to, horizontal);
+}
+
+/**
+ * The room of the segment before a route's last leg, and of the one after its first leg, kept far
+ * enough from the box the leg ends at (or leaves) for that leg to be at least LAST_LEG (FIRST_LEG)
+ * long: routes turn onto their boxes on the margin line, MARGIN out, and nudging may move that
+ * turn nearer, which left the arrowhead (ARROW_PX) on the turn. Where the room does not reach that
+ * far, the segment keeps to the room's far end, as far from the box as it can.
+ */
+function keepEndLegs(s: Segment, pts: readonly Point[], horizontal: boolean): void {
+  const last = pts.length - 1;
+  const keep = (end: Point, leg: number) => {
+    const e = horizontal ? end.y : end.x;
+    if (Math.abs(s.c - e) < EPS) return;
+    s.free ??= { min: s.min, max: s.max };
+    if (s.c < e) s.max = Math.max(s.min, Math.min(s.max, e - leg));
+    else s.min = Math.min(s.max, Math.max(s.min, e + leg));
+  };
+  if (s.k + 1 === last - 1 && last >= 2) keep(pts[last]!, LAST_LEG);
+  if (s.k === 1 && last >= 2) keep(pts[0]!, FIRST_LEG);
 }
 
 /**

@@ -18,7 +18,7 @@ export type DrawingModel = Pick<Model, 'components' | 'types' | 'tags'>;
 import { esc } from '../escape.js';
 import { LabelPlacer } from './labels.js';
 import { classify, drawInstance, legend, NOTATION_STYLE, shapeContains, sidesFrom, type Kind } from './notation.js';
-import { routeEdges, type Point, type RouteNode } from './route.js';
+import { ARROW_PX, routeEdges, type Point, type RouteNode } from './route.js';
 import { clip, textWidth, wrapText } from './text.js';
 
 /** Pixels per editor grid unit. */
@@ -126,9 +126,6 @@ function textAreaSvg(t: TextArea, b: Box, options: DrawOptions): string {
   );
 }
 
-/** The arrowhead's length along its line: the marker's 8 stroke widths of 1.4 px. */
-const ARROW_PX = 11.2;
-
 function pathOf(points: readonly Point[]): string {
   // Orthogonal, with rounded corners (radius up to 8 px, less on short segments).
   let d = `M${round(points[0]!.x)},${round(points[0]!.y)}`;
@@ -142,9 +139,9 @@ function pathOf(points: readonly Point[]): string {
     const next = points[i + 1]!;
     const nextLength = Math.abs(next.x - p.x) + Math.abs(next.y - p.y);
     let r = Math.min(8, (Math.abs(p.x - prev.x) + Math.abs(p.y - prev.y)) / 2, nextLength / 2);
-    // The last bend leaves the arrowhead a straight stretch to sit on where the leg allows: on
-    // the curve it looked off its line.
-    if (i === points.length - 2) r = Math.min(r, Math.max(2, nextLength - ARROW_PX));
+    // The last bend leaves the arrowhead a straight stretch to sit on (routing keeps the last leg
+    // at least ARROW_PX long): on the curve it looked off its line.
+    if (i === points.length - 2) r = Math.min(r, Math.max(0, nextLength - ARROW_PX));
     const inX = Math.sign(p.x - prev.x);
     const inY = Math.sign(p.y - prev.y);
     const outX = Math.sign(next.x - p.x);
