@@ -104,3 +104,34 @@ test('two relations between an element and its boundary, and one from a boundary
   t.true(Math.abs(along(a) - along(b)) >= 16, `a at ${along(a)}, b at ${along(b)}`);
   t.true(length(paths.get('c')!) <= gapToWall(boxOf(D), boxOf(P)) + 1, JSON.stringify(paths.get('c')));
 });
+
+test("other relations keep off the line drawn inside a boundary to its wall: none runs along it (a relation out of the element's same side took the very same line) nor across it (one passing between the element and the wall crossed it)", (t) => {
+  const m = payments();
+  component(m, 'ext', 'Bank', 'software-system');
+  component(m, 'left', 'Admin', 'container');
+  component(m, 'right', 'Worker', 'container');
+  const P = instance('P', 'sys', 0, 0, { isContainer: true, width: 60, height: 30 });
+  const A = instance('A', 'api', 22, 3, { parent: 'P' });
+  const B = instance('B', 'left', 2, 3, { parent: 'P' });
+  const C = instance('C', 'right', 42, 3, { parent: 'P' });
+  const D = instance('D', 'db', 22, 18, { parent: 'P' });
+  const X = instance('X', 'ext', 22, -14);
+  const relations = [
+    relation('up', 'A', 'P', 'reports to'),
+    relation('out', 'A', 'X', 'pays through'),
+    relation('across', 'B', 'C', 'hands over'),
+    relation('down', 'X', 'D', null),
+  ];
+  const paths = pathsOf(drawDiagram(diagram({ componentInstances: [P, A, B, C, D, X], relations }), m, { legend: false }));
+  const up = paths.get('up')!;
+  t.is(up.length, 2, JSON.stringify(up));
+  t.true(toWall(up[1]!, boxOf(P)) < 0.5, `up ends on the wall: ${JSON.stringify(up)}`);
+  // The line, and 3 px either side of it.
+  const [p, q] = [up[0]!, up[1]!];
+  const strip = { x: Math.min(p.x, q.x) - 3, y: Math.min(p.y, q.y), w: Math.abs(p.x - q.x) + 6, h: Math.abs(p.y - q.y) };
+  for (const id of ['out', 'across', 'down']) {
+    const pts = paths.get(id)!;
+    t.truthy(pts, `${id} drawn`);
+    t.false(passesThrough(pts, strip, 0), `${id} runs along or across the line ${JSON.stringify(up)}: ${JSON.stringify(pts)}`);
+  }
+});

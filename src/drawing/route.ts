@@ -1108,6 +1108,14 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   const loops = ends.filter((x): x is { e: RouteEdge; a: RouteNode; b: RouteNode } => x.a !== undefined && x.a === x.b);
   const inward = inwardRoutes(order, boxes, byId);
   if (inward.size > 0) order = order.filter((x) => !inward.has(x.e.id));
+  // Those lines are drawn where the search does not look (no route ends there): each is an
+  // obstacle to every other route, as a box is, so that none runs along it (a route out of the
+  // same side of the element took the very same line) or across it.
+  for (const [id, line] of inward) {
+    const obstacle = lineObstacle(id, line[0]!, line[1]!);
+    all.push(obstacle);
+    boxes.add(inflate(obstacle, MARGIN), obstacle);
+  }
   if (order.length === 0) return withLoops(inward, loops, boxes, byId);
 
   const extent = unionAll(all)!;
@@ -1353,6 +1361,21 @@ function inwardRoutes(
     found.set(e.id, e.from === c.id ? points : [points[1], points[0]]);
   }
   return found;
+}
+
+/**
+ * A line drawn inside a boundary to its wall (inwardRoutes) as an obstacle of no width, short of
+ * its ends by MARGIN (down to its middle), so that with the margin every obstacle keeps, it
+ * reaches the element and the wall and no further: not out across the boundary's outer margin,
+ * where routes round the boundary run. Its id holds a space, as no instance's does.
+ */
+function lineObstacle(id: string, p: Point, q: Point): RouteNode {
+  const [x0, x1, y0, y1] = [Math.min(p.x, q.x), Math.max(p.x, q.x), Math.min(p.y, q.y), Math.max(p.y, q.y)];
+  const inset = (lo: number, hi: number): [number, number] =>
+    hi - lo > 2 * MARGIN ? [lo + MARGIN, hi - MARGIN] : [(lo + hi) / 2, (lo + hi) / 2];
+  const [xa, xb] = inset(x0, x1);
+  const [ya, yb] = inset(y0, y1);
+  return { id: `inward ${id}`, parent: null, x: xa, y: ya, w: xb - xa, h: yb - ya };
 }
 
 /** How far out a box's n-th relation to itself goes, beyond the one before it, and how far along its sides (px): more than an arrowhead is wide. */
