@@ -5,8 +5,9 @@
  * SVG (resvg with the bundled DejaVu fonts) — the relations left direct elbows past the routing
  * budget, the pairs of relations drawn on top of each other (less than a pixel apart along a
  * common stretch), and the crossings of the routes against Graphviz `dot` on the same graph with
- * the same box sizes. Target: 200 instances drawn in under 300 ms. Prints a table and writes
- * bench/drawing-results.md (`--no-write`: print only).
+ * the same box sizes. Target: 200 instances drawn in under 300 ms. Then 1,000 relations between
+ * the same two boxes (measureParallel). Prints the tables and writes bench/drawing-results.md
+ * (`--no-write`: print only).
  */
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -147,6 +148,62 @@ export async function measureDrawing(sizes = [50, 200, 1000], runs = 3): Promise
   return figures;
 }
 
+/** Relations between the same two boxes, and what routing them took: the median ms, and nudging's passes over their constraints. */
+export interface ParallelFigure {
+  relations: number;
+  layout: string;
+  routeMs: number;
+  narrowings: number;
+}
+
+/**
+ * 1,000 relations (both ways, labelled) between two boxes side by side and diagonal from each
+ * other: every one is a route of its own, nudged apart along the same stretch (3 to 5 s before
+ * the separations narrowed a chain by what it must lose at once).
+ */
+export function measureParallel(relations = 1000, runs = 3): ParallelFigure[] {
+  const figures: ParallelFigure[] = [];
+  for (const [layout, b] of [
+    ['side by side', { x: 420, y: 0 }],
+    ['diagonal', { x: 364, y: 252 }],
+  ] as const) {
+    const boxes = [
+      { id: 'a', parent: null, x: 0, y: 0, w: 224, h: 112 },
+      { id: 'b', parent: null, ...b, w: 224, h: 112 },
+    ];
+    const edges = Array.from({ length: relations }, (_, k) => ({
+      id: `r${k}`,
+      from: k % 2 === 0 ? 'a' : 'b',
+      to: k % 2 === 0 ? 'b' : 'a',
+      label: { w: 80, h: 17 },
+    }));
+    const stats: RouteStats = { steps: 0, gridPoints: 0, nodes: 0, fullGrid: 0, direct: 0, narrowings: 0 };
+    routeEdges(boxes, edges, stats);
+    const times: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const began = performance.now();
+      routeEdges(boxes, edges);
+      times.push(performance.now() - began);
+    }
+    figures.push({ relations, layout, routeMs: median(times), narrowings: stats.narrowings });
+  }
+  return figures;
+}
+
+export function renderParallel(figures: ParallelFigure[]): string {
+  return [
+    '## Relations between the same two boxes',
+    '',
+    'Relations both ways between two boxes (bench/drawing.ts measureParallel), each routed and nudged',
+    'apart from the others: routing, median ms, and the passes of nudging over their constraints.',
+    '',
+    '| relations | boxes | routing | passes |',
+    '|---:|---|---:|---:|',
+    ...figures.map((f) => `| ${f.relations} | ${f.layout} | ${f.routeMs.toFixed(0)} | ${f.narrowings} |`),
+    '',
+  ].join('\n');
+}
+
 export function renderDrawing(figures: DrawingFigure[]): string {
   const ms = (v: number | null) => (v === null ? '—' : v.toFixed(0));
   const rows = figures.map(
@@ -174,8 +231,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = values.sizes ? values.sizes.split(',').map(Number) : undefined;
   const before = machine();
   const figures = await measureDrawing(sizes);
+  const parallel = measureParallel();
   const loadAfter = loadavg()[0]!;
-  const markdown = `# Drawing benchmark\n\n${before.date}, code ${before.revision}.\n\n${machineLines({ ...before, loadAfter })}\n\n${renderDrawing(figures)}`;
+  const markdown = `# Drawing benchmark\n\n${before.date}, code ${before.revision}.\n\n${machineLines({ ...before, loadAfter })}\n\n${renderDrawing(figures)}\n${renderParallel(parallel)}`;
   console.log(markdown);
   if (!values['no-write']) await writeFile(join(import.meta.dirname, 'drawing-results.md'), markdown);
 }
