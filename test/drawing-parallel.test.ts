@@ -98,7 +98,7 @@ for (const [name, b] of [
   ['side by side', { x: 420, y: 0 }],
   ['diagonal from each other', { x: 364, y: 252 }],
 ] as const) {
-  test(`a thousand relations between two boxes ${name}, both ways: each routed from one box's side to the other's, through neither, their gaps narrowed in a few passes over their constraints (204 and 298 passes over half a million constraints before, 3 to 5 s)`, (t) => {
+  test(`a thousand relations between two boxes ${name}, both ways: each routed from one box's side to the other's, through neither, their gaps narrowed in a few passes over their constraints (204 and 298 passes over half a million constraints before, 3 to 5 s; 12 and 36 before gaps first narrowed no further than a pixel, 20 and 79 since)`, (t) => {
     const boxes: RouteNode[] = [
       { id: 'a', parent: null, x: 0, y: 0, w: 224, h: 112 },
       { id: 'b', parent: null, ...b, w: 224, h: 112 },
@@ -122,6 +122,6 @@ for (const [name, b] of [
       t.true(onSide(pts[0]!, from!) && onSide(pts[pts.length - 1]!, to!), `${e.id}: ${JSON.stringify(pts)}`);
       for (const n of boxes) t.false(passesThrough(pts, n, 1), `${e.id} through ${n.id}`);
     }
-    t.true(stats.narrowings <= 50, `${stats.narrowings} passes`);
+    t.true(stats.narrowings <= 100, `${stats.narrowings} passes`);
   });
 }
