@@ -93,7 +93,8 @@
  * 182,501), the 1,000-instance routing taking about twice as long. On the layout with shortened
  * container rows (../layout/sugiyama.ts), 99 at 50, 4,336 at 200 and 142,473 at 1,000;
  * with bundles kept apart (PARALLEL_SPACING), 142,439 at 1,000; with end legs as long as the
- * arrowhead, 104 at 50 and 4,328 at 200 (1,000: bench/drawing-results.md).
+ * arrowhead, 104 at 50 and 4,328 at 200; with gaps narrowed to a pixel before any goes below it,
+ * 104, 4,307 and 141,580 (bench/drawing-results.md).
  *
  * Coordinates are pixels.
  */
