@@ -216,18 +216,7 @@ test('without a key 401, with a wrong key 401, from another site 403, and a sess
 });
 
 test('a JSON-RPC batch is served only to a session whose protocol version has batches (2025-03-26), refused from 2025-06-18 on', async (t) => {
-  const post = (body: unknown, session?: string, version?: string) =>
-    fetch(`${s.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${s.readerKey}`,
-        ...(session === undefined ? {} : { 'mcp-session-id': session }),
-        ...(version === undefined ? {} : { 'mcp-protocol-version': version }),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (body: unknown, session?: string, version?: string) => postTo(s.url, body, s.readerKey, session, version);
   const initialize = (protocolVersion: string) => ({
     jsonrpc: '2.0',
     id: 1,
@@ -699,17 +688,7 @@ test("write_model tells an agent what it changed, what it ignored and what a sen
 test('one key holds at most 100 sessions: its own idlest goes, never another key’s', async (t) => {
   const own = await TestServer.start();
   t.teardown(() => own.close());
-  const post = (key: string, body: unknown, session?: string) =>
-    fetch(`${own.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${key}`,
-        ...(session === undefined ? {} : { 'mcp-session-id': session }),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (key: string, body: unknown, session?: string) => postTo(own.url, body, key, session);
   const open = async (key: string) => {
     const reply = await post(key, {
       jsonrpc: '2.0',
@@ -775,17 +754,7 @@ test('a refusal that names a huge argument stays within an answer: the start and
 });
 
 test('list cursors: one that is not a string, or names no page, is the protocol error -32602 in words', async (t) => {
-  const post = (body: unknown, session?: string) =>
-    fetch(`${s.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${s.readerKey}`,
-        ...(session === undefined ? {} : { 'mcp-session-id': session }),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (body: unknown, session?: string) => postRaw(body, s.readerKey, session);
   const made = await post({
     jsonrpc: '2.0',
     id: 1,
@@ -879,15 +848,21 @@ test('a client that shows the model only structuredContent, when an answer has i
   t.regex(shownToModel(await client.callTool({ name: 'render_diagram', arguments: { id: diagram.id, format: 'png' } })), /\[image\]/);
 });
 
-/** A raw POST to /mcp of `body` as JSON with `key`, in `session` when given. */
+/** A raw POST to the shared server's /mcp of `body` as JSON with `key`, in `session` when given. */
 function postRaw(body: unknown, key: string, session?: string): Promise<Response> {
-  return fetch(`${s.url}/mcp`, {
+  return postTo(s.url, body, key, session);
+}
+
+/** A raw POST to `url`/mcp of `body` as JSON with `key`, in `session` and under protocol `version` when given. */
+function postTo(url: string, body: unknown, key: string, session?: string, version?: string): Promise<Response> {
+  return fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       authorization: `Bearer ${key}`,
       ...(session === undefined ? {} : { 'mcp-session-id': session }),
+      ...(version === undefined ? {} : { 'mcp-protocol-version': version }),
     },
     body: JSON.stringify(body),
   });
@@ -963,17 +938,7 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
 test('a session idle longer than the idle time is closed when it is next used: 404, on which the client opens a new one', async (t) => {
   const own = await TestServer.start({ mcpSessionIdleMs: 50 });
   t.teardown(() => own.close());
-  const post = (body: unknown, session?: string) =>
-    fetch(`${own.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${own.readerKey}`,
-        ...(session === undefined ? {} : { 'mcp-session-id': session }),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = (body: unknown, session?: string) => postTo(own.url, body, own.readerKey, session);
   const initialize = {
     jsonrpc: '2.0',
     id: 1,
