@@ -7,64 +7,18 @@
  * pages of every other one, restarted ones included.
  */
 import test from 'ava';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureHaproxy } from '../scripts/ensure-haproxy.mjs';
+import { type Balancer, freePort, haproxy, startBalancer, until } from './support/haproxy.js';
 import { cli, lastLine, type ServerProcess, serveProcess } from './support/process.js';
 import { run } from './support/server.js';
 
-const CONFIG = join(import.meta.dirname, '..', 'docs', 'haproxy.cfg');
 const ORGS = ['north', 'south', 'west'];
 const WRITERS_PER_ORG = 2;
 /** Longer than the configuration's `inter 1s` × `fall 2`. */
 const DRAIN_DELAY_S = 3;
-
-const haproxy = ensureHaproxy();
-if (haproxy.reason) console.error(`multi-instance test SKIPPED: ${haproxy.reason}`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** One line of HAProxy's runtime API. */
-async function askHaproxy(socket: string, command: string): Promise<string> {
-  const connection = createConnection(socket);
-  await once(connection, 'connect');
-  connection.end(`${command}\n`);
-  let text = '';
-  for await (const chunk of connection) text += chunk;
-  return text;
-}
-
-/** The health state HAProxy holds of each server of the backend: 'UP', 'DOWN', … */
-async function serverStates(socket: string): Promise<Record<string, string>> {
-  const lines = (await askHaproxy(socket, 'show stat')).split('\n');
-  const header = lines[0]!.replace(/^# /, '').split(',');
-  const states: Record<string, string> = {};
-  for (const line of lines.slice(1)) {
-    const row = line.split(',');
-    if (row[0] === 'c4store' && /^c\d$/.test(row[1] ?? '')) states[row[1]!] = row[header.indexOf('status')]!;
-  }
-  return states;
-}
-
-async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface Outcome {
   org: string;
@@ -80,7 +34,7 @@ interface Outcome {
     t.timeout(240_000);
     const dataDir = await mkdtemp(join(tmpdir(), 'c4store-multi-'));
     const instances: Array<ServerProcess | undefined> = [];
-    let balancer: ChildProcess | undefined;
+    let balancer: Balancer | undefined;
     try {
       const keys: Record<string, string> = {};
       for (const org of ORGS) {
@@ -88,8 +42,6 @@ interface Outcome {
         keys[org] = lastLine(await cli('key', 'create', org, '--data', dataDir));
       }
       const ports = [await freePort(), await freePort(), await freePort()];
-      const front = await freePort();
-      const socket = join(dataDir, 'haproxy.sock');
       const start = async (i: number) => {
         instances[i] = await serveProcess(
           dataDir,
@@ -102,22 +54,12 @@ interface Outcome {
         );
       };
       await Promise.all([0, 1, 2].map(start));
-      const stderr: string[] = [];
-      balancer = spawn(haproxy.path!, ['-db', '-f', CONFIG], {
-        env: {
-          ...process.env,
-          C4STORE_LISTEN: `127.0.0.1:${front}`,
-          C4STORE_1: `127.0.0.1:${ports[0]}`,
-          C4STORE_2: `127.0.0.1:${ports[1]}`,
-          C4STORE_3: `127.0.0.1:${ports[2]}`,
-          HAPROXY_STATS_SOCKET: socket,
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      balancer.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
-      const up = (name: string) => async () => (await serverStates(socket).catch(() => ({}) as Record<string, string>))[name] === 'UP';
-      for (const name of ['c1', 'c2', 'c3']) await until(`${name} UP in HAProxy (${stderr.join('')})`, up(name));
-      const url = `http://127.0.0.1:${front}`;
+      balancer = await startBalancer(
+        ports.map((port) => `127.0.0.1:${port}`),
+        dataDir,
+      );
+      for (const name of ['c1', 'c2', 'c3']) await balancer.until(name, 'UP');
+      const url = balancer.url;
 
       // Metrics are per instance: the balancer denies them at every path an instance serves them at.
       for (const path of ['/metrics', '/metrics/', '/metrics?x=1']) {
@@ -175,7 +117,7 @@ interface Outcome {
         drainingLogs.push(...instance.output.slice(from));
         sigterms++;
         await start(i);
-        await until(`c${i + 1} UP again`, up(`c${i + 1}`));
+        await balancer.until(`c${i + 1}`, 'UP');
       }
       const gracefulEnd = Date.now();
       const fiveHundreds = outcomes.filter((o) => o.answeredAt <= gracefulEnd && (o.status >= 500 || o.status === 0));
@@ -202,7 +144,7 @@ interface Outcome {
         kills++;
         await new Promise((resolve) => setTimeout(resolve, 500));
         await start(i);
-        await until(`c${i + 1} UP again`, up(`c${i + 1}`));
+        await balancer.until(`c${i + 1}`, 'UP');
       }
       await new Promise((resolve) => setTimeout(resolve, 1000));
       writing = false;
@@ -245,11 +187,7 @@ interface Outcome {
           `answers by status ${JSON.stringify(byStatus)}`,
       );
     } finally {
-      if (balancer && balancer.exitCode === null) {
-        const exited = once(balancer, 'exit');
-        balancer.kill('SIGTERM');
-        await exited;
-      }
+      await balancer?.stop();
       for (const instance of instances) await instance?.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
