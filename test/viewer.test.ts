@@ -317,6 +317,48 @@ test('a drop is one commit through the write path: authored by the key, If-Match
     t.is(await s.state(), before);
   }));
 
+test('a drop or a panel save sent again once saved (its answer lost) is answered as saved, with no second commit', (t) =>
+  withServer(async (s) => {
+    const { d, b } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const shown = await s.head();
+    // What a browser sends again when the instance that made the commit died before answering.
+    const drop = { kind: 'instance', id: b.id, position: { x: 44, y: 8 } };
+    const first = await arrange(s, cookie, d.id, drop, { 'if-match': `"${shown}"` });
+    t.is(first.status, 200);
+    const saved = await s.state();
+    const again = await arrange(s, cookie, d.id, drop, { 'if-match': `"${shown}"` });
+    t.is(again.status, 200, JSON.stringify(again.body));
+    t.is(again.body.commit, first.body.commit, 'the commit that holds the drop');
+    t.is(again.headers.get('etag'), `"${first.body.commit}"`);
+    t.true(again.body.svg.startsWith('<svg'));
+    t.is(await s.state(), saved, 'no second commit');
+    // A stale page's drop that is not in place yet is still refused.
+    const other = await arrange(s, cookie, d.id, { ...drop, position: { x: 45, y: 8 } }, { 'if-match': `"${shown}"` });
+    t.is(other.status, 412);
+    t.is(await s.state(), saved);
+
+    // The panel's form, likewise (its commit field is its If-Match).
+    const componentId = d.componentInstances.find((i: { id: string }) => i.id === b.id).component;
+    const save = (name: string) =>
+      fetch(`${s.url}/orgs/${s.slug}/components/${componentId}/edit`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ name, desc: '', commit: first.body.commit, next: '/' }),
+      });
+    t.is((await save('Ledger')).status, 303);
+    const renamed = await s.state();
+    t.is(JSON.parse(renamed).count, JSON.parse(saved).count + 1, 'the save is one commit');
+    const resent = await save('Ledger');
+    t.is(resent.status, 303, await resent.text());
+    t.is(resent.headers.get('location'), '/');
+    t.is(await s.state(), renamed, 'no second commit');
+    const stale = await save('Journal');
+    t.is(stale.status, 412);
+    t.is(await s.state(), renamed);
+  }));
+
 test('moving a container carries its children; a box dropped out of it loses its parent; text areas move and resize', (t) =>
   withServer(async (s) => {
     const { d, box, a } = await oneDiagram(s);
