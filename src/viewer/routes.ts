@@ -15,6 +15,7 @@ import { setEtag } from '../http/respond.js';
 import { bodySettingsOf, parseBody } from '../http/middleware/body.js';
 import { organizationOf, requireEditor } from '../http/middleware/auth.js';
 import type { YamlPool } from '../http/yaml-pool.js';
+import type { Draft } from '../model/draft.js';
 import type { Orgs } from '../service/orgs.js';
 import type { KeyRecord, KeyStore } from '../store/keys.js';
 import { ArrangeInput, arrangeDiagram, describeArrange } from './arrange.js';
@@ -206,6 +207,37 @@ export function pageNotFound(deps: Pick<ViewerDependencies, 'keys' | 'orgs' | 's
     const signedIn = key !== null && organizationOf(key, deps.orgs) !== undefined;
     sendHtml(ctx, errorPage(404, 'There is no page at this address.', signedIn ? { key } : {}), 404);
   };
+}
+
+/**
+ * A page's write (a drop, a panel save) through the API's write path, with one difference: a
+ * stale `If-Match` whose change is already in place is answered as done, with no commit. That
+ * is a write made whose answer was lost — the instance that committed it killed before it
+ * answered, behind a load balancer, and the browser or the page sending it again to another —
+ * or the very change someone else made meanwhile. Either way the page's wish holds and nothing
+ * of anyone's is overwritten; a change still to make is refused for a stale page as before.
+ */
+async function writeFromPage<R>(ctx: Context, step: (draft: Draft) => R, spoken: (draft: Draft) => string) {
+  try {
+    return await write(ctx, step, spoken);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 412) || ctx.get('if-match') === '') throw err;
+    delete ctx.req.headers['if-match'];
+    return write(
+      ctx,
+      (draft) => {
+        let result: R;
+        try {
+          result = step(draft);
+        } catch {
+          throw err; // refused on today's model: still the stale page's refusal
+        }
+        if (draft.changes.length > 0) throw err;
+        return result;
+      },
+      spoken,
+    );
+  }
 }
 
 export function viewerRouter(deps: ViewerDependencies): Router {
@@ -447,7 +479,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     async (ctx) => {
       const move = checkBody(ArrangeInput, ctx.request.body);
       const id = String(ctx.params.id);
-      const { snapshot, result } = await write(
+      const { snapshot, result } = await writeFromPage(
         ctx,
         (draft) => arrangeDiagram(draft, id, move),
         (draft) => describeArrange(draft, id, move),
@@ -469,7 +501,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (commit !== '') ctx.req.headers['if-match'] = `"${commit}"`;
     const id = String(ctx.params.id);
     try {
-      await write(
+      await writeFromPage(
         ctx,
         (draft) => editComponent(draft, id, { name: form.get('name') ?? '', desc: form.get('desc') ?? '' }),
         (draft) => describeEdit(draft, id),

@@ -322,6 +322,8 @@
       }
     }
 
+    const UNANSWERED = 'The server did not answer, so your change may or may not have been saved: reload to see the diagram as it is now.';
+
     async function save(g, start, now, resize) {
       const body = { kind: g.dataset.kind, id: g.dataset.id, position: { x: now.x, y: now.y } };
       if (resize) {
@@ -332,14 +334,37 @@
       }
       busy = true;
       page.setAttribute('aria-busy', 'true');
+      const send = async () => {
+        try {
+          const response = await fetch(page.dataset.arrangeUrl, {
+            method: 'POST',
+            credentials: 'same-origin',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${page.dataset.commit}"` },
+            body: JSON.stringify(body),
+          });
+          return { response, answer: await response.json().catch(() => ({})) };
+        } catch {
+          return { response: null, answer: {} };
+        }
+      };
+      /**
+       * Whether c4store itself answered: a refusal of its own is JSON with `error` (its 500 may
+       * come after the commit). No answer, or a load balancer's (502, 503, 504 when the instance
+       * died mid-request), leaves it open whether the drop was saved.
+       */
+      const answered = ({ response, answer }) =>
+        response !== null && (response.ok || (typeof answer.error === 'string' && response.status !== 500));
       try {
-        const response = await fetch(page.dataset.arrangeUrl, {
-          method: 'POST',
-          credentials: 'same-origin',
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${page.dataset.commit}"` },
-          body: JSON.stringify(body),
-        });
-        const answer = await response.json().catch(() => ({}));
+        let sent = await send();
+        // Sent again, a drop is made now or found made already (the server answers a drop
+        // already in place as saved, If-Match notwithstanding): either way the answer is sure.
+        if (!answered(sent)) sent = await send();
+        const { response, answer } = sent;
+        if (!answered(sent)) {
+          preview(g, start, start, resize);
+          show(UNANSWERED, true);
+          return;
+        }
         if (response.ok) {
           // live.js moves data-commit on too when another writer's change is shown.
           page.dataset.commit = answer.commit;
@@ -362,7 +387,7 @@
         }
       } catch {
         preview(g, start, start, resize);
-        show('Not saved: the server could not be reached.', false);
+        show(UNANSWERED, true);
       } finally {
         busy = false;
         page.removeAttribute('aria-busy');
