@@ -106,9 +106,7 @@ function gridDiagram(size: number) {
       instances[0]!.child.kill('SIGKILL');
       const committed = await mainOf(gitdir);
 
-      await page.waitForFunction(() => !document.querySelector('article.diagram-page')!.hasAttribute('aria-busy'), undefined, {
-        timeout: 120_000,
-      });
+      await page.waitForSelector('article.diagram-page:not([aria-busy])', { timeout: 120_000 });
       const notice = page.locator('#notice');
       t.true(await notice.isHidden(), `the page says: ${await notice.textContent()}`);
       t.is(await page.locator('article.diagram-page').getAttribute('data-commit'), committed, 'the page goes on from the drop');
