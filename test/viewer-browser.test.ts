@@ -4,6 +4,9 @@
  * commit, a reader who cannot drag, a stale page. One browser for every case; screenshots go
  * to test-artifacts/ (and docs/viewer.png with C4STORE_DOCS_SCREENSHOT=1).
  */
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
@@ -388,3 +391,36 @@ browserTest('on a phone the pages fit the screen: tables scroll within them, a l
   }
   await page.context().close();
 });
+
+browserTest(
+  "a diagram's link followed from another site opens the page for a signed-in person, and the sign-in page for anyone else",
+  async (t) => {
+    const model = await api(t, 'GET', '/api/external/model');
+    const target = model.diagrams[0].url;
+    // A wiki on another site (localhost is another site than 127.0.0.1) linking to the diagram.
+    const wiki = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<a id="link" href="${target}">Payments context</a>`);
+    });
+    wiki.listen(0, '127.0.0.1');
+    await once(wiki, 'listening');
+    const wikiUrl = `http://localhost:${(wiki.address() as AddressInfo).port}/`;
+    try {
+      const page = await signIn(t, t.context.editorKey);
+      t.is((await page.context().cookies())[0]?.sameSite, 'Strict', 'the cookie stays off cross-site requests');
+      await page.goto(wikiUrl);
+      await Promise.all([page.waitForURL(target), page.click('#link')]);
+      t.is(await page.locator('.diagram-page > h1').textContent(), model.diagrams[0].name);
+      await page.context().close();
+
+      const stranger = await t.context.browser.newContext();
+      const other = await stranger.newPage();
+      await other.goto(wikiUrl);
+      await Promise.all([other.waitForURL(/\/sign-in\?/), other.click('#link')]);
+      t.is(new URL(other.url()).searchParams.get('next'), new URL(target).pathname);
+      await stranger.close();
+    } finally {
+      wiki.close();
+    }
+  },
+);
