@@ -404,6 +404,16 @@ export function diagramHistoryPage(
   return layout(`History of ${diagram.name}`, context, body);
 }
 
+/**
+ * The page a link from another site lands on without the session cookie: it loads `path` again
+ * at once, from this site (a meta refresh: no script), and links to it for a browser that does
+ * not follow the refresh.
+ */
+export function comeAgainPage(path: string): string {
+  const href = escExact(path);
+  return layout('Opening', {}, `<meta http-equiv="refresh" content="0; url=${href}"><p>Opening <a href="${href}">the page</a>…</p>`);
+}
+
 /** `context`: a signed-in visitor's, when another organization's page asks for its key (the header stays theirs). */
 export function signInPage(options: { next: string; message?: string; error?: string }, context: PageContext = {}): string {
   const body =

@@ -22,6 +22,7 @@ import { ArrangeInput, arrangeDiagram, describeArrange } from './arrange.js';
 import { describeEdit, editComponent } from './edit.js';
 import { asset } from './assets.js';
 import {
+  comeAgainPage,
   componentPage,
   diagramHistoryPage,
   diagramPage,
@@ -253,6 +254,14 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const org = organizationOf(key, deps.orgs);
     if (!key || !org) {
       if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+        if (ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'navigate') {
+          // A link followed from another site (a wiki, a ticket, a chat): the browser kept the
+          // SameSite=Strict cookie off this navigation, not because there is no session. The
+          // page asks for itself again from this site, which carries the cookie; without a
+          // session, that request goes on to sign in.
+          sendHtml(ctx, comeAgainPage(localPath(ctx.originalUrl)));
+          return;
+        }
         ctx.redirect(`/sign-in?next=${encodeURIComponent(ctx.originalUrl)}`);
         return;
       }
