@@ -10,6 +10,8 @@ import test from 'ava';
 import { startServer } from '../src/server.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
+import { resourcePath } from '../src/model/files.js';
+import { cloneFor, gitIn } from './support/git-clone.js';
 import { TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
@@ -240,3 +242,39 @@ test("a link's page reached with a slash after the token links its own SVG and P
     t.deepEqual(links, [new URL(made.body.svgUrl).pathname, new URL(made.body.pngUrl).pathname]);
     for (const link of links) t.is((await anonymous(s.url + link)).status, 200, link);
   }));
+
+test('a link to a diagram deleted and made again under its id stays ended however often the new one changes since (1,001 pushed commits)', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const d = await shopDiagram(s);
+  const made = await s.request('POST', `${API}/diagram/${d.id}/share-links`);
+  await s.request('DELETE', `${API}/diagram/${d.id}`);
+  t.is((await s.post(`${API}/diagrams`, { id: d.id, name: 'Internal M&A roadmap', level: 'C1' })).status, 201);
+  t.is((await anonymous(made.body.url)).status, 404);
+
+  // The new diagram changed more often than one page of its history holds.
+  const dir = await cloneFor(t, s, 'c4store-share-continuity-');
+  const path = resourcePath('diagram', d.id);
+  const stored = await readFile(join(dir, path), 'utf8');
+  t.regex(stored, /^desc: null$/m);
+  const main = await gitIn(dir, ['rev-parse', 'origin/main']);
+  const commits = Array.from({ length: 1001 }, (_, n) => {
+    const content = stored.replace(/^desc: null$/m, `desc: Revision ${n + 1}`);
+    return [
+      'commit refs/heads/main',
+      `mark :${n + 1}`,
+      `committer Ada <ada@example.com> ${1_700_000_000 + n} +0000`,
+      'data 7',
+      'revised',
+      `from ${n === 0 ? main : `:${n}`}`,
+      `M 100644 inline ${path}`,
+      `data ${Buffer.byteLength(content)}`,
+      content,
+    ].join('\n');
+  });
+  await gitIn(dir, ['fast-import', '--quiet', '--force'], `${commits.join('\n')}\n`);
+  await gitIn(dir, ['push', '-q', 'origin', 'main']);
+  t.is((await s.get(`${API}/diagram/${d.id}`)).body.desc, 'Revision 1001');
+
+  for (const url of [made.body.url, made.body.svgUrl]) t.is((await anonymous(url)).status, 404, url);
+});
