@@ -424,3 +424,64 @@ browserTest(
     }
   },
 );
+
+browserTest(
+  'an editor arranges with the keyboard: arrow keys move the focused box or text area, Shift+arrows resize it, Enter saves one drop, Escape puts it back',
+  async (t) => {
+    const model = await api(t, 'GET', '/api/external/model');
+    const diagram = model.diagrams.find((d: any) => d.level === 'C4');
+    const instance = diagram.componentInstances.find((i: any) => !i.isContainer && i.parent === null && i.component !== null);
+    const placeholder = diagram.componentInstances.find((i: any) => i.component === null && !i.isContainer);
+    const [area] = diagram.textareas;
+    const page = await signIn(t, t.context.editorKey);
+    const arranged: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/arrange')) arranged.push(request.postData() ?? '');
+    });
+    await page.goto(diagram.url);
+    const before = await commitCount(t);
+    const stored = async (id: string) => {
+      const served = await api(t, 'GET', `/api/external/diagram/${diagram.id}`);
+      return [...served.componentInstances, ...served.textareas].find((e: any) => e.id === id);
+    };
+    const focusedId = () =>
+      page.evaluate(() => (globalThis as any).document.activeElement?.closest('[data-id]')?.getAttribute('data-id') ?? null);
+    const press = async (...keys: string[]) => {
+      for (const key of keys) await page.keyboard.press(key);
+    };
+
+    // Tab reaches the box (its link); Escape puts a move back, and nothing is sent.
+    await page.locator(`g.box[data-id="${instance.id}"] a`).focus();
+    await press('ArrowLeft', 'ArrowLeft', 'Escape');
+    t.is(await page.locator(`g.box[data-id="${instance.id}"]`).getAttribute('transform'), null, 'put back');
+    t.deepEqual(arranged, []);
+
+    // Arrows move it a grid unit a press; Enter saves the move as one drop and keeps the focus there.
+    let saved = arrangeAnswer(page);
+    await press('ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowDown', 'Enter');
+    t.is((await saved).status(), 200);
+    t.deepEqual((await stored(instance.id)).position, { x: instance.position.x + 3, y: instance.position.y + 1 });
+    t.is(await commitCount(t), before + 1, 'one commit for the whole move');
+    t.false(page.url().includes('#c-'), 'Enter saved the move rather than opening the panel');
+    t.is(await focusedId(), instance.id, 'the focus stays on the box moved');
+
+    // Shift+arrows resize it.
+    saved = arrangeAnswer(page);
+    await press('Shift+ArrowRight', 'Shift+ArrowRight', 'Shift+ArrowDown', 'Enter');
+    t.is((await saved).status(), 200);
+    t.like(await stored(instance.id), { width: instance.width + 2, height: instance.height + 1 });
+    t.is(await commitCount(t), before + 2);
+
+    // A placeholder and a text area have no link; they take the focus all the same.
+    for (const element of [placeholder, area]) {
+      await page.locator(`[data-id="${element.id}"]`).first().focus();
+      t.is(await focusedId(), element.id);
+      saved = arrangeAnswer(page);
+      await press('ArrowUp', 'Enter');
+      t.is((await saved).status(), 200);
+      t.deepEqual((await stored(element.id)).position, { x: element.position.x, y: element.position.y - 1 });
+    }
+    t.is(await commitCount(t), before + 4);
+    await page.context().close();
+  },
+);
