@@ -394,10 +394,15 @@ export function drawInstance(
     parts.push(`<rect class="handle" x="${n1(b.x + b.w - 10)}" y="${n1(b.y + b.h - 10)}" width="10" height="10"/>`);
   }
   let inner = parts.join('');
-  if (component && options.componentHref) {
+  const linked = component !== undefined && options.componentHref !== undefined;
+  if (linked) {
     const label = clip(`${component.name} [${typeName}]: details`);
     inner = `<a href="${esc(options.componentHref + component.id)}" aria-label="${esc(label)}">${inner}</a>`;
   }
+  // Arranged with the keyboard too (static/viewer.js): a box the keyboard cannot reach through a
+  // link of its own takes the focus itself.
+  const focusable =
+    options.editable && !linked ? ` tabindex="0" aria-label="${esc(clip(`${i.isContainer ? 'Boundary' : 'Placeholder'} ${name}`))}"` : '';
   const classes = [
     'box',
     `k-${kind}`,
@@ -413,7 +418,7 @@ export function drawInstance(
     ` data-container="${i.isContainer}" data-parent="${esc(i.parent ?? '')}"` +
     (component ? ` data-component="${esc(component.id)}"` : '') +
     ` data-c4="${kind}"`;
-  return { svg: `<g class="${classes}${options.extraClass}" ${data}>${inner}</g>`, blocks, marker };
+  return { svg: `<g class="${classes}${options.extraClass}" ${data}${focusable}>${inner}</g>`, blocks, marker };
 }
 
 const LEGEND_NAMES: Array<[Kind, string]> = [

@@ -76,7 +76,7 @@ ${NOTATION_STYLE}
 .c4-diagram .handle{fill:#2f5d8a;opacity:0;cursor:nwse-resize}
 .c4-diagram.editable .draggable{cursor:move}
 .c4-diagram.editable .draggable:hover .handle,.c4-diagram.editable .draggable:focus-within .handle{opacity:.6}
-.c4-diagram a:focus-visible .body,.c4-diagram a:focus-visible .shape{stroke:#d64545;stroke-width:3}
+.c4-diagram a:focus-visible .body,.c4-diagram a:focus-visible .shape,.c4-diagram .draggable:focus-visible>.body,.c4-diagram .draggable:focus-visible>.frame{stroke:#d64545;stroke-width:3}
 .c4-diagram .c4-removed{opacity:.4}
 .c4-diagram .c4-removed .body,.c4-diagram .c4-removed .shape,.c4-diagram .c4-removed path{stroke:#c0392b;stroke-width:3}
 .c4-diagram .c4-added .body,.c4-diagram .c4-added .shape,.c4-diagram .c4-added path{stroke:#2f9e44;stroke-width:3}
@@ -120,8 +120,10 @@ function textAreaSvg(t: TextArea, b: Box, options: DrawOptions): string {
     ? `<rect class="handle" x="${px(b.x + b.w) - 10}" y="${px(b.y + b.h) - 10}" width="10" height="10"/>`
     : '';
   const frame = `<rect class="frame" x="${px(b.x)}" y="${px(b.y)}" width="${px(b.w)}" height="${px(b.h)}" fill="transparent"/>`;
+  // Arranged with the keyboard too (static/viewer.js): it takes the focus, named by its first line.
+  const focusable = options.editable ? ` tabindex="0" aria-label="${esc(clip(`Text area ${t.text.split('\n')[0]}`))}"` : '';
   return (
-    `<g class="textarea${options.editable ? ' draggable' : ''}${markClass(options, t.id)}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}">` +
+    `<g class="textarea${options.editable ? ' draggable' : ''}${markClass(options, t.id)}" data-kind="textarea" data-id="${esc(t.id)}" data-x="${b.x}" data-y="${b.y}" data-w="${b.w}" data-h="${b.h}"${focusable}>` +
     `${frame}${lines.join('')}${handle}</g>`
   );
 }

@@ -349,7 +349,9 @@ export async function diagramPage(
     (diagram.desc ? `<p class="desc">${bdi(diagram.desc)}</p>` : '') +
     `<div id="notice" class="notice" role="alert" hidden></div>` +
     (editable
-      ? `<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. Each drop is saved as one commit${draft === undefined ? '' : ' on the draft'}.</p>`
+      ? `<p class="hint">Drag a box or text area to move it, its bottom-right corner to resize it; drop a box into a container to put it there. ` +
+        `With the keyboard: on a box or text area, arrow keys move it and Shift+arrows resize it, Enter saves, Escape puts it back. ` +
+        `Each drop is saved as one commit${draft === undefined ? '' : ' on the draft'}.</p>`
       : '') +
     `<div class="layout"><div class="canvas">${svg}</div><aside class="panels">${panels}</aside></div>` +
     `<p class="links">The drawing as <a href="${esc(`${path}.svg${asOf}`)}">SVG</a> or <a href="${esc(`${path}.png${asOf}`)}">PNG</a> · <a href="${esc(`${path}/history${ofDraft}`)}">History of this diagram${draft === undefined ? '' : ' in the draft'}</a></p>` +

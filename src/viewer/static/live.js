@@ -65,8 +65,9 @@
     }
     running = true;
     try {
-      // Not under a drag, nor while a drop is saved (viewer.js): its answer may be this very change.
-      const busy = () => dragging || document.querySelector('article.diagram-page[aria-busy="true"]') !== null;
+      // Not under a drag or a move by the keyboard, nor while a drop is saved (viewer.js): its
+      // answer may be this very change.
+      const busy = () => dragging || document.querySelector('article.diagram-page[aria-busy="true"], .diagram-page [data-moving]') !== null;
       while (busy()) await new Promise((resolve) => setTimeout(resolve, 100));
       // The page's own drop: already drawn from the drop's answer.
       if (document.querySelector('article.diagram-page')?.dataset.commit === latest) return;

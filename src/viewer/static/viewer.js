@@ -305,31 +305,32 @@
       return best ? best.id : null;
     }
 
-    function preview(g, start, now, resize) {
+    /** The element shown at `now` (moved, resized or both) before it is saved; `start` where it is stored. */
+    function preview(g, start, now) {
       const size = grid();
-      if (resize) {
-        for (const rect of g.querySelectorAll('rect.body, rect.frame')) {
-          rect.setAttribute('width', String(now.w * size));
-          rect.setAttribute('height', String(now.h * size));
-        }
-        return;
+      for (const rect of g.querySelectorAll('rect.body, rect.frame')) {
+        rect.setAttribute('width', String(now.w * size));
+        rect.setAttribute('height', String(now.h * size));
       }
       const shift = `translate(${(now.x - start.x) * size},${(now.y - start.y) * size})`;
-      g.setAttribute('transform', shift);
-      if (g.dataset.container === 'true') {
-        for (const child of svg().querySelectorAll(`g.box[data-parent="${CSS.escape(g.dataset.id)}"]`))
-          child.setAttribute('transform', shift);
-      }
+      const carried = g.dataset.container === 'true' ? [...svg().querySelectorAll(`g.box[data-parent="${CSS.escape(g.dataset.id)}"]`)] : [];
+      for (const each of [g, ...carried]) each.setAttribute('transform', shift);
     }
 
     const UNANSWERED = 'The server did not answer, so your change may or may not have been saved: reload to see the diagram as it is now.';
 
-    async function save(g, start, now, resize) {
+    /**
+     * One drop: the element at `now`. A move of a box that is no container also says which
+     * container it now sits in; a resize sends the size. `focus`: the drop came from the keyboard,
+     * whose focus goes back to the element once the drawing is redrawn.
+     */
+    async function save(g, start, now, focus = false) {
       const body = { kind: g.dataset.kind, id: g.dataset.id, position: { x: now.x, y: now.y } };
-      if (resize) {
+      if (now.w !== start.w || now.h !== start.h) {
         body.width = now.w;
         if (g.dataset.kind === 'instance') body.height = now.h;
-      } else if (g.dataset.kind === 'instance' && g.dataset.container !== 'true') {
+      }
+      if ((now.x !== start.x || now.y !== start.y) && g.dataset.kind === 'instance' && g.dataset.container !== 'true') {
         body.parent = containerAt(now, g);
       }
       busy = true;
@@ -361,7 +362,7 @@
         if (!answered(sent)) sent = await send();
         const { response, answer } = sent;
         if (!answered(sent)) {
-          preview(g, start, start, resize);
+          preview(g, start, start);
           show(UNANSWERED, true);
           return;
         }
@@ -373,9 +374,10 @@
           svg().outerHTML = answer.svg;
           view.apply();
           notice.hidden = true;
+          if (focus) focusOn(body.id);
           return;
         }
-        preview(g, start, start, resize);
+        preview(g, start, start);
         if (response.status === 412)
           show('The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.', true);
         else if (response.status === 401) show('Your session has ended: sign in again. Your change was not saved.', true);
@@ -386,7 +388,7 @@
           show(`Not saved: ${answer.error || response.statusText}${about}`, false);
         }
       } catch {
-        preview(g, start, start, resize);
+        preview(g, start, start);
         show(UNANSWERED, true);
       } finally {
         busy = false;
@@ -394,8 +396,70 @@
       }
     }
 
+    const changed = (start, now) => now.x !== start.x || now.y !== start.y || now.w !== start.w || now.h !== start.h;
+    /** `box` grown by whole grid units, 1–100 each way; a text area's height follows from its text. */
+    const resized = (g, box, du, dv) => ({
+      ...box,
+      w: clamp(box.w + du, 1, 100),
+      h: g.dataset.kind === 'instance' ? clamp(box.h + dv, 1, 100) : box.h,
+    });
+    /** The focus on the element `id` of the drawing as it is now (its link, or the element itself). */
+    function focusOn(id) {
+      const g = svg().querySelector(`.draggable[data-id="${CSS.escape(id)}"]`);
+      const target = g?.querySelector('a') ?? g;
+      if (target) target.focus({ preventScroll: true });
+    }
+
+    // The keyboard does what the mouse does: on a focused box or text area, arrow keys move it a
+    // grid unit a press and Shift+arrows resize it, shown at once; Enter saves the whole move as
+    // one drop (it opens the panel only when nothing was moved), Escape puts it back, and so does
+    // the focus leaving it. live.js redraws nothing under a move (data-moving).
+    const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    let moving = null;
+    function putBack() {
+      if (!moving) return;
+      preview(moving.g, moving.start, moving.start);
+      delete moving.g.dataset.moving;
+      moving = null;
+    }
+    canvas.addEventListener('keydown', (event) => {
+      const g = event.target.closest('.draggable');
+      if (!g || busy || event.ctrlKey || event.metaKey || event.altKey) return;
+      const arrow = ARROWS[event.key];
+      if (arrow) {
+        event.preventDefault();
+        if (moving?.g !== g) {
+          putBack();
+          moving = { g, start: boxOf(g), now: boxOf(g) };
+          g.dataset.moving = 'true';
+        }
+        const [du, dv] = arrow;
+        const now = moving.now;
+        moving.now = event.shiftKey ? resized(g, now, du, dv) : { ...now, x: now.x + du, y: now.y + dv };
+        preview(g, moving.start, moving.now);
+        return;
+      }
+      if (moving?.g !== g) return;
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        putBack();
+      } else if (event.key === 'Enter') {
+        const { start, now } = moving;
+        delete g.dataset.moving;
+        moving = null;
+        if (!changed(start, now)) return;
+        event.preventDefault();
+        void save(g, start, now, true);
+      }
+    });
+    canvas.addEventListener('focusout', (event) => {
+      if (moving && !moving.g.contains(event.relatedTarget)) putBack();
+    });
+
     canvas.addEventListener('pointerdown', (event) => {
       if (busy || event.button !== 0) return;
+      putBack();
       const g = event.target.closest('.draggable');
       if (!g || view.pinching()) return;
       const resize = event.target.classList.contains('handle');
@@ -419,10 +483,8 @@
         const at = toSvg(e);
         const du = Math.round((at.x - from.x) / grid());
         const dv = Math.round((at.y - from.y) / grid());
-        now = resize
-          ? { ...start, w: clamp(start.w + du, 1, 100), h: g.dataset.kind === 'instance' ? clamp(start.h + dv, 1, 100) : start.h }
-          : { ...start, x: start.x + du, y: start.y + dv };
-        preview(g, start, now, resize);
+        now = resize ? resized(g, start, du, dv) : { ...start, x: start.x + du, y: start.y + dv };
+        preview(g, start, now);
       };
       const up = (e) => {
         if (e.pointerId !== event.pointerId) return;
@@ -432,8 +494,7 @@
         if (!dragging) return;
         // A drag ends with a click on the canvas or the box's link; it must not open the panel.
         clicks.swallowNext();
-        const changed = now.x !== start.x || now.y !== start.y || now.w !== start.w || now.h !== start.h;
-        if (changed) void save(g, start, now, resize);
+        if (changed(start, now)) void save(g, start, now);
       };
       window.addEventListener('pointermove', move);
       window.addEventListener('pointerup', up);
