@@ -359,6 +359,45 @@ test('a drop or a panel save sent again once saved (its answer lost) is answered
     t.is(await s.state(), renamed);
   }));
 
+test("a draft page's merge or close sent again once done (its answer lost) is answered as done, changing nothing more", (t) =>
+  withServer(async (s) => {
+    const cookie = await cookieOf(s);
+    const form = (path: string, fields: Record<string, string>) =>
+      fetch(`${s.url}/orgs/${s.slug}/drafts/${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
+    for (const name of ['merged', 'closed', 'other']) t.is((await s.post('/api/external/drafts', { name })).status, 201);
+    t.is((await s.post('/api/external/tag?draft=merged', [{ name: 'Proposed', color: 'green' }])).status, 200);
+    const { head } = (await s.get('/api/external/drafts/merged')).body;
+
+    const merge = await form('merged/merge', { head });
+    t.is(merge.status, 303);
+    const merged = await s.state();
+    const again = await form('merged/merge', { head });
+    t.is(again.status, 303, await again.text());
+    t.is(again.headers.get('location'), merge.headers.get('location'));
+    t.is(await s.state(), merged, 'no second merge');
+
+    const close = await form('closed/close', {});
+    t.is(close.status, 303);
+    const closedAgain = await form('closed/close', {});
+    t.is(closedAgain.status, 303, await closedAgain.text());
+    t.is(closedAgain.headers.get('location'), close.headers.get('location'));
+    t.is((await s.get('/api/external/drafts/closed')).body.state, 'closed');
+
+    // A merge of another head than the one merged is still refused: that page showed another draft.
+    t.is((await s.post('/api/external/tag?draft=other', [{ name: 'Other', color: 'red' }])).status, 200);
+    const shown = (await s.get('/api/external/drafts/other')).body.head;
+    t.is((await s.post('/api/external/tag?draft=other', [{ name: 'Later', color: 'red' }])).status, 200);
+    t.is((await form('other/merge', {})).status, 303, 'merged as it is now: no head given');
+    const before = await s.state();
+    t.is((await form('other/merge', { head: shown })).status, 409);
+    t.is(await s.state(), before);
+  }));
+
 test('moving a container carries its children; a box dropped out of it loses its parent; text areas move and resize', (t) =>
   withServer(async (s) => {
     const { d, box, a } = await oneDiagram(s);
