@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { DraftChanged, Drafts, MergeConflicts } from '../drafts/drafts.js';
+import { DraftChanged, Drafts, locateDraft, MergeConflicts } from '../drafts/drafts.js';
+import { ApiError } from '../errors.js';
 import type { MergeKind, Resolution } from '../drafts/merge.js';
 import { requireEditor } from '../http/middleware/auth.js';
 import { authorOf, state, writeOptions } from '../http/resource.js';
@@ -59,18 +60,23 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
       ctx.status = 303;
       ctx.redirect(`${draftsPath(keyOf(ctx).org, name)}?refused=${refused}`);
     };
+    const reviewed = form.get('head') ?? undefined;
+    const { org } = state(ctx);
     try {
-      await new Drafts(state(ctx).org).merge(name, 'main', resolutions, {
+      await new Drafts(org).merge(name, 'main', resolutions, {
         author: authorOf(ctx),
         options: writeOptions(ctx),
-        reviewed: form.get('head') ?? undefined,
+        reviewed,
         publicUrl: publicOrigin(ctx),
       });
     } catch (err) {
       // Back on the draft's page, which shows what changed and asks again; nothing was merged.
       if (err instanceof DraftChanged) return back('changed');
       if (err instanceof MergeConflicts) return back('conflicts');
-      throw err;
+      // Merged already at the very head this page showed: this merge, sent again after its answer
+      // was lost (an instance killed behind a load balancer, the browser sending it once more).
+      const draft = isRefused(err) ? await locateDraft(org, name) : undefined;
+      if (draft?.state !== 'merged' || reviewed === undefined || (await org.repo.readBranch(draft.ref)) !== reviewed) throw err;
     }
     ctx.status = 303;
     ctx.redirect(draftsPath(keyOf(ctx).org, name));
@@ -78,8 +84,19 @@ export function draftPageRoutes(router: Router, guards: DraftPageGuards): void {
 
   router.post('/orgs/:slug/drafts/:name/close', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     await readForm(ctx);
-    await new Drafts(state(ctx).org).close(String(ctx.params.name));
+    const name = String(ctx.params.name);
+    try {
+      await new Drafts(state(ctx).org).close(name);
+    } catch (err) {
+      // Closed already: what the button asks for holds (this close sent again after its answer was lost, as a merge above).
+      if (!isRefused(err) || (await locateDraft(state(ctx).org, name)).state !== 'closed') throw err;
+    }
     ctx.status = 303;
     ctx.redirect(draftsPath(keyOf(ctx).org));
   });
+}
+
+/** A 409: the draft is not open (merged or closed). */
+function isRefused(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 409;
 }
