@@ -4,6 +4,7 @@
  * their drop dies in the middle of it.
  */
 import test from 'ava';
+import { once } from 'node:events';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,8 +104,16 @@ function gridDiagram(size: number) {
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
       await askHaproxy(balancer.socket, 'enable server c4store/c2');
+      const closed = once(instances[0]!.child, 'close');
       instances[0]!.child.kill('SIGKILL');
       const committed = await mainOf(gitdir);
+      // Killed before it answered (it logs a request once answered: all it wrote is read once its
+      // pipes closed), or this test shows nothing.
+      await closed;
+      t.false(
+        instances[0]!.output.some((line) => line.includes('/arrange')),
+        'the first instance answered the drop before it was killed',
+      );
 
       await page.waitForSelector('article.diagram-page:not([aria-busy])', { timeout: 120_000 });
       const notice = page.locator('#notice');
