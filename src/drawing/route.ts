@@ -1219,7 +1219,8 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
 
   // The routes as drawn: each spread along the sides it shares with others, then all nudged apart.
   const kin = bundles(order.map((x) => x.e));
-  const work = { narrowings: 0 };
+  // Nudging's passes, and the rooms it found (see room): the same across every laying of the routes.
+  const work: NudgeWork = { narrowings: 0, rooms: new Map() };
   const laid = (): Map<string, Point[]> => {
     const routes = new Map<string, Point[]>();
     const sides = new Map<string, Array<PortUse>>();
@@ -1255,7 +1256,8 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   for (const keep of [false, true]) {
     const again = order.filter((x, k) => kin.of[k]! < 0 && shortLastLeg(routes.get(x.e.id)!));
     if (again.length === 0 || !sparse || budget.steps <= 0) break;
-    const before = new Map(again.map((x) => [x.e.id, { found: searched.get(x.e.id)!, crossings: crossingsOf(x.e.id, routes) }]));
+    // (The second time they are kept: their crossings before are not asked for.)
+    const before = new Map(again.map((x) => [x.e.id, { found: searched.get(x.e.id)!, crossings: keep ? 0 : crossingsOf(x.e.id, routes) }]));
     for (const { e, a, b } of again) searched.set(e.id, search(a, b, SHORT_LEG));
     const first = routes;
     routes = laid();
@@ -1690,14 +1692,14 @@ function bundles(edges: readonly RouteEdge[]): Bundles {
  * without this they are drawn on top of each other). Horizontal segments first, then vertical
  * ones, then horizontal ones again (moving a vertical segment stretches its neighbours).
  */
-function nudge(
-  paths: Point[][],
-  boxes: CellGrid<RouteNode>,
-  containers: ReadonlySet<RouteNode>,
-  kin: Bundles,
-  work: { narrowings: number },
-): void {
+function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: ReadonlySet<RouteNode>, kin: Bundles, work: NudgeWork): void {
   for (const horizontal of [true, false, true]) nudgeAcross(paths, boxes, containers, horizontal, kin, work);
+}
+
+/** Nudging's passes over constraints (RouteStats.narrowings), and the rooms of segments found so far, by direction, line and stretch. */
+interface NudgeWork {
+  narrowings: number;
+  rooms: Map<string, { min: number; max: number; beyond: { min: number; max: number } | null }>;
 }
 
 /**
@@ -1720,7 +1722,7 @@ function nudgeAcross(
   containers: ReadonlySet<RouteNode>,
   horizontal: boolean,
   kin: Bundles,
-  work: { narrowings: number },
+  work: NudgeWork,
 ): void {
   const segs: Segment[] = [];
   // The distance two segments keep where they have room: SPACING, or their bundle's when both
@@ -1749,7 +1751,15 @@ function nudgeAcross(
     }
   });
   for (const s of segs) {
-    room(s, boxes, containers, horizontal);
+    // A segment's room depends on its line and stretch alone (the boxes are the same every time
+    // the routes are laid, and searching a few again leaves most segments where they were).
+    const key = `${horizontal ? 'h' : 'v'}${s.c},${s.lo},${s.hi}`;
+    const known = work.rooms.get(key);
+    if (known) [s.min, s.max, s.beyond] = [known.min, known.max, known.beyond];
+    else {
+      room(s, boxes, containers, horizontal);
+      work.rooms.set(key, { min: s.min, max: s.max, beyond: s.beyond });
+    }
     keepEndLegs(s, paths[s.route]!, horizontal);
   }
   if (segs.length < 2) {
@@ -1811,14 +1821,17 @@ function nudgeAcross(
       while (parent[i] !== i) i = parent[i] = parent[parent[i]!]!;
       return i;
     };
+    // Each segment's room before keepEndLegs narrowed it, read once (the scan below meets each many times).
+    const freeMin = Float64Array.from(segs, (s) => s.free?.min ?? s.min);
     for (let i = 0; i < n; i++) {
       const s = segs[i]!;
       const far = reach(s);
+      const sMax = s.free?.max ?? s.max;
       for (let j = i + 1; j < n; j++) {
         const t = segs[j]!;
-        if (t.c - MAX_SHIFT > (s.free?.max ?? s.max) + far) break;
-        if ((t.free?.min ?? t.min) >= (s.free?.max ?? s.max) + gapOf(s, t)) continue;
+        if (t.c - MAX_SHIFT > sMax + far) break;
         if (Math.min(s.hi, t.hi) - Math.max(s.lo, t.lo) <= 0.5) continue;
+        if (freeMin[j]! >= sMax + gapOf(s, t)) continue;
         after[i]!.push(j);
         before[j]!.push(i);
         parent[find(i)] = find(j);
@@ -2131,14 +2144,24 @@ function nudgeAcross(
 /** How many times the route of `id` crosses the others of `routes` (orthogonal: a horizontal segment through a vertical one). */
 function crossingsOf(id: string, routes: ReadonlyMap<string, readonly Point[]>): number {
   const own = routes.get(id)!;
+  const box = extentOf(own);
   let count = 0;
   for (const [other, pts] of routes) {
     if (other === id) continue;
+    // A crossing lies inside both routes' extents: a route whose extent does not meet this one's crosses it nowhere.
+    const at = extentOf(pts);
+    if (at.x0 > box.x1 || at.x1 < box.x0 || at.y0 > box.y1 || at.y1 < box.y0) continue;
     for (let i = 1; i < own.length; i++) {
-      const [p, q] = [own[i - 1]!, own[i]!];
+      const p = own[i - 1]!;
+      const q = own[i]!;
       for (let j = 1; j < pts.length; j++) {
-        const [u, v] = [pts[j - 1]!, pts[j]!];
-        const [h0, h1, v0, v1] = p.y === q.y ? [p, q, u, v] : [u, v, p, q];
+        const u = pts[j - 1]!;
+        const v = pts[j]!;
+        const horizontal = p.y === q.y;
+        const h0 = horizontal ? p : u;
+        const h1 = horizontal ? q : v;
+        const v0 = horizontal ? u : p;
+        const v1 = horizontal ? v : q;
         if (h0.y !== h1.y || v0.x !== v1.x) continue;
         if (
           v0.x > Math.min(h0.x, h1.x) + EPS &&
@@ -2151,6 +2174,21 @@ function crossingsOf(id: string, routes: ReadonlyMap<string, readonly Point[]>):
     }
   }
   return count;
+}
+
+/** The least and greatest x and y of a route's points. */
+function extentOf(pts: readonly Point[]): { x0: number; x1: number; y0: number; y1: number } {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const p of pts) {
+    if (p.x < x0) x0 = p.x;
+    if (p.x > x1) x1 = p.x;
+    if (p.y < y0) y0 = p.y;
+    if (p.y > y1) y1 = p.y;
+  }
+  return { x0, x1, y0, y1 };
 }
 
 /** Whether a route's last leg (after a turn) is shorter than LAST_LEG. */
