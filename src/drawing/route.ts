@@ -1220,7 +1220,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
   // The routes as drawn: each spread along the sides it shares with others, then all nudged apart.
   const kin = bundles(order.map((x) => x.e));
   // Nudging's passes, and the rooms it found (see room): the same across every laying of the routes.
-  const work: NudgeWork = { narrowings: 0, rooms: new Map() };
+  const work: NudgeWork = { narrowings: 0, rooms: { horizontal: new Map(), vertical: new Map() } };
   const laid = (): Map<string, Point[]> => {
     const routes = new Map<string, Point[]>();
     const sides = new Map<string, Array<PortUse>>();
@@ -1699,7 +1699,14 @@ function nudge(paths: Point[][], boxes: CellGrid<RouteNode>, containers: Readonl
 /** Nudging's passes over constraints (RouteStats.narrowings), and the rooms of segments found so far, by direction, line and stretch. */
 interface NudgeWork {
   narrowings: number;
-  rooms: Map<string, { min: number; max: number; beyond: { min: number; max: number } | null }>;
+  rooms: Record<'horizontal' | 'vertical', Map<number, Map<number, Map<number, Room>>>>;
+}
+
+/** A segment's room across its line, and beyond a container's wall it passes through (see room). */
+interface Room {
+  min: number;
+  max: number;
+  beyond: { min: number; max: number } | null;
 }
 
 /**
@@ -1753,12 +1760,16 @@ function nudgeAcross(
   for (const s of segs) {
     // A segment's room depends on its line and stretch alone (the boxes are the same every time
     // the routes are laid, and searching a few again leaves most segments where they were).
-    const key = `${horizontal ? 'h' : 'v'}${s.c},${s.lo},${s.hi}`;
-    const known = work.rooms.get(key);
+    const rooms = horizontal ? work.rooms.horizontal : work.rooms.vertical;
+    let byLo = rooms.get(s.c);
+    if (!byLo) rooms.set(s.c, (byLo = new Map()));
+    let byHi = byLo.get(s.lo);
+    if (!byHi) byLo.set(s.lo, (byHi = new Map()));
+    const known = byHi.get(s.hi);
     if (known) [s.min, s.max, s.beyond] = [known.min, known.max, known.beyond];
     else {
       room(s, boxes, containers, horizontal);
-      work.rooms.set(key, { min: s.min, max: s.max, beyond: s.beyond });
+      byHi.set(s.hi, { min: s.min, max: s.max, beyond: s.beyond });
     }
     keepEndLegs(s, paths[s.route]!, horizontal);
   }
@@ -1920,11 +1931,12 @@ function nudgeAcross(
     // or along the rooms' high ends), so this ends.
     const separations = (order: Order): Gaps => {
       const gaps: Gaps = new Map();
-      for (const i of order.group)
-        gaps.set(
-          i,
-          Float64Array.from(order.after[i]!, (j) => gapOf(segs[i]!, segs[j]!)),
-        );
+      for (const i of order.group) {
+        const list = order.after[i]!;
+        const gap = new Float64Array(list.length);
+        for (let k = 0; k < list.length; k++) gap[k] = gapOf(segs[i]!, segs[list[k]!]!);
+        gaps.set(i, gap);
+      }
       // A bundle's wider distance (gapOf) yields first: while a constraint too tight keeps more
       // than SPACING, only such ones narrow, down to SPACING, so that other routes keep theirs (the
       // bench's 50-instance diagram: 4 more crossings when a wide label's bundle squeezed them).
