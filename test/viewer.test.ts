@@ -638,3 +638,18 @@ test("the viewer's stream resumes from the commits the API's does: an abbreviati
     const api = await fetch(`${s.url}/api/external/events?after=${unknown}`, { headers: { authorization: `Bearer ${s.key}` } });
     t.deepEqual(await api.json(), { error: `Commit '${unknown}' does not exist.` });
   }));
+
+test("the viewer's script and style are sent with their types and nosniff: a browser never takes them for another kind", (t) =>
+  withServer(async (s) => {
+    for (const [name, type] of [
+      ['viewer.js', /^(text|application)\/javascript/],
+      ['live.js', /^(text|application)\/javascript/],
+      ['viewer.css', /^text\/css/],
+    ] as const) {
+      const answer = await fetch(`${s.url}/viewer/${name}`);
+      t.is(answer.status, 200, name);
+      t.regex(answer.headers.get('content-type') ?? '', type, name);
+      t.is(answer.headers.get('x-content-type-options'), 'nosniff', name);
+      await answer.arrayBuffer();
+    }
+  }));
