@@ -55,6 +55,8 @@ export function historyRoutes(router: Router): void {
     if (entries.length === limit) {
       const next = new URLSearchParams();
       for (const [name, value] of Object.entries(ctx.query)) if (typeof value === 'string' && name !== 'before') next.set(name, value);
+      // `at` as the commit it resolved to: an abbreviation may come to name two commits as the history grows.
+      if (next.has('at')) next.set('at', head.commit);
       next.set('before', entries[entries.length - 1].id);
       ctx.set('Link', `<${ctx.path}?${next}>; rel="next"`);
     }
