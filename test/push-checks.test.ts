@@ -305,6 +305,11 @@ test('version tags: main, HEAD and names no revision can name are refused, as ar
   );
   const both = await pushRefused(dir, `${commit}:refs/tags/v2`, `${commit}:refs/tags/v2/rc`);
   t.regex(both, /Version 'v2' cannot be made beside version 'v2\/rc'/);
+  // Names differing only in case are one file on a macOS or Windows clone: refused as the API refuses them.
+  t.regex(
+    await pushRefused(dir, `${commit}:refs/tags/V1.0`),
+    /refs\/tags\/V1\.0: Version 'V1\.0' cannot be made beside version 'v1\.0': names that differ only in case/,
+  );
   await unchanged(t, s, afterV1, v1Tags);
 });
 

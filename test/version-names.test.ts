@@ -69,3 +69,19 @@ test('names git reads in its own namespaces first (refs/…, tags/…, heads/…
     );
     for (const name of ['tags', 'refs', 'release/tags/x', 'tagsx/y']) t.is((await s.post(V, { name })).status, 201, name);
   }));
+
+test("a name differing from a version's only in case is refused, also as a folder: a macOS or Windows clone keeps them as one file", (t) =>
+  withServer(async (s) => {
+    t.is((await s.post(V, { name: 'v1.0' })).status, 201);
+    t.is((await s.post(V, { name: 'Release' })).status, 201);
+    for (const [name, other] of [
+      ['V1.0', 'v1.0'],
+      ['release', 'Release'],
+      ['RELEASE/rc', 'Release'],
+    ] as const) {
+      const reply = await s.post(V, { name });
+      t.is(reply.status, 409, `${name}: ${reply.text}`);
+      t.true(reply.body.error.startsWith(`Version '${name}' cannot be made beside version '${other}'`), reply.body.error);
+    }
+    t.deepEqual((await s.git('tag', '-l')).trim().split('\n'), ['Release', 'v1.0']);
+  }));

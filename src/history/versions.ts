@@ -59,10 +59,22 @@ function throwIfTaken(name: string, existing: readonly string[]): void {
   if (clash !== null) throw new ApiError(409, clash);
 }
 
-/** Why a version `name` cannot be made beside the versions `existing` (the API's rule and a push's), or null. */
+/**
+ * Why a version `name` cannot be made beside the versions `existing` (the API's rule and a push's),
+ * or null. Names are compared without case as well: a clone on macOS or Windows keeps `v1` and
+ * `V1` (or `V1/rc`) as one file, and its fetch of both fails.
+ */
 export function versionClash(name: string, existing: readonly string[]): string | null {
   if (existing.includes(name)) return `Version '${name}' already exists.`;
-  const clash = existing.find((other) => other.startsWith(`${name}/`) || name.startsWith(`${other}/`));
+  const folded = name.toLowerCase();
+  const sameButCase = existing.find((other) => other.toLowerCase() === folded);
+  if (sameButCase !== undefined) {
+    return `Version '${name}' cannot be made beside version '${sameButCase}': names that differ only in case are one file on macOS and Windows clones.`;
+  }
+  const clash = existing.find((other) => {
+    const otherFolded = other.toLowerCase();
+    return otherFolded.startsWith(`${folded}/`) || folded.startsWith(`${otherFolded}/`);
+  });
   if (clash === undefined) return null;
   return `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`;
 }
