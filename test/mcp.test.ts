@@ -97,6 +97,11 @@ test('every read tool answers on the sample organization, as text and as structu
 
   const history = await client.callTool({ name: 'history', arguments: { limit: 5 } });
   t.true((history.structuredContent as { total: number }).total >= 1);
+  // One found is counted as one: "1 commit", "1 component".
+  t.regex(((await client.callTool({ name: 'history', arguments: { limit: 1 } })).content as Text[])[0]!.text, /^1 commit:\n/);
+  const byId = await client.callTool({ name: 'search', arguments: { kind: 'components', name: component.name } });
+  const counted = (byId.structuredContent as { total: number }).total;
+  t.regex((byId.content as Text[])[0]!.text, counted === 1 ? /^1 component:\n/ : /^\d+ components:\n/);
 
   const diff = await client.callTool({ name: 'diff', arguments: { from: 'main', to: 'main' } });
   t.deepEqual((diff.structuredContent as { added: unknown[] }).added, []);

@@ -124,12 +124,16 @@ function heading(lines: readonly string[], last: readonly string[], rest: string
 }
 
 /** A list answer cut to the answer size: as many items as fit, and how many there were. */
-function listAnswer(items: readonly unknown[], noun: string): ToolAnswer {
+/** What a list answer counts, and its name when there is one of it ("1 commit", not "1 commits"). */
+const ONE_OF = { components: 'component', diagrams: 'diagram', dependencies: 'dependency', commits: 'commit' } as const;
+
+function listAnswer(items: readonly unknown[], noun: keyof typeof ONE_OF): ToolAnswer {
   const { value: shown, cut } = fitted([...items], BODY_CHARS);
   const note = cut ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
   const pretty = json(shown);
+  const counted = items.length === 1 ? ONE_OF[noun] : noun;
   return {
-    text: `${items.length} ${noun}${note}:\n${pretty.length <= BODY_CHARS ? pretty : JSON.stringify(shown)}`,
+    text: `${items.length} ${counted}${note}:\n${pretty.length <= BODY_CHARS ? pretty : JSON.stringify(shown)}`,
     structured: { total: items.length, items: shown },
   };
 }
