@@ -319,7 +319,7 @@ browserTest('a reader sees the diagram but cannot drag anything', async (t) => {
   await page.context().close();
 });
 
-browserTest('a page older than the model gets the reload message and changes nothing', async (t) => {
+browserTest('a page older than the model gets the 412 message, no reload asked once caught up, and changes nothing', async (t) => {
   const model = await api(t, 'GET', '/api/external/model');
   const diagram = model.diagrams.find((d: any) => d.level === 'C3');
   const instance = diagram.componentInstances.find((i: any) => !i.isContainer);
@@ -340,8 +340,19 @@ browserTest('a page older than the model gets the reload message and changes not
   t.is((await refused).status(), 412);
   const notice = page.locator('#notice');
   await notice.waitFor({ state: 'visible' });
-  t.true((await notice.textContent())!.includes('The diagram changed since this page was loaded: reload'));
+  t.regex((await notice.textContent())!, /The diagram changed since this page was loaded/);
   t.is(await git(t, 'rev-parse', 'main'), head);
+  // live.js then brings the page up to the change (held back under the drag): the notice no
+  // longer says to reload, and says the page is current.
+  await page.waitForFunction(
+    (commit) => (globalThis as any).document.querySelector('article.diagram-page').dataset.commit === commit,
+    head,
+  );
+  await page.waitForFunction(() => /now shows the current version/.test((globalThis as any).document.getElementById('notice').textContent));
+  t.notRegex((await notice.textContent())!, /reload/i);
+  t.regex((await notice.textContent())!, /your change was not saved/i);
+  t.is(await notice.getByRole('button', { name: 'Reload' }).count(), 0);
+  t.is(await notice.getAttribute('role'), 'alert');
   await page.screenshot({ path: join(ARTIFACTS, 'stale-page.png'), fullPage: true });
   // The preview went back to the stored place.
   t.is((await drawn(page)).instances[instance.id].x, instance.position.x * GRID);

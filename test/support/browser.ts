@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
 import { chromium, type Browser, type Page, type Response } from 'playwright-core';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { Orgs } from '../../src/service/orgs.js';
 import { KeyStore } from '../../src/store/keys.js';
 import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
@@ -54,7 +54,7 @@ export function editorAndReader(rig: BrowserRig): Omit<EditorAndReader, keyof Br
   return { editorKey: rig.keys.editor, readerKey: rig.keys.reader };
 }
 
-async function startRig(prefix: string, orgs: Record<string, OrgSetup>): Promise<BrowserRig> {
+async function startRig(prefix: string, orgs: Record<string, OrgSetup>, options: Partial<ServerOptions> = {}): Promise<BrowserRig> {
   const dataDir = await mkdtemp(join(tmpdir(), `c4store-${prefix}-`));
   const keys: Record<string, string> = {};
   const store = new KeyStore(dataDir);
@@ -73,7 +73,7 @@ async function startRig(prefix: string, orgs: Record<string, OrgSetup>): Promise
       }
     }
   }
-  const server = await startServer({ dataDir, port: 0, log: () => {} });
+  const server = await startServer({ ...options, dataDir, port: 0, log: () => {} });
   try {
     const browser = await chromium.launch({ executablePath: chromiumPath!, args: CHROMIUM_ARGS });
     await mkdir(ARTIFACTS, { recursive: true });
@@ -88,6 +88,7 @@ async function startRig(prefix: string, orgs: Record<string, OrgSetup>): Promise
 /**
  * Starts the file's server and browser before its tests (with `more`: what else its context
  * holds, made once they run) and stops them after; the tests' context is the rig and `more`.
+ * `options`: the server's, beyond its data directory and port (a short keep-alive of the events).
  * Returns how to declare a browser test: serial (one browser for all), or skipped without Chromium.
  */
 export function useBrowserRig<C extends BrowserRig>(
@@ -95,10 +96,11 @@ export function useBrowserRig<C extends BrowserRig>(
   prefix: string,
   orgs: Record<string, OrgSetup>,
   more: (rig: BrowserRig) => Omit<C, keyof BrowserRig> | Promise<Omit<C, keyof BrowserRig>>,
+  options: Partial<ServerOptions> = {},
 ): TestFn<C>['serial'] | TestFn<C>['serial']['skip'] {
   test.before(async (t) => {
     if (!chromiumPath) return;
-    const rig = await startRig(prefix, orgs);
+    const rig = await startRig(prefix, orgs, options);
     t.context = { ...rig, ...(await more(rig)) } as C;
   });
   test.after.always(async (t) => {

@@ -3,7 +3,9 @@
 // shows, fetches itself again and swaps in the parts that changed: the drawing (keeping the
 // canvas's scroll and the drawing's own size and style, i.e. the zoom), the component panels
 // (with the API notice), the history table. A page of a past commit (?at=) never changes; a
-// page of a draft's diagram (?draft=) follows the draft's branch.
+// page of a draft's diagram (?draft=) follows the draft's branch. A page whose session ended
+// (signed out elsewhere, expired, its key revoked) says that it no longer follows changes, with a
+// link to sign in again and come back; a stream refused on the way is tried again.
 
 (() => {
   const url = document.body.dataset.events;
@@ -71,7 +73,12 @@
       while (busy()) await new Promise((resolve) => setTimeout(resolve, 100));
       // The page's own drop: already drawn from the drop's answer.
       if (document.querySelector('article.diagram-page')?.dataset.commit === latest) return;
-      const response = await fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+      const response = await fetch(location.href, { credentials: 'same-origin', redirect: 'manual', headers: { accept: 'text/html' } });
+      // Sent to sign in: the session ended meanwhile (the sign-in page is nothing to swap in).
+      if (response.type === 'opaqueredirect') {
+        showEnded();
+        return;
+      }
       const notice = document.getElementById('notice');
       if (response.status === 404 && notice) {
         notice.textContent = 'This was deleted meanwhile.';
@@ -106,15 +113,78 @@
   // From the commit the page was drawn at: a change landing before the stream opened is not missed.
   let seen = document.querySelector('article.diagram-page')?.dataset.commit;
   let source = null;
+  /** A stream refused other than for the session is tried again after this long (ms), longer each time. */
+  let retryMs = 0;
+  let retryTimer = null;
 
-  function open() {
+  function streamUrl() {
     const query = new URLSearchParams();
     const draft = new URLSearchParams(location.search).get('draft');
     if (draft) query.set('draft', draft);
     if (seen) query.set('after', seen);
-    source = new EventSource(query.toString() === '' ? url : `${url}?${query}`);
-    source.addEventListener('open', () => (document.body.dataset.live = 'open'));
-    source.addEventListener('change', (event) => {
+    return query.toString() === '' ? url : `${url}?${query}`;
+  }
+
+  /** The page no longer follows changes: said on the page, with the way back to it signed in. */
+  function showEnded() {
+    document.body.dataset.live = 'ended';
+    if (document.getElementById('live-ended')) return;
+    const notice = document.createElement('p');
+    notice.id = 'live-ended';
+    notice.className = 'notice';
+    notice.setAttribute('role', 'alert');
+    const link = document.createElement('a');
+    link.href = `/sign-in?next=${encodeURIComponent(location.pathname + location.search + location.hash)}`;
+    link.textContent = 'Sign in again';
+    notice.append('Your session has ended: this page no longer follows changes, and what it shows may be out of date. ', link, '.');
+    (document.querySelector('main') ?? document.body).prepend(notice);
+  }
+
+  function retryLater() {
+    retryMs = Math.min(retryMs === 0 ? 2000 : retryMs * 2, 60_000);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (!document.hidden && source === null) open();
+    }, retryMs);
+  }
+
+  /**
+   * The stream was refused, and the browser gave up on it: why? Without a session the server
+   * sends the stream to sign in (a redirect; 403 when the session is another organization's
+   * now): the page says so. A resume point gone (404) stops it, as before. Anything else (no
+   * answer, a balancer's 502 or 503) is tried again.
+   */
+  async function refused() {
+    let response = null;
+    try {
+      response = await fetch(streamUrl(), { method: 'HEAD', credentials: 'same-origin', redirect: 'manual', cache: 'no-store' });
+    } catch {
+      // No answer: tried again below.
+    }
+    if (document.hidden || source !== null) return;
+    if (response !== null && (response.type === 'opaqueredirect' || response.status === 401 || response.status === 403)) showEnded();
+    else if (response?.status !== 404) retryLater();
+  }
+
+  function open() {
+    const stream = new EventSource(streamUrl());
+    source = stream;
+    stream.addEventListener('open', () => {
+      retryMs = 0;
+      document.body.dataset.live = 'open';
+      // Signed in again (the link, or another tab): following again, from the last change seen.
+      document.getElementById('live-ended')?.remove();
+    });
+    stream.addEventListener('error', () => {
+      if (source !== stream) return;
+      if (document.body.dataset.live === 'open') delete document.body.dataset.live;
+      // CONNECTING: the browser tries again by itself (the connection was lost). CLOSED: it gave up.
+      if (stream.readyState !== EventSource.CLOSED) return;
+      source = null;
+      void refused();
+    });
+    stream.addEventListener('change', (event) => {
       const previous = seen;
       seen = event.lastEventId;
       const change = JSON.parse(event.data);
@@ -139,8 +209,11 @@
     if (document.hidden) {
       source?.close();
       source = null;
-      delete document.body.dataset.live;
+      clearTimeout(retryTimer);
+      retryTimer = null;
+      if (document.body.dataset.live === 'open') delete document.body.dataset.live;
     } else if (source === null) {
+      // A page whose session had ended looks again too: signed in again meanwhile, it follows on.
       open();
       // A page that knows no commit to resume from looks again once.
       if (!seen) void refresh();

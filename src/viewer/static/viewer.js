@@ -278,6 +278,7 @@
      * reorder the rest.
      */
     function show(message, reload) {
+      staleFrom = null;
       const text = document.createElement('bdi');
       text.textContent = message.replace(/[\u202a-\u202e\u2066-\u2069]/g, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
       notice.replaceChildren(text);
@@ -317,6 +318,27 @@
       for (const each of [g, ...carried]) each.setAttribute('transform', shift);
     }
 
+    /**
+     * A drop refused because the diagram changed meanwhile (412), sent from commit `from`. Once
+     * live.js has brought the page past that commit, the notice no longer asks for a reload.
+     */
+    let staleFrom = null;
+    const STALE = 'The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.';
+    const CAUGHT_UP =
+      'The diagram changed since this page was loaded, so your change was not saved. The page now shows the current version: make your change again if it is still needed.';
+    function showStale(from) {
+      if (page.dataset.commit !== from) {
+        show(CAUGHT_UP, false);
+        return;
+      }
+      show(STALE, true);
+      staleFrom = from;
+    }
+    new MutationObserver(() => {
+      if (staleFrom === null || notice.hidden || page.dataset.commit === staleFrom) return;
+      show(CAUGHT_UP, false);
+    }).observe(page, { attributes: true, attributeFilter: ['data-commit'] });
+
     const UNANSWERED = 'The server did not answer, so your change may or may not have been saved: reload to see the diagram as it is now.';
 
     /**
@@ -333,14 +355,17 @@
       if ((now.x !== start.x || now.y !== start.y) && g.dataset.kind === 'instance' && g.dataset.container !== 'true') {
         body.parent = containerAt(now, g);
       }
+      /** The commit the drop was last sent from (its If-Match). */
+      let from = page.dataset.commit;
       busy = true;
       page.setAttribute('aria-busy', 'true');
       const send = async () => {
+        from = page.dataset.commit;
         try {
           const response = await fetch(page.dataset.arrangeUrl, {
             method: 'POST',
             credentials: 'same-origin',
-            headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${page.dataset.commit}"` },
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'if-match': `"${from}"` },
             body: JSON.stringify(body),
           });
           return { response, answer: await response.json().catch(() => ({})) };
@@ -378,8 +403,7 @@
           return;
         }
         preview(g, start, start);
-        if (response.status === 412)
-          show('The diagram changed since this page was loaded: reload to see the current version. Your change was not saved.', true);
+        if (response.status === 412) showStale(from);
         else if (response.status === 401) show('Your session has ended: sign in again. Your change was not saved.', true);
         else {
           // The API's text is the rule's exactly; which element it concerns comes beside it (docs/api.md §5.4).

@@ -1,0 +1,105 @@
+/**
+ * A live page whose session ends, in a real browser: signed out elsewhere or its key revoked, an
+ * open page says it no longer follows changes and links to sign in again (back to the page),
+ * rather than going on silently showing a drawing that no longer changes. A stream refused on
+ * the way (no connection, a balancer's 503) is tried again and says nothing.
+ */
+import anyTest, { type TestFn } from 'ava';
+import type { Page } from 'playwright-core';
+import { KeyStore } from '../src/store/keys.js';
+import { type BrowserRig, callApi, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
+
+const test = anyTest as TestFn<BrowserRig>;
+// A short keep-alive: an ended session ends an open stream at the next one (src/events/sse.ts).
+const browserTest = useBrowserRig(
+  test,
+  'live-session',
+  { demo: { from: SAMPLE, keys: { editor: { label: 'Ada Editor' }, revoked: { label: 'Rex Revoked' } } } },
+  () => ({}),
+  { events: { stream: { heartbeatMs: 200 } } },
+);
+
+async function aDiagram(t: { context: BrowserRig }): Promise<{ id: string; component: string }> {
+  const diagrams = await callApi(t.context, t.context.keys.editor, 'GET', '/api/external/diagram');
+  const diagram = diagrams.find((d: any) => d.componentInstances.some((i: any) => i.component !== null));
+  return { id: diagram.id, component: diagram.componentInstances.find((i: any) => i.component !== null).component };
+}
+
+/** live.js marks the page once its stream is open. */
+async function streamOpen(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as any).document.body.dataset.live === 'open');
+}
+
+const ENDED = /no longer follows changes/;
+
+/** The notice that the page stopped following, once it is shown; its text and its link. */
+async function endedNotice(page: Page): Promise<{ text: string; href: string | null }> {
+  const notice = page.getByRole('alert').filter({ hasText: ENDED });
+  await notice.waitFor({ state: 'visible' });
+  const link = notice.getByRole('link', { name: /sign in/i });
+  return { text: (await notice.textContent())!, href: await link.getAttribute('href') };
+}
+
+browserTest('a diagram page signed out elsewhere says it no longer follows changes and links to sign in again', async (t) => {
+  const { id } = await aDiagram(t);
+  const path = `/orgs/demo/diagrams/${id}`;
+  const page = await signIn(t.context, t.context.keys.editor, { next: path });
+  await streamOpen(page);
+  t.is(await page.getByRole('alert').filter({ hasText: ENDED }).count(), 0, 'no notice while the stream is open');
+
+  // Sign-out from another tab: the same cookie, another request.
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'c4s_session')!;
+  const out = await fetch(`${t.context.server.url}/sign-out`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: `${cookie.name}=${cookie.value}`, origin: t.context.server.url },
+  });
+  t.is(out.status, 303, 'signed out');
+
+  const notice = await endedNotice(page);
+  t.regex(notice.text, /sign in again/i);
+  t.is(notice.href, `/sign-in?next=${encodeURIComponent(path)}`, 'the link comes back to this page');
+  t.not(await page.evaluate(() => (globalThis as any).document.body.dataset.live), 'open');
+
+  // The link signs in again and lands on the page, which follows changes again.
+  await page.getByRole('alert').filter({ hasText: ENDED }).getByRole('link').click();
+  await page.waitForURL((url) => url.pathname === '/sign-in');
+  await page.fill('#key', t.context.keys.editor);
+  await Promise.all([page.waitForURL(t.context.server.url + path), page.click('button[type=submit]')]);
+  await streamOpen(page);
+  t.is(await page.getByRole('alert').filter({ hasText: ENDED }).count(), 0);
+  await page.context().close();
+});
+
+browserTest('a component page whose key is revoked says it no longer follows changes', async (t) => {
+  const { component } = await aDiagram(t);
+  const path = `/orgs/demo/components/${component}`;
+  const page = await signIn(t.context, t.context.keys.revoked, { next: path });
+  await streamOpen(page);
+  const store = new KeyStore(t.context.dataDir);
+  const record = (await store.list('demo')).find((k) => k.label === 'Rex Revoked')!;
+  await store.revoke('demo', record.id);
+
+  const notice = await endedNotice(page);
+  t.is(notice.href, `/sign-in?next=${encodeURIComponent(path)}`);
+  await page.context().close();
+});
+
+browserTest('a stream refused on the way (no connection, then a 503) is tried again, with no notice', async (t) => {
+  const { id } = await aDiagram(t);
+  const path = `/orgs/demo/diagrams/${id}`;
+  const page = await signIn(t.context, t.context.keys.editor, { next: '/' });
+  // The page's first two attempts at its stream fail: no connection, then a balancer's 503.
+  const failures = ['abort', '503'];
+  await page.route('**/orgs/demo/events**', async (route) => {
+    const failure = route.request().method() === 'GET' ? failures.shift() : undefined;
+    if (failure === 'abort') await route.abort('connectionrefused');
+    else if (failure === '503') await route.fulfill({ status: 503, contentType: 'text/plain', body: 'Service Unavailable' });
+    else await route.continue();
+  });
+  await page.goto(t.context.server.url + path);
+  await streamOpen(page);
+  t.deepEqual(failures, [], 'both failures were met');
+  t.is(await page.getByRole('alert').filter({ hasText: ENDED }).count(), 0);
+  await page.context().close();
+});
