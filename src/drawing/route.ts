@@ -1167,15 +1167,7 @@ export function routeEdges(nodes: readonly RouteNode[], edges: readonly RouteEdg
     return r;
   };
 
-  const ancestors = (n: RouteNode): RouteNode[] => {
-    const out: RouteNode[] = [];
-    let p: RouteNode | undefined = n;
-    for (let depth = 0; p && depth < 64 && !out.includes(p); depth++) {
-      out.push(p);
-      p = p.parent === null ? undefined : byId.get(p.parent);
-    }
-    return out;
-  };
+  const ancestors = (n: RouteNode): RouteNode[] => ancestorsOf(n, byId);
 
   // Each relation searched: its route as found, before it is spread along its sides and nudged.
   const search = (a: RouteNode, b: RouteNode, shortLeg: number): Found => {
