@@ -124,15 +124,15 @@ async function deadPid(): Promise<number> {
 
 /**
  * A repository left half made where Repo.init assembles one (`<slug>.git.init-<machine>-<pid>-<random>`),
- * as git makes a bare repository; `ageMs`: that much older than now.
+ * as git makes a bare repository; `backdatedBy` (ms): its folder's times set that far back, as if made then.
  */
-async function leftover(data: string, slug: string, maker: { machine?: string; pid?: number }, ageMs = 0): Promise<string> {
+async function leftover(data: string, slug: string, maker: { machine?: string; pid?: number }, backdatedBy?: number): Promise<string> {
   const made = maker.machine === undefined ? '' : `${maker.machine}-${maker.pid}-`;
   const name = `${slug}.git.init-${made}${randomBytes(6).toString('hex')}`;
   const dir = join(data, 'orgs', name);
   await run('git', ['init', '-q', '--bare', dir]);
-  if (ageMs > 0) {
-    const then = new Date(Date.now() - ageMs);
+  if (backdatedBy !== undefined) {
+    const then = new Date(Date.now() - backdatedBy);
     await utimes(dir, then, then);
   }
   return name;
