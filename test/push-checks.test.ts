@@ -5,7 +5,7 @@
  * `git hash-object`, a tree written byte by byte where git's own tools refuse to make it), sent
  * over smart HTTP; each refusal leaves main and every tag where they were.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,13 +26,18 @@ async function pushRefused(cwd: string, ...refspecs: string[]): Promise<string> 
   throw new Error(`git push ${refspecs.join(' ')} succeeded`);
 }
 
-/** A clone of the organization, and the tree of its main as `git ls-tree` lines. */
-async function cloneOf(s: TestServer): Promise<{ dir: string; tree: string[]; done: () => Promise<void> }> {
+/**
+ * A clone of `s`'s organization for test `t` (removed after it): the tree of its main as `git
+ * ls-tree` lines, and main's head and the tags as they were before anything was pushed, for
+ * `unchanged` to hold the server to.
+ */
+async function cloneForPush(t: ExecutionContext, s: TestServer): Promise<{ dir: string; tree: string[]; head: string; tags: string }> {
   const parent = await mkdtemp(join(tmpdir(), 'c4store-push-'));
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
   const dir = join(parent, 'model');
   await run('git', ['clone', '-q', remote(s), dir], { env: ENV });
   const tree = (await git(dir, ['ls-tree', 'HEAD'])).split('\n');
-  return { dir, tree, done: () => rm(parent, { recursive: true, force: true }) };
+  return { dir, tree, head: await s.head(), tags: await s.git('tag', '--list') };
 }
 
 /** A commit on top of main with `tree`, as `git commit-tree` makes it. */
@@ -71,10 +76,7 @@ test('a tree entry of a mode git never writes (100664, 40755) is refused by git;
   const s = await TestServer.start();
   t.teardown(() => s.close());
   t.is((await s.post('/api/external/tag', [{ name: 'Kept', color: 'blue' }])).status, 200);
-  const { dir, tree, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, tree, head, tags } = await cloneForPush(t, s);
   // The root tree byte by byte (git mktree canonicalizes modes), one entry's mode replaced.
   const rootWith = (name: string, mode: string) =>
     writeRawObject(
@@ -125,10 +127,7 @@ test('a tree with unsorted entries is refused by git: acknowledged API writes su
   t.teardown(() => s.close());
   const written = await s.post('/api/external/component', [{ name: 'Acknowledged' }]);
   t.is(written.status, 200);
-  const { dir, tree, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, tree, head, tags } = await cloneForPush(t, s);
   // The root tree of main with two of its entries swapped: the same entries, out of git's order.
   const entries = tree.map((line) => {
     const [meta, name] = line.split('\t');
@@ -154,10 +153,7 @@ test('a .GIT path, a plain file where a shard folder belongs, a symlink resource
   const s = await TestServer.start();
   t.teardown(() => s.close());
   await s.post('/api/external/component', [{ name: 'First' }]);
-  const { dir, tree, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, tree, head, tags } = await cloneForPush(t, s);
   const blob = await git(dir, ['hash-object', '-w', '--stdin'], 'hello\n');
   const withEntry = (entry: string) => git(dir, ['mktree'], `${[...tree, entry].join('\n')}\n`);
 
@@ -213,10 +209,7 @@ test('a pushed diagram beyond the write bounds is refused with the API write lim
   t.teardown(() => s.close());
   const made = await s.post('/api/external/diagram', [{ name: 'Small', level: 'C1', componentInstances: [{}, {}] }]);
   t.is(made.status, 200);
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   const file = (await git(dir, ['ls-files', 'diagrams'])).split('\n')[0]!;
   const text = await readFile(join(dir, file), 'utf8');
   // Two more copies of the first instance, with new ids: four instances, over the limit of three.
@@ -236,10 +229,7 @@ test('a pushed model file larger than a request body may be is refused: no write
   t.teardown(() => s.close());
   const made = await s.post('/api/external/tag', [{ name: 'Big', color: 'red' }]);
   t.is(made.status, 200);
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   const file = (await git(dir, ['ls-files', 'tags'])).split('\n')[0]!;
   const text = await readFile(join(dir, file), 'utf8');
   await writeFile(join(dir, file), text.replace(/^desc: .*$/m, `desc: ${'x'.repeat(11 * 2 ** 20)}`));
@@ -254,10 +244,7 @@ test('a pushed model file of hundreds of megabytes (a few hundred kilobytes in t
   t.teardown(() => s.close());
   const made = await s.post('/api/external/tag', [{ name: 'Huge', color: 'red' }]);
   t.is(made.status, 200);
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   const file = (await git(dir, ['ls-files', 'tags'])).split('\n')[0]!;
   // One repeated byte: git packs 200 MB in about 200 kB. Read in full, the check's reader joined
   // it piece by piece and held a core for longer than git's timeout.
@@ -272,10 +259,7 @@ test('a pushed model file of hundreds of megabytes (a few hundred kilobytes in t
 test('version tags: main, HEAD and names no revision can name are refused, as are tags on commits that are not on main', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());
-  const { dir, tree, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, tree, head, tags } = await cloneForPush(t, s);
   for (const name of ['main', 'HEAD', 'v+1', 'a@b', 'vé', 'CHERRY_PICK_HEAD', 'REVERT_HEAD', 'AUTO_MERGE']) {
     await git(dir, ['tag', '-f', name, 'HEAD']);
     const output = await pushRefused(dir, `refs/tags/${name}:refs/tags/${name}`);
@@ -317,10 +301,7 @@ test('a push giving one id to two kinds of thing is refused, and check says so o
   const s = await TestServer.start();
   t.teardown(() => s.close());
   t.is((await s.post('/api/external/components', { id: 'cb', name: 'Cart Backend' })).status, 201);
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   await mkdir(join(dir, 'tags'), { recursive: true });
   await writeFile(join(dir, 'tags', 'cb.yaml'), 'id: cb\nname: Cart\ndesc: null\ncolor: red\n');
   await git(dir, ['add', 'tags/cb.yaml']);
@@ -338,10 +319,7 @@ test('a push giving one id to two kinds of thing is refused, and check says so o
 test('main or a draft pushed to name a blob, a tree or a tag object is refused in words, not with a stack trace', async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   await git(dir, ['tag', '-a', '-m', 'annotated', 'annotated', 'HEAD']);
   const objects = {
     blob: await git(dir, ['rev-parse', 'HEAD:organization.yaml']),
@@ -362,10 +340,7 @@ test('main or a draft pushed to name a blob, a tree or a tag object is refused i
 test("organization.yaml's slug stays the organization's: a push changing it, to main or a draft, is refused; its name and members may change", async (t) => {
   const s = await TestServer.start();
   t.teardown(() => s.close());
-  const { dir, done } = await cloneOf(s);
-  t.teardown(done);
-  const head = await s.head();
-  const tags = await s.git('tag', '--list');
+  const { dir, head, tags } = await cloneForPush(t, s);
   const file = join(dir, 'organization.yaml');
   const original = await readFile(file, 'utf8');
   const slug = /^slug: (.+)$/m.exec(original)![1]!;
