@@ -18,6 +18,22 @@ const NAMES = [
   'Ωμέγα Σύστημα Πληρωμών',
 ];
 
+/** Every text of the drawing's boxes as Chromium draws it (where there is one: chromiumPath): its box's id, the text, and where it begins and ends across. */
+async function instanceTexts(svg: string): Promise<Array<{ id: string; text: string; left: number; right: number }>> {
+  const browser = await chromium.launch({ executablePath: chromiumPath! });
+  try {
+    const page = await browser.newPage();
+    await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+    return (await page.evaluate(`[...document.querySelectorAll('g[data-kind="instance"] text')].map((text) => {
+      const g = text.closest('g[data-kind="instance"]');
+      const b = text.getBBox();
+      return { id: g.dataset.id, text: text.textContent, left: b.x, right: b.x + b.width };
+    })`)) as Array<{ id: string; text: string; left: number; right: number }>;
+  } finally {
+    await browser.close();
+  }
+}
+
 test('every text of a box lies inside the box as Chromium draws it: emoji, CJK, Arabic, Greek names and descriptions', async (t) => {
   if (!chromiumPath) {
     t.pass();
@@ -34,27 +50,16 @@ test('every text of a box lies inside the box as Chromium draws it: emoji, CJK, 
     }
   }
   const svg = drawDiagram(diagram({ componentInstances: instances }), m, { legend: false });
-  const browser = await chromium.launch({ executablePath: chromiumPath });
-  try {
-    const page = await browser.newPage();
-    await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
-    const texts = (await page.evaluate(`[...document.querySelectorAll('g[data-kind="instance"] text')].map((text) => {
-      const g = text.closest('g[data-kind="instance"]');
-      const b = text.getBBox();
-      return { id: g.dataset.id, text: text.textContent, left: b.x, right: b.x + b.width };
-    })`)) as Array<{ id: string; text: string; left: number; right: number }>;
-    const byId = new Map(instances.map((i) => [i.id, i]));
-    t.true(texts.length > 40, `${texts.length} texts`);
-    for (const text of texts) {
-      const i = byId.get(text.id)!;
-      const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
-      t.true(
-        text.left >= x0 - 1 && text.right <= x1 + 1,
-        `'${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`,
-      );
-    }
-  } finally {
-    await browser.close();
+  const texts = await instanceTexts(svg);
+  const byId = new Map(instances.map((i) => [i.id, i]));
+  t.true(texts.length > 40, `${texts.length} texts`);
+  for (const text of texts) {
+    const i = byId.get(text.id)!;
+    const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
+    t.true(
+      text.left >= x0 - 1 && text.right <= x1 + 1,
+      `'${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`,
+    );
   }
 });
 
@@ -76,26 +81,15 @@ test('boxes and boundaries one or two grid units wide: their text, set smaller, 
     }
   }
   const svg = drawDiagram(diagram({ componentInstances: instances }), m, { legend: false });
-  const browser = await chromium.launch({ executablePath: chromiumPath });
-  try {
-    const page = await browser.newPage();
-    await page.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
-    const texts = (await page.evaluate(`[...document.querySelectorAll('g[data-kind="instance"] text')].map((text) => {
-      const g = text.closest('g[data-kind="instance"]');
-      const b = text.getBBox();
-      return { id: g.dataset.id, text: text.textContent, left: b.x, right: b.x + b.width };
-    })`)) as Array<{ id: string; text: string; left: number; right: number }>;
-    const byId = new Map(instances.map((i) => [i.id, i]));
-    t.true(texts.length > 40, `${texts.length} texts`);
-    const outside: string[] = [];
-    for (const text of texts) {
-      const i = byId.get(text.id)!;
-      const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
-      if (text.left < x0 - 1 || text.right > x1 + 1)
-        outside.push(`${i.width} units: '${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`);
-    }
-    t.deepEqual(outside, []);
-  } finally {
-    await browser.close();
+  const texts = await instanceTexts(svg);
+  const byId = new Map(instances.map((i) => [i.id, i]));
+  t.true(texts.length > 40, `${texts.length} texts`);
+  const outside: string[] = [];
+  for (const text of texts) {
+    const i = byId.get(text.id)!;
+    const [x0, x1] = [i.position.x * GRID_PX, (i.position.x + i.width) * GRID_PX];
+    if (text.left < x0 - 1 || text.right > x1 + 1)
+      outside.push(`${i.width} units: '${text.text}' drawn ${text.left.toFixed(1)}–${text.right.toFixed(1)}, its box ${x0}–${x1}`);
   }
+  t.deepEqual(outside, []);
 });
