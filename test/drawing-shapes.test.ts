@@ -10,6 +10,7 @@ import { layoutDiagram } from '../src/layout/layout.js';
 import { drawDiagram } from '../src/drawing/svg.js';
 import type { ComponentInstance, Relation } from '../src/model/types.js';
 import { component, diagram, instance, model } from './support/drawing-model.js';
+import { seededRandom } from './support/random.js';
 
 interface Drawn {
   pixel(x: number, y: number): [number, number, number];
@@ -57,13 +58,8 @@ const blue = ([r, , b]: [number, number, number]) => b - r > 60;
 
 const SHAPED = ['person', 'database', 'queue'];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
 test('every relation ends on the person, cylinder or pipe drawn, not in the empty corners of its box: self-relations, spread ends, laid out or placed by hand', async (t) => {
-  const random = rng(5);
+  const random = seededRandom(5);
   let ends = 0;
   for (let round = 0; round < 40; round++) {
     const m = model();

@@ -10,6 +10,7 @@ import { drawDiagram, GRID_PX } from '../src/drawing/svg.js';
 import { type Font, textWidth } from '../src/drawing/text.js';
 import type { ComponentInstance } from '../src/model/types.js';
 import { component, diagram, instance, model, TYPES } from './support/drawing-model.js';
+import { picker, seededRandom } from './support/random.js';
 
 const FONTS: Record<string, Font> = { name: { size: 13, bold: true }, kind: { size: 10.5 }, desc: { size: 11 } };
 
@@ -25,11 +26,6 @@ const NAMES = [
   'WWWWWWWWWWWWWWWWWWWWWWWW',
 ];
 const TYPE_NAMES = ['system', 'Software System (external, run by the payments platform team)', '数据库', 'x'];
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
 
 const unescapeXml = (s: string) =>
   s
@@ -87,8 +83,8 @@ function instanceTexts(svg: string): DrawnText[] {
 }
 
 test("every line of a box's text lies inside its box, however long, wide or foreign the name, type and description, whatever the box's size", (t) => {
-  const random = rng(7);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const random = seededRandom(7);
+  const pick = picker(random);
   let checked = 0;
   for (let round = 0; round < 200; round++) {
     const m = model();
@@ -146,8 +142,8 @@ test("a boundary's title keeps its name when its type does not fit beside it: th
 });
 
 test('a name or description drawn shortened ends in "…": the lines a box has no room for are never dropped without a sign', (t) => {
-  const random = rng(11);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const random = seededRandom(11);
+  const pick = picker(random);
   const words = (s: string) => s.split(/\s+/).join('');
   let shortened = 0;
   for (let round = 0; round < 200; round++) {
@@ -178,8 +174,8 @@ test('a name or description drawn shortened ends in "…": the lines a box has n
 });
 
 test("a component's API marker lies on its shape and over none of its text, whatever the box's size, kind and name", (t) => {
-  const random = rng(13);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const random = seededRandom(13);
+  const pick = picker(random);
   let markers = 0;
   for (let round = 0; round < 150; round++) {
     const m = model();

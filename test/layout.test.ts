@@ -16,6 +16,7 @@ import {
   type LayoutTextArea,
 } from '../src/layout/layout.js';
 import { POSITION_LIMIT } from '../src/model/schemas.js';
+import { seededRandom } from './support/random.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -99,16 +100,8 @@ function asPlaced(inp: LayoutInput, r: LayoutResult): LayoutInput {
 }
 
 /** Deterministic pseudo-random numbers for the big diagrams. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 function randomDiagram(n: number, edges: number, seed: number): LayoutInput {
-  const rnd = rng(seed);
+  const rnd = seededRandom(seed);
   const instances = Array.from({ length: n }, (_, i) => leaf(`i${i}`, { label: `Service ${i}` }));
   const relations = [];
   for (let k = 0; k < edges; k++) {
@@ -571,7 +564,7 @@ test('200 instances in one diagram: sizes within 1..100, no overlaps', async (t)
 });
 
 test('200 instances with containers: sizes within 1..100, no overlaps, children inside', async (t) => {
-  const rnd = rng(11);
+  const rnd = seededRandom(11);
   const instances: LayoutInstance[] = [];
   for (let c = 0; c < 10; c++) {
     instances.push(box(`c${c}`, { label: `Container ${c}` }));
