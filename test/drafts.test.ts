@@ -245,6 +245,79 @@ test("a conflict's values are in the shape the API's GETs give: a whole componen
     t.is((await s.get(`${API}/components/pay`)).body.name, 'Payment Service');
   }));
 
+/**
+ * A changed field's value at `path` in a resource as the API's GET answers it: dotted, items of
+ * lists that carry ids named by id (as the diff names them); null where there is none.
+ */
+function atPath(resource: unknown, path: string): unknown {
+  let value = resource;
+  for (const step of path.split('.')) {
+    if (Array.isArray(value)) value = value.find((item: { id?: unknown }) => item?.id === step);
+    else if (typeof value === 'object' && value !== null) value = (value as Record<string, unknown>)[step];
+    else value = undefined;
+  }
+  return value ?? null;
+}
+
+test("a draft's changes and diffs name fields and give values as the API's GETs do: typeSlug beside typeId, a diagram's tags as tag objects", (t) =>
+  withServer(async (s) => {
+    t.is((await s.post(`${API}/tags`, { id: 'pci', name: 'PCI', color: 'red' })).status, 201);
+    t.is((await s.post(`${API}/components`, { id: 'pay', name: 'Payments', typeSlug: 'container' })).status, 201);
+    t.is((await s.post(`${API}/diagrams`, { id: 'c2', name: 'C2', level: 'C2' })).status, 201);
+    const base = await s.head();
+    await open(s, 'retype');
+    t.is((await s.request('PATCH', `${API}/components/pay?draft=retype`, { body: { typeSlug: 'database' } })).status, 200);
+    t.is((await s.request('PATCH', `${API}/diagrams/c2?draft=retype`, { body: { tags: ['pci'] } })).status, 200);
+    const head = (await s.get(`${API}/drafts/retype`)).body.head;
+
+    const seed = { component: 'component', diagram: 'diagram' } as Record<string, string>;
+    /** Every changed field of a diff against the resource's GET at `from` (old) and at `to` (new). */
+    const asAnswered = async (
+      what: string,
+      diff: { changed: Array<{ kind: string; id: string; fields: Array<{ field: string; old: unknown; new: unknown }> }> },
+      from: string,
+      to: string,
+    ) => {
+      t.deepEqual(diff.changed.map((c) => c.id).sort(), ['c2', 'pay'], what);
+      for (const { kind, id, fields } of diff.changed) {
+        const [before, after] = await Promise.all([from, to].map(async (at) => (await s.get(`${API}/${seed[kind]}/${id}?at=${at}`)).body));
+        for (const { field, old, new: now } of fields) {
+          t.deepEqual(old, atPath(before, field), `${what}: ${kind} ${id} ${field} old, as GET answers it`);
+          t.deepEqual(now, atPath(after, field), `${what}: ${kind} ${id} ${field} new, as GET answers it`);
+        }
+        const named = fields.map((f) => f.field);
+        if (kind === 'component') t.true(named.includes('typeSlug') && named.includes('typeId'), `${what}: ${named.join(', ')}`);
+      }
+      const typeSlug = diff.changed.find((c) => c.id === 'pay')!.fields.find((f) => f.field === 'typeSlug');
+      return typeSlug;
+    };
+
+    const details = (await s.get(`${API}/drafts/retype`)).body;
+    t.like(await asAnswered("the draft's changes", details.changes, base, head), { old: 'container', new: 'database' });
+    const tags = details.changes.changed
+      .find((c: { id: string }) => c.id === 'c2')
+      .fields.filter((f: { field: string }) => f.field.startsWith('tags'));
+    t.deepEqual(tags, [
+      { field: 'tags.pci', old: null, new: (await s.get(`${API}/tag`)).body.find((tag: { id: string }) => tag.id === 'pci') },
+    ]);
+    await asAnswered('/drafts/<name>/diff', (await s.get(`${API}/drafts/retype/diff`)).body, base, head);
+    await asAnswered('/diff', (await s.get(`${API}/diff?from=${base}&draft=retype`)).body, base, head);
+    // What one commit changed, as /history/<commit> gives it: the diagram's tagging.
+    const tagging = (await s.get(`${API}/history/${head}?draft=retype`)).body.diff;
+    t.deepEqual(
+      tagging.changed[0].fields.find((f: { field: string }) => f.field.startsWith('tags')),
+      tags[0],
+    );
+
+    // A revert's changes likewise: back to the base, the type and tags as GET gives them.
+    const reverted = await s.post(`${API}/revert?draft=retype`, { commit: base });
+    t.is(reverted.status, 200, reverted.text);
+    t.like(await asAnswered("a revert's changes", reverted.body.changes, head, reverted.body.commit), {
+      old: 'database',
+      new: 'container',
+    });
+  }));
+
 test('a merge that would break a rule is refused with the rule; update takes main into the draft', (t) =>
   withServer(async (s) => {
     await s.post(`${API}/components`, { id: 'legacy', name: 'Legacy' });

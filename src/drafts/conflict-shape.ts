@@ -1,5 +1,6 @@
+import { diffModels, type ModelDiff } from '../history/diff.js';
 import { definedFields } from '../model/fields.js';
-import { fileOf } from '../model/files.js';
+import { fileOf, type StoredKind } from '../model/files.js';
 import { present, tagObjects } from '../model/present.js';
 import type { Component, Diagram, Model } from '../model/types.js';
 import { type MergeConflict, WHOLE } from './merge.js';
@@ -32,16 +33,33 @@ function answered({ kind, field }: MergeConflict, value: unknown, model: Model, 
   if (value === null) return null;
   if (kind === 'diagram' && field === 'tags') return tagObjects(value as string[], model);
   if (field !== WHOLE) return value;
+  return kind === 'organization' ? value : resourceAsAnswered(kind, value as object, model, publicUrl);
+}
+
+/**
+ * A whole resource as `GET /api/external/<kind>/<id>` answers it, read against `model` (its own
+ * side's): the one mapping from stored resources to the API's shape that conflicts and diffs share.
+ */
+export function resourceAsAnswered(kind: StoredKind, resource: object, model: Model, publicUrl: string): object {
   switch (kind) {
     case 'component':
-      return componentAsAnswered(value as Component, model);
+      return componentAsAnswered(resource as Component, model);
     case 'diagram':
-      return present.diagram(value as Diagram, model, publicUrl);
-    case 'organization':
-      return value;
+      return present.diagram(resource as Diagram, model, publicUrl);
     default:
-      return present[kind](value as never);
+      return present[kind](resource as never);
   }
+}
+
+/**
+ * What changed between two models (history/diff.ts) as the API answers it — a draft's `changes`
+ * and `/diff`, `/diff`, `/history/<commit>`, a revert's `changes`, the agents' diffs: each changed
+ * resource's fields named and valued as its GET gives them, each side read against its own model
+ * (a component's `typeSlug` beside `typeId`, a diagram's tags as tag objects, each named by its id
+ * as the items of every list of things with ids are: `tags.<tag id>`).
+ */
+export function answeredDiff(from: Model, to: Model, publicUrl: string): ModelDiff {
+  return diffModels(from, to, (kind, resource, model) => resourceAsAnswered(kind, resource, model, publicUrl));
 }
 
 /**

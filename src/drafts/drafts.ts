@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { diffModels, type ModelDiff } from '../history/diff.js';
+import type { ModelDiff } from '../history/diff.js';
 import { onFirstParentChain } from '../history/log.js';
 import type { WriteOptions } from '../model/draft.js';
 import { byIdOrRef } from '../model/draft.js';
@@ -26,7 +26,7 @@ import { readDraftRecords, saveDraftRecord, type DraftRecord } from '../store/dr
 import { readRef, MAIN_REF } from '../store/refs.js';
 import type { Author, ChangedFile, TreeChange } from '../store/repo.js';
 import { classifyPath } from '../model/paths.js';
-import { conflictsAsAnswered } from './conflict-shape.js';
+import { answeredDiff, conflictsAsAnswered } from './conflict-shape.js';
 import { emitDraftEvent } from './events.js';
 import { mergeModels, same, type MergeConflict, type Resolution } from './merge.js';
 import { visualDiff, type VisualDiff } from './visual-diff.js';
@@ -256,7 +256,7 @@ export class Drafts {
     }
     return {
       ...summary,
-      changes: changesBetween(before, after),
+      changes: changesBetween(before, after, publicUrl),
       behind,
       conflicts,
       ...(problem === undefined ? {} : { problem }),
@@ -270,10 +270,13 @@ export class Drafts {
     return { details, before: before.model, after: after.model };
   }
 
-  /** The draft against `main` at its base: what a reviewer reads (a merged draft: what its merge brought into `main`). */
-  async diff(name: string): Promise<{ snapshot: Snapshot; diff: DraftChanges }> {
+  /**
+   * The draft against `main` at its base: what a reviewer reads (a merged draft: what its merge
+   * brought into `main`). `publicUrl`: for a changed diagram's `url`, as in `get`.
+   */
+  async diff(name: string, publicUrl: string): Promise<{ snapshot: Snapshot; diff: DraftChanges }> {
     const { before, after } = await this.compared(name);
-    return { snapshot: after, diff: changesBetween(before, after) };
+    return { snapshot: after, diff: changesBetween(before, after, publicUrl) };
   }
 
   /**
@@ -659,9 +662,9 @@ function boundsProblem(current: Model, target: Model, limits: Limits): string | 
   }
 }
 
-/** What a draft changes between the two snapshots its changes are read between (see Span). */
-function changesBetween(before: Snapshot, after: Snapshot): DraftChanges {
-  return { from: before.commit, to: after.commit, ...diffModels(before.model, after.model) };
+/** What a draft changes between the two snapshots its changes are read between (see Span), as the API answers it. */
+function changesBetween(before: Snapshot, after: Snapshot, publicUrl: string): DraftChanges {
+  return { from: before.commit, to: after.commit, ...answeredDiff(before.model, after.model, publicUrl) };
 }
 
 /** ISO 8601 in whole seconds, UTC. */

@@ -6,6 +6,15 @@ import type { Model, Organization } from '../model/types.js';
  * "what did the last import change?". Pure: two models in, a plain object out.
  */
 
+/**
+ * A resource as the answer shows it, read against its own side's model. The API's answers give
+ * resources as its GETs do (src/drafts/conflict-shape.ts `answeredDiff`: a component's `typeSlug`,
+ * a diagram's `url` and tag objects); without one, as stored.
+ */
+export type ResourceShape = (kind: StoredKind, resource: object, model: Model) => object;
+
+const AS_STORED: ResourceShape = (_kind, resource) => resource;
+
 export interface ResourceRef {
   kind: StoredKind;
   id: string;
@@ -29,7 +38,11 @@ export interface ModelDiff {
 
 const KINDS = Object.keys(DIRECTORIES) as StoredKind[];
 
-export function diffModels(from: Model, to: Model): ModelDiff {
+/**
+ * Which resources changed is read from the models as stored (a resource the write left alone is
+ * the very object it was); how a changed one's fields changed, from each side in `shape`.
+ */
+export function diffModels(from: Model, to: Model, shape: ResourceShape = AS_STORED): ModelDiff {
   const diff: ModelDiff = { added: [], removed: [], changed: [] };
   for (const kind of KINDS) {
     const before = collectionOf(from, kind) as ReadonlyMap<string, { id: string; name?: string }>;
@@ -40,7 +53,7 @@ export function diffModels(from: Model, to: Model): ModelDiff {
       if (old === undefined) diff.added.push({ kind, id, name: resource.name ?? null });
       else if (old !== resource) {
         const fields: FieldChange[] = [];
-        compare(old, resource, '', fields);
+        compare(shape(kind, old, from), shape(kind, resource, to), '', fields);
         if (fields.length > 0) diff.changed.push({ kind, id, name: resource.name ?? null, fields });
       }
     }

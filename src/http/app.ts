@@ -104,9 +104,9 @@ export function apiRouter(deps: AppDependencies): Router {
   componentRoutes(api, writing);
   diagramRoutes(api, writing, deps);
   modelRoutes(api, writing, deps);
-  historyRoutes(api);
+  historyRoutes(api, deps);
   versionRoutes(api, writing);
-  revertRoutes(api, writing);
+  revertRoutes(api, writing, deps);
   currentRoutes(api, writing, deps);
   templateRoutes(api, writing, deps);
   searchRoutes(api, deps);

@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { type Static, type TSchema, Type } from 'typebox';
 import { drawingOf } from '../drawing/drawings.js';
 import { ApiError } from '../errors.js';
-import { diffModels } from '../history/diff.js';
 import { pageStart, pathsOfResourceNamed, readHistory } from '../history/log.js';
+import { answeredDiff } from '../drafts/conflict-shape.js';
 import { Drafts, draftTip, writeToDraft } from '../drafts/drafts.js';
 import { describeChanges } from '../drafts/words.js';
 import { apiContextOf, authorOf, state } from '../http/resource.js';
@@ -436,7 +436,7 @@ export const READ_TOOLS: readonly Tool[] = [
       const { org } = state(context.ctx);
       const [fromCommit, toCommit] = await Promise.all([resolveCommitName(org.repo, from), resolveCommitName(org.repo, to)]);
       const [before, after] = await Promise.all([org.at(fromCommit), org.at(toCommit)]);
-      const answer = { from: fromCommit, to: toCommit, ...diffModels(before.model, after.model) };
+      const answer = { from: fromCommit, to: toCommit, ...answeredDiff(before.model, after.model, context.publicUrl) };
       return jsonAnswer(
         answer,
         '',
@@ -538,7 +538,7 @@ export const DRAFT_TOOLS: readonly Tool[] = [
           },
         ),
       );
-      const changes = before === undefined ? [] : describeChanges(diffModels(before, snapshot.model));
+      const changes = before === undefined ? [] : describeChanges(answeredDiff(before, snapshot.model, context.publicUrl));
       // What the schema does not know was not written: a misspelt `descr` must not pass for a description.
       const ignored = ignoredFields(WriteModelInput, { draft, head, components, diagrams });
       const answer = {

@@ -49,7 +49,7 @@ export function draftRoutes(router: Router, writing: Middleware[], settings: Rou
   });
 
   router.get('/drafts/:name/diff', checkAt, async (ctx) => {
-    const { snapshot, diff } = await new Drafts(state(ctx).org).diff(String(ctx.params.name));
+    const { snapshot, diff } = await new Drafts(state(ctx).org).diff(String(ctx.params.name), settings.publicUrl);
     await send(ctx, diff, snapshot);
   });
 

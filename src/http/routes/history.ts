@@ -1,13 +1,13 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../../errors.js';
-import { diffModels } from '../../history/diff.js';
+import { answeredDiff } from '../../drafts/conflict-shape.js';
 import { pageStart, pathsOfResourceNamed, readHistory, type HistoryEntry } from '../../history/log.js';
 import { draftRef } from '../../store/branches.js';
 import { MAIN_REF } from '../../store/refs.js';
 import { emptyModel } from '../../model/files.js';
 import { resolveCommitName } from '../../service/commit-names.js';
-import { limitParameter, queryValue, readSnapshot, state } from '../resource.js';
+import { limitParameter, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
 import { send } from '../respond.js';
 
 const DEFAULT_LIMIT = 50;
@@ -28,7 +28,7 @@ function isCalendarDay(value: string): boolean {
   return new Date(Date.UTC(year!, month! - 1, day)).getUTCDate() === day;
 }
 
-export function historyRoutes(router: Router): void {
+export function historyRoutes(router: Router, settings: RouteSettings): void {
   router.get('/history', async (ctx) => {
     const { org } = state(ctx);
     const head = await readSnapshot(ctx);
@@ -68,7 +68,7 @@ export function historyRoutes(router: Router): void {
     const head = await readSnapshot(ctx);
     const commit = await resolveCommitName(org.repo, String(ctx.params.commit));
     const [entry] = await readHistory(org.repo.gitdir, { single: commit, limit: 1 });
-    await send(ctx, { ...entry, diff: await diffFromParent(ctx, entry) }, head);
+    await send(ctx, { ...entry, diff: await diffFromParent(ctx, entry, settings.publicUrl) }, head);
   });
 
   router.get('/diff', async (ctx) => {
@@ -81,14 +81,14 @@ export function historyRoutes(router: Router): void {
     const toText = queryValue(ctx, 'to');
     const to = toText === undefined ? head.commit : await resolveCommitName(org.repo, toText);
     const [before, after] = await Promise.all([org.at(from), org.at(to)]);
-    await send(ctx, { from, to, ...diffModels(before.model, after.model) }, head);
+    await send(ctx, { from, to, ...answeredDiff(before.model, after.model, settings.publicUrl) }, head);
   });
 }
 
-/** What one commit changed: against its first parent, or against nothing for the first commit. */
-async function diffFromParent(ctx: Context, entry: HistoryEntry) {
+/** What one commit changed: against its first parent, or against nothing for the first commit; as the API answers it. */
+async function diffFromParent(ctx: Context, entry: HistoryEntry, publicUrl: string) {
   const { org } = state(ctx);
   const after = await org.at(entry.id);
   const before = entry.parents.length === 0 ? emptyModel(after.model.organization) : (await org.at(entry.parents[0])).model;
-  return diffModels(before, after.model);
+  return answeredDiff(before, after.model, publicUrl);
 }

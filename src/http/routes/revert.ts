@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { diffModels } from '../../history/diff.js';
+import { answeredDiff } from '../../drafts/conflict-shape.js';
 import { onFirstParentChain } from '../../history/log.js';
 import { RevertBody } from '../../history/schemas.js';
 import { revertTo } from '../../model/write/revert.js';
@@ -10,7 +10,7 @@ import { ApiError } from '../../errors.js';
 import { NotOnBranchError } from '../../store/branches.js';
 import { gitText } from '../../store/git-cli.js';
 import { MAIN_REF } from '../../store/refs.js';
-import { queryValue, state, write } from '../resource.js';
+import { queryValue, state, write, type RouteSettings } from '../resource.js';
 import { checkRequestBody } from '../request-body.js';
 import { send } from '../respond.js';
 
@@ -19,7 +19,7 @@ import { send } from '../respond.js';
  * `commit`, made by the one write path (so it is checked like any write and refused whole);
  * history is never rewritten. A revert to what `main` already holds makes no commit.
  */
-export function revertRoutes(router: Router, writing: Middleware[]): void {
+export function revertRoutes(router: Router, writing: Middleware[], settings: RouteSettings): void {
   router.post('/revert', ...writing, async (ctx) => {
     const body = checkRequestBody(ctx, RevertBody);
     const { org } = state(ctx);
@@ -45,6 +45,6 @@ export function revertRoutes(router: Router, writing: Middleware[]): void {
       },
       () => spoken,
     );
-    await send(ctx, { commit: snapshot.commit, restored, changes: diffModels(before, snapshot.model) }, snapshot);
+    await send(ctx, { commit: snapshot.commit, restored, changes: answeredDiff(before, snapshot.model, settings.publicUrl) }, snapshot);
   });
 }
