@@ -88,3 +88,22 @@ test('a spelling writes what came from the model apart from the words around it 
   // Plain text by default, as the agents' tools and the API's words have it.
   t.deepEqual(describeChanges(diffModels(before, after)), ["on Pay<ments>: renamed 'Payments' to 'Pay<ments>', relabelled 'S&Q'"]);
 });
+
+test("a component's new type is one change in words, though the API's diff names it twice (typeId and typeSlug)", (t) => {
+  const diff = {
+    added: [],
+    removed: [],
+    changed: [
+      {
+        kind: 'component' as const,
+        id: 'pay',
+        name: 'Payments',
+        fields: [
+          { field: 'typeId', old: 't-container', new: 't-database' },
+          { field: 'typeSlug', old: 'container', new: 'database' },
+        ],
+      },
+    ],
+  };
+  t.deepEqual(describeChanges(diff), ['on Payments: changed the type']);
+});

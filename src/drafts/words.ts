@@ -87,6 +87,8 @@ function resourceParts(fields: readonly Field[], spelling: Spelling): string[] {
     if (field.field === 'apiContext') continue;
     if (field.field === 'name') parts.push(text('renamed ') + fromTo(field.old, field.new, spelling));
     else if (field.field === 'desc') parts.push(text('changed the description'));
+    // The API names a component's type twice (its id and its slug): one change.
+    else if (field.field === 'typeId' || field.field === 'typeSlug') parts.push(text('changed the type'));
     else parts.push(text(`changed ${field.field.split('.')[0]}`));
   }
   return [...new Set(parts)];
