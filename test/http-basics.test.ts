@@ -1,7 +1,7 @@
 import test from 'ava';
 import YAML from 'yaml';
 import { KeyStore } from '../src/store/keys.js';
-import { TestServer, type Reply } from './support/server.js';
+import { TestServer, withServer, type Reply } from './support/server.js';
 
 /**
  * The HTTP surface shared by every endpoint: authentication and roles, routing errors,
@@ -461,9 +461,14 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
     `The model has changed since ${old}.`,
   );
   assertError(t, await s.post(`${API}/model`, { components: [{ name: 'stale' }] }, ifMatchOld), 412, `The model has changed since ${old}.`);
-  // A list (RFC 9110): one of them must be where main is.
+  // A list (RFC 9110): one of them must be where main is. A weak tag matches nothing: named as sent.
   const oldList = { headers: { 'if-match': `"${old}", W/"abc"` } };
-  assertError(t, await s.post(`${API}/tag`, [{ name: 'stale', color: 'red' }], oldList), 412, `The model has changed since ${old}, abc.`);
+  assertError(
+    t,
+    await s.post(`${API}/tag`, [{ name: 'stale', color: 'red' }], oldList),
+    412,
+    `The model has changed since ${old}, W/"abc".`,
+  );
   // A tag that names nothing (an empty ETag, a `W/` without one, as a client whose ETag variable
   // was empty sends them) names no commit either: the write was meant to be conditional, so 412.
   for (const sent of ['""', 'W/""', 'W/', `"", W/`]) {
@@ -477,6 +482,42 @@ test.serial('If-Match: an old commit is 412 and changes nothing; the current one
   t.is(await s.commitCount(), JSON.parse(before).count + 1);
   t.is(etag(ok), `"${await s.head()}"`);
 });
+
+test('If-Match with a weak tag never matches (RFC 9110 §13.1.1: strong comparison): 412 on every write that takes If-Match, nothing changed', (t) =>
+  withServer(async (s) => {
+    const [tag] = (await s.post(`${API}/tag`, [{ name: 'kept', color: 'red' }])).body;
+    const base = await s.head();
+    await s.post(`${API}/tag`, [{ name: 'later', color: 'red' }]);
+    t.is((await s.post(`${API}/drafts`, { name: 'weak' })).status, 201);
+    t.is((await s.post(`${API}/tag?draft=weak`, [{ name: 'in the draft', color: 'red' }])).status, 200);
+    const main = await s.head();
+    const draft = (await s.git('rev-parse', 'refs/heads/drafts/weak')).trim();
+    const refs = async () => s.git('for-each-ref', '--format=%(refname) %(objectname)');
+    const before = { state: await s.state(), refs: await refs() };
+    // Each write names, weakly, the very commit it would start from: main's, or with ?draft= the draft's head.
+    const writes: Array<[method: string, path: string, body: unknown, at: string]> = [
+      ['POST', '/tag', [{ name: 'weak', color: 'red' }], main],
+      ['PUT', '/attribute', [{ name: 'weak', type: 'STRING' }], main],
+      ['POST', '/model', { components: [{ name: 'weak' }] }, main],
+      ['POST', '/tags', { name: 'weak', color: 'red' }, main],
+      ['PATCH', `/tags/${tag.id}`, { name: 'weak' }, main],
+      ['DELETE', `/tags/${tag.id}`, undefined, main],
+      ['POST', '/revert', { commit: base }, main],
+      ['POST', '/versions', { name: 'v-weak' }, main],
+      ['POST', '/tag?draft=weak', [{ name: 'weak', color: 'red' }], draft],
+      ['POST', '/revert?draft=weak', { commit: base }, draft],
+      ['POST', '/drafts/weak/merge', {}, main],
+      ['POST', '/drafts/weak/update', {}, draft],
+    ];
+    for (const [method, path, body, at] of writes) {
+      const reply = await s.request(method, `${API}${path}`, { body, headers: { 'if-match': `W/"${at}"` } });
+      assertError(t, reply, 412, `The model has changed since W/"${at}".`);
+    }
+    t.deepEqual({ state: await s.state(), refs: await refs() }, before, 'nothing changed');
+    // The same tag strong: written.
+    const strong = await s.post(`${API}/tag`, [{ name: 'strong', color: 'red' }], { headers: { 'if-match': `"${main}"` } });
+    t.is(strong.status, 200, strong.text);
+  }));
 
 test.serial('If-None-Match on a write: the current commit and * are 412 and change nothing; an old commit writes', async (t) => {
   const old = await s.head();

@@ -96,24 +96,33 @@ export function writeOptions(ctx: Context): WriteOptions {
   return { apiContext: apiContextOf(new Date()), newId: () => newId(), layout: layout === 'auto' ? 'auto' : 'keep' };
 }
 
-/** A write's `If-Match` (the commits it may start from) and `If-None-Match` (those it may not), lists as RFC 9110 has them. */
+/**
+ * A write's `If-Match` (the commits it may start from) and `If-None-Match` (those it may not),
+ * lists as RFC 9110 has them: every write that takes them reads them here. `If-Match` compares
+ * strongly (RFC 9110 §13.1.1), so a weak tag (`W/"<commit>"`) matches no commit, not even the one
+ * it names; `If-None-Match` weakly (§13.1.2), so `W/` is taken off.
+ */
 export function preconditions(ctx: Context): Preconditions {
-  return { ifMatch: entityTags(ctx, 'if-match'), ifNoneMatch: entityTags(ctx, 'if-none-match') };
+  return { ifMatch: entityTags(ctx, 'if-match', 'strong'), ifNoneMatch: entityTags(ctx, 'if-none-match', 'weak') };
 }
 
 /**
- * The commits a conditional header lists, quotes and `W/` taken off; undefined when it is absent
- * or lists nothing (empty list elements are skipped, as RFC 9110 §5.6.1 has it). A tag that
- * names nothing (`""`, `W/`) stays as sent: it is no commit, so an `If-Match` of it fails, as
- * the client that sent it (with an empty ETag variable, say) meant a conditional write.
+ * The commits a conditional header lists, quotes taken off (and `W/`, compared weakly); undefined
+ * when it is absent or lists nothing (empty list elements are skipped, as RFC 9110 §5.6.1 has
+ * it). A tag that names no commit stays as sent — one that names nothing (`""`, `W/`), and a weak
+ * one compared strongly — so an `If-Match` of it fails (412, naming it), as the client that sent
+ * it (with an empty ETag variable, say) meant a conditional write.
  */
-function entityTags(ctx: Context, header: 'if-match' | 'if-none-match'): readonly string[] | undefined {
+function entityTags(ctx: Context, header: 'if-match' | 'if-none-match', comparison: 'strong' | 'weak'): readonly string[] | undefined {
   const tags = ctx
     .get(header)
     .split(',')
     .map((sent) => sent.trim())
     .filter((sent) => sent !== '')
-    .map((sent) => sent.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || sent);
+    .map((sent) => {
+      if (comparison === 'strong' && sent.startsWith('W/')) return sent;
+      return sent.replace(/^W\//, '').replace(/^"(.*)"$/, '$1') || sent;
+    });
   return tags.length === 0 ? undefined : tags;
 }
 

@@ -286,9 +286,10 @@ function operation(route: RouteDoc) {
       in: 'header',
       required: false,
       description:
-        precondition === 'draft'
+        (precondition === 'draft'
           ? "Refuse (412) unless the draft's head is still at this commit."
-          : 'Refuse (412) unless the branch written is still at this commit: `main`, or with `?draft=` the draft’s head.',
+          : 'Refuse (412) unless the branch written is still at this commit: `main`, or with `?draft=` the draft’s head.') +
+        ' Compared strongly (RFC 9110 §13.1.1): the ETag as answered, `"<commit>"`; a weak tag (`W/"…"`) matches no commit.',
       schema: { type: 'string' },
     });
     parameters.push({
