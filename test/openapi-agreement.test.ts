@@ -354,6 +354,53 @@ test('draft names: the document allows a name exactly when the server opens the 
       t.false(await agree(t, s, { method: 'POST', path: '/drafts', body: { name } }), JSON.stringify(name));
   }));
 
+/**
+ * Where a request names a draft that may exist (`?draft=` on reads and writes, `/drafts/{name}`),
+ * the document states the rule of every draft name: what it refuses, the server refuses (400,
+ * `Invalid draft name`); what it allows is a draft, or one that does not exist (404). `main`
+ * names no draft, yet is a name: 404.
+ */
+test('draft names in ?draft= and /drafts/{name}: the document refuses a name exactly when the server does (400)', (t) =>
+  withServer(async (s) => {
+    for (const name of GOOD_DRAFT_NAMES) t.is((await s.post(`${API}/drafts`, { name })).status, 201, name);
+    const names = [...GOOD_DRAFT_NAMES, 'not-opened', ...BAD_DRAFT_NAMES.filter((name): name is string => typeof name === 'string')];
+    for (const name of names) {
+      const query = `draft=${encodeURIComponent(name)}`;
+      const segment = encodeURIComponent(name);
+      const requests: Array<[method: string, path: string, body?: unknown]> = [
+        ['GET', `/tag?${query}`],
+        ['GET', `/components?${query}`],
+        ['POST', `/tag?${query}`, [{ name: 'In a draft', color: 'red' }]],
+        ['GET', `/history?${query}`],
+        ['GET', `/changes?${query}`],
+        // An empty segment is another path (the list of drafts).
+        ...(name === ''
+          ? []
+          : ([
+              ['GET', `/drafts/${segment}`],
+              ['GET', `/drafts/${segment}/diff`],
+              ['POST', `/drafts/${segment}/reopen`],
+            ] as Array<[string, string]>)),
+      ];
+      for (const [method, path, body] of requests) {
+        const what = `${method} ${path}`;
+        const objections = documentObjections(method, `${API}${path}`, body);
+        if (objections === undefined) {
+          t.fail(`${what}: no such operation in docs/openapi.json`);
+          continue;
+        }
+        const reply = await s.request(method, `${API}${path}`, { body });
+        const refused = reply.status === 400;
+        if (refused) t.regex(reply.body.error, /^Invalid draft name /, what);
+        t.is(
+          objections.length > 0,
+          refused,
+          `${what}: the server answered ${reply.status} ${reply.text}; the document ${objections.length === 0 ? 'allows it' : `refuses it: ${objections.join('; ')}`}`,
+        );
+      }
+    }
+  }));
+
 /** Version names (docs/api.md §7.4): the service's own rule, then git's rules for a tag's name. */
 const GOOD_VERSION_NAMES = [
   'v1',

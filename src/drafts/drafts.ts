@@ -17,6 +17,7 @@ import {
   isDraftName,
   reservedDraftName,
   DRAFT_NAME,
+  DRAFT_NAME_MAX_LENGTH,
   listDraftRefs,
   mergeBase,
   moveRefs,
@@ -111,7 +112,7 @@ function invalidName(name: string): ApiError {
   }
   return new ApiError(
     400,
-    `Invalid draft name '${name}': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most 63).`,
+    `Invalid draft name '${name}': use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit (at most ${DRAFT_NAME_MAX_LENGTH}).`,
   );
 }
 

@@ -1,6 +1,11 @@
 import Type from 'typebox';
 import { wordedByWrite } from '../model/check-body.js';
-import { DRAFT_NAME, DRAFT_NAME_EXCLUDED, RESERVED_DRAFT_NAMES } from '../store/branches.js';
+import { DRAFT_NAME, DRAFT_NAME_EXCLUDED, DRAFT_NAME_MAX_LENGTH, RESERVED_DRAFT_NAMES } from '../store/branches.js';
+
+/** The rule of every draft name in words, as the schemas below state it. */
+const RULE =
+  `1 to ${DRAFT_NAME_MAX_LENGTH} characters of a-z, 0-9, \`.\`, \`_\` and \`-\`, starting with a letter or ` +
+  'digit, without `..` and not ending in `.` or `.lock`';
 
 /**
  * A new draft's name as JSON Schema, from the constants Drafts.open checks it by (isDraftName,
@@ -10,17 +15,29 @@ import { DRAFT_NAME, DRAFT_NAME_EXCLUDED, RESERVED_DRAFT_NAMES } from '../store/
 const DraftName = wordedByWrite(
   Type.String({
     pattern: DRAFT_NAME.source,
+    maxLength: DRAFT_NAME_MAX_LENGTH,
     not: {
       anyOf: [
         ...DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })),
         ...RESERVED_DRAFT_NAMES.map((reserved) => ({ const: reserved })),
       ],
     },
-    description:
-      "The draft's name, its branch `drafts/<name>`: 1 to 63 characters of a-z, 0-9, `.`, `_` and `-`, starting with a letter or " +
-      'digit, without `..` and not ending in `.` or `.lock`; not `main`. A name some draft has (open, merged or closed) is 409.',
+    description: `The draft's name, its branch \`drafts/<name>\`: ${RULE}; not \`main\`. A name some draft has (open, merged or closed) is 409.`,
   } as never),
 );
+
+/**
+ * The name of a draft a request reads or writes (`?draft=`, `/drafts/{name}`) as the OpenAPI
+ * document states it: the constants locateDraft checks it by (isDraftName), whose refusal is
+ * 400 `Invalid draft name '<name>': …`. A name of the rule that no draft has is 404 (`main`
+ * among them: no draft is opened under it).
+ */
+export const DraftNameParameter = Type.String({
+  pattern: DRAFT_NAME.source,
+  maxLength: DRAFT_NAME_MAX_LENGTH,
+  not: { anyOf: DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })) },
+  description: `A draft's name: ${RULE} (else 400); one no draft has is 404.`,
+} as never);
 
 /** `POST /api/external/drafts`: open a draft of `main` at `from` (default its tip). */
 export const DraftBody = Type.Object({

@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import { AttributeInput, ComponentInput, TagInput } from '../model/schemas.js';
 import { DiagramWire, ModelWireBody } from '../model/current-form/seed-aliases.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
-import { DraftBody } from '../drafts/schemas.js';
+import { DraftBody, DraftNameParameter } from '../drafts/schemas.js';
 import { WebhookBody } from '../events/schemas.js';
 import {
   CURRENT_PATCH_SCHEMAS,
@@ -195,7 +195,7 @@ function operation(route: RouteDoc) {
       in: 'query',
       required: false,
       description: 'Read or write the model of this draft (its branch `drafts/<name>`) instead of `main`.',
-      schema: { type: 'string' },
+      schema: plain(DraftNameParameter),
     });
   }
   const revalidates = !write && !route.absolute && route.etag !== false && route.revalidates !== false && !route.events;
@@ -234,8 +234,11 @@ function operation(route: RouteDoc) {
       schema: { type: 'string' },
     });
   }
-  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g))
-    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) {
+    // A draft's name (`/drafts/{name}`) has its rule; ids and commits are looked up as given.
+    const schema = route.path.startsWith('/drafts/:name') && name === 'name' ? plain(DraftNameParameter) : { type: 'string' };
+    parameters.push({ name, in: 'path', required: true, schema });
+  }
   if (route.drawing) {
     parameters.push({
       name: 'scale',

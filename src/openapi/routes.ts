@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { DraftBody, MergeBody } from '../drafts/schemas.js';
+import { DraftBody, DraftNameParameter, MergeBody } from '../drafts/schemas.js';
 import { RevertBody, VersionBody } from '../history/schemas.js';
 import {
   CURRENT_PATCH_SCHEMAS,
@@ -559,7 +559,11 @@ export const ROUTES: RouteDoc[] = [
         description: 'At most this many changes (1–1000, default 100).',
         schema: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
       },
-      { name: 'draft', description: "A draft's changes: the first-parent commits of its branch (404 when there is no such draft)." },
+      {
+        name: 'draft',
+        description: "A draft's changes: the first-parent commits of its branch (404 when there is no such draft).",
+        schema: DraftNameParameter,
+      },
     ],
   },
   {
@@ -571,7 +575,7 @@ export const ROUTES: RouteDoc[] = [
     events: true,
     query: [
       { name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' },
-      { name: 'draft', description: "A draft's commits instead (404 when there is no such draft)." },
+      { name: 'draft', description: "A draft's commits instead (404 when there is no such draft).", schema: DraftNameParameter },
     ],
   },
   {

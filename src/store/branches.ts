@@ -9,8 +9,10 @@ import { runGit } from './git-cli.js';
 import { isoOfGitTime } from './git-format.js';
 import { MAIN_REF } from './refs.js';
 
+/** The longest draft name (CONTRACT §8). */
+export const DRAFT_NAME_MAX_LENGTH = 63;
 /** A draft's name (CONTRACT §8): safe as a ref component and a file name in every clone. */
-export const DRAFT_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+export const DRAFT_NAME = new RegExp(`^[a-z0-9][a-z0-9._-]{0,${DRAFT_NAME_MAX_LENGTH - 1}}$`);
 /** What DRAFT_NAME lets through and git's ref rules do not: `..` anywhere, a trailing `.lock` or `.`. */
 export const DRAFT_NAME_EXCLUDED: readonly RegExp[] = [/\.\./, /\.lock$/, /\.$/];
 /** Names DRAFT_NAME and git allow that no new draft takes (reservedDraftName says why). */

@@ -81,7 +81,7 @@ function operationOf(method: string, path: string): { template: string; operatio
 }
 
 /**
- * What the document says against this request, whatever the server answered: each query
+ * What the document says against this request, whatever the server answered: each path and query
  * parameter, and the body against the operation's request schema. Empty when the document allows
  * the request; undefined when it has no such operation.
  */
@@ -93,6 +93,15 @@ export function documentObjections(method: string, url: string, body: unknown): 
   const verb = method.toLowerCase();
   const problems: string[] = [];
   const parameters = operation.parameters ?? [];
+  // Each `{name}` of the template against its segment of the path, decoded as the server reads it.
+  const segments = path.replace(/\/$/, '').split('/');
+  template.split('/').forEach((part, i) => {
+    const name = /^\{(.+)\}$/.exec(part)?.[1];
+    const index = parameters.findIndex((p) => p.in === 'path' && p.name === name);
+    if (name === undefined || index < 0) return;
+    const validate = validatorAt(['paths', template, verb, 'parameters', String(index), 'schema']);
+    if (!validate(decoded(segments[i] ?? ''))) problems.push(`path parameter '${name}': ${errorsOf(validate)}`);
+  });
   const declared = new Map(parameters.flatMap((p, index) => (p.in === 'query' ? [[p.name, index] as const] : [])));
   for (const [name, value] of new URLSearchParams(queryText)) {
     const index = declared.get(name);
@@ -111,6 +120,15 @@ export function documentObjections(method: string, url: string, body: unknown): 
     }
   }
   return problems;
+}
+
+/** A path segment as the server reads it (one that is no valid percent-encoding, as it is). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Why the document would refuse this accepted request, or undefined when it allows it. */
