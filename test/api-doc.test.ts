@@ -2,7 +2,9 @@ import test from 'ava';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { parse as parseYaml } from 'yaml';
+import { Receiver, type Received } from './support/events.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
 import { run } from './support/server.js';
 
@@ -822,7 +824,95 @@ test("docs/api.md's examples of section 19 (change feed, events and webhooks) an
       },
       // Its receiver's name would have to resolve here: the server takes any target (--webhook-allow-private).
       'curl -X POST "$BASE/api/external/webhooks"',
+      // §19.3's delivery and §19.5's payload, as a real receiver on this machine gets them.
+      async ({ call }) => {
+        const receiver = await Receiver.start();
+        t.teardown(() => receiver.close());
+        const shownRequest = shownBlock(doc, 19, 'POST /c4store ');
+        const shownPath = shownRequest[0].split(' ')[1];
+        const made = await call('POST', '/webhooks', { url: `${new URL(receiver.url).origin}${shownPath}` });
+        const { id: subscription, secret, delivered } = made.body as { id: string; secret: string; delivered: string };
+        const before = (await call('GET', '/changes')).etag;
+        const commit = (await call('POST', '/component', [{ name: 'Hooked' }])).etag;
+        await receiver.until(() => receiver.delivered.length >= 1);
+        const feed = (await call('GET', `/changes?after=${before}`)).body.changes;
+        t.is(delivered, before, 'a subscription starts at the tip of main');
+        checkDelivery(receiver.delivered[0]!, shownRequest, { subscription, secret, commit, data: feed[0] });
+
+        await call('POST', '/drafts', { name: 'hooked' });
+        const head = (await call('POST', '/component?draft=hooked', [{ name: 'Fraud Check' }])).etag;
+        const merge = (await call('POST', '/drafts/hooked/merge')).body as { commit: string };
+        const isMerged = (r: Received) => JSON.parse(r.body).type === 'draft.merged';
+        await receiver.until(() => receiver.delivered.some(isMerged), 30_000, 'draft.merged');
+        const merged = receiver.delivered.find(isMerged)!;
+        const shownPayload = parsedShown(shownBlock(doc, 19, '{"type": "draft.merged"').join('\n'), false);
+        const payload = new Webhook(secret).verify(merged.body, merged.headers as Record<string, string>) as {
+          timestamp: string;
+          data: { time?: string };
+        };
+        const differences: string[] = [];
+        fieldDifferences(shownPayload?.value, payload, '$', differences, { abridged: shownPayload?.abridged, lengths: true });
+        t.deepEqual(differences, [], `§19.5: a draft.merged payload: ${merged.body}`);
+        t.like(payload.data, { name: 'hooked', state: 'merged', head, commit: merge.commit }, '§19.5: head, and commit the merge commit');
+        t.is(payload.timestamp, payload.data.time ?? '', "§19.5: the payload's timestamp is its data's time, as shown");
+        t.regex(
+          String(merged.headers['webhook-id']),
+          new RegExp(`^msg_draft_\\w+_${subscription.replace(/^wh_/, '')}$`),
+          '§19.5: webhook-id',
+        );
+      },
     ],
     '--webhook-allow-private',
   );
+
+  /**
+   * One delivery against §19.3's shown one: its request line's method and path, the headers shown
+   * (Content-Type as shown; webhook-id of the commit and the subscription; a timestamp in seconds;
+   * a signature `standardwebhooks` verifies with the subscription's secret, as the document's
+   * receiver does), and a body of the fields shown whose `data` is the change as the feed has it.
+   */
+  function checkDelivery(
+    real: Received,
+    shown: string[],
+    { subscription, secret, commit, data }: { subscription: string; secret: string; commit: string; data: { time: string } },
+  ) {
+    const blank = shown.indexOf('');
+    const [method, path] = shown[0].split(' ');
+    t.is(`${real.method} ${real.path}`, `${method} ${path}`, '§19.3: the request line');
+    const headers: Record<string, string> = Object.fromEntries(
+      shown.slice(1, blank).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
+    t.deepEqual(Object.keys(headers).sort(), ['content-type', 'webhook-id', 'webhook-signature', 'webhook-timestamp']);
+    t.is(String(real.headers['content-type']), headers['content-type'] ?? '', '§19.3: Content-Type');
+    // The document's webhook-id names its subscription (§19.3's wh_3f9c…) and its commit; this one, this run's.
+    const shownId = /^msg_([0-9a-f]{40})_(\w+)$/.exec(headers['webhook-id'] ?? '');
+    const shownSubscription = JSON.parse(shownBlock(doc, 19, '{"id": "wh_').join('\n')) as { id: string; delivered: string };
+    t.is(`wh_${shownId?.[2]}`, shownSubscription.id, '§19.3: the shown webhook-id names the shown subscription');
+    // "the first event it receives is the next commit": not the one it started at.
+    t.not(shownId?.[1], shownSubscription.delivered, "§19.3: the shown delivery is of a commit after the subscription's start");
+    t.is(real.headers['webhook-id'], `msg_${commit}_${subscription.replace(/^wh_/, '')}`, '§19.3: webhook-id');
+    t.regex(headers['webhook-timestamp'] ?? '', /^\d+$/);
+    t.regex(String(real.headers['webhook-timestamp']), /^\d+$/, '§19.3: webhook-timestamp, in seconds');
+    t.regex(headers['webhook-signature'] ?? '', /^v1,[A-Za-z0-9+/]{43}=$/);
+    t.regex(String(real.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/, '§19.3: webhook-signature');
+    const verified = new Webhook(secret).verify(real.body, real.headers as Record<string, string>);
+    // The body: the fields shown, `data` (shown as "…the change, as in the feed…") the feed's change.
+    const shownBody = JSON.parse(
+      shown
+        .slice(blank + 1)
+        .join('\n')
+        .replace(/\{ …[^}]*… \}/, '{}'),
+    ) as Record<string, unknown>;
+    const body = JSON.parse(real.body) as Record<string, unknown>;
+    t.deepEqual(verified, body, '§19.3: the signature verifies');
+    t.deepEqual(Object.keys(body), Object.keys(shownBody), `§19.3: the body's fields: ${real.body}`);
+    t.is(body.type, shownBody.type);
+    t.deepEqual(body.data, data, '§19.3: data is the change, as in the feed');
+    t.is(body.timestamp, data.time, "§19.3: the body's timestamp is the commit's");
+    t.regex(String(shownBody.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+    // webhook-timestamp is the attempt's time, which comes after the commit's (the body's timestamp), shown and real.
+    const seconds = (iso: unknown) => Date.parse(String(iso)) / 1000;
+    t.true(Number(headers['webhook-timestamp']) >= seconds(shownBody.timestamp), '§19.3: the shown attempt is after the shown commit');
+    t.true(Number(real.headers['webhook-timestamp']) >= seconds(body.timestamp), '§19.3: the attempt is after the commit');
+  }
 });

@@ -53,6 +53,9 @@ export function listen(base: string, key: string, path = '/api/external/events',
 }
 
 export interface Received {
+  /** The request line's method and target (`POST`, `/hook?x=1`). */
+  method: string;
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   /** What the receiver answered. */
@@ -79,7 +82,7 @@ export class Receiver {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks).toString('utf8');
       const status = await answer(receiver.received.length, body);
-      receiver.received.push({ headers: req.headers, body, status });
+      receiver.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, status });
       res.writeHead(status).end();
       for (const wake of receiver.waiters.splice(0)) wake();
     });
