@@ -653,3 +653,71 @@ test("the viewer's script and style are sent with their types and nosniff: a bro
       await answer.arrayBuffer();
     }
   }));
+
+/** A form of the viewer's pages posted as the browser posts it (same origin, the session's cookie). */
+function postForm(s: TestServer, cookie: string, path: string, fields: Record<string, string>) {
+  return fetch(`${s.url}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+}
+
+/** The hidden fields of the page's form whose action is `action`. */
+async function formFields(s: TestServer, cookie: string, page: string, action: string): Promise<Record<string, string>> {
+  const html = await (await fetch(`${s.url}${page}`, { headers: { cookie } })).text();
+  const form = html.split('<form ').find((f) => f.startsWith(`method="post" action="${action}"`));
+  if (form === undefined) throw new Error(`no form posting to ${action}`);
+  const fields = [...form.slice(0, form.indexOf('</form>')).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
+  return Object.fromEntries(fields.map((m) => [m[1]!, m[2]!]));
+}
+
+test("a share link's make and revoke sent again (their answers lost) answer as the first did: one link, then revoked, no error page", (t) =>
+  withServer(async (s) => {
+    const { d } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const page = `/orgs/${s.slug}/diagrams/${d.id}`;
+    const make = { ...(await formFields(s, cookie, page, `${page}/share-links`)), label: 'README' };
+
+    const first = await postForm(s, cookie, `${page}/share-links`, make);
+    t.is(first.status, 201);
+    const url = /id="share-url" readonly value="([^"]+)"/.exec(await first.text())?.[1];
+    t.regex(url ?? '', /\/share\/[A-Za-z0-9_-]{43}$/);
+    // The browser (or the balancer, docs/deploy.md) sends the very form again.
+    const again = await postForm(s, cookie, `${page}/share-links`, make);
+    t.is(again.status, 201);
+    t.is(/id="share-url" readonly value="([^"]+)"/.exec(await again.text())?.[1], url, 'the same link, shown again');
+    const listed = (await s.get('/api/external/share-links')).body;
+    t.is(listed.length, 1, 'one link, not two');
+    t.is((await fetch(url!)).status, 200);
+
+    // The form sent once more with another label (back, edited, sent): not a resend, refused.
+    const edited = await postForm(s, cookie, `${page}/share-links`, { ...make, label: 'wiki' });
+    t.is(edited.status, 409);
+    t.regex(await edited.text(), /reload the page/);
+    t.is((await s.get('/api/external/share-links')).body.length, 1);
+
+    const revoke = `/orgs/${s.slug}/share-links/${listed[0].id}/revoke`;
+    const revokeForm = await formFields(s, cookie, page, revoke);
+    const revoked = await postForm(s, cookie, revoke, revokeForm);
+    t.is(revoked.status, 303);
+    const revokedAgain = await postForm(s, cookie, revoke, revokeForm);
+    t.is(revokedAgain.status, 303, 'a revoke sent again is answered as revoked, not with a 404 page');
+    t.is(revokedAgain.headers.get('location'), revoked.headers.get('location'));
+    t.is((await fetch(url!)).status, 404);
+    t.deepEqual((await s.get('/api/external/share-links')).body, []);
+
+    // The make form sent again after its link was revoked does not bring the link back.
+    const late = await postForm(s, cookie, `${page}/share-links`, make);
+    t.is(late.status, 409);
+    t.regex(await late.text(), /was revoked since/);
+    t.is((await fetch(url!)).status, 404);
+    t.deepEqual((await s.get('/api/external/share-links')).body, []);
+    // A link that never was is still not found.
+    t.is((await postForm(s, cookie, `/orgs/${s.slug}/share-links/0123456789abcdef/revoke`, revokeForm)).status, 404);
+    // A token that is not one: refused, nothing made.
+    const bad = await postForm(s, cookie, `${page}/share-links`, { ...make, token: 'short' });
+    t.is(bad.status, 400);
+    t.deepEqual((await s.get('/api/external/share-links')).body, []);
+  }));

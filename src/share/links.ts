@@ -8,6 +8,13 @@
  * link revoked by any process of the data directory answers 404 on the next request. Sealed
  * by its first line as keys.yaml is (signed-file.ts parseSealed): a file cut between two links
  * is refused, never read as fewer links (which the next write would make for good).
+ *
+ * A link made from the viewer's form may be asked for twice (its answer lost, the browser or a
+ * balancer sending the form again): the form carries the token the link is to have, drawn with
+ * the page, so the same form sent again finds its link and shows it again rather than making a
+ * second. A revoked link is remembered for a while (`revoked`, its id and hash only), so that a
+ * revoke sent again is told from one of a link that never was, and that a make sent again after
+ * the revoke does not bring the link back.
  */
 import { parseSealed, readSigned, sealed, sha256Hex, statSignature } from '../store/signed-file.js';
 import { randomBytes } from 'node:crypto';
@@ -39,16 +46,44 @@ export interface ShareLink {
   commit?: string;
 }
 
+/** A link revoked: its id and the hash of its token, remembered for REVOKED_KEPT_MS after. */
+export interface RevokedLink {
+  id: string;
+  org: string;
+  orgId: string;
+  hash: string;
+  /** ISO time. */
+  revoked: string;
+}
+
 export const SHARE_LINKS_FILE_NAME = 'share-links.yaml';
 const LOCK_NAME = 'share-links.yaml.lock';
 /** 256 random bits, base64url: 43 characters no one guesses. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** Links an organization may hold at once: each is a line every request's lookup keeps in memory. */
 export const MAX_LINKS_PER_ORG = 1_000;
+/** How long a revoke is remembered: a form or a revoke sent again later than this is taken as new. */
+export const REVOKED_KEPT_MS = 30 * 24 * 3600 * 1000;
+/** Revokes remembered per organization, the newest. */
+const MAX_REVOKED_PER_ORG = 1_000;
 
-interface Snapshot {
-  signature: string;
+/** A new link's token: 256 random bits. */
+export function drawToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Whether `token` has a token's form (what drawToken draws). */
+export function isToken(token: unknown): token is string {
+  return typeof token === 'string' && TOKEN_PATTERN.test(token);
+}
+
+interface Stored {
   links: ShareLink[];
+  revoked: RevokedLink[];
+}
+
+interface Snapshot extends Stored {
+  signature: string;
   byHash: Map<string, ShareLink>;
 }
 
@@ -57,7 +92,7 @@ interface Snapshot {
  * and created again under its slug has a new identity, and its labels, creators and diagram ids
  * are not the new one's to see, count or revoke.
  */
-function ownedBy(link: ShareLink, org: string, orgId: string | undefined): boolean {
+function ownedBy(link: Pick<ShareLink, 'org' | 'orgId'>, org: string, orgId: string | undefined): boolean {
   return link.org === org && orgId !== undefined && link.orgId === orgId;
 }
 
@@ -69,9 +104,15 @@ export class ShareLinks {
     this.file = path.join(path.resolve(dataDir), SHARE_LINKS_FILE_NAME);
   }
 
-  /** A new link to `diagram`; the token is returned here and never again. */
-  async create(link: Omit<ShareLink, 'id' | 'hash' | 'created'> & { commit: string }): Promise<{ token: string; link: ShareLink }> {
-    const token = randomBytes(32).toString('base64url');
+  /**
+   * A new link to `diagram`; the token is returned here and never again. `token`: the one the
+   * link is to have (the viewer's form draws it with the page). A link already made with it, of
+   * this organization, diagram and label, is that form sent again: returned as it is, `again`.
+   */
+  async create(
+    link: Omit<ShareLink, 'id' | 'hash' | 'created'> & { commit: string },
+    token = drawToken(),
+  ): Promise<{ token: string; link: ShareLink; again: boolean }> {
     const made: ShareLink = {
       id: randomBytes(8).toString('hex'),
       org: link.org,
@@ -83,11 +124,18 @@ export class ShareLinks {
       createdBy: link.createdBy,
       commit: link.commit,
     };
-    await this.modify((links) => {
-      if (links.filter((l) => ownedBy(l, link.org, link.orgId)).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
-      return [...links, made];
+    let found: ShareLink | undefined;
+    await this.modify((stored) => {
+      found = stored.links.find((l) => l.hash === made.hash);
+      if (found !== undefined) {
+        if (ownedBy(found, link.org, link.orgId) && found.diagram === link.diagram && found.label === link.label) return null;
+        throw new TokenUsed('made');
+      }
+      if (stored.revoked.some((r) => r.hash === made.hash)) throw new TokenUsed('revoked');
+      if (stored.links.filter((l) => ownedBy(l, link.org, link.orgId)).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
+      return { ...stored, links: [...stored.links, made] };
     });
-    return { token, link: { ...made } };
+    return { token, link: { ...(found ?? made) }, again: found !== undefined };
   }
 
   /**
@@ -102,11 +150,18 @@ export class ShareLinks {
   /** Removes the link; the removed link, or undefined when the organization has no link with that id. */
   async revoke(org: string, orgId: string | undefined, id: string): Promise<ShareLink | undefined> {
     let removed: ShareLink | undefined;
-    await this.modify((links) => {
-      removed = links.find((l) => ownedBy(l, org, orgId) && l.id === id);
-      return removed ? links.filter((l) => l !== removed) : null;
+    await this.modify((stored) => {
+      removed = stored.links.find((l) => ownedBy(l, org, orgId) && l.id === id);
+      if (!removed) return null;
+      const gone: RevokedLink = { id, org, orgId: removed.orgId, hash: removed.hash, revoked: new Date().toISOString() };
+      return { links: stored.links.filter((l) => l !== removed), revoked: [...stored.revoked, gone] };
     });
     return removed && { ...removed };
+  }
+
+  /** Whether the organization revoked a link with that id in the last REVOKED_KEPT_MS. */
+  async wasRevoked(org: string, orgId: string | undefined, id: string): Promise<boolean> {
+    return (await this.current()).revoked.some((r) => ownedBy(r, org, orgId) && r.id === id && !forgotten(r, Date.now()));
   }
 
   /** The link a token opens, or null for a malformed, unknown or revoked one. */
@@ -134,21 +189,51 @@ export class ShareLinks {
       throw error;
     });
     if (text === null || text === linksFileText(parseLinks(text, this.file))) return;
-    await this.modify((links) => links);
+    await this.modify((stored) => stored);
   }
 
-  /** `change` returns the new list, or null when there is nothing to write. */
-  private async modify(change: (links: ShareLink[]) => ShareLink[] | null): Promise<void> {
+  /** `change` returns the new lists, or null when there is nothing to write. */
+  private async modify(change: (stored: Stored) => Stored | null): Promise<void> {
     await fsp.mkdir(path.dirname(this.file), { recursive: true });
     await withDirectoryLock(
       path.dirname(this.file),
       async () => {
         // Re-read under the lock: another process may have written since our last look.
-        const changed = change((await readLinks(this.file)).links);
-        if (changed) await writeLinks(this.file, changed);
+        const { links, revoked } = await readLinks(this.file);
+        const changed = change({ links, revoked });
+        if (changed) await writeLinks(this.file, { links: changed.links, revoked: remembered(changed.revoked, Date.now()) });
         this.snapshot = await readLinks(this.file);
       },
       LOCK_NAME,
+    );
+  }
+}
+
+/** A revoke remembered for longer than REVOKED_KEPT_MS. */
+function forgotten(revoked: RevokedLink, now: number): boolean {
+  return !(Date.parse(revoked.revoked) > now - REVOKED_KEPT_MS);
+}
+
+/** The revokes still remembered: those of the last REVOKED_KEPT_MS, the newest MAX_REVOKED_PER_ORG of each organization. */
+function remembered(revoked: readonly RevokedLink[], now: number): RevokedLink[] {
+  const perOrg = new Map<string, number>();
+  const kept: RevokedLink[] = [];
+  for (const r of [...revoked].reverse()) {
+    const count = perOrg.get(r.orgId) ?? 0;
+    if (forgotten(r, now) || count >= MAX_REVOKED_PER_ORG) continue;
+    perOrg.set(r.orgId, count + 1);
+    kept.push(r);
+  }
+  return kept.reverse();
+}
+
+/** A token given for a new link that an earlier one has or had: its form was sent before. */
+export class TokenUsed extends Error {
+  constructor(readonly why: 'made' | 'revoked') {
+    super(
+      why === 'made'
+        ? 'This form has already made a share link: reload the page to make another.'
+        : 'The share link this form made was revoked since: reload the page to make a new one.',
     );
   }
 }
@@ -160,18 +245,43 @@ export class TooManyLinks extends Error {
 }
 
 async function readLinks(file: string): Promise<Snapshot> {
-  const { signature, value: links = [] } = await readSigned(file, (text) => parseLinks(text, file));
-  return { signature, links, byHash: new Map(links.map((link) => [link.hash, link])) };
+  const { signature, value } = await readSigned(file, (text) => parseLinks(text, file));
+  const links = value?.links ?? [];
+  return { signature, links, revoked: value?.revoked ?? [], byHash: new Map(links.map((link) => [link.hash, link])) };
 }
 
 // A file we cannot read is an error, never "no links": an empty list would be written over it.
-function parseLinks(text: string, file: string): ShareLink[] {
-  return parseSealed(text, file, 'links', (text) => linksOf(text, file));
+function parseLinks(text: string, file: string): Stored {
+  let revoked: RevokedLink[] = [];
+  const links = parseSealed(text, file, 'links', (text) => {
+    const document = parse(text) as { links?: unknown; revoked?: unknown } | null;
+    revoked = revokedOf(document?.revoked, file);
+    return linksOf(document, file);
+  });
+  return { links, revoked };
 }
 
-function linksOf(text: string, file: string): ShareLink[] {
+/** The revokes remembered: absent in files written before they were (and when there are none). */
+function revokedOf(list: unknown, file: string): RevokedLink[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${file}: 'revoked' must be a list.`);
+  const fields = ['id', 'org', 'orgId', 'hash', 'revoked'] as const;
+  return list.map((item: unknown, index) => {
+    const entry = item as Record<string, unknown> | null;
+    if (
+      entry === null ||
+      typeof entry !== 'object' ||
+      !fields.every((f) => typeof entry[f] === 'string') ||
+      !/^[0-9a-f]{64}$/.test(String(entry.hash))
+    ) {
+      throw new Error(`${file}: revoked link #${index + 1} is malformed.`);
+    }
+    return Object.fromEntries(fields.map((f) => [f, entry[f]])) as unknown as RevokedLink;
+  });
+}
+
+function linksOf(document: { links?: unknown } | null, file: string): ShareLink[] {
   // Always written as a mapping with a `links` list: anything else is damage, never "no links".
-  const document = parse(text) as { links?: unknown } | null;
   const links = document !== null && typeof document === 'object' && !Array.isArray(document) ? document.links : undefined;
   if (!Array.isArray(links)) throw new Error(`${file}: 'links' must be a list.`);
   const fields = ['id', 'org', 'orgId', 'diagram', 'label', 'hash', 'created', 'createdBy'] as const;
@@ -191,15 +301,16 @@ function linksOf(text: string, file: string): ShareLink[] {
   });
 }
 
-function linksFileText(links: readonly ShareLink[]): string {
+function linksFileText({ links, revoked }: Stored): string {
   const rest = [
     '# c4store share links: SHA-256 hashes of their tokens only. Made and revoked through the API.',
     '# The first line seals the rest: a file cut short or changed is refused. After editing it by hand, delete that line.',
-    stringify({ links }),
+    // `revoked` only when there are some: a file without is as earlier versions wrote it.
+    stringify(revoked.length > 0 ? { links, revoked } : { links }),
   ].join('\n');
   return sealed(rest, links.length, 'links');
 }
 
-async function writeLinks(file: string, links: ShareLink[]): Promise<void> {
-  await replaceFile(file, linksFileText(links), { mode: 0o600, durable: true });
+async function writeLinks(file: string, stored: Stored): Promise<void> {
+  await replaceFile(file, linksFileText(stored), { mode: 0o600, durable: true });
 }

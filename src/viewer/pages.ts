@@ -235,12 +235,12 @@ export interface DiagramView {
    * (their addresses carry `?draft=`); a merged or closed draft's page takes none.
    */
   draft?: { name: string; state: 'open' | 'merged' | 'closed' };
-  /** The diagram's share links, for an editor's page (made and revoked there). */
-  shareLinks?: readonly ShareLink[];
+  /** The diagram's share links, for an editor's page (made and revoked there), and the token its form makes the next one with. */
+  shareLinks?: { links: readonly ShareLink[]; token: string };
 }
 
 /** An editor's list of the diagram's share links, a revoke button each, and the form making one. */
-function shareSection(path: string, slug: string, links: readonly ShareLink[]): string {
+function shareSection(path: string, slug: string, { links, token }: { links: readonly ShareLink[]; token: string }): string {
   const rows = links
     .map(
       (link) =>
@@ -257,7 +257,9 @@ function shareSection(path: string, slug: string, links: readonly ShareLink[]): 
     '<p class="hint">A share link shows this diagram as it is now, read only, to anyone who has the link, without signing in: ' +
     'for a wiki, a README or Backstage. Revoked, it stops working at once.</p>' +
     (rows === '' ? '' : `<ul class="share-links">${rows}</ul>`) +
-    `<form method="post" action="${esc(path)}/share-links" class="make-share"><label for="share-label">Where it will be used</label> ` +
+    // The new link's token, drawn with the page: the form sent again shows the link it made again (routes.ts).
+    `<form method="post" action="${esc(path)}/share-links" class="make-share"><input type="hidden" name="token" value="${esc(token)}">` +
+    '<label for="share-label">Where it will be used</label> ' +
     '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> <button type="submit">Make a share link</button></form></details>'
   );
 }

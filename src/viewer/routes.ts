@@ -33,7 +33,7 @@ import {
   sharedDiagramPage,
   signInPage,
 } from './pages.js';
-import { ShareLinks } from '../share/links.js';
+import { drawToken, isToken, ShareLinks } from '../share/links.js';
 import { ShareContinuity } from '../share/continuity.js';
 import { ShareLinkBody } from '../share/schemas.js';
 import { makeShareLink, shareUrls } from '../http/routes/share-links.js';
@@ -383,28 +383,42 @@ export function viewerRouter(deps: ViewerDependencies): Router {
         diagram,
         snapshot.model,
         { key, slug: key.org },
-        { commit: snapshot.commit, at, draft: draft && { name: draft.name, state: draft.state }, shareLinks: links },
+        {
+          commit: snapshot.commit,
+          at,
+          draft: draft && { name: draft.name, state: draft.state },
+          shareLinks: links && { links, token: drawToken() },
+        },
       ),
     );
   });
 
-  /** The page's share section: a new link, shown once on a page of its own. */
+  /**
+   * The page's share section: a new link, shown once on a page of its own. The form carries the
+   * token the link is to have, drawn with the page: sent again (its answer lost), it shows the
+   * link it made again, and makes no second one. A form without one (an older page) gets a new token.
+   */
   router.post('/orgs/:slug/diagrams/:id/share-links', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
     const { label } = checkBody(ShareLinkBody, { label: form.get('label') ?? '' });
+    const drawn = form.get('token') ?? undefined;
+    if (drawn !== undefined && !isToken(drawn))
+      throw new ApiError(400, "The form's token is malformed: reload the page to make a share link.");
     const id = String(ctx.params.id);
     const head = await state(ctx).org.head();
     const diagram = head.model.diagrams.get(id);
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-    const { token } = await makeShareLink(ctx, shareLinks, id, head.commit, label ?? '');
+    const { token } = await makeShareLink(ctx, shareLinks, id, head.commit, label ?? '', drawn);
     sendHtml(ctx, shareMadePage(diagram, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
   });
 
   router.post('/orgs/:slug/share-links/:id/revoke', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
-    const removed = await shareLinks.revoke(String(ctx.params.slug), state(ctx).org.identity, String(ctx.params.id));
-    if (!removed) throw new ApiError(404, `Share link with id '${ctx.params.id}' does not exist.`);
+    const [slug, identity, id] = [String(ctx.params.slug), state(ctx).org.identity, String(ctx.params.id)];
+    // Revoked already: this revoke sent again after its answer was lost, answered as it was.
+    const removed = (await shareLinks.revoke(slug, identity, id)) ?? (await shareLinks.wasRevoked(slug, identity, id));
+    if (!removed) throw new ApiError(404, `Share link with id '${id}' does not exist.`);
     ctx.status = 303;
     ctx.redirect(localPath(form.get('next')));
   });

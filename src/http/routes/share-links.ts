@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../../errors.js';
-import { type ShareLink, type ShareLinks, TooManyLinks } from '../../share/links.js';
+import { type ShareLink, type ShareLinks, TokenUsed, TooManyLinks } from '../../share/links.js';
 import { ShareLinkBody } from '../../share/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
@@ -43,22 +43,26 @@ function optionalBody(parse: Middleware): Middleware {
 
 /**
  * A new link to the diagram `diagramId` of the request's organization, as main has it at `commit`,
- * made by the request's key (the API's and the viewer's).
+ * made by the request's key (the API's and the viewer's). `token`: the one the viewer's form drew
+ * (ShareLinks.create: the same form sent again answers its link again).
  */
-export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, commit: string, label: string) {
+export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, commit: string, label: string, token?: string) {
   const { key, org } = state(ctx);
   if (org.identity === undefined) throw new ApiError(503, 'This organization has no identity yet: restart the server once.');
   try {
-    return await store.create({
-      org: org.slug,
-      orgId: org.identity,
-      diagram: diagramId,
-      commit,
-      label: label.trim(),
-      createdBy: key.label,
-    });
+    return await store.create(
+      {
+        org: org.slug,
+        orgId: org.identity,
+        diagram: diagramId,
+        commit,
+        label: label.trim(),
+        createdBy: key.label,
+      },
+      token,
+    );
   } catch (err) {
-    if (err instanceof TooManyLinks) throw new ApiError(409, err.message);
+    if (err instanceof TooManyLinks || err instanceof TokenUsed) throw new ApiError(409, err.message);
     throw err;
   }
 }
