@@ -1,13 +1,14 @@
 /**
  * A live page whose session ends, in a real browser: signed out elsewhere or its key revoked, an
  * open page says it no longer follows changes and links to sign in again (back to the page),
- * rather than going on silently showing a drawing that no longer changes. A stream refused on
- * the way (no connection, a balancer's 503) is tried again and says nothing.
+ * rather than going on silently showing a drawing that no longer changes; so does a draft's page
+ * whose resume point is gone (the draft force-pushed back), linking the drafts and main's diagram.
+ * A stream refused on the way (no connection, a balancer's 503) is tried again and says nothing.
  */
 import anyTest, { type TestFn } from 'ava';
 import type { Page } from 'playwright-core';
 import { KeyStore } from '../src/store/keys.js';
-import { type BrowserRig, callApi, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
+import { type BrowserRig, callApi, rigGit, SAMPLE, signIn, useBrowserRig } from './support/browser.js';
 
 const test = anyTest as TestFn<BrowserRig>;
 // A short keep-alive: an ended session ends an open stream at the next one (src/events/sse.ts).
@@ -103,3 +104,46 @@ browserTest('a stream refused on the way (no connection, then a 503) is tried ag
   t.is(await page.getByRole('alert').filter({ hasText: ENDED }).count(), 0);
   await page.context().close();
 });
+
+/** The page as a browser tab put in the background and shown again: live.js lets go of its stream and opens it anew. */
+async function hideAndShow(page: Page, meanwhile: () => Promise<unknown>): Promise<void> {
+  const setHidden = (hidden: boolean) =>
+    page.evaluate((hidden) => {
+      const document = (globalThis as any).document;
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => hidden });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, hidden);
+  await setHidden(true);
+  await meanwhile();
+  await setHidden(false);
+}
+
+browserTest(
+  "a draft's diagram page whose resume point is gone (the draft force-pushed back) says it no longer follows the draft, linking the drafts and main's diagram",
+  async (t) => {
+    const { id } = await aDiagram(t);
+    const key = t.context.keys.editor;
+    await callApi(t.context, key, 'POST', '/api/external/drafts', { name: 'rewound' });
+    const base = (await callApi(t.context, key, 'GET', '/api/external/drafts/rewound')).head;
+    await callApi(t.context, key, 'POST', '/api/external/tag?draft=rewound', [{ name: 'Proposed', color: 'green' }]);
+    const path = `/orgs/demo/diagrams/${id}?draft=rewound`;
+    const page = await signIn(t.context, key, { next: path });
+    await streamOpen(page);
+
+    // Meanwhile the draft is force-pushed back to where it started: the commit the page shows is on it no more.
+    await hideAndShow(page, () => {
+      const remote = new URL(`${t.context.server.url}/git/demo.git`);
+      remote.username = 'ci';
+      remote.password = key;
+      return rigGit(t.context, 'demo', 'push', '-q', '--force', remote.href, `${base}:refs/heads/drafts/rewound`);
+    });
+
+    const notice = page.getByRole('alert').filter({ hasText: /no longer follows/ });
+    await notice.waitFor({ state: 'visible' });
+    t.regex((await notice.textContent())!, /draft 'rewound' was rewritten or removed/i);
+    t.is(await notice.getByRole('link', { name: 'the drafts' }).getAttribute('href'), '/orgs/demo/drafts');
+    t.is(await notice.getByRole('link', { name: 'this diagram on main' }).getAttribute('href'), `/orgs/demo/diagrams/${id}`);
+    t.is(await page.evaluate(() => (globalThis as any).document.body.dataset.live), 'ended');
+    await page.context().close();
+  },
+);

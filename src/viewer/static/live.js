@@ -5,7 +5,9 @@
 // (with the API notice), the history table. A page of a past commit (?at=) never changes; a
 // page of a draft's diagram (?draft=) follows the draft's branch. A page whose session ended
 // (signed out elsewhere, expired, its key revoked) says that it no longer follows changes, with a
-// link to sign in again and come back; a stream refused on the way is tried again.
+// link to sign in again and come back; so does a page whose resume point is gone (a draft's page
+// whose draft was rewritten or removed), with links to the drafts and to the diagram on main; a
+// stream refused on the way is tried again.
 
 (() => {
   const url = document.body.dataset.events;
@@ -125,19 +127,58 @@
     return query.toString() === '' ? url : `${url}?${query}`;
   }
 
-  /** The page no longer follows changes: said on the page, with the way back to it signed in. */
-  function showEnded() {
+  function link(href, text) {
+    const a = document.createElement('a');
+    a.href = href;
+    a.textContent = text;
+    return a;
+  }
+
+  /** The page no longer follows changes: said once at the top of the page (`parts`: text and links). */
+  function showStopped(id, parts) {
     document.body.dataset.live = 'ended';
-    if (document.getElementById('live-ended')) return;
+    if (document.getElementById(id)) return;
     const notice = document.createElement('p');
-    notice.id = 'live-ended';
+    notice.id = id;
     notice.className = 'notice';
     notice.setAttribute('role', 'alert');
-    const link = document.createElement('a');
-    link.href = `/sign-in?next=${encodeURIComponent(location.pathname + location.search + location.hash)}`;
-    link.textContent = 'Sign in again';
-    notice.append('Your session has ended: this page no longer follows changes, and what it shows may be out of date. ', link, '.');
+    notice.append(...parts);
     (document.querySelector('main') ?? document.body).prepend(notice);
+  }
+
+  /** The session ended: the way back to the page signed in. */
+  function showEnded() {
+    showStopped('live-ended', [
+      'Your session has ended: this page no longer follows changes, and what it shows may be out of date. ',
+      link(`/sign-in?next=${encodeURIComponent(location.pathname + location.search + location.hash)}`, 'Sign in again'),
+      '.',
+    ]);
+  }
+
+  /**
+   * The stream's resume point is gone (404): on a draft's page, the draft was rewritten (force-pushed)
+   * or removed since the page was loaded; on main's, the commit it shows is no longer there. Where
+   * to go from here: the drafts and the diagram on main, or the page as it is now.
+   */
+  function showGone() {
+    const draft = new URLSearchParams(location.search).get('draft');
+    if (!draft) {
+      showStopped('live-gone', [
+        'The commit this page shows is no longer in the history: this page no longer follows changes, and what it shows may be out of date. ',
+        link(location.pathname, 'Reload'),
+        '.',
+      ]);
+      return;
+    }
+    const slug = path[2];
+    const parts = [
+      `Draft '${draft}' was rewritten or removed since this page was loaded: this page no longer follows it, and what it shows may be out of date. See `,
+      link(`/orgs/${encodeURIComponent(slug)}/drafts`, 'the drafts'),
+    ];
+    if (path[3] === 'diagrams' && shownId !== null) {
+      parts.push(', or ', link(`/orgs/${encodeURIComponent(slug)}/diagrams/${encodeURIComponent(shownId)}`, 'this diagram on main'));
+    }
+    showStopped('live-gone', [...parts, '.']);
   }
 
   function retryLater() {
@@ -152,8 +193,8 @@
   /**
    * The stream was refused, and the browser gave up on it: why? Without a session the server
    * sends the stream to sign in (a redirect; 403 when the session is another organization's
-   * now): the page says so. A resume point gone (404) stops it, as before. Anything else (no
-   * answer, a balancer's 502 or 503) is tried again.
+   * now): the page says so. A resume point gone (404) stops it, and the page says that too.
+   * Anything else (no answer, a balancer's 502 or 503) is tried again.
    */
   async function refused() {
     let response = null;
@@ -164,7 +205,8 @@
     }
     if (document.hidden || source !== null) return;
     if (response !== null && (response.type === 'opaqueredirect' || response.status === 401 || response.status === 403)) showEnded();
-    else if (response?.status !== 404) retryLater();
+    else if (response?.status === 404) showGone();
+    else retryLater();
   }
 
   function open() {
@@ -175,6 +217,7 @@
       document.body.dataset.live = 'open';
       // Signed in again (the link, or another tab): following again, from the last change seen.
       document.getElementById('live-ended')?.remove();
+      document.getElementById('live-gone')?.remove();
     });
     stream.addEventListener('error', () => {
       if (source !== stream) return;
