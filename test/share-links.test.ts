@@ -130,7 +130,7 @@ test('an editor makes a link; it opens the page, the SVG and the PNG without ses
 
     const revoked = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
     t.is(revoked.status, 200);
-    t.deepEqual(Object.keys(revoked.body).sort(), ['created', 'createdBy', 'diagramId', 'id', 'label']);
+    t.deepEqual(Object.keys(revoked.body).sort(), ['created', 'createdBy', 'diagramId', 'expires', 'id', 'label']);
     for (const url of [made.body.url, made.body.svgUrl, made.body.pngUrl]) t.is((await anonymous(url)).status, 404, url);
     t.is((await anonymous(made.body.svgUrl, { 'if-none-match': etag })).status, 404);
     const again = await s.request('DELETE', `${API}/share-links/${made.body.id}`);
@@ -155,7 +155,7 @@ test('links are listed without their token, per organization and per diagram; re
       all.body.map((l: any) => l.label),
       ['README', 'Confluence: Shop'],
     );
-    for (const link of all.body) t.deepEqual(Object.keys(link).sort(), ['created', 'createdBy', 'diagramId', 'id', 'label']);
+    for (const link of all.body) t.deepEqual(Object.keys(link).sort(), ['created', 'createdBy', 'diagramId', 'expires', 'id', 'label']);
     t.is((await s.get(`${API}/diagrams/shop/share-links`)).body.length, 2);
     t.is((await s.get(`${API}/share-links/${first.body.id}`)).body.label, 'README');
 
@@ -278,3 +278,58 @@ test('a link to a diagram deleted and made again under its id stays ended howeve
 
   for (const url of [made.body.url, made.body.svgUrl]) t.is((await anonymous(url)).status, 404, url);
 });
+
+test('a link ends by itself: chosen expiry (default 90 days, at most 365), listed; expired it answers as revoked; links without one go on', (t) =>
+  withServer(async (s) => {
+    const d = await shopDiagram(s);
+    const DAY = 24 * 3600 * 1000;
+    const lifetime = (link: { created: string; expires: string }) => (Date.parse(link.expires) - Date.parse(link.created)) / DAY;
+    const week = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'sprint review', expiresInDays: 7 });
+    t.is(week.status, 201, week.text);
+    t.is(lifetime(week.body), 7);
+    const plain = await s.request('POST', `${API}/diagram/${d.id}/share-links`);
+    t.is(lifetime(plain.body), 90, 'the default');
+    const longest = await s.post(`${API}/diagram/${d.id}/share-links`, { expiresInDays: 365 });
+    t.is(lifetime(longest.body), 365);
+    for (const [days, error] of [
+      [366, 'Invalid JSON: expiresInDays: Number must be less than or equal to 365'],
+      [0, 'Invalid JSON: expiresInDays: Number must be greater than or equal to 1'],
+      [1.5, 'Invalid JSON: expiresInDays: Expected integer, received float'],
+    ] as const) {
+      const refused = await s.post(`${API}/diagram/${d.id}/share-links`, { expiresInDays: days });
+      t.is(refused.status, 400, String(days));
+      t.deepEqual(refused.body, { error });
+    }
+    const listed = (await s.get(`${API}/share-links`)).body;
+    t.deepEqual(
+      listed.map((l: any) => l.expires),
+      [week.body.expires, plain.body.expires, longest.body.expires],
+    );
+    t.is((await s.get(`${API}/share-links/${week.body.id}`)).body.expires, week.body.expires);
+
+    // The week went by (the file edited by hand, as docs/deploy.md says: the seal line deleted),
+    // and a link made before links expired has none.
+    const file = join(s.dataDir, 'share-links.yaml');
+    const past = new Date(Date.now() - DAY).toISOString();
+    const text = (await readFile(file, 'utf8'))
+      .replace(/^# c4store seal: .*\n/, '')
+      .replace(`expires: ${week.body.expires}`, `expires: ${past}`)
+      .replace(new RegExp(`^ *expires: ${plain.body.expires}\n`, 'm'), '');
+    t.not(text, await readFile(file, 'utf8'));
+    await writeFile(file, text, { mode: 0o600 });
+    for (const url of [week.body.url, week.body.svgUrl, week.body.pngUrl]) {
+      const answer = await anonymous(url);
+      t.is(answer.status, 404, answer.text);
+      t.true(answer.text.includes('This share link does not exist or was revoked.'));
+    }
+    t.is((await anonymous(plain.body.url)).status, 200, 'a link without expiry opens as before');
+    t.is((await anonymous(longest.body.svgUrl)).status, 200);
+    t.deepEqual(
+      (await s.get(`${API}/share-links`)).body.map((l: any) => [l.id, l.expires]),
+      [
+        [week.body.id, past],
+        [plain.body.id, null],
+        [longest.body.id, longest.body.expires],
+      ],
+    );
+  }));

@@ -721,3 +721,34 @@ test("a share link's make and revoke sent again (their answers lost) answer as t
     t.is(bad.status, 400);
     t.deepEqual((await s.get('/api/external/share-links')).body, []);
   }));
+
+test("the page's share form chooses when the link ends (90 days unless told); the made page and the list show it", (t) =>
+  withServer(async (s) => {
+    const { d } = await oneDiagram(s);
+    const cookie = await cookieOf(s);
+    const page = `/orgs/${s.slug}/diagrams/${d.id}`;
+    const html = await (await fetch(`${s.url}${page}`, { headers: { cookie } })).text();
+    t.regex(html, /<select id="share-expiry" name="expiresInDays">.*<option value="90" selected>90 days<\/option>.*<\/select>/);
+    const form = await formFields(s, cookie, page, `${page}/share-links`);
+
+    const made = await postForm(s, cookie, `${page}/share-links`, { ...form, label: 'sprint', expiresInDays: '7' });
+    t.is(made.status, 201);
+    const [link] = (await s.get('/api/external/share-links')).body;
+    t.is((Date.parse(link.expires) - Date.parse(link.created)) / 86_400_000, 7);
+    const shown = `expires <time datetime="${link.expires}">${link.expires.slice(0, 19).replace('T', ' ')}</time>`;
+    t.true((await made.text()).includes(shown), 'the made page says when it ends');
+    t.true((await (await fetch(`${s.url}${page}`, { headers: { cookie } })).text()).includes(shown), 'so does the list');
+
+    for (const [days, error] of [
+      ['400', 'Invalid JSON: expiresInDays: Number must be less than or equal to 365'],
+      ['soon', 'Invalid JSON: expiresInDays: Expected integer, received string'],
+    ]) {
+      const refused = await postForm(s, cookie, `${page}/share-links`, {
+        ...(await formFields(s, cookie, page, `${page}/share-links`)),
+        expiresInDays: days!,
+      });
+      t.is(refused.status, 400, days);
+      t.true((await refused.text()).includes(error!), days);
+    }
+    t.is((await s.get('/api/external/share-links')).body.length, 1, 'nothing more made');
+  }));

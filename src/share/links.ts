@@ -44,6 +44,8 @@ export interface ShareLink {
    * link (share/continuity.ts). Links made before it was kept have none; their `created` time stands in.
    */
   commit?: string;
+  /** ISO time from which the link opens nothing. Links made before links expired have none, and never expire. */
+  expires?: string;
 }
 
 /** A link revoked: its id and the hash of its token, remembered for REVOKED_KEPT_MS after. */
@@ -110,9 +112,10 @@ export class ShareLinks {
    * this organization, diagram and label, is that form sent again: returned as it is, `again`.
    */
   async create(
-    link: Omit<ShareLink, 'id' | 'hash' | 'created'> & { commit: string },
+    link: Omit<ShareLink, 'id' | 'hash' | 'created' | 'expires'> & { commit: string; expiresInDays: number },
     token = drawToken(),
   ): Promise<{ token: string; link: ShareLink; again: boolean }> {
+    const now = Date.now();
     const made: ShareLink = {
       id: randomBytes(8).toString('hex'),
       org: link.org,
@@ -120,9 +123,10 @@ export class ShareLinks {
       diagram: link.diagram,
       label: link.label,
       hash: sha256Hex(token),
-      created: new Date().toISOString(),
+      created: new Date(now).toISOString(),
       createdBy: link.createdBy,
       commit: link.commit,
+      expires: new Date(now + link.expiresInDays * DAY_MS).toISOString(),
     };
     let found: ShareLink | undefined;
     await this.modify((stored) => {
@@ -132,7 +136,9 @@ export class ShareLinks {
         throw new TokenUsed('made');
       }
       if (stored.revoked.some((r) => r.hash === made.hash)) throw new TokenUsed('revoked');
-      if (stored.links.filter((l) => ownedBy(l, link.org, link.orgId)).length >= MAX_LINKS_PER_ORG) throw new TooManyLinks();
+      // Expired links are listed, but hold no place.
+      if (stored.links.filter((l) => ownedBy(l, link.org, link.orgId) && !expired(l, now)).length >= MAX_LINKS_PER_ORG)
+        throw new TooManyLinks();
       return { ...stored, links: [...stored.links, made] };
     });
     return { token, link: { ...(found ?? made) }, again: found !== undefined };
@@ -164,12 +170,12 @@ export class ShareLinks {
     return (await this.current()).revoked.some((r) => ownedBy(r, org, orgId) && r.id === id && !forgotten(r, Date.now()));
   }
 
-  /** The link a token opens, or null for a malformed, unknown or revoked one. */
+  /** The link a token opens, or null for a malformed, unknown, revoked or expired one. */
   async resolve(token: string): Promise<ShareLink | null> {
     if (typeof token !== 'string' || !TOKEN_PATTERN.test(token)) return null;
     // Looked up by the token's hash: nothing an attacker can steer byte by byte.
     const link = (await this.current()).byHash.get(sha256Hex(token));
-    return link ? { ...link } : null;
+    return link && !expired(link, Date.now()) ? { ...link } : null;
   }
 
   private async current(): Promise<Snapshot> {
@@ -201,12 +207,24 @@ export class ShareLinks {
         // Re-read under the lock: another process may have written since our last look.
         const { links, revoked } = await readLinks(this.file);
         const changed = change({ links, revoked });
-        if (changed) await writeLinks(this.file, { links: changed.links, revoked: remembered(changed.revoked, Date.now()) });
+        const now = Date.now();
+        if (changed) {
+          // Links expired longer ago than a revoke is remembered are dropped: they open nothing, and nobody needs them listed.
+          const kept = changed.links.filter((l) => !expired(l, now - REVOKED_KEPT_MS));
+          await writeLinks(this.file, { links: kept, revoked: remembered(changed.revoked, now) });
+        }
         this.snapshot = await readLinks(this.file);
       },
       LOCK_NAME,
     );
   }
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Whether the link opens nothing any more at `now` (ms): its expiry passed. */
+export function expired(link: ShareLink, now: number): boolean {
+  return link.expires !== undefined && !(Date.parse(link.expires) > now);
 }
 
 /** A revoke remembered for longer than REVOKED_KEPT_MS. */
@@ -292,11 +310,16 @@ function linksOf(document: { links?: unknown } | null, file: string): ShareLink[
       typeof link === 'object' &&
       fields.every((f) => typeof link[f] === 'string') &&
       /^[0-9a-f]{64}$/.test(String(link.hash));
-    if (!valid || (link.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(String(link.commit)))) {
+    if (
+      !valid ||
+      (link.commit !== undefined && !/^[0-9a-f]{40,64}$/.test(String(link.commit))) ||
+      (link.expires !== undefined && (typeof link.expires !== 'string' || Number.isNaN(Date.parse(link.expires))))
+    ) {
       throw new Error(`${file}: link #${index + 1} is malformed.`);
     }
     const parsed = Object.fromEntries(fields.map((f) => [f, link[f]])) as unknown as ShareLink;
     if (link.commit !== undefined) parsed.commit = String(link.commit);
+    if (link.expires !== undefined) parsed.expires = String(link.expires);
     return parsed;
   });
 }

@@ -2,9 +2,20 @@
 import Type from 'typebox';
 
 export const MAX_LABEL_LENGTH = 200;
+/** How long a new link opens its diagram, in days, when its maker does not say. */
+export const DEFAULT_EXPIRY_DAYS = 90;
+/** The longest a link may be made for: a link always ends by itself. */
+export const MAX_EXPIRY_DAYS = 365;
 
 export const ShareLinkBody = Type.Object({
   label: Type.Optional(Type.String({ maxLength: MAX_LABEL_LENGTH, description: 'Where the link is used, to tell links apart in lists.' })),
+  expiresInDays: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_EXPIRY_DAYS,
+      description: `Days until the link stops opening the diagram (it then answers as a revoked one); default ${DEFAULT_EXPIRY_DAYS}.`,
+    }),
+  ),
 });
 
 /** A link as lists show it: never its token (only its hash is kept). */
@@ -14,6 +25,9 @@ export const ShareLinkResponse = Type.Object({
   label: Type.String(),
   created: Type.String({ description: 'ISO 8601 time' }),
   createdBy: Type.String({ description: 'The label of the key that made it' }),
+  expires: Type.Union([Type.String(), Type.Null()], {
+    description: 'ISO 8601 time from which the link opens nothing; null for a link made before links expired (it does not)',
+  }),
 });
 
 /** The answer to making a link: the only time its addresses (which carry the token) are shown. */

@@ -5,7 +5,8 @@ import type { HistoryEntry } from '../history/log.js';
  */
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
-import type { ShareLink } from '../share/links.js';
+import { expired, type ShareLink } from '../share/links.js';
+import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../share/schemas.js';
 import { bdi, esc, escExact } from '../escape.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { diagramSegment } from '../model/present.js';
@@ -239,14 +240,35 @@ export interface DiagramView {
   shareLinks?: { links: readonly ShareLink[]; token: string };
 }
 
+/** What the make form offers for a link's lifetime, in days (the API takes any from 1 to MAX_EXPIRY_DAYS). */
+const EXPIRY_CHOICES = [1, 7, 30, DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS];
+
+function daysText(days: number): string {
+  return days === 1 ? '1 day' : `${days} days`;
+}
+
+/** An ISO time as the page shows it, to the second (UTC). */
+function timeOf(iso: string): string {
+  return `<time datetime="${esc(iso)}">${esc(iso.slice(0, 19).replace('T', ' '))}</time>`;
+}
+
+/** When the link ends: `expires <time>`, `expired <time>`, or that it never does (made before links expired). */
+function expiryOf(link: ShareLink, now: number): string {
+  if (link.expires === undefined) return '<span class="expiry">never expires</span>';
+  return expired(link, now)
+    ? `<span class="expiry expired">expired ${timeOf(link.expires)}</span>`
+    : `<span class="expiry">expires ${timeOf(link.expires)}</span>`;
+}
+
 /** An editor's list of the diagram's share links, a revoke button each, and the form making one. */
 function shareSection(path: string, slug: string, { links, token }: { links: readonly ShareLink[]; token: string }): string {
+  const now = Date.now();
   const rows = links
     .map(
       (link) =>
         `<li><span class="label">${link.label === '' ? '<span class="none">no label</span>' : bdi(link.label)}</span> · ` +
         // To the second, and its id (the API's): two links of one label are told apart, and so is which one a button revokes.
-        `made <time datetime="${esc(link.created)}">${esc(link.created.slice(0, 19).replace('T', ' '))}</time> by ${bdi(link.createdBy)} ` +
+        `made ${timeOf(link.created)} by ${bdi(link.createdBy)} · ${expiryOf(link, now)} ` +
         `· <code>${esc(link.id)}</code> ` +
         `<form method="post" action="/orgs/${esc(encodeURIComponent(slug))}/share-links/${esc(link.id)}/revoke" class="revoke">` +
         `<input type="hidden" name="next" value="${escExact(path)}#share"><button type="submit" aria-label="Revoke the link ${esc(link.id)}${link.label === '' ? '' : ` (${esc(link.label)})`}">Revoke</button></form></li>`,
@@ -255,18 +277,22 @@ function shareSection(path: string, slug: string, { links, token }: { links: rea
   return (
     `<details class="share" id="share"${links.length > 0 ? ' open' : ''}><summary>Share links (${links.length})</summary>` +
     '<p class="hint">A share link shows this diagram as it is now, read only, to anyone who has the link, without signing in: ' +
-    'for a wiki, a README or Backstage. Revoked, it stops working at once.</p>' +
+    'for a wiki, a README or Backstage. It ends by itself when it expires; revoked, it stops working at once.</p>' +
     (rows === '' ? '' : `<ul class="share-links">${rows}</ul>`) +
     // The new link's token, drawn with the page: the form sent again shows the link it made again (routes.ts).
     `<form method="post" action="${esc(path)}/share-links" class="make-share"><input type="hidden" name="token" value="${esc(token)}">` +
     '<label for="share-label">Where it will be used</label> ' +
-    '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> <button type="submit">Make a share link</button></form></details>'
+    '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> ' +
+    `<label for="share-expiry">Ends after</label> <select id="share-expiry" name="expiresInDays">${EXPIRY_CHOICES.map(
+      (days) => `<option value="${days}"${days === DEFAULT_EXPIRY_DAYS ? ' selected' : ''}>${daysText(days)}</option>`,
+    ).join('')}</select> <button type="submit">Make a share link</button></form></details>`
   );
 }
 
 /** The one page that shows a new link's addresses (only their hash is kept), with snippets to paste. */
 export function shareMadePage(
   diagram: Diagram,
+  link: ShareLink,
   urls: { url: string; svgUrl: string; pngUrl: string },
   context: PageContext & { slug: string; key: KeyRecord },
 ): string {
@@ -274,7 +300,8 @@ export function shareMadePage(
     `<label for="${id}">${label}</label><input id="${id}" readonly value="${escExact(value)}">`;
   const body =
     `<section class="share-made"><h1>Share link to ${bdi(diagram.name)}</h1>` +
-    '<p>Copy the addresses now: they are shown only this once. Anyone who has them sees this diagram, read only.</p>' +
+    '<p>Copy the addresses now: they are shown only this once. Anyone who has them sees this diagram, read only, ' +
+    `until the link ${link.expires === undefined ? 'is revoked' : `is revoked or ${expiryOf(link, Date.now())}`}.</p>` +
     `<div class="fields">${field('share-url', 'The page', urls.url)}${field('share-svg', 'The drawing (SVG)', urls.svgUrl)}${field('share-png', 'The drawing (PNG)', urls.pngUrl)}` +
     field('share-markdown', 'Markdown', `[![${diagram.name}](${urls.svgUrl})](${urls.url})`) +
     field('share-iframe', 'Frame (Confluence, Backstage)', `<iframe src="${urls.url}" width="100%" height="700"></iframe>`) +

@@ -401,7 +401,12 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   router.post('/orgs/:slug/diagrams/:id/share-links', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
-    const { label } = checkBody(ShareLinkBody, { label: form.get('label') ?? '' });
+    // The expiry's menu sends days as text: a whole number is read as one, anything else is refused by the schema as it came.
+    const days = form.get('expiresInDays') ?? undefined;
+    const made = checkBody(ShareLinkBody, {
+      label: form.get('label') ?? '',
+      ...(days === undefined ? {} : { expiresInDays: /^\d{1,9}$/.test(days) ? Number(days) : days }),
+    });
     const drawn = form.get('token') ?? undefined;
     if (drawn !== undefined && !isToken(drawn))
       throw new ApiError(400, "The form's token is malformed: reload the page to make a share link.");
@@ -409,8 +414,8 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     const head = await state(ctx).org.head();
     const diagram = head.model.diagrams.get(id);
     if (!diagram) throw new ApiError(404, `Diagram with id '${id}' does not exist.`);
-    const { token } = await makeShareLink(ctx, shareLinks, id, head.commit, label ?? '', drawn);
-    sendHtml(ctx, shareMadePage(diagram, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
+    const { token, link } = await makeShareLink(ctx, shareLinks, id, head.commit, made, drawn);
+    sendHtml(ctx, shareMadePage(diagram, link, shareUrls(publicOrigin(ctx, deps), token), { key, slug: key.org }), 201);
   });
 
   router.post('/orgs/:slug/share-links/:id/revoke', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {

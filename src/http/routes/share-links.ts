@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../../errors.js';
 import { type ShareLink, type ShareLinks, TokenUsed, TooManyLinks } from '../../share/links.js';
-import { ShareLinkBody } from '../../share/schemas.js';
+import { DEFAULT_EXPIRY_DAYS, ShareLinkBody } from '../../share/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
 import { findOne, mainOnly, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
@@ -14,7 +14,14 @@ import { send } from '../respond.js';
 
 /** A link as lists show it: never its token (only its hash is kept). */
 export function presentLink(link: ShareLink) {
-  return { id: link.id, diagramId: link.diagram, label: link.label, created: link.created, createdBy: link.createdBy };
+  return {
+    id: link.id,
+    diagramId: link.diagram,
+    label: link.label,
+    created: link.created,
+    createdBy: link.createdBy,
+    expires: link.expires ?? null,
+  };
 }
 
 /** The addresses a token opens, under the server's public url. */
@@ -46,7 +53,14 @@ function optionalBody(parse: Middleware): Middleware {
  * made by the request's key (the API's and the viewer's). `token`: the one the viewer's form drew
  * (ShareLinks.create: the same form sent again answers its link again).
  */
-export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: string, commit: string, label: string, token?: string) {
+export async function makeShareLink(
+  ctx: Context,
+  store: ShareLinks,
+  diagramId: string,
+  commit: string,
+  made: { label?: string; expiresInDays?: number },
+  token?: string,
+) {
   const { key, org } = state(ctx);
   if (org.identity === undefined) throw new ApiError(503, 'This organization has no identity yet: restart the server once.');
   try {
@@ -56,8 +70,9 @@ export async function makeShareLink(ctx: Context, store: ShareLinks, diagramId: 
         orgId: org.identity,
         diagram: diagramId,
         commit,
-        label: label.trim(),
+        label: (made.label ?? '').trim(),
         createdBy: key.label,
+        expiresInDays: made.expiresInDays ?? DEFAULT_EXPIRY_DAYS,
       },
       token,
     );
@@ -78,7 +93,7 @@ export function shareLinkRoutes(router: Router, writing: Middleware[], storeOf: 
     const body = checkRequestBody(ctx, ShareLinkBody);
     const head = await state(ctx).org.head();
     const diagram = findOne(ctx, 'diagram', head.model.diagrams, byRef);
-    const { token, link } = await makeShareLink(ctx, storeOf(), diagram.id, head.commit, body.label ?? '');
+    const { token, link } = await makeShareLink(ctx, storeOf(), diagram.id, head.commit, body);
     ctx.status = 201;
     ctx.set('Location', `/api/external/share-links/${link.id}`);
     await send(ctx, { ...presentLink(link), ...shareUrls(settings.publicUrl, token) });
