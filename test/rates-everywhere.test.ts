@@ -47,3 +47,34 @@ test("the viewer's pages count against the signed-in key", async (t) => {
     await s.close();
   }
 });
+
+test("a live page's HEAD check of its stream does not spend the key's reads: a page left open cannot exhaust them, real reads still do", async (t) => {
+  const s = await TestServer.start({ readsPerMinute: 3 });
+  try {
+    const signIn = await fetch(`${s.url}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
+      body: new URLSearchParams({ key: s.key, next: '/' }),
+    });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    // As static/live.js asks, each time its stream was refused: from the commit the page shows.
+    const check = () =>
+      fetch(`${s.url}/orgs/${s.slug}/events?after=${encodeURIComponent('main')}`, {
+        method: 'HEAD',
+        redirect: 'manual',
+        headers: { cookie },
+      });
+    for (let i = 0; i < 20; i++) t.is((await check()).status, 200, `check ${i + 1}`);
+    const page = () => fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } });
+    for (let i = 0; i < 3; i++) t.is((await page()).status, 200, `read ${i + 1}`);
+    t.is((await page()).status, 429, 'real reads still count');
+    t.is((await s.get('/api/external/tag')).status, 429, 'one count for the key');
+    // Beyond the rate, the check says so (and when to come back), still taking nothing.
+    const told = await check();
+    t.is(told.status, 429);
+    t.truthy(told.headers.get('retry-after'));
+  } finally {
+    await s.close();
+  }
+});

@@ -248,32 +248,48 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   const router = new Router({ sensitive: true });
   const sameOrigin = requireSameOrigin(deps);
 
-  /** Pages need a session: without one, the sign-in page, coming back here afterwards. */
-  const signedIn: Middleware = async (ctx, next) => {
-    const key = await sessions.resolve(sessionId(ctx));
-    const org = organizationOf(key, deps.orgs);
-    if (!key || !org) {
-      if (ctx.method === 'GET' || ctx.method === 'HEAD') {
-        if (ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'navigate') {
-          // A link followed from another site (a wiki, a ticket, a chat): the browser kept the
-          // SameSite=Strict cookie off this navigation, not because there is no session. The
-          // page asks for itself again from this site, which carries the cookie; without a
-          // session, that request goes on to sign in.
-          sendHtml(ctx, comeAgainPage(localPath(ctx.originalUrl)));
+  /**
+   * Pages need a session: without one, the sign-in page, coming back here afterwards. `count`:
+   * how the request counts against the key's rates (a read or a write, by its method).
+   */
+  const signedInCounting =
+    (count: (ctx: Context, key: KeyRecord) => void): Middleware =>
+    async (ctx, next) => {
+      const key = await sessions.resolve(sessionId(ctx));
+      const org = organizationOf(key, deps.orgs);
+      if (!key || !org) {
+        if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+          if (ctx.get('sec-fetch-site') === 'cross-site' && ctx.get('sec-fetch-mode') === 'navigate') {
+            // A link followed from another site (a wiki, a ticket, a chat): the browser kept the
+            // SameSite=Strict cookie off this navigation, not because there is no session. The
+            // page asks for itself again from this site, which carries the cookie; without a
+            // session, that request goes on to sign in.
+            sendHtml(ctx, comeAgainPage(localPath(ctx.originalUrl)));
+            return;
+          }
+          ctx.redirect(`/sign-in?next=${encodeURIComponent(ctx.originalUrl)}`);
           return;
         }
-        ctx.redirect(`/sign-in?next=${encodeURIComponent(ctx.originalUrl)}`);
-        return;
+        throw new ApiError(401, 'Sign in again: the session has ended.');
       }
-      throw new ApiError(401, 'Sign in again: the session has ended.');
-    }
-    deps.rates?.take(key.id, isReading(ctx.method));
-    ctx.state.viewer = { key } satisfies Viewer;
-    // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
-    ctx.state.key = key;
-    ctx.state.org = org;
-    await next();
-  };
+      count(ctx, key);
+      ctx.state.viewer = { key } satisfies Viewer;
+      // What the API's handlers read (resource.ts `state`), so a page write takes the API's path.
+      ctx.state.key = key;
+      ctx.state.org = org;
+      await next();
+    };
+  const signedIn = signedInCounting((ctx, key) => deps.rates?.take(key.id, isReading(ctx.method)));
+  /**
+   * The pages' change stream: opening it is a read; its `HEAD` is not. live.js asks it each time
+   * its stream was refused, to tell why (a session ended, a resume point gone, or neither: try
+   * again), so a page left open (a balancer's 502s, a laptop's sleeps) would spend the key's reads
+   * on questions that read nothing of the model. It is answered without a count, and `429` like a
+   * read while the key is beyond its reads (taking nothing), so it is no way around the limit.
+   */
+  const signedInToStream = signedInCounting((ctx, key) =>
+    ctx.method === 'HEAD' ? deps.rates?.check(key.id, true) : deps.rates?.take(key.id, true),
+  );
 
   /** `/orgs/<slug>/…` of the signed-in organization; another organization asks for its key. */
   const ownOrg: Middleware = async (ctx, next) => {
@@ -481,7 +497,7 @@ export function viewerRouter(deps: ViewerDependencies): Router {
    * The organization's changes as SSE, for the pages' live.js: the API's stream, reached with the
    * session; `?draft=<name>` (a draft's diagram page) the draft's, as `/api/external/events?draft=`.
    */
-  router.get('/orgs/:slug/events', signedIn, ownOrg, async (ctx) => {
+  router.get('/orgs/:slug/events', signedInToStream, ownOrg, async (ctx) => {
     if (deps.events === undefined) throw new ApiError(404, 'Not found.');
     const { org } = state(ctx);
     const draft = queryValue(ctx, 'draft');

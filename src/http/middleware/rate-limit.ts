@@ -27,9 +27,22 @@ export class KeyRates {
 
   /** Counts one request of `keyId`; throws the 429 beyond its rate. */
   take(keyId: string, reading: boolean, headers: Record<string, string> = {}): void {
+    this.ask(keyId, reading, true, headers);
+  }
+
+  /**
+   * Throws the 429 when `keyId` is beyond its rate, counting nothing: for a request that reads
+   * nothing of the model and only asks whether a read would be taken (a live page's check of its
+   * stream), which must neither spend the key's reads nor be a way around their limit.
+   */
+  check(keyId: string, reading: boolean): void {
+    this.ask(keyId, reading, false, {});
+  }
+
+  private ask(keyId: string, reading: boolean, taking: boolean, headers: Record<string, string>): void {
     const limiter = reading ? this.reads : this.writes;
     if (!limiter) return;
-    const waitSeconds = limiter.take(keyId);
+    const waitSeconds = taking ? limiter.take(keyId) : limiter.peek(keyId);
     if (waitSeconds > 0) {
       throw new ApiError(
         429,

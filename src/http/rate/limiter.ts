@@ -13,6 +13,15 @@ export class RateLimiter {
 
   /** Takes one request for `key`: 0 when allowed, else the seconds until one is. */
   take(key: string): number {
+    return this.ask(key, true);
+  }
+
+  /** Whether `key` may make a request now, taking nothing: 0 when it may, else the seconds until it may. */
+  peek(key: string): number {
+    return this.ask(key, false);
+  }
+
+  private ask(key: string, taking: boolean): number {
     const now = this.now();
     const perMs = this.perMinute / 60_000;
     const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
@@ -21,7 +30,7 @@ export class RateLimiter {
     this.buckets.set(key, bucket);
     this.sweep(now, perMs);
     if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+      if (taking) bucket.tokens -= 1;
       return 0;
     }
     return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
