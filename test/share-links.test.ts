@@ -3,10 +3,12 @@
  * session or key; listed without their token; revoked, they answer 404 at once, in every
  * process of the data directory.
  */
+import { createHash } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import test from 'ava';
+import YAML from 'yaml';
 import { startServer } from '../src/server.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
@@ -332,4 +334,41 @@ test('a link ends by itself: chosen expiry (default 90 days, at most 365), liste
         [longest.body.id, longest.body.expires],
       ],
     );
+  }));
+
+test('expired links hold no place among the 1,000 an organization may hold, and are dropped 30 days after they ended', (t) =>
+  withServer(async (s) => {
+    const d = await shopDiagram(s);
+    const made = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'first' });
+    const file = join(s.dataDir, 'share-links.yaml');
+    const [first] = (YAML.parse((await readFile(file, 'utf8')).replace(/^# c4store seal: .*\n/, '')) as { links: any[] }).links;
+    const DAY = 24 * 3600 * 1000;
+    // The file as if the organization had made 1,000 links: 998 open, one ended yesterday, one 31 days ago.
+    const link = (n: number, expires: string) => ({
+      ...first,
+      id: n.toString(16).padStart(16, '0'),
+      label: `link ${n}`,
+      hash: createHash('sha256').update(`token ${n}`).digest('hex'),
+      expires,
+    });
+    const open = new Date(Date.now() + DAY).toISOString();
+    const links = [
+      ...Array.from({ length: 998 }, (_, n) => link(n + 1, open)),
+      link(1001, new Date(Date.now() - DAY).toISOString()),
+      link(1002, new Date(Date.now() - 31 * DAY).toISOString()),
+    ];
+    await writeFile(file, YAML.stringify({ links }), { mode: 0o600 });
+    t.is((await s.get(`${API}/share-links`)).body.length, 1000);
+    t.is((await anonymous(made.body.url)).status, 404, 'the first link is no longer in the file');
+
+    const more = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'one more' });
+    t.is(more.status, 201, 'the two expired links hold no place: 998 open ones, and one more');
+    const listed = (await s.get(`${API}/share-links`)).body.map((l: any) => l.label);
+    t.is(listed.length, 1000);
+    t.true(listed.includes('link 1001'), 'an expired link stays listed');
+    t.false(listed.includes('link 1002'), 'one ended more than 30 days ago is dropped at the next write');
+    t.is((await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'and another' })).status, 201);
+    const full = await s.post(`${API}/diagram/${d.id}/share-links`, { label: 'too many' });
+    t.is(full.status, 409);
+    t.deepEqual(full.body, { error: 'An organization holds at most 1,000 share links: revoke some first.' });
   }));
