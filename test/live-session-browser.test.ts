@@ -147,3 +147,36 @@ browserTest(
     await page.context().close();
   },
 );
+
+browserTest(
+  "a draft's diagram page whose draft is merged meanwhile says so, linking the draft and main's diagram; a merged draft's page listens to nothing",
+  async (t) => {
+    const { id } = await aDiagram(t);
+    const key = t.context.keys.editor;
+    await callApi(t.context, key, 'POST', '/api/external/drafts', { name: 'to-merge' });
+    await callApi(t.context, key, 'POST', '/api/external/tag?draft=to-merge', [{ name: 'Merged soon', color: 'green' }]);
+    const path = `/orgs/demo/diagrams/${id}?draft=to-merge`;
+    const page = await signIn(t.context, key, { next: path });
+    await streamOpen(page);
+
+    await callApi(t.context, key, 'POST', '/api/external/drafts/to-merge/merge', {});
+    const notice = page.getByRole('alert').filter({ hasText: /no longer follows/ });
+    await notice.waitFor({ state: 'visible' });
+    t.regex((await notice.textContent())!, /draft 'to-merge' was merged or closed since this page was loaded/i);
+    t.is(await notice.getByRole('link', { name: 'the draft' }).getAttribute('href'), '/orgs/demo/drafts/to-merge');
+    t.is(await notice.getByRole('link', { name: 'this diagram on main' }).getAttribute('href'), `/orgs/demo/diagrams/${id}`);
+    t.is(await page.evaluate(() => (globalThis as any).document.body.dataset.live), 'ended');
+
+    // Loaded once merged, the page says so in its banner, and follows nothing: the draft changes no more.
+    const streams: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/orgs/demo/events') streams.push(request.url());
+    });
+    await page.goto(t.context.server.url + path);
+    await page.waitForLoadState('networkidle');
+    t.is(await page.locator('p.draft-banner').getAttribute('data-state'), 'merged');
+    t.deepEqual(streams, []);
+    t.is(await page.getByRole('alert').count(), 0);
+    await page.context().close();
+  },
+);

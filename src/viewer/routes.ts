@@ -501,12 +501,21 @@ export function viewerRouter(deps: ViewerDependencies): Router {
     if (deps.events === undefined) throw new ApiError(404, 'Not found.');
     const { org } = state(ctx);
     const draft = queryValue(ctx, 'draft');
-    const branch = draft === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, (await locateDraft(org, draft)).ref);
+    const located = draft === undefined ? undefined : await locateDraft(org, draft);
+    // A draft's page follows it while it is open: merged or closed, it changes no more, and its
+    // page is told so (409; live.js says it on the page) rather than listening on in silence.
+    if (located !== undefined && located.state !== 'open')
+      throw new ApiError(409, `Draft '${located.name}' is ${located.state}: it changes no more.`);
+    const branch = located === undefined ? deps.events.of(org.slug) : deps.events.of(org.slug, located.ref);
     // Resume points read as the API's stream reads them (an abbreviation, a version, `main`).
     const from = resumeFrom(ctx);
     const after = from === undefined ? undefined : await commitOnBranch(ctx, branch, from);
     const session = sessionId(ctx);
-    const stillAllowed = async () => organizationOf(await sessions.resolve(session), deps.orgs) === org;
+    // Asked at each heartbeat: the session still opens the organization, and the draft is still open
+    // (merged or closed meanwhile, the stream ends, and the page, asking again, is told).
+    const stillAllowed = async () =>
+      organizationOf(await sessions.resolve(session), deps.orgs) === org &&
+      (draft === undefined || (await locateDraft(org, draft)).state === 'open');
     await streamChanges(ctx, branch, after, deps.events.stream, stillAllowed);
   });
 

@@ -6,12 +6,16 @@
 // page of a draft's diagram (?draft=) follows the draft's branch. A page whose session ended
 // (signed out elsewhere, expired, its key revoked) says that it no longer follows changes, with a
 // link to sign in again and come back; so does a page whose resume point is gone (a draft's page
-// whose draft was rewritten or removed), with links to the drafts and to the diagram on main; a
-// stream refused on the way is tried again.
+// whose draft was rewritten or removed), with links to the drafts and to the diagram on main, and a
+// draft's page whose draft was merged or closed meanwhile (a merged or closed draft's page, which
+// changes no more, listens to nothing); a stream refused on the way is tried again.
 
 (() => {
   const url = document.body.dataset.events;
   if (!url || !window.EventSource || new URLSearchParams(location.search).has('at')) return;
+  // A merged or closed draft's page: the draft changes no more (its banner says so).
+  const banner = document.querySelector('p.draft-banner');
+  if (banner && banner.dataset.state !== 'open') return;
   const path = location.pathname.split('/').map(decodeURIComponent);
   // /orgs/<slug>/diagrams/<id>[/history] or /orgs/<slug>/components/<id>
   const shownId = path[1] === 'orgs' && path.length >= 5 ? path[4] : null;
@@ -160,6 +164,20 @@
    * or removed since the page was loaded; on main's, the commit it shows is no longer there. Where
    * to go from here: the drafts and the diagram on main, or the page as it is now.
    */
+  /** A draft's page whose draft was merged or closed meanwhile (409): the draft's own page says which, and main's diagram. */
+  function showDraftEnded() {
+    const draft = new URLSearchParams(location.search).get('draft') ?? '';
+    const slug = path[2];
+    const parts = [
+      `Draft '${draft}' was merged or closed since this page was loaded: this page no longer follows it. See `,
+      link(`/orgs/${encodeURIComponent(slug)}/drafts/${encodeURIComponent(draft)}`, 'the draft'),
+    ];
+    if (path[3] === 'diagrams' && shownId !== null) {
+      parts.push(', or ', link(`/orgs/${encodeURIComponent(slug)}/diagrams/${encodeURIComponent(shownId)}`, 'this diagram on main'));
+    }
+    showStopped('live-gone', [...parts, '.']);
+  }
+
   function showGone() {
     const draft = new URLSearchParams(location.search).get('draft');
     if (!draft) {
@@ -193,8 +211,9 @@
   /**
    * The stream was refused, and the browser gave up on it: why? Without a session the server
    * sends the stream to sign in (a redirect; 403 when the session is another organization's
-   * now): the page says so. A resume point gone (404) stops it, and the page says that too.
-   * Anything else (no answer, a balancer's 502 or 503) is tried again.
+   * now): the page says so. A resume point gone (404) stops it, and the page says that too; so
+   * does a draft merged or closed (409). Anything else (no answer, a balancer's 502 or 503) is
+   * tried again.
    */
   async function refused() {
     let response = null;
@@ -206,6 +225,7 @@
     if (document.hidden || source !== null) return;
     if (response !== null && (response.type === 'opaqueredirect' || response.status === 401 || response.status === 403)) showEnded();
     else if (response?.status === 404) showGone();
+    else if (response?.status === 409) showDraftEnded();
     else retryLater();
   }
 
