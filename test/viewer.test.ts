@@ -722,13 +722,16 @@ test("a share link's make and revoke sent again (their answers lost) answer as t
     t.deepEqual((await s.get('/api/external/share-links')).body, []);
   }));
 
-test("the page's share form chooses when the link ends (90 days unless told); the made page and the list show it", (t) =>
+test("the page's share form chooses when the link ends (never unless told); the made page and the list show it", (t) =>
   withServer(async (s) => {
     const { d } = await oneDiagram(s);
     const cookie = await cookieOf(s);
     const page = `/orgs/${s.slug}/diagrams/${d.id}`;
     const html = await (await fetch(`${s.url}${page}`, { headers: { cookie } })).text();
-    t.regex(html, /<select id="share-expiry" name="expiresInDays">.*<option value="90" selected>90 days<\/option>.*<\/select>/);
+    t.regex(
+      html,
+      /<select id="share-expiry" name="expiresInDays"><option value="never" selected>never \(until revoked\)<\/option>.*<option value="90">90 days<\/option>.*<\/select>/,
+    );
     const form = await formFields(s, cookie, page, `${page}/share-links`);
 
     const made = await postForm(s, cookie, `${page}/share-links`, { ...form, label: 'sprint', expiresInDays: '7' });
@@ -751,4 +754,14 @@ test("the page's share form chooses when the link ends (90 days unless told); th
       t.true((await refused.text()).includes(error!), days);
     }
     t.is((await s.get('/api/external/share-links')).body.length, 1, 'nothing more made');
+
+    const lasting = await postForm(s, cookie, `${page}/share-links`, {
+      ...(await formFields(s, cookie, page, `${page}/share-links`)),
+      label: 'wiki',
+      expiresInDays: 'never',
+    });
+    t.is(lasting.status, 201);
+    const wiki = (await s.get('/api/external/share-links')).body.find((l: any) => l.label === 'wiki');
+    t.is(wiki.expires, null, 'never: until revoked');
+    t.true((await lasting.text()).includes('until the link is revoked'), 'the made page says so');
   }));

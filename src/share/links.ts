@@ -44,7 +44,7 @@ export interface ShareLink {
    * link (share/continuity.ts). Links made before it was kept have none; their `created` time stands in.
    */
   commit?: string;
-  /** ISO time from which the link opens nothing. Links made before links expired have none, and never expire. */
+  /** ISO time from which the link opens nothing. A link made without a lifetime has none, and lasts until revoked. */
   expires?: string;
 }
 
@@ -112,7 +112,7 @@ export class ShareLinks {
    * this organization, diagram and label, is that form sent again: returned as it is, `again`.
    */
   async create(
-    link: Omit<ShareLink, 'id' | 'hash' | 'created' | 'expires'> & { commit: string; expiresInDays: number },
+    link: Omit<ShareLink, 'id' | 'hash' | 'created' | 'expires'> & { commit: string; expiresInDays?: number },
     token = drawToken(),
   ): Promise<{ token: string; link: ShareLink; again: boolean }> {
     const now = Date.now();
@@ -126,7 +126,7 @@ export class ShareLinks {
       created: new Date(now).toISOString(),
       createdBy: link.createdBy,
       commit: link.commit,
-      expires: new Date(now + link.expiresInDays * DAY_MS).toISOString(),
+      ...(link.expiresInDays === undefined ? {} : { expires: new Date(now + link.expiresInDays * DAY_MS).toISOString() }),
     };
     let found: ShareLink | undefined;
     await this.modify((stored) => {

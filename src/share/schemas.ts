@@ -2,9 +2,10 @@
 import Type from 'typebox';
 
 export const MAX_LABEL_LENGTH = 200;
-/** How long a new link opens its diagram, in days, when its maker does not say. */
-export const DEFAULT_EXPIRY_DAYS = 90;
-/** The longest a link may be made for: a link always ends by itself. */
+/**
+ * The longest lifetime a link may be given, in days. A link given none never ends by itself (a
+ * link in a wiki, a README or Backstage is meant to last): revoking it ends it.
+ */
 export const MAX_EXPIRY_DAYS = 365;
 
 export const ShareLinkBody = Type.Object({
@@ -13,7 +14,8 @@ export const ShareLinkBody = Type.Object({
     Type.Integer({
       minimum: 1,
       maximum: MAX_EXPIRY_DAYS,
-      description: `Days until the link stops opening the diagram (it then answers as a revoked one); default ${DEFAULT_EXPIRY_DAYS}.`,
+      description:
+        'Days until the link stops opening the diagram (it then answers as a revoked one); without it the link lasts until it is revoked.',
     }),
   ),
 });
@@ -26,7 +28,7 @@ export const ShareLinkResponse = Type.Object({
   created: Type.String({ description: 'ISO 8601 time' }),
   createdBy: Type.String({ description: 'The label of the key that made it' }),
   expires: Type.Union([Type.String(), Type.Null()], {
-    description: 'ISO 8601 time from which the link opens nothing; null for a link made before links expired (it does not)',
+    description: 'ISO 8601 time from which the link opens nothing; null for a link made without a lifetime (it lasts until revoked)',
   }),
 });
 

@@ -6,7 +6,7 @@ import type { HistoryEntry } from '../history/log.js';
 import { LEVELS, type Component, type Diagram, type Model, type Tag } from '../model/types.js';
 import type { KeyRecord } from '../store/keys.js';
 import { expired, type ShareLink } from '../share/links.js';
-import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS } from '../share/schemas.js';
+import { MAX_EXPIRY_DAYS } from '../share/schemas.js';
 import { bdi, esc, escExact } from '../escape.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { diagramSegment } from '../model/present.js';
@@ -240,11 +240,11 @@ export interface DiagramView {
   shareLinks?: { links: readonly ShareLink[]; token: string };
 }
 
-/** What the make form offers for a link's lifetime, in days (the API takes any from 1 to MAX_EXPIRY_DAYS). */
-const EXPIRY_CHOICES = [1, 7, 30, DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS];
+/** What the make form offers for a link's lifetime, in days (the API takes any from 1 to MAX_EXPIRY_DAYS), or none: until revoked. */
+const EXPIRY_CHOICES = ['never', 1, 7, 30, 90, MAX_EXPIRY_DAYS] as const;
 
-function daysText(days: number): string {
-  return days === 1 ? '1 day' : `${days} days`;
+function daysText(days: (typeof EXPIRY_CHOICES)[number]): string {
+  return days === 'never' ? 'never (until revoked)' : days === 1 ? '1 day' : `${days} days`;
 }
 
 /** An ISO time as the page shows it, to the second (UTC). */
@@ -252,7 +252,7 @@ function timeOf(iso: string): string {
   return `<time datetime="${esc(iso)}">${esc(iso.slice(0, 19).replace('T', ' '))}</time>`;
 }
 
-/** When the link ends: `expires <time>`, `expired <time>`, or that it never does (made before links expired). */
+/** When the link ends: `expires <time>`, `expired <time>`, or that it never does by itself (made without a lifetime). */
 function expiryOf(link: ShareLink, now: number): string {
   if (link.expires === undefined) return '<span class="expiry">never expires</span>';
   return expired(link, now)
@@ -277,14 +277,14 @@ function shareSection(path: string, slug: string, { links, token }: { links: rea
   return (
     `<details class="share" id="share"${links.length > 0 ? ' open' : ''}><summary>Share links (${links.length})</summary>` +
     '<p class="hint">A share link shows this diagram as it is now, read only, to anyone who has the link, without signing in: ' +
-    'for a wiki, a README or Backstage. It ends by itself when it expires; revoked, it stops working at once.</p>' +
+    'for a wiki, a README or Backstage. Given a lifetime, it ends by itself when that is over; revoked, it stops working at once.</p>' +
     (rows === '' ? '' : `<ul class="share-links">${rows}</ul>`) +
     // The new link's token, drawn with the page: the form sent again shows the link it made again (routes.ts).
     `<form method="post" action="${esc(path)}/share-links" class="make-share"><input type="hidden" name="token" value="${esc(token)}">` +
     '<label for="share-label">Where it will be used</label> ' +
     '<input id="share-label" name="label" maxlength="200" placeholder="README, Confluence: Payments…"> ' +
     `<label for="share-expiry">Ends after</label> <select id="share-expiry" name="expiresInDays">${EXPIRY_CHOICES.map(
-      (days) => `<option value="${days}"${days === DEFAULT_EXPIRY_DAYS ? ' selected' : ''}>${daysText(days)}</option>`,
+      (days) => `<option value="${days}"${days === 'never' ? ' selected' : ''}>${daysText(days)}</option>`,
     ).join('')}</select> <button type="submit">Make a share link</button></form></details>`
   );
 }

@@ -417,8 +417,10 @@ export function viewerRouter(deps: ViewerDependencies): Router {
   router.post('/orgs/:slug/diagrams/:id/share-links', htmlErrors, sameOrigin, signedIn, ownOrg, requireEditor, async (ctx) => {
     const { key } = ctx.state.viewer as Viewer;
     const form = await readForm(ctx, SIGN_IN_BODY_LIMIT);
-    // The expiry's menu sends days as text: a whole number is read as one, anything else is refused by the schema as it came.
-    const days = form.get('expiresInDays') ?? undefined;
+    // The expiry's menu sends days as text: a whole number is read as one, anything else is refused by the schema as it came;
+    // 'never' (or nothing: an older page) makes a link that lasts until revoked.
+    const chosen = form.get('expiresInDays') ?? undefined;
+    const days = chosen === 'never' ? undefined : chosen;
     const made = checkBody(ShareLinkBody, {
       label: form.get('label') ?? '',
       ...(days === undefined ? {} : { expiresInDays: /^\d{1,9}$/.test(days) ? Number(days) : days }),

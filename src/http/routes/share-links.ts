@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../../errors.js';
 import { type ShareLink, type ShareLinks, TokenUsed, TooManyLinks } from '../../share/links.js';
-import { DEFAULT_EXPIRY_DAYS, ShareLinkBody } from '../../share/schemas.js';
+import { ShareLinkBody } from '../../share/schemas.js';
 import { requireEditor } from '../middleware/auth.js';
 import { checkRequestBody } from '../request-body.js';
 import { findOne, mainOnly, queryValue, readSnapshot, state, type RouteSettings } from '../resource.js';
@@ -72,7 +72,7 @@ export async function makeShareLink(
         commit,
         label: (made.label ?? '').trim(),
         createdBy: key.label,
-        expiresInDays: made.expiresInDays ?? DEFAULT_EXPIRY_DAYS,
+        expiresInDays: made.expiresInDays,
       },
       token,
     );
