@@ -38,6 +38,7 @@ import { versionRoutes } from './routes/versions.js';
 import { pageNotFound, viewerRouter } from '../viewer/routes.js';
 import { ignoreAcceptParameters } from './middleware/accept.js';
 import { mcpRouter } from '../mcp/endpoint.js';
+import { refuseUnknownParameters } from './middleware/known-parameters.js';
 import { MCP_TOOLS } from '../mcp/tools.js';
 import { ShareLinks } from '../share/links.js';
 import { shareLinkRoutes } from './routes/share-links.js';
@@ -97,6 +98,7 @@ export function apiRouter(deps: AppDependencies): Router {
   api.use(authenticate(deps.keys, deps.orgs));
   api.use(rateLimit(deps.rates ?? new KeyRates(deps.rateLimits ?? {})));
   api.use(boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }));
+  api.use(refuseUnknownParameters);
   const writing = [requireEditor, parseBody(bodySettingsOf(deps)), limitWriteSize(deps.limits ?? DEFAULT_LIMITS)];
   typeRoutes(api);
   tagRoutes(api, writing);

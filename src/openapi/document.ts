@@ -390,6 +390,22 @@ function operation(route: RouteDoc) {
   };
 }
 
+/** Where the parameters every route may take come in a route's list: after its own, as the list GETs' refusals name them. */
+const SHARED_QUERY_ORDER = ['scale', 'compare', 'layout', 'limit', 'cursor', 'at', 'draft'];
+
+/**
+ * The query parameters `route` takes, as its operation in the document lists them (the server
+ * refuses any other: src/http/middleware/known-parameters.ts): its own first, then the shared ones.
+ */
+export function queryParameterNames(route: RouteDoc): string[] {
+  const own = (route.query ?? []).map((q) => q.name);
+  const shared = (operation(route).parameters as Array<{ name: string; in: string }> | undefined)
+    ?.filter((p) => p.in === 'query' && !own.includes(p.name))
+    .map((p) => p.name)
+    .sort((a, b) => SHARED_QUERY_ORDER.indexOf(a) - SHARED_QUERY_ORDER.indexOf(b));
+  return [...own, ...(shared ?? [])];
+}
+
 function operationId(route: RouteDoc): string {
   const words = `${route.method.toLowerCase()} ${route.path}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');

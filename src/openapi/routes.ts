@@ -576,6 +576,7 @@ export const ROUTES: RouteDoc[] = [
     query: [
       { name: 'after', description: 'Replay from after this commit of `main` (as `Last-Event-ID`).' },
       { name: 'draft', description: "A draft's commits instead (404 when there is no such draft).", schema: DraftNameParameter },
+      { name: 'at', description: 'Checked as on every read (404 for an unknown commit); the stream is of the tip all the same.' },
     ],
   },
   {
