@@ -8,12 +8,11 @@ import type { Component, Diagram, Model } from '../../model/types.js';
 import { writeCurrent, type CurrentRequest, type CurrentResult, type Mode } from '../../model/write/current.js';
 import { deleteResource } from '../../model/write/delete.js';
 import { requireEditor } from '../middleware/auth.js';
-import { asBadRequest, filteredAnswers, sendFilteredList } from '../filtered-list.js';
+import { filteredAnswers, sendFilteredList } from '../filtered-list.js';
 import { findOne, queryValue, readSnapshot, sendOne, write, type RouteSettings } from '../resource.js';
 import { send, sendFromSnapshot } from '../respond.js';
 import { reportIgnoredFields } from '../request-body.js';
 import { Type } from 'typebox';
-import { readFilters } from '../../search/filters.js';
 import { dependenciesOf } from '../../search/search.js';
 import { acceptedDrawing, sendDrawing } from '../../viewer/svg-response.js';
 import { diagramToDraw, refuseComparisonOfNoDrawing } from '../drawing.js';
@@ -182,7 +181,6 @@ export function currentRoutes(router: Router, writing: Middleware[], settings: R
   // The components directly related to one (by id or ref), as `/search/dependencies` finds them.
   // Kept per commit like a filtered list: an agent asks this of each component it looks at.
   router.get('/components/:id/dependencies', async (ctx) => {
-    asBadRequest(() => readFilters(ctx.query, [], ['at', 'draft'], `GET ${ctx.path}`));
     const snapshot = await readSnapshot(ctx);
     const component = findOne(ctx, 'component', snapshot.model.components, true);
     await sendFromSnapshot(
