@@ -278,6 +278,31 @@ test('a JSON-RPC batch is served only to a session whose protocol version has ba
   t.is(((await older.json()) as { result: { protocolVersion: string } }).result.protocolVersion, '2025-03-26');
 });
 
+test('a batch member whose params its method cannot take gets exactly what it would get alone: -32602 in words, the other members answered', async (t) => {
+  const session = await rawSession(s.readerKey, '2025-03-26');
+  const post = (body: unknown) => postTo(s.url, body, s.readerKey, session, '2025-03-26');
+  const members = [
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: {} } },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search', arguments: 5 } },
+    { jsonrpc: '2.0', id: 4, method: 'tools/call', params: {} },
+    { jsonrpc: '2.0', id: 5, method: 'resources/read', params: {} },
+    { jsonrpc: '2.0', id: 6, method: 'tools/list', params: { cursor: 5 } },
+    { jsonrpc: '2.0', id: 7, method: 'resources/list', params: { cursor: null } },
+    { jsonrpc: '2.0', id: 8, method: 'initialize', params: {} },
+  ];
+  const alone = [];
+  for (const member of members) {
+    const reply = await post(member);
+    const answer = (await reply.json()) as { error: { code: number; message: string } };
+    t.is(answer.error.code, -32602, JSON.stringify(member));
+    alone.push(answer);
+  }
+  const ping = { jsonrpc: '2.0', id: 9, method: 'ping' };
+  const reply = await post([...members, ping]);
+  t.is(reply.status, 200);
+  t.deepEqual(await reply.json(), [...alone, { jsonrpc: '2.0', id: 9, result: {} }]);
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

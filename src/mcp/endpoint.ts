@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../errors.js';
 import { state } from '../http/resource.js';
 import type { KeyRecord } from '../store/keys.js';
@@ -107,6 +108,15 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       closed: (id) => sessions.delete(id),
     });
     const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion };
+    await server.connect(transport);
+    // Each message of a batch is checked as a message alone is (handle): the SDK would answer a
+    // member's params it cannot take as an internal error (-32603) carrying its schema library's dump.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const invalid = invalidParams(message);
+      if (invalid === undefined) return deliver?.(message, extra);
+      void transport.send(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message) as JSONRPCMessage).catch(() => {});
+    };
     return session;
   };
 
@@ -117,7 +127,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     if (invalid !== undefined) {
       // The SDK checks params only with its schemas, and answers a mismatch as an internal error
       // (-32603) carrying the schema library's dump, or an initialize's as "Server not initialized":
-      // the protocol's answer is -32602, said plainly.
+      // the protocol's answer is -32602, said plainly. A batch's members are checked alike (newSession).
       ctx.body = jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message);
       return;
     }
@@ -133,7 +143,6 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       // `[initialize]` under a version without batches opens no session.
       if (Array.isArray(ctx.request.body) && !hasBatches(version)) return refuseBatch(ctx, version);
       session = await newSession(key, version);
-      await session.server.connect(session.transport);
     } else {
       session = sessions.get(id);
       // Idle too long, it is closed now: the sweep that closes idle sessions runs only when one is opened.
@@ -244,7 +253,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A request (one, not a batch) whose params the methods we serve cannot take, and why. */
+/** A request (one message, alone or a batch's member) whose params the methods we serve cannot take, and why. */
 function invalidParams(body: unknown): { id: unknown; message: string } | undefined {
   if (!isObject(body) || body.id === undefined) return undefined;
   const { id, method, params } = body;
