@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { run, TestServer } from './support/server.js';
+import { isErrorLine, run, TestServer } from './support/server.js';
 
 const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
 let s: TestServer;
@@ -18,12 +18,18 @@ test.before(async () => {
 });
 test.after.always(() => s?.close());
 
-/** A client of the SDK's own on `server` (the shared one unless given) with `key`, named `name`; `query` after `/mcp`. */
-async function connect(key: string, name = 'test-agent', server: TestServer = s, query = ''): Promise<Client> {
+/** A client of the SDK's own on `server` (the shared one unless given) with `key`, named `name`; `query` after `/mcp`; `headers` on every request. */
+async function connect(
+  key: string,
+  name = 'test-agent',
+  server: TestServer = s,
+  query = '',
+  headers: Record<string, string> = {},
+): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${server.url}/mcp${query}`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      requestInit: { headers: { ...headers, authorization: `Bearer ${key}` } },
     }),
   );
   return client;
@@ -301,6 +307,34 @@ test('a batch member whose params its method cannot take gets exactly what it wo
   const reply = await post([...members, ping]);
   t.is(reply.status, 200);
   t.deepEqual(await reply.json(), [...alone, { jsonrpc: '2.0', id: 9, result: {} }]);
+});
+
+test("an unexpected failure inside a tool (a damaged object in the repository) is logged with the request id, and the agent is told so without the server's insides", async (t) => {
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const first = await own.head();
+  t.is((await own.post('/api/external/tag', [{ name: 'later', color: 'red' }])).status, 200);
+  // The first commit's tree, a loose object as org create wrote it, damaged on disk: git log cannot read it.
+  const tree = (await own.git('rev-parse', `${first}^{tree}`)).trim();
+  await writeFile(join(own.gitdir, 'objects', tree.slice(0, 2), tree.slice(2)), 'damaged');
+  const requestId = 'mcp-damaged-history';
+  const agent = await connect(own.key, 'test-agent', own, '', { 'x-request-id': requestId });
+  t.teardown(() => agent.close());
+  const answer = (await agent.callTool({ name: 'history', arguments: {} })) as { isError?: boolean; content: Text[] };
+  t.true(answer.isError);
+  t.is(answer.content.length, 1);
+  t.is(
+    answer.content[0]!.text,
+    `Internal error: history could not be carried out. The server's log has the details, under request id '${requestId}'.`,
+  );
+  const errors = own.logs.filter(isErrorLine).map((line) => JSON.parse(line) as { requestId?: string; msg: string });
+  t.is(errors.length, 1, own.logs.filter(isErrorLine).join('\n'));
+  t.is(errors[0]!.requestId, requestId);
+  t.regex(errors[0]!.msg, /^error POST \/mcp tools\/call 'history': /);
+  t.regex(errors[0]!.msg, new RegExp(`${tree}.*is corrupt`), 'the cause is in the log');
+  // The session goes on.
+  const model = (await agent.callTool({ name: 'get_model', arguments: {} })) as { isError?: boolean; content: Text[] };
+  t.not(model.isError, true, model.content[0]?.text);
 });
 
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {

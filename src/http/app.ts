@@ -119,14 +119,18 @@ export function apiRouter(deps: AppDependencies): Router {
   return api;
 }
 
-/** `/mcp` for AI agents (src/mcp/): the same key check, rates, send bounds and body reading as the API. */
-function agentRouter(deps: AppDependencies): Router {
+/**
+ * `/mcp` for AI agents (src/mcp/): the same key check, rates, send bounds and body reading as the
+ * API; its handlers' unexpected errors go to `logger` as the errors middleware's do, with the request's id.
+ */
+function agentRouter(deps: AppDependencies, logger: Logger): Router {
   const settings = {
     get publicUrl() {
       return deps.publicUrl;
     },
     tools: MCP_TOOLS,
     idleMs: deps.mcpSessionIdleMs,
+    logError: (requestId: string, line: string) => logger.error({ requestId }, line),
   };
   return mcpRouter(
     [
@@ -173,7 +177,7 @@ export function createApp(deps: AppDependencies): Koa {
 
   // The viewer's pages (src/viewer/) read deps.publicUrl when asked: it is set once the server listens.
   const viewer = viewerRouter(deps);
-  for (const router of [health, apiRouter(deps), viewer, agentRouter(deps)]) {
+  for (const router of [health, apiRouter(deps), viewer, agentRouter(deps, logger)]) {
     app.use(noteRoute(router));
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header a 405 must carry (RFC 9110 §15.5.6);

@@ -34,6 +34,8 @@ export interface McpSettings {
   maxSessionsPerKey?: number;
   /** A session unused this long is closed (ms). */
   idleMs?: number;
+  /** An unexpected error of a handler, for the server's log (level error), with the id of the request that met it. */
+  logError(requestId: string, line: string): void;
 }
 
 interface Session {

@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
+import { redactKeys } from '../http/middleware/log.js';
 import { state } from '../http/resource.js';
 import type { McpSettings } from './endpoint.js';
 import { fitted, sentenceWithin } from './fit.js';
@@ -112,7 +113,8 @@ function serverFor(settings: McpSettings): Server {
       // it concerns (ApiError.detailed): an agent has no header to read, and must know which element to fix.
       const refusal = toApiError(err);
       if (refusal) return toolError(refusal.detailed);
-      throw err;
+      // A fault of the server's (a bug, a damaged repository) is the tool's failure too: the agent reads it.
+      return toolError(unexpected(settings, ctx, definition.name, err));
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
@@ -151,6 +153,19 @@ function serverFor(settings: McpSettings): Server {
     return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
   });
   return server;
+}
+
+/**
+ * An unexpected error met by the tool `tool` (a bug, a damaged repository), logged as the errors
+ * middleware logs one answered 500, with the request's id (`X-Request-Id`); what the agent is told
+ * instead, which names neither paths nor commands nor a stack (they stay in the log). Not thrown
+ * on: the SDK would send its message (a git command, the repository's path) and its own `code` (a
+ * git exit status) as the JSON-RPC error's.
+ */
+function unexpected(settings: McpSettings, ctx: Context, tool: string, err: unknown): string {
+  const requestId = String(ctx.state.requestId);
+  settings.logError(requestId, redactKeys(`error ${ctx.method} ${ctx.path} tools/call '${tool}': ${(err as Error)?.stack ?? String(err)}`));
+  return `Internal error: ${tool} could not be carried out. The server's log has the details, under request id '${requestId}'.`;
 }
 
 /**
