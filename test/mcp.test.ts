@@ -573,6 +573,27 @@ test('a reader key can neither see nor call the draft tools', async (t) => {
   t.is((await s.get('/api/external/drafts/nope')).status, 404, 'nothing was opened');
 });
 
+test('a reader key is told only what it may do: its instructions and its tools name no tool it cannot call, and say it may only read', async (t) => {
+  const editor = await connect(s.key);
+  t.teardown(() => editor.close());
+  const reader = await connect(s.readerKey);
+  t.teardown(() => reader.close());
+  const all = (await editor.listTools()).tools.map((tool) => tool.name);
+  const listed = (await reader.listTools()).tools;
+  const withheld = all.filter((name) => !listed.some((tool) => tool.name === name));
+  t.deepEqual(withheld.sort(), ['create_draft', 'write_model']);
+  const instructions = reader.getInstructions() ?? '';
+  const told = [instructions, ...listed.map((tool) => JSON.stringify(tool))];
+  for (const name of withheld) {
+    for (const text of told) t.false(text.includes(name), `${name} in ${text.slice(0, 120)}…`);
+  }
+  t.regex(instructions, /may only read/);
+  for (const name of listed.map((tool) => tool.name)) t.true(instructions.includes(name), `the reader is told of ${name}`);
+  // An editor is told of every tool, the drafts it writes among them.
+  const editorInstructions = editor.getInstructions() ?? '';
+  for (const name of all) t.true(editorInstructions.includes(name), `the editor is told of ${name}`);
+});
+
 test('resources: the model as YAML and each diagram drawn; render_diagram also as a PNG picture', async (t) => {
   const client = await connect(s.readerKey);
   t.teardown(() => client.close());

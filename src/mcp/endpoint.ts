@@ -101,7 +101,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
 
   const newSession = async (key: KeyRecord, protocolVersion: string): Promise<Session> => {
     const { openSession } = await loadProtocol();
-    const { server, transport } = openSession(settings, {
+    const { server, transport } = openSession(settings, key.role, {
       // Room is made once the transport has taken the initialize: one it refuses (406, 415) closes no other session.
       initialized: (id) => {
         sweep(key.id);

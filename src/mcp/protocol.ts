@@ -25,16 +25,20 @@ import { drawingOf } from '../drawing/drawings.js';
 import { toApiError } from '../http/middleware/errors.js';
 import { redactKeys } from '../http/middleware/log.js';
 import { state } from '../http/resource.js';
+import type { KeyRecord } from '../store/keys.js';
 import type { McpSettings } from './endpoint.js';
 import { fitted, sentenceWithin } from './fit.js';
 import { checkArguments, FACTS_CHARS, modelYaml, snapshotOf, type ToolContext } from './tools.js';
 
+type Role = KeyRecord['role'];
+
 /** A session's server and transport; the transport tells of the session's id once `initialize` has made it. */
 export function openSession(
   settings: McpSettings,
+  role: Role,
   events: { initialized(id: string): void; closed(id: string): void },
 ): { server: Server; transport: StreamableHTTPServerTransport } {
-  const server = serverFor(settings);
+  const server = serverFor(settings, role);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomBytes(24).toString('base64url'),
     enableJsonResponse: true,
@@ -65,15 +69,23 @@ function carried(extra: { authInfo?: AuthInfo }): Context {
   return ctx;
 }
 
-/** The SDK's server with c4store's tools: the key's role decides which it lists and runs. */
-function serverFor(settings: McpSettings): Server {
+/**
+ * What `initialize` tells an agent, by its key's role: a reader's names only the tools it is given
+ * (it is listed none that write), and says it may only read, so that it does not set out to propose
+ * a change it cannot make.
+ */
+const INSTRUCTIONS: Record<Role, string> = {
+  editor:
+    "c4store holds this organization's C4 architecture model. Read with search, get_component, get_diagram, render_diagram, get_model, history and diff. Propose changes in a draft (create_draft, then write_model into it, then draft_diff): people review and merge drafts; an agent never writes to main.",
+  reader:
+    "c4store holds this organization's C4 architecture model. Read with search, get_component, get_diagram, render_diagram, get_model, history and diff. A draft is a change proposed for people to review and merge: draft_diff says what one changes, and the read tools' draft argument reads its model. This API key may only read: it cannot propose changes.",
+};
+
+/** The SDK's server with c4store's tools: the key's role decides what it is told, and which tools it lists and runs. */
+function serverFor(settings: McpSettings, role: Role): Server {
   const server = new Server(
     { name: 'c4store', version: '1' },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions:
-        "c4store holds this organization's C4 architecture model. Read with search, get_component, get_diagram, render_diagram, get_model, history and diff. Propose changes in a draft (create_draft, then write_model into it, then draft_diff): people review and merge drafts; an agent never writes to main.",
-    },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS[role] },
   );
   const toolsFor = (ctx: Context) => settings.tools.filter((t) => t.readOnly || state(ctx).key.role === 'editor');
   server.setRequestHandler(ListToolsRequestSchema, async (_, extra) => {

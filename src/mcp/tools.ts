@@ -163,7 +163,7 @@ function diagramsShowing(model: Model, componentId: string) {
 
 const ReadDraft = Type.Optional(
   Type.String({
-    description: "Read a draft's model instead of main's (the draft's name): what write_model wrote into it, before anyone merges it.",
+    description: "Read a draft's model instead of main's (the draft's name): what it proposes, before anyone merges it.",
   }),
 );
 
