@@ -337,6 +337,19 @@ test("an unexpected failure inside a tool (a damaged object in the repository) i
   t.not(model.isError, true, model.content[0]?.text);
 });
 
+test('a request augmented with a task (MCP 2025-11-25), which this server declares no capability for, is processed as without it', async (t) => {
+  const session = await rawSession(s.readerKey, '2025-11-25');
+  const post = (body: unknown) => postTo(s.url, body, s.readerKey, session, '2025-11-25');
+  const call = { name: 'search', arguments: { kind: 'diagrams', level: 'C1' } };
+  const plain = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: call })).json()) as { result: unknown };
+  t.truthy(plain.result);
+  const tasked = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...call, task: { ttl: 60000 } } });
+  t.is(tasked.status, 200);
+  t.deepEqual(await tasked.json(), plain);
+  const read = await post({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'c4store:///model.yaml', task: {} } });
+  t.truthy(((await read.json()) as { result?: unknown }).result);
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

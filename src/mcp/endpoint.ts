@@ -116,7 +116,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const invalid = invalidParams(message);
-      if (invalid === undefined) return deliver?.(message, extra);
+      if (invalid === undefined) return deliver?.(withoutTask(message), extra);
       void transport.send(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message) as JSONRPCMessage).catch(() => {});
     };
     return session;
@@ -292,6 +292,19 @@ function invalidParams(body: unknown): { id: unknown; message: string } | undefi
     }
   }
   return undefined;
+}
+
+/**
+ * A request without the task it is augmented with (MCP 2025-11-25's `params.task`): this server
+ * declares no `tasks` capability, and "receivers that do not declare the task capability for a
+ * request type MUST process requests of that type normally, ignoring any task-augmentation
+ * metadata", where the SDK answers -32603 `Server does not support task creation`.
+ */
+function withoutTask<M>(message: M): M {
+  const params = isObject(message) ? message.params : undefined;
+  if (!isObject(params) || !('task' in params) || !('id' in (message as object))) return message;
+  const { task: _, ...rest } = params;
+  return { ...message, params: rest };
 }
 
 /** The `initialize` request a body carries (alone, or in a batch), if any. */
