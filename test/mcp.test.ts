@@ -350,6 +350,104 @@ test('a request augmented with a task (MCP 2025-11-25), which this server declar
   t.truthy(((await read.json()) as { result?: unknown }).result);
 });
 
+/**
+ * A server of its own whose calls of `tool` wait, once called, until the test releases them
+ * (TestPauses.toolCalled): `called` resolves when one is waiting.
+ */
+async function holdingTool(tool: string) {
+  let called!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (called = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const server = await TestServer.start({
+    testPauses: {
+      toolCalled: async (name) => {
+        if (name !== tool) return;
+        called();
+        await released;
+      },
+    },
+  });
+  return { server, called: reached, release };
+}
+
+test('a request the client cancels while it runs is answered -32800 in its POST, which would otherwise never end, alone or in a batch', async (t) => {
+  const { server, called, release } = await holdingTool('get_model');
+  t.teardown(() => server.close());
+  const session = await rawSession(server.key, '2025-03-26', server.url);
+  const post = (body: unknown) => postTo(server.url, body, server.key, session, '2025-03-26');
+  const cancelled = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32800,
+      message: `Request cancelled: the client cancelled request ${id} (notifications/cancelled); what it had begun may still have been done.`,
+    },
+  });
+  const alone = post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_model', arguments: {} } });
+  const batch = post([
+    { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'get_model', arguments: {} } },
+    { jsonrpc: '2.0', id: 7, method: 'ping' },
+  ]);
+  await called;
+  for (const requestId of [5, 6]) {
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'no longer needed' } });
+    t.is(notified.status, 202);
+  }
+  release();
+  t.deepEqual(await (await alone).json(), cancelled(5));
+  t.deepEqual(await (await batch).json(), [cancelled(6), { jsonrpc: '2.0', id: 7, result: {} }]);
+  // A cancellation of a request already answered, or of none, changes nothing; the session goes on.
+  t.is((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })).status, 202);
+  const model = (await (
+    await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get_model', arguments: {} } })
+  ).json()) as {
+    result?: { content: Text[] };
+  };
+  t.regex(model.result?.content[0]?.text ?? '', /^types:/);
+});
+
+test('a request whose id is that of a request still in progress in its session is refused -32600 with no id; the one in progress gets its own answer', async (t) => {
+  const { server, called, release } = await holdingTool('get_model');
+  t.teardown(() => server.close());
+  const session = await rawSession(server.key, '2025-03-26', server.url);
+  const post = (body: unknown) => postTo(server.url, body, server.key, session, '2025-03-26');
+  const first = post({ jsonrpc: '2.0', id: 'same', method: 'tools/call', params: { name: 'get_model', arguments: {} } });
+  await called;
+  const refusal = (id: string | number) => ({
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32600,
+      message: `Invalid Request: id ${JSON.stringify(id)} is that of a request still in progress in this session: give each request an id of its own.`,
+    },
+  });
+  const again = await post({ jsonrpc: '2.0', id: 'same', method: 'ping' });
+  t.is(again.status, 400);
+  t.deepEqual(await again.json(), refusal('same'));
+  // In a batch, beside another request or twice in the batch itself: none of its messages run.
+  const batched = await post([
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 'same', method: 'ping' },
+  ]);
+  t.is(batched.status, 400);
+  t.deepEqual(await batched.json(), refusal('same'));
+  const twice = await post([
+    { jsonrpc: '2.0', id: 2, method: 'ping' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ]);
+  t.is(twice.status, 400);
+  t.deepEqual(await twice.json(), refusal(2));
+  // Another id is served meanwhile.
+  t.like(await (await post({ jsonrpc: '2.0', id: 3, method: 'ping' })).json(), { id: 3, result: {} });
+  release();
+  const answer = (await (await first).json()) as { id: unknown; result?: { content: Text[] } };
+  t.is(answer.id, 'same');
+  t.regex(answer.result?.content[0]?.text ?? '', /^types:/);
+  // Answered, its id may be used again.
+  t.like(await (await post({ jsonrpc: '2.0', id: 'same', method: 'ping' })).json(), { id: 'same', result: {} });
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());
@@ -966,9 +1064,10 @@ function postTo(url: string, body: unknown, key: string, session?: string, versi
   });
 }
 
-/** A session opened by a raw initialize with `key`, of protocol `version`. */
-async function rawSession(key: string, protocolVersion = '2025-06-18'): Promise<string> {
-  const made = await postRaw(
+/** A session opened by a raw initialize with `key`, of protocol `version`, on `url` (the shared server's unless given). */
+async function rawSession(key: string, protocolVersion = '2025-06-18', url = s.url): Promise<string> {
+  const made = await postTo(
+    url,
     {
       jsonrpc: '2.0',
       id: 1,

@@ -45,6 +45,21 @@ interface Session {
   lastUsed: number;
   /** The protocol version its `initialize` settled on: whether a batch is served. */
   protocolVersion: string;
+  /** Its requests in progress, by id: those of the POSTs the transport has not yet answered (handle). */
+  requests: Map<RequestId, InProgress>;
+}
+
+type RequestId = string | number;
+
+interface InProgress {
+  /** The POST that carries it: its id is free again once that POST is answered, not before. */
+  post: object;
+  /** Handed to the SDK's server (it runs). */
+  delivered: boolean;
+  /** Its response is given to the transport. */
+  answered: boolean;
+  /** The client cancelled it, and was answered so: the SDK's own response, should it come, is dropped. */
+  cancelled: boolean;
 }
 
 /** The SDK's side, loaded with the first session (loadProtocol). */
@@ -109,15 +124,43 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       },
       closed: (id) => sessions.delete(id),
     });
-    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion };
+    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion, requests: new Map() };
     await server.connect(transport);
-    // Each message of a batch is checked as a message alone is (handle): the SDK would answer a
-    // member's params it cannot take as an internal error (-32603) carrying its schema library's dump.
+    const { requests } = session;
+    const reply = (message: unknown) => void transport.send(message as JSONRPCMessage).catch(() => {});
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
+      // Each message of a batch is checked as a message alone is (handle): the SDK would answer a
+      // member's params it cannot take as an internal error (-32603) carrying its schema library's dump.
       const invalid = invalidParams(message);
-      if (invalid === undefined) return deliver?.(withoutTask(message), extra);
-      void transport.send(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message) as JSONRPCMessage).catch(() => {});
+      if (invalid !== undefined) return reply(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message));
+      const { id, method } = message as { id?: unknown; method?: unknown };
+      const request = typeof method === 'string' && id !== undefined ? requests.get(id as RequestId) : undefined;
+      if (request) request.delivered = true;
+      deliver?.(withoutTask(message), extra);
+      const cancelled = cancelledIn(message);
+      const running = cancelled === undefined ? undefined : requests.get(cancelled);
+      if (cancelled !== undefined && running?.delivered && !running.answered) {
+        // The SDK stops the request and sends nothing for it, as the protocol has a cancelled request
+        // go unanswered: but a POST with JSON answers ends only once each of its requests has one.
+        running.cancelled = true;
+        reply(
+          jsonRpcError(
+            cancelled,
+            REQUEST_CANCELLED,
+            `Request cancelled: the client cancelled request ${JSON.stringify(cancelled)} (notifications/cancelled); what it had begun may still have been done.`,
+          ),
+        );
+      }
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const { id, method } = message as { id?: unknown; method?: unknown };
+      const request = method === undefined && id !== undefined ? requests.get(id as RequestId) : undefined;
+      // Cancelled and answered so: the SDK's own answer, had it passed its check before the cancellation, is dropped.
+      if (request?.cancelled && request.answered) return Promise.resolve();
+      if (request) request.answered = true;
+      return send(message, options);
     };
     return session;
   };
@@ -159,9 +202,20 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     if (ctx.method === 'POST' && Array.isArray(ctx.request.body) && !hasBatches(session.protocolVersion)) {
       return refuseBatch(ctx, session.protocolVersion);
     }
+    // The transport matches answers to POSTs by request id: a second request of an id in progress
+    // would take the first one's answer, and leave its POST unanswered for ever.
+    const ids = ctx.method === 'POST' ? requestIdsIn(ctx.request.body) : [];
+    const taken = ids.find((requestId, i) => ids.indexOf(requestId) !== i || session.requests.has(requestId));
+    if (taken !== undefined) return refuseIdInUse(ctx, taken);
+    const post = {};
+    for (const requestId of ids) session.requests.set(requestId, { post, delivered: false, answered: false, cancelled: false });
     carry(ctx);
     ctx.respond = false;
-    await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
+    try {
+      await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
+    } finally {
+      for (const requestId of ids) if (session.requests.get(requestId)?.post === post) session.requests.delete(requestId);
+    }
   };
 
   router.post('/mcp', ...middleware, refusedAsJsonRpc(parse), handle);
@@ -183,6 +237,35 @@ function loadProtocol(): Promise<typeof import('./protocol.js')> {
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+/** JSON-RPC leaves it open; the Language Server Protocol's RequestCancelled, which clients know. */
+const REQUEST_CANCELLED = -32800;
+
+/** The ids of the requests (not notifications, not responses) of a body that holds messages. */
+function requestIdsIn(body: unknown): RequestId[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter((m) => isObject(m) && typeof m.method === 'string' && m.id !== undefined).map((m) => m.id as RequestId);
+}
+
+/** The request a `notifications/cancelled` message names, if it is one. */
+function cancelledIn(message: unknown): RequestId | undefined {
+  if (!isObject(message) || message.method !== 'notifications/cancelled' || message.id !== undefined) return undefined;
+  const requestId = isObject(message.params) ? message.params.requestId : undefined;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}
+
+/**
+ * A POST naming a request id that is in progress in its session (in another POST, or twice in a
+ * batch): 400 with JSON-RPC's -32600 and no id, which would name the request in progress; none of
+ * its messages run.
+ */
+function refuseIdInUse(ctx: Context, id: RequestId): void {
+  ctx.status = 400;
+  ctx.body = jsonRpcError(
+    null,
+    INVALID_REQUEST,
+    `Invalid Request: id ${JSON.stringify(id)} is that of a request still in progress in this session: give each request an id of its own.`,
+  );
+}
 
 /** Whether MCP `version` has JSON-RPC batches: from 2025-06-18 on it has none (versions are dates). */
 function hasBatches(version: string): boolean {

@@ -113,7 +113,9 @@ function serverFor(settings: McpSettings, role: Role): Server {
     }
     const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
     try {
-      const answer = await definition.run(checkArguments(definition, request.params.arguments) as never, context);
+      const args = checkArguments(definition, request.params.arguments);
+      await state(ctx).org.testPauses?.toolCalled?.(definition.name);
+      const answer = await definition.run(args as never, context);
       const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
       const facts = answer.facts ? [{ type: 'text' as const, text: JSON.stringify(fitted(answer.facts, FACTS_CHARS).value) }] : [];
       return {

@@ -46,6 +46,8 @@ export interface OrgSettings {
 export interface TestPauses {
   /** A merge into main has committed and holds the lock; the draft is not yet marked merged. */
   afterMergeCommit?: (draft: string) => Promise<void>;
+  /** An agent's tool (src/mcp/) is called, its arguments checked; it has not begun to run. */
+  toolCalled?: (tool: string) => Promise<void>;
 }
 
 export interface WriteTiming {
