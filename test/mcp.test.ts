@@ -448,6 +448,31 @@ test('a request whose id is that of a request still in progress in its session i
   t.like(await (await post({ jsonrpc: '2.0', id: 'same', method: 'ping' })).json(), { id: 'same', result: {} });
 });
 
+test('a session ended (DELETE /mcp) while one of its requests runs ends once that request is answered: its POST gets its answer, later requests 404', async (t) => {
+  const { server, called, release } = await holdingTool('get_model');
+  t.teardown(() => server.close());
+  const session = await rawSession(server.key, '2025-06-18', server.url);
+  const running = postTo(
+    server.url,
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_model', arguments: {} } },
+    server.key,
+    session,
+    '2025-06-18',
+  );
+  await called;
+  const ended = await fetch(`${server.url}/mcp`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${server.key}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+  });
+  t.is(ended.status, 200);
+  const after = await postTo(server.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, server.key, session, '2025-06-18');
+  t.is(after.status, 404, 'the session takes no new request');
+  release();
+  const answer = (await (await running).json()) as { id: number; result?: { content: Text[] } };
+  t.is(answer.id, 2);
+  t.regex(answer.result?.content[0]?.text ?? '', /^types:/);
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

@@ -47,6 +47,10 @@ interface Session {
   protocolVersion: string;
   /** Its requests in progress, by id: those of the POSTs the transport has not yet answered (handle). */
   requests: Map<RequestId, InProgress>;
+  /** Ends the session: its transport is closed once no request of it is in progress (newSession). */
+  end(): void;
+  /** Closes the transport if the session was ended while requests were in progress and none is left. */
+  closeIfEnded(): void;
 }
 
 type RequestId = string | number;
@@ -90,7 +94,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     const session = sessions.get(id);
     if (!session) return;
     sessions.delete(id);
-    void session.server.close().catch(() => {});
+    session.end();
   };
   const maxPerKey = settings.maxSessionsPerKey ?? DEFAULT_MAX_SESSIONS_PER_KEY;
   const closeIdlest = (keyId: string) => {
@@ -124,9 +128,20 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       },
       closed: (id) => sessions.delete(id),
     });
-    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion, requests: new Map() };
+    const requests = new Map<RequestId, InProgress>();
+    // A session ended (DELETE, idle, or room made for another) while requests are in progress is
+    // closed once they are answered: the transport, closed, would answer them never, and their
+    // POSTs would not end. It takes no new request meanwhile (it is no longer among `sessions`).
+    let ended = false;
+    const closeIfEnded = () => {
+      if (ended && requests.size === 0) void server.close().catch(() => {});
+    };
+    const end = () => {
+      ended = true;
+      closeIfEnded();
+    };
+    const session: Session = { transport, server, keyId: key.id, lastUsed: Date.now(), protocolVersion, requests, end, closeIfEnded };
     await server.connect(transport);
-    const { requests } = session;
     const reply = (message: unknown) => void transport.send(message as JSONRPCMessage).catch(() => {});
     const deliver = transport.onmessage;
     transport.onmessage = (message, extra) => {
@@ -199,6 +214,13 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       if (!session || session.keyId !== key.id) throw new ApiError(404, 'Session not found: initialize a new one.');
     }
     session.lastUsed = Date.now();
+    if (ctx.method === 'DELETE') {
+      // Not the transport's own DELETE, which closes it at once: its requests in progress would never be answered.
+      closeSession(id);
+      ctx.body = null;
+      ctx.status = 200;
+      return;
+    }
     if (ctx.method === 'POST' && Array.isArray(ctx.request.body) && !hasBatches(session.protocolVersion)) {
       return refuseBatch(ctx, session.protocolVersion);
     }
@@ -215,6 +237,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
     } finally {
       for (const requestId of ids) if (session.requests.get(requestId)?.post === post) session.requests.delete(requestId);
+      session.closeIfEnded();
     }
   };
 
