@@ -473,6 +473,23 @@ test('a session ended (DELETE /mcp) while one of its requests runs ends once tha
   t.regex(answer.result?.content[0]?.text ?? '', /^types:/);
 });
 
+test("a batch counts against its key's rate as the messages it holds, not as one request: 100 calls in one POST do not pass for one", async (t) => {
+  const own = await TestServer.start({ writesPerMinute: 5 });
+  t.teardown(() => own.close());
+  const session = await rawSession(own.key, '2025-03-26', own.url);
+  const post = (body: unknown) => postTo(own.url, body, own.key, session, '2025-03-26');
+  const pings = (ids: number[]) => ids.map((id) => ({ jsonrpc: '2.0', id, method: 'ping' }));
+  // The initialize took one of the five; two more in a batch of two.
+  const two = await post(pings([2, 3]));
+  t.is(two.status, 200);
+  t.is(((await two.json()) as unknown[]).length, 2);
+  // Three left: a batch of ten is refused whole, none of it run.
+  const ten = await post(pings([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
+  t.is(ten.status, 429);
+  t.regex(ten.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+  t.regex(((await ten.json()) as { error: string }).error, /^Rate limit exceeded: this key may make 5 writes a minute; retry in \d+ s\.$/);
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

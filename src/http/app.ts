@@ -124,18 +124,20 @@ export function apiRouter(deps: AppDependencies): Router {
  * API; its handlers' unexpected errors go to `logger` as the errors middleware's do, with the request's id.
  */
 function agentRouter(deps: AppDependencies, logger: Logger): Router {
+  const rates = deps.rates ?? new KeyRates(deps.rateLimits ?? {});
   const settings = {
     get publicUrl() {
       return deps.publicUrl;
     },
     tools: MCP_TOOLS,
     idleMs: deps.mcpSessionIdleMs,
+    rates,
     logError: (requestId: string, line: string) => logger.error({ requestId }, line),
   };
   return mcpRouter(
     [
       authenticate(deps.keys, deps.orgs),
-      rateLimit(deps.rates ?? new KeyRates(deps.rateLimits ?? {})),
+      rateLimit(rates),
       boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }),
     ],
     parseBody(bodySettingsOf(deps)),

@@ -6,6 +6,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../errors.js';
 import { state } from '../http/resource.js';
+import type { KeyRates } from '../http/middleware/rate-limit.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Tool } from './tools.js';
 
@@ -34,6 +35,8 @@ export interface McpSettings {
   maxSessionsPerKey?: number;
   /** A session unused this long is closed (ms). */
   idleMs?: number;
+  /** The key's rates, which the router's middleware counts a POST against as one request. */
+  rates?: KeyRates;
   /** An unexpected error of a handler, for the server's log (level error), with the id of the request that met it. */
   logError(requestId: string, line: string): void;
 }
@@ -223,6 +226,11 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     }
     if (ctx.method === 'POST' && Array.isArray(ctx.request.body) && !hasBatches(session.protocolVersion)) {
       return refuseBatch(ctx, session.protocolVersion);
+    }
+    // The rates counted the POST as one request: a batch's other messages count too (a write each,
+    // as every POST does), or a hundred calls would pass for one.
+    if (ctx.method === 'POST' && Array.isArray(ctx.request.body)) {
+      for (let i = 1; i < ctx.request.body.length; i++) settings.rates?.take(key.id, false);
     }
     // The transport matches answers to POSTs by request id: a second request of an id in progress
     // would take the first one's answer, and leave its POST unanswered for ever.
