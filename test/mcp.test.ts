@@ -490,6 +490,28 @@ test("a batch counts against its key's rate as the messages it holds, not as one
   t.regex(((await ten.json()) as { error: string }).error, /^Rate limit exceeded: this key may make 5 writes a minute; retry in \d+ s\.$/);
 });
 
+test("a body of a type other than JSON (YAML, which the API takes; a +json type) is the API's 415 before the body is read, as the docs say", async (t) => {
+  const session = await rawSession(s.readerKey);
+  for (const type of ['application/yaml', 'text/yaml', 'application/problem+json', 'text/plain']) {
+    const reply = await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': type,
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${s.readerKey}`,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: type.includes('yaml') ? 'jsonrpc: "2.0"\nid: 2\nmethod: ping\n' : '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    });
+    t.is(reply.status, 415, type);
+    t.deepEqual(await reply.json(), { error: `Unsupported Content-Type: ${type}.` }, type);
+  }
+  // JSON with parameters is JSON.
+  const json = await postTo(s.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, s.readerKey, session);
+  t.is(json.status, 200);
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

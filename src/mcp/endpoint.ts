@@ -249,7 +249,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     }
   };
 
-  router.post('/mcp', ...middleware, refusedAsJsonRpc(parse), handle);
+  router.post('/mcp', ...middleware, onlyJson, refusedAsJsonRpc(parse), handle);
   router.get('/mcp', ...middleware, async (ctx) => {
     // No server-initiated stream: every answer comes with its request (JSON answers).
     ctx.set('Allow', 'POST, DELETE');
@@ -324,6 +324,19 @@ function refusedAsJsonRpc(parse: Middleware): Middleware {
     }
   };
 }
+
+/**
+ * A body of another type than JSON is the API's 415, before it is read: the body reader takes YAML
+ * (and `+json` types) for the API, which the Streamable HTTP transport would refuse only once it
+ * was read, with its own error (-32000).
+ */
+const onlyJson: Middleware = async (ctx, next) => {
+  // Media types are case-insensitive (RFC 9110 §8.3.1), as the body reader reads them.
+  if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
+    throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type.trim() || '(none)'}.`);
+  }
+  await next();
+};
 
 /**
  * A batch under a version without batches: the Streamable HTTP transport's answer to a body it
