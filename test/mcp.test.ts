@@ -819,6 +819,9 @@ test('answers stay within 60,000 characters, still whole JSON: a commit of many 
   t.regex(imported.summary, /create 1200/);
   t.is(imported.resourcesTotal, 1200);
   t.true(imported.resources.length > 10 && imported.resources.length < 1200);
+  // Every commit is shown (one shortened inside): the agent is not sent after a rest there is not.
+  t.is(history.structured.items.length, 3);
+  t.regex(history.text, /^3 commits \(cut: lists inside them shortened, their lengths beside them as <name>Total\):\n\[/);
 
   const found = await call('search', { kind: 'components', name: 'rather long' });
   t.is(found.structured.total, 1200);

@@ -129,7 +129,12 @@ const ONE_OF = { components: 'component', diagrams: 'diagram', dependencies: 'de
 
 function listAnswer(items: readonly unknown[], noun: keyof typeof ONE_OF): ToolAnswer {
   const { value: shown, cut } = fitted([...items], BODY_CHARS);
-  const note = cut ? ` (the first ${shown.length} shown; narrow the search for the rest)` : '';
+  // Every item shown, one shortened inside (a commit of many files): there is no rest to send the agent after.
+  const note = !cut
+    ? ''
+    : shown.length < items.length
+      ? ` (the first ${shown.length} shown; narrow the search for the rest)`
+      : ' (cut: lists inside them shortened, their lengths beside them as <name>Total)';
   const pretty = json(shown);
   const counted = items.length === 1 ? ONE_OF[noun] : noun;
   return {
