@@ -5,6 +5,7 @@
 import test from 'ava';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -510,6 +511,61 @@ test("a body of a type other than JSON (YAML, which the API takes; a +json type)
   // JSON with parameters is JSON.
   const json = await postTo(s.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, s.readerKey, session);
   t.is(json.status, 200);
+});
+
+test("a client that stops reading its MCP answers is bounded as the API's: its key's next POST is 503 while they wait, and the send timeout cuts it off", async (t) => {
+  const MB = 1024 * 1024;
+  const own = await TestServer.start({ sendBytesPerKey: MB, sendTimeout: 1500, bodyLimit: 16 * MB });
+  t.teardown(() => own.close());
+  // A model of ~6.6 MB, and a batch that asks for all of it a page at a time: an answer larger than loopback's socket buffers take.
+  const components = Array.from({ length: 6 }, (_, i) => ({ name: `big ${i}`, typeSlug: 'container', desc: 'x'.repeat(1100 * 1024) }));
+  t.is((await own.post('/api/external/component', components)).status, 200);
+  const session = await rawSession(own.key, '2025-03-26', own.url);
+  const pages = Array.from({ length: 100 }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: i + 10,
+    method: 'tools/call',
+    params: { name: 'get_model', arguments: { offset: i * 59_000 } },
+  }));
+  const body = JSON.stringify(pages);
+  const { hostname, port } = new URL(own.url);
+  const paused = await new Promise<Socket>((resolve) => {
+    const socket = netConnect(Number(port), hostname);
+    socket.on('error', () => {});
+    socket.on('connect', () => {
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${own.key}\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nMcp-Protocol-Version: 2025-03-26\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      socket.pause();
+      resolve(socket);
+    });
+  });
+  let gone = false;
+  const closed = new Promise<number>((resolve) => {
+    let received = 0;
+    paused.on('data', (chunk: Buffer) => (received += chunk.length));
+    paused.on('close', () => {
+      gone = true;
+      resolve(received);
+    });
+  });
+  // Once its answer waits unread, the key's next POST is refused (asked until then: no sleep decides it).
+  const ping = () => postTo(own.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, own.key, session, '2025-03-26');
+  let refused: Response | undefined;
+  while (refused === undefined && !gone) {
+    const reply = await ping();
+    if (reply.status === 503) refused = reply;
+    else await reply.text();
+  }
+  t.is(refused?.status, 503);
+  t.is(refused?.headers.get('retry-after'), '1');
+  t.deepEqual(await refused?.json(), { error: "Too many response bytes are waiting for this key's clients to read them; retry shortly." });
+  // The reader that never reads is cut off, short of its answer, and the key is served again.
+  paused.resume();
+  t.true((await closed) < 6 * MB);
+  t.is((await ping()).status, 200);
 });
 
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {

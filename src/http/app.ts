@@ -125,6 +125,7 @@ export function apiRouter(deps: AppDependencies): Router {
  */
 function agentRouter(deps: AppDependencies, logger: Logger): Router {
   const rates = deps.rates ?? new KeyRates(deps.rateLimits ?? {});
+  const sendBounds = deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT };
   const settings = {
     get publicUrl() {
       return deps.publicUrl;
@@ -132,14 +133,11 @@ function agentRouter(deps: AppDependencies, logger: Logger): Router {
     tools: MCP_TOOLS,
     idleMs: deps.mcpSessionIdleMs,
     rates,
+    sendBounds,
     logError: (requestId: string, line: string) => logger.error({ requestId }, line),
   };
   return mcpRouter(
-    [
-      authenticate(deps.keys, deps.orgs),
-      rateLimit(rates),
-      boundSends(deps.sendBounds ?? { bytesPerKey: DEFAULT_SEND_BYTES_PER_KEY, timeoutMs: DEFAULT_SEND_TIMEOUT }),
-    ],
+    [authenticate(deps.keys, deps.orgs), rateLimit(rates), boundSends(sendBounds)],
     parseBody(bodySettingsOf(deps)),
     settings,
   );

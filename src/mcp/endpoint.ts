@@ -7,6 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../errors.js';
 import { state } from '../http/resource.js';
 import type { KeyRates } from '../http/middleware/rate-limit.js';
+import type { SendBounds } from '../http/middleware/send-bounds.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Tool } from './tools.js';
 
@@ -35,6 +36,12 @@ export interface McpSettings {
   maxSessionsPerKey?: number;
   /** A session unused this long is closed (ms). */
   idleMs?: number;
+  /**
+   * The API's bound on a key's answers its clients have not taken, and its send timeout: the
+   * router's middleware applies them to answers in `ctx.body` only, and the transport writes its
+   * own.
+   */
+  sendBounds?: SendBounds;
   /** The key's rates, which the router's middleware counts a POST against as one request. */
   rates?: KeyRates;
   /** An unexpected error of a handler, for the server's log (level error), with the id of the request that met it. */
@@ -69,6 +76,26 @@ interface InProgress {
   cancelled: boolean;
 }
 
+/**
+ * The answer the transport has written (and ended) as the API's are bounded (send-bounds.ts): what
+ * the kernel has not yet taken counts against the key until it has, and an answer not taken within
+ * the send timeout is cut off, its connection closed. A client that stops reading would otherwise
+ * hold its answers in memory for as long as it keeps the connection, a batch's up to 6 MB a POST.
+ */
+function holdUntilTaken(ctx: Context, keyId: string, bounds: SendBounds, unread: Map<string, number>): void {
+  const { res } = ctx;
+  const bytes = res.writableLength;
+  if (res.writableFinished || res.destroyed || bytes === 0) return;
+  unread.set(keyId, (unread.get(keyId) ?? 0) + bytes);
+  const timer = setTimeout(() => ctx.req.socket.destroy(), bounds.timeoutMs);
+  res.once('close', () => {
+    clearTimeout(timer);
+    const left = (unread.get(keyId) ?? 0) - bytes;
+    if (left > 0) unread.set(keyId, left);
+    else unread.delete(keyId);
+  });
+}
+
 /** The SDK's side, loaded with the first session (loadProtocol). */
 let protocol: Promise<typeof import('./protocol.js')> | undefined;
 
@@ -89,6 +116,8 @@ function carry(ctx: Context): void {
 /** `middleware`: the key check, rates and send bounds; `parse`: the body reader, for POST. */
 export function mcpRouter(middleware: Middleware[], parse: Middleware, settings: McpSettings): Router {
   const sessions = new Map<string, Session>();
+  /** Bytes of each key's answers written but not yet handed to the kernel: clients that do not read them (sendBounds). */
+  const unread = new Map<string, number>();
   const router = new Router({ sensitive: true });
   const maxSessions = settings.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleMs = settings.idleMs ?? DEFAULT_IDLE_MS;
@@ -237,12 +266,19 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     const ids = ctx.method === 'POST' ? requestIdsIn(ctx.request.body) : [];
     const taken = ids.find((requestId, i) => ids.indexOf(requestId) !== i || session.requests.has(requestId));
     if (taken !== undefined) return refuseIdInUse(ctx, taken);
+    const bounds = settings.sendBounds;
+    if (bounds && ctx.method === 'POST' && (unread.get(key.id) ?? 0) >= bounds.bytesPerKey) {
+      throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
+        'Retry-After': '1',
+      });
+    }
     const post = {};
     for (const requestId of ids) session.requests.set(requestId, { post, delivered: false, answered: false, cancelled: false });
     carry(ctx);
     ctx.respond = false;
     try {
       await session.transport.handleRequest(ctx.req, ctx.res, ctx.method === 'POST' ? ctx.request.body : undefined);
+      if (bounds) holdUntilTaken(ctx, key.id, bounds, unread);
     } finally {
       for (const requestId of ids) if (session.requests.get(requestId)?.post === post) session.requests.delete(requestId);
       session.closeIfEnded();
