@@ -568,6 +568,27 @@ test("a client that stops reading its MCP answers is bounded as the API's: its k
   t.is((await ping()).status, 200);
 });
 
+test("the client's name in a commit's Agent trailer is held to 100 characters, and an empty one is said so: a 200,000-character name is not copied into every commit", async (t) => {
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  for (const [name, trailer] of [
+    ['a'.repeat(200_000), `Agent: ${'a'.repeat(99)}…`],
+    ['   ', 'Agent: (no name given)'],
+  ] as const) {
+    const agent = await connect(own.key, name, own);
+    t.teardown(() => agent.close());
+    const draft = `named-${name.length}`;
+    t.falsy((await agent.callTool({ name: 'create_draft', arguments: { name: draft } })).isError);
+    const written = await agent.callTool({
+      name: 'write_model',
+      arguments: { draft, components: [{ ref: 'x', name: 'X', typeSlug: 'container' }] },
+    });
+    t.falsy(written.isError, JSON.stringify(written.content).slice(0, 300));
+    const message = await own.git('log', '-1', '--format=%B', `refs/heads/drafts/${draft}`);
+    t.is(message.trimEnd().split('\n').at(-1), trailer);
+  }
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

@@ -111,7 +111,7 @@ function serverFor(settings: McpSettings, role: Role): Server {
       // The MCP specification makes an unknown tool a protocol error, not a tool's result.
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'.`);
     }
-    const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: server.getClientVersion()?.name ?? 'unknown' };
+    const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: agentName(server.getClientVersion()?.name) };
     try {
       const args = checkArguments(definition, request.params.arguments);
       await state(ctx).org.testPauses?.toolCalled?.(definition.name);
@@ -180,6 +180,22 @@ function unexpected(settings: McpSettings, ctx: Context, tool: string, err: unkn
   const requestId = String(ctx.state.requestId);
   settings.logError(requestId, redactKeys(`error ${ctx.method} ${ctx.path} tools/call '${tool}': ${(err as Error)?.stack ?? String(err)}`));
   return `Internal error: ${tool} could not be carried out. The server's log has the details, under request id '${requestId}'.`;
+}
+
+/** The longest client name an `Agent:` trailer carries: enough for any real client's, and every commit of an agent carries it. */
+const AGENT_NAME_CHARS = 100;
+
+/**
+ * The client's name as its commits' `Agent:` trailer gives it: the name its `initialize` sent is
+ * the client's to choose, of any length (up to the body limit) and possibly blank.
+ */
+function agentName(name: string | undefined): string {
+  if (name === undefined) return 'unknown';
+  const trimmed = name.trim();
+  if (trimmed === '') return '(no name given)';
+  // By code points: a cut never splits a surrogate pair.
+  const chars = Array.from(trimmed);
+  return chars.length <= AGENT_NAME_CHARS ? trimmed : `${chars.slice(0, AGENT_NAME_CHARS - 1).join('')}…`;
 }
 
 /**
