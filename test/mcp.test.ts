@@ -589,6 +589,31 @@ test("the client's name in a commit's Agent trailer is held to 100 characters, a
   }
 });
 
+test('an argument a tool does not take (a misspelt filter, draft or list) is refused naming what it takes, rather than ignored: nothing read or written on a guess', async (t) => {
+  const agent = await connect(s.key, 'typo-agent');
+  t.teardown(() => agent.close());
+  t.falsy((await agent.callTool({ name: 'create_draft', arguments: { name: 'typos' } })).isError);
+  const head = (await s.git('rev-parse', 'refs/heads/drafts/typos')).trim();
+  for (const [name, args, text] of [
+    [
+      'search',
+      { kind: 'components', name: 'Shop', tagid: 'x' },
+      "search takes no argument 'tagid': it takes kind, name, typeId, tagId, attributeId, attributeValue, state, componentId, level, draft.",
+    ],
+    ['get_model', { drafts: 'typos' }, "get_model takes no argument 'drafts': it takes draft, offset."],
+    [
+      'write_model',
+      { draft: 'typos', component: [{ ref: 'x', name: 'X', typeSlug: 'container' }], diagram: [] },
+      "write_model takes no arguments 'component', 'diagram': it takes draft, head, components, diagrams.",
+    ],
+  ] as const) {
+    const answer = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: Text[] };
+    t.true(answer.isError, name);
+    t.is(answer.content[0]!.text, text);
+  }
+  t.is((await s.git('rev-parse', 'refs/heads/drafts/typos')).trim(), head, 'nothing was written');
+});
+
 test('an agent drafts: create_draft, write_model (idempotent by ref), draft_diff; main unchanged, the draft seen with ?draft=, the Agent trailer', async (t) => {
   const client = await connect(s.key, 'review-bot');
   t.teardown(() => client.close());

@@ -451,8 +451,21 @@ export const READ_TOOLS: readonly Tool[] = [
   }),
 ];
 
-/** Arguments checked by the tool's own schema, with the REST API's error texts. */
+/**
+ * Arguments checked by the tool's own schema, with the REST API's error texts. One the tool does not
+ * take is refused first, naming those it takes: ignored, a misspelt `drafts` would read main, a
+ * `component` list would write nothing, and the agent would take either for what it asked.
+ */
 export function checkArguments(definition: Tool, args: unknown): unknown {
+  const takes = Object.keys((definition.input as { properties?: Record<string, unknown> }).properties ?? {});
+  const unknown = args !== null && typeof args === 'object' ? Object.keys(args).filter((name) => !takes.includes(name)) : [];
+  if (unknown.length > 0) {
+    const named = unknown.map((name) => `'${name}'`).join(', ');
+    throw new ApiError(
+      400,
+      `${definition.name} takes no argument${unknown.length === 1 ? '' : 's'} ${named}: it takes ${takes.join(', ')}.`,
+    );
+  }
   return checkBody(definition.input, args ?? {});
 }
 
