@@ -568,11 +568,11 @@ test("a client that stops reading its MCP answers is bounded as the API's: its k
   t.is((await ping()).status, 200);
 });
 
-test("the client's name in a commit's Agent trailer is held to 100 characters, and an empty one is said so: a 200,000-character name is not copied into every commit", async (t) => {
+test("the client's name in a commit's Agent trailer is held to 100 characters, and an empty one is said so: a 50,000-character name is not copied into every commit", async (t) => {
   const own = await TestServer.start();
   t.teardown(() => own.close());
   for (const [name, trailer] of [
-    ['a'.repeat(200_000), `Agent: ${'a'.repeat(99)}…`],
+    ['a'.repeat(50_000), `Agent: ${'a'.repeat(99)}…`],
     ['   ', 'Agent: (no name given)'],
   ] as const) {
     const agent = await connect(own.key, name, own);
@@ -1299,6 +1299,27 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
     t.like(answer, { id: 'init', error: { code: -32602 } }, label);
     t.regex(answer.error.message, /^Invalid params: initialize takes \{"protocolVersion"/, label);
   }
+});
+
+test('an initialize whose params are larger than any client sends (its capabilities and clientInfo live as long as the session) is -32602 and opens no session', async (t) => {
+  const valid = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+  for (const params of [
+    { ...valid, capabilities: { experimental: { padding: { text: 'x'.repeat(100_000) } } } },
+    { ...valid, clientInfo: { name: 'raw', version: '1', description: 'x'.repeat(100_000) } },
+  ]) {
+    const reply = await postRaw({ jsonrpc: '2.0', id: 'big', method: 'initialize', params }, s.readerKey);
+    t.is(reply.headers.get('mcp-session-id'), null);
+    t.like(await reply.json(), {
+      id: 'big',
+      error: {
+        code: -32602,
+        message: `Invalid params: initialize's params are ${JSON.stringify(params).length.toLocaleString('en')} characters of JSON, and at most 65,536 are taken: they are kept as long as the session.`,
+      },
+    });
+  }
+  // A client's own are far from it.
+  const made = await postRaw({ jsonrpc: '2.0', id: 1, method: 'initialize', params: valid }, s.readerKey);
+  t.truthy(made.headers.get('mcp-session-id'));
 });
 
 test('a session idle longer than the idle time is closed when it is next used: 404, on which the client opens a new one', async (t) => {

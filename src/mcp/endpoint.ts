@@ -304,6 +304,8 @@ function loadProtocol(): Promise<typeof import('./protocol.js')> {
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+/** What an initialize's params may take (JSON characters): clients send a few hundred. */
+const MAX_INITIALIZE_CHARS = 65_536;
 /** JSON-RPC leaves it open; the Language Server Protocol's RequestCancelled, which clients know. */
 const REQUEST_CANCELLED = -32800;
 
@@ -436,6 +438,15 @@ function invalidParams(body: unknown): { id: unknown; message: string } | undefi
         id,
         message:
           'Invalid params: initialize takes {"protocolVersion": <a version, such as "2025-06-18">, "capabilities": {…}, "clientInfo": {"name": <the client\'s name>, "version": <its version>}}.',
+      };
+    }
+    // The SDK's server keeps the client's capabilities and clientInfo as long as the session: a
+    // 10 MB initialize, a hundred sessions a key, would hold a gigabyte for each key.
+    const size = JSON.stringify(params).length;
+    if (size > MAX_INITIALIZE_CHARS) {
+      return {
+        id,
+        message: `Invalid params: initialize's params are ${size.toLocaleString('en')} characters of JSON, and at most ${MAX_INITIALIZE_CHARS.toLocaleString('en')} are taken: they are kept as long as the session.`,
       };
     }
   }
