@@ -1291,6 +1291,10 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
     { ...valid, clientInfo: { name: 'no version' } },
     { ...valid, protocolVersion: 20250618 },
     { ...valid, capabilities: 'all' },
+    // Deeper than the fields named: what the SDK's own schema takes (it said "Server not initialized").
+    { ...valid, capabilities: { experimental: { feature: 'on' } } },
+    { ...valid, capabilities: { sampling: 5 } },
+    { ...valid, clientInfo: { name: 'raw', version: '1', icons: 'none' } },
   ]) {
     const label = JSON.stringify(params);
     const reply = await postRaw({ jsonrpc: '2.0', id: 'init', method: 'initialize', params }, s.readerKey);
@@ -1298,6 +1302,8 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
     const answer = (await reply.json()) as { id: unknown; error: { code: number; message: string } };
     t.like(answer, { id: 'init', error: { code: -32602 } }, label);
     t.regex(answer.error.message, /^Invalid params: initialize takes \{"protocolVersion"/, label);
+    if (/feature|sampling|icons/.test(label))
+      t.regex(answer.error.message, / Here: (capabilities|clientInfo)\.\w+/, label);
   }
 });
 

@@ -231,9 +231,16 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       if (initialize === undefined) {
         throw new ApiError(400, 'Start with an initialize request: this request names no Mcp-Session-Id.');
       }
-      const version = (await loadProtocol()).negotiatedVersion(initialize);
+      const { negotiatedVersion, initializeProblem } = await loadProtocol();
+      const version = negotiatedVersion(initialize);
       // `[initialize]` under a version without batches opens no session.
       if (Array.isArray(ctx.request.body) && !hasBatches(version)) return refuseBatch(ctx, version);
+      // Beyond the fields invalidParams names: what the SDK's schema takes, said as they are.
+      const problem = initializeProblem(initialize);
+      if (problem !== undefined) {
+        ctx.body = jsonRpcError((initialize as { id: unknown }).id, INVALID_PARAMS, `${INITIALIZE_TAKES} Here: ${problem}.`);
+        return;
+      }
       session = await newSession(key, version);
     } else {
       session = sessions.get(id);
@@ -304,6 +311,8 @@ function loadProtocol(): Promise<typeof import('./protocol.js')> {
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+const INITIALIZE_TAKES =
+  'Invalid params: initialize takes {"protocolVersion": <a version, such as "2025-06-18">, "capabilities": {…}, "clientInfo": {"name": <the client\'s name>, "version": <its version>}}.';
 /** What an initialize's params may take (JSON characters): clients send a few hundred. */
 const MAX_INITIALIZE_CHARS = 65_536;
 /** JSON-RPC leaves it open; the Language Server Protocol's RequestCancelled, which clients know. */
@@ -436,8 +445,7 @@ function invalidParams(body: unknown): { id: unknown; message: string } | undefi
     if (!valid) {
       return {
         id,
-        message:
-          'Invalid params: initialize takes {"protocolVersion": <a version, such as "2025-06-18">, "capabilities": {…}, "clientInfo": {"name": <the client\'s name>, "version": <its version>}}.',
+        message: INITIALIZE_TAKES,
       };
     }
     // The SDK's server keeps the client's capabilities and clientInfo as long as the session: a

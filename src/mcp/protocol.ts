@@ -13,6 +13,7 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   ListResourcesRequestSchema,
@@ -56,6 +57,18 @@ export function openSession(
 export function negotiatedVersion(initialize: unknown): string {
   const asked = (initialize as { params?: { protocolVersion?: unknown } } | null)?.params?.protocolVersion;
   return typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * Why `initialize` is no initialize request the SDK takes (its schema's first complaint, with its
+ * path in the params), or undefined: one it does not take, its transport answers `Server not
+ * initialized` (-32000, no id), as if no initialize had been sent.
+ */
+export function initializeProblem(initialize: unknown): string | undefined {
+  const parsed = InitializeRequestSchema.safeParse(initialize);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `${issue.path.filter((step) => step !== 'params').join('.')}: ${issue.message}`;
 }
 
 /** Whether `value` is a JSON-RPC message by the SDK's own rule, which its transport would otherwise answer -32700. */
