@@ -1302,9 +1302,15 @@ test('an initialize whose params are not what it takes is -32602 saying what it 
     const answer = (await reply.json()) as { id: unknown; error: { code: number; message: string } };
     t.like(answer, { id: 'init', error: { code: -32602 } }, label);
     t.regex(answer.error.message, /^Invalid params: initialize takes \{"protocolVersion"/, label);
-    if (/feature|sampling|icons/.test(label))
-      t.regex(answer.error.message, / Here: (capabilities|clientInfo)\.\w+/, label);
+    if (/feature|sampling|icons/.test(label)) t.regex(answer.error.message, / Here: (capabilities|clientInfo)\.\w+/, label);
   }
+  // Sent in a session, the same: not the SDK's -32603 with its schema library's dump.
+  const session = await rawSession(s.readerKey);
+  const deep = { ...valid, capabilities: { sampling: 5 } };
+  const inSession = await postRaw({ jsonrpc: '2.0', id: 'again', method: 'initialize', params: deep }, s.readerKey, session);
+  const refused = (await inSession.json()) as { id: unknown; error: { code: number; message: string } };
+  t.like(refused, { id: 'again', error: { code: -32602 } });
+  t.regex(refused.error.message, /^Invalid params: initialize takes .* Here: capabilities\.sampling: /);
 });
 
 test('an initialize whose params are larger than any client sends (its capabilities and clientInfo live as long as the session) is -32602 and opens no session', async (t) => {

@@ -151,7 +151,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
   };
 
   const newSession = async (key: KeyRecord, protocolVersion: string): Promise<Session> => {
-    const { openSession } = await loadProtocol();
+    const { openSession, initializeProblem } = await loadProtocol();
     const { server, transport } = openSession(settings, key.role, {
       // Room is made once the transport has taken the initialize: one it refuses (406, 415) closes no other session.
       initialized: (id) => {
@@ -179,7 +179,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     transport.onmessage = (message, extra) => {
       // Each message of a batch is checked as a message alone is (handle): the SDK would answer a
       // member's params it cannot take as an internal error (-32603) carrying its schema library's dump.
-      const invalid = invalidParams(message);
+      const invalid = invalidParams(message) ?? initializeRefused(message, initializeProblem);
       if (invalid !== undefined) return reply(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message));
       const { id, method } = message as { id?: unknown; method?: unknown };
       const request = typeof method === 'string' && id !== undefined ? requests.get(id as RequestId) : undefined;
@@ -236,9 +236,9 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       // `[initialize]` under a version without batches opens no session.
       if (Array.isArray(ctx.request.body) && !hasBatches(version)) return refuseBatch(ctx, version);
       // Beyond the fields invalidParams names: what the SDK's schema takes, said as they are.
-      const problem = initializeProblem(initialize);
-      if (problem !== undefined) {
-        ctx.body = jsonRpcError((initialize as { id: unknown }).id, INVALID_PARAMS, `${INITIALIZE_TAKES} Here: ${problem}.`);
+      const refused = initializeRefused(initialize, initializeProblem);
+      if (refused !== undefined) {
+        ctx.body = jsonRpcError(refused.id, INVALID_PARAMS, refused.message);
         return;
       }
       session = await newSession(key, version);
@@ -487,6 +487,19 @@ function withoutTask<M>(message: M): M {
   if (!isObject(params) || !('task' in params) || !('id' in (message as object))) return message;
   const { task: _, ...rest } = params;
   return { ...message, params: rest };
+}
+
+/**
+ * An initialize request (with an id) that the SDK's schema refuses deeper than invalidParams looks
+ * (`problem`: protocol.ts initializeProblem), and why, in invalidParams' words.
+ */
+function initializeRefused(
+  message: unknown,
+  problem: (initialize: unknown) => string | undefined,
+): { id: unknown; message: string } | undefined {
+  if (!isObject(message) || message.method !== 'initialize' || message.id === undefined) return undefined;
+  const wrong = problem(message);
+  return wrong === undefined ? undefined : { id: message.id, message: `${INITIALIZE_TAKES} Here: ${wrong}.` };
 }
 
 /** The `initialize` request a body carries (alone, or in a batch), if any. */
