@@ -3,8 +3,10 @@
  * the answer (errors included) and written on its one JSON log line; an id that could carry
  * anything unwanted into the log is replaced.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import test from 'ava';
-import { TestServer } from './support/server.js';
+import { isErrorLine, TestServer } from './support/server.js';
 
 const API = '/api/external';
 
@@ -29,6 +31,27 @@ test('the request id sent is echoed and logged, on answers and refusals alike', 
 
     const page = await fetch(`${s.url}/sign-in`, { headers: { 'x-request-id': 'req-3' } });
     t.is(page.headers.get('x-request-id'), 'req-3', 'the viewer too');
+  } finally {
+    await s.close();
+  }
+});
+
+test("an unexpected error's line in the log carries the request's id, as the request's own line does", async (t) => {
+  const s = await TestServer.start({ packEvery: 0 });
+  try {
+    const first = await s.head();
+    t.is((await s.post(`${API}/tag`, [{ name: 'later', color: 'red' }])).status, 200);
+    // The first commit's tree, a loose object as org create wrote it, damaged on disk: git log cannot read it.
+    const tree = (await s.git('rev-parse', `${first}^{tree}`)).trim();
+    await writeFile(join(s.gitdir, 'objects', tree.slice(0, 2), tree.slice(2)), 'damaged');
+    const answer = await s.get(`${API}/history`, { headers: { 'x-request-id': 'req-broken' } });
+    t.is(answer.status, 500, answer.text);
+    t.deepEqual(answer.body, { error: 'Internal error.' });
+    t.is(answer.headers.get('x-request-id'), 'req-broken');
+    const errors = s.logs.filter(isErrorLine).map((line) => JSON.parse(line) as { requestId?: string; msg: string });
+    t.is(errors.length, 1, s.logs.filter(isErrorLine).join('\n'));
+    t.is(errors[0]!.requestId, 'req-broken');
+    t.regex(errors[0]!.msg, new RegExp(`^error GET ${API}/history: `));
   } finally {
     await s.close();
   }

@@ -160,7 +160,7 @@ export function createApp(deps: AppDependencies): Koa {
   if (deps.metrics) app.use(countRequests(deps.metrics));
   app.use(closeAfterUnreadBody(deps.linger ?? { ms: DEFAULT_LINGER_MS, bytes: 2 * deps.bodyLimit }));
   app.use(privateAnswers);
-  app.use(errors((line) => logger.error(line)));
+  app.use(errors((line, requestId) => logger.error({ requestId }, line)));
   app.use(protocolRequirements);
   app.use(gitHttp(deps));
   app.use(refuseTypeDeletes);

@@ -46,7 +46,8 @@ function isNotWritable(err: unknown): boolean {
   return path !== undefined && (code === 'EROFS' || code === 'EACCES' || code === 'EPERM');
 }
 
-export function errors(log: (line: string) => void): Middleware {
+/** `log` takes the request's id (log.ts) beside the line: an unexpected error's line is found from the id a client quotes. */
+export function errors(log: (line: string, requestId: string | undefined) => void): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -56,10 +57,11 @@ export function errors(log: (line: string) => void): Middleware {
       }
     } catch (err) {
       const known = toApiError(err);
-      if (!known) log(redactKeys(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`));
-      else if (known.status === 507) log(redactKeys(`disk full: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
+      const requestId = ctx.state.requestId as string | undefined;
+      if (!known) log(redactKeys(`error ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`), requestId);
+      else if (known.status === 507) log(redactKeys(`disk full: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`), requestId);
       else if (known.message === NOT_WRITABLE)
-        log(redactKeys(`data directory not writable: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`));
+        log(redactKeys(`data directory not writable: ${ctx.method} ${ctx.path} refused: ${(err as Error).message}`), requestId);
       sendError(ctx, known ?? new ApiError(500, 'Internal error.'));
     }
   };
