@@ -26,7 +26,9 @@ const DIRECTIVE = `%%{init: {"theme":"dark","themeCSS":"svg{background:url(https
 const ENVIRONMENT = '${HOME} and ${PATH} and ${C4STORE_DOLLAR} and $${HOME} and ${C4STORE_DOLLAR_}';
 const SEPARATORS = 'one\u2028two\u2029three\u0085four';
 const CONTROLS = 'bell\u0007nul\u0000esc\u001b vt\u000b ff\u000c end\uffff';
-const NAMES = [DIRECTIVE, ENVIRONMENT, SEPARATORS, CONTROLS];
+/** C4-PlantUML's macros called from a name: PlantUML's preprocessor expands `Name(` anywhere in a line. */
+const MACROS = 'Person(evil, Evil) Rel(a, b) System(x)';
+const NAMES = [DIRECTIVE, ENVIRONMENT, SEPARATORS, CONTROLS, MACROS];
 
 let server: TestServer;
 let diagramId: string;
@@ -184,6 +186,51 @@ test('PlantUML reads every export although names hold U+2028, U+2029, U+0085 and
   for (const line of ['one', 'two', 'three', 'four'])
     t.true(drawn.includes(line), `${line} on a line of its own in ${JSON.stringify(drawn)}`);
 });
+
+test("PlantUML draws a name that calls C4-PlantUML's macros (Person(…), Rel(…)) as its text: no box made of it, no export refused", async (t) => {
+  const missing = await plantumlMissing();
+  if (missing) {
+    t.log(`SKIPPED LOUDLY: ${missing}`);
+    t.pass();
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-plantuml-macros-'));
+  const diagramFile = join(dir, 'diagram.puml');
+  await writeFile(diagramFile, await exported('text/x-plantuml'));
+  await writeFile(join(dir, 'model.puml'), await exported('text/x-plantuml', '/api/external/model'));
+  const run = await plantumlCheck([diagramFile, join(dir, 'model.puml')]);
+  t.is(run.code, 0, run.stdout + run.stderr);
+  // The check has teeth: the same name unescaped makes a second person of one.
+  await mkdir(join(dir, 'bare'));
+  const bare = join(dir, 'bare', 'bare.puml');
+  await writeFile(bare, '@startuml\n!include <C4/C4_Component>\nContainer(c, "Person(evil, Evil)", "", "")\n@enduml\n');
+  t.is((await plantumlSvg([bare])).code, 0);
+  const bareDrawn = await drawnTexts(join(dir, 'bare'));
+  t.true(
+    bareDrawn.some((text) => text.includes('\u00abperson\u00bb')),
+    JSON.stringify(bareDrawn),
+  );
+
+  t.is((await plantumlSvg([diagramFile])).code, 0);
+  const drawn = await drawnTexts(dir);
+  // NAMES[0] is the diagram's one person.
+  t.is(drawn.filter((text) => text.includes('\u00abperson\u00bb')).length, 1, JSON.stringify(drawn));
+  t.true(drawn.join(' ').includes(MACROS), JSON.stringify(drawn));
+});
+
+/** The texts of the SVG PlantUML drew in `dir`, each `<text>` element's, entities decoded. */
+async function drawnTexts(dir: string): Promise<string[]> {
+  const svgFile = (await readdir(dir)).find((f) => f.endsWith('.svg')) as string;
+  const svg = await readFile(join(dir, svgFile), 'utf8');
+  return Array.from(svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g), (m) =>
+    m[1]
+      .replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)))
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&'),
+  );
+}
 
 test('LikeC4 reads every export of these names back as written', async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'c4store-likec4-injection-'));

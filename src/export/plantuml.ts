@@ -14,13 +14,18 @@ const unicode = (c: string) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().
 /**
  * A label inside a macro's double quotes. Characters the preprocessor or Creole would act on
  * (`"`, `%` functions, `$` variables, `\` escapes, `<b>` tags, `~`, and doubled markup such as
- * `**`, `//`, `--`, `[[`) are written as PlantUML's `<U+XXXX>` character escapes; a line break
- * in any form is C4-PlantUML's `\n` (PlantUML refuses a file holding U+0085, U+2028 or U+2029).
+ * `**`, `//`, `--`, `[[`) are written as PlantUML's `<U+XXXX>` character escapes; so is a `(`
+ * right after a letter, digit or `_`: the preprocessor calls a procedure or function written
+ * `Name(` anywhere in a line, quotes or not, and C4-PlantUML's are `Person(`, `Rel(`, `System(`, …
+ * (a component named `Person(evil, Evil)` drew a second person; one named `Rel(a, b)` made
+ * PlantUML refuse the file). A line break in any form is C4-PlantUML's `\n` (PlantUML refuses a
+ * file holding U+0085, U+2028 or U+2029).
  */
 export function plantumlText(text: string): string {
   return text
     .replace(LINE_BREAK, '\n')
     .replace(/["\\%$<>~]/g, unicode)
+    .replace(/(?<=[\p{L}\p{N}_])\(/gu, unicode)
     .replace(/([-/_*^=[\]`'#|])\1+/g, (run) => Array.from(run, unicode).join(''))
     .replace(/\n/g, '\\n')
     .replace(/[\u0000-\u001f\u007f]/g, ' ');
