@@ -409,3 +409,44 @@ test('a gzip-compressed push whose client goes away before its first bytes unpac
     await s.close();
   }
 });
+
+test('a gzip-compressed fetch is held to the git body limit as it unpacks; git fetch, which compresses its requests, still works', async (t) => {
+  const s = await TestServer.start({ gitBodyLimit: 256 * 1024 });
+  try {
+    const main = await s.head();
+    // A hundred thousand `have` lines (5 MB) in some kilobytes of gzip: each one upload-pack looks up.
+    const have = pktLine(`have ${'1'.repeat(40)}\n`);
+    const request = Buffer.concat([
+      pktLine(`want ${main} multi_ack_detailed side-band-64k ofs-delta\n`),
+      Buffer.from('0000'),
+      Buffer.concat(Array.from({ length: 100_000 }, () => have)),
+      pktLine('done\n'),
+    ]);
+    const compressed = gzipSync(request);
+    t.true(compressed.length < 256 * 1024, `${compressed.length} bytes sent`);
+    const reply = await fetch(`${s.url}/git/${s.slug}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`ci:${s.readerKey}`).toString('base64')}`,
+        'content-type': 'application/x-git-upload-pack-request',
+        'content-encoding': 'gzip',
+      },
+      body: compressed,
+    })
+      .then((r) => r.arrayBuffer())
+      .catch(() => undefined);
+    t.log(`answer: ${reply === undefined ? 'cut' : `${reply.byteLength} bytes`}`);
+    t.true(s.logs.some((line) => line.includes('git-upload-pack: request body over 262144 bytes, cut off')));
+
+    // git compresses a fetch's request over a kilobyte: a clone forty commits apart from main sends its haves so.
+    await withClone(s, s.readerKey, async (dir) => {
+      for (let i = 0; i < 40; i++) await git(dir, 'commit', '-q', '--allow-empty', '-m', `local ${i}`);
+      await s.post('/api/external/component', [{ name: 'Fetched' }]);
+      await git(dir, 'fetch', '-q', 'origin');
+      t.is((await git(dir, 'rev-parse', 'origin/main')).stdout.trim(), await s.head());
+    });
+    t.is((await s.get('/healthz')).status, 200);
+  } finally {
+    await s.close();
+  }
+});

@@ -174,14 +174,17 @@ async function runBackend(
     GIT_CONFIG_KEY_1: 'uploadpack.allowReachableSHA1InWant',
     GIT_CONFIG_VALUE_1: 'true',
   };
-  // A compressed push is unpacked here, so that what receive-pack is given is held to the limit:
-  // left to http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine
-  // (256 MB of it, into hundreds of gigabytes). git's client compresses fetches only.
+  // A compressed request is unpacked here, so that what git is given is held to the limit: left to
+  // http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine (256 MB of
+  // it, into hundreds of gigabytes), and 3 MB of a fetch's gzip into 20 million `have` lines,
+  // which kept upload-pack busy for most of a minute (256 MB of it, for the whole git timeout).
+  // git's client compresses its fetches' requests over a kilobyte.
   const push = service === 'git-receive-pack';
-  const unpackedHere = push && GZIP.test(ctx.get('content-encoding').trim());
+  const unpackedHere = ctx.method === 'POST' && GZIP.test(ctx.get('content-encoding').trim());
   if (!unpackedHere) env.HTTP_CONTENT_ENCODING = ctx.get('content-encoding');
-  // A push's body grows by the capability atomicPushRequest asks for: receive-pack reads it to its end.
-  if (!push && ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
+  // A push's body grows by the capability atomicPushRequest asks for, and one unpacked here is not
+  // as long as it was sent: git reads either to its end.
+  if (!push && !unpackedHere && ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
   const body = unpackedHere ? await unpacked(ctx.req) : ctx.req;
   // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
   // timeout every git process of the server has.
