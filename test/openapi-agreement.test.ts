@@ -419,6 +419,8 @@ const GOOD_VERSION_NAMES = [
   'v1.lockx',
   'tags',
   'refsx/a',
+  'originals/v1',
+  'drafts',
 ];
 const BAD_VERSION_NAMES: unknown[] = [
   'main',
@@ -433,6 +435,9 @@ const BAD_VERSION_NAMES: unknown[] = [
   'tags/v1',
   'heads/main',
   'remotes/origin/main',
+  'origin',
+  'origin/main',
+  'drafts/review',
   '1234',
   'a..b',
   'a//b',

@@ -3,6 +3,7 @@
  * (`?at=`, diff, history, revert), and no name answers 500.
  */
 import test from 'ava';
+import { cloneFor, gitIn } from './support/git-clone.js';
 import { withServer } from './support/server.js';
 
 const V = '/api/external/versions';
@@ -84,4 +85,30 @@ test("a name differing from a version's only in case is refused, also as a folde
       t.true(reply.body.error.startsWith(`Version '${name}' cannot be made beside version '${other}'`), reply.body.error);
     }
     t.deepEqual((await s.git('tag', '-l')).trim().split('\n'), ['Release', 'v1.0']);
+  }));
+
+test('names a clone reads as branches of its own (origin, origin/…, drafts/…) are refused, over the API and in a push: the tag would stand in for the branch', (t) =>
+  withServer(async (s) => {
+    const clone = await cloneFor(t, s, 'c4store-version-names-');
+    // What such a tag does on a clone: `origin/main` is the old commit the tag names, not the server's main.
+    const first = await gitIn(clone, ['rev-parse', 'HEAD']);
+    await s.post('/api/external/tags', { id: 'pci', name: 'PCI', color: 'red' });
+    await gitIn(clone, ['fetch', '-q', 'origin']);
+    await gitIn(clone, ['tag', 'origin/main', first]);
+    t.is(await gitIn(clone, ['rev-parse', 'origin/main']), first);
+    t.not(first, await s.head());
+    for (const name of ['origin/main', 'origin', 'origin/drafts/x', 'drafts/review']) {
+      const reply = await s.post(V, { name });
+      t.is(reply.status, 400, `${name}: ${reply.text}`);
+      t.deepEqual(reply.body, {
+        error: `Invalid version name '${name}': a clone reads origin, origin/… and drafts/… as its branches (the server's main, a draft's branch) before a tag.`,
+      });
+    }
+    for (const name of ['origin/main', 'drafts/review']) {
+      if (name !== 'origin/main') await gitIn(clone, ['tag', name, first]);
+      const pushed = await gitIn(clone, ['push', 'origin', `refs/tags/${name}`]).catch((err: { stderr: string }) => err.stderr);
+      t.true(pushed.includes(`refs/tags/${name}: Invalid version name '${name}': a clone reads origin`), pushed);
+    }
+    t.is((await s.git('tag', '-l')).trim(), '');
+    for (const name of ['originals/v1', 'release/origin/x', 'drafts', 'draftsx/y']) t.is((await s.post(V, { name })).status, 201, name);
   }));

@@ -146,6 +146,9 @@ export function versionNameProblem(name: string): string | null {
   if (GIT_NAMESPACE.test(name)) {
     return `Invalid version name '${name}': git reads a name starting with refs/, tags/, heads/ or remotes/ as a ref of its own before a tag.`;
   }
+  if (CLONE_BRANCH.test(name)) {
+    return `Invalid version name '${name}': a clone reads origin, origin/… and drafts/… as its branches (the server's main, a draft's branch) before a tag.`;
+  }
   // VERSION_NAME is also the rule revisions are read by (`?at=`, diff, history, revert): every version can be named.
   if (!VERSION_NAME.test(name) || VERSION_NAME_EXCLUDED.some((excluded) => excluded.test(name))) {
     return `Invalid version name '${name}': use 1 to 200 ASCII letters, digits, '.', '-', '_' and '/', starting with a letter or digit (no '..', no '.lock' at the end).`;
@@ -159,6 +162,13 @@ export function versionNameProblem(name: string): string | null {
  * another ref on a clone. A pipeline handing on its CI's ref (`refs/tags/v2.0`) would make one.
  */
 export const GIT_NAMESPACE = /^(refs|tags|heads|remotes)\//;
+/**
+ * The names a clone has as branches, which git resolves after `refs/tags/<name>`: a version
+ * `origin/main` stood in for every clone's `origin/main` (`git rebase origin/main`, `git reset
+ * --hard origin/main` went to the tag's commit; git only warns that the name is ambiguous),
+ * `origin` for `origin/HEAD`, and `drafts/x` for the draft's branch a clone checked out.
+ */
+export const CLONE_BRANCH = /^(origin(\/|$)|drafts\/)/;
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
 /** The names git gives its own state (CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, …): a revision of that name is git's, not the tag. */
 export const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;
