@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redactSecrets, redactUrl } from '../src/credentials.js';
 import { cli, lastLine, serveProcess } from './support/process.js';
-import { TestServer } from './support/server.js';
+import { run, TestServer } from './support/server.js';
 
 async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -222,4 +222,45 @@ test('a mirrors.yaml the parser refuses: the command line says which file, and n
     (err: { stderr?: string }) => err,
   );
   t.regex(unknown?.stderr ?? '', /organization 'nosuch' does not exist/);
+});
+
+test("a mirrors.yaml entry written by hand for no organization's slug ('Acme') is left out and said so; the server and the other mirrors go on", async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-mirrors-slug-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  await cli('org', 'create', 'acme', '--data', data);
+  const key = lastLine(await cli('key', 'create', 'acme', '--data', data));
+  const target = join(data, 'mirror.git');
+  await run('git', ['init', '-q', '--bare', target]);
+  await writeFile(
+    join(data, 'mirrors.yaml'),
+    `mirrors:\n  - org: Acme\n    url: ${target}\n    interval: 0\n  - org: ../../elsewhere\n    url: ${target}\n    interval: 0\n  - org: acme\n    url: ${target}\n    interval: 0\n`,
+  );
+  const server = await serveProcess(data);
+  t.teardown(() => server.stop());
+  // The valid mirror's push was started with the others, at the first reading of the file.
+  const mirrors = await until(
+    'the mirror of acme is pushed',
+    async () => {
+      const health = await fetch(`${server.url}/healthz`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
+      return health === undefined
+        ? undefined
+        : ((await health.json()) as { mirrors: Array<{ url: string; lastPushed: string | null }> }).mirrors;
+    },
+    (found) => found === undefined || found.every((mirror) => mirror.lastPushed !== null),
+  );
+  t.is(server.child.exitCode, null, server.output.join('\n'));
+  t.deepEqual(
+    mirrors?.map((mirror) => mirror.url),
+    [target],
+  );
+  t.is(
+    (await run('git', ['--git-dir', target, 'rev-parse', 'main'])).stdout.trim(),
+    (await run('git', ['--git-dir', join(data, 'orgs', 'acme.git'), 'rev-parse', 'main'])).stdout.trim(),
+  );
+  for (const org of ['Acme', '../../elsewhere']) {
+    t.true(
+      server.output.some((line) => line.includes(`mirror of \\"${org}\\" to ${target} is left out: it names no organization`)),
+      server.output.join('\n'),
+    );
+  }
 });

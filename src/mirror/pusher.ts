@@ -5,6 +5,7 @@ import { GitCommandError, GitTimeoutError, runGit } from '../store/git-cli.js';
 import { redactSecrets, redactUrl } from '../credentials.js';
 import { type MirrorConfig, mirrorsSignature, readMirrors } from './config.js';
 import { replaceFile } from '../store/durable-files.js';
+import { SLUG_PATTERN } from '../store/org-identity.js';
 
 /**
  * Pushes `main`, the drafts' branches and the version tags of each mirrored organization to
@@ -120,14 +121,23 @@ export class Mirrors {
       return undefined;
     });
     if (!configs) return;
-    const wanted = new Set(configs.map(keyOf));
+    // mirrors.yaml is written by hand too: an entry naming no organization's slug ('Acme', a path)
+    // has no repository to push; asked for one, it threw in a timer and ended the server.
+    const valid = configs.filter((config) => {
+      if (SLUG_PATTERN.test(config.org)) return true;
+      this.log(
+        `mirrors.yaml: the mirror of ${JSON.stringify(config.org)} to ${redactUrl(config.url)} is left out: it names no organization (a slug is lowercase letters, digits and '-')`,
+      );
+      return false;
+    });
+    const wanted = new Set(valid.map(keyOf));
     for (const [key, mirror] of this.mirrors) {
       if (!wanted.has(key)) {
         clearTimeout(mirror.timer);
         this.mirrors.delete(key);
       }
     }
-    for (const config of configs) {
+    for (const config of valid) {
       const existing = this.mirrors.get(keyOf(config));
       if (existing) {
         existing.config = config;
