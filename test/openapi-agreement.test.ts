@@ -438,6 +438,7 @@ const BAD_VERSION_NAMES: unknown[] = [
   'origin',
   'origin/main',
   'drafts/review',
+  'Origin/main',
   '1234',
   'a..b',
   'a//b',

@@ -97,7 +97,7 @@ test('names a clone reads as branches of its own (origin, origin/…, drafts/…
     await gitIn(clone, ['tag', 'origin/main', first]);
     t.is(await gitIn(clone, ['rev-parse', 'origin/main']), first);
     t.not(first, await s.head());
-    for (const name of ['origin/main', 'origin', 'origin/drafts/x', 'drafts/review']) {
+    for (const name of ['origin/main', 'origin', 'origin/drafts/x', 'drafts/review', 'Origin/main', 'DRAFTS/review']) {
       const reply = await s.post(V, { name });
       t.is(reply.status, 400, `${name}: ${reply.text}`);
       t.deepEqual(reply.body, {

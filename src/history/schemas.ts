@@ -33,7 +33,7 @@ const VersionName = wordedByWrite(
       "The version's name, its tag: 1 to 200 characters of A-Z, a-z, 0-9, `.`, `_`, `-` and `/`, starting with a letter or digit; " +
       'without `..` or `//`, no part between slashes starting with `.` or ending in `.lock`, not ending in `/` or `.`; not 4 to 40 ' +
       'hex digits of either case (a commit id), not starting with `refs/`, `tags/`, `heads/` or `remotes/` (git reads those as its own refs), ' +
-      'not `origin`, nor starting with `origin/` or `drafts/` (a clone reads those as its branches); ' +
+      'not `origin`, nor starting with `origin/` or `drafts/`, in any case (a clone reads those as its branches); ' +
       `nor ${[...RESERVED_NAMES].map((name) => `\`${name}\``).join(', ')} or another \`*_HEAD\` of capitals ` +
       "and `_` (git's own names). A name taken, or one a version's name is a folder of (`v1` beside `v1/rc`), is 409.",
   } as never),

@@ -166,9 +166,11 @@ export const GIT_NAMESPACE = /^(refs|tags|heads|remotes)\//;
  * The names a clone has as branches, which git resolves after `refs/tags/<name>`: a version
  * `origin/main` stood in for every clone's `origin/main` (`git rebase origin/main`, `git reset
  * --hard origin/main` went to the tag's commit; git only warns that the name is ambiguous),
- * `origin` for `origin/HEAD`, and `drafts/x` for the draft's branch a clone checked out.
+ * `origin` for `origin/HEAD`, and `drafts/x` for the draft's branch a clone checked out. In any
+ * case: on macOS and Windows a loose ref `refs/tags/Origin/main` is the file git opens for
+ * `refs/tags/origin/main`. Spelled without a flag: the OpenAPI document's pattern is this source.
  */
-export const CLONE_BRANCH = /^(origin(\/|$)|drafts\/)/;
+export const CLONE_BRANCH = /^([Oo][Rr][Ii][Gg][Ii][Nn](\/|$)|[Dd][Rr][Aa][Ff][Tt][Ss]\/)/;
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(['main', 'HEAD', 'FETCH_HEAD', 'ORIG_HEAD', 'MERGE_HEAD', 'AUTO_MERGE']);
 /** The names git gives its own state (CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, …): a revision of that name is git's, not the tag. */
 export const GIT_STATE_NAME = /^[A-Z_]+_HEAD$/;
