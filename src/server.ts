@@ -231,7 +231,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   await orgs.prepare(keys);
   // Pushes with file access are checked by the same code as API writes, through git's hook.
   const slugs = await orgs.list();
-  for (const slug of slugs) await guardPushes(orgs.gitdir(slug));
+  for (const slug of slugs) {
+    // As in prepare(): one damaged repository (a file named <slug>.git, an empty folder a restore
+    // left) must not keep the server from serving the others; it ended the start here.
+    await guardPushes(orgs.gitdir(slug)).catch((error: Error) =>
+      log(`organization '${slug}': pushes to it cannot be checked (pre-receive hook, git's object checks): ${error.message}`),
+    );
+  }
   maintenance.maintainInTurn(slugs.map((slug) => orgs.gitdir(slug)));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });

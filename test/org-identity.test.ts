@@ -4,7 +4,7 @@
  * identity are refused, and nothing cached from an organization removed and created again
  * under the same slug is served for the new one.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -163,4 +163,28 @@ test("an organization created again under its slug lists none of the old one's s
     t.is((await s.get(`/api/external/share-links/${made.body.id}`, { key: newKey })).status, 404);
     t.is((await s.request('DELETE', `/api/external/share-links/${made.body.id}`, { key: newKey })).status, 404);
   });
+});
+
+test('a damaged repository among the organizations (a file, an empty folder) does not keep the server from serving the others', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'c4store-identity-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  await new Orgs(dataDir).create('acme', { author: AUTHOR });
+  const { key } = await new KeyStore(dataDir).create('acme', { label: 'pipeline' });
+  // What a restore cut short, or a hand, leaves beside it.
+  await writeFile(join(dataDir, 'orgs', 'stray.git'), 'not a repository\n');
+  await mkdir(join(dataDir, 'orgs', 'empty.git'));
+  const logs: string[] = [];
+  const server = await startServer({ dataDir, port: 0, log: (line) => logs.push(line) });
+  try {
+    const reply = await fetch(`${server.url}/api/external/tag`, { headers: { authorization: `Bearer ${key}` } });
+    t.is(reply.status, 200);
+    for (const slug of ['stray', 'empty']) {
+      t.true(
+        logs.some((line) => line.includes(`organization '${slug}': pushes to it cannot be checked`)),
+        logs.join('\n'),
+      );
+    }
+  } finally {
+    await server.close();
+  }
 });
