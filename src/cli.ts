@@ -635,12 +635,17 @@ async function run(argv: string[]): Promise<void> {
       const timeout = values.timeout === undefined ? DEFAULT_MIRROR_TIMEOUT : timerSeconds(values.timeout);
       if (Number.isNaN(timeout) || timeout === 0)
         throw new UsageError(`--timeout must be a number of seconds above 0, at most ${LONGEST_TIMER_SECONDS}, not '${values.timeout}'`);
-      await updateMirrors(data, (mirrors) => [
-        ...mirrors.filter((m) => m.org !== slug || m.url !== url),
-        { org: slug, url, interval, timeout },
-      ]);
+      // One mirror per address as `mirror list` shows it: the same address with other credentials
+      // (a rotated token) replaces the mirror; beside it, the old token's pushes failed forever on
+      // a line `mirror list` printed exactly as the new one's.
+      const sameMirror = (m: { org: string; url: string }) => m.org === slug && (m.url === url || redactUrl(m.url) === redactUrl(url));
+      let replaced = false;
+      await updateMirrors(data, (mirrors) => {
+        replaced = mirrors.some(sameMirror);
+        return [...mirrors.filter((m) => !sameMirror(m)), { org: slug, url, interval, timeout }];
+      });
       console.log(
-        `'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s); running servers start within a second`,
+        `'${slug}' is mirrored to ${redactUrl(url)} (at most one push every ${interval} s${replaced ? '; it replaces the mirror of that address' : ''}); running servers start within a second`,
       );
       return;
     }

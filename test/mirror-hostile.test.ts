@@ -264,3 +264,28 @@ test("a mirrors.yaml entry written by hand for no organization's slug ('Acme') i
     );
   }
 });
+
+test('mirror add of an address already mirrored with other credentials (a rotated token) replaces that mirror, not a second one beside it', async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-mirrors-rotate-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  await cli('org', 'create', 'demo', '--data', data);
+  for (const url of [
+    'https://bot:OldToken1@git.example.com/arch/demo.git',
+    'https://bot:NewToken2@git.example.com/arch/demo.git',
+    'https://OldToken3@git.example.com/arch/other.git',
+    'https://NewToken4@git.example.com/arch/other.git',
+  ]) {
+    await cli('mirror', 'add', 'demo', url, '--data', data);
+  }
+  const file = await readFile(join(data, 'mirrors.yaml'), 'utf8');
+  for (const gone of ['OldToken1', 'OldToken3']) t.false(file.includes(gone), file);
+  for (const kept of ['NewToken2', 'NewToken4']) t.true(file.includes(kept), file);
+  const listed = (await cli('mirror', 'list', 'demo', '--data', data)).trim().split('\n');
+  t.deepEqual(
+    listed.map((line) => line.split('\t')[1]),
+    ['https://bot:***@git.example.com/arch/demo.git', 'https://***@git.example.com/arch/other.git'],
+  );
+  // Another address, or another user name, is another mirror.
+  await cli('mirror', 'add', 'demo', 'https://ci:NewToken5@git.example.com/arch/demo.git', '--data', data);
+  t.is((await cli('mirror', 'list', 'demo', '--data', data)).trim().split('\n').length, 3);
+});
