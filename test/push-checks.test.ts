@@ -204,6 +204,28 @@ test('a .GIT path, a plain file where a shard folder belongs, a symlink resource
   t.is(stdout, '');
 });
 
+test("a path differing only in case from c4store's own (Organization.yaml, Types/) is refused: a macOS or Windows clone makes one file of the two", async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const { dir, tree, head, tags } = await cloneForPush(t, s);
+  const blob = await git(dir, ['hash-object', '-w', '--stdin'], 'name: Elsewhere\nslug: elsewhere\n');
+  const withEntries = (...entries: string[]) => git(dir, ['mktree'], `${[...tree, ...entries].join('\n')}\n`);
+  const types = tree.find((line) => line.endsWith('\ttypes'))!.split(/\s/)[2]!;
+  for (const [entry, path] of [
+    [`100644 blob ${blob}\tOrganization.yaml`, 'Organization.yaml'],
+    [`040000 tree ${types}\tTypes`, 'Types'],
+    [`100644 blob ${blob}\tTYPES`, 'TYPES'],
+  ] as const) {
+    const output = await pushRefused(dir, `${await commitOnMain(dir, await withEntries(entry))}:refs/heads/main`);
+    t.true(output.includes(`${path}: differs only in case from c4store's ${path.toLowerCase()}`), output);
+    await unchanged(t, s, head, tags);
+  }
+  // Files that are not c4store's, in any case, are taken as ever.
+  const taken = await commitOnMain(dir, await withEntries(`100644 blob ${blob}\tREADME.md`, `100644 blob ${blob}\tOrganization.txt`));
+  await git(dir, ['push', 'origin', `${taken}:refs/heads/main`]);
+  t.is(await s.head(), taken);
+});
+
 test('a pushed diagram beyond the write bounds is refused with the API write limit text', async (t) => {
   const s = await TestServer.start({ limits: { diagramInstances: 3 } as never });
   t.teardown(() => s.close());

@@ -97,16 +97,29 @@ const FILE_MODE = '100644';
 
 /**
  * Why an entry of a pushed tree (path, git mode) is not as the store would write it, or null:
- * a folder the store writes into must be a folder, and a file the store reads or writes (a
- * resource, organization.yaml, a schema) a plain file. Other entries are not c4store's.
+ * a folder the store writes into must be a folder, a file the store reads or writes (a
+ * resource, organization.yaml, a schema) a plain file, and no other entry may differ from one
+ * of those only in case. Other entries are not c4store's.
  */
 export function treeEntryProblem(path: string, mode: string): string | null {
   if (STORE_FOLDER.test(path)) {
     return mode === TREE_MODE ? null : `${path}: c4store keeps a folder here; a file in its place would make every write into it fail.`;
   }
-  const owned = path.startsWith('.c4store/schemas/') || classifyPath(path) !== null;
+  const owned = isOwned(path);
   if (owned && mode !== FILE_MODE) {
     return `${path}: must be a plain file (mode ${FILE_MODE}) as c4store writes it, not ${mode === TREE_MODE ? 'a folder' : `mode ${mode}`}.`;
   }
+  // `Organization.yaml` beside organization.yaml, `Types/` beside types/: c4store reads neither,
+  // but a clone on macOS or Windows checks both out into one file or folder, so the model there
+  // is not the one served (and `c4store check` of it says nothing of the difference).
+  const folded = path.toLowerCase();
+  if (!owned && folded !== path && (STORE_FOLDER.test(folded) || isOwned(folded))) {
+    return `${path}: differs only in case from c4store's ${folded}: a clone on macOS or Windows makes one of the two, and the model checked out there is not the one served.`;
+  }
   return null;
+}
+
+/** A file c4store reads or writes: organization.yaml, a resource file, a schema. */
+function isOwned(path: string): boolean {
+  return path.startsWith('.c4store/schemas/') || classifyPath(path) !== null;
 }
