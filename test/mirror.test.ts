@@ -171,3 +171,38 @@ test('a mirror over HTTP: git http-backend under a small HTTP server, with crede
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a mirror someone else moved shows which ref was refused and why, not only "failed to push some refs"', async (t) => {
+  const s = await TestServer.start();
+  const dir = await mkdtemp(join(tmpdir(), 'c4store-mirror-moved-'));
+  t.teardown(async () => {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const remote = join(dir, 'remote.git');
+  await run('git', ['init', '-q', '--bare', '--initial-branch=main', remote]);
+  // Someone else's commit on the mirror's main, which a push of ours would drop.
+  const clone = join(dir, 'theirs');
+  await run('git', ['init', '-q', '--initial-branch=main', clone]);
+  await run('git', [
+    '-C',
+    clone,
+    '-c',
+    'user.name=Them',
+    '-c',
+    'user.email=them@example.com',
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'theirs',
+  ]);
+  await run('git', ['-C', clone, 'push', '-q', remote, 'main']);
+  await cli('mirror', 'add', s.slug, remote, '--interval', '0', '--data', s.dataDir);
+  const failing = await until(
+    'failure in /healthz',
+    async () => (await s.get('/healthz')).body,
+    (body) => body.mirrors?.[0]?.failures >= 1,
+  );
+  t.regex(failing.mirrors[0].lastError, /! \[rejected\] refs\/heads\/main \(fetch first\)/, failing.mirrors[0].lastError);
+});

@@ -191,20 +191,21 @@ export class Mirrors {
     if (head === null) return;
     try {
       // Drafts' branches too (forced: a draft may be rewritten); one merged or closed stays on the mirror.
-      await runGit(
-        gitdir,
-        [
-          'push',
-          '--quiet',
-          '--porcelain',
-          '--',
-          url,
-          `${head}:refs/heads/main`,
-          'refs/tags/*:refs/tags/*',
-          '+refs/heads/drafts/*:refs/heads/drafts/*',
-        ],
-        { timeoutMs: mirror.config.timeout * 1000, signal: this.stopping.signal },
-      );
+      const args = [
+        'push',
+        '--quiet',
+        '--porcelain',
+        '--',
+        url,
+        `${head}:refs/heads/main`,
+        'refs/tags/*:refs/tags/*',
+        '+refs/heads/drafts/*:refs/heads/drafts/*',
+      ];
+      const pushed = await runGit(gitdir, args, { timeoutMs: mirror.config.timeout * 1000, signal: this.stopping.signal, okCodes: [1] });
+      // A ref the mirror refused is said on standard output alone (--porcelain): without it, the
+      // error was "failed to push some refs", never which ref nor why (someone else moved main).
+      if (pushed.code !== 0)
+        throw new GitCommandError(args, pushed.code, `${pushed.stderr}\n${refusedRefs(pushed.stdout.toString('utf8'))}`);
       mirror.status.lastPushed = head;
       mirror.status.lastPushedAt = new Date().toISOString();
       mirror.status.lastError = null;
@@ -264,6 +265,22 @@ export async function readMirrorState(dataDir: string): Promise<MirrorStatus[]> 
 
 function keyOf(config: MirrorConfig): string {
   return `${config.org}\n${config.url}`;
+}
+
+/**
+ * The refs `git push --porcelain` says the remote refused (`!\t<src>:<dst>\t[rejected] (fetch
+ * first)`), as git's own output shows them: `! [rejected] refs/heads/main (fetch first)`.
+ */
+function refusedRefs(porcelain: string): string {
+  return porcelain
+    .split('\n')
+    .filter((line) => line.startsWith('!\t'))
+    .map((line) => {
+      const [, refs = '', outcome = ''] = line.split('\t');
+      const [status, ...reason] = outcome.split(' ');
+      return `! ${status} ${refs.slice(refs.indexOf(':') + 1)} ${reason.join(' ')}`.trim();
+    })
+    .join('\n');
 }
 
 /**
