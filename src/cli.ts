@@ -175,6 +175,24 @@ function checkOptionsOf(command: string, sub: string | undefined, values: Values
   }
 }
 
+/**
+ * Refuses an option of one value given twice: parseArgs keeps the last, so `--data A --data B`
+ * (a line edited, an alias beside a typed option) ran on B unsaid. --member and --event add up.
+ */
+function refuseRepeatedOptions(tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>): void {
+  const given = new Map<string, string | undefined>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const option = OPTIONS[token.name as keyof typeof OPTIONS] as { multiple?: boolean } | undefined;
+    if (option?.multiple) continue;
+    if (given.has(token.name)) {
+      const values = token.value === undefined ? '' : ` ('${given.get(token.name)}', then '${token.value}')`;
+      throw new UsageError(`--${token.name} is given more than once${values}: give it once`);
+    }
+    given.set(token.name, token.value);
+  }
+}
+
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
 function dataDir(values: Values): string {
@@ -481,7 +499,12 @@ async function check(args: string[]): Promise<void> {
 }
 
 async function run(argv: string[]): Promise<void> {
-  const { values, positionals: args } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const {
+    values,
+    positionals: args,
+    tokens,
+  } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+  refuseRepeatedOptions(tokens);
   const [command, sub, ...rest] = args;
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);

@@ -241,6 +241,25 @@ test('an option the command does not take is refused, not ignored: key create --
   t.true(check.stderr.includes('check does not take --data'), check.stderr);
 });
 
+test('an option of one value given twice is refused, not the last one taken unsaid; --member and --event add up', async (t) => {
+  const data = await dataDir(t);
+  const other = await dataDir(t);
+  const twice = await outcome(['org', 'create', 'acme', '--data', data, '--data', other]);
+  t.is(twice.code, 2);
+  t.true(twice.stderr.includes(`--data is given more than once ('${data}', then '${other}'): give it once`), twice.stderr);
+  const served = await outcome(['serve', '--data', data, '--port', '0', '--port', '1']);
+  t.is(served.listening, undefined, 'served on one of the two ports');
+  t.is(served.code, 2);
+  t.true(served.stderr.includes("--port is given more than once ('0', then '1')"), served.stderr);
+  const flags = await outcome(['serve', '--data', data, '--port', '0', '--durable', '--durable']);
+  t.is(flags.code, 2);
+  t.true(flags.stderr.includes('--durable is given more than once: give it once'), flags.stderr);
+  t.deepEqual(await readdir(data), [], 'nothing made');
+  t.deepEqual(await readdir(other), [], 'nothing made');
+  const members = await outcome(['org', 'create', 'acme', '--data', data, '--member', 'a@example.com', '--member', 'b@example.com']);
+  t.is(members.code, 0, members.stderr);
+});
+
 test('serve --host given empty is refused: it listened on every interface (the default is loopback only) and printed http://:PORT', async (t) => {
   const data = await dataDir(t);
   for (const host of ['', ' ']) {
