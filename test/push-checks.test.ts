@@ -6,6 +6,7 @@
  * over smart HTTP; each refusal leaves main and every tag where they were.
  */
 import test, { type ExecutionContext } from 'ava';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,23 @@ async function unchanged(t: import('ava').ExecutionContext, s: TestServer, head:
   t.is(await s.head(), head, 'main did not move');
   t.is(await s.git('tag', '--list'), tags, 'no tag was made');
 }
+
+test('the pre-receive hook run by hand with what git never gives it refuses in words, not with a TypeError', async (t) => {
+  const s = await TestServer.start();
+  t.teardown(() => s.close());
+  const head = await s.head();
+  for (const input of ['garbage\n', 'a b\n', `${head} ${head}\n`, `${head} ${head} main\n`]) {
+    const hook = spawnSync(process.execPath, [CLI, 'hook', 'pre-receive'], {
+      input,
+      env: { ...process.env, GIT_DIR: s.gitdir },
+      encoding: 'utf8',
+    });
+    t.is(hook.status, 1, input);
+    t.regex(hook.stderr, /is not a ref update git would give \('<old id> <new id> refs\/…'\)/, input);
+    t.notRegex(hook.stderr, /Cannot read|TypeError|undefined/, input);
+  }
+  t.is(await s.head(), head);
+});
 
 test('every organization repository checks pushed objects with git fsck rules, old ones from the next start', async (t) => {
   const s = await TestServer.start();

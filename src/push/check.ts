@@ -35,13 +35,23 @@ export interface RefUpdate {
   ref: string;
 }
 
+/** A line of what git gives a pre-receive hook: `<old id> <new id> <ref>`. */
+const REF_UPDATE = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (refs\/\S+)$/;
+
+/**
+ * The ref updates of a push, as git gives them to its pre-receive hook. Anything else (the hook
+ * run by hand, fed something else) is refused in words, not with a TypeError of a missing part.
+ */
 export function parseRefUpdates(stdin: string): RefUpdate[] {
   return stdin
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const [old, next, ref] = line.trim().split(' ');
-      return { old, new: next, ref };
+      const parts = REF_UPDATE.exec(line.trim());
+      if (parts === null) {
+        throw new Error(`pre-receive: '${line.slice(0, 200)}' is not a ref update git would give ('<old id> <new id> refs/…')`);
+      }
+      return { old: parts[1]!, new: parts[2]!, ref: parts[3]! };
     });
 }
 
