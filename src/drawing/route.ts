@@ -1040,6 +1040,11 @@ class Router {
         if (d === back) continue;
         const m = next[4 * node + d]!;
         if (m < 0) continue;
+        // A state already taken off the queue has its cheapest cost: nothing about the step to it is worth working out.
+        const along = d & 1;
+        const nextState = m * 2 + along;
+        const seen = mark[nextState]!;
+        if (seen === done) continue;
         const mi = nodeI[m]!;
         const mj = nodeJ[m]!;
         const c = stepCount[4 * node + d]!;
@@ -1058,9 +1063,7 @@ class Router {
           if (!soft) continue;
           step += THROUGH;
         }
-        const along = d & 1;
         if (along !== axis) step += BEND;
-        const nextState = m * 2 + along;
         let ng = g + step;
         if (shortLeg > 0) {
           for (let k = 0; k < goals; k++) {
@@ -1069,8 +1072,6 @@ class Router {
             break;
           }
         }
-        const seen = mark[nextState]!;
-        if (seen === done) continue;
         if (seen !== open || ng < cost[nextState]!) {
           cost[nextState] = ng;
           came[nextState] = state;
