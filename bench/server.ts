@@ -9,6 +9,7 @@ import { closeSync, openSync, readFileSync, watch } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serveArguments } from '../test/support/process.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -37,10 +38,10 @@ export interface SpawnOptions {
  * `node dist/cli.js serve --data <dataDir> --port 0 [args]`, resolved once it prints `listening on
  * <url>`. With no load balancer to tell, its SIGTERM need not wait before it stops accepting
  * (`--drain-delay 0`; the default 5 s came to half a minute of the bench's smoke test and a
- * minute of a whole run; a later `--drain-delay` in `args` wins).
+ * minute of a whole run; unless `args` gives one).
  */
 export function serveProcess(dataDir: string, args: string[] = [], options: SpawnOptions = {}): Promise<ServerProcess> {
-  return spawnListening([...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...args]);
+  return spawnListening([...(options.nodeArgs ?? []), CLI, ...serveArguments(dataDir, args)]);
 }
 
 /** The minimal Koa route answering precomputed bytes; `bodies` maps a path to a file of its body. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { tryDirectoryLock } from '../src/store/lock.js';
 import { MAINTENANCE_LOCK, MAINTENANCE_LOCK_TIMING } from '../src/store/maintenance.js';
-import { CLI, cli, lastLine, untilListening } from '../test/support/process.js';
+import { CLI, cli, lastLine, serveArguments, untilListening } from '../test/support/process.js';
 
 export { CLI };
 
@@ -47,11 +47,10 @@ const TROUBLE = /error|compromised|warn|unhandled|exception/i;
 
 /** `node dist/cli.js serve --data D --port 0`, resolved once it prints `listening on <url>`. */
 export async function startServerProcess(dataDir: string, options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...(options.args ?? [])],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
-  );
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...serveArguments(dataDir, options.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   const troubles: string[] = [];
   const tail: string[] = [];
   const exited = once(child, 'exit').then(() => undefined);

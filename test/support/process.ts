@@ -53,16 +53,25 @@ export function untilListening(
 
 /**
  * `c4store serve` as its own process, resolved once it prints `listening on <url>`. Without a
- * load balancer to tell, SIGTERM need not wait before it stops accepting (`--drain-delay 0`;
- * a later `--drain-delay` in `args` wins).
+ * load balancer to tell, SIGTERM need not wait before it stops accepting (`--drain-delay 0`,
+ * unless `args` gives one).
  */
 export function serveProcess(dataDir: string, ...args: string[]): Promise<ServerProcess> {
   return serveProcessWith({}, dataDir, ...args);
 }
 
+/**
+ * `serve --data <dataDir>` on a port of the system's choice and without a drain delay, unless
+ * `args` gives either (serve refuses an option given twice).
+ */
+export function serveArguments(dataDir: string, args: readonly string[]): string[] {
+  const defaults = Object.entries({ '--port': '0', '--drain-delay': '0' }).filter(([option]) => !args.includes(option));
+  return ['serve', '--data', dataDir, ...defaults.flat(), ...args];
+}
+
 /** serveProcess with these variables added to the environment. */
 export async function serveProcessWith(env: Record<string, string>, dataDir: string, ...args: string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--port', '0', '--drain-delay', '0', ...args], {
+  const child = spawn(process.execPath, [CLI, ...serveArguments(dataDir, args)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
