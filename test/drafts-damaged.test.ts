@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EventSource } from 'eventsource';
 import { Receiver } from './support/events.js';
-import { TestServer, withServer } from './support/server.js';
+import { sessionCookie, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const REFUSAL =
@@ -103,16 +103,7 @@ test('every way to a draft is refused alike while its records are damaged: API r
     const whole = await withDraft(s);
     const head = await draftHead(s, 'd1');
     const base = (await s.get(`${API}/drafts/d1`)).body.base as string;
-    const cookie = (
-      await fetch(`${s.url}/sign-in`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-        body: new URLSearchParams({ key: s.key, next: '/' }),
-      })
-    ).headers
-      .get('set-cookie')!
-      .split(';')[0]!;
+    const cookie = await sessionCookie(s.url, s.key);
     const agent = new Client({ name: 'damage-test', version: '1.0.0' });
     await agent.connect(
       new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${s.key}` } } }),

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourcePath } from '../src/model/paths.js';
 import { cli } from './support/process.js';
-import { type Reply, run, TestServer, withServer } from './support/server.js';
+import { type Reply, run, sessionCookie, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 const IDENTITY = ['-c', 'user.name=Ada', '-c', 'user.email=ada@example.com'];
@@ -272,16 +272,8 @@ test('a draft branch is mirrored like main', async (t) => {
   }
 });
 
-/** A viewer session of the server's editor key, as the sign-in page gives it: the cookie to send. */
-async function sessionOf(s: TestServer): Promise<string> {
-  const answer = await fetch(`${s.url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-    body: new URLSearchParams({ key: s.key, next: '/' }),
-  });
-  return answer.headers.get('set-cookie')!.split(';')[0]!;
-}
+/** A viewer session of the server's editor key: the cookie to send. */
+const sessionOf = (s: TestServer) => sessionCookie(s.url, s.key);
 
 test('a draft that changes the organization (organization.yaml pushed into its branch) says so in its REST diff and on its page, open and merged', (t) =>
   withServer(async (s) => {

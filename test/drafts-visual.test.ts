@@ -1,6 +1,6 @@
 import test from 'ava';
 import { renderPng } from '../src/drawing/png.js';
-import { type TestServer, withServer } from './support/server.js';
+import { sessionCookie, type TestServer, withServer } from './support/server.js';
 
 // The visual diff of a diagram in a draft (CONTRACT §8), drawn by the real server: the API's
 // diagram GET with Accept: image/svg+xml (or image/png), and the viewer's .svg and .png addresses, with
@@ -16,15 +16,7 @@ async function pngAt(url: string, headers: Record<string, string>): Promise<{ st
   return { status: answer.status, type: answer.headers.get('content-type'), bytes: Buffer.from(await answer.arrayBuffer()) };
 }
 
-async function cookieOf(s: TestServer): Promise<string> {
-  const answer = await fetch(`${s.url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-    body: new URLSearchParams({ key: s.key, next: '/' }),
-  });
-  return answer.headers.get('set-cookie')!.split(';')[0];
-}
+const cookieOf = (s: TestServer) => sessionCookie(s.url, s.key);
 
 /** Each element group's mark: data-id → the c4-* class on it, or '' (groups of relations and their labels alike). */
 function marksOf(svg: string): Map<string, string> {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Balancer, freePort, haproxy, startBalancer, until } from './support/haproxy.js';
 import { cli, lastLine, type ServerProcess, serveProcess } from './support/process.js';
-import { run } from './support/server.js';
+import { run, sessionCookie } from './support/server.js';
 
 const ORGS = ['north', 'south', 'west'];
 const WRITERS_PER_ORG = 2;
@@ -68,14 +68,7 @@ interface Outcome {
       }
 
       // A viewer session made through one instance.
-      const signIn = await fetch(`http://127.0.0.1:${ports[0]}/sign-in`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${ports[0]}` },
-        body: new URLSearchParams({ key: keys.north!, next: '/' }),
-      });
-      t.is(signIn.status, 303);
-      const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+      const cookie = await sessionCookie(`http://127.0.0.1:${ports[0]}`, keys.north!);
       const pageStatus = async (base: string) => (await fetch(`${base}/`, { redirect: 'manual', headers: { cookie } })).status;
       for (const port of ports) t.is(await pageStatus(`http://127.0.0.1:${port}`), 200, `the session opens pages on :${port}`);
 

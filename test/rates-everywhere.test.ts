@@ -3,7 +3,7 @@
  * the count of the key's API requests, so neither is a way around the limit.
  */
 import test from 'ava';
-import { TestServer } from './support/server.js';
+import { sessionCookie, TestServer } from './support/server.js';
 
 function basic(key: string): string {
   return `Basic ${Buffer.from(`anyone:${key}`).toString('base64')}`;
@@ -32,13 +32,7 @@ test('git over HTTP counts against the key: reads for a fetch, 429 with Retry-Af
 test("the viewer's pages count against the signed-in key", async (t) => {
   const s = await TestServer.start({ readsPerMinute: 2 });
   try {
-    const signIn = await fetch(`${s.url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-      body: new URLSearchParams({ key: s.key, next: '/' }),
-    });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await sessionCookie(s.url, s.key);
     const page = () => fetch(`${s.url}/`, { redirect: 'manual', headers: { cookie } });
     for (let i = 0; i < 2; i++) t.is((await page()).status, 200);
     t.is((await page()).status, 429);
@@ -51,13 +45,7 @@ test("the viewer's pages count against the signed-in key", async (t) => {
 test("a live page's HEAD check of its stream does not spend the key's reads: a page left open cannot exhaust them, real reads still do", async (t) => {
   const s = await TestServer.start({ readsPerMinute: 3 });
   try {
-    const signIn = await fetch(`${s.url}/sign-in`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-      body: new URLSearchParams({ key: s.key, next: '/' }),
-    });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = await sessionCookie(s.url, s.key);
     // As static/live.js asks, each time its stream was refused: from the commit the page shows.
     const check = () =>
       fetch(`${s.url}/orgs/${s.slug}/events?after=${encodeURIComponent('main')}`, {

@@ -10,18 +10,7 @@ import { startServer, type RunningServer } from '../src/server.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { Sessions } from '../src/viewer/sessions.js';
-import { TestServer } from './support/server.js';
-
-async function signIn(url: string, key: string): Promise<string> {
-  const answer = await fetch(`${url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
-    body: new URLSearchParams({ key, next: '/' }),
-  });
-  if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
-  return answer.headers.get('set-cookie')!.split(';')[0]!;
-}
+import { sessionCookie, TestServer } from './support/server.js';
 
 /** 200 when the cookie opens the index page, 302 (to sign-in) when it does not. */
 async function pageStatus(url: string, cookie: string): Promise<number> {
@@ -40,7 +29,7 @@ test('a cookie made by one server works on another on the same data directory, a
   const a = await TestServer.start({ packEvery: 0 });
   let b = await second(a.dataDir);
   try {
-    const cookie = await signIn(a.url, a.key);
+    const cookie = await sessionCookie(a.url, a.key);
     t.regex(cookie, /^c4s_session=acme\.[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
     t.is(await pageStatus(a.url, cookie), 200);
     t.is(await pageStatus(b.url, cookie), 200, 'the other instance knows the session');
@@ -58,8 +47,8 @@ test('sign-out on one server ends the session on every other at once', async (t)
   const a = await TestServer.start({ packEvery: 0 });
   const b = await second(a.dataDir);
   try {
-    const cookie = await signIn(a.url, a.key);
-    const kept = await signIn(b.url, a.key);
+    const cookie = await sessionCookie(a.url, a.key);
+    const kept = await sessionCookie(b.url, a.key);
     t.is(await pageStatus(b.url, cookie), 200);
     await signOut(b.url, cookie);
     t.is(await pageStatus(a.url, cookie), 302);
@@ -75,8 +64,8 @@ test('revoking a key ends its sessions on every server at once', async (t) => {
   const a = await TestServer.start({ packEvery: 0 });
   const b = await second(a.dataDir);
   try {
-    const cookie = await signIn(a.url, a.key);
-    const reader = await signIn(a.url, a.readerKey);
+    const cookie = await sessionCookie(a.url, a.key);
+    const reader = await sessionCookie(a.url, a.readerKey);
     const keys = new KeyStore(a.dataDir);
     const editor = (await keys.list(a.slug)).find((r) => r.role === 'editor')!;
     await keys.revoke(a.slug, editor.id);
@@ -96,9 +85,9 @@ test("signing in again and again with any key pushes out no one else's session (
     await new Orgs(s.dataDir).create('other', { name: 'Other', members: [], author: { name: 't', email: 't@t' } });
     const keys = new KeyStore(s.dataDir);
     const { key: otherKey } = await keys.create('other', { role: 'reader' });
-    const victim = await signIn(s.url, s.key);
+    const victim = await sessionCookie(s.url, s.key);
     const sameOrgReader = (await keys.list(s.slug)).find((r) => r.role === 'reader')!;
-    for (let i = 0; i < 30; i++) await signIn(s.url, s.readerKey);
+    for (let i = 0; i < 30; i++) await sessionCookie(s.url, s.readerKey);
     t.is(await pageStatus(s.url, victim), 200, "a key of the same organization cannot push out another key's session");
     const held = await readdir(join(s.dataDir, 'sessions', s.slug, sameOrgReader.id));
     t.is(held.length, 20, 'a key holds at most 20 sessions');

@@ -13,19 +13,11 @@ import { OFF_THREAD_FROM } from '../src/drawing/draw-pool.js';
 import { Orgs } from '../src/service/orgs.js';
 import { KeyStore } from '../src/store/keys.js';
 import { childrenRunning, serveProcess, until } from './support/process.js';
-import { TestServer, withServer } from './support/server.js';
+import { sessionCookie, TestServer, withServer } from './support/server.js';
 
 const API = '/api/external';
 
-async function cookieOf(s: TestServer, key = s.key): Promise<string> {
-  const answer = await fetch(`${s.url}/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.url },
-    body: new URLSearchParams({ key, next: '/' }),
-  });
-  return answer.headers.get('set-cookie')!.split(';')[0]!;
-}
+const cookieOf = (s: TestServer, key = s.key) => sessionCookie(s.url, key);
 
 /** A diagram of two boxes and a relation, posted in the current form with the id `id`. */
 async function diagram(s: TestServer, id: string, name: string): Promise<{ id: string; url: string }> {

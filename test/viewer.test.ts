@@ -10,7 +10,7 @@ import type { Diagram, Model } from '../src/model/types.js';
 import { KeyStore } from '../src/store/keys.js';
 import { Sessions } from '../src/viewer/sessions.js';
 import { drawDiagram, GRID_PX, textAreaLines } from '../src/drawing/svg.js';
-import { TestServer, withServer } from './support/server.js';
+import { sessionCookie, TestServer, withServer } from './support/server.js';
 
 // ---------------------------------------------------------------------------------------
 // The drawing
@@ -139,10 +139,7 @@ async function signIn(s: TestServer, key: string, extra: Record<string, string> 
   });
 }
 
-async function cookieOf(s: TestServer, key = s.key): Promise<string> {
-  const answer = await signIn(s, key);
-  return answer.headers.get('set-cookie')!.split(';')[0];
-}
+const cookieOf = (s: TestServer, key = s.key) => sessionCookie(s.url, key);
 
 async function oneDiagram(s: TestServer) {
   await s.post('/api/external/component', [

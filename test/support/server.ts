@@ -144,6 +144,18 @@ export class TestServer {
   }
 }
 
+/** A viewer session of `key` at the server at `url`, as its sign-in page gives it: the cookie to send. */
+export async function sessionCookie(url: string, key: string): Promise<string> {
+  const answer = await fetch(`${url}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+    body: new URLSearchParams({ key, next: '/' }),
+  });
+  if (answer.status !== 303) throw new Error(`sign-in answered ${answer.status}`);
+  return answer.headers.get('set-cookie')!.split(';')[0]!;
+}
+
 /** Runs `run` against a fresh server of its own, closed afterwards whatever happens. */
 export async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
   const s = await TestServer.start();
