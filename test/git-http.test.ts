@@ -450,3 +450,42 @@ test('a gzip-compressed fetch is held to the git body limit as it unpacks; git f
     await s.close();
   }
 });
+
+test('git archive, dumb HTTP and any other git service or path are answered in the contract format; the smart protocol alone is served', (t) =>
+  withServer(async (s) => {
+    const base = `${s.url}/git/${s.slug}.git`;
+    const auth = { authorization: `Basic ${Buffer.from(`ci:${s.readerKey}`).toString('base64')}` };
+    const archive =
+      /^git archive --remote is not served here: clone the repository \(git clone .*\/git\/acme\.git\) and run git archive in the clone, or read the model through the API's exports/;
+    const dumb = /^Only git's smart HTTP protocol is served here/;
+    const cases: Array<[string, string, RegExp]> = [
+      ['GET', 'info/refs?service=git-upload-archive', archive],
+      ['POST', 'git-upload-archive', archive],
+      [
+        'GET',
+        'info/refs?service=git-frobnicate',
+        /^git's service 'git-frobnicate' is not served here: git-upload-pack \(clone, fetch\) and git-receive-pack \(push\) are\.$/,
+      ],
+      ['GET', 'info/refs', dumb],
+      ['GET', 'HEAD', dumb],
+      ['GET', 'objects/info/packs', dumb],
+      ['GET', 'objects/info/alternates', dumb],
+      ['GET', 'config', dumb],
+    ];
+    for (const headers of [auth, {}]) {
+      for (const [method, path, error] of cases) {
+        const reply = await fetch(`${base}/${path}`, { method, headers });
+        t.is(reply.status, 404, `${method} ${path}`);
+        t.regex(reply.headers.get('content-type') ?? '', /^application\/json/, `${method} ${path}`);
+        t.regex(((await reply.json()) as { error: string }).error, error, `${method} ${path}`);
+      }
+    }
+    // git itself is told in words (text/plain, which it shows), not an empty 403.
+    const told = await fetch(`${base}/info/refs?service=git-upload-archive`, { headers: { ...auth, 'user-agent': 'git/2.39.5' } });
+    t.is(told.status, 404);
+    t.regex(await told.text(), archive);
+    // The smart protocol still serves git: a clone with the reader key works.
+    await withClone(s, s.readerKey, async (dir) => {
+      t.is((await git(dir, 'rev-parse', 'HEAD')).stdout.trim(), await s.head());
+    });
+  }));

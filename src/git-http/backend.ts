@@ -22,7 +22,16 @@ import type { KeyRecord, KeyStore } from '../store/keys.js';
  * hook (src/push/), the same code that checks API writes, before `main` moves.
  */
 
-const ROUTE = /^\/git\/([a-z0-9][a-z0-9-]{0,62})\.git\/(info\/refs|git-upload-pack|git-receive-pack|HEAD)$/;
+/**
+ * Only the smart protocol's three paths: git's dumb HTTP protocol (`info/refs` without
+ * `?service=`, `HEAD`, `objects/…`) would have http-backend serve files of the repository
+ * directory as they are, and no git since 1.6.6 needs it.
+ */
+const ROUTE = /^\/git\/([a-z0-9][a-z0-9-]{0,62})\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+/** Any other path of an organization's git address: answered in words, not with http-backend's empty 403. */
+const GIT_PATH = /^\/git\/([a-z0-9][a-z0-9-]{0,62})\.git\/(.+)$/;
+/** The services `?service=` may name: git's fetch and push. */
+const SERVICES = new Set(['git-upload-pack', 'git-receive-pack']);
 const BASIC = { 'WWW-Authenticate': 'Basic realm="c4store", charset="UTF-8"' };
 
 export interface GitHttpDependencies {
@@ -89,8 +98,15 @@ export function gitHttp(deps: GitHttpDependencies): Middleware {
 
 async function serveGit(ctx: Context, deps: GitHttpDependencies): Promise<void> {
   const match = ROUTE.exec(ctx.path);
-  if (!match) throw new ApiError(404, 'Not found.');
+  if (!match) throw notServed(ctx.path);
   const [, slug, service] = match;
+  // Said before the key is looked at, the same for every organization, existing or not.
+  if (service === 'info/refs') {
+    const named = [ctx.query.service].flat();
+    if (named.length === 0 || named[0] === undefined) throw notServed(ctx.path);
+    const other = named.find((name) => !SERVICES.has(name ?? ''));
+    if (other !== undefined) throw notServed(ctx.path, other);
+  }
   const post = service === 'git-upload-pack' || service === 'git-receive-pack';
   if (ctx.method !== (post ? 'POST' : 'GET') && !(ctx.method === 'HEAD' && !post)) {
     ctx.set('Allow', post ? 'POST' : 'GET, HEAD');
@@ -111,6 +127,29 @@ async function serveGit(ctx: Context, deps: GitHttpDependencies): Promise<void> 
   const limit = deps.gitBodyLimit ?? DEFAULT_GIT_BODY_LIMIT;
   if (declared > limit) throw new ApiError(413, 'Request body too large.');
   await runBackend(ctx, resolve(dirname(deps.orgs.gitdir(slug))), slug, service, record, deps, limit);
+}
+
+/** The words of a git path or service that is not served: what to use instead. */
+function notServed(path: string, service?: string): ApiError {
+  const git = GIT_PATH.exec(path);
+  if (!git) return new ApiError(404, 'Not found.');
+  const address = `…/git/${git[1]}.git`;
+  if (service === 'git-upload-archive' || (service === undefined && git[2] === 'git-upload-archive')) {
+    return new ApiError(
+      404,
+      `git archive --remote is not served here: clone the repository (git clone ${address}) and run git archive in the clone, or read the model through the API's exports (GET /api/external/model with Accept: text/vnd.structurizr.dsl, text/x-plantuml, text/vnd.mermaid or text/vnd.likec4).`,
+    );
+  }
+  if (service !== undefined) {
+    return new ApiError(
+      404,
+      `git's service '${service.slice(0, 100)}' is not served here: git-upload-pack (clone, fetch) and git-receive-pack (push) are.`,
+    );
+  }
+  return new ApiError(
+    404,
+    `Only git's smart HTTP protocol is served here (git clone ${address}): git's dumb HTTP paths (info/refs without ?service=, HEAD, objects/…) are not.`,
+  );
 }
 
 /**
