@@ -18,7 +18,7 @@ import { redactUrl } from './credentials.js';
 import { detailedMessage } from './errors.js';
 import { checkMirrorUrl, DEFAULT_MIRROR_INTERVAL, DEFAULT_MIRROR_TIMEOUT, readMirrors, updateMirrors } from './mirror/config.js';
 import { readMirrorState } from './mirror/pusher.js';
-import { checkPush, parseRefUpdates, pushLimits, quarantineEnvironment } from './push/check.js';
+import { checkPush, parseRefUpdates, pushLimits, pushOptions, quarantineEnvironment } from './push/check.js';
 import { DEFAULT_LIMITS, LIMIT_OPTIONS, LONGEST_TIMER_SECONDS, type Limits } from './limits/limits.js';
 import { startServer } from './server.js';
 import { type CreateOrgOptions, Orgs } from './service/orgs.js';
@@ -522,6 +522,8 @@ async function run(argv: string[]): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     const gitdir = resolve(process.env.GIT_DIR ?? '.');
+    const options = pushOptions(process.env);
+    if (options.length > 0) console.error(`c4store: push options are not used here and were ignored: ${options.join(', ')}`);
     const problems = await checkPush(
       gitdir,
       parseRefUpdates(Buffer.concat(chunks).toString('utf8')),

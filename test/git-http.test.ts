@@ -489,3 +489,20 @@ test('git archive, dumb HTTP and any other git service or path are answered in t
       t.is((await git(dir, 'rev-parse', 'HEAD')).stdout.trim(), await s.head());
     });
   }));
+
+test('git push -o (push options, as GitHub and GitLab take them) is accepted; the options are ignored, which the pusher is told', (t) =>
+  withServer(async (s) => {
+    await withClone(s, s.key, async (dir) => {
+      await writeFile(join(dir, 'notes.md'), 'Pushed with options\n');
+      await git(dir, 'add', 'notes.md');
+      await git(dir, 'commit', '-qm', 'Notes');
+      const pushed = await git(dir, 'push', '-o', 'ci.skip', '-o', 'merge_request.create', 'origin', 'main');
+      t.regex(pushed.stderr, /remote: c4store: push options are not used here and were ignored: ci\.skip, merge_request\.create/);
+      t.is(await s.head(), (await git(dir, 'rev-parse', 'HEAD')).stdout.trim());
+      // A push without options says nothing of them.
+      await writeFile(join(dir, 'notes.md'), 'Pushed without\n');
+      await git(dir, 'commit', '-qam', 'More notes');
+      t.notRegex((await git(dir, 'push', 'origin', 'main')).stderr, /push options/);
+      t.is(await s.head(), (await git(dir, 'rev-parse', 'HEAD')).stdout.trim());
+    });
+  }));

@@ -207,11 +207,15 @@ async function runBackend(
     // every old version of every file, each fetched when a checkout needs it. That fetch asks for
     // objects by id, which protocol v2 allows and v0 (older clients, `protocol.version=0`) only
     // with allowReachableSHA1InWant: any object a clone would get, none that no ref reaches.
-    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_COUNT: '3',
     GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_0: 'true',
     GIT_CONFIG_KEY_1: 'uploadpack.allowReachableSHA1InWant',
     GIT_CONFIG_VALUE_1: 'true',
+    // `git push -o ci.skip`, as pushers to GitHub and GitLab use it: without the capability git's
+    // client refuses to push at all. The options mean nothing here; the hook says they were ignored.
+    GIT_CONFIG_KEY_2: 'receive.advertisePushOptions',
+    GIT_CONFIG_VALUE_2: 'true',
   };
   // A compressed request is unpacked here, so that what git is given is held to the limit: left to
   // http-backend, 70 kB of gzip unpacked into a 70 MB pack in receive-pack's quarantine (256 MB of

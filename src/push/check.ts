@@ -39,6 +39,19 @@ export interface RefUpdate {
 const REF_UPDATE = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (refs\/\S+)$/;
 
 /**
+ * The push options (`git push -o <option>`) git gives the pre-receive hook, in order: accepted
+ * over HTTP (receive.advertisePushOptions), as git hosts accept them, and used for nothing.
+ */
+export function pushOptions(env: NodeJS.ProcessEnv): string[] {
+  const count = Number.parseInt(env.GIT_PUSH_OPTION_COUNT ?? '', 10);
+  if (!(count > 0)) return [];
+  return Array.from({ length: Math.min(count, 100) }, (_, i) => env[`GIT_PUSH_OPTION_${i}`] ?? '').map((option) =>
+    // One line of the pusher's terminal each, however long or strange the option given.
+    option.replace(/[\x00-\x1f\x7f]/g, '?').slice(0, 200),
+  );
+}
+
+/**
  * The ref updates of a push, as git gives them to its pre-receive hook. Anything else (the hook
  * run by hand, fed something else) is refused in words, not with a TypeError of a missing part.
  */
