@@ -506,3 +506,37 @@ test('git push -o (push options, as GitHub and GitLab take them) is accepted; th
       t.is(await s.head(), (await git(dir, 'rev-parse', 'HEAD')).stdout.trim());
     });
   }));
+
+test('objects no ref reaches any more (a draft force-pushed away): a commit is refused to a fetch by id over protocol v0 and served over v2, its files over both, as git does and docs/api.md says', (t) =>
+  withServer(async (s) => {
+    await withClone(s, s.key, async (dir) => {
+      await git(dir, 'switch', '-qc', 'drafts/gone');
+      await writeFile(join(dir, 'notes.md'), 'A draft later rewritten\n');
+      await git(dir, 'add', 'notes.md');
+      await git(dir, 'commit', '-qm', 'Draft notes');
+      const dropped = (await git(dir, 'rev-parse', 'HEAD')).stdout.trim();
+      await git(dir, 'push', '-q', 'origin', 'drafts/gone');
+      await git(dir, 'reset', '-q', '--hard', 'origin/main');
+      await git(dir, 'commit', '-q', '--allow-empty', '-m', 'Draft, rewritten');
+      await git(dir, 'push', '-q', '-f', 'origin', 'drafts/gone');
+      t.is((await s.git('for-each-ref', '--contains', dropped)).trim(), '');
+      // A clone that never saw it asks for it by id.
+      const parent = await mkdtemp(join(tmpdir(), 'c4store-unreachable-'));
+      try {
+        const fresh = join(parent, 'f');
+        await run('git', ['clone', '-q', remote(s, s.readerKey), fresh]);
+        const v0 = await gitFails(fresh, '-c', 'protocol.version=0', 'fetch', 'origin', dropped);
+        t.regex(v0, /upload-pack: not our ref/, v0);
+        // Its file, by id (as a partial clone asks for what a checkout needs): git's v0 check looks at commits only.
+        const partial = join(parent, 'p');
+        await run('git', ['-c', 'protocol.version=0', 'clone', '-q', '--filter=blob:none', remote(s, s.readerKey), partial]);
+        await git(partial, 'config', 'protocol.version', '0');
+        const blob = (await s.git('rev-parse', `${dropped}:notes.md`)).trim();
+        t.is((await git(partial, 'cat-file', '-p', blob)).stdout, 'A draft later rewritten\n');
+        await git(fresh, '-c', 'protocol.version=2', 'fetch', '-q', 'origin', dropped);
+        t.is((await git(fresh, 'rev-parse', 'FETCH_HEAD')).stdout.trim(), dropped);
+      } finally {
+        await rm(parent, { recursive: true, force: true });
+      }
+    });
+  }));

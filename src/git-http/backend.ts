@@ -205,8 +205,12 @@ async function runBackend(
     [LIMITS_VARIABLE]: JSON.stringify(limits),
     // Partial clones (`git clone --filter=blob:none`): a large organization's history without
     // every old version of every file, each fetched when a checkout needs it. That fetch asks for
-    // objects by id, which protocol v2 allows and v0 (older clients, `protocol.version=0`) only
-    // with allowReachableSHA1InWant: any object a clone would get, none that no ref reaches.
+    // objects by id, which protocol v0 (older clients, `protocol.version=0`) allows only with
+    // allowReachableSHA1InWant. That is no promise that what no ref reaches stays unserved: v0's
+    // check refuses such commits but looks at nothing else (a blob or tree by id is served), and
+    // protocol v2 (git's default since 2.26) takes any object the repository holds whatever these
+    // settings say ("wants can be anything", gitprotocol-v2). So a draft's commits force-pushed
+    // away are fetched by id until git gc prunes them (two weeks): docs/api.md §7.5.
     GIT_CONFIG_COUNT: '3',
     GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_0: 'true',
