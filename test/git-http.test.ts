@@ -507,9 +507,11 @@ test('git push -o (push options, as GitHub and GitLab take them) is accepted; th
     });
   }));
 
-test('objects no ref reaches any more (a draft force-pushed away): a commit is refused to a fetch by id over protocol v0 and served over v2, its files over both, as git does and docs/api.md says', (t) =>
+test('a commit no ref reaches any more (a draft force-pushed away) is refused to a fetch by its id over protocol v2 as over v0; its files by id are served over both, as git serves them', (t) =>
   withServer(async (s) => {
     await withClone(s, s.key, async (dir) => {
+      const base = await s.head();
+      await s.post('/api/external/component', [{ name: 'Ledger' }]);
       await git(dir, 'switch', '-qc', 'drafts/gone');
       await writeFile(join(dir, 'notes.md'), 'A draft later rewritten\n');
       await git(dir, 'add', 'notes.md');
@@ -533,8 +535,18 @@ test('objects no ref reaches any more (a draft force-pushed away): a commit is r
         await git(partial, 'config', 'protocol.version', '0');
         const blob = (await s.git('rev-parse', `${dropped}:notes.md`)).trim();
         t.is((await git(partial, 'cat-file', '-p', blob)).stdout, 'A draft later rewritten\n');
-        await git(fresh, '-c', 'protocol.version=2', 'fetch', '-q', 'origin', dropped);
-        t.is((await git(fresh, 'rev-parse', 'FETCH_HEAD')).stdout.trim(), dropped);
+        // Protocol v2 (git's default) the same: upload-pack would take it, the server refuses it.
+        const v2 = await gitFails(fresh, '-c', 'protocol.version=2', 'fetch', 'origin', dropped);
+        t.regex(v2, /upload-pack: not our ref/, v2);
+        await gitFails(fresh, '-c', 'protocol.version=2', 'cat-file', '-e', dropped);
+        const partial2 = join(parent, 'p2');
+        await run('git', ['-c', 'protocol.version=2', 'clone', '-q', '--filter=blob:none', remote(s, s.readerKey), partial2]);
+        t.is((await git(partial2, '-c', 'protocol.version=2', 'cat-file', '-p', blob)).stdout, 'A draft later rewritten\n');
+        // What a ref reaches is still fetched by id over v2: an older commit of main into a shallow clone.
+        const shallow = join(parent, 's');
+        await run('git', ['-c', 'protocol.version=2', 'clone', '-q', '--depth', '1', remote(s, s.readerKey), shallow]);
+        await git(shallow, '-c', 'protocol.version=2', 'fetch', '-q', 'origin', base);
+        t.is((await git(shallow, 'rev-parse', 'FETCH_HEAD')).stdout.trim(), base);
       } finally {
         await rm(parent, { recursive: true, force: true });
       }

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { DEFAULT_LIMITS, type Limits } from '../limits/limits.js';
 import { LIMITS_VARIABLE } from '../push/check.js';
 import { atomicPushRequest } from './atomic-push.js';
+import { reachableWantsOnly } from './unreachable-wants.js';
 import { ApiError } from '../errors.js';
 import { organizationOf, presentedKey } from '../http/middleware/auth.js';
 import type { KeyRates } from '../http/middleware/rate-limit.js';
@@ -206,11 +207,10 @@ async function runBackend(
     // Partial clones (`git clone --filter=blob:none`): a large organization's history without
     // every old version of every file, each fetched when a checkout needs it. That fetch asks for
     // objects by id, which protocol v0 (older clients, `protocol.version=0`) allows only with
-    // allowReachableSHA1InWant. That is no promise that what no ref reaches stays unserved: v0's
-    // check refuses such commits but looks at nothing else (a blob or tree by id is served), and
-    // protocol v2 (git's default since 2.26) takes any object the repository holds whatever these
-    // settings say ("wants can be anything", gitprotocol-v2). So a draft's commits force-pushed
-    // away are fetched by id until git gc prunes them (two weeks): docs/api.md §7.5.
+    // allowReachableSHA1InWant: it refuses a commit no ref reaches, and looks at nothing else (a
+    // blob or tree by id is served). Protocol v2 (git's default since 2.26) would take any object
+    // the repository holds whatever these settings say ("wants can be anything",
+    // gitprotocol-v2): its commits are checked here as v0 checks them (unreachable-wants.ts).
     GIT_CONFIG_COUNT: '3',
     GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
     GIT_CONFIG_VALUE_0: 'true',
@@ -233,6 +233,9 @@ async function runBackend(
   // as long as it was sent: git reads either to its end.
   if (!push && !unpackedHere && ctx.get('content-length') !== '') env.CONTENT_LENGTH = ctx.get('content-length');
   const body = unpackedHere ? await unpacked(ctx.req) : ctx.req;
+  // A v2 fetch by id of a commit no ref reaches is refused, as v0's upload-pack refuses it.
+  const v2Fetch = service === 'git-upload-pack' && ctx.method === 'POST' && /(^|:)version=2(:|$)/.test(ctx.get('git-protocol'));
+  let refused: string | undefined;
   // A group of its own, stopped whole (with the pre-receive hook it runs) if it outlives the
   // timeout every git process of the server has.
   const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -250,6 +253,7 @@ async function runBackend(
     const stderr: Buffer[] = [];
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.stdout.on('data', (chunk: Buffer) => {
+      if (refused !== undefined) return;
       if (headersDone) {
         res.write(chunk);
         return;
@@ -272,6 +276,17 @@ async function runBackend(
       res.write(head.subarray(end + separator));
     });
     child.on('close', (code) => {
+      if (refused !== undefined) {
+        // What upload-pack answers in v0, and git shows: `remote error: upload-pack: not our ref <id>`.
+        if (!res.headersSent) {
+          res.statusCode = 200;
+          res.setHeader('Content-Type', 'application/x-git-upload-pack-result');
+        }
+        const line = `ERR upload-pack: not our ref ${refused}\n`;
+        res.end(`${(line.length + 4).toString(16).padStart(4, '0')}${line}`);
+        resolve();
+        return;
+      }
       if (!headersDone) {
         const body = JSON.stringify({ error: 'Internal error.' });
         if (!res.headersSent)
@@ -313,7 +328,16 @@ async function runBackend(
           ctx.req.destroy();
         }
       });
-      (push ? body.pipe(atomicPushRequest()) : body).pipe(child.stdin);
+      const checked = v2Fetch
+        ? body.pipe(
+            reachableWantsOnly(join(projectRoot, `${slug}.git`), (oid) => {
+              refused = oid;
+              log(`git ${slug} ${service}: a fetch of ${oid}, which no ref reaches, refused`);
+              stopProcessGroup(child);
+            }),
+          )
+        : body;
+      (push ? body.pipe(atomicPushRequest()) : checked).pipe(child.stdin);
     } else {
       child.stdin.end();
     }
