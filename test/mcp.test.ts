@@ -1396,3 +1396,95 @@ test('search for the dependencies of a component that does not exist says so, ra
     t.falsy(found.isError, name);
   }
 });
+
+/** A server of its own with a model whose YAML is a few pages of get_model (1,200 components of long names). */
+async function largeModelServer(slug: string): Promise<TestServer> {
+  const big = await TestServer.start({ slug });
+  const long = 'a component with a rather long name, to fill the answer';
+  const made = await big.post(
+    '/api/external/component',
+    Array.from({ length: 1200 }, (_, i) => ({ ref: `c${i}`, name: `${long} ${i}` })),
+  );
+  if (made.status !== 200) throw new Error(made.text);
+  return big;
+}
+
+test('resources/read of the model is paged as get_model is: 60,000 characters at a time, each page naming the next by ?offset=', async (t) => {
+  const big = await largeModelServer('paged');
+  t.teardown(() => big.close());
+  const client = await connect(big.readerKey, 'paging-agent', big);
+  t.teardown(() => client.close());
+  // The whole YAML, by get_model's pages.
+  let whole = '';
+  for (let offset: number | null = 0; offset !== null; ) {
+    const answer = await client.callTool({ name: 'get_model', arguments: { offset } });
+    const facts = factsOf(answer);
+    whole += (answer.content as Text[])[0]!.text.replace(/\n# … \d+ more characters: call get_model with offset \d+\n$/, '');
+    offset = facts.nextOffset;
+  }
+  t.true(whole.length > 120_000, `${whole.length} characters`);
+  const { resources } = await client.listResources();
+  t.regex(resources[0]!.description ?? '', /60,000 characters a page/);
+  // The resource's pages, followed by the address each names, give the same YAML.
+  let read = '';
+  let pages = 0;
+  for (let uri: string | undefined = 'c4store:///model.yaml'; uri !== undefined; pages++) {
+    const answer = await client.readResource({ uri });
+    t.is(answer.contents.length, 1);
+    const { text, uri: answered, mimeType } = answer.contents[0] as { text: string; uri: string; mimeType: string };
+    t.is(answered, uri);
+    t.is(mimeType, 'application/yaml');
+    t.true(text.length <= 60_000, `${uri}: ${text.length} characters`);
+    const next = /\n# … (\d+) more characters: read (c4store:\/\/\/model\.yaml\?offset=(\d+)) \(or call get_model with offset \3\)\n$/.exec(
+      text,
+    );
+    read += next ? text.slice(0, next.index) : text;
+    uri = next?.[2];
+  }
+  t.is(read, whole);
+  t.true(pages >= 3, `${pages} pages`);
+  // An offset that names no page is refused in words, as get_model refuses one.
+  for (const uri of ['c4store:///model.yaml?offset=-1', 'c4store:///model.yaml?offset=x', 'c4store:///model.yaml?at=main']) {
+    await t.throwsAsync(client.readResource({ uri }), { message: /^MCP error -32602: Resource '.*' does not exist\./ }, uri);
+  }
+  await t.throwsAsync(client.readResource({ uri: `c4store:///model.yaml?offset=${whole.length}` }), {
+    message: `MCP error -32602: offset ${whole.length} is past the end of the model's YAML (${whole.length} characters): start again at 0.`,
+  });
+});
+
+test("an unexpected failure inside resources/list or resources/read (main moved behind the server's back to a damaged tree) is logged with the request id, and the agent is told so plainly", async (t) => {
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const requestId = 'mcp-damaged-resources';
+  const agent = await connect(own.readerKey, 'test-agent', own, '', { 'x-request-id': requestId });
+  t.teardown(() => agent.close());
+  t.is((await agent.listResources()).resources[0]!.uri, 'c4store:///model.yaml');
+  // A commit made with git's plumbing, not through the server: its tree (one more file) is damaged on disk.
+  const head = await own.head();
+  const env = { ...process.env, GIT_INDEX_FILE: join(own.dataDir, 'damaging-index') };
+  const extra = join(own.dataDir, 'extra.txt');
+  await writeFile(extra, 'one more file\n');
+  const blob = (await own.git('hash-object', '-w', extra)).trim();
+  await run('git', ['--git-dir', own.gitdir, 'read-tree', `${head}^{tree}`], { env });
+  await run('git', ['--git-dir', own.gitdir, 'update-index', '--add', '--cacheinfo', `100644,${blob},extra.txt`], { env });
+  const tree = (await run('git', ['--git-dir', own.gitdir, 'write-tree'], { env })).stdout.trim();
+  const commit = (await own.git('commit-tree', tree, '-p', head, '-m', 'behind the server')).trim();
+  await writeFile(join(own.gitdir, 'objects', tree.slice(0, 2), tree.slice(2)), 'damaged');
+  await own.git('update-ref', 'refs/heads/main', commit);
+  const plainly = (method: string) =>
+    `MCP error -32603: Internal error: ${method} could not be carried out. The server's log has the details, under request id '${requestId}'.`;
+  await t.throwsAsync(agent.listResources(), { message: plainly('resources/list') });
+  await t.throwsAsync(agent.readResource({ uri: 'c4store:///model.yaml' }), { message: plainly('resources/read') });
+  const errors = own.logs.filter(isErrorLine).map((line) => JSON.parse(line) as { requestId?: string; msg: string });
+  t.is(errors.length, 2, own.logs.filter(isErrorLine).join('\n'));
+  t.deepEqual(
+    errors.map((e) => e.requestId),
+    [requestId, requestId],
+  );
+  t.regex(errors[0]!.msg, /^error POST \/mcp resources\/list: /);
+  t.regex(errors[1]!.msg, /^error POST \/mcp resources\/read 'c4store:\/\/\/model\.yaml': /);
+  // The cause is in the log (zlib's, reading the damaged object), not in the answer.
+  t.regex(errors[1]!.msg, /incorrect header check/);
+  // The session goes on: a diagram that does not exist is still said so.
+  await t.throwsAsync(agent.readResource({ uri: 'c4store:///nope' }), { message: /^MCP error -3260[23]: / });
+});

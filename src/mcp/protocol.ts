@@ -28,8 +28,8 @@ import { redactKeys } from '../http/middleware/log.js';
 import { state } from '../http/resource.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { McpSettings } from './endpoint.js';
-import { fitted, sentenceWithin } from './fit.js';
-import { checkArguments, FACTS_CHARS, modelYaml, snapshotOf, type ToolContext } from './tools.js';
+import { ANSWER_CHARS, fitted, sentenceWithin } from './fit.js';
+import { checkArguments, FACTS_CHARS, modelPage, modelYaml, snapshotOf, type ToolContext } from './tools.js';
 
 type Role = KeyRecord['role'];
 
@@ -141,17 +141,28 @@ function serverFor(settings: McpSettings, role: Role): Server {
       const refusal = toApiError(err);
       if (refusal) return toolError(refusal.detailed);
       // A fault of the server's (a bug, a damaged repository) is the tool's failure too: the agent reads it.
-      return toolError(unexpected(settings, ctx, definition.name, err));
+      return toolError(unexpected(settings, ctx, definition.name, `tools/call '${definition.name}'`, err));
     }
   });
   server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
-    const { model } = await snapshotOf(carried(extra));
+    const ctx = carried(extra);
+    const { model } = await plainly(settings, ctx, 'resources/list', 'resources/list', () => snapshotOf(ctx));
     const diagrams = [...model.diagrams.values()];
     const start = pageStart(request.params?.cursor);
     const page = diagrams.slice(start, start + RESOURCES_PER_PAGE);
     return {
       resources: [
-        ...(start === 0 ? [{ uri: MODEL_URI, name: 'model.yaml', title: 'The whole model (YAML)', mimeType: 'application/yaml' }] : []),
+        ...(start === 0
+          ? [
+              {
+                uri: MODEL_URI,
+                name: 'model.yaml',
+                title: 'The whole model (YAML)',
+                description: `The whole model as YAML, ${ANSWER_CHARS.toLocaleString('en')} characters a page: a page that is not the last ends with a comment naming the next one's address (${MODEL_URI}?offset=<n>).`,
+                mimeType: 'application/yaml',
+              },
+            ]
+          : []),
         ...page.map((d) => ({
           uri: `${DIAGRAM_URI}${d.id}.svg`,
           name: `${d.id}.svg`,
@@ -171,28 +182,64 @@ function serverFor(settings: McpSettings, role: Role): Server {
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const ctx = carried(extra);
-    const { model } = await snapshotOf(ctx);
     const { uri } = request.params;
-    if (uri === MODEL_URI) return { contents: [{ uri, mimeType: 'application/yaml', text: modelYaml(model, settings.publicUrl) }] };
-    const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
-    const diagram = id === undefined ? undefined : model.diagrams.get(id);
-    if (!diagram) throw new ProtocolError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
-    return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
+    return plainly(settings, ctx, 'resources/read', `resources/read '${sentenceWithin(uri, 200)}'`, async () => {
+      const { model } = await snapshotOf(ctx);
+      const offset = modelOffset(uri);
+      if (offset !== undefined) {
+        const yaml = modelYaml(model, settings.publicUrl);
+        const { text } = modelPage(yaml, offset, (next) => `read ${MODEL_URI}?offset=${next} (or call get_model with offset ${next})`);
+        return { contents: [{ uri, mimeType: 'application/yaml', text }] };
+      }
+      const id = uri.startsWith(DIAGRAM_URI) && uri.endsWith('.svg') ? uri.slice(DIAGRAM_URI.length, -'.svg'.length) : undefined;
+      const diagram = id === undefined ? undefined : model.diagrams.get(id);
+      if (!diagram) throw new ProtocolError(ErrorCode.InvalidParams, `Resource '${uri}' does not exist.`);
+      return { contents: [{ uri, mimeType: 'image/svg+xml', text: await drawingOf(diagram, model) }] };
+    });
   });
   return server;
 }
 
 /**
- * An unexpected error met by the tool `tool` (a bug, a damaged repository), logged as the errors
+ * An unexpected error met by `name` (a tool, or a resources method; `what` for the log: the
+ * method and what it was asked for), a bug or a damaged repository, logged as the errors
  * middleware logs one answered 500, with the request's id (`X-Request-Id`); what the agent is told
  * instead, which names neither paths nor commands nor a stack (they stay in the log). Not thrown
  * on: the SDK would send its message (a git command, the repository's path) and its own `code` (a
  * git exit status) as the JSON-RPC error's.
  */
-function unexpected(settings: McpSettings, ctx: Context, tool: string, err: unknown): string {
+function unexpected(settings: McpSettings, ctx: Context, name: string, what: string, err: unknown): string {
   const requestId = String(ctx.state.requestId);
-  settings.logError(requestId, redactKeys(`error ${ctx.method} ${ctx.path} tools/call '${tool}': ${(err as Error)?.stack ?? String(err)}`));
-  return `Internal error: ${tool} could not be carried out. The server's log has the details, under request id '${requestId}'.`;
+  settings.logError(requestId, redactKeys(`error ${ctx.method} ${ctx.path} ${what}: ${(err as Error)?.stack ?? String(err)}`));
+  return `Internal error: ${name} could not be carried out. The server's log has the details, under request id '${requestId}'.`;
+}
+
+/**
+ * `run`, a resources method's work, whose failures reach the agent as protocol errors in words:
+ * its own (ProtocolError) as they are; a refusal of the API's (ApiError) as -32602 (a 4xx: what was
+ * asked) or -32603 (a 5xx: the service's state, such as a model in git that does not load), in the
+ * API's words; anything else as unexpected() has it, -32603. Tools answer theirs as tool errors.
+ */
+async function plainly<T>(settings: McpSettings, ctx: Context, method: string, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    const refusal = toApiError(err);
+    if (refusal) throw new ProtocolError(refusal.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, refusal.detailed);
+    throw new ProtocolError(ErrorCode.InternalError, unexpected(settings, ctx, method, what, err));
+  }
+}
+
+/**
+ * The offset of the page of the model a resource address names: `c4store:///model.yaml` the first
+ * page (0), `c4store:///model.yaml?offset=<n>` the one at `n` (a whole number, as the pages name
+ * them); undefined for any other address, which names no page of the model.
+ */
+function modelOffset(uri: string): number | undefined {
+  if (uri === MODEL_URI) return 0;
+  const offset = uri.startsWith(`${MODEL_URI}?offset=`) ? uri.slice(`${MODEL_URI}?offset=`.length) : undefined;
+  return offset !== undefined && /^(0|[1-9][0-9]{0,8})$/.test(offset) ? Number(offset) : undefined;
 }
 
 /** The longest client name an `Agent:` trailer carries: enough for any real client's, and every commit of an agent carries it. */

@@ -241,6 +241,24 @@ export function modelYaml(m: Model, publicUrl: string): string {
 }
 
 /**
+ * The page of the model's YAML (modelYaml) that starts at `offset`: within an answer's bound with
+ * the line that ends it, `# … <n> more characters: <onward(next)>`, which says how to read on
+ * (`next`: where the next page starts, null after the last). Pages end at a line's end. An offset
+ * past the end is refused (400), as get_model's argument.
+ */
+export function modelPage(yaml: string, offset: number, onward: (next: number) => string): { text: string; next: number | null } {
+  if (offset > 0 && offset >= yaml.length) {
+    throw new ApiError(400, `offset ${offset} is past the end of the model's YAML (${yaml.length} characters): start again at 0.`);
+  }
+  // Room kept for the line that says where to go on: the whole answer stays within the bound.
+  const end = Math.min(yaml.length, offset + BODY_CHARS);
+  const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
+  const next = cut < yaml.length ? cut : null;
+  const text = yaml.slice(offset, cut) + (next === null ? '' : `\n# … ${yaml.length - cut} more characters: ${onward(next)}\n`);
+  return { text, next };
+}
+
+/**
  * The model as main has it, or as the draft `draft` has it: by a tool's arguments alone. Not the
  * API's readSnapshot, which takes ?at= and ?draft= from the request: a query on /mcp's address
  * is no argument of any tool, and must not turn every read of main into one of a draft.
@@ -394,15 +412,7 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ offset = 0, draft }, context) {
       const m = await model(context, draft);
       const yaml = modelYaml(m, context.publicUrl);
-      if (offset > 0 && offset >= yaml.length) {
-        throw new ApiError(400, `offset ${offset} is past the end of the model's YAML (${yaml.length} characters): start again at 0.`);
-      }
-      // Room kept for the line that says where to go on: the whole answer stays within the bound.
-      const end = Math.min(yaml.length, offset + BODY_CHARS);
-      const cut = yaml.lastIndexOf('\n', end) > offset && end < yaml.length ? yaml.lastIndexOf('\n', end) + 1 : end;
-      const next = cut < yaml.length ? cut : null;
-      const text =
-        yaml.slice(offset, cut) + (next === null ? '' : `\n# … ${yaml.length - cut} more characters: call get_model with offset ${next}\n`);
+      const { text, next } = modelPage(yaml, offset, (at) => `call get_model with offset ${at}`);
       return {
         text,
         facts: { offset, nextOffset: next, totalChars: yaml.length, components: m.components.size, diagrams: m.diagrams.size },
