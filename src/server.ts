@@ -132,6 +132,8 @@ export interface ServerOptions {
   testPauses?: TestPauses;
   /** An MCP session unused this long is closed (default 30 minutes). */
   mcpSessionIdleMs?: number;
+  /** Tests only: the most requests a JSON-RPC batch to `/mcp` runs, and characters its answers take (mcp/endpoint.ts). */
+  mcpBatch?: { requests: number; answerChars: number };
 }
 
 export interface RunningServer {
@@ -277,6 +279,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     linger: { ms: options.lingerMs ?? DEFAULT_LINGER_MS, bytes: 2 * bodyLimit },
     mcpSessionIdleMs: options.mcpSessionIdleMs,
+    mcpBatch: options.mcpBatch,
   };
   const app = createApp(deps);
   // A client that trickles its headers or body must not hold a connection forever. Node

@@ -83,6 +83,8 @@ export interface AppDependencies extends RouteSettings, EventRouteSettings {
   metricsToken?: string;
   /** An MCP session unused this long is closed (ms, default 30 minutes). */
   mcpSessionIdleMs?: number;
+  /** The bounds of a JSON-RPC batch to `/mcp` (defaults: 50 requests, 2,000,000 characters of answers). */
+  mcpBatch?: { requests: number; answerChars: number };
 }
 
 /**
@@ -132,6 +134,7 @@ function agentRouter(deps: AppDependencies, logger: Logger): Router {
     },
     tools: MCP_TOOLS,
     idleMs: deps.mcpSessionIdleMs,
+    batch: deps.mcpBatch,
     rates,
     sendBounds,
     logError: (requestId: string, line: string) => logger.error({ requestId }, line),

@@ -36,6 +36,8 @@ export interface McpSettings {
   maxSessionsPerKey?: number;
   /** A session unused this long is closed (ms). */
   idleMs?: number;
+  /** The most requests a batch runs, and characters of JSON its answers take (MAX_BATCH_REQUESTS, MAX_BATCH_ANSWER_CHARS). */
+  batch?: { requests: number; answerChars: number };
   /**
    * The API's bound on a key's answers its clients have not taken, and its send timeout: the
    * router's middleware applies them to answers in `ctx.body` only, and the transport writes its
@@ -65,9 +67,32 @@ interface Session {
 
 type RequestId = string | number;
 
+/** A POST in progress: whether it is a batch, and the characters of JSON its answers have taken so far. */
+interface Post {
+  batch: boolean;
+  chars: number;
+}
+
+/**
+ * The most requests a batch runs: those after are answered a refusal, not run. The SDK's transport
+ * holds every answer of a POST until the last is in, and a hundred `get_model` pages or PNG
+ * renders in one POST were all built and held at once.
+ */
+const MAX_BATCH_REQUESTS = 50;
+/**
+ * The most characters of JSON a batch's answers take: an answer that would pass it is replaced by
+ * a short error (its request ran), so that no more than this and one answer (at most 60,000
+ * characters, a PNG's 2 MB) is held for one POST. The first answer ready is always given.
+ */
+const MAX_BATCH_ANSWER_CHARS = 2_000_000;
+/** JSON-RPC's range for the server's own errors: an answer withheld for the batch's bound. */
+const ANSWER_WITHHELD = -32000;
+
 interface InProgress {
   /** The POST that carries it: its id is free again once that POST is answered, not before. */
-  post: object;
+  post: Post;
+  /** Past a batch's MAX_BATCH_REQUESTS: not run, answered this refusal instead. */
+  refused?: string;
   /** Handed to the SDK's server (it runs). */
   delivered: boolean;
   /** Its response is given to the transport. */
@@ -80,7 +105,7 @@ interface InProgress {
  * The answer the transport has written (and ended) as the API's are bounded (send-bounds.ts): what
  * the kernel has not yet taken counts against the key until it has, and an answer not taken within
  * the send timeout is cut off, its connection closed. A client that stops reading would otherwise
- * hold its answers in memory for as long as it keeps the connection, a batch's up to 6 MB a POST.
+ * hold its answers in memory for as long as it keeps the connection, a batch's up to 4 MB a POST (its bound, and one answer past it).
  */
 function holdUntilTaken(ctx: Context, keyId: string, bounds: SendBounds, unread: Map<string, number>): void {
   const { res } = ctx;
@@ -121,6 +146,8 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
   const router = new Router({ sensitive: true });
   const maxSessions = settings.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleMs = settings.idleMs ?? DEFAULT_IDLE_MS;
+  const maxBatchRequests = settings.batch?.requests ?? MAX_BATCH_REQUESTS;
+  const maxBatchAnswerChars = settings.batch?.answerChars ?? MAX_BATCH_ANSWER_CHARS;
 
   const closeSession = (id: string) => {
     const session = sessions.get(id);
@@ -183,6 +210,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       if (invalid !== undefined) return reply(jsonRpcError(invalid.id, INVALID_PARAMS, invalid.message));
       const { id, method } = message as { id?: unknown; method?: unknown };
       const request = typeof method === 'string' && id !== undefined ? requests.get(id as RequestId) : undefined;
+      if (request?.refused !== undefined) return reply(jsonRpcError(id, INVALID_REQUEST, request.refused));
       if (request) request.delivered = true;
       deliver?.(withoutTask(message), extra);
       const cancelled = cancelledIn(message);
@@ -207,6 +235,20 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
       // Cancelled and answered so: the SDK's own answer, had it passed its check before the cancellation, is dropped.
       if (request?.cancelled && request.answered) return Promise.resolve();
       if (request) request.answered = true;
+      if (request?.post.batch) {
+        // Held by the transport until the batch's last answer is in: within the batch's bound.
+        let chars = JSON.stringify(message).length;
+        // The first answer ready is given whatever its size (a PNG's 2 MB): within what one POST of it would carry.
+        if (request.post.chars > 0 && request.post.chars + chars > maxBatchAnswerChars) {
+          message = jsonRpcError(
+            id,
+            ANSWER_WITHHELD,
+            `Answer withheld: this batch's answers reached ${maxBatchAnswerChars.toLocaleString('en')} characters, the most one POST carries. The request ran; send it in a POST of its own for its answer.`,
+          ) as JSONRPCMessage;
+          chars = JSON.stringify(message).length;
+        }
+        request.post.chars += chars;
+      }
       return send(message, options);
     };
     return session;
@@ -279,8 +321,20 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
         'Retry-After': '1',
       });
     }
-    const post = {};
-    for (const requestId of ids) session.requests.set(requestId, { post, delivered: false, answered: false, cancelled: false });
+    const post: Post = { batch: Array.isArray(ctx.request.body), chars: 0 };
+    const refused =
+      ids.length > maxBatchRequests
+        ? `Invalid Request: a batch runs at most ${maxBatchRequests} requests, and this one holds ${ids.length}: those after the ${maxBatchRequests}th, this one among them, were not run. Send them in another POST.`
+        : undefined;
+    for (const [i, requestId] of ids.entries()) {
+      session.requests.set(requestId, {
+        post,
+        ...(i >= maxBatchRequests ? { refused } : {}),
+        delivered: false,
+        answered: false,
+        cancelled: false,
+      });
+    }
     carry(ctx);
     ctx.respond = false;
     try {
