@@ -113,6 +113,8 @@ export interface ServerOptions {
    * many commits of the service, and once 30 s after start (0: never; default 1000).
    */
   packEvery?: number;
+  /** When every repository is first maintained after start (packed, or its commit graph brought up to date; default 30 s). */
+  maintenanceStartDelayMs?: number;
   /** Bytes one git fetch or push over HTTP may send (default 256 MB); beyond, it is cut off and nothing moves. */
   gitBodyLimit?: number;
   /** How long one git fetch or push over HTTP may run, its pre-receive hook included (default 10 minutes); then it is stopped. */
@@ -240,7 +242,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log(`organization '${slug}': pushes to it cannot be checked (pre-receive hook, git's object checks): ${error.message}`),
     );
   }
-  maintenance.maintainInTurn(slugs.map((slug) => orgs.gitdir(slug)));
+  maintenance.maintainInTurn(
+    slugs.map((slug) => orgs.gitdir(slug)),
+    options.maintenanceStartDelayMs,
+  );
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const yamlPool = new YamlPool({ threads: options.yamlThreads });
   const drain = new Drain();
