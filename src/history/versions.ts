@@ -65,18 +65,64 @@ function throwIfTaken(name: string, existing: readonly string[]): void {
  * `V1` (or `V1/rc`) as one file, and its fetch of both fails.
  */
 export function versionClash(name: string, existing: readonly string[]): string | null {
-  if (existing.includes(name)) return `Version '${name}' already exists.`;
-  const folded = name.toLowerCase();
-  const sameButCase = existing.find((other) => other.toLowerCase() === folded);
-  if (sameButCase !== undefined) {
-    return `Version '${name}' cannot be made beside version '${sameButCase}': names that differ only in case are one file on macOS and Windows clones.`;
+  return new VersionNames(existing).clash(name);
+}
+
+/**
+ * versionClash for many names at once: the versions `names` indexed once, so that each name is
+ * asked about in the time of its own length, not of the number of versions (a push of thousands
+ * of tags asked versionClash of each beside all the others: quadratic). Answers as versionClash
+ * does, word for word, naming the same other version: the first of `names`, in their order, that
+ * the rule finds.
+ */
+export class VersionNames {
+  /** Each name → the first two places it has (two: one may be the name asked about itself). */
+  private readonly exact = new Map<string, number[]>();
+  /** Each name in lower case → the first two places of names that are it in lower case. */
+  private readonly folded = new Map<string, number[]>();
+  /** Each folder (in lower case, without its `/`) of a name → the first place of a name in it, at any depth. */
+  private readonly folders = new Map<string, number>();
+
+  constructor(private readonly names: readonly string[]) {
+    names.forEach((name, place) => {
+      firstTwo(this.exact, name, place);
+      const folded = name.toLowerCase();
+      firstTwo(this.folded, folded, place);
+      for (let slash = folded.indexOf('/'); slash >= 0; slash = folded.indexOf('/', slash + 1)) {
+        const folder = folded.slice(0, slash);
+        if (!this.folders.has(folder)) this.folders.set(folder, place);
+      }
+    });
   }
-  const clash = existing.find((other) => {
-    const otherFolded = other.toLowerCase();
-    return otherFolded.startsWith(`${folded}/`) || folded.startsWith(`${otherFolded}/`);
-  });
-  if (clash === undefined) return null;
-  return `Version '${name}' cannot be made beside version '${clash}': one version's name cannot be a folder of another's.`;
+
+  /**
+   * versionClash(name, the names but the one at place `self`): for a name of a push asked about
+   * beside every other of the push and the versions there are.
+   */
+  clash(name: string, self?: number): string | null {
+    const other = (places: readonly number[] | undefined) => places?.find((place) => place !== self);
+    if (other(this.exact.get(name)) !== undefined) return `Version '${name}' already exists.`;
+    const folded = name.toLowerCase();
+    // Not the name itself (it would have been found above): one differing only in case.
+    const sameButCase = other(this.folded.get(folded));
+    if (sameButCase !== undefined) {
+      return `Version '${name}' cannot be made beside version '${this.names[sameButCase]}': names that differ only in case are one file on macOS and Windows clones.`;
+    }
+    // The first name in a folder `name` is, or that is a folder of `name` (neither is `name` itself).
+    let clash = this.folders.get(folded);
+    for (let slash = folded.indexOf('/'); slash >= 0; slash = folded.indexOf('/', slash + 1)) {
+      const folder = this.folded.get(folded.slice(0, slash))?.[0];
+      if (folder !== undefined && (clash === undefined || folder < clash)) clash = folder;
+    }
+    if (clash === undefined) return null;
+    return `Version '${name}' cannot be made beside version '${this.names[clash]}': one version's name cannot be a folder of another's.`;
+  }
+}
+
+function firstTwo(map: Map<string, number[]>, key: string, place: number): void {
+  const places = map.get(key);
+  if (places === undefined) map.set(key, [place]);
+  else if (places.length < 2) places.push(place);
 }
 
 /** versionNameProblem's rule, then git's own (`git check-ref-format`). */
