@@ -3,12 +3,13 @@
  * against a real server of the sample organization (CONTRACT.md §10, issue 28).
  */
 import test from 'ava';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect as netConnect, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { resourcePath } from '../src/model/paths.js';
 import { isErrorLine, run, TestServer } from './support/server.js';
 
 const SAMPLE = join(import.meta.dirname, '..', 'sample-repo');
@@ -1548,4 +1549,41 @@ test("a batch's answer is bounded: at most 50 requests run, those after are refu
     });
   }
   t.true(pages.text.length <= 2_000_000 + 40 * 300, `${pages.text.length} characters`);
+});
+
+test("while main's newest commit is no valid model (committed behind the service's back), a tool's answer says which older commit it read, as the API's Warning header does", async (t) => {
+  const own = await TestServer.start();
+  t.teardown(() => own.close());
+  const good = await own.head();
+  const clone = await mkdtemp(join(tmpdir(), 'c4store-clone-'));
+  t.teardown(() => rm(clone, { recursive: true, force: true }));
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'x', GIT_AUTHOR_EMAIL: 'x@x', GIT_COMMITTER_NAME: 'x', GIT_COMMITTER_EMAIL: 'x@x' };
+  const git = (...args: string[]) => run('git', ['-C', clone, ...args], { env });
+  await run('git', ['clone', '-q', '--branch', 'main', own.gitdir, clone], { env });
+  const path = resourcePath('component', '01zzzzzzzzzzzzzzzzzzzzzzzz');
+  await mkdir(join(clone, dirname(path)), { recursive: true });
+  await writeFile(join(clone, path), 'id: 01zzzzzzzzzzzzzzzzzzzzzzzz\nname: [unclosed\n');
+  await git('add', '-A');
+  await git('commit', '-q', '-m', 'Broken behind the service');
+  // Past the pre-receive check, as someone with file access could.
+  await git('push', '-q', '--receive-pack=git -c core.hooksPath=/dev/null receive-pack', 'origin', 'main');
+  const agent = await connect(own.readerKey, 'test-agent', own);
+  t.teardown(() => agent.close());
+  const answer = (await agent.callTool({ name: 'search', arguments: { kind: 'components', state: 'ACTIVE' } })) as {
+    isError?: boolean;
+    content: Text[];
+  };
+  t.not(answer.isError, true, answer.content[0]?.text);
+  const warning = answer.content[0]!.text;
+  t.true(warning.startsWith(`Warning: The model in git is invalid at commit ${await own.head()}: ${path}: `), warning);
+  t.true(warning.endsWith(`Serving commit ${good}, the last valid one.`), warning);
+  // Put right, the answers say nothing more.
+  await git('rm', '-q', path);
+  await git('commit', '-q', '-m', 'Fixed');
+  await git('push', '-q', 'origin', 'main');
+  const fine = (await agent.callTool({ name: 'search', arguments: { kind: 'components', state: 'ACTIVE' } })) as { content: Text[] };
+  t.false(
+    fine.content.some((c) => c.text?.startsWith('Warning:')),
+    fine.content[0]?.text,
+  );
 });

@@ -124,15 +124,21 @@ function serverFor(settings: McpSettings, role: Role): Server {
       // The MCP specification makes an unknown tool a protocol error, not a tool's result.
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'.`);
     }
-    const context: ToolContext = { ctx, publicUrl: settings.publicUrl, clientName: agentName(server.getClientVersion()?.name) };
+    const context: ToolContext = {
+      ctx,
+      publicUrl: settings.publicUrl,
+      clientName: agentName(server.getClientVersion()?.name),
+      warnings: [],
+    };
     try {
       const args = checkArguments(definition, request.params.arguments);
       await state(ctx).org.testPauses?.toolCalled?.(definition.name);
       const answer = await definition.run(args as never, context);
       const image = answer.image ? [{ type: 'image' as const, data: answer.image.data, mimeType: answer.image.mimeType }] : [];
       const facts = answer.facts ? [{ type: 'text' as const, text: JSON.stringify(fitted(answer.facts, FACTS_CHARS).value) }] : [];
+      const warnings = [...new Set(context.warnings)].map((text) => ({ type: 'text' as const, text: `Warning: ${text}` }));
       return {
-        content: [{ type: 'text', text: answer.text }, ...image, ...facts],
+        content: [...warnings, { type: 'text', text: answer.text }, ...image, ...facts],
         ...(answer.structured ? { structuredContent: answer.structured } : {}),
       };
     } catch (err) {

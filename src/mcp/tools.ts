@@ -40,6 +40,11 @@ export interface ToolContext {
   publicUrl: string;
   /** The MCP client's name, from its `initialize`: named in the `Agent:` trailer of its commits. */
   clientName: string;
+  /**
+   * What the call's answer must also say: that `main`'s newest commit is no valid model and an
+   * older one was read (the API says it in a `Warning` header, which an agent never sees).
+   */
+  warnings: string[];
 }
 
 export interface ToolAnswer {
@@ -263,13 +268,17 @@ export function modelPage(yaml: string, offset: number, onward: (next: number) =
  * API's readSnapshot, which takes ?at= and ?draft= from the request: a query on /mcp's address
  * is no argument of any tool, and must not turn every read of main into one of a draft.
  */
-export async function snapshotOf(ctx: Context, draft?: string): Promise<Snapshot> {
+/** The snapshot read: a draft's head, or main's tip; while main is broken, its last valid commit, said in `warnings`. */
+export async function snapshotOf(ctx: Context, draft?: string, warnings?: string[]): Promise<Snapshot> {
   const { org } = state(ctx);
-  return draft === undefined ? (await org.readable()).snapshot : draftTip(org, draft);
+  if (draft !== undefined) return draftTip(org, draft);
+  const { snapshot, warning } = await org.readable();
+  if (warning !== undefined) warnings?.push(warning);
+  return snapshot;
 }
 
 async function model(context: ToolContext, draft: string | undefined) {
-  return (await snapshotOf(context.ctx, draft)).model;
+  return (await snapshotOf(context.ctx, draft, context.warnings)).model;
 }
 
 function search(model: Model, args: Static<typeof SearchInput>, publicUrl: string): unknown[] {
@@ -346,7 +355,7 @@ export const READ_TOOLS: readonly Tool[] = [
     async run({ id, format = 'svg', draft, compare }, context) {
       if (compare !== undefined && draft === undefined) throw new ApiError(400, 'compare needs draft: the draft to compare with main.');
       const { org } = state(context.ctx);
-      const snapshot = await snapshotOf(context.ctx, draft);
+      const snapshot = await snapshotOf(context.ctx, draft, context.warnings);
       const found = byIdOrRef(snapshot.model.diagrams, id);
       const deleted = found === undefined && draft !== undefined ? await new Drafts(org).deletedDiagram(draft, id) : undefined;
       const diagram = found ?? deleted;
@@ -428,7 +437,7 @@ export const READ_TOOLS: readonly Tool[] = [
     readOnly: true,
     async run({ resource, limit = 20, before, draft }, context) {
       const { org } = state(context.ctx);
-      const snapshot = await snapshotOf(context.ctx, draft);
+      const snapshot = await snapshotOf(context.ctx, draft, context.warnings);
       const paths = resource === undefined ? undefined : pathsOfResourceNamed(resourceIdOf(snapshot.model, resource), snapshot.model);
       const tip = draft === undefined ? MAIN_REF : snapshot.commit;
       const entries = await readHistory(org.repo.gitdir, {
