@@ -46,8 +46,8 @@ export const refuseUnknownParameters: Middleware = async (ctx, next) => {
     const { names, mainOnly } = takes;
     for (const name of Object.keys(ctx.query)) {
       if (!names.includes(name) && !(mainOnly && name === 'draft')) {
-        const takes = names.length === 0 ? 'no query parameters' : names.join(', ');
-        throw new ApiError(400, `Unknown query parameter '${name}': ${ctx.method} ${ctx.path} takes ${takes}.`);
+        const listed = names.length === 0 ? 'no query parameters' : names.join(', ');
+        throw new ApiError(400, `Unknown query parameter '${name}': ${ctx.method} ${ctx.path} takes ${listed}.`);
       }
     }
   }
