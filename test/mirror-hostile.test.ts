@@ -224,6 +224,37 @@ test('a mirrors.yaml the parser refuses: the command line says which file, and n
   t.regex(unknown?.stderr ?? '', /organization 'nosuch' does not exist/);
 });
 
+test('mirror add or remove refuses to write back a mirrors.yaml whose hand-written entries are no mirror (URL: for url), rather than drop them unsaid', async (t) => {
+  const data = await mkdtemp(join(tmpdir(), 'c4store-mirrors-entries-'));
+  t.teardown(() => rm(data, { recursive: true, force: true }));
+  await cli('org', 'create', 'demo', '--data', data);
+  const file = join(data, 'mirrors.yaml');
+  const text =
+    'mirrors:\n  - org: demo\n    url: https://git.example.com/a.git\n  - org: demo\n    URL: https://git.example.com/typo.git\n';
+  await writeFile(file, text);
+  for (const args of [
+    ['mirror', 'add', 'demo', 'https://git.example.com/b.git'],
+    ['mirror', 'remove', 'demo', 'https://git.example.com/a.git'],
+  ]) {
+    const failed = await cli(...args, '--data', data).then(
+      () => undefined,
+      (err: { stderr?: string }) => err,
+    );
+    t.truthy(failed, args.join(' '));
+    t.true(
+      (failed?.stderr ?? '').includes(
+        `${file}: entry 2 is no mirror (each needs 'org' and 'url' as text): correct or remove it by hand first; nothing was changed`,
+      ),
+      failed?.stderr,
+    );
+  }
+  t.is(await readFile(file, 'utf8'), text, 'left as it was');
+  // Put right by hand, the file is changed as asked.
+  await writeFile(file, text.replace('URL:', 'url:'));
+  await cli('mirror', 'add', 'demo', 'https://git.example.com/b.git', '--data', data);
+  t.is((await readFile(file, 'utf8')).match(/url: /g)?.length, 3);
+});
+
 test("a mirrors.yaml entry written by hand for no organization's slug ('Acme') is left out and said so; the server and the other mirrors go on", async (t) => {
   const data = await mkdtemp(join(tmpdir(), 'c4store-mirrors-slug-'));
   t.teardown(() => rm(data, { recursive: true, force: true }));

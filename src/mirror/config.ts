@@ -39,11 +39,20 @@ export function checkMirrorUrl(url: string): void {
 }
 
 export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
+  return (await readMirrorEntries(dataDir)).mirrors;
+}
+
+/**
+ * The mirrors of mirrors.yaml, and the positions (from 1) of its entries that are none: written
+ * by hand without `org` or `url` as text (`URL:`, a list where one belongs). A server leaves those
+ * out; a change of the file refuses to drop them (updateMirrors).
+ */
+async function readMirrorEntries(dataDir: string): Promise<{ mirrors: MirrorConfig[]; notMirrors: number[] }> {
   let text: string;
   try {
     text = await fsp.readFile(mirrorsFile(dataDir), 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { mirrors: [], notMirrors: [] };
     throw err;
   }
   let value: { mirrors?: MirrorConfig[] } | null;
@@ -54,16 +63,18 @@ export async function readMirrors(dataDir: string): Promise<MirrorConfig[]> {
     throw new Error(`${mirrorsFile(dataDir)} cannot be read: ${(err as Error).message.split('\n')[0]}`);
   }
   if (value?.mirrors !== undefined && !Array.isArray(value.mirrors)) throw new Error(`${mirrorsFile(dataDir)}: 'mirrors' must be a list.`);
-  return (value?.mirrors ?? [])
-    .filter((m) => typeof m?.org === 'string' && typeof m.url === 'string')
-    .map((m) => ({
-      org: m.org,
-      url: m.url,
-      // A wait longer than a timer keeps would fire at once (every push stopped after 1 ms).
-      interval:
-        typeof m.interval === 'number' && m.interval >= 0 && m.interval <= LONGEST_TIMER_SECONDS ? m.interval : DEFAULT_MIRROR_INTERVAL,
-      timeout: typeof m.timeout === 'number' && m.timeout > 0 && m.timeout <= LONGEST_TIMER_SECONDS ? m.timeout : DEFAULT_MIRROR_TIMEOUT,
-    }));
+  const entries = value?.mirrors ?? [];
+  const isMirror = (m: MirrorConfig | null | undefined) => typeof m?.org === 'string' && typeof m.url === 'string';
+  const notMirrors = entries.flatMap((m, i) => (isMirror(m) ? [] : [i + 1]));
+  const mirrors = entries.filter(isMirror).map((m) => ({
+    org: m.org,
+    url: m.url,
+    // A wait longer than a timer keeps would fire at once (every push stopped after 1 ms).
+    interval:
+      typeof m.interval === 'number' && m.interval >= 0 && m.interval <= LONGEST_TIMER_SECONDS ? m.interval : DEFAULT_MIRROR_INTERVAL,
+    timeout: typeof m.timeout === 'number' && m.timeout > 0 && m.timeout <= LONGEST_TIMER_SECONDS ? m.timeout : DEFAULT_MIRROR_TIMEOUT,
+  }));
+  return { mirrors, notMirrors };
 }
 
 /** Changes mirrors.yaml under a cross-process lock and publishes it by rename. */
@@ -72,7 +83,15 @@ export async function updateMirrors(dataDir: string, change: (mirrors: MirrorCon
   return withDirectoryLock(
     dataDir,
     async () => {
-      const next = change(await readMirrors(dataDir));
+      const { mirrors, notMirrors } = await readMirrorEntries(dataDir);
+      // Written back without them, they would be gone unsaid: a mirror whose `url:` was typed `URL:`.
+      if (notMirrors.length > 0) {
+        const which = notMirrors.length === 1 ? `entry ${notMirrors[0]} is` : `entries ${notMirrors.join(', ')} are`;
+        throw new Error(
+          `${mirrorsFile(dataDir)}: ${which} no mirror (each needs 'org' and 'url' as text): correct or remove ${notMirrors.length === 1 ? 'it' : 'them'} by hand first; nothing was changed`,
+        );
+      }
+      const next = change(mirrors);
       await replaceFile(mirrorsFile(dataDir), stringify({ mirrors: next }), { mode: 0o600, durable: false });
       return next;
     },
