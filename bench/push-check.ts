@@ -13,7 +13,7 @@
  *
  *   npm run bench:push-check [-- --components N --commits N --rounds N --profile FILE --no-write]
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -135,10 +135,4 @@ const lines = [
   '',
 ];
 console.log(lines.join('\n'));
-if (!values['no-write']) {
-  // The section bench/push-tags.ts writes after this one is kept.
-  const file = join(ROOT, 'bench', 'push-check-results.md');
-  const text = await readFile(file, 'utf8').catch(() => '');
-  const tags = text.indexOf('## A push of many version tags');
-  await writeFile(file, tags < 0 ? lines.join('\n') : `${lines.join('\n').trimEnd()}\n\n${text.slice(tags)}`);
-}
+if (!values['no-write']) await writeFile(join(ROOT, 'bench', 'push-check-results.md'), lines.join('\n'));

@@ -10,13 +10,13 @@
  * scripts/build.mjs bundles the service: three git processes per tag, main resolved for each,
  * names compared each with every other), the current one (dist/cli.js, from `npm run build`),
  * and none (a hook that exits 0: what git itself spends on the push; `--hooks` picks some).
- * Each push goes to a fresh copy of the same repository. Writes its section of
- * bench/push-check-results.md (unless --no-write).
+ * Each push goes to a fresh copy of the same repository. Writes bench/push-tags-results.md
+ * (unless --no-write).
  *
  *   npm run bench:push-tags [-- --tags N --rounds N --before REV --hooks before,now,none --no-write]
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,8 +38,6 @@ const { values } = parseArgs({
   },
 });
 const tagCount = Number(values.tags);
-/** This bench's heading in bench/push-check-results.md: bench/push-check.ts keeps what follows it. */
-const TAGS_SECTION = '## A push of many version tags: seconds per 1,000 tags';
 const rounds = Number(values.rounds);
 const exec = promisify(execFile);
 const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
@@ -125,7 +123,7 @@ try {
   const row = (label: string, ms: number[]) =>
     `| ${label} | ${(median(ms) / 1000).toFixed(2)} s | ${(median(ms) / tagCount).toFixed(2)} s |`;
   const lines = [
-    TAGS_SECTION,
+    '# A push of many version tags: seconds per 1,000 tags',
     '',
     `\`git push --tags\` of ${tagCount.toLocaleString('en')} new tags (every third annotated) to an organization's repository, through its pre-receive hook, timed whole (the pack and git's own work included); median of ${rounds} rounds, the hooks run in turn (\`npm run bench:push-tags\`).`,
     '',
@@ -146,13 +144,7 @@ try {
     '',
   ];
   console.log(lines.join('\n'));
-  if (!values['no-write']) {
-    // Its section of bench/push-check-results.md, after the commits' (bench/push-check.ts keeps it).
-    const file = join(ROOT, 'bench', 'push-check-results.md');
-    const text = await readFile(file, 'utf8');
-    const at = text.indexOf(TAGS_SECTION);
-    await writeFile(file, `${(at < 0 ? text : text.slice(0, at)).trimEnd()}\n\n${lines.join('\n')}`);
-  }
+  if (!values['no-write']) await writeFile(join(ROOT, 'bench', 'push-tags-results.md'), lines.join('\n'));
 } finally {
   await rm(work, { recursive: true, force: true });
 }
