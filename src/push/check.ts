@@ -155,11 +155,12 @@ async function checkVersionTags(
 ): Promise<Map<RefUpdate, string>> {
   const problems = new Map<RefUpdate, string>();
   const tagName = (update: RefUpdate) => update.ref.slice('refs/tags/'.length);
-  const newTags = tags.filter((update) => ZERO.test(update.old));
-  if (newTags.length === 0) {
-    for (const update of tags) problems.set(update, `${update.ref}: versions are never moved or deleted; make a new one.`);
-    return problems;
+  const newTags: RefUpdate[] = [];
+  for (const update of tags) {
+    if (ZERO.test(update.old)) newTags.push(update);
+    else problems.set(update, `${update.ref}: versions are never moved or deleted; make a new one.`);
   }
+  if (newTags.length === 0) return problems;
   const tagsBefore = (await gitText(gitdir, ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'], { env }))
     .split('\n')
     .filter(Boolean);
@@ -172,9 +173,6 @@ async function checkVersionTags(
     if (nameProblem !== null) problems.set(update, `${update.ref}: ${nameProblem}`);
     else placed.push(update);
   });
-  for (const update of tags) {
-    if (!ZERO.test(update.old)) problems.set(update, `${update.ref}: versions are never moved or deleted; make a new one.`);
-  }
   if (placed.length === 0) return problems;
   const main =
     mainUpdate && !ZERO.test(mainUpdate.new)
