@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError } from '../errors.js';
 import { state } from '../http/resource.js';
 import type { KeyRates } from '../http/middleware/rate-limit.js';
-import type { SendBounds } from '../http/middleware/send-bounds.js';
+import { type SendBounds, tooManyUnreadBytes } from '../http/middleware/send-bounds.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Tool } from './tools.js';
 
@@ -317,9 +317,7 @@ export function mcpRouter(middleware: Middleware[], parse: Middleware, settings:
     if (taken !== undefined) return refuseIdInUse(ctx, taken);
     const bounds = settings.sendBounds;
     if (bounds && ctx.method === 'POST' && (unread.get(key.id) ?? 0) >= bounds.bytesPerKey) {
-      throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
-        'Retry-After': '1',
-      });
+      throw tooManyUnreadBytes();
     }
     const post: Post = { batch: Array.isArray(ctx.request.body), chars: 0 };
     const refused =

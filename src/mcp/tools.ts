@@ -128,10 +128,10 @@ function heading(lines: readonly string[], last: readonly string[], rest: string
   return `${[...kept, ...(kept.length < lines.length ? [note] : []), ...tail].join('\n')}\n`;
 }
 
-/** A list answer cut to the answer size: as many items as fit, and how many there were. */
 /** What a list answer counts, and its name when there is one of it ("1 commit", not "1 commits"). */
 const ONE_OF = { components: 'component', diagrams: 'diagram', dependencies: 'dependency', commits: 'commit' } as const;
 
+/** A list answer cut to the answer size: as many items as fit, and how many there were. */
 function listAnswer(items: readonly unknown[], noun: keyof typeof ONE_OF): ToolAnswer {
   const { value: shown, cut } = fitted([...items], BODY_CHARS);
   // Every item shown, one shortened inside (a commit of many files): there is no rest to send the agent after.
@@ -266,9 +266,9 @@ export function modelPage(yaml: string, offset: number, onward: (next: number) =
 /**
  * The model as main has it, or as the draft `draft` has it: by a tool's arguments alone. Not the
  * API's readSnapshot, which takes ?at= and ?draft= from the request: a query on /mcp's address
- * is no argument of any tool, and must not turn every read of main into one of a draft.
+ * is no argument of any tool, and must not turn every read of main into one of a draft. While
+ * main is broken, its last valid commit, said in `warnings` (the API says it in a header).
  */
-/** The snapshot read: a draft's head, or main's tip; while main is broken, its last valid commit, said in `warnings`. */
 export async function snapshotOf(ctx: Context, draft?: string, warnings?: string[]): Promise<Snapshot> {
   const { org } = state(ctx);
   if (draft !== undefined) return draftTip(org, draft);

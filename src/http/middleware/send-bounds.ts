@@ -14,6 +14,13 @@ export interface SendBounds {
 }
 
 export const DEFAULT_SEND_BYTES_PER_KEY = 32 * 1024 * 1024;
+
+/** The refusal of a read while the key's clients leave more than `bytesPerKey` unread (the API's and /mcp's). */
+export function tooManyUnreadBytes(): ApiError {
+  return new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
+    'Retry-After': '1',
+  });
+}
 export const DEFAULT_SEND_TIMEOUT = 60_000;
 
 /**
@@ -35,9 +42,7 @@ export function boundSends(bounds: SendBounds): Middleware {
     const added = mine.bodies.has(body) ? 0 : body.length;
     // Writes have been done by now: their (small) answers are counted, never refused.
     if (ctx.method === 'GET' && mine.bytes > 0 && mine.bytes + added > bounds.bytesPerKey) {
-      throw new ApiError(503, "Too many response bytes are waiting for this key's clients to read them; retry shortly.", {
-        'Retry-After': '1',
-      });
+      throw tooManyUnreadBytes();
     }
     mine.bodies.set(body, (mine.bodies.get(body) ?? 0) + 1);
     mine.bytes += added;
