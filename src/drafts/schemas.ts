@@ -8,36 +8,37 @@ const RULE =
   'digit, without `..` and not ending in `.` or `.lock`';
 
 /**
- * A new draft's name as JSON Schema, from the constants Drafts.open checks it by (isDraftName,
- * reservedDraftName), so that the document, and a client generated from it, knows the rule;
- * the refusal is worded by Drafts.open (`Invalid draft name '<name>': …`).
+ * A draft name as JSON Schema, from the constants isDraftName checks it by, so that the document,
+ * and a client generated from it, knows the rule; `reserved`: names refused besides (a new draft's).
  */
-const DraftName = wordedByWrite(
-  Type.String({
+function draftNameSchema(description: string, reserved: readonly string[] = []) {
+  return Type.String({
     pattern: DRAFT_NAME.source,
     maxLength: DRAFT_NAME_MAX_LENGTH,
     not: {
-      anyOf: [
-        ...DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })),
-        ...RESERVED_DRAFT_NAMES.map((reserved) => ({ const: reserved })),
-      ],
+      anyOf: [...DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })), ...reserved.map((name) => ({ const: name }))],
     },
-    description: `The draft's name, its branch \`drafts/<name>\`: ${RULE}; not \`main\`. A name some draft has (open, merged or closed) is 409.`,
-  } as never),
+    description,
+  } as never);
+}
+
+/**
+ * A new draft's name (Drafts.open checks it by isDraftName and reservedDraftName); the refusal is
+ * worded by Drafts.open (`Invalid draft name '<name>': …`).
+ */
+const DraftName = wordedByWrite(
+  draftNameSchema(
+    `The draft's name, its branch \`drafts/<name>\`: ${RULE}; not \`main\`. A name some draft has (open, merged or closed) is 409.`,
+    RESERVED_DRAFT_NAMES,
+  ),
 );
 
 /**
- * The name of a draft a request reads or writes (`?draft=`, `/drafts/{name}`) as the OpenAPI
- * document states it: the constants locateDraft checks it by (isDraftName), whose refusal is
- * 400 `Invalid draft name '<name>': …`. A name of the rule that no draft has is 404 (`main`
- * among them: no draft is opened under it).
+ * The name of a draft a request reads or writes (`?draft=`, `/drafts/{name}`), as locateDraft
+ * checks it (isDraftName), whose refusal is 400 `Invalid draft name '<name>': …`. A name of the
+ * rule that no draft has is 404 (`main` among them: no draft is opened under it).
  */
-export const DraftNameParameter = Type.String({
-  pattern: DRAFT_NAME.source,
-  maxLength: DRAFT_NAME_MAX_LENGTH,
-  not: { anyOf: DRAFT_NAME_EXCLUDED.map((excluded) => ({ pattern: excluded.source })) },
-  description: `A draft's name: ${RULE} (else 400); one no draft has is 404.`,
-} as never);
+export const DraftNameParameter = draftNameSchema(`A draft's name: ${RULE} (else 400); one no draft has is 404.`);
 
 /** `POST /api/external/drafts`: open a draft of `main` at `from` (default its tip). */
 export const DraftBody = Type.Object({
